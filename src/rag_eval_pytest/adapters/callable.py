@@ -1,0 +1,145 @@
+"""``CallableAdapter``: a Python function (sync or async) is the RAG system under test."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+from ..response import RAGResponse
+from .base import RAGAdapter, to_response
+
+
+def load_target(spec: str, search_paths: Sequence[Path] = ()) -> Any:
+    """Import ``module:attr`` or ``path/to/file.py:attr`` (dotted attrs allowed)."""
+    module_part, sep, attr = spec.rpartition(":")
+    if not sep or not module_part or not attr:
+        raise ConfigError(f"target {spec!r} is not of the form module:attribute")
+    if module_part.endswith(".py"):
+        path = Path(module_part)
+        if not path.is_absolute():
+            for base in search_paths:
+                if (base / path).is_file():
+                    path = base / path
+                    break
+        if not path.is_file():
+            raise ConfigError(f"target {spec!r}: file {module_part} not found")
+        name = f"rag_eval_target_{abs(hash(str(path.resolve())))}"
+        module_spec = importlib.util.spec_from_file_location(name, path)
+        if module_spec is None or module_spec.loader is None:
+            raise ConfigError(f"target {spec!r}: cannot import {path}")
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = module
+        sys.path.insert(0, str(path.parent.resolve()))
+        try:
+            module_spec.loader.exec_module(module)
+        finally:
+            sys.path.remove(str(path.parent.resolve()))
+    else:
+        added = [str(p) for p in search_paths if str(p) not in sys.path]
+        sys.path[:0] = added
+        try:
+            module = importlib.import_module(module_part)
+        except ModuleNotFoundError as exc:
+            raise ConfigError(f"target {spec!r}: module {exc.name!r} not found") from None
+        finally:
+            for p in added:
+                sys.path.remove(p)
+    obj: Any = module
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise ConfigError(f"target {spec!r}: {module_part} has no attribute {attr!r}") from None
+    return obj
+
+
+class CallableAdapter(RAGAdapter):
+    """Calls ``fn(question)``; ``fn`` may be sync or async, or a ``module:function`` string.
+
+    ``fn`` returns ``(answer, contexts)``, a mapping with ``answer``/``contexts``/``sources``,
+    a bare answer string, or a :class:`RAGResponse`.
+    """
+
+    kind = "callable"
+
+    def __init__(
+        self,
+        fn: Callable[[str], Any] | str,
+        *,
+        search_paths: Sequence[Path] = (),
+    ) -> None:
+        self._spec = fn if isinstance(fn, str) else None
+        target = load_target(fn, search_paths) if isinstance(fn, str) else fn
+        if not callable(target):
+            raise ConfigError(f"target {fn!r} is not callable")
+        self.fn: Callable[[str], Any] = target
+        self._name = self._spec or getattr(target, "__qualname__", repr(target))
+
+    def describe(self) -> str:
+        return f"callable {self._name}"
+
+    def query(self, question: str) -> RAGResponse:
+        value = self.fn(question)
+        if inspect.isawaitable(value):
+            value = asyncio.run(_await(value))
+        return to_response(value, origin=f"RAG callable {self._name}")
+
+    async def aquery(self, question: str) -> RAGResponse:
+        if _is_async(self.fn):
+            value = await self.fn(question)
+        else:
+            value = await asyncio.to_thread(self.fn, question)
+            if inspect.isawaitable(value):
+                value = await value
+        return to_response(value, origin=f"RAG callable {self._name}")
+
+
+async def _await(value: Any) -> Any:
+    return await value
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+        getattr(fn, "__call__", None)  # noqa: B004 - async callable objects
+    )
+
+
+def as_adapter(obj: object) -> RAGAdapter:
+    """Whatever a ``rag_adapter`` fixture returned, as a :class:`RAGAdapter`."""
+    if isinstance(obj, RAGAdapter):
+        return obj
+    if hasattr(obj, "aquery") or hasattr(obj, "query"):
+        return _DuckAdapter(obj)
+    if callable(obj):
+        return CallableAdapter(obj)
+    raise ConfigError(
+        f"rag_adapter returned {type(obj).__name__}; return a callable, an object with "
+        "query()/aquery(), or an adapter such as CallableAdapter(fn)"
+    )
+
+
+class _DuckAdapter(RAGAdapter):
+    """An object with ``query``/``aquery`` that does not subclass :class:`RAGAdapter`."""
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+        self.kind = "custom"
+
+    def describe(self) -> str:
+        return type(self.obj).__name__
+
+    async def aquery(self, question: str) -> RAGResponse:
+        origin = f"{type(self.obj).__name__}.query"
+        if hasattr(self.obj, "aquery"):
+            return to_response(await self.obj.aquery(question), origin=origin)
+        value = await asyncio.to_thread(self.obj.query, question)
+        if inspect.isawaitable(value):
+            value = await value
+        return to_response(value, origin=origin)

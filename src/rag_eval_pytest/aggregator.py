@@ -1,0 +1,144 @@
+"""The end of the run in the aggregating process (plain run or xdist controller).
+
+Turns collected reports into the summary, decides the exit code, renders the document and
+writes ``eval_report.json``, ``eval_report.md`` and one ``results.jsonl`` line. A failed write
+is reported in the terminal summary, never raised.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .collector import RunCollector
+from .config import Settings
+from .dataset import DatasetCollection
+from .exit_codes import ExitDecision, decide_exit_code
+from .redaction import Redactor
+from .reporting.document import RunMeta, build_document, now_iso
+from .reporting.files import (
+    HISTORY_FILE,
+    JSON_REPORT,
+    MARKDOWN_REPORT,
+    append_history,
+    write_atomic,
+)
+from .reporting.history import git_commit, history_entry
+from .reporting.markdown import render_markdown
+from .session import RunInfo
+from .summary import summarise
+
+
+@dataclass
+class Aggregator:
+    settings: Settings
+    datasets: DatasetCollection
+    run: RunInfo
+    redactor: Redactor
+    output_dir: Path
+    rootdir: Path
+    version: str
+    adapter_label: str | None = None
+    judge_label: str | None = None
+    collector: RunCollector = field(default_factory=RunCollector)
+    started: float = field(default_factory=time.monotonic)
+    document: dict[str, Any] | None = None
+    written: list[str] = field(default_factory=list)
+    write_errors: list[str] = field(default_factory=list)
+
+    def add_report(self, **report: Any) -> None:
+        """Take one test report (see :meth:`RunCollector.add`)."""
+        payload = report.get("payload")
+        if payload is not None and self.adapter_label is None and payload.get("adapter"):
+            self.adapter_label = payload["adapter"]
+        self.collector.add(**report)
+
+    def finish(self, *, pytest_status: int, failed_tests: int, interrupted: bool) -> ExitDecision:
+        """Summarise, decide, write. Returns the exit decision for pytest's session."""
+        settings = self.settings
+        records = self.collector.sorted_cases()
+        summary = summarise(
+            records,
+            weights=settings.normalised_weights(),
+            thresholds=settings.thresholds,
+            slow_threshold=settings.slow_threshold,
+            critical_tests=list(self.collector.critical_tests.values()),
+        )
+        fatal = None
+        if records and all(r.status == "error" and r.payload.get("error") for r in records):
+            fatal = f"the RAG system failed for every case ({len(records)})"
+        decision = decide_exit_code(
+            pytest_status,
+            failed_tests=failed_tests,
+            critical_failures=summary.critical.failed,
+            unmet=summary.unmet,
+            fatal_reason=fatal,
+            critical_code=settings.exit_codes.critical,
+            fatal_code=settings.exit_codes.fatal,
+        )
+        meta = RunMeta(
+            run_id=self.run.run_id,
+            started_at=self.run.started_at,
+            finished_at=now_iso(),
+            duration_s=time.monotonic() - self.started,
+            datasets=[
+                {
+                    "path": str(ds.path),
+                    "name": ds.metadata.name,
+                    "version": ds.metadata.version,
+                    "created": ds.metadata.created.isoformat() if ds.metadata.created else None,
+                    "cases": len(ds.cases),
+                }
+                for ds in self.datasets.datasets
+            ],
+            adapter=self.adapter_label,
+            judge=self.judge_label,
+            git_commit=git_commit(self.rootdir),
+            pytest_exit=pytest_status,
+            exit_code=decision.code,
+            exit_reason=decision.reason,
+            partial=interrupted,
+            selected_cases=len(self.datasets.cases),
+            tags_filter=list(settings.tags),
+            warnings=list(self.datasets.warnings),
+        )
+        doc = build_document(
+            meta,
+            summary,
+            records,
+            thresholds=dict(settings.thresholds),
+            weights=settings.normalised_weights(),
+            version=self.version,
+        )
+        self.document = self.redactor.data(doc)
+        self._write(self.document)
+        return decision
+
+    def _write(self, doc: dict[str, Any]) -> None:
+        out = self.output_dir
+        formats = self.settings.output.formats
+        targets: list[tuple[Path, Any]] = []
+        if "json" in formats:
+            targets.append((out / JSON_REPORT, lambda: _json(doc)))
+        if "markdown" in formats:
+            targets.append((out / MARKDOWN_REPORT, lambda: render_markdown(doc)))
+        for path, render in targets:
+            try:
+                write_atomic(path, render())
+                self.written.append(str(path))
+            except OSError as exc:
+                self.write_errors.append(f"{path}: {exc.strerror or exc}")
+        if self.settings.output.history:
+            path = out / HISTORY_FILE
+            try:
+                append_history(path, history_entry(doc))
+                self.written.append(str(path))
+            except (OSError, TimeoutError) as exc:
+                self.write_errors.append(f"{path}: {exc}")
+
+
+def _json(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -1,0 +1,187 @@
+"""The assertion API: ``evaluate(case, metric)`` and the ``assert_*`` helpers.
+
+Every helper scores the case, records the result for the reports *before* deciding, and
+raises :class:`RagAssertionError` with a short first line (``tc_001 faithfulness 0.50 < 0.90``)
+followed by the evidence. A metric that could not be judged skips the test (or fails it, with
+``not_judged: fail`` in the config), with the reason; it is never turned into a number.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .case import RagCase
+from .metrics.base import Evidence, Metric, MetricResult
+
+_EVIDENCE_LINES = 12
+_TEXT = 160
+
+
+class RagAssertionError(AssertionError):
+    """A RAG metric was below its threshold. ``results`` holds the failing results."""
+
+    def __init__(self, message: str, results: list[MetricResult]) -> None:
+        super().__init__(message)
+        self.results = results
+
+
+# Shown as ``rag_eval_pytest.RagAssertionError`` in failures: the public import path.
+RagAssertionError.__module__ = "rag_eval_pytest"
+
+
+def _short(text: str, limit: int = _TEXT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _evidence_line(item: Evidence) -> str:
+    verdict = f"[{item.verdict}] " if item.verdict else ""
+    source = f" ({item.source})" if item.source else ""
+    reason = f" — {_short(item.reason, 120)}" if item.reason else ""
+    return f"  {verdict}{_short(item.text)}{source}{reason}"
+
+
+_GOOD_VERDICTS = {"supported", "yes", "found", "expected", "relevant", "useful", "attributed"}
+
+
+def failure_message(result: MetricResult) -> str:
+    """The text a user reads when ``result`` fails: first line complete, evidence after."""
+    if result.status == "not_judged":
+        return f"{result.case} {result.metric} not judged: {result.reason}"
+    assert result.score is not None and result.threshold is not None
+    lines = [f"{result.case} {result.metric} {result.score:.2f} < {result.threshold:.2f}"]
+    if result.reason:
+        lines.append(f"  {result.reason}")
+    bad = [e for e in result.evidence if (e.verdict or "").lower() not in _GOOD_VERDICTS]
+    good = [e for e in result.evidence if (e.verdict or "").lower() in _GOOD_VERDICTS]
+    shown = (bad + good)[:_EVIDENCE_LINES]
+    if shown:
+        lines.append("evidence:")
+        lines.extend(_evidence_line(e) for e in shown)
+        if len(result.evidence) > len(shown):
+            lines.append(f"  … {len(result.evidence) - len(shown)} more in the report")
+    lines.extend(f"warning: {w}" for w in result.warnings)
+    return "\n".join(lines)
+
+
+def _require_case(case: object) -> RagCase:
+    if not isinstance(case, RagCase):
+        raise TypeError(
+            f"expected the rag_case fixture, got {type(case).__name__}; "
+            "write the test as `def test_x(rag_case): assert_faithful(rag_case, ...)`"
+        )
+    return case
+
+
+def evaluate(
+    case: RagCase, metric: str | Metric, *, threshold: float | None = None, **params: Any
+) -> MetricResult:
+    """Score ``case`` with ``metric`` (a name or a :class:`Metric`), record and return the
+    result without asserting. ``threshold`` defaults to the metric's default threshold."""
+    return _require_case(case).evaluate(metric, threshold=threshold, **params)
+
+
+def check_results(results: list[MetricResult], case: RagCase) -> None:
+    """Raise for any failed result. When nothing could be judged, skip (or fail, with
+    ``not_judged: fail``) with the reasons; results judged beside unjudged ones stand."""
+    __tracebackhide__ = True
+    failed = [r for r in results if r.status == "failed"]
+    if failed:
+        raise RagAssertionError("\n".join(failure_message(r) for r in failed), failed)
+    if results and not any(r.judged for r in results):
+        message = "; ".join(failure_message(r) for r in results)
+        if case.settings.not_judged == "fail":
+            raise RagAssertionError(message, results)
+        pytest.skip(message)
+
+
+def assert_metric(
+    case: RagCase, metric: str | Metric, threshold: float | None = None, **params: Any
+) -> MetricResult:
+    """Assert any registered or custom metric meets ``threshold``."""
+    __tracebackhide__ = True
+    result = evaluate(case, metric, threshold=threshold, **params)
+    check_results([result], case)
+    return result
+
+
+def assert_faithful(
+    case: RagCase,
+    threshold: float | None = None,
+    *,
+    mode: str = "ragas",
+    penalize_ambiguous: bool = False,
+) -> MetricResult:
+    """Faithfulness: the share of the answer's statements supported by the contexts."""
+    __tracebackhide__ = True
+    params: dict[str, Any] = {"mode": mode}
+    if penalize_ambiguous:
+        params["penalize_ambiguous"] = True
+    return assert_metric(case, "faithfulness", threshold, **params)
+
+
+def assert_relevant(case: RagCase, threshold: float | None = None, **params: Any) -> MetricResult:
+    """Answer relevance: does the answer address the question?"""
+    __tracebackhide__ = True
+    return assert_metric(case, "answer_relevance", threshold, **params)
+
+
+def assert_context_precision(
+    case: RagCase, threshold: float | None = None, **params: Any
+) -> MetricResult:
+    """Context precision: useful contexts ranked first (average precision)."""
+    __tracebackhide__ = True
+    return assert_metric(case, "context_precision", threshold, **params)
+
+
+def assert_context_recall(
+    case: RagCase, threshold: float | None = None, **params: Any
+) -> MetricResult:
+    """Context recall: ground-truth sentences attributable to the contexts."""
+    __tracebackhide__ = True
+    return assert_metric(case, "context_recall", threshold, **params)
+
+
+def assert_context_relevance(
+    case: RagCase, threshold: float | None = None, **params: Any
+) -> MetricResult:
+    """Context relevance: context sentences needed to answer / all context sentences."""
+    __tracebackhide__ = True
+    return assert_metric(case, "context_relevance", threshold, **params)
+
+
+def assert_similar(case: RagCase, threshold: float | None = None, **params: Any) -> MetricResult:
+    """Answer similarity: embedding cosine of answer and ground truth (default 0.85)."""
+    __tracebackhide__ = True
+    return assert_metric(case, "answer_similarity", threshold, **params)
+
+
+def assert_correct(case: RagCase, threshold: float | None = None, **params: Any) -> MetricResult:
+    """Answer correctness: does the answer convey the ground truth's information?"""
+    __tracebackhide__ = True
+    return assert_metric(case, "answer_correctness", threshold, **params)
+
+
+def assert_retrieval(
+    case: RagCase,
+    threshold: float | None = None,
+    *,
+    precision: float | None = None,
+    recall: float | None = None,
+) -> tuple[MetricResult, MetricResult]:
+    """Retrieval precision and recall against the case's ``expected_contexts``.
+
+    ``threshold`` applies to both unless ``precision`` / ``recall`` are given.
+    """
+    __tracebackhide__ = True
+    rag_case = _require_case(case)
+    p = rag_case.evaluate(
+        "retrieval_precision", threshold=precision if precision is not None else threshold
+    )
+    r = rag_case.evaluate(
+        "retrieval_recall", threshold=recall if recall is not None else threshold
+    )
+    check_results([p, r], rag_case)
+    return p, r

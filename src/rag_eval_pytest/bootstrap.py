@@ -1,0 +1,120 @@
+"""From a ``pytest.Config`` to a ready :class:`EvalSession`: datasets, settings, run identity.
+
+Called once per process from ``pytest_configure`` when ``--rag-dataset`` (or the ini key) is
+given. Raises :class:`RagEvalError` subclasses for user errors; the plugin turns them into
+one message and the fatal exit code.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .config import ConfigFile, Override, ResolvedConfig, find_config_file, resolve_settings
+from .dataset import load_datasets
+from .options import OPTIONS
+from .redaction import Redactor
+from .session import EvalSession, RunInfo
+
+WORKER_RUN_KEY = "rag_eval_run"
+
+
+def dataset_paths(config: pytest.Config) -> list[Path]:
+    """Datasets from the command line (relative to the invocation dir), else from the ini."""
+    cli = config.getoption("rag_dataset", None)
+    if cli:
+        base = config.invocation_params.dir
+        return [(base / p) if not Path(p).is_absolute() else Path(p) for p in cli]
+    ini = config.getini("rag_dataset")
+    return [Path(p) for p in ini] if ini else []
+
+
+def _ini_base(config: pytest.Config) -> Path:
+    return config.inipath.parent if config.inipath else config.rootpath
+
+
+def gather_overrides(config: pytest.Config) -> list[Override]:
+    """Values given on the command line, else in the ini file, as settings overrides."""
+    overrides: list[Override] = []
+    for spec in OPTIONS:
+        if spec.setting is None:
+            continue
+        value: Any = config.getoption(spec.dest, None)
+        source = spec.flag
+        base = config.invocation_params.dir
+        if value in (None, False, []):
+            value = config.getini(spec.ini_name)
+            source = f"ini option {spec.ini_name}"
+            base = _ini_base(config)
+            if value in (None, "", []):
+                continue
+            if spec.setting == "tags":
+                value = [t.strip() for part in value for t in str(part).split(",") if t.strip()]
+        elif spec.setting == "tags":
+            value = [tag for group in value for tag in group]
+        if spec.setting == "output.directory":
+            value = str(base / value)
+        overrides.append(Override(spec.setting, value, source))
+    for name, path in (("rag_critical_exit_code", "exit_codes.critical"),
+                       ("rag_fatal_exit_code", "exit_codes.fatal")):
+        ini_value = config.getini(name)
+        if ini_value not in (None, ""):
+            overrides.append(Override(path, ini_value, f"ini option {name}"))
+    return overrides
+
+
+def fatal_exit_code(config: pytest.Config) -> int:
+    """The fatal code, readable before the config file is (it reports config errors)."""
+    value = config.getini("rag_fatal_exit_code")
+    try:
+        code = int(value) if value not in (None, "") else 3
+    except ValueError:
+        return 3
+    return code if 1 <= code <= 255 else 3
+
+
+def resolve_config(config: pytest.Config) -> ResolvedConfig:
+    explicit = config.getoption("rag_config", None)
+    explicit_path: Path | None = None
+    if explicit:
+        explicit_path = config.invocation_params.dir / explicit
+    elif config.getini("rag_config"):
+        explicit_path = _ini_base(config) / str(config.getini("rag_config"))
+    file: ConfigFile = find_config_file(config.rootpath, explicit_path)
+    return resolve_settings(file, gather_overrides(config))
+
+
+def new_run_info() -> RunInfo:
+    started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    return RunInfo(
+        run_id=f"{started:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}",
+        started_at=started.isoformat().replace("+00:00", "Z"),
+    )
+
+
+def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
+    resolved = resolve_config(config)
+    settings = resolved.settings
+    datasets = load_datasets(paths, tags=settings.tags)
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and WORKER_RUN_KEY in workerinput:
+        run = RunInfo(**workerinput[WORKER_RUN_KEY])
+    else:
+        run = new_run_info()
+    return EvalSession(
+        settings=settings,
+        datasets=datasets,
+        redactor=Redactor.from_environment(resolved.secrets),
+        run=run,
+        config_file=resolved.file.path,
+        search_paths=[config.rootpath, config.invocation_params.dir],
+    )
+
+
+def output_dir(config: pytest.Config, session: EvalSession) -> Path:
+    directory = Path(session.settings.output.directory)
+    return directory if directory.is_absolute() else config.invocation_params.dir / directory

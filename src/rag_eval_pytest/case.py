@@ -1,0 +1,159 @@
+"""The ``rag_case`` a test receives, and the recorder that turns its results into a payload.
+
+Runs in the process that runs the test. One :class:`RagCase` per test item: it knows its
+dataset case, the RAG response (queried once per run by the session), and records every
+metric result for the reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .adapters.base import RAGAdapter
+from .config import Settings
+from .dataset import Case, LoadedCase
+from .metrics.base import Metric, MetricResult, Services
+from .payload import PAYLOAD_SCHEMA, CasePayload
+from .response import Context, RAGResponse
+from .session import EvalSession, context_payload
+
+
+class CaseRecorder:
+    """Collects what one test learned about its case: response, error, metric results."""
+
+    def __init__(self, loaded: LoadedCase) -> None:
+        self.loaded = loaded
+        self.response: RAGResponse | None = None
+        self.error: str | None = None
+        self.adapter: str | None = None
+        self.results: list[MetricResult] = []
+
+    def record(self, result: MetricResult) -> None:
+        self.results.append(result)
+
+    def payload(self) -> CasePayload:
+        case, response = self.loaded.case, self.response
+        return {
+            "schema": PAYLOAD_SCHEMA,
+            "key": self.loaded.key,
+            "id": case.id or self.loaded.key,
+            "index": self.loaded.index,
+            "dataset": str(self.loaded.dataset),
+            "question": case.question,
+            "ground_truth": case.ground_truth,
+            "critical": case.critical,
+            "tags": list(case.tags),
+            "expected_contexts": case.expected_contexts,
+            "recorded": case.has_recorded_answer,
+            "answer": response.answer if response else None,
+            "contexts": context_payload(response.contexts) if response else None,  # type: ignore[typeddict-item]
+            "sources": response.retrieved_sources if response else [],
+            "latency": response.latency if response else None,
+            "error": self.error,
+            "adapter": self.adapter,
+            "metrics": [r.model_dump(mode="json") for r in self.results],
+        }
+
+
+class RagCase:
+    """One dataset case inside a test: its fields, the RAG system's response, and
+    :meth:`evaluate`. Tests usually pass it to the ``assert_*`` helpers."""
+
+    def __init__(
+        self,
+        loaded: LoadedCase,
+        session: EvalSession,
+        recorder: CaseRecorder,
+        adapter_provider: Callable[[], RAGAdapter],
+        judge_provider: Callable[[], Any],
+    ) -> None:
+        self._loaded = loaded
+        self._session = session
+        self._recorder = recorder
+        self._adapter_provider = adapter_provider
+        self._judge_provider = judge_provider
+
+    def __repr__(self) -> str:
+        return f"<RagCase {self.id} critical={self.critical}>"
+
+    # --- the dataset side
+    @property
+    def id(self) -> str:
+        return self._loaded.key
+
+    @property
+    def case(self) -> Case:
+        return self._loaded.case
+
+    @property
+    def question(self) -> str:
+        return self.case.question
+
+    @property
+    def ground_truth(self) -> str:
+        return self.case.ground_truth
+
+    @property
+    def critical(self) -> bool:
+        return self.case.critical
+
+    @property
+    def tags(self) -> list[str]:
+        return list(self.case.tags)
+
+    @property
+    def expected_contexts(self) -> list[str] | None:
+        return self.case.expected_contexts
+
+    # --- the RAG system's side
+    @property
+    def response(self) -> RAGResponse:
+        """The RAG response (queried on first access, once per run for this case)."""
+        if self._recorder.response is None:
+            self._recorder.response = self._session.response(self._loaded, self._provide_adapter)
+        return self._recorder.response
+
+    def _provide_adapter(self) -> RAGAdapter:
+        adapter = self._adapter_provider()
+        self._recorder.adapter = adapter.describe()
+        return adapter
+
+    @property
+    def answer(self) -> str:
+        return self.response.answer
+
+    @property
+    def contexts(self) -> list[Context] | None:
+        return self.response.contexts
+
+    # --- metrics
+    def evaluate(
+        self, metric: str | Metric, *, threshold: float | None = None, **params: Any
+    ) -> MetricResult:
+        """Score this case with ``metric`` and record the result for the reports."""
+        services = Services(judge=None, options={})
+        needs_judge = "judge" in _requires(metric)
+        if needs_judge:
+            services.judge = self._judge_provider()
+        result = self._session.evaluate(
+            self._loaded,
+            self.response,
+            metric,
+            threshold=threshold,
+            services=services,
+            params=params,
+        )
+        self._recorder.record(result)
+        return result
+
+    @property
+    def settings(self) -> Settings:
+        return self._session.settings
+
+
+def _requires(metric: str | Metric) -> frozenset[str]:
+    from .metrics.registry import metric_class
+
+    cls = type(metric) if isinstance(metric, Metric) else metric_class(metric)
+    return frozenset(cls.requires)

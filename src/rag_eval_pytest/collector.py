@@ -1,0 +1,135 @@
+"""Collects test outcomes and case payloads in the aggregating process.
+
+Runs in a plain pytest run and in the xdist controller (never in workers). Reports arrive in
+any order; everything is keyed by case key and sorted by dataset order at the end, so the
+result does not depend on scheduling.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .payload import CasePayload
+
+Outcome = Literal["passed", "failed", "error", "skipped"]
+_SEVERITY: dict[str, int] = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
+
+
+@dataclass
+class TestRecord:
+    nodeid: str
+    outcome: Outcome
+    message: str | None = None
+
+
+@dataclass
+class CaseRecord:
+    """Everything learned about one case across the tests that used it."""
+
+    payload: CasePayload
+    tests: dict[str, TestRecord] = field(default_factory=dict)
+    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def merge(self, payload: CasePayload) -> None:
+        # Later payloads may carry the response an earlier (failed) test did not reach.
+        for key in ("answer", "contexts", "sources", "latency"):
+            if self.payload.get(key) in (None, []) and payload.get(key) not in (None, []):
+                self.payload[key] = payload[key]  # type: ignore[literal-required]
+        if payload.get("error") and not self.payload.get("error"):
+            self.payload["error"] = payload["error"]
+        for result in payload["metrics"]:
+            self.add_metric(result)
+
+    def add_metric(self, result: dict[str, Any]) -> None:
+        name = result["metric"]
+        current = self.metrics.get(name)
+        # Keep the most telling result of a metric asserted by several tests: a failure
+        # over a pass, a pass over "not judged".
+        rank = {"failed": 2, "passed": 1, "not_judged": 0}
+        if current is None or rank[result["status"]] >= rank[current["status"]]:
+            self.metrics[name] = result
+
+    @property
+    def status(self) -> Outcome:
+        if self.payload.get("error"):
+            return "error"
+        outcomes = [t.outcome for t in self.tests.values()]
+        if any(m["status"] == "failed" for m in self.metrics.values()):
+            outcomes.append("failed")
+        if not outcomes:
+            return "skipped"
+        worst = max(outcomes, key=lambda o: _SEVERITY[o])
+        if worst == "skipped" and "passed" in outcomes:
+            return "passed"
+        return worst
+
+
+@dataclass
+class CriticalTest:
+    """A test marked ``rag_critical`` that is not tied to a dataset case."""
+
+    nodeid: str
+    outcome: Outcome
+
+
+@dataclass
+class RunCollector:
+    cases: dict[str, CaseRecord] = field(default_factory=dict)
+    critical_tests: dict[str, CriticalTest] = field(default_factory=dict)
+    worker_stats: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def add(
+        self,
+        *,
+        nodeid: str,
+        when: str,
+        outcome: str,
+        payload: CasePayload | None,
+        critical_marker: bool,
+        message: str | None = None,
+    ) -> None:
+        """Take one test report (setup, call or teardown phase)."""
+        mapped = _map_outcome(when, outcome)
+        if mapped is None:
+            return
+        if payload is None:
+            if critical_marker:
+                previous = self.critical_tests.get(nodeid)
+                if previous is None or _SEVERITY[mapped] > _SEVERITY[previous.outcome]:
+                    self.critical_tests[nodeid] = CriticalTest(nodeid, mapped)
+            return
+        record = self.cases.get(payload["key"])
+        if record is None:
+            record = CaseRecord(payload=_copy_payload(payload))
+            for result in payload["metrics"]:
+                record.add_metric(result)
+            self.cases[payload["key"]] = record
+        else:
+            record.merge(payload)
+        previous_test = record.tests.get(nodeid)
+        if previous_test is None or _SEVERITY[mapped] > _SEVERITY[previous_test.outcome]:
+            record.tests[nodeid] = TestRecord(nodeid, mapped, message)
+
+    def sorted_cases(self) -> list[CaseRecord]:
+        return sorted(self.cases.values(), key=lambda r: (r.payload["index"], r.payload["key"]))
+
+
+def _map_outcome(when: str, outcome: str) -> Outcome | None:
+    if when == "call":
+        return outcome if outcome in ("passed", "failed", "skipped") else None  # type: ignore[return-value]
+    if when == "setup":
+        if outcome == "failed":
+            return "error"
+        return "skipped" if outcome == "skipped" else None
+    if when == "teardown" and outcome == "failed":
+        return "error"
+    if when == "???":  # xdist's report for a test whose worker crashed
+        return "error"
+    return None
+
+
+def _copy_payload(payload: CasePayload) -> CasePayload:
+    copied: CasePayload = dict(payload)  # type: ignore[assignment]
+    copied["metrics"] = []
+    return copied

@@ -1,0 +1,353 @@
+"""Configuration: the :class:`Settings` model and how it is resolved.
+
+Precedence, highest first: command line (``--rag-*``), pytest ini (``rag_*``), the config file
+(``--rag-config``, else ``eval-config.yaml``/``.yml`` at the rootdir, else ``[tool.rag_eval]``
+in ``pyproject.toml``), built-in defaults. ``${VAR}`` and ``${VAR:-default}`` in config-file
+strings are replaced from the environment; ``$${`` is a literal ``${``. Unknown keys are an
+error that names the key. Pytest-free: the plugin gathers the raw values and calls
+:func:`resolve_settings`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .errors import ConfigError
+from .options import METRIC_NAMES
+
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "faithfulness": 40,
+    "answer_relevance": 20,
+    "context_precision": 20,
+    "context_recall": 20,
+}
+
+UnitFloat = Annotated[float, Field(ge=0.0, le=1.0)]
+ExitCode = Annotated[int, Field(ge=1, le=255)]
+CONFIG_FILE_NAMES = ("eval-config.yaml", "eval-config.yml")
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|AUTH|CREDENTIAL|COOKIE", re.IGNORECASE)
+_ENV_REF = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_default=True)
+
+
+class OutputSettings(_Section):
+    """Where the reports go and which are written."""
+
+    directory: str = "results"
+    formats: list[Literal["markdown", "json"]] = Field(default_factory=lambda: ["markdown", "json"])
+    history: bool = True
+
+
+class ExitCodeSettings(_Section):
+    """Exit codes of the plugin's own verdicts (SPEC section 7)."""
+
+    critical: ExitCode = 2
+    fatal: ExitCode = 3
+
+
+def known_metric_names() -> set[str]:
+    from .metrics.registry import registered_names
+
+    return set(METRIC_NAMES) | registered_names()
+
+
+def _check_metric_keys(value: Mapping[str, Any], *, extra: tuple[str, ...] = ()) -> None:
+    known = known_metric_names() | set(extra)
+    for key in value:
+        if key not in known:
+            raise ValueError(
+                f"unknown metric {key!r} (known: {', '.join(sorted(known))})"
+            )
+
+
+class Settings(_Section):
+    """Everything the plugin can be told. Field docs feed the configuration reference."""
+
+    adapter: Literal["callable"] | None = Field(
+        None, description="How to reach the RAG system when no rag_adapter fixture is defined."
+    )
+    target: str | None = Field(
+        None,
+        description="The RAG callable: module:function or path/to/file.py:function.",
+    )
+    slow_threshold: float = Field(
+        5.0, gt=0, description="Queries slower than this many seconds are flagged as slow."
+    )
+    tags: list[str] = Field(
+        default_factory=list, description="Run only cases with at least one of these tags."
+    )
+    dry_run: bool = Field(False, description="Validate and list the plan; call nothing.")
+    weights: dict[str, Annotated[float, Field(ge=0)]] = Field(
+        default_factory=lambda: dict(DEFAULT_WEIGHTS),
+        description="Composite weights per metric, normalised over the metrics present.",
+    )
+    thresholds: dict[str, UnitFloat] = Field(
+        default_factory=dict,
+        description="Run-level gates: 'composite' and per-metric means; exit 1 when not met.",
+    )
+    metrics: dict[str, UnitFloat | None] | None = Field(
+        None,
+        description="Zero-code mode: metrics checked for every case, with per-case thresholds "
+        "(null = the metric's default threshold).",
+    )
+    not_judged: Literal["skip", "fail"] = Field(
+        "skip",
+        description="What an assertion does when its metric could not be judged.",
+    )
+    output: OutputSettings = Field(default_factory=OutputSettings)
+    exit_codes: ExitCodeSettings = Field(default_factory=ExitCodeSettings)
+
+    @field_validator("weights")
+    @classmethod
+    def _weights_known(cls, value: dict[str, float]) -> dict[str, float]:
+        _check_metric_keys(value)
+        if value and not any(w > 0 for w in value.values()):
+            raise ValueError("at least one weight must be greater than 0")
+        return value
+
+    @field_validator("thresholds")
+    @classmethod
+    def _thresholds_known(cls, value: dict[str, float]) -> dict[str, float]:
+        _check_metric_keys(value, extra=("composite",))
+        return value
+
+    @field_validator("metrics")
+    @classmethod
+    def _metrics_known(cls, value: dict[str, float | None] | None) -> dict[str, float | None] | None:
+        if value is not None:
+            _check_metric_keys(value)
+        return value
+
+    def normalised_weights(self) -> dict[str, float]:
+        total = sum(self.weights.values())
+        return {k: v / total for k, v in self.weights.items() if v > 0} if total else {}
+
+
+@dataclass(frozen=True)
+class Override:
+    """A value from the command line or the ini file, with where it came from."""
+
+    path: str
+    value: Any
+    source: str
+
+
+@dataclass
+class ConfigFile:
+    path: Path | None
+    data: dict[str, Any]
+    secrets: set[str] = field(default_factory=set)
+
+    @property
+    def label(self) -> str:
+        return str(self.path) if self.path else "defaults"
+
+
+@dataclass
+class ResolvedConfig:
+    settings: Settings
+    file: ConfigFile
+    secrets: set[str]
+
+
+# --------------------------------------------------------------------------- config file
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"Invalid configuration {path}: {exc}") from None
+
+
+def _load_yaml(path: Path) -> dict[str, Any]:
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"Invalid configuration {path}: not UTF-8 text") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"Invalid configuration {path}: invalid YAML{where}: {problem}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"Invalid configuration {path}: expected a mapping of keys, found {type(data).__name__}"
+        )
+    return data
+
+
+def find_config_file(rootpath: Path, explicit: Path | None) -> ConfigFile:
+    """The config file in force: explicit, else eval-config.yaml, else [tool.rag_eval]."""
+    if explicit is not None:
+        if not explicit.is_file():
+            raise ConfigError(f"Configuration file {explicit} not found")
+        if explicit.name == "pyproject.toml":
+            return ConfigFile(explicit, _tool_section(explicit))
+        if explicit.suffix.lower() == ".toml":
+            return ConfigFile(explicit, _load_toml(explicit))
+        return ConfigFile(explicit, _load_yaml(explicit))
+    for name in CONFIG_FILE_NAMES:
+        candidate = rootpath / name
+        if candidate.is_file():
+            return ConfigFile(candidate, _load_yaml(candidate))
+    pyproject = rootpath / "pyproject.toml"
+    if pyproject.is_file():
+        section = _tool_section(pyproject)
+        if section:
+            return ConfigFile(pyproject, section)
+    return ConfigFile(None, {})
+
+
+def _tool_section(pyproject: Path) -> dict[str, Any]:
+    tool = _load_toml(pyproject).get("tool", {})
+    section = tool.get("rag_eval", {}) if isinstance(tool, dict) else {}
+    if not isinstance(section, dict):
+        raise ConfigError(f"Invalid configuration {pyproject}: [tool.rag_eval] must be a table")
+    return section
+
+
+def interpolate(
+    data: Any, env: Mapping[str, str], label: str, secrets: set[str], path: str = ""
+) -> Any:
+    """Replace ``${VAR}`` / ``${VAR:-default}`` in every string of ``data``.
+
+    Values taken from variables whose names look like credentials are added to ``secrets``.
+    """
+    if isinstance(data, dict):
+        return {
+            k: interpolate(v, env, label, secrets, f"{path}.{k}" if path else str(k))
+            for k, v in data.items()
+        }
+    if isinstance(data, list):
+        return [interpolate(v, env, label, secrets, f"{path}[{i}]") for i, v in enumerate(data)]
+    if not isinstance(data, str):
+        return data
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group(0) == "$${":
+            return "${"
+        name, default = match.group(1), match.group(2)
+        value = env.get(name)
+        if value is None:
+            if default is None:
+                raise ConfigError(
+                    f"Invalid configuration {label}: key {path!r}: environment variable "
+                    f"{name} is not set (write ${{{name}:-default}} to give a default)"
+                )
+            value = default
+        elif _SECRET_NAME.search(name) and value:
+            secrets.add(value)
+        return value
+
+    return _ENV_REF.sub(replace, data)
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+def _set_path(data: dict[str, Any], path: str, value: Any) -> None:
+    parts = path.split(".")
+    node = data
+    for part in parts[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        node = child
+    node[parts[-1]] = value
+
+
+def _loc(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _explain(exc: ValidationError, origin: Mapping[str, str], default_label: str) -> ConfigError:
+    err = exc.errors()[0]
+    loc = err["loc"]
+    # A dict-key validator reports at the dict itself; name the offending key instead.
+    key = _loc(tuple(loc))
+    source = default_label
+    for prefix, label in origin.items():
+        if key == prefix or key.startswith(prefix + ".") or prefix.startswith(key + "."):
+            source = label
+            break
+    msg = str(err["msg"]).removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        parent = Settings
+        for part in loc[:-1]:
+            annotation = parent.model_fields[str(part)].annotation
+            if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+                parent = annotation  # type: ignore[assignment]
+        allowed = ", ".join(parent.model_fields)
+        return ConfigError(f"Invalid configuration {source}: unknown key {key!r} (allowed: {allowed})")
+    got = ""
+    if "input" in err and not isinstance(err["input"], (dict, list)):
+        got = f" (got {err['input']!r})"
+    return ConfigError(f"Invalid configuration {source}: key {key!r}: {msg}{got}")
+
+
+def _anchor_paths(data: dict[str, Any], base: Path) -> None:
+    """Relative paths in a config file are relative to the file, not to the cwd."""
+    output = data.get("output")
+    if isinstance(output, dict) and isinstance(output.get("directory"), str):
+        directory = Path(output["directory"])
+        if not directory.is_absolute():
+            output["directory"] = str(base / directory)
+    target = data.get("target")
+    if isinstance(target, str):
+        module, sep, attr = target.rpartition(":")
+        if sep and module.endswith(".py") and not Path(module).is_absolute():
+            data["target"] = f"{base / module}:{attr}"
+
+
+def resolve_settings(
+    file: ConfigFile,
+    overrides: list[Override],
+    env: Mapping[str, str] | None = None,
+) -> ResolvedConfig:
+    """Merge defaults < config file < overrides into validated :class:`Settings`."""
+    env = os.environ if env is None else env
+    secrets: set[str] = set()
+    data = interpolate(file.data, env, file.label, secrets)
+    if file.path is not None:
+        _anchor_paths(data, file.path.parent)
+    try:
+        Settings.model_validate(data)
+    except ValidationError as exc:
+        raise _explain(exc, {}, file.label) from None
+    origin: dict[str, str] = {}
+    for override in overrides:
+        _set_path(data, override.path, override.value)
+        origin[override.path] = override.source
+    try:
+        settings = Settings.model_validate(data)
+    except ValidationError as exc:
+        raise _explain(exc, origin, file.label) from None
+    file.secrets = secrets
+    return ResolvedConfig(settings=settings, file=file, secrets=secrets)

@@ -1,0 +1,431 @@
+"""Dataset files: loading, validation and the :class:`Case` model.
+
+A dataset is JSON (``{"metadata": ..., "test_cases": [...]}`` or a bare list), JSONL (one case
+per line) or YAML (same shapes as JSON). A whole file is validated before any test runs; all
+problems of a file are reported in one :class:`DatasetError` naming the file, each case and
+field. Missing optional fields and stale files are warnings, not errors.
+
+Runs in every process (controller and xdist workers load the same files and must produce the
+same cases, in the same order, with the same ids).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .errors import DatasetError
+from .response import Context
+
+STALE_AFTER_DAYS = 30
+MAX_PROBLEMS_SHOWN = 10
+_EXCERPT = 60
+
+
+class DatasetMetadata(BaseModel):
+    """The ``metadata`` block of a JSON/YAML dataset. Extra keys are kept."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str | None = None
+    created: dt.date | dt.datetime | None = None
+    version: str | None = None
+    description: str | None = None
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_as_text(cls, value: object) -> object:
+        return str(value) if isinstance(value, (int, float)) else value
+
+
+class Case(BaseModel):
+    """One test case of a dataset (the PRD schema, plus optional pre-recorded outputs)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str | None = None
+    question: str
+    ground_truth: str
+    expected_contexts: list[str] | None = None
+    critical: bool = False
+    tags: list[str] = Field(default_factory=list)
+    answer: str | None = None
+    contexts: list[Context] | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_as_text(cls, value: object) -> object:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return value
+
+    @field_validator("id")
+    @classmethod
+    def _id_is_usable(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip()
+        if not value:
+            raise ValueError("must not be empty")
+        if any(ch in value for ch in "\n\r\t") or not value.isprintable():
+            raise ValueError("must be printable text on one line")
+        return value
+
+    @field_validator("question", "ground_truth")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value
+
+    @field_validator("contexts", mode="before")
+    @classmethod
+    def _coerce_contexts(cls, value: object) -> object:
+        if isinstance(value, list):
+            return [Context(text=item) if isinstance(item, str) else item for item in value]
+        return value
+
+    @property
+    def has_recorded_answer(self) -> bool:
+        return self.answer is not None
+
+
+@dataclass(frozen=True)
+class LoadedCase:
+    """A validated case with its run-wide identity.
+
+    ``key`` is the case id, unique across all datasets of the run (qualified by the file stem
+    when two files use the same id); ``index`` is its position across all datasets, the order
+    reports are sorted by.
+    """
+
+    key: str
+    index: int
+    case: Case
+    dataset: Path
+
+    @property
+    def critical(self) -> bool:
+        return self.case.critical
+
+
+@dataclass
+class Dataset:
+    path: Path
+    metadata: DatasetMetadata
+    cases: list[Case]
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class DatasetCollection:
+    """All datasets of a run, the selected cases in dataset order, and their warnings."""
+
+    datasets: list[Dataset]
+    cases: list[LoadedCase]
+    warnings: list[str]
+    total_cases: int
+
+    def by_key(self) -> dict[str, LoadedCase]:
+        return {c.key: c for c in self.cases}
+
+
+# --------------------------------------------------------------------------- reading files
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise DatasetError(f"Dataset {path}: file not found") from None
+    except IsADirectoryError:
+        raise DatasetError(f"Dataset {path}: is a directory, not a file") from None
+    except OSError as exc:
+        raise DatasetError(f"Dataset {path}: cannot be read ({exc.strerror})") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DatasetError(
+            f"Dataset {path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+            f"{exc.start}); save the file as UTF-8"
+        ) from None
+    if not text.strip():
+        raise DatasetError(f"Dataset {path}: the file is empty")
+    return text
+
+
+def _parse_json(path: Path, text: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DatasetError(
+            f"Dataset {path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+
+
+def _parse_yaml(path: Path, text: str) -> object:
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise DatasetError(f"Dataset {path}: invalid YAML{where}: {problem}") from None
+
+
+def _parse_jsonl(path: Path, text: str) -> list[tuple[str, object]]:
+    rows: list[tuple[str, object]] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((f"line {lineno}", json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise DatasetError(
+                f"Dataset {path}: line {lineno} is not valid JSON (column {exc.colno}: {exc.msg})"
+            ) from None
+    if not rows:
+        raise DatasetError(f"Dataset {path}: the file has no cases")
+    return rows
+
+
+def _split_document(path: Path, document: object) -> tuple[object, list[tuple[str, object]]]:
+    """Return (metadata, [(where, raw case)]) from a parsed JSON/YAML document."""
+    if isinstance(document, list):
+        return None, [(f"test_cases[{i}]", raw) for i, raw in enumerate(document)]
+    if not isinstance(document, dict):
+        raise DatasetError(
+            f"Dataset {path}: expected an object with 'test_cases' (or a list of cases), "
+            f"found {type(document).__name__}"
+        )
+    unknown = sorted(set(document) - {"metadata", "test_cases"})
+    if unknown:
+        raise DatasetError(
+            f"Dataset {path}: unknown top-level key {unknown[0]!r} "
+            "(expected 'metadata' and 'test_cases')"
+        )
+    if "test_cases" not in document:
+        raise DatasetError(f"Dataset {path}: field 'test_cases' is required")
+    raw_cases = document["test_cases"]
+    if not isinstance(raw_cases, list):
+        raise DatasetError(
+            f"Dataset {path}: field 'test_cases' must be a list, found {type(raw_cases).__name__}"
+        )
+    if not raw_cases:
+        raise DatasetError(f"Dataset {path}: field 'test_cases' has no cases")
+    return document.get("metadata"), [(f"test_cases[{i}]", raw) for i, raw in enumerate(raw_cases)]
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _case_label(raw: object, where: str) -> str:
+    if isinstance(raw, dict) and isinstance(raw.get("id"), (str, int)) and str(raw["id"]).strip():
+        return f"case {str(raw['id']).strip()!r} ({where})"
+    return f"case at {where}"
+
+
+def _field_path(loc: Sequence[int | str]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _excerpt(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"
+
+
+def _describe(error: Any) -> str:
+    loc = _field_path(error["loc"])
+    msg = str(error["msg"]).removeprefix("Value error, ")
+    if error["type"] == "missing":
+        return f"field {loc!r} is required"
+    if error["type"] == "extra_forbidden":
+        return f"unknown field {loc!r} (allowed: {', '.join(Case.model_fields)})"
+    where = f"field {loc!r}" if loc else "the case"
+    got = f" (got {_excerpt(error['input'])})" if error["type"].endswith("_type") else ""
+    return f"{where}: {msg}{got}"
+
+
+def _validate_cases(path: Path, rows: list[tuple[str, object]]) -> list[Case]:
+    cases: list[Case] = []
+    problems: list[str] = []
+    first_use: dict[str, str] = {}
+    for where, raw in rows:
+        if not isinstance(raw, dict):
+            problems.append(
+                f"{_case_label(raw, where)}: expected an object, found {type(raw).__name__}"
+            )
+            continue
+        try:
+            case = Case.model_validate(raw)
+        except ValidationError as exc:
+            label = _case_label(raw, where)
+            problems.extend(f"{label}: {_describe(err)}" for err in exc.errors())
+            continue
+        cases.append(case)
+        if case.id is not None:
+            if case.id in first_use:
+                problems.append(
+                    f"case {case.id!r} ({where}): duplicate id (also used at {first_use[case.id]})"
+                )
+            else:
+                first_use[case.id] = where
+    if problems:
+        shown = problems[:MAX_PROBLEMS_SHOWN]
+        more = len(problems) - len(shown)
+        lines = "\n".join(f"  {p}" for p in shown)
+        tail = f"\n  … and {more} more" if more else ""
+        count = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
+        raise DatasetError(f"Invalid dataset {path} ({count}):\n{lines}{tail}")
+    return cases
+
+
+def auto_id(question: str) -> str:
+    """Stable id for a case without one: the same question gives the same id in every run."""
+    digest = hashlib.sha256(question.strip().encode("utf-8")).hexdigest()[:8]
+    return f"case-{digest}"
+
+
+def _assign_ids(cases: list[Case]) -> list[Case]:
+    taken = {c.id for c in cases if c.id is not None}
+    out: list[Case] = []
+    for case in cases:
+        if case.id is None:
+            base = auto_id(case.question)
+            candidate, n = base, 2
+            while candidate in taken:
+                candidate, n = f"{base}-{n}", n + 1
+            taken.add(candidate)
+            case = case.model_copy(update={"id": candidate})
+        out.append(case)
+    return out
+
+
+def _optional_field_warnings(path: Path, cases: list[Case]) -> list[str]:
+    without = [c.id or "?" for c in cases if c.expected_contexts is None]
+    if not without:
+        return []
+    shown = ", ".join(without[:5]) + (", …" if len(without) > 5 else "")
+    return [
+        f"{path}: {len(without)} of {len(cases)} cases have no 'expected_contexts' "
+        f"(retrieval metrics are not judged for them): {shown}"
+    ]
+
+
+def _staleness_warning(
+    path: Path, metadata: DatasetMetadata, now: dt.datetime
+) -> str | None:
+    created = metadata.created
+    if created is not None:
+        created_dt = (
+            created if isinstance(created, dt.datetime)
+            else dt.datetime.combine(created, dt.time(), tzinfo=dt.timezone.utc)
+        )
+        if created_dt.tzinfo is None:
+            created_dt = created_dt.replace(tzinfo=dt.timezone.utc)
+        origin = f"metadata.created {created.isoformat()}"
+    else:
+        created_dt = dt.datetime.fromtimestamp(path.stat().st_mtime, tz=dt.timezone.utc)
+        origin = f"last modified {created_dt.date().isoformat()}"
+    age = (now - created_dt).days
+    if age > STALE_AFTER_DAYS:
+        return (
+            f"{path}: dataset is {age} days old ({origin}); answers may have drifted from "
+            f"the ground truth, review it (warning after {STALE_AFTER_DAYS} days)"
+        )
+    return None
+
+
+def load_dataset(path: Path, *, now: dt.datetime | None = None) -> Dataset:
+    """Read and validate one dataset file. Raises :class:`DatasetError`."""
+    now = now or dt.datetime.now(dt.timezone.utc)
+    text = _read_text(path)
+    suffix = path.suffix.lower()
+    metadata_raw: object = None
+    if suffix == ".jsonl":
+        rows = _parse_jsonl(path, text)
+    elif suffix in (".yaml", ".yml"):
+        metadata_raw, rows = _split_document(path, _parse_yaml(path, text))
+    elif suffix == ".json":
+        metadata_raw, rows = _split_document(path, _parse_json(path, text))
+    else:
+        raise DatasetError(
+            f"Dataset {path}: unknown file type {suffix or '(none)'!r} "
+            "(use .json, .jsonl, .yaml or .yml)"
+        )
+    try:
+        metadata = DatasetMetadata.model_validate(metadata_raw or {})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise DatasetError(
+            f"Dataset {path}: field 'metadata.{_field_path(err['loc'])}': {err['msg']}"
+        ) from None
+    cases = _assign_ids(_validate_cases(path, rows))
+    warnings = _optional_field_warnings(path, cases)
+    stale = _staleness_warning(path, metadata, now)
+    if stale:
+        warnings.append(stale)
+    return Dataset(path=path, metadata=metadata, cases=cases, warnings=warnings)
+
+
+def select_by_tags(cases: Iterable[LoadedCase], tags: Sequence[str]) -> list[LoadedCase]:
+    """Cases carrying at least one of ``tags`` (all cases when ``tags`` is empty)."""
+    wanted = set(tags)
+    if not wanted:
+        return list(cases)
+    return [c for c in cases if wanted.intersection(c.case.tags)]
+
+
+_UNSAFE_STEM = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def load_datasets(
+    paths: Sequence[Path], *, tags: Sequence[str] = (), now: dt.datetime | None = None
+) -> DatasetCollection:
+    """Load every dataset of the run. Case keys are the case ids; an id used by two files is
+    qualified with the file stem (``stem/id``) in both, so keys stay unique and stable."""
+    seen_paths: set[Path] = set()
+    datasets: list[Dataset] = []
+    for path in paths:
+        resolved = path.resolve()
+        if resolved in seen_paths:
+            continue
+        seen_paths.add(resolved)
+        datasets.append(load_dataset(path, now=now))
+    owners: dict[str, int] = {}
+    for ds in datasets:
+        for case in ds.cases:
+            assert case.id is not None
+            owners[case.id] = owners.get(case.id, 0) + 1
+    loaded: list[LoadedCase] = []
+    for ds in datasets:
+        stem = _UNSAFE_STEM.sub("_", ds.path.stem)
+        for case in ds.cases:
+            assert case.id is not None
+            key = case.id if owners[case.id] == 1 else f"{stem}/{case.id}"
+            loaded.append(LoadedCase(key=key, index=len(loaded), case=case, dataset=ds.path))
+    keys = [c.key for c in loaded]
+    if len(set(keys)) != len(keys):
+        dup = next(k for k in keys if keys.count(k) > 1)
+        raise DatasetError(f"Datasets share the case id {dup!r} and the same file name; rename one")
+    selected = select_by_tags(loaded, tags)
+    warnings = [w for ds in datasets for w in ds.warnings]
+    if tags and not selected:
+        warnings.append(f"no case has any of the tags {', '.join(tags)}: no case selected")
+    return DatasetCollection(
+        datasets=datasets, cases=selected, warnings=warnings, total_cases=len(loaded)
+    )

@@ -1,0 +1,56 @@
+"""The header line and the ``--rag-dry-run`` plan: what would run, with nothing called."""
+
+from __future__ import annotations
+
+from .session import EvalSession
+from .zero_code import configured_metrics
+
+
+def header_line(session: EvalSession) -> str:
+    cases = session.cases
+    critical = sum(c.critical for c in cases)
+    datasets = ", ".join(str(d.path.name) for d in session.datasets.datasets)
+    settings = session.settings
+    adapter = settings.target or settings.adapter or "rag_adapter fixture"
+    selected = (
+        f"{len(cases)} of {session.datasets.total_cases} cases"
+        if len(cases) != session.datasets.total_cases
+        else f"{len(cases)} cases"
+    )
+    return (
+        f"rag-eval: dataset {datasets} ({selected}, {critical} critical) | adapter {adapter} "
+        f"| judge none | output {settings.output.directory}"
+    )
+
+
+def render_plan(session: EvalSession) -> str:
+    """Cases critical first, the metrics the zero-code mode checks, and the run gates."""
+    settings = session.settings
+    ordered = sorted(session.cases, key=lambda c: not c.critical)
+    lines = ["rag-eval dry run: dataset and configuration are valid; nothing was called.", ""]
+    for ds in session.datasets.datasets:
+        lines.append(f"dataset {ds.path}: {len(ds.cases)} cases")
+    lines.append(f"selected: {len(ordered)} cases ({sum(c.critical for c in ordered)} critical)")
+    if settings.tags:
+        lines.append(f"tags filter: {', '.join(settings.tags)}")
+    lines.append("")
+    for loaded in ordered:
+        case = loaded.case
+        flags = ["critical"] if case.critical else []
+        if case.has_recorded_answer:
+            flags.append("pre-recorded answer")
+        if case.tags:
+            flags.append("tags " + ",".join(case.tags))
+        suffix = f" [{'; '.join(flags)}]" if flags else ""
+        lines.append(f"  {loaded.key}{suffix}: {case.question[:80]}")
+    lines.append("")
+    metrics = ", ".join(
+        f"{m} >= {t:.2f}" if t is not None else f"{m} (default threshold)"
+        for m, t in configured_metrics(settings)
+    )
+    lines.append(f"metrics (zero-code mode): {metrics or 'none'}")
+    gates = ", ".join(f"{k} >= {v:.2f}" for k, v in settings.thresholds.items())
+    lines.append(f"run thresholds: {gates or 'none'}")
+    queried = sum(not c.case.has_recorded_answer for c in ordered)
+    lines.append(f"RAG queries: {queried}; judge calls: 0 (no judge-based metric configured)")
+    return "\n".join(lines)

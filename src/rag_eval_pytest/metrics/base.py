@@ -1,0 +1,200 @@
+"""The metric contract: :class:`Sample` in, :class:`Measurement` out, :class:`MetricResult` kept.
+
+A metric is a small class with one job. It declares what it needs (``requires``); when a
+sample lacks it, the metric is *not judged* with that reason instead of scored. Scores are
+finite numbers in [0, 1] or ``None`` ("not judged") — never NaN, never a silent default.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..response import Context
+
+Requirement = Literal["contexts", "expected_contexts", "ground_truth", "judge"]
+Status = Literal["passed", "failed", "not_judged"]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """What a metric sees of one case: the dataset's side and the RAG system's side."""
+
+    case_key: str
+    question: str
+    ground_truth: str
+    answer: str
+    contexts: list[Context] | None
+    sources: list[str]
+    expected_contexts: list[str] | None
+
+
+class Usage(BaseModel):
+    """Judge work spent on one measurement."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    judge_calls: int = 0
+    cache_hits: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            judge_calls=self.judge_calls + other.judge_calls,
+            cache_hits=self.cache_hits + other.cache_hits,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cost_usd=self.cost_usd + other.cost_usd,
+        )
+
+
+class Evidence(BaseModel):
+    """One piece of evidence behind a score: a statement and its verdict, a context, a source."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str
+    text: str
+    verdict: str | None = None
+    reason: str | None = None
+    score: float | None = None
+    source: str | None = None
+
+
+def _check_score(value: float | None) -> float | None:
+    if value is None:
+        return None
+    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        raise ValueError(f"a score must be a finite number in [0, 1], got {value!r}")
+    return float(value)
+
+
+class Measurement(BaseModel):
+    """What :meth:`Metric.measure` returns. ``score=None`` means not judged, with ``reason``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    score: float | None
+    reason: str = ""
+    evidence: list[Evidence] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    warnings: list[str] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("score")
+    @classmethod
+    def _score_in_range(cls, value: float | None) -> float | None:
+        return _check_score(value)
+
+    @classmethod
+    def not_judged(cls, reason: str, **kwargs: Any) -> Measurement:
+        return cls(score=None, reason=reason, **kwargs)
+
+
+class MetricResult(BaseModel):
+    """The full result of one metric on one case, as assertions return and reports show it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    case: str
+    metric: str
+    score: float | None
+    threshold: float | None
+    status: Status
+    reason: str = ""
+    evidence: list[Evidence] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    warnings: list[str] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("score")
+    @classmethod
+    def _score_in_range(cls, value: float | None) -> float | None:
+        return _check_score(value)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    @property
+    def judged(self) -> bool:
+        return self.status != "not_judged"
+
+    @classmethod
+    def from_measurement(
+        cls, case: str, metric: str, measurement: Measurement, threshold: float | None
+    ) -> MetricResult:
+        status: Status
+        if measurement.score is None:
+            status = "not_judged"
+        elif threshold is None or measurement.score >= threshold:
+            status = "passed"
+        else:
+            status = "failed"
+        return cls(
+            case=case,
+            metric=metric,
+            score=measurement.score,
+            threshold=threshold,
+            status=status,
+            reason=measurement.reason,
+            evidence=measurement.evidence,
+            usage=measurement.usage,
+            warnings=measurement.warnings,
+            details=measurement.details,
+        )
+
+
+@dataclass
+class Services:
+    """What a metric may use besides the sample: the judge and the run's settings."""
+
+    judge: Any = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class Metric(ABC):
+    """Base class of every metric, built-in or custom.
+
+    Subclasses set ``name``, ``default_threshold`` and ``requires``, and implement
+    :meth:`measure`. Keyword parameters given to ``evaluate(case, metric, **params)`` arrive
+    in ``self.params``; :meth:`check_params` may reject unknown ones.
+    """
+
+    name: ClassVar[str]
+    default_threshold: ClassVar[float] = 0.7
+    requires: ClassVar[frozenset[Requirement]] = frozenset()
+    summary: ClassVar[str] = ""
+    accepted_params: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, **params: Any) -> None:
+        unknown = sorted(set(params) - self.accepted_params)
+        if unknown:
+            allowed = ", ".join(sorted(self.accepted_params)) or "none"
+            raise TypeError(
+                f"metric {self.name!r} got unknown parameter {unknown[0]!r} (accepted: {allowed})"
+            )
+        self.params = params
+
+    def missing_input(self, sample: Sample, services: Services) -> str | None:
+        """Why this sample cannot be judged by this metric, or ``None`` when it can."""
+        if "contexts" in self.requires and sample.contexts is None:
+            return "contexts unknown: the RAG system returned no contexts (contexts=None)"
+        if "expected_contexts" in self.requires and sample.expected_contexts is None:
+            return "the case has no expected_contexts"
+        if "judge" in self.requires and services.judge is None:
+            return "no judge is configured"
+        return None
+
+    @abstractmethod
+    async def measure(self, sample: Sample, services: Services) -> Measurement:
+        """Score the sample. Return ``Measurement.not_judged(reason)`` when it cannot."""
+
+    def cache_key(self) -> tuple[str, tuple[tuple[str, str], ...]]:
+        return self.name, tuple(sorted((k, repr(v)) for k, v in self.params.items()))

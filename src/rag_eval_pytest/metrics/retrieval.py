@@ -1,0 +1,98 @@
+"""Retrieval precision and recall: no judge, from ``expected_contexts`` vs returned sources.
+
+``retrieval_precision`` = retrieved contexts whose source is expected / retrieved contexts.
+``retrieval_recall`` = expected documents found among the retrieved sources / expected.
+A source matches an expected name when they are equal after normalisation (case, slashes,
+``#fragment``), or when one is a path ending in the other (``docs/policy.md`` vs ``policy.md``).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from .base import Evidence, Measurement, Metric, Requirement, Sample, Services
+
+
+def _normalise(name: str) -> str:
+    name = name.strip().replace("\\", "/").casefold()
+    name = name.split("#", 1)[0]
+    return name.rstrip("/")
+
+
+def source_matches(expected: str, source: str) -> bool:
+    """Does a retrieved ``source`` name the ``expected`` document?"""
+    e, s = _normalise(expected), _normalise(source)
+    if not e or not s:
+        return False
+    return e == s or s.endswith("/" + e) or e.endswith("/" + s)
+
+
+class RetrievalPrecision(Metric):
+    name = "retrieval_precision"
+    default_threshold = 0.5
+    requires: ClassVar[frozenset[Requirement]] = frozenset({"expected_contexts"})
+    summary = "retrieved contexts from an expected document / retrieved contexts"
+
+    async def measure(self, sample: Sample, services: Services) -> Measurement:
+        expected = sample.expected_contexts or []
+        retrieved = sample.sources
+        if not retrieved:
+            if sample.contexts:
+                return Measurement.not_judged(
+                    "the RAG system returned contexts without sources, so retrieval "
+                    "cannot be compared with expected_contexts"
+                )
+            return Measurement.not_judged("nothing was retrieved: precision is undefined")
+        evidence = []
+        hits = 0
+        for rank, source in enumerate(retrieved, start=1):
+            relevant = any(source_matches(e, source) for e in expected)
+            hits += relevant
+            evidence.append(
+                Evidence(
+                    kind="retrieved",
+                    text=source,
+                    verdict="expected" if relevant else "not expected",
+                    reason=f"rank {rank}",
+                )
+            )
+        score = hits / len(retrieved)
+        reason = f"{hits} of {len(retrieved)} retrieved contexts come from expected documents"
+        return Measurement(score=score, reason=reason, evidence=evidence)
+
+
+class RetrievalRecall(Metric):
+    name = "retrieval_recall"
+    default_threshold = 0.8
+    requires: ClassVar[frozenset[Requirement]] = frozenset({"expected_contexts"})
+    summary = "expected documents found among the retrieved sources / expected documents"
+
+    async def measure(self, sample: Sample, services: Services) -> Measurement:
+        expected = sample.expected_contexts or []
+        if not expected:
+            return Measurement.not_judged("expected_contexts is empty: recall is undefined")
+        retrieved = sample.sources
+        if not retrieved and sample.contexts:
+            return Measurement.not_judged(
+                "the RAG system returned contexts without sources, so retrieval "
+                "cannot be compared with expected_contexts"
+            )
+        evidence = []
+        found = 0
+        for name in expected:
+            ranks = [i for i, s in enumerate(retrieved, start=1) if source_matches(name, s)]
+            found += bool(ranks)
+            evidence.append(
+                Evidence(
+                    kind="expected",
+                    text=name,
+                    verdict="found" if ranks else "missing",
+                    reason=f"rank {ranks[0]}" if ranks else "not retrieved",
+                )
+            )
+        score = found / len(expected)
+        missing = [e.text for e in evidence if e.verdict == "missing"]
+        reason = f"{found} of {len(expected)} expected documents retrieved"
+        if missing:
+            reason += f"; missing: {', '.join(missing)}"
+        return Measurement(score=score, reason=reason, evidence=evidence)

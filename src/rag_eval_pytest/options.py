@@ -1,0 +1,177 @@
+"""Command-line and ini options of the plugin, declared once as data.
+
+Each :class:`OptionSpec` becomes a ``--rag-*`` command-line option and a ``rag_*`` ini key,
+and names the settings path it overrides. Stdlib only: the entry point imports this module
+on every pytest run, with or without ``--rag-dataset``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Any, Callable, Literal
+
+# The metrics of SPEC section 5. Kept here, not in the metric registry, so that the
+# ``--rag-fail-under-<metric>`` options can be declared without importing any metric code.
+METRIC_NAMES: tuple[str, ...] = (
+    "faithfulness",
+    "answer_relevance",
+    "context_precision",
+    "context_recall",
+    "context_relevance",
+    "answer_similarity",
+    "answer_correctness",
+    "retrieval_precision",
+    "retrieval_recall",
+)
+
+IniType = Literal["string", "paths", "args", "linelist", "bool"]
+
+
+def unit_interval(text: str) -> float:
+    """argparse type: a float in [0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not between 0 and 1")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a float > 0 (seconds)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
+    return value
+
+
+def tag_list(text: str) -> list[str]:
+    """argparse type: comma-separated tags, blanks dropped."""
+    tags = [part.strip() for part in text.split(",") if part.strip()]
+    if not tags:
+        raise argparse.ArgumentTypeError(f"{text!r} names no tag")
+    return tags
+
+
+def module_attr(text: str) -> str:
+    """argparse type: ``module:attr`` or ``path/to/file.py:attr``."""
+    module, sep, attr = text.rpartition(":")
+    if not sep or not module or not attr or not attr.replace(".", "_").isidentifier():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not of the form module:attribute (or path/to/file.py:attribute)"
+        )
+    return text
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option: its flag, the ini key beside it, and the settings path it overrides."""
+
+    flag: str
+    help: str
+    setting: str | None
+    type: Callable[[str], Any] | None = None
+    action: str = "store"
+    metavar: str | None = None
+    choices: tuple[str, ...] | None = None
+    ini_type: IniType = "string"
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+    @property
+    def ini_name(self) -> str:
+        return self.dest
+
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "--rag-dataset",
+        "Dataset file (JSON, JSONL or YAML) whose cases parametrize tests taking rag_case. "
+        "Repeatable.",
+        setting=None,
+        action="append",
+        metavar="PATH",
+        ini_type="paths",
+    ),
+    OptionSpec(
+        "--rag-config",
+        "Configuration file (default: eval-config.yaml at the rootdir, else [tool.rag_eval] "
+        "in pyproject.toml)",
+        setting=None,
+        metavar="PATH",
+    ),
+    OptionSpec(
+        "--rag-output-dir",
+        "Directory of eval_report.md, eval_report.json and results.jsonl (default: results)",
+        setting="output.directory",
+        metavar="DIR",
+    ),
+    OptionSpec(
+        "--rag-fail-under",
+        "Exit 1 when the composite score of the run is below this value",
+        setting="thresholds.composite",
+        type=unit_interval,
+        metavar="SCORE",
+    ),
+    *(
+        OptionSpec(
+            f"--rag-fail-under-{metric.replace('_', '-')}",
+            f"Exit 1 when the mean {metric} of the run is below this value",
+            setting=f"thresholds.{metric}",
+            type=unit_interval,
+            metavar="SCORE",
+        )
+        for metric in METRIC_NAMES
+    ),
+    OptionSpec(
+        "--rag-dry-run",
+        "Validate dataset and configuration, list the cases and metrics, call nothing",
+        setting="dry_run",
+        action="store_true",
+        ini_type="bool",
+    ),
+    OptionSpec(
+        "--rag-tags",
+        "Run only cases with at least one of these tags (comma-separated). Repeatable.",
+        setting="tags",
+        type=tag_list,
+        action="append",
+        metavar="TAGS",
+        ini_type="args",
+    ),
+    OptionSpec(
+        "--rag-adapter",
+        "How to reach the RAG system when no rag_adapter fixture is defined",
+        setting="adapter",
+        choices=("callable",),
+        metavar="KIND",
+    ),
+    OptionSpec(
+        "--rag-target",
+        "The RAG callable for the callable adapter, as module:function or path/to/file.py:function",
+        setting="target",
+        type=module_attr,
+        metavar="MODULE:ATTR",
+    ),
+    OptionSpec(
+        "--rag-slow-threshold",
+        "Flag queries slower than this many seconds (default: 5)",
+        setting="slow_threshold",
+        type=positive_float,
+        metavar="SECONDS",
+    ),
+)
+
+
+def option_by_flag(flag: str) -> OptionSpec:
+    for spec in OPTIONS:
+        if spec.flag == flag:
+            return spec
+    raise KeyError(flag)

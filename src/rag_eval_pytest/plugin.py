@@ -1,0 +1,305 @@
+"""The pytest entry point (``pytest11: rag_eval``): options, markers, fixtures and thin hooks.
+
+Dormant without ``--rag-dataset``: this module imports only pytest and the stdlib, and every
+hook returns at once. With a dataset, ``pytest_configure`` builds the process's
+:class:`~rag_eval_pytest.session.EvalSession`, and — in the aggregating process (a plain run or
+the xdist controller) — a :class:`~rag_eval_pytest.aggregator.Aggregator` that writes the
+reports. Hooks translate pytest events into calls on those objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .errors import RagEvalError, RagEvalWarning
+from .options import OPTIONS
+
+if TYPE_CHECKING:
+    from .aggregator import Aggregator
+    from .case import CaseRecorder, RagCase
+    from .session import EvalSession
+
+SESSION_KEY = pytest.StashKey["EvalSession"]()
+AGGREGATOR_KEY = pytest.StashKey["Aggregator"]()
+RECORDER_KEY = pytest.StashKey["CaseRecorder"]()
+CRITICAL_MARKER = "rag_critical"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """All processes: the ``--rag-*`` options and their ``rag_*`` ini keys."""
+    group = parser.getgroup("rag-eval", "RAG evaluation (rag-eval-pytest)")
+    for spec in OPTIONS:
+        kwargs: dict[str, Any] = {"dest": spec.dest, "help": spec.help, "action": spec.action}
+        if spec.action not in ("store_true",):
+            kwargs.update(type=spec.type, metavar=spec.metavar, choices=spec.choices)
+        group.addoption(spec.flag, **{k: v for k, v in kwargs.items() if v is not None})
+        parser.addini(spec.ini_name, spec.help, type=spec.ini_type, default=None)
+    parser.addini("rag_critical_exit_code", "Exit code when a critical case fails (default 2)",
+                  default=None)
+    parser.addini("rag_fatal_exit_code", "Exit code for fatal errors (default 3)", default=None)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """All processes: register the marker; with a dataset, build the session. Invalid input
+    ends the run here, before any test is collected, with one message and the fatal code."""
+    config.addinivalue_line(
+        "markers", f"{CRITICAL_MARKER}: a critical RAG check: runs first; its failure exits 2"
+    )
+    from .bootstrap import dataset_paths
+
+    paths = dataset_paths(config)
+    if not paths:
+        return
+    from .bootstrap import build_session, fatal_exit_code
+
+    try:
+        session = build_session(config, paths)
+    except RagEvalError as exc:
+        pytest.exit(f"rag-eval: {exc}", returncode=fatal_exit_code(config))
+    config.stash[SESSION_KEY] = session
+    if hasattr(config, "workerinput"):
+        return
+    for warning in session.datasets.warnings:
+        config.issue_config_time_warning(RagEvalWarning(warning), stacklevel=2)
+    if session.settings.dry_run:
+        from .dry_run import render_plan
+
+        config.get_terminal_writer().line(render_plan(session))
+        pytest.exit("rag-eval: dry run, nothing was called", returncode=0)
+    from .bootstrap import output_dir
+    from .aggregator import Aggregator
+
+    config.stash[AGGREGATOR_KEY] = Aggregator(
+        settings=session.settings,
+        datasets=session.datasets,
+        run=session.run,
+        redactor=session.redactor,
+        output_dir=output_dir(config, session),
+        rootdir=config.rootpath,
+        version=_version(),
+        adapter_label=_adapter_label(session),
+    )
+    config.pluginmanager.register(
+        AggregatorHooks(config.stash[AGGREGATOR_KEY]), "rag_eval_aggregator"
+    )
+    if config.pluginmanager.hasplugin("xdist"):
+        from .xdist import XdistHooks
+
+        config.pluginmanager.register(XdistHooks(session), "rag_eval_xdist")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """All processes: close clients and the event loop."""
+    for name in ("rag_eval_aggregator", "rag_eval_xdist"):
+        plugin = config.pluginmanager.get_plugin(name)
+        if plugin is not None:
+            config.pluginmanager.unregister(plugin)
+    session = config.stash.get(SESSION_KEY, None)
+    if session is not None:
+        session.close()
+        del config.stash[SESSION_KEY]
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    """The header line: datasets, cases, adapter and judge."""
+    session = config.stash.get(SESSION_KEY, None)
+    if session is None:
+        return None
+    from .dry_run import header_line
+
+    return [header_line(session)]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Workers and plain runs: one test per dataset case for every test taking ``rag_case``."""
+    if "rag_case" not in metafunc.fixturenames:
+        return
+    session = metafunc.config.stash.get(SESSION_KEY, None)
+    if session is None:
+        return
+    metafunc.parametrize(
+        "rag_case",
+        [
+            pytest.param(
+                c.key, id=c.key, marks=[pytest.mark.rag_critical] if c.critical else []
+            )
+            for c in session.cases
+        ],
+        indirect=True,
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> Generator[None, None, None]:
+    """Workers and plain runs. Before the other impls (so ``-k`` and ``-m`` apply): add the
+    zero-code items. After them all (so other reorderings are kept within each group): a
+    stable sort that puts critical tests first."""
+    eval_session = config.stash.get(SESSION_KEY, None)
+    if eval_session is not None and not any(
+        "rag_case" in getattr(item, "fixturenames", ()) for item in items
+    ):
+        from .zero_code import zero_code_items
+
+        items.extend(zero_code_items(session, eval_session.cases))
+    result = yield
+    items.sort(key=lambda item: item.get_closest_marker(CRITICAL_MARKER) is None)
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Workers and plain runs: attach the case payload to the report, which carries it to the
+    aggregating process (through xdist's report serialisation when there is one)."""
+    report = yield
+    recorder = item.stash.get(RECORDER_KEY, None)
+    if recorder is not None and (report.when == "call" or not report.passed):
+        from .payload import REPORT_ATTRIBUTE
+
+        setattr(report, REPORT_ATTRIBUTE, recorder.payload())
+    return report
+
+
+class AggregatorHooks:
+    """Controller and plain runs: hands each test report to the aggregator. A plugin object,
+    because ``pytest_runtest_logreport`` receives no config to find the aggregator by."""
+
+    def __init__(self, aggregator: Aggregator) -> None:
+        self.aggregator = aggregator
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        from .payload import REPORT_ATTRIBUTE, is_payload
+
+        payload = getattr(report, REPORT_ATTRIBUTE, None)
+        self.aggregator.add_report(
+            nodeid=report.nodeid,
+            when=report.when,
+            outcome=report.outcome,
+            payload=payload if is_payload(payload) else None,
+            critical_marker=CRITICAL_MARKER in report.keywords,
+            message=_short_message(report),
+        )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Controller and plain runs: summarise, write the reports and the history line, and set
+    the exit code (escalating only from pytest's own 0 or 1)."""
+    aggregator = session.config.stash.get(AGGREGATOR_KEY, None)
+    if aggregator is None:
+        return
+    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED or bool(
+        session.shouldstop or session.shouldfail
+    )
+    decision = aggregator.finish(
+        pytest_status=int(exitstatus), failed_tests=session.testsfailed, interrupted=interrupted
+    )
+    session.exitstatus = decision.code
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """Controller and plain runs: the summary table, the report paths, the exit reason."""
+    aggregator = config.stash.get(AGGREGATOR_KEY, None)
+    if aggregator is None or aggregator.document is None:
+        return
+    from .reporting.terminal import summary_lines
+
+    terminalreporter.section("rag-eval")
+    for line in summary_lines(aggregator.document, aggregator.written, aggregator.write_errors):
+        terminalreporter.line(line)
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture
+def rag_case(request: pytest.FixtureRequest) -> RagCase:
+    """The dataset case of this test, with the RAG system's response (queried once per run)."""
+    session = request.config.stash.get(SESSION_KEY, None)
+    if session is None:
+        pytest.skip("rag_case needs a dataset: run pytest with --rag-dataset PATH")
+    from .case import CaseRecorder, RagCase
+    from .zero_code import ZERO_CODE_CASE
+
+    key = getattr(request, "param", None) or request.node.stash.get(ZERO_CODE_CASE, None)
+    loaded = session.case(str(key))
+    recorder = CaseRecorder(loaded)
+    request.node.stash[RECORDER_KEY] = recorder
+    case = RagCase(
+        loaded,
+        session,
+        recorder,
+        adapter_provider=lambda: _adapter(request),
+        judge_provider=lambda: request.getfixturevalue("rag_judge"),
+    )
+    from .errors import AdapterError, ConfigError
+
+    try:
+        case.response  # noqa: B018 - query now, so a failing RAG system is a setup error
+    except (AdapterError, ConfigError) as exc:
+        recorder.error = session.redactor.text(str(exc))
+        pytest.fail(f"{loaded.key}: {recorder.error}", pytrace=False)
+    return case
+
+
+@pytest.fixture(scope="session")
+def rag_adapter(request: pytest.FixtureRequest) -> Any:
+    """The RAG system under test, from ``--rag-adapter``/``--rag-target`` or the config.
+    Override this fixture in a conftest to wire your own (any callable or adapter)."""
+    session = request.config.stash.get(SESSION_KEY, None)
+    if session is None:
+        pytest.skip("rag_adapter needs a dataset: run pytest with --rag-dataset PATH")
+    from .adapters.factory import adapter_from_settings
+
+    return adapter_from_settings(session.settings, session.search_paths)
+
+
+@pytest.fixture(scope="session")
+def rag_judge(request: pytest.FixtureRequest) -> Any:
+    """The judge for judge-based metrics. Override it in a conftest to use your own."""
+    return None
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _adapter(request: pytest.FixtureRequest) -> Any:
+    from .adapters.callable import as_adapter
+
+    return as_adapter(request.getfixturevalue("rag_adapter"))
+
+
+def _adapter_label(session: EvalSession) -> str | None:
+    settings = session.settings
+    if settings.target:
+        return f"{settings.adapter or 'callable'} {settings.target}"
+    return settings.adapter
+
+
+def _short_message(report: pytest.TestReport) -> str | None:
+    """The one-line reason of a failed or skipped test, for the reports."""
+    if report.passed:
+        return None
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, lineno, reason)
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    crash = getattr(longrepr, "reprcrash", None)
+    message = getattr(crash, "message", None)
+    if message is None:
+        message = str(longrepr).strip().splitlines()[-1] if longrepr else None
+    return message.splitlines()[0][:300] if message else None
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rag-eval-pytest")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "0+unknown"

@@ -1,0 +1,3 @@
+"""Reports: the JSON document, its Markdown and terminal renderings, and the history line."""
+
+from __future__ import annotations

@@ -1,0 +1,83 @@
+"""Writing the outputs: atomic report files and a locked, append-only history.
+
+Reports are written to a temporary file and renamed over the target, so a reader never sees a
+half-written report. History lines are appended whole, under an inter-process lock, so several
+runs finishing at once leave one valid line each.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+from ..errors import RagEvalWarning
+
+HISTORY_FILE = "results.jsonl"
+JSON_REPORT = "eval_report.json"
+MARKDOWN_REPORT = "eval_report.md"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def append_history(path: Path, entry: dict[str, Any]) -> None:
+    """Append one JSON line under a lock (safe across processes)."""
+    from filelock import FileLock
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(entry, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n"
+    with FileLock(str(path.with_name(f".{path.name}.lock")), timeout=60):
+        with path.open("a+b") as fh:
+            fh.seek(0, os.SEEK_END)
+            if fh.tell() > 0:
+                fh.seek(-1, os.SEEK_END)
+                if fh.read(1) != b"\n":
+                    # A crash left a truncated last line: start ours on a fresh line.
+                    fh.write(b"\n")
+            fh.write(line.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+
+
+def read_history(path: Path) -> list[dict[str, Any]]:
+    """All valid history entries; broken lines are skipped with a warning, never fatal."""
+    if not path.is_file():
+        return []
+    entries: list[dict[str, Any]] = []
+    bad: list[int] = []
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                bad.append(lineno)
+                continue
+            if isinstance(entry, dict):
+                entries.append(entry)
+            else:
+                bad.append(lineno)
+    if bad:
+        warnings.warn(
+            RagEvalWarning(
+                f"{path}: skipped {len(bad)} unreadable line(s) (line {', '.join(map(str, bad[:5]))})"
+            ),
+            stacklevel=2,
+        )
+    return entries

@@ -1,0 +1,198 @@
+"""``eval_report.md``: the report document rendered in the layout of the PRD's example."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_QUOTE = 600
+_GOOD = {"supported", "yes", "found", "expected", "relevant", "useful", "attributed"}
+
+
+def title(name: str) -> str:
+    return name.replace("_", " ").title()
+
+
+def fmt_score(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def fmt_seconds(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value * 1000:.0f}ms" if value < 1 else f"{value:.2f}s"
+
+
+def fmt_duration(seconds: float) -> str:
+    minutes, secs = divmod(int(round(seconds)), 60)
+    return f"{minutes}m {secs:02d}s" if minutes else f"{seconds:.1f}s"
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _quote(text: str | None, limit: int = _QUOTE) -> str:
+    if text is None:
+        return "_(none)_"
+    flat = " ".join(text.split())
+    if len(flat) > limit:
+        flat = flat[: limit - 1] + "…"
+    return '"' + flat.replace("`", "'") + '"'
+
+
+def _summary_table(doc: dict[str, Any]) -> list[str]:
+    summary = doc["summary"]
+    lines = ["| Metric | Score | Threshold | Status |", "|--------|-------|-----------|--------|"]
+    comp = summary["composite"]
+    lines.append(
+        f"| **Composite** | {fmt_score(comp['score'])} | {fmt_score(comp['threshold']) if comp['threshold'] is not None else '-'} "
+        f"| {comp['status'] or '-'} |"
+    )
+    for name, m in summary["metrics"].items():
+        threshold = "-" if m["threshold"] is None else fmt_score(m["threshold"])
+        extra = f" ({m['not_judged']} not judged)" if m["not_judged"] else ""
+        lines.append(
+            f"| {title(name)} | {fmt_score(m['mean'])}{extra} | {threshold} | {m['status'] or '-'} |"
+        )
+    return lines
+
+
+def _latency_line(doc: dict[str, Any]) -> str:
+    lat = doc["summary"]["latency"]
+    if not lat["count"]:
+        return "**Latency:** no live queries (pre-recorded answers)"
+    return (
+        f"**Latency:** avg {fmt_seconds(lat['avg_s'])} | p50 {fmt_seconds(lat['p50_s'])} | "
+        f"p95 {fmt_seconds(lat['p95_s'])} | slow (>{lat['slow_threshold_s']:g}s): {lat['slow']}"
+    )
+
+
+def _case_trace(case: dict[str, Any]) -> list[str]:
+    status = {"failed": "FAILED", "error": "ERROR"}.get(case["status"], "LOW")
+    critical = " (critical)" if case["critical"] else ""
+    lines = [f"### {status}: {case['key']}{critical} - {_cell(case['question'])[:120]}", ""]
+    lines.append(f"**Question:** {_cell(case['question'])}")
+    lines.append("")
+    if case["error"]:
+        lines += [f"**Error:** {_cell(case['error'])}", ""]
+    contexts = case["contexts"]
+    lines.append("**Retrieved Contexts:**")
+    if contexts is None:
+        lines.append("_unknown (the RAG system returned no contexts)_")
+    elif not contexts:
+        lines.append("_none retrieved_")
+    else:
+        for i, ctx in enumerate(contexts, start=1):
+            source = f" ({ctx['source']})" if ctx.get("source") else ""
+            lines.append(f"{i}. {_quote(ctx['text'], 300)}{source}")
+    lines.append("")
+    lines.append(f"**Generated Answer:** {_quote(case['answer'])}")
+    lines.append("")
+    lines.append(f"**Ground Truth:** {_quote(case['ground_truth'])}")
+    if case["expected_contexts"] is not None:
+        lines.append("")
+        lines.append(f"**Expected Contexts:** {', '.join(case['expected_contexts']) or '_none_'}")
+    lines += ["", "**Scores:**"]
+    if not case["metrics"]:
+        lines.append("- _no metric was evaluated_")
+    for name, result in case["metrics"].items():
+        if result["status"] == "not_judged":
+            lines.append(f"- {title(name)}: not judged ({_cell(result['reason'])})")
+        else:
+            threshold = "" if result["threshold"] is None else f" (threshold {result['threshold']:.2f}, {result['status'].upper()})"
+            lines.append(f"- {title(name)}: {fmt_score(result['score'])}{threshold}")
+    reasons = [
+        f"- {title(name)}: {_cell(r['reason'])}"
+        for name, r in case["metrics"].items()
+        if r["reason"] and r["status"] != "not_judged"
+    ]
+    if reasons:
+        lines += ["", "**Judge Reasoning:**", *reasons]
+    findings = [
+        (name, e)
+        for name, r in case["metrics"].items()
+        for e in r["evidence"]
+        if e.get("verdict") and e["verdict"].lower() not in _GOOD
+    ]
+    claims = [(n, e) for n, e in findings if n == "faithfulness"]
+    others = [(n, e) for n, e in findings if n != "faithfulness"]
+    for heading, group in (("Unsupported Claims", claims), ("Other Findings", others)):
+        if group:
+            lines += ["", f"**{heading}:**"]
+            for name, e in group:
+                why = f" - {_cell(e['reason'])}" if e.get("reason") else ""
+                lines.append(f"- {_quote(e['text'], 200)} ({title(name)}: {e['verdict']}){why}")
+    warnings = [w for r in case["metrics"].values() for w in r.get("warnings", [])]
+    if warnings:
+        lines += ["", "**Warnings:**", *(f"- {_cell(w)}" for w in warnings)]
+    failed_tests = [t for t in case["tests"] if t["outcome"] in ("failed", "error")]
+    if failed_tests:
+        lines += ["", "**Failed Tests:**"]
+        for t in failed_tests:
+            msg = f": {_cell(t['message'])}" if t.get("message") else ""
+            lines.append(f"- `{t['nodeid']}` {t['outcome']}{msg}")
+    lines.append("")
+    return lines
+
+
+def render_markdown(doc: dict[str, Any]) -> str:
+    run, summary = doc["run"], doc["summary"]
+    counts, critical = summary["counts"], summary["critical"]
+    lines = ["# RAG Evaluation Report", ""]
+    if run["partial"]:
+        lines += ["> **Partial run:** the run was interrupted; only finished cases are reported.", ""]
+    lines.append(f"**Date:** {run['started_at'].replace('T', ' ').replace('Z', ' UTC')}  ")
+    if run["adapter"]:
+        lines.append(f"**Adapter:** {run['adapter']}  ")
+    lines.append(f"**Judge:** {run['judge'] or 'none'}  ")
+    for ds in run["datasets"]:
+        name = f" ({ds['name']})" if ds.get("name") else ""
+        lines.append(f"**Dataset:** {ds['path']}{name}, {ds['cases']} cases  ")
+    lines.append(
+        f"**Test Cases:** {counts['cases']} ({critical['total']} critical): {counts['passed']} passed, "
+        f"{counts['failed']} failed, {counts['errors']} errors, {counts['skipped']} skipped  "
+    )
+    lines.append(f"**Duration:** {fmt_duration(run['duration_s'])}  ")
+    usage = summary["usage"]
+    if usage["judge_calls"] or usage["cache_hits"]:
+        lines.append(
+            f"**Judge Calls:** {usage['judge_calls']} ({usage['cache_hits']} cached) | "
+            f"**Tokens:** {usage['input_tokens']} in / {usage['output_tokens']} out | "
+            f"**Actual Cost:** ${usage['cost_usd']:.2f}  "
+        )
+    lines.append(f"**Exit Code:** {run['exit_code']} ({run['exit_reason']})")
+    lines += ["", "## Summary", "", *_summary_table(doc), "", _latency_line(doc), ""]
+
+    if critical["failed"]:
+        lines.append(f"## Critical Tests: {critical['passed']}/{critical['total']} PASSED, "
+                     f"{len(critical['failed'])} FAILED")
+        lines += ["", *(f"- FAILED: {key}" for key in critical["failed"]), ""]
+    else:
+        lines += [f"## Critical Tests: {critical['passed']}/{critical['total']} PASSED", ""]
+
+    issues = [c for c in doc["cases"] if c["status"] in ("failed", "error")]
+    lines += [f"## Issues Found: {len(issues)}", ""]
+    for case in issues:
+        lines += _case_trace(case)
+
+    if summary["tags"]:
+        lines += ["## Test Results by Tag", "", "| Tag | Count | Passed | Failed | Avg Score |",
+                  "|-----|-------|--------|--------|-----------|"]
+        for t in summary["tags"]:
+            lines.append(
+                f"| {_cell(t['tag'])} | {t['count']} | {t['passed']} | {t['failed']} | {fmt_score(t['avg_score'])} |"
+            )
+        lines.append("")
+
+    lines += ["## All Cases", "", "| Case | Status | Composite | Metrics |", "|------|--------|-----------|---------|"]
+    for case in doc["cases"]:
+        scores = ", ".join(
+            f"{name} {fmt_score(r['score']) if r['status'] != 'not_judged' else 'not judged'}"
+            for name, r in case["metrics"].items()
+        )
+        crit = " (critical)" if case["critical"] else ""
+        lines.append(f"| {_cell(case['key'])}{crit} | {case['status']} | {fmt_score(case['composite'])} | {scores or '-'} |")
+    lines.append("")
+    if doc["warnings"]:
+        lines += ["## Warnings", "", *(f"- {_cell(w)}" for w in doc["warnings"]), ""]
+    return "\n".join(lines)

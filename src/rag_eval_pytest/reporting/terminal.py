@@ -1,0 +1,51 @@
+"""The terminal summary: the same table as the Markdown report, plus where the files are."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .markdown import fmt_score, fmt_seconds, title
+
+
+def summary_lines(doc: dict[str, Any], written: list[str], errors: list[str]) -> list[str]:
+    summary, run = doc["summary"], doc["run"]
+    rows = [("Metric", "Score", "Threshold", "Status")]
+    comp = summary["composite"]
+    rows.append(
+        ("Composite", fmt_score(comp["score"]),
+         "-" if comp["threshold"] is None else fmt_score(comp["threshold"]), comp["status"] or "-")
+    )
+    for name, m in summary["metrics"].items():
+        score = fmt_score(m["mean"]) + (f" ({m['not_judged']} not judged)" if m["not_judged"] else "")
+        rows.append(
+            (title(name), score, "-" if m["threshold"] is None else fmt_score(m["threshold"]),
+             m["status"] or "-")
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    counts, critical = summary["counts"], summary["critical"]
+    lines.append(
+        f"cases: {counts['cases']} ({counts['passed']} passed, {counts['failed']} failed, "
+        f"{counts['errors']} errors, {counts['skipped']} skipped); "
+        f"critical: {critical['passed']}/{critical['total']} passed"
+    )
+    lat = summary["latency"]
+    if lat["count"]:
+        lines.append(
+            f"latency: avg {fmt_seconds(lat['avg_s'])} | p50 {fmt_seconds(lat['p50_s'])} | "
+            f"p95 {fmt_seconds(lat['p95_s'])} | slow (>{lat['slow_threshold_s']:g}s): {lat['slow']}"
+        )
+    usage = summary["usage"]
+    if usage["judge_calls"] or usage["cache_hits"]:
+        lines.append(
+            f"judge: {usage['judge_calls']} calls, {usage['cache_hits']} cached, "
+            f"${usage['cost_usd']:.2f}"
+        )
+    if run["partial"]:
+        lines.append("partial run: interrupted before every case finished")
+    lines.extend(f"warning: {w}" for w in doc["warnings"])
+    lines.extend(f"reports: {path}" for path in written)
+    lines.extend(f"could not write {e}" for e in errors)
+    lines.append(f"rag-eval: exit {run['exit_code']}: {run['exit_reason']}")
+    return lines

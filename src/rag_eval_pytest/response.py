@@ -1,0 +1,81 @@
+"""What a RAG system returns for one question: :class:`RAGResponse` and its :class:`Context`.
+
+Adapters build these; datasets use :class:`Context` for pre-recorded contexts. ``contexts=None``
+means "unknown" (context metrics are skipped with a warning); ``[]`` means "retrieved nothing".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class Context(BaseModel):
+    """One retrieved passage and the document it came from."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str
+    source: str | None = None
+
+    @classmethod
+    def coerce(cls, value: object) -> Context:
+        """Accept a string, a ``{"text", "source"}`` mapping, a Context, or a document object
+        with ``page_content``/``text`` and ``metadata`` (LangChain, LlamaIndex)."""
+        if isinstance(value, Context):
+            return value
+        if isinstance(value, str):
+            return cls(text=value)
+        if isinstance(value, Mapping):
+            return cls.model_validate(dict(value))
+        text = getattr(value, "page_content", None)
+        if text is None:
+            text = getattr(value, "text", None)
+        if isinstance(text, str):
+            metadata = getattr(value, "metadata", None) or {}
+            source = None
+            if isinstance(metadata, Mapping):
+                for key in ("source", "file_name", "filename", "doc_id", "id"):
+                    if metadata.get(key) is not None:
+                        source = str(metadata[key])
+                        break
+            return cls(text=text, source=source)
+        raise TypeError(
+            f"a context must be a string or a {{'text': ..., 'source': ...}} mapping, "
+            f"not {type(value).__name__}"
+        )
+
+
+class RAGResponse(BaseModel):
+    """The answer of the RAG system under test, with what it retrieved.
+
+    ``sources`` lists the document ids the system reports as retrieved; when empty, the
+    sources of the contexts are used. ``latency`` is in seconds (``None`` for pre-recorded
+    answers). ``raw`` keeps the system's own response object and is never serialised.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    answer: str
+    contexts: list[Context] | None = None
+    sources: list[str] = Field(default_factory=list)
+    latency: float | None = None
+    raw: Any = Field(default=None, exclude=True, repr=False)
+
+    @field_validator("contexts", mode="before")
+    @classmethod
+    def _coerce_contexts(cls, value: object) -> object:
+        if value is None or isinstance(value, (str, bytes)):
+            return value
+        if isinstance(value, Sequence) or hasattr(value, "__iter__"):
+            return [Context.coerce(item) for item in value]  # type: ignore[attr-defined]
+        return value
+
+    @property
+    def retrieved_sources(self) -> list[str]:
+        """Sources in rank order: ``sources`` if given, else each context's source."""
+        if self.sources:
+            return list(self.sources)
+        return [c.source for c in self.contexts or [] if c.source]

@@ -1,0 +1,228 @@
+"""Pure aggregation of case records into run-level numbers.
+
+Composite (weighted, normalised over the metrics present), per-metric means, latency
+avg/p50/p95 and slow count, per-tag table, critical summary, judge usage, and the run-level
+threshold checks. No pytest, no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .collector import CaseRecord, CriticalTest
+from .options import METRIC_NAMES
+
+
+@dataclass(frozen=True)
+class ThresholdCheck:
+    name: str
+    score: float | None
+    threshold: float
+
+    @property
+    def met(self) -> bool | None:
+        """``None`` when nothing was judged for this gate."""
+        return None if self.score is None else self.score >= self.threshold
+
+
+@dataclass
+class MetricSummary:
+    name: str
+    mean: float | None
+    judged: int
+    not_judged: int
+    passed: int
+    failed: int
+
+
+@dataclass
+class Latency:
+    count: int
+    avg: float | None
+    p50: float | None
+    p95: float | None
+    slow: int
+    slow_threshold: float
+
+
+@dataclass
+class TagSummary:
+    tag: str
+    count: int
+    passed: int
+    failed: int
+    avg_score: float | None
+
+
+@dataclass
+class CriticalSummary:
+    total: int
+    passed: int
+    failed: list[str]
+
+
+@dataclass
+class RunSummary:
+    cases: int
+    passed: int
+    failed: int
+    errors: int
+    skipped: int
+    composite: float | None
+    case_composites: dict[str, float | None]
+    metrics: dict[str, MetricSummary]
+    checks: list[ThresholdCheck]
+    latency: Latency
+    tags: list[TagSummary]
+    critical: CriticalSummary
+    usage: dict[str, float]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def unmet(self) -> list[ThresholdCheck]:
+        return [c for c in self.checks if c.met is False]
+
+
+def weighted_mean(scores: Mapping[str, float], weights: Mapping[str, float]) -> float | None:
+    """Weighted mean of ``scores`` over the weighted metrics present, weights renormalised."""
+    present = {k: w for k, w in weights.items() if k in scores and w > 0}
+    total = sum(present.values())
+    if not total:
+        return None
+    return sum(scores[k] * w for k, w in present.items()) / total
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Linear-interpolated percentile (``q`` in [0, 100]), ``None`` for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _judged_scores(record: CaseRecord) -> dict[str, float]:
+    return {
+        name: float(result["score"])
+        for name, result in record.metrics.items()
+        if result["status"] != "not_judged" and result["score"] is not None
+    }
+
+
+def summarise(
+    records: Sequence[CaseRecord],
+    *,
+    weights: Mapping[str, float],
+    thresholds: Mapping[str, float],
+    slow_threshold: float,
+    critical_tests: Sequence[CriticalTest] = (),
+) -> RunSummary:
+    statuses = [r.status for r in records]
+    by_metric: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        for name, result in record.metrics.items():
+            by_metric.setdefault(name, []).append(result)
+    metrics: dict[str, MetricSummary] = {}
+    for name in sorted(by_metric, key=_metric_order):
+        results = by_metric[name]
+        judged = [float(r["score"]) for r in results if r["status"] != "not_judged"]
+        metrics[name] = MetricSummary(
+            name=name,
+            mean=_mean(judged),
+            judged=len(judged),
+            not_judged=len(results) - len(judged),
+            passed=sum(r["status"] == "passed" for r in results),
+            failed=sum(r["status"] == "failed" for r in results),
+        )
+    means = {n: m.mean for n, m in metrics.items() if m.mean is not None}
+    composite = weighted_mean(means, weights)
+    case_composites = {r.payload["key"]: weighted_mean(_judged_scores(r), weights) for r in records}
+
+    checks = []
+    for name, threshold in thresholds.items():
+        score = composite if name == "composite" else means.get(name)
+        checks.append(ThresholdCheck(name, score, threshold))
+    checks.sort(key=lambda c: (c.name != "composite", _metric_order(c.name)))
+
+    latencies = [
+        float(r.payload["latency"]) for r in records if r.payload.get("latency") is not None
+    ]
+    latency = Latency(
+        count=len(latencies),
+        avg=_mean(latencies),
+        p50=percentile(latencies, 50),
+        p95=percentile(latencies, 95),
+        slow=sum(v > slow_threshold for v in latencies),
+        slow_threshold=slow_threshold,
+    )
+
+    tag_names = sorted({t for r in records for t in r.payload["tags"]})
+    tags = []
+    for tag in tag_names:
+        tagged = [r for r in records if tag in r.payload["tags"]]
+        scores = [
+            s for s in (case_composites[r.payload["key"]] for r in tagged) if s is not None
+        ]
+        tags.append(
+            TagSummary(
+                tag=tag,
+                count=len(tagged),
+                passed=sum(r.status == "passed" for r in tagged),
+                failed=sum(r.status in ("failed", "error") for r in tagged),
+                avg_score=_mean(scores),
+            )
+        )
+
+    critical_records = [r for r in records if r.payload["critical"]]
+    failed_critical = [
+        r.payload["key"] for r in critical_records if r.status in ("failed", "error")
+    ]
+    failed_critical += [t.nodeid for t in critical_tests if t.outcome in ("failed", "error")]
+    critical = CriticalSummary(
+        total=len(critical_records) + len(critical_tests),
+        passed=sum(r.status == "passed" for r in critical_records)
+        + sum(t.outcome == "passed" for t in critical_tests),
+        failed=failed_critical,
+    )
+
+    usage: dict[str, float] = {
+        "judge_calls": 0, "cache_hits": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0
+    }
+    for record in records:
+        for result in record.metrics.values():
+            for key in usage:
+                usage[key] += result.get("usage", {}).get(key, 0)
+
+    warnings = [
+        f"threshold {c.name} {c.threshold:.2f} not checked: no case was judged on it"
+        for c in checks
+        if c.met is None
+    ]
+    return RunSummary(
+        cases=len(records),
+        passed=statuses.count("passed"),
+        failed=statuses.count("failed"),
+        errors=statuses.count("error"),
+        skipped=statuses.count("skipped"),
+        composite=composite,
+        case_composites=case_composites,
+        metrics=metrics,
+        checks=checks,
+        latency=latency,
+        tags=tags,
+        critical=critical,
+        usage=usage,
+        warnings=warnings,
+    )
+
+
+def _metric_order(name: str) -> tuple[int, str]:
+    return (METRIC_NAMES.index(name) if name in METRIC_NAMES else len(METRIC_NAMES), name)

@@ -1,0 +1,20 @@
+"""pytest-xdist integration, registered only when xdist is active (its hooks do not exist
+otherwise). Runs in the controller: gives every worker the controller's run identity, so
+all processes agree on the run id and start time."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from .bootstrap import WORKER_RUN_KEY
+from .session import EvalSession
+
+
+class XdistHooks:
+    def __init__(self, session: EvalSession) -> None:
+        self.session = session
+
+    def pytest_configure_node(self, node: Any) -> None:
+        """Controller: send the run identity to a starting worker."""
+        node.workerinput[WORKER_RUN_KEY] = dataclasses.asdict(self.session.run)

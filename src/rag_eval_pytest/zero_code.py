@@ -1,0 +1,78 @@
+"""Zero-code mode: with ``--rag-dataset`` and no test taking ``rag_case``, one test per case
+checks every configured metric against its configured threshold.
+
+The items are ordinary ``pytest.Function`` items under a collector for the dataset file, so
+they get fixtures (a conftest's ``rag_adapter``) and node ids like ``data/qa.json::tc_001``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .assertions import check_results
+from .case import RagCase
+from .config import Settings
+from .dataset import LoadedCase
+from .metrics.registry import registered_names
+
+# The metrics a case is checked on when the config names none: the composite's four, then
+# retrieval (judged only for cases with expected_contexts).
+DEFAULT_METRICS = (
+    "faithfulness",
+    "answer_relevance",
+    "context_precision",
+    "context_recall",
+    "retrieval_precision",
+    "retrieval_recall",
+)
+
+ZERO_CODE_CASE = pytest.StashKey[str]()
+
+
+def configured_metrics(settings: Settings) -> list[tuple[str, float | None]]:
+    """(metric, per-case threshold or None for the metric's default), in check order."""
+    if settings.metrics is not None:
+        return list(settings.metrics.items())
+    available = registered_names()
+    return [(name, None) for name in DEFAULT_METRICS if name in available]
+
+
+def check_case(rag_case: RagCase) -> None:
+    """The body of every zero-code test."""
+    __tracebackhide__ = True
+    results = [
+        rag_case.evaluate(metric, threshold=threshold)
+        for metric, threshold in configured_metrics(rag_case.settings)
+    ]
+    check_results(results, rag_case)
+
+
+def rag_dataset_case(rag_case: RagCase) -> None:
+    """Check the configured metrics of one dataset case (zero-code mode)."""
+    __tracebackhide__ = True
+    check_case(rag_case)
+
+
+class DatasetFile(pytest.File):
+    """Collector standing for a dataset file; its children are the zero-code items."""
+
+    def collect(self) -> list[pytest.Item]:  # pragma: no cover - items are built directly
+        return []
+
+
+def zero_code_items(session: pytest.Session, cases: list[LoadedCase]) -> list[pytest.Item]:
+    items: list[pytest.Item] = []
+    parents: dict[Path, DatasetFile] = {}
+    for loaded in cases:
+        parent = parents.get(loaded.dataset)
+        if parent is None:
+            parent = DatasetFile.from_parent(session, path=loaded.dataset.resolve())
+            parents[loaded.dataset] = parent
+        item = pytest.Function.from_parent(parent, name=loaded.key, callobj=rag_dataset_case)
+        item.stash[ZERO_CODE_CASE] = loaded.key
+        if loaded.critical:
+            item.add_marker("rag_critical")
+        items.append(item)
+    return items
