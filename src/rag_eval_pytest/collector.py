@@ -35,7 +35,7 @@ class CaseRecord:
         # Later payloads may carry the response an earlier (failed) test did not reach.
         for key in ("answer", "contexts", "sources", "latency"):
             if self.payload.get(key) in (None, []) and payload.get(key) not in (None, []):
-                self.payload[key] = payload[key]  # type: ignore[literal-required]
+                self.payload[key] = payload[key]  # type: ignore[literal-required,unused-ignore]
         if payload.get("error") and not self.payload.get("error"):
             self.payload["error"] = payload["error"]
         for result in payload["metrics"]:

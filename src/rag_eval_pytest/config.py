@@ -45,7 +45,7 @@ class OutputSettings(_Section):
     """Where the reports go and which are written."""
 
     directory: str = "results"
-    formats: list[Literal["markdown", "json"]] = Field(default_factory=lambda: ["markdown", "json"])
+    formats: list[Literal["markdown", "json"]] = Field(default_factory=lambda: ["markdown", "json"])  # type: ignore[arg-type]
     history: bool = True
 
 
@@ -307,7 +307,7 @@ def _explain(exc: ValidationError, origin: Mapping[str, str], default_label: str
         allowed = ", ".join(parent.model_fields)
         return ConfigError(f"Invalid configuration {source}: unknown key {key!r} (allowed: {allowed})")
     got = ""
-    if "input" in err and not isinstance(err["input"], (dict, list)):
+    if not isinstance(err.get("input"), (dict, list, type(None))):
         got = f" (got {err['input']!r})"
     return ConfigError(f"Invalid configuration {source}: key {key!r}: {msg}{got}")
 

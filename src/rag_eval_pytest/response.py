@@ -70,7 +70,7 @@ class RAGResponse(BaseModel):
         if value is None or isinstance(value, (str, bytes)):
             return value
         if isinstance(value, Sequence) or hasattr(value, "__iter__"):
-            return [Context.coerce(item) for item in value]  # type: ignore[attr-defined]
+            return [Context.coerce(item) for item in value]
         return value
 
     @property

@@ -152,8 +152,8 @@ def summarise(
         checks.append(ThresholdCheck(name, score, threshold))
     checks.sort(key=lambda c: (c.name != "composite", _metric_order(c.name)))
 
-    latencies = [
-        float(r.payload["latency"]) for r in records if r.payload.get("latency") is not None
+    latencies: list[float] = [
+        v for v in (r.payload["latency"] for r in records) if v is not None
     ]
     latency = Latency(
         count=len(latencies),

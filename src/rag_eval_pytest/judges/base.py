@@ -1,0 +1,103 @@
+"""The judge contract: metrics ask typed questions, judges return validated answers.
+
+A :class:`Question` is one semantic sub-task of a metric (extract and verify statements,
+judge the usefulness of contexts, ...) with a pydantic input and output model. A metric calls
+``await judge.ask(question, inputs)`` and receives a :class:`JudgeOutcome`: either a validated
+output object or an explicit *not judged* with the reason — never a half-parsed value, never
+NaN, never a silent default.
+
+LLM judges (Anthropic, OpenAI-compatible, custom callables) answer every question by
+prompting; the local judge answers them with rules and embeddings and may decline a question
+it cannot answer (:meth:`Judge.supports`), in which case the metric uses its documented
+fallback. Embeddings (answer relevance, answer similarity) come from :meth:`Judge.embed`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from ..metrics.base import Usage
+
+I = TypeVar("I", bound=BaseModel)  # noqa: E741 - the conventional name of an input type
+O = TypeVar("O", bound=BaseModel)  # noqa: E741
+
+
+class Question(ABC, Generic[I, O]):
+    """One kind of question a metric asks a judge.
+
+    ``name`` is stable (it is part of cache keys). ``input_model`` / ``output_model`` are the
+    pydantic types exchanged. Subclasses that LLM judges answer implement :meth:`instructions`
+    (the trusted task text) and :meth:`untrusted` (the RAG system's and the dataset's text,
+    which judges must place inside delimiters). :meth:`check` validates an output against its
+    input beyond the schema (for example: one verdict per statement) and returns the problems.
+    """
+
+    name: ClassVar[str]
+    input_model: ClassVar[type[BaseModel]]
+    output_model: ClassVar[type[BaseModel]]
+
+    @abstractmethod
+    def instructions(self) -> str:
+        """The trusted instructions: what to do and how to answer."""
+
+    @abstractmethod
+    def untrusted(self, inputs: I) -> dict[str, str | list[str]]:
+        """The untrusted texts, by section name (``answer``, ``contexts``, ...)."""
+
+    def check(self, inputs: I, output: O) -> list[str]:
+        """Problems of ``output`` for ``inputs`` that the schema cannot express."""
+        return []
+
+
+@dataclass(frozen=True)
+class JudgeOutcome(Generic[O]):
+    """A judge's answer: ``value`` when judged, else ``value=None`` and ``reason``.
+
+    ``notes`` say what the judge had to work around (a re-ask, a count mismatch, a truncated
+    context); ``agreement`` is the share of passes that agreed when voting (1.0 for one pass).
+    """
+
+    value: O | None
+    reason: str = ""
+    usage: Usage = field(default_factory=Usage)
+    notes: tuple[str, ...] = ()
+    agreement: float | None = None
+
+    @property
+    def judged(self) -> bool:
+        return self.value is not None
+
+    @classmethod
+    def not_judged(cls, reason: str, usage: Usage | None = None) -> JudgeOutcome[O]:
+        return cls(value=None, reason=reason, usage=usage or Usage())
+
+
+class Judge(ABC):
+    """Base class of every judge. ``kind`` names the family, ``model`` the model."""
+
+    kind: ClassVar[str] = "custom"
+    model: str = ""
+
+    def describe(self) -> str:
+        """One line for the header and the reports (never a key or a URL with credentials)."""
+        return f"{self.kind} ({self.model})" if self.model else self.kind
+
+    def supports(self, question: type[Question[Any, Any]]) -> bool:
+        """Whether this judge can answer ``question`` (LLM judges answer all)."""
+        return True
+
+    @abstractmethod
+    async def ask(self, question: Question[I, O], inputs: I) -> JudgeOutcome[O]:
+        """Answer one question. Never raises for bad judge output: returns not judged."""
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        """Sentence embeddings (unit length), for the embedding-based metrics."""
+        raise NotImplementedError(f"{self.describe()} provides no embeddings")
+
+    async def aclose(self) -> None:
+        """Release clients and models. Called once at the end of the run."""
+

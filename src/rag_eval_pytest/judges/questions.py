@@ -1,0 +1,296 @@
+"""The questions the RAG metrics ask a judge, with their input and output models.
+
+One question per metric step, batched: every verdict a metric needs for one case comes from
+one question (one judge call per pass). The untrusted texts (answer, contexts, ground truth,
+question) are returned by :meth:`Question.untrusted` so that LLM judges can delimit them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .base import Question
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------- faithfulness
+
+
+class StatementsInput(_Model):
+    question: str
+    answer: str
+    contexts: list[str]
+
+
+class StatementVerdict(_Model):
+    statement: str = Field(description="One self-contained claim of the answer.")
+    verdict: Literal["supported", "unsupported", "ambiguous"] = Field(
+        description="supported: the contexts state or directly imply it; unsupported: they "
+        "contradict it or say nothing of it; ambiguous: they do not allow a decision."
+    )
+    reason: str = Field(description="Short reason, quoting the context where possible.")
+
+
+class StatementVerdicts(_Model):
+    statements: list[StatementVerdict]
+
+
+class StatementSupport(Question[StatementsInput, StatementVerdicts]):
+    """Faithfulness: split the answer into claims and judge each against all contexts."""
+
+    name = "statement_support"
+    input_model: ClassVar[type[BaseModel]] = StatementsInput
+    output_model: ClassVar[type[BaseModel]] = StatementVerdicts
+
+    def instructions(self) -> str:
+        return (
+            "Break the ANSWER into standalone statements: one factual claim each, pronouns "
+            "replaced by what they refer to. Then judge every statement against the CONTEXTS "
+            "only (not your own knowledge): 'supported' if the contexts state or directly "
+            "imply it, 'unsupported' if they contradict it or do not mention it, 'ambiguous' "
+            "if they do not allow a decision. Give a short reason for each. An answer without "
+            "any factual claim (a refusal, a greeting) has no statements."
+        )
+
+    def untrusted(self, inputs: StatementsInput) -> dict[str, str | list[str]]:
+        return {"question": inputs.question, "answer": inputs.answer, "contexts": inputs.contexts}
+
+
+# --------------------------------------------------------------------------- answer relevance
+
+
+class QuestionsInput(_Model):
+    answer: str
+    count: int = Field(3, ge=1, le=10)
+
+
+class GeneratedQuestionsOutput(_Model):
+    questions: list[str] = Field(description="Questions the answer answers, one per item.")
+    noncommittal: bool = Field(
+        description="True when the answer evades or declines ('I don't know', 'I cannot say')."
+    )
+
+
+class GeneratedQuestions(Question[QuestionsInput, GeneratedQuestionsOutput]):
+    """Answer relevance: questions the answer would answer, and whether it is noncommittal."""
+
+    name = "generated_questions"
+    input_model: ClassVar[type[BaseModel]] = QuestionsInput
+    output_model: ClassVar[type[BaseModel]] = GeneratedQuestionsOutput
+
+    def instructions(self) -> str:
+        return (
+            "Write questions that the ANSWER answers (the number is given below), as a user "
+            "would ask them. Mark the answer noncommittal if it evades, hedges without "
+            "content, or declines to answer."
+        )
+
+    def untrusted(self, inputs: QuestionsInput) -> dict[str, str | list[str]]:
+        return {"answer": inputs.answer}
+
+    def check(self, inputs: QuestionsInput, output: GeneratedQuestionsOutput) -> list[str]:
+        if not output.noncommittal and not output.questions:
+            return ["no question was generated"]
+        return []
+
+
+# --------------------------------------------------------------------------- context precision
+
+
+class ContextsInput(_Model):
+    question: str
+    ground_truth: str
+    contexts: list[str]
+
+
+class ContextVerdict(_Model):
+    index: int = Field(ge=0, description="0-based position of the context in CONTEXTS.")
+    useful: bool = Field(description="Whether the context helps arrive at the ground truth.")
+    reason: str
+
+
+class ContextVerdicts(_Model):
+    verdicts: list[ContextVerdict]
+
+
+class ContextUsefulness(Question[ContextsInput, ContextVerdicts]):
+    """Context precision: for each retrieved context, useful for the ground truth or not."""
+
+    name = "context_usefulness"
+    input_model: ClassVar[type[BaseModel]] = ContextsInput
+    output_model: ClassVar[type[BaseModel]] = ContextVerdicts
+
+    def instructions(self) -> str:
+        return (
+            "For EACH of the CONTEXTS, in order, decide whether it was useful in arriving at "
+            "the GROUND TRUTH answer to the QUESTION. Return exactly one verdict per context, "
+            "with its 0-based index."
+        )
+
+    def untrusted(self, inputs: ContextsInput) -> dict[str, str | list[str]]:
+        return {
+            "question": inputs.question,
+            "ground_truth": inputs.ground_truth,
+            "contexts": inputs.contexts,
+        }
+
+    def check(self, inputs: ContextsInput, output: ContextVerdicts) -> list[str]:
+        indexes = sorted(v.index for v in output.verdicts)
+        if indexes != list(range(len(inputs.contexts))):
+            return [
+                f"expected one verdict for each of {len(inputs.contexts)} contexts, "
+                f"got indexes {indexes}"
+            ]
+        return []
+
+
+# --------------------------------------------------------------------------- context recall
+
+
+class AttributionInput(_Model):
+    question: str
+    ground_truth_sentences: list[str]
+    contexts: list[str]
+
+
+class SentenceAttribution(_Model):
+    index: int = Field(ge=0, description="0-based position of the ground-truth sentence.")
+    attributed: bool = Field(description="Whether the contexts support this sentence.")
+    reason: str
+
+
+class Attributions(_Model):
+    sentences: list[SentenceAttribution]
+
+
+class GroundTruthAttribution(Question[AttributionInput, Attributions]):
+    """Context recall: which ground-truth sentences the contexts support."""
+
+    name = "ground_truth_attribution"
+    input_model: ClassVar[type[BaseModel]] = AttributionInput
+    output_model: ClassVar[type[BaseModel]] = Attributions
+
+    def instructions(self) -> str:
+        return (
+            "For EACH numbered sentence of the GROUND TRUTH, decide whether it can be "
+            "attributed to the CONTEXTS (they state or directly imply it). Return exactly one "
+            "verdict per sentence, with its 0-based index."
+        )
+
+    def untrusted(self, inputs: AttributionInput) -> dict[str, str | list[str]]:
+        return {
+            "question": inputs.question,
+            "ground_truth_sentences": inputs.ground_truth_sentences,
+            "contexts": inputs.contexts,
+        }
+
+    def check(self, inputs: AttributionInput, output: Attributions) -> list[str]:
+        indexes = sorted(s.index for s in output.sentences)
+        if indexes != list(range(len(inputs.ground_truth_sentences))):
+            return [
+                f"expected one verdict for each of {len(inputs.ground_truth_sentences)} "
+                f"ground-truth sentences, got indexes {indexes}"
+            ]
+        return []
+
+
+# --------------------------------------------------------------------------- context relevance
+
+
+class RelevanceInput(_Model):
+    question: str
+    context_sentences: list[str]
+
+
+class SentenceRelevance(_Model):
+    index: int = Field(ge=0, description="0-based position of the context sentence.")
+    relevant: bool = Field(description="Whether the sentence is needed to answer the question.")
+
+
+class SentenceRelevances(_Model):
+    sentences: list[SentenceRelevance]
+
+
+class ContextSentenceRelevance(Question[RelevanceInput, SentenceRelevances]):
+    """Context relevance: which context sentences are needed to answer the question."""
+
+    name = "context_sentence_relevance"
+    input_model: ClassVar[type[BaseModel]] = RelevanceInput
+    output_model: ClassVar[type[BaseModel]] = SentenceRelevances
+
+    def instructions(self) -> str:
+        return (
+            "For EACH numbered sentence of the CONTEXT SENTENCES, decide whether it is needed "
+            "to answer the QUESTION. Return exactly one verdict per sentence, with its 0-based "
+            "index."
+        )
+
+    def untrusted(self, inputs: RelevanceInput) -> dict[str, str | list[str]]:
+        return {"question": inputs.question, "context_sentences": inputs.context_sentences}
+
+    def check(self, inputs: RelevanceInput, output: SentenceRelevances) -> list[str]:
+        indexes = sorted(s.index for s in output.sentences)
+        if indexes != list(range(len(inputs.context_sentences))):
+            return [
+                f"expected one verdict for each of {len(inputs.context_sentences)} context "
+                f"sentences, got indexes {indexes}"
+            ]
+        return []
+
+
+# --------------------------------------------------------------------------- answer correctness
+
+
+class EquivalenceInput(_Model):
+    question: str
+    answer: str
+    ground_truth: str
+
+
+class Equivalence(_Model):
+    same_information: bool = Field(
+        description="Whether the answer conveys the same information as the ground truth."
+    )
+    matching_facts: list[str] = Field(description="Facts of the ground truth the answer states.")
+    missing_facts: list[str] = Field(description="Facts of the ground truth the answer lacks.")
+    wrong_or_extra_facts: list[str] = Field(
+        description="Facts of the answer that contradict or are absent from the ground truth."
+    )
+
+
+class AnswerEquivalence(Question[EquivalenceInput, Equivalence]):
+    """Answer correctness: does the answer convey the ground truth's information?"""
+
+    name = "answer_equivalence"
+    input_model: ClassVar[type[BaseModel]] = EquivalenceInput
+    output_model: ClassVar[type[BaseModel]] = Equivalence
+
+    def instructions(self) -> str:
+        return (
+            "Compare the ANSWER with the GROUND TRUTH for the QUESTION. List the ground-truth "
+            "facts the answer states, those it lacks, and the answer's facts that contradict "
+            "or are absent from the ground truth; then say whether both convey the same "
+            "information."
+        )
+
+    def untrusted(self, inputs: EquivalenceInput) -> dict[str, str | list[str]]:
+        return {
+            "question": inputs.question,
+            "answer": inputs.answer,
+            "ground_truth": inputs.ground_truth,
+        }
+
+
+ALL_QUESTIONS: tuple[type[Question[Any, Any]], ...] = (
+    StatementSupport,
+    GeneratedQuestions,
+    ContextUsefulness,
+    GroundTruthAttribution,
+    ContextSentenceRelevance,
+    AnswerEquivalence,
+)
