@@ -17,7 +17,7 @@ _SEVERITY: dict[str, int] = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
 
 
 @dataclass
-class TestRecord:
+class ItemOutcome:
     nodeid: str
     outcome: Outcome
     message: str | None = None
@@ -28,7 +28,7 @@ class CaseRecord:
     """Everything learned about one case across the tests that used it."""
 
     payload: CasePayload
-    tests: dict[str, TestRecord] = field(default_factory=dict)
+    tests: dict[str, ItemOutcome] = field(default_factory=dict)
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def merge(self, payload: CasePayload) -> None:
@@ -109,7 +109,7 @@ class RunCollector:
             record.merge(payload)
         previous_test = record.tests.get(nodeid)
         if previous_test is None or _SEVERITY[mapped] > _SEVERITY[previous_test.outcome]:
-            record.tests[nodeid] = TestRecord(nodeid, mapped, message)
+            record.tests[nodeid] = ItemOutcome(nodeid, mapped, message)
 
     def sorted_cases(self) -> list[CaseRecord]:
         return sorted(self.cases.values(), key=lambda r: (r.payload["index"], r.payload["key"]))

@@ -244,6 +244,7 @@ def rag_case(request: pytest.FixtureRequest) -> RagCase:
         case.response  # noqa: B018 - query now, so a failing RAG system is a setup error
     except (AdapterError, ConfigError) as exc:
         recorder.error = session.redactor.text(str(exc))
+    if recorder.error is not None:
         pytest.fail(f"{loaded.key}: {recorder.error}", pytrace=False)
     return case
 

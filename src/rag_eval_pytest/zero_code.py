@@ -55,6 +55,13 @@ def rag_dataset_case(rag_case: RagCase) -> None:
     check_case(rag_case)
 
 
+class DatasetCaseItem(pytest.Function):
+    """A zero-code test: reported as ``<dataset>::<case id>``."""
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, self.name
+
+
 class DatasetFile(pytest.File):
     """Collector standing for a dataset file; its children are the zero-code items."""
 
@@ -70,7 +77,7 @@ def zero_code_items(session: pytest.Session, cases: list[LoadedCase]) -> list[py
         if parent is None:
             parent = DatasetFile.from_parent(session, path=loaded.dataset.resolve())
             parents[loaded.dataset] = parent
-        item = pytest.Function.from_parent(parent, name=loaded.key, callobj=rag_dataset_case)
+        item = DatasetCaseItem.from_parent(parent, name=loaded.key, callobj=rag_dataset_case)
         item.stash[ZERO_CODE_CASE] = loaded.key
         if loaded.critical:
             item.add_marker("rag_critical")

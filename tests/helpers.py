@@ -1,0 +1,57 @@
+"""Helpers shared by the tests: a tiny RAG app, default cases, report reading."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+from typing import Any
+
+import pytest
+
+APP = '''
+DOCS = {
+    "policy.md": "Full refund within 30 days of purchase.",
+    "password.md": "Click Forgot Password on the login page to reset your password.",
+    "shipping.md": "We ship worldwide within 5 business days.",
+}
+
+def answer(question):
+    words = [w.strip("?.,").lower() for w in question.split() if len(w) > 3]
+    hits = [(name, text) for name, text in DOCS.items() if any(w in text.lower() for w in words)]
+    contexts = [{"text": text, "source": name} for name, text in hits]
+    return (" ".join(text for _, text in hits) or "I don't know."), contexts
+'''
+
+
+def case(
+    id: str, question: str, ground_truth: str = "gt", **extra: Any
+) -> dict[str, Any]:
+    return {"id": id, "question": question, "ground_truth": ground_truth, **extra}
+
+
+DEFAULT_CASES = [
+    case("tc_001", "What is the refund policy?", "Full refund within 30 days.",
+         expected_contexts=["policy.md"], critical=True, tags=["billing"]),
+    case("tc_002", "How do I reset my password?", "Click Forgot Password.",
+         expected_contexts=["password.md"], tags=["account"]),
+    case("tc_003", "Do you deliver abroad?", "Yes, worldwide.",
+         expected_contexts=["shipping.md"], tags=["shipping"]),
+]
+
+
+def read_report(pytester: pytest.Pytester, directory: str = "results") -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(
+        (pytester.path / directory / "eval_report.json").read_text(encoding="utf-8")
+    )
+    return data
+
+
+def preload_plugin_modules() -> None:
+    import rag_eval_pytest
+
+    for info in pkgutil.walk_packages(rag_eval_pytest.__path__, "rag_eval_pytest."):
+        try:
+            importlib.import_module(info.name)
+        except ImportError:  # an optional extra that is not installed
+            pass

@@ -1,0 +1,150 @@
+"""Zero-code mode and every exit code, through real pytest runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import case, read_report
+
+CONFIG = """
+metrics:
+  retrieval_recall: 1.0
+"""
+
+
+def test_zero_code_collects_one_item_per_case(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset()
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app, "-v",
+                                "-p", "no:randomly")
+    result.stdout.fnmatch_lines([
+        "dataset.json::tc_001 PASSED*",
+        "dataset.json::tc_002 PASSED*",
+        "dataset.json::tc_003 FAILED*",
+        "*tc_003 retrieval_recall 0.00 < 1.00*",
+    ])
+    assert result.ret == 1
+
+
+def test_zero_code_items_honour_k_and_conftest_adapter(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset([case("keep", "q", expected_contexts=["a.md"]),
+                   case("drop", "q", expected_contexts=["a.md"])])
+    pytester.makeconftest("""
+import pytest
+@pytest.fixture(scope="session")
+def rag_adapter():
+    return lambda q: ("answer", [{"text": "t", "source": "a.md"}])
+""")
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "-k", "keep")
+    result.assert_outcomes(passed=1, deselected=1)
+
+
+def test_zero_code_is_off_when_a_test_takes_rag_case(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset()
+    pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
+    result.assert_outcomes(passed=3)
+
+
+def test_exit_0_when_everything_passes(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset([case("ok", "refund policy?", expected_contexts=["policy.md"])])
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["rag-eval: exit 0: all tests passed and all thresholds met"])
+
+
+def test_exit_1_on_unmet_run_threshold_even_when_tests_pass(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset()
+    pytester.makepyfile(test_rag="""
+from rag_eval_pytest import evaluate
+def test_x(rag_case):
+    evaluate(rag_case, "retrieval_recall")
+""")
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app,
+                                "--rag-fail-under-retrieval-recall", "0.9")
+    result.assert_outcomes(passed=3)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["rag-eval: exit 1: retrieval_recall 0.67 < 0.90"])
+    assert read_report(pytester)["summary"]["metrics"]["retrieval_recall"]["status"] == "FAIL"
+
+
+def test_exit_2_when_a_critical_case_fails(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset([case("crit", "deliver abroad?", critical=True, expected_contexts=["x.md"]),
+                   case("fine", "refund policy?", expected_contexts=["policy.md"])])
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(["rag-eval: exit 2: critical case crit failed"])
+    report = read_report(pytester)
+    assert report["run"]["exit_code"] == 2 and report["run"]["pytest_exit"] == 1
+    assert report["summary"]["critical"] == {"total": 1, "passed": 0, "failed": ["crit"]}
+
+
+def test_rag_critical_marker_on_a_plain_test_counts(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset([case("fine", "refund policy?", expected_contexts=["policy.md"])])
+    pytester.makepyfile(test_x="""
+import pytest
+@pytest.mark.rag_critical
+def test_smoke():
+    assert False, "the index is empty"
+""")
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
+    assert result.ret == 2
+    result.stdout.fnmatch_lines(["rag-eval: exit 2: critical case test_x.py::test_smoke failed"])
+
+
+def test_exit_codes_are_configurable(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset([case("crit", "deliver abroad?", critical=True, expected_contexts=["x.md"])])
+    pytester.makeini("[pytest]\nrag_critical_exit_code = 10\n")
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
+    assert result.ret == 10
+
+
+def test_exit_3_when_the_rag_system_fails_for_every_case(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset([case("a", "q1"), case("b", "q2")])
+    pytester.makeconftest("""
+import pytest
+@pytest.fixture(scope="session")
+def rag_adapter():
+    def down(question):
+        raise ConnectionError("connection refused")
+    return down
+""")
+    result = pytester.runpytest("--rag-dataset", "dataset.json")
+    result.assert_outcomes(errors=2)
+    assert result.ret == 3
+    result.stdout.fnmatch_lines([
+        "*a: callable *down raised ConnectionError: connection refused*",
+        "rag-eval: exit 3: fatal: the RAG system failed for every case (2)",
+    ])
+    report = read_report(pytester)
+    assert [c["status"] for c in report["cases"]] == ["error", "error"]
+
+
+def test_pytest_own_codes_are_never_overwritten(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset([case("crit", "deliver abroad?", critical=True, expected_contexts=["x.md"])])
+    pytester.makepyfile(test_broken="import nonexistent_module_xyz\n")
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
+    assert result.ret == pytest.ExitCode.INTERRUPTED  # collection error: pytest's own 2

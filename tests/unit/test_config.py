@@ -1,0 +1,113 @@
+"""Settings resolution: precedence, interpolation, unknown keys, config-file discovery."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rag_eval_pytest.config import (
+    ConfigFile,
+    Override,
+    find_config_file,
+    interpolate,
+    resolve_settings,
+)
+from rag_eval_pytest.errors import ConfigError
+
+
+def test_defaults() -> None:
+    settings = resolve_settings(ConfigFile(None, {}), [], env={}).settings
+    assert settings.output.directory == "results"
+    assert settings.exit_codes.critical == 2 and settings.exit_codes.fatal == 3
+    assert settings.normalised_weights() == {
+        "faithfulness": 0.4, "answer_relevance": 0.2, "context_precision": 0.2,
+        "context_recall": 0.2,
+    }
+
+
+def test_cli_overrides_config_file(tmp_path: Path) -> None:
+    file = ConfigFile(tmp_path / "eval-config.yaml",
+                      {"thresholds": {"composite": 0.8, "faithfulness": 0.85}})
+    settings = resolve_settings(
+        file, [Override("thresholds.composite", 0.9, "--rag-fail-under")], env={}
+    ).settings
+    assert settings.thresholds == {"composite": 0.9, "faithfulness": 0.85}
+
+
+def test_relative_paths_in_a_config_file_are_relative_to_the_file(tmp_path: Path) -> None:
+    file = ConfigFile(tmp_path / "sub" / "eval-config.yaml",
+                      {"output": {"directory": "out"}, "target": "app/rag.py:answer"})
+    settings = resolve_settings(file, [], env={}).settings
+    assert settings.output.directory == str(tmp_path / "sub" / "out")
+    assert settings.target == f"{tmp_path / 'sub' / 'app/rag.py'}:answer"
+
+
+def test_unknown_keys_are_named(tmp_path: Path) -> None:
+    file = ConfigFile(tmp_path / "eval-config.yaml", {"output": {"directry": "x"}})
+    with pytest.raises(ConfigError) as info:
+        resolve_settings(file, [], env={})
+    assert "unknown key 'output.directry'" in str(info.value)
+    assert "allowed: directory, formats, history" in str(info.value)
+    assert str(tmp_path / "eval-config.yaml") in str(info.value)
+
+
+def test_unknown_metric_in_weights_is_named(tmp_path: Path) -> None:
+    file = ConfigFile(tmp_path / "c.yaml", {"weights": {"faithfullness": 40}})
+    with pytest.raises(ConfigError, match="unknown metric 'faithfullness'"):
+        resolve_settings(file, [], env={})
+
+
+def test_wrong_type_names_key_and_value(tmp_path: Path) -> None:
+    file = ConfigFile(tmp_path / "c.yaml", {"thresholds": {"composite": 1.5}})
+    with pytest.raises(ConfigError) as info:
+        resolve_settings(file, [], env={})
+    assert "key 'thresholds.composite'" in str(info.value) and "1.5" in str(info.value)
+
+
+def test_bad_override_names_its_source(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="ini option rag_slow_threshold"):
+        resolve_settings(
+            ConfigFile(None, {}),
+            [Override("slow_threshold", "fast", "ini option rag_slow_threshold")],
+            env={},
+        )
+
+
+def test_env_interpolation_defaults_escapes_and_secrets() -> None:
+    secrets: set[str] = set()
+    data = interpolate(
+        {"a": "Bearer ${RAG_API_TOKEN}", "b": ["${MISSING:-fallback}", "$${LITERAL}"],
+         "c": "${PLAIN}"},
+        {"RAG_API_TOKEN": "s3cret-token", "PLAIN": "visible"},
+        "c.yaml",
+        secrets,
+    )
+    assert data == {"a": "Bearer s3cret-token", "b": ["fallback", "${LITERAL}"], "c": "visible"}
+    assert secrets == {"s3cret-token"}
+
+
+def test_missing_env_variable_is_named() -> None:
+    with pytest.raises(ConfigError) as info:
+        interpolate({"http": {"headers": {"X": "${NOPE}"}}}, {}, "c.yaml", set())
+    assert "key 'http.headers.X': environment variable NOPE is not set" in str(info.value)
+
+
+def test_discovery_order(tmp_path: Path) -> None:
+    assert find_config_file(tmp_path, None).path is None
+    (tmp_path / "pyproject.toml").write_text("[tool.rag_eval]\nslow_threshold = 2\n")
+    assert find_config_file(tmp_path, None).data == {"slow_threshold": 2}
+    (tmp_path / "eval-config.yaml").write_text("slow_threshold: 3\n")
+    assert find_config_file(tmp_path, None).data == {"slow_threshold": 3}
+    explicit = tmp_path / "other.yml"
+    explicit.write_text("slow_threshold: 4\n")
+    assert find_config_file(tmp_path, explicit).data == {"slow_threshold": 4}
+    with pytest.raises(ConfigError, match="not found"):
+        find_config_file(tmp_path, tmp_path / "absent.yaml")
+
+
+def test_config_file_must_be_a_mapping(tmp_path: Path) -> None:
+    path = tmp_path / "eval-config.yaml"
+    path.write_text("- a\n- b\n")
+    with pytest.raises(ConfigError, match="expected a mapping of keys, found list"):
+        find_config_file(tmp_path, None)
