@@ -19,8 +19,15 @@ preload_plugin_modules()
 @pytest.fixture(autouse=True)
 def _isolate_from_outer_xdist(monkeypatch: pytest.MonkeyPatch) -> None:
     """Inner pytester runs must not believe they are xdist workers of the outer run."""
-    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID",
-                 "RAG_AUTH_HEADER", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GITHUB_STEP_SUMMARY"):
+    for name in (
+        "PYTEST_XDIST_WORKER",
+        "PYTEST_XDIST_WORKER_COUNT",
+        "PYTEST_XDIST_TESTRUNUID",
+        "RAG_AUTH_HEADER",
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "GITHUB_STEP_SUMMARY",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 

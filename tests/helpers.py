@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import pkgutil
@@ -9,7 +10,7 @@ from typing import Any
 
 import pytest
 
-APP = '''
+APP = """
 DOCS = {
     "policy.md": "Full refund within 30 days of purchase.",
     "password.md": "Click Forgot Password on the login page to reset your password.",
@@ -21,22 +22,36 @@ def answer(question):
     hits = [(name, text) for name, text in DOCS.items() if any(w in text.lower() for w in words)]
     contexts = [{"text": text, "source": name} for name, text in hits]
     return (" ".join(text for _, text in hits) or "I don't know."), contexts
-'''
+"""
 
 
-def case(
-    id: str, question: str, ground_truth: str = "gt", **extra: Any
-) -> dict[str, Any]:
+def case(id: str, question: str, ground_truth: str = "gt", **extra: Any) -> dict[str, Any]:
     return {"id": id, "question": question, "ground_truth": ground_truth, **extra}
 
 
 DEFAULT_CASES = [
-    case("tc_001", "What is the refund policy?", "Full refund within 30 days.",
-         expected_contexts=["policy.md"], critical=True, tags=["billing"]),
-    case("tc_002", "How do I reset my password?", "Click Forgot Password.",
-         expected_contexts=["password.md"], tags=["account"]),
-    case("tc_003", "Do you deliver abroad?", "Yes, worldwide.",
-         expected_contexts=["shipping.md"], tags=["shipping"]),
+    case(
+        "tc_001",
+        "What is the refund policy?",
+        "Full refund within 30 days.",
+        expected_contexts=["policy.md"],
+        critical=True,
+        tags=["billing"],
+    ),
+    case(
+        "tc_002",
+        "How do I reset my password?",
+        "Click Forgot Password.",
+        expected_contexts=["password.md"],
+        tags=["account"],
+    ),
+    case(
+        "tc_003",
+        "Do you deliver abroad?",
+        "Yes, worldwide.",
+        expected_contexts=["shipping.md"],
+        tags=["shipping"],
+    ),
 ]
 
 
@@ -51,7 +66,5 @@ def preload_plugin_modules() -> None:
     import rag_eval_pytest
 
     for info in pkgutil.walk_packages(rag_eval_pytest.__path__, "rag_eval_pytest."):
-        try:
+        with contextlib.suppress(ImportError):  # an optional extra that is not installed
             importlib.import_module(info.name)
-        except ImportError:  # an optional extra that is not installed
-            pass

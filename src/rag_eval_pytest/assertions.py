@@ -8,12 +8,14 @@ followed by the evidence. A metric that could not be judged skips the test (or f
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .case import RagCase
-from .metrics.base import Evidence, Metric, MetricResult
+
+if TYPE_CHECKING:
+    from .metrics.base import Evidence, Metric, MetricResult
 
 _EVIDENCE_LINES = 12
 _TEXT = 160
@@ -50,7 +52,8 @@ def failure_message(result: MetricResult) -> str:
     """The text a user reads when ``result`` fails: first line complete, evidence after."""
     if result.status == "not_judged":
         return f"{result.case} {result.metric} not judged: {result.reason}"
-    assert result.score is not None and result.threshold is not None
+    assert result.score is not None
+    assert result.threshold is not None
     lines = [f"{result.case} {result.metric} {result.score:.2f} < {result.threshold:.2f}"]
     if result.reason:
         lines.append(f"  {result.reason}")
@@ -180,8 +183,6 @@ def assert_retrieval(
     p = rag_case.evaluate(
         "retrieval_precision", threshold=precision if precision is not None else threshold
     )
-    r = rag_case.evaluate(
-        "retrieval_recall", threshold=recall if recall is not None else threshold
-    )
+    r = rag_case.evaluate("retrieval_recall", threshold=recall if recall is not None else threshold)
     check_results([p, r], rag_case)
     return p, r

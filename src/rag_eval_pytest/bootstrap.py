@@ -10,9 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from pathlib import Path
-from typing import Any
-
-import pytest
+from typing import TYPE_CHECKING, Any
 
 from .config import ConfigFile, Override, ResolvedConfig, find_config_file, resolve_settings
 from .dataset import load_datasets
@@ -20,17 +18,10 @@ from .options import OPTIONS
 from .redaction import Redactor
 from .session import EvalSession, RunInfo
 
+if TYPE_CHECKING:
+    import pytest
+
 WORKER_RUN_KEY = "rag_eval_run"
-
-
-def dataset_paths(config: pytest.Config) -> list[Path]:
-    """Datasets from the command line (relative to the invocation dir), else from the ini."""
-    cli = config.getoption("rag_dataset", None)
-    if cli:
-        base = config.invocation_params.dir
-        return [(base / p) if not Path(p).is_absolute() else Path(p) for p in cli]
-    ini = config.getini("rag_dataset")
-    return [Path(p) for p in ini] if ini else []
 
 
 def _ini_base(config: pytest.Config) -> Path:

@@ -7,16 +7,19 @@ metric result for the reports.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .adapters.base import RAGAdapter
-from .config import Settings
-from .dataset import Case, LoadedCase
 from .metrics.base import Metric, MetricResult, Services
 from .payload import PAYLOAD_SCHEMA, CasePayload
-from .response import Context, RAGResponse
 from .session import EvalSession, context_payload
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .adapters.base import RAGAdapter
+    from .config import Settings
+    from .dataset import Case, LoadedCase
+    from .response import Context, RAGResponse
 
 
 class CaseRecorder:

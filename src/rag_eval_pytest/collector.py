@@ -8,9 +8,10 @@ result does not depend on scheduling.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from .payload import CasePayload
+if TYPE_CHECKING:
+    from .payload import CasePayload
 
 Outcome = Literal["passed", "failed", "error", "skipped"]
 _SEVERITY: dict[str, int] = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}

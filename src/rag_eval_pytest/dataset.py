@@ -15,15 +15,17 @@ import datetime as dt
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import DatasetError
 from .response import Context
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from pathlib import Path
 
 STALE_AFTER_DAYS = 30
 MAX_PROBLEMS_SHOWN = 10
@@ -326,13 +328,12 @@ def _optional_field_warnings(path: Path, cases: list[Case]) -> list[str]:
     ]
 
 
-def _staleness_warning(
-    path: Path, metadata: DatasetMetadata, now: dt.datetime
-) -> str | None:
+def _staleness_warning(path: Path, metadata: DatasetMetadata, now: dt.datetime) -> str | None:
     created = metadata.created
     if created is not None:
         created_dt = (
-            created if isinstance(created, dt.datetime)
+            created
+            if isinstance(created, dt.datetime)
             else dt.datetime.combine(created, dt.time(), tzinfo=dt.timezone.utc)
         )
         if created_dt.tzinfo is None:

@@ -8,9 +8,12 @@ One loop per process also lets HTTP clients reuse their connections across cases
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from collections.abc import Coroutine
 
 T = TypeVar("T")
 
@@ -54,10 +57,8 @@ class LoopThread:
                 cleanup.close()
             return
         if cleanup is not None:
-            try:
+            with contextlib.suppress(Exception):
                 asyncio.run_coroutine_threadsafe(cleanup, loop).result(timeout=10)
-            except Exception:  # noqa: BLE001 - closing must not fail the run
-                pass
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=10)
         if not thread.is_alive():

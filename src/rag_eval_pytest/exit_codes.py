@@ -8,10 +8,13 @@ error, no tests, warnings) stand, since they already mean "stop the line".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .summary import ThresholdCheck
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .summary import ThresholdCheck
 
 
 @dataclass(frozen=True)

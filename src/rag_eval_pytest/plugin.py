@@ -9,7 +9,7 @@ reports. Hooks translate pytest events into calls on those objects.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -18,6 +18,8 @@ from .errors import RagEvalError, RagEvalWarning
 from .options import OPTIONS
 
 if TYPE_CHECKING:
+    from collections.abc import Generator
+
     from .aggregator import Aggregator
     from .case import CaseRecorder, RagCase
     from .session import EvalSession
@@ -42,14 +44,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("rag_fatal_exit_code", "Exit code for fatal errors (default 3)", default=None)
 
 
+@pytest.hookimpl(trylast=True)  # after the terminal reporter exists (the dry run prints)
 def pytest_configure(config: pytest.Config) -> None:
     """All processes: register the marker; with a dataset, build the session. Invalid input
     ends the run here, before any test is collected, with one message and the fatal code."""
     config.addinivalue_line(
         "markers", f"{CRITICAL_MARKER}: a critical RAG check: runs first; its failure exits 2"
     )
-    from .bootstrap import dataset_paths
-
     paths = dataset_paths(config)
     if not paths:
         return
@@ -69,8 +70,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.get_terminal_writer().line(render_plan(session))
         pytest.exit("rag-eval: dry run, nothing was called", returncode=0)
-    from .bootstrap import output_dir
     from .aggregator import Aggregator
+    from .bootstrap import output_dir
 
     config.stash[AGGREGATOR_KEY] = Aggregator(
         settings=session.settings,
@@ -268,6 +269,16 @@ def rag_judge(request: pytest.FixtureRequest) -> Any:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def dataset_paths(config: pytest.Config) -> list[Path]:
+    """Datasets from the command line (relative to the invocation dir), else from the ini."""
+    cli = config.getoption("rag_dataset", None)
+    if cli:
+        base = config.invocation_params.dir
+        return [Path(p) if Path(p).is_absolute() else base / p for p in cli]
+    ini = config.getini("rag_dataset")
+    return [Path(p) for p in ini] if ini else []
 
 
 def _adapter(request: pytest.FixtureRequest) -> Any:

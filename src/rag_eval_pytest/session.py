@@ -10,20 +10,23 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .adapters.base import RAGAdapter
-from .config import Settings
-from .dataset import DatasetCollection, LoadedCase
 from .errors import AdapterError
 from .event_loop import LoopThread
 from .metrics.base import Measurement, Metric, MetricResult, Sample, Services
 from .metrics.registry import get_metric
-from .redaction import Redactor
 from .response import Context, RAGResponse
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from .adapters.base import RAGAdapter
+    from .config import Settings
+    from .dataset import DatasetCollection, LoadedCase
+    from .redaction import Redactor
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,13 @@ class EvalSession:
     _measurements: dict[tuple[str, Any], asyncio.Task[Measurement]] = field(default_factory=dict)
     _adapters: list[RAGAdapter] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        # Configured auth headers are secrets in every process, the aggregating one included,
+        # before any adapter exists (workers may be the ones that build it).
+        from .adapters.http import settings_secrets
+
+        self.redactor.add(*settings_secrets(self.settings.http))
+
     # ------------------------------------------------------------------ cases
 
     @property
@@ -61,7 +71,9 @@ class EvalSession:
 
     # ------------------------------------------------------------------ responses
 
-    def response(self, loaded: LoadedCase, adapter_provider: Callable[[], RAGAdapter]) -> RAGResponse:
+    def response(
+        self, loaded: LoadedCase, adapter_provider: Callable[[], RAGAdapter]
+    ) -> RAGResponse:
         """The RAG response for a case: pre-recorded, or queried once and remembered."""
         if loaded.case.has_recorded_answer:
             return recorded_response(loaded)
@@ -70,6 +82,7 @@ class EvalSession:
             adapter = adapter_provider()
             if adapter not in self._adapters:
                 self._adapters.append(adapter)
+                self.redactor.add(*adapter.secrets())
         return self.loop.run(self._response(loaded, adapter))
 
     async def _response(self, loaded: LoadedCase, adapter: RAGAdapter | None) -> RAGResponse:

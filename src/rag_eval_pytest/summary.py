@@ -8,12 +8,15 @@ threshold checks. No pytest, no I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .collector import CaseRecord, CriticalTest
 from .options import METRIC_NAMES
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from .collector import CaseRecord, CriticalTest
 
 
 @dataclass(frozen=True)
@@ -152,9 +155,7 @@ def summarise(
         checks.append(ThresholdCheck(name, score, threshold))
     checks.sort(key=lambda c: (c.name != "composite", _metric_order(c.name)))
 
-    latencies: list[float] = [
-        v for v in (r.payload["latency"] for r in records) if v is not None
-    ]
+    latencies: list[float] = [v for v in (r.payload["latency"] for r in records) if v is not None]
     latency = Latency(
         count=len(latencies),
         avg=_mean(latencies),
@@ -168,9 +169,7 @@ def summarise(
     tags = []
     for tag in tag_names:
         tagged = [r for r in records if tag in r.payload["tags"]]
-        scores = [
-            s for s in (case_composites[r.payload["key"]] for r in tagged) if s is not None
-        ]
+        scores = [s for s in (case_composites[r.payload["key"]] for r in tagged) if s is not None]
         tags.append(
             TagSummary(
                 tag=tag,
@@ -194,7 +193,11 @@ def summarise(
     )
 
     usage: dict[str, float] = {
-        "judge_calls": 0, "cache_hits": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0
+        "judge_calls": 0,
+        "cache_hits": 0,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cost_usd": 0.0,
     }
     for record in records:
         for result in record.metrics.values():

@@ -5,10 +5,12 @@ all processes agree on the run id and start time."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .bootstrap import WORKER_RUN_KEY
-from .session import EvalSession
+
+if TYPE_CHECKING:
+    from .session import EvalSession
 
 
 class XdistHooks:

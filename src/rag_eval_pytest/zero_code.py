@@ -7,15 +7,19 @@ they get fixtures (a conftest's ``rag_adapter``) and node ids like ``data/qa.jso
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from .assertions import check_results
-from .case import RagCase
-from .config import Settings
-from .dataset import LoadedCase
 from .metrics.registry import registered_names
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .case import RagCase
+    from .config import Settings
+    from .dataset import LoadedCase
 
 # The metrics a case is checked on when the config names none: the composite's four, then
 # retrieval (judged only for cases with expected_contexts).

@@ -29,8 +29,9 @@ thresholds:
 def run(pytester: pytest.Pytester, rag_app: str, *args: str) -> pytest.RunResult:
     pytester.makepyfile(test_rag=TESTS)
     pytester.makefile(".yaml", **{"eval-config": CONFIG})
-    return pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app,
-                              "-p", "no:randomly", *args)
+    return pytester.runpytest(
+        "--rag-dataset", "dataset.json", "--rag-target", rag_app, "-p", "no:randomly", *args
+    )
 
 
 def test_json_report_fields(
@@ -49,8 +50,11 @@ def test_json_report_fields(
     assert summary["counts"] == {"cases": 3, "passed": 2, "failed": 1, "errors": 0, "skipped": 0}
     assert summary["metrics"]["retrieval_recall"]["mean"] == pytest.approx(2 / 3, abs=1e-4)
     # composite: retrieval_precision 1.0 (two judged cases) and recall 2/3, equal weights
-    assert summary["composite"] == {"score": pytest.approx(5 / 6, abs=1e-4), "threshold": 0.5,
-                                    "status": "PASS"}
+    assert summary["composite"] == {
+        "score": pytest.approx(5 / 6, abs=1e-4),
+        "threshold": 0.5,
+        "status": "PASS",
+    }
     assert summary["critical"] == {"total": 1, "passed": 1, "failed": []}
     assert [t["tag"] for t in summary["tags"]] == ["account", "billing", "shipping"]
     assert summary["latency"]["count"] == 3 and summary["latency"]["slow"] == 0
@@ -105,15 +109,17 @@ def test_terminal_summary_prints_table_paths_and_reason(
 ) -> None:
     write_dataset()
     result = run(pytester, rag_app, "--rag-output-dir", "out")
-    result.stdout.fnmatch_lines([
-        "*= rag-eval =*",
-        "Metric*Score*Threshold*Status",
-        "Composite*0.83*0.50*PASS",
-        "Retrieval Recall*0.67*",
-        "cases: 3 (2 passed, 1 failed, 0 errors, 0 skipped); critical: 1/1 passed",
-        f"reports: {pytester.path / 'out' / 'eval_report.json'}",
-        "rag-eval: exit 1: 1 test failed",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*= rag-eval =*",
+            "Metric*Score*Threshold*Status",
+            "Composite*0.83*0.50*PASS",
+            "Retrieval Recall*0.67*",
+            "cases: 3 (2 passed, 1 failed, 0 errors, 0 skipped); critical: 1/1 passed",
+            f"reports: {pytester.path / 'out' / 'eval_report.json'}",
+            "rag-eval: exit 1: 1 test failed",
+        ]
+    )
 
 
 def test_unwritable_output_is_one_line_not_a_crash(
@@ -139,11 +145,20 @@ def _comparable(report: dict[str, Any]) -> dict[str, Any]:
 def test_xdist_gives_the_same_report_as_a_plain_run(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
 ) -> None:
-    write_dataset([
-        *[case(f"c{i:02d}", "refund policy?" if i % 3 else "deliver abroad?",
-               expected_contexts=["policy.md"], critical=i == 3, tags=[f"t{i % 2}"])
-          for i in range(10)]
-    ])
+    write_dataset(
+        [
+            *[
+                case(
+                    f"c{i:02d}",
+                    "refund policy?" if i % 3 else "deliver abroad?",
+                    expected_contexts=["policy.md"],
+                    critical=i == 3,
+                    tags=[f"t{i % 2}"],
+                )
+                for i in range(10)
+            ]
+        ]
+    )
     plain = run(pytester, rag_app, "-n", "0")
     plain_report = _comparable(read_report(pytester))
     distributed = run(pytester, rag_app, "-n", "2")

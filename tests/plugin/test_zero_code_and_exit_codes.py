@@ -20,22 +20,29 @@ def test_zero_code_collects_one_item_per_case(
 ) -> None:
     write_dataset()
     pytester.makefile(".yaml", **{"eval-config": CONFIG})
-    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app, "-v",
-                                "-p", "no:randomly")
-    result.stdout.fnmatch_lines([
-        "dataset.json::tc_001 PASSED*",
-        "dataset.json::tc_002 PASSED*",
-        "dataset.json::tc_003 FAILED*",
-        "*tc_003 retrieval_recall 0.00 < 1.00*",
-    ])
+    result = pytester.runpytest(
+        "--rag-dataset", "dataset.json", "--rag-target", rag_app, "-v", "-p", "no:randomly"
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "dataset.json::tc_001 PASSED*",
+            "dataset.json::tc_002 PASSED*",
+            "dataset.json::tc_003 FAILED*",
+            "*tc_003 retrieval_recall 0.00 < 1.00*",
+        ]
+    )
     assert result.ret == 1
 
 
 def test_zero_code_items_honour_k_and_conftest_adapter(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
-    write_dataset([case("keep", "q", expected_contexts=["a.md"]),
-                   case("drop", "q", expected_contexts=["a.md"])])
+    write_dataset(
+        [
+            case("keep", "q", expected_contexts=["a.md"]),
+            case("drop", "q", expected_contexts=["a.md"]),
+        ]
+    )
     pytester.makeconftest("""
 import pytest
 @pytest.fixture(scope="session")
@@ -68,13 +75,21 @@ def test_exit_1_on_unmet_run_threshold_even_when_tests_pass(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
 ) -> None:
     write_dataset()
-    pytester.makepyfile(test_rag="""
+    pytester.makepyfile(
+        test_rag="""
 from rag_eval_pytest import evaluate
 def test_x(rag_case):
     evaluate(rag_case, "retrieval_recall")
-""")
-    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app,
-                                "--rag-fail-under-retrieval-recall", "0.9")
+"""
+    )
+    result = pytester.runpytest(
+        "--rag-dataset",
+        "dataset.json",
+        "--rag-target",
+        rag_app,
+        "--rag-fail-under-retrieval-recall",
+        "0.9",
+    )
     result.assert_outcomes(passed=3)
     assert result.ret == 1
     result.stdout.fnmatch_lines(["rag-eval: exit 1: retrieval_recall 0.67 < 0.90"])
@@ -84,8 +99,12 @@ def test_x(rag_case):
 def test_exit_2_when_a_critical_case_fails(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
 ) -> None:
-    write_dataset([case("crit", "deliver abroad?", critical=True, expected_contexts=["x.md"]),
-                   case("fine", "refund policy?", expected_contexts=["policy.md"])])
+    write_dataset(
+        [
+            case("crit", "deliver abroad?", critical=True, expected_contexts=["x.md"]),
+            case("fine", "refund policy?", expected_contexts=["policy.md"]),
+        ]
+    )
     result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
     assert result.ret == 2
     result.stdout.fnmatch_lines(["rag-eval: exit 2: critical case crit failed"])
@@ -98,12 +117,14 @@ def test_rag_critical_marker_on_a_plain_test_counts(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
 ) -> None:
     write_dataset([case("fine", "refund policy?", expected_contexts=["policy.md"])])
-    pytester.makepyfile(test_x="""
+    pytester.makepyfile(
+        test_x="""
 import pytest
 @pytest.mark.rag_critical
 def test_smoke():
     assert False, "the index is empty"
-""")
+"""
+    )
     result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
     assert result.ret == 2
     result.stdout.fnmatch_lines(["rag-eval: exit 2: critical case test_x.py::test_smoke failed"])
@@ -133,10 +154,12 @@ def rag_adapter():
     result = pytester.runpytest("--rag-dataset", "dataset.json")
     result.assert_outcomes(errors=2)
     assert result.ret == 3
-    result.stdout.fnmatch_lines([
-        "*a: callable *down raised ConnectionError: connection refused*",
-        "rag-eval: exit 3: fatal: the RAG system failed for every case (2)",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*a: callable *down raised ConnectionError: connection refused*",
+            "rag-eval: exit 3: fatal: the RAG system failed for every case (2)",
+        ]
+    )
     report = read_report(pytester)
     assert [c["status"] for c in report["cases"]] == ["error", "error"]
 

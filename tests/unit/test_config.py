@@ -21,14 +21,17 @@ def test_defaults() -> None:
     assert settings.output.directory == "results"
     assert settings.exit_codes.critical == 2 and settings.exit_codes.fatal == 3
     assert settings.normalised_weights() == {
-        "faithfulness": 0.4, "answer_relevance": 0.2, "context_precision": 0.2,
+        "faithfulness": 0.4,
+        "answer_relevance": 0.2,
+        "context_precision": 0.2,
         "context_recall": 0.2,
     }
 
 
 def test_cli_overrides_config_file(tmp_path: Path) -> None:
-    file = ConfigFile(tmp_path / "eval-config.yaml",
-                      {"thresholds": {"composite": 0.8, "faithfulness": 0.85}})
+    file = ConfigFile(
+        tmp_path / "eval-config.yaml", {"thresholds": {"composite": 0.8, "faithfulness": 0.85}}
+    )
     settings = resolve_settings(
         file, [Override("thresholds.composite", 0.9, "--rag-fail-under")], env={}
     ).settings
@@ -36,8 +39,10 @@ def test_cli_overrides_config_file(tmp_path: Path) -> None:
 
 
 def test_relative_paths_in_a_config_file_are_relative_to_the_file(tmp_path: Path) -> None:
-    file = ConfigFile(tmp_path / "sub" / "eval-config.yaml",
-                      {"output": {"directory": "out"}, "target": "app/rag.py:answer"})
+    file = ConfigFile(
+        tmp_path / "sub" / "eval-config.yaml",
+        {"output": {"directory": "out"}, "target": "app/rag.py:answer"},
+    )
     settings = resolve_settings(file, [], env={}).settings
     assert settings.output.directory == str(tmp_path / "sub" / "out")
     assert settings.target == f"{tmp_path / 'sub' / 'app/rag.py'}:answer"
@@ -77,8 +82,11 @@ def test_bad_override_names_its_source(tmp_path: Path) -> None:
 def test_env_interpolation_defaults_escapes_and_secrets() -> None:
     secrets: set[str] = set()
     data = interpolate(
-        {"a": "Bearer ${RAG_API_TOKEN}", "b": ["${MISSING:-fallback}", "$${LITERAL}"],
-         "c": "${PLAIN}"},
+        {
+            "a": "Bearer ${RAG_API_TOKEN}",
+            "b": ["${MISSING:-fallback}", "$${LITERAL}"],
+            "c": "${PLAIN}",
+        },
         {"RAG_API_TOKEN": "s3cret-token", "PLAIN": "visible"},
         "c.yaml",
         secrets,

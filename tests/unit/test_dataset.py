@@ -29,11 +29,22 @@ def doc(*cases: dict[str, object], **metadata: object) -> str:
 
 
 def test_json_with_metadata_and_context_shapes(tmp_path: Path) -> None:
-    path = write(tmp_path, "d.json", doc(
-        {"id": "a", "question": "q?", "ground_truth": "g", "answer": "x",
-         "contexts": ["plain", {"text": "t", "source": "s.md"}]},
-        name="N", created="2026-11-01", version=2,
-    ))
+    path = write(
+        tmp_path,
+        "d.json",
+        doc(
+            {
+                "id": "a",
+                "question": "q?",
+                "ground_truth": "g",
+                "answer": "x",
+                "contexts": ["plain", {"text": "t", "source": "s.md"}],
+            },
+            name="N",
+            created="2026-11-01",
+            version=2,
+        ),
+    )
     ds = load_dataset(path, now=NOW)
     assert ds.metadata.name == "N" and ds.metadata.version == "2"
     (case,) = ds.cases
@@ -42,8 +53,10 @@ def test_json_with_metadata_and_context_shapes(tmp_path: Path) -> None:
 
 
 def test_jsonl_and_yaml_give_the_same_cases(tmp_path: Path) -> None:
-    rows = [{"id": "a", "question": "q1", "ground_truth": "g1", "tags": ["x"]},
-            {"id": "b", "question": "q2", "ground_truth": "g2", "critical": True}]
+    rows = [
+        {"id": "a", "question": "q1", "ground_truth": "g1", "tags": ["x"]},
+        {"id": "b", "question": "q2", "ground_truth": "g2", "critical": True},
+    ]
     jsonl = write(tmp_path, "d.jsonl", "\n".join(json.dumps(r) for r in rows) + "\n\n")
     yaml_text = "test_cases:\n" + "".join(
         f"  - id: {r['id']}\n    question: {r['question']}\n    ground_truth: {r['ground_truth']}\n"
@@ -56,11 +69,15 @@ def test_jsonl_and_yaml_give_the_same_cases(tmp_path: Path) -> None:
 
 
 def test_missing_ids_are_stable_and_unique(tmp_path: Path) -> None:
-    path = write(tmp_path, "d.json", doc(
-        {"question": "same?", "ground_truth": "g"},
-        {"question": "same?", "ground_truth": "other"},
-        {"question": "different?", "ground_truth": "g"},
-    ))
+    path = write(
+        tmp_path,
+        "d.json",
+        doc(
+            {"question": "same?", "ground_truth": "g"},
+            {"question": "same?", "ground_truth": "other"},
+            {"question": "different?", "ground_truth": "g"},
+        ),
+    )
     first = [c.id for c in load_dataset(path, now=NOW).cases]
     second = [c.id for c in load_dataset(path, now=NOW).cases]
     assert first == second
@@ -69,11 +86,15 @@ def test_missing_ids_are_stable_and_unique(tmp_path: Path) -> None:
 
 
 def test_every_problem_is_named_with_file_case_and_field(tmp_path: Path) -> None:
-    path = write(tmp_path, "bad.json", doc(
-        {"id": "tc_1", "question": "", "ground_truth": "g"},
-        {"id": "tc_2", "ground_truth": "g", "critcal": True},
-        {"id": "tc_2", "question": "q", "ground_truth": "g", "tags": "billing"},
-    ))
+    path = write(
+        tmp_path,
+        "bad.json",
+        doc(
+            {"id": "tc_1", "question": "", "ground_truth": "g"},
+            {"id": "tc_2", "ground_truth": "g", "critcal": True},
+            {"id": "tc_2", "question": "q", "ground_truth": "g", "tags": "billing"},
+        ),
+    )
     with pytest.raises(DatasetError) as info:
         load_dataset(path, now=NOW)
     message = str(info.value)
@@ -85,10 +106,14 @@ def test_every_problem_is_named_with_file_case_and_field(tmp_path: Path) -> None
 
 
 def test_duplicate_ids_are_an_error(tmp_path: Path) -> None:
-    path = write(tmp_path, "d.json", doc(
-        {"id": "x", "question": "a", "ground_truth": "g"},
-        {"id": "x", "question": "b", "ground_truth": "g"},
-    ))
+    path = write(
+        tmp_path,
+        "d.json",
+        doc(
+            {"id": "x", "question": "a", "ground_truth": "g"},
+            {"id": "x", "question": "b", "ground_truth": "g"},
+        ),
+    )
     with pytest.raises(DatasetError, match=r"case 'x' \(test_cases\[1\]\): duplicate id"):
         load_dataset(path, now=NOW)
 
@@ -97,13 +122,13 @@ def test_duplicate_ids_are_an_error(tmp_path: Path) -> None:
     ("name", "content", "expected"),
     [
         ("e.json", "", "the file is empty"),
-        ("e.json", "{\"test_cases\": [", "invalid JSON at line 1"),
+        ("e.json", '{"test_cases": [', "invalid JSON at line 1"),
         ("e.yaml", "test_cases: [a\n", "invalid YAML"),
-        ("e.jsonl", "{\"question\": 1}\nnot json\n", "line 2 is not valid JSON"),
+        ("e.jsonl", '{"question": 1}\nnot json\n', "line 2 is not valid JSON"),
         ("e.json", "[1, 2]", "case at test_cases[0]: expected an object, found int"),
-        ("e.json", "{\"cases\": []}", "unknown top-level key 'cases'"),
-        ("e.json", "{\"test_cases\": []}", "'test_cases' has no cases"),
-        ("e.json", "\"text\"", "expected an object with 'test_cases'"),
+        ("e.json", '{"cases": []}', "unknown top-level key 'cases'"),
+        ("e.json", '{"test_cases": []}', "'test_cases' has no cases"),
+        ("e.json", '"text"', "expected an object with 'test_cases'"),
         ("e.txt", "{}", "unknown file type '.txt'"),
         ("e.json", b"\xff\xfe{\x00", "not UTF-8 text"),
     ],
@@ -122,27 +147,38 @@ def test_missing_file(tmp_path: Path) -> None:
 
 
 def test_missing_optional_fields_warn_once_per_field(tmp_path: Path) -> None:
-    path = write(tmp_path, "d.json", doc(
-        {"id": "a", "question": "q", "ground_truth": "g"},
-        {"id": "b", "question": "q2", "ground_truth": "g", "expected_contexts": ["x.md"]},
-        created="2026-11-20",
-    ))
+    path = write(
+        tmp_path,
+        "d.json",
+        doc(
+            {"id": "a", "question": "q", "ground_truth": "g"},
+            {"id": "b", "question": "q2", "ground_truth": "g", "expected_contexts": ["x.md"]},
+            created="2026-11-20",
+        ),
+    )
     (warning,) = load_dataset(path, now=NOW).warnings
     assert "1 of 2 cases have no 'expected_contexts'" in warning and ": a" in warning
 
 
 def test_staleness_by_metadata_created(tmp_path: Path) -> None:
-    path = write(tmp_path, "d.json", doc(
-        {"id": "a", "question": "q", "ground_truth": "g", "expected_contexts": []},
-        created="2026-09-01",
-    ))
+    path = write(
+        tmp_path,
+        "d.json",
+        doc(
+            {"id": "a", "question": "q", "ground_truth": "g", "expected_contexts": []},
+            created="2026-09-01",
+        ),
+    )
     (warning,) = load_dataset(path, now=NOW).warnings
     assert "82 days old (metadata.created 2026-09-01)" in warning
 
 
 def test_staleness_by_mtime_when_no_created(tmp_path: Path) -> None:
-    path = write(tmp_path, "d.json", doc({"id": "a", "question": "q", "ground_truth": "g",
-                                          "expected_contexts": []}))
+    path = write(
+        tmp_path,
+        "d.json",
+        doc({"id": "a", "question": "q", "ground_truth": "g", "expected_contexts": []}),
+    )
     old = (NOW - dt.timedelta(days=45)).timestamp()
     os.utime(path, (old, old))
     (warning,) = load_dataset(path, now=NOW).warnings
@@ -152,8 +188,14 @@ def test_staleness_by_mtime_when_no_created(tmp_path: Path) -> None:
 
 
 def test_ids_shared_by_two_files_are_qualified_by_stem(tmp_path: Path) -> None:
-    one = write(tmp_path, "one.json", doc({"id": "tc_1", "question": "q", "ground_truth": "g"},
-                                          {"id": "only", "question": "q", "ground_truth": "g"}))
+    one = write(
+        tmp_path,
+        "one.json",
+        doc(
+            {"id": "tc_1", "question": "q", "ground_truth": "g"},
+            {"id": "only", "question": "q", "ground_truth": "g"},
+        ),
+    )
     two = write(tmp_path, "two.json", doc({"id": "tc_1", "question": "q", "ground_truth": "g"}))
     collection = load_datasets([one, two], now=NOW)
     assert [c.key for c in collection.cases] == ["one/tc_1", "only", "two/tc_1"]
@@ -161,11 +203,15 @@ def test_ids_shared_by_two_files_are_qualified_by_stem(tmp_path: Path) -> None:
 
 
 def test_tag_filter_keeps_cases_with_any_tag(tmp_path: Path) -> None:
-    path = write(tmp_path, "d.json", doc(
-        {"id": "a", "question": "q", "ground_truth": "g", "tags": ["billing"]},
-        {"id": "b", "question": "q", "ground_truth": "g", "tags": ["account", "ui"]},
-        {"id": "c", "question": "q", "ground_truth": "g"},
-    ))
+    path = write(
+        tmp_path,
+        "d.json",
+        doc(
+            {"id": "a", "question": "q", "ground_truth": "g", "tags": ["billing"]},
+            {"id": "b", "question": "q", "ground_truth": "g", "tags": ["account", "ui"]},
+            {"id": "c", "question": "q", "ground_truth": "g"},
+        ),
+    )
     selected = load_datasets([path], tags=["ui", "billing"], now=NOW)
     assert [c.key for c in selected.cases] == ["a", "b"]
     assert selected.total_cases == 3

@@ -12,8 +12,12 @@ from rag_eval_pytest.summary import ThresholdCheck, percentile, summarise, weigh
 
 
 def test_weighted_mean_renormalises_over_metrics_present() -> None:
-    weights = {"faithfulness": 0.4, "answer_relevance": 0.2, "context_precision": 0.2,
-               "context_recall": 0.2}
+    weights = {
+        "faithfulness": 0.4,
+        "answer_relevance": 0.2,
+        "context_precision": 0.2,
+        "context_recall": 0.2,
+    }
     assert weighted_mean({"faithfulness": 1.0, "context_recall": 0.4}, weights) == pytest.approx(
         (0.4 * 1.0 + 0.2 * 0.4) / 0.6
     )
@@ -26,14 +30,36 @@ def test_percentile_interpolates() -> None:
     assert percentile([float(i) for i in range(1, 101)], 95) == pytest.approx(95.05)
 
 
-def record(key: str, index: int, metrics: dict[str, tuple[str, float | None]], *,
-           outcome: str = "passed", critical: bool = False, tags: list[str] | None = None,
-           latency: float | None = 0.1, error: str | None = None) -> CaseRecord:
+def record(
+    key: str,
+    index: int,
+    metrics: dict[str, tuple[str, float | None]],
+    *,
+    outcome: str = "passed",
+    critical: bool = False,
+    tags: list[str] | None = None,
+    latency: float | None = 0.1,
+    error: str | None = None,
+) -> CaseRecord:
     payload: Any = {
-        "schema": 1, "key": key, "id": key, "index": index, "dataset": "d.json",
-        "question": "q", "ground_truth": "g", "critical": critical, "tags": tags or [],
-        "expected_contexts": None, "recorded": False, "answer": "a", "contexts": [],
-        "sources": [], "latency": latency, "error": error, "adapter": None, "metrics": [],
+        "schema": 1,
+        "key": key,
+        "id": key,
+        "index": index,
+        "dataset": "d.json",
+        "question": "q",
+        "ground_truth": "g",
+        "critical": critical,
+        "tags": tags or [],
+        "expected_contexts": None,
+        "recorded": False,
+        "answer": "a",
+        "contexts": [],
+        "sources": [],
+        "latency": latency,
+        "error": error,
+        "adapter": None,
+        "metrics": [],
     }
     rec = CaseRecord(payload=payload)
     for name, (status, score) in metrics.items():
@@ -45,27 +71,41 @@ def record(key: str, index: int, metrics: dict[str, tuple[str, float | None]], *
 def test_summary_counts_tags_latency_and_critical() -> None:
     records = [
         record("a", 0, {"faithfulness": ("passed", 1.0)}, critical=True, tags=["x"], latency=1.0),
-        record("b", 1, {"faithfulness": ("failed", 0.5)}, outcome="failed", tags=["x", "y"],
-               latency=7.0),
+        record(
+            "b",
+            1,
+            {"faithfulness": ("failed", 0.5)},
+            outcome="failed",
+            tags=["x", "y"],
+            latency=7.0,
+        ),
         record("c", 2, {"faithfulness": ("not_judged", None)}, outcome="skipped", latency=None),
         record("d", 3, {}, critical=True, error="boom", latency=None),
     ]
-    s = summarise(records, weights={"faithfulness": 1.0}, thresholds={"faithfulness": 0.8},
-                  slow_threshold=5.0, critical_tests=[CriticalTest("t::other", "failed")])
+    s = summarise(
+        records,
+        weights={"faithfulness": 1.0},
+        thresholds={"faithfulness": 0.8},
+        slow_threshold=5.0,
+        critical_tests=[CriticalTest("t::other", "failed")],
+    )
     assert (s.cases, s.passed, s.failed, s.errors, s.skipped) == (4, 1, 1, 1, 1)
     assert s.metrics["faithfulness"].mean == 0.75 and s.metrics["faithfulness"].not_judged == 1
     assert s.composite == 0.75
     assert [c.met for c in s.checks] == [False]
     assert (s.latency.count, s.latency.slow, s.latency.avg) == (2, 1, 4.0)
     assert [(t.tag, t.count, t.passed, t.failed, t.avg_score) for t in s.tags] == [
-        ("x", 2, 1, 1, 0.75), ("y", 1, 0, 1, 0.5)]
+        ("x", 2, 1, 1, 0.75),
+        ("y", 1, 0, 1, 0.5),
+    ]
     assert s.critical.total == 3 and s.critical.passed == 1
     assert s.critical.failed == ["d", "t::other"]
 
 
 def test_gate_without_judged_cases_is_reported_not_passed_silently() -> None:
-    s = summarise([record("a", 0, {})], weights={}, thresholds={"faithfulness": 0.9},
-                  slow_threshold=5)
+    s = summarise(
+        [record("a", 0, {})], weights={}, thresholds={"faithfulness": 0.9}, slow_threshold=5
+    )
     assert s.checks[0].met is None
     assert s.warnings == ["threshold faithfulness 0.90 not checked: no case was judged on it"]
 
@@ -77,8 +117,11 @@ def test_gate_without_judged_cases_is_reported_not_passed_silently() -> None:
         (1, {"failed_tests": 2}, (1, "2 tests failed")),
         (0, {"unmet": [ThresholdCheck("composite", 0.71, 0.8)]}, (1, "composite 0.71 < 0.80")),
         (1, {"critical_failures": ["tc_1"], "failed_tests": 1}, (2, "critical case tc_1 failed")),
-        (1, {"critical_failures": ["a", "b"], "critical_code": 10},
-         (10, "critical cases a, b failed")),
+        (
+            1,
+            {"critical_failures": ["a", "b"], "critical_code": 10},
+            (10, "critical cases a, b failed"),
+        ),
         (1, {"fatal_reason": "all down", "critical_failures": ["a"]}, (3, "fatal: all down")),
         (2, {"critical_failures": ["a"]}, (2, "pytest exit status 2 kept")),
         (4, {"fatal_reason": "x"}, (4, "pytest exit status 4 kept")),

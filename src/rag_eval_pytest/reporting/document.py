@@ -5,12 +5,14 @@ Markdown report, the history line and the terminal summary are rendered from it.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..collector import CaseRecord
-from ..summary import RunSummary
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..collector import CaseRecord
+    from ..summary import RunSummary
 
 SCHEMA_VERSION = 1
 
@@ -158,7 +160,9 @@ def build_document(
                 }
                 for t in summary.tags
             ],
-            "usage": {k: (round(v, 6) if k == "cost_usd" else int(v)) for k, v in summary.usage.items()},
+            "usage": {
+                k: (round(v, 6) if k == "cost_usd" else int(v)) for k, v in summary.usage.items()
+            },
         },
         "cases": cases,
         "warnings": [*meta.warnings, *summary.warnings],
@@ -166,4 +170,6 @@ def build_document(
 
 
 def now_iso() -> str:
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return (
+        dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    )

@@ -41,17 +41,17 @@ def append_history(path: Path, entry: dict[str, Any]) -> None:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(entry, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n"
-    with FileLock(str(path.with_name(f".{path.name}.lock")), timeout=60):
-        with path.open("a+b") as fh:
-            fh.seek(0, os.SEEK_END)
-            if fh.tell() > 0:
-                fh.seek(-1, os.SEEK_END)
-                if fh.read(1) != b"\n":
-                    # A crash left a truncated last line: start ours on a fresh line.
-                    fh.write(b"\n")
-            fh.write(line.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
+    lock = FileLock(str(path.with_name(f".{path.name}.lock")), timeout=60)
+    with lock, path.open("a+b") as fh:
+        fh.seek(0, os.SEEK_END)
+        if fh.tell() > 0:
+            fh.seek(-1, os.SEEK_END)
+            if fh.read(1) != b"\n":
+                # A crash left a truncated last line: start ours on a fresh line.
+                fh.write(b"\n")
+        fh.write(line.encode("utf-8"))
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def read_history(path: Path) -> list[dict[str, Any]]:
@@ -76,7 +76,8 @@ def read_history(path: Path) -> list[dict[str, Any]]:
     if bad:
         warnings.warn(
             RagEvalWarning(
-                f"{path}: skipped {len(bad)} unreadable line(s) (line {', '.join(map(str, bad[:5]))})"
+                f"{path}: skipped {len(bad)} unreadable line(s) "
+                f"(line {', '.join(map(str, bad[:5]))})"
             ),
             stacklevel=2,
         )

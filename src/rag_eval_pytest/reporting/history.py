@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def history_entry(doc: dict[str, Any]) -> dict[str, Any]:

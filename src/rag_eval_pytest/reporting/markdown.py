@@ -23,7 +23,7 @@ def fmt_seconds(value: float | None) -> str:
 
 
 def fmt_duration(seconds: float) -> str:
-    minutes, secs = divmod(int(round(seconds)), 60)
+    minutes, secs = divmod(round(seconds), 60)
     return f"{minutes}m {secs:02d}s" if minutes else f"{seconds:.1f}s"
 
 
@@ -40,19 +40,24 @@ def _quote(text: str | None, limit: int = _QUOTE) -> str:
     return '"' + flat.replace("`", "'") + '"'
 
 
+def _threshold(value: float | None) -> str:
+    return "-" if value is None else fmt_score(value)
+
+
 def _summary_table(doc: dict[str, Any]) -> list[str]:
     summary = doc["summary"]
     lines = ["| Metric | Score | Threshold | Status |", "|--------|-------|-----------|--------|"]
     comp = summary["composite"]
     lines.append(
-        f"| **Composite** | {fmt_score(comp['score'])} | {fmt_score(comp['threshold']) if comp['threshold'] is not None else '-'} "
+        f"| **Composite** | {fmt_score(comp['score'])} | {_threshold(comp['threshold'])} "
         f"| {comp['status'] or '-'} |"
     )
     for name, m in summary["metrics"].items():
         threshold = "-" if m["threshold"] is None else fmt_score(m["threshold"])
         extra = f" ({m['not_judged']} not judged)" if m["not_judged"] else ""
         lines.append(
-            f"| {title(name)} | {fmt_score(m['mean'])}{extra} | {threshold} | {m['status'] or '-'} |"
+            f"| {title(name)} | {fmt_score(m['mean'])}{extra} | {threshold} "
+            f"| {m['status'] or '-'} |"
         )
     return lines
 
@@ -99,7 +104,11 @@ def _case_trace(case: dict[str, Any]) -> list[str]:
         if result["status"] == "not_judged":
             lines.append(f"- {title(name)}: not judged ({_cell(result['reason'])})")
         else:
-            threshold = "" if result["threshold"] is None else f" (threshold {result['threshold']:.2f}, {result['status'].upper()})"
+            threshold = (
+                ""
+                if result["threshold"] is None
+                else f" (threshold {result['threshold']:.2f}, {result['status'].upper()})"
+            )
             lines.append(f"- {title(name)}: {fmt_score(result['score'])}{threshold}")
     reasons = [
         f"- {title(name)}: {_cell(r['reason'])}"
@@ -140,7 +149,10 @@ def render_markdown(doc: dict[str, Any]) -> str:
     counts, critical = summary["counts"], summary["critical"]
     lines = ["# RAG Evaluation Report", ""]
     if run["partial"]:
-        lines += ["> **Partial run:** the run was interrupted; only finished cases are reported.", ""]
+        lines += [
+            "> **Partial run:** the run was interrupted; only finished cases are reported.",
+            "",
+        ]
     lines.append(f"**Date:** {run['started_at'].replace('T', ' ').replace('Z', ' UTC')}  ")
     if run["adapter"]:
         lines.append(f"**Adapter:** {run['adapter']}  ")
@@ -149,7 +161,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
         name = f" ({ds['name']})" if ds.get("name") else ""
         lines.append(f"**Dataset:** {ds['path']}{name}, {ds['cases']} cases  ")
     lines.append(
-        f"**Test Cases:** {counts['cases']} ({critical['total']} critical): {counts['passed']} passed, "
+        f"**Test Cases:** {counts['cases']} ({critical['total']} critical): "
+        f"{counts['passed']} passed, "
         f"{counts['failed']} failed, {counts['errors']} errors, {counts['skipped']} skipped  "
     )
     lines.append(f"**Duration:** {fmt_duration(run['duration_s'])}  ")
@@ -164,8 +177,10 @@ def render_markdown(doc: dict[str, Any]) -> str:
     lines += ["", "## Summary", "", *_summary_table(doc), "", _latency_line(doc), ""]
 
     if critical["failed"]:
-        lines.append(f"## Critical Tests: {critical['passed']}/{critical['total']} PASSED, "
-                     f"{len(critical['failed'])} FAILED")
+        lines.append(
+            f"## Critical Tests: {critical['passed']}/{critical['total']} PASSED, "
+            f"{len(critical['failed'])} FAILED"
+        )
         lines += ["", *(f"- FAILED: {key}" for key in critical["failed"]), ""]
     else:
         lines += [f"## Critical Tests: {critical['passed']}/{critical['total']} PASSED", ""]
@@ -176,22 +191,35 @@ def render_markdown(doc: dict[str, Any]) -> str:
         lines += _case_trace(case)
 
     if summary["tags"]:
-        lines += ["## Test Results by Tag", "", "| Tag | Count | Passed | Failed | Avg Score |",
-                  "|-----|-------|--------|--------|-----------|"]
+        lines += [
+            "## Test Results by Tag",
+            "",
+            "| Tag | Count | Passed | Failed | Avg Score |",
+            "|-----|-------|--------|--------|-----------|",
+        ]
         for t in summary["tags"]:
             lines.append(
-                f"| {_cell(t['tag'])} | {t['count']} | {t['passed']} | {t['failed']} | {fmt_score(t['avg_score'])} |"
+                f"| {_cell(t['tag'])} | {t['count']} | {t['passed']} | {t['failed']} "
+                f"| {fmt_score(t['avg_score'])} |"
             )
         lines.append("")
 
-    lines += ["## All Cases", "", "| Case | Status | Composite | Metrics |", "|------|--------|-----------|---------|"]
+    lines += [
+        "## All Cases",
+        "",
+        "| Case | Status | Composite | Metrics |",
+        "|------|--------|-----------|---------|",
+    ]
     for case in doc["cases"]:
         scores = ", ".join(
             f"{name} {fmt_score(r['score']) if r['status'] != 'not_judged' else 'not judged'}"
             for name, r in case["metrics"].items()
         )
         crit = " (critical)" if case["critical"] else ""
-        lines.append(f"| {_cell(case['key'])}{crit} | {case['status']} | {fmt_score(case['composite'])} | {scores or '-'} |")
+        lines.append(
+            f"| {_cell(case['key'])}{crit} | {case['status']} "
+            f"| {fmt_score(case['composite'])} | {scores or '-'} |"
+        )
     lines.append("")
     if doc["warnings"]:
         lines += ["## Warnings", "", *(f"- {_cell(w)}" for w in doc["warnings"]), ""]

@@ -12,17 +12,29 @@ def summary_lines(doc: dict[str, Any], written: list[str], errors: list[str]) ->
     rows = [("Metric", "Score", "Threshold", "Status")]
     comp = summary["composite"]
     rows.append(
-        ("Composite", fmt_score(comp["score"]),
-         "-" if comp["threshold"] is None else fmt_score(comp["threshold"]), comp["status"] or "-")
+        (
+            "Composite",
+            fmt_score(comp["score"]),
+            "-" if comp["threshold"] is None else fmt_score(comp["threshold"]),
+            comp["status"] or "-",
+        )
     )
     for name, m in summary["metrics"].items():
-        score = fmt_score(m["mean"]) + (f" ({m['not_judged']} not judged)" if m["not_judged"] else "")
+        score = fmt_score(m["mean"]) + (
+            f" ({m['not_judged']} not judged)" if m["not_judged"] else ""
+        )
         rows.append(
-            (title(name), score, "-" if m["threshold"] is None else fmt_score(m["threshold"]),
-             m["status"] or "-")
+            (
+                title(name),
+                score,
+                "-" if m["threshold"] is None else fmt_score(m["threshold"]),
+                m["status"] or "-",
+            )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
+    lines = [
+        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     counts, critical = summary["counts"], summary["critical"]
     lines.append(

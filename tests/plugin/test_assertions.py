@@ -1,0 +1,131 @@
+"""The assertion API as a user meets it: messages, evaluate(), custom metrics, not judged."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import case, read_report
+
+CUSTOM_METRIC = """
+import pytest
+from rag_eval_pytest import Evidence, Measurement, Metric, register_metric
+
+@register_metric
+class AnswerLength(Metric):
+    name = "answer_length"
+    default_threshold = 0.5
+
+    async def measure(self, sample, services):
+        if not sample.answer.strip():
+            return Measurement.not_judged("the answer is empty")
+        score = min(len(sample.answer.split()) / 10, 1.0)
+        return Measurement(score=score, reason=f"{len(sample.answer.split())} words",
+                           evidence=[Evidence(kind="answer", text=sample.answer,
+                                              verdict="too short" if score < 0.5 else "ok")])
+
+@pytest.fixture(scope="session")
+def rag_adapter():
+    answers = {"short": "Yes.", "long": "one two three four five six seven eight nine ten",
+               "empty": " "}
+    return lambda q: (answers[q], [])
+"""
+
+
+@pytest.fixture
+def custom_suite(pytester: pytest.Pytester, write_dataset: Callable[..., Path]) -> None:
+    write_dataset([case("short", "short"), case("long", "long"), case("empty", "empty")])
+    pytester.makeconftest(CUSTOM_METRIC)
+
+
+def test_failure_message_first_line_and_evidence(
+    pytester: pytest.Pytester, custom_suite: None
+) -> None:
+    pytester.makepyfile(
+        test_rag="""
+from rag_eval_pytest import assert_metric
+def test_length(rag_case):
+    assert_metric(rag_case, "answer_length", threshold=0.8)
+"""
+    )
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly", "-ra")
+    result.assert_outcomes(passed=1, failed=1, skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "E       rag_eval_pytest.RagAssertionError: short answer_length 0.10 < 0.80",
+            "E         1 words",
+            "E       evidence:",
+            "E         ?too short? Yes.",
+            "FAILED test_rag.py::test_length?short? - rag_eval_pytest.RagAssertionError*",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*assertions.py*")  # helper frames are hidden
+
+
+def test_evaluate_returns_the_result_and_records_it(
+    pytester: pytest.Pytester, custom_suite: None
+) -> None:
+    pytester.makepyfile(
+        test_rag="""
+from rag_eval_pytest import evaluate
+def test_length(rag_case):
+    result = evaluate(rag_case, "answer_length", threshold=0.2)
+    if rag_case.id == "long":
+        assert (result.score, result.passed, result.threshold) == (1.0, True, 0.2)
+    if rag_case.id == "empty":
+        assert result.status == "not_judged" and result.score is None
+        assert result.reason == "the answer is empty"
+"""
+    )
+    result = pytester.runpytest("--rag-dataset", "dataset.json")
+    result.assert_outcomes(passed=3)
+    cases = {c["key"]: c for c in read_report(pytester)["cases"]}
+    assert cases["short"]["metrics"]["answer_length"]["status"] == "failed"
+    assert cases["empty"]["metrics"]["answer_length"]["status"] == "not_judged"
+    summary = read_report(pytester)["summary"]["metrics"]["answer_length"]
+    assert (summary["judged"], summary["not_judged"]) == (2, 1)
+    assert summary["mean"] == pytest.approx(0.55)
+
+
+def test_not_judged_can_fail_instead_of_skip(pytester: pytest.Pytester, custom_suite: None) -> None:
+    pytester.makefile(".yaml", **{"eval-config": "not_judged: fail\n"})
+    pytester.makepyfile(
+        test_rag="""
+from rag_eval_pytest import assert_metric
+def test_length(rag_case):
+    assert_metric(rag_case, "answer_length", threshold=0.05)
+"""
+    )
+    result = pytester.runpytest("--rag-dataset", "dataset.json")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*empty answer_length not judged: the answer is empty*"])
+
+
+def test_unknown_metric_and_bad_parameters_are_clear(
+    pytester: pytest.Pytester, custom_suite: None
+) -> None:
+    pytester.makepyfile(
+        test_rag="""
+import pytest
+from rag_eval_pytest import evaluate
+def test_unknown(rag_case):
+    with pytest.raises(KeyError, match="unknown metric 'answer_lenght'"):
+        evaluate(rag_case, "answer_lenght")
+def test_params(rag_case):
+    with pytest.raises(TypeError, match="got unknown parameter 'mode'"):
+        evaluate(rag_case, "answer_length", mode="x")
+def test_not_a_case():
+    with pytest.raises(TypeError, match="expected the rag_case fixture"):
+        evaluate("tc_001", "answer_length")
+"""
+    )
+    result = pytester.runpytest("--rag-dataset", "dataset.json")
+    result.assert_outcomes(passed=7)
+
+
+def test_custom_metric_in_zero_code_config(pytester: pytest.Pytester, custom_suite: None) -> None:
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  answer_length: 0.5\n"})
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly")
+    result.assert_outcomes(passed=1, failed=1, skipped=1)

@@ -1,0 +1,106 @@
+"""The dry run, the dormant plugin, and disabling the plugin."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import case
+
+
+def test_dry_run_lists_cases_critical_first_and_calls_nothing(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset(
+        [case("late", "second?"), case("first", "critical?", critical=True, tags=["core"])]
+    )
+    pytester.makeconftest("""
+import pytest
+@pytest.fixture(scope="session")
+def rag_adapter():
+    raise AssertionError("the dry run must not build the adapter")
+""")
+    pytester.makepyfile(test_rag="def test_x(rag_case): raise AssertionError('ran')\n")
+    result = pytester.runpytest(
+        "--rag-dataset", "dataset.json", "--rag-dry-run", "--rag-fail-under", "0.8"
+    )
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        [
+            "rag-eval dry run: dataset and configuration are valid; nothing was called.",
+            "*selected: 2 cases (1 critical)",
+            "  first ?critical; tags core?: critical?",
+            "  late: second?",
+            "*metrics (zero-code mode): retrieval_precision (default threshold)*",
+            "run thresholds: composite >= 0.80",
+            "RAG queries: 2*",
+        ]
+    )
+    assert not (pytester.path / "results").exists()
+
+
+def test_without_dataset_the_plugin_is_dormant(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_plain="def test_ok(): pass\n", test_case="def test_needs(rag_case): pass\n"
+    )
+    result = pytester.runpytest("-rs")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["SKIPPED*rag_case needs a dataset: run pytest with --rag-data*"])
+    result.stdout.no_fnmatch_line("*rag-eval:*")
+    assert not (pytester.path / "results").exists()
+
+
+def test_plugin_can_be_disabled(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset()
+    pytester.makepyfile(test_plain="def test_ok(): pass\n")
+    result = pytester.runpytest("-p", "no:rag_eval", "--rag-dataset", "dataset.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unrecognized arguments: --rag-dataset*"])
+
+
+def test_strict_markers_accept_rag_critical(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_m="""
+import pytest
+@pytest.mark.rag_critical
+def test_marked(): pass
+"""
+    )
+    pytester.runpytest("--strict-markers").assert_outcomes(passed=1)
+
+
+DORMANT_CHECK = """
+import sys, pytest
+code = pytest.main(["-q", "-p", "no:cacheprovider", *sys.argv[1:]])
+print("MODULES", sorted(sys.modules))
+"""
+
+HEAVY = ("torch", "sentence_transformers", "anthropic", "httpx", "pydantic", "yaml",
+         "langchain_core", "llama_index", "numpy")
+
+
+def _modules(pytester: pytest.Pytester, *args: str) -> set[str]:
+    script = pytester.path / "check.py"
+    out = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True,
+                         cwd=pytester.path, check=True).stdout
+    line = next(line for line in out.splitlines() if line.startswith("MODULES "))
+    return set(ast.literal_eval(line.removeprefix("MODULES ")))
+
+
+def test_dormant_run_imports_nothing_heavy(pytester: pytest.Pytester) -> None:
+    test_file = pytester.makepyfile(test_plain="def test_ok(): pass\n")
+    pytester.makepyfile(check=DORMANT_CHECK)
+    with_plugin = _modules(pytester, str(test_file))
+    without = _modules(pytester, str(test_file), "-p", "no:rag_eval")
+    added = {m.split(".")[0] for m in with_plugin - without}
+    assert not added & set(HEAVY), added
+    ours = sorted(m for m in with_plugin if m.startswith("rag_eval_pytest"))
+    assert ours == ["rag_eval_pytest", "rag_eval_pytest.errors", "rag_eval_pytest.options",
+                    "rag_eval_pytest.plugin"]
