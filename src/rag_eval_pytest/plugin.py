@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from .case import CaseRecorder, RagCase
     from .session import EvalSession
 
-SESSION_KEY = pytest.StashKey["EvalSession"]()
-AGGREGATOR_KEY = pytest.StashKey["Aggregator"]()
-RECORDER_KEY = pytest.StashKey["CaseRecorder"]()
+SESSION_KEY: pytest.StashKey[EvalSession] = pytest.StashKey()
+AGGREGATOR_KEY: pytest.StashKey[Aggregator] = pytest.StashKey()
+RECORDER_KEY: pytest.StashKey[CaseRecorder] = pytest.StashKey()
 CRITICAL_MARKER = "rag_critical"
 
 
