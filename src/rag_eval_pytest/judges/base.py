@@ -52,6 +52,12 @@ class Question(ABC, Generic[I, O]):
         """Problems of ``output`` for ``inputs`` that the schema cannot express."""
         return []
 
+    def salvage(self, inputs: I, output: O) -> tuple[O, str] | None:
+        """When ``output`` still fails :meth:`check` after the corrective re-ask: the part
+        that can be used (for example the verdicts whose index matched), with a note saying
+        what was left out; ``None`` when nothing can (then the question is not judged)."""
+        return None
+
 
 @dataclass(frozen=True)
 class JudgeOutcome(Generic[O]):
@@ -98,6 +104,30 @@ class Judge(ABC):
         """Sentence embeddings (unit length), for the embedding-based metrics."""
         raise NotImplementedError(f"{self.describe()} provides no embeddings")
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release clients and models. Called once at the end of the run."""
 
+
+
+def keep_indexed(output: O, field_name: str, count: int, what: str) -> tuple[O, str] | None:
+    """Salvage for index-keyed verdict lists: keep the first verdict for each index in
+    ``range(count)``, drop the rest, and say which were missing or extra."""
+    items = getattr(output, field_name)
+    kept: dict[int, Any] = {}
+    extra = 0
+    for item in items:
+        index = item.index
+        if 0 <= index < count and index not in kept:
+            kept[index] = item
+        else:
+            extra += 1
+    if not kept:
+        return None
+    missing = [i for i in range(count) if i not in kept]
+    parts = [f"judged {len(kept)} of {count} {what}"]
+    if missing:
+        parts.append(f"no verdict for index {', '.join(map(str, missing))}")
+    if extra:
+        parts.append(f"{extra} extra or duplicate verdict{'s' if extra > 1 else ''} ignored")
+    partial = output.model_copy(update={field_name: [kept[i] for i in sorted(kept)]})
+    return partial, "; ".join(parts)

@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .base import Question
+from .base import Question, keep_indexed
 
 
 class _Model(BaseModel):
@@ -148,6 +148,11 @@ class ContextUsefulness(Question[ContextsInput, ContextVerdicts]):
             ]
         return []
 
+    def salvage(
+        self, inputs: ContextsInput, output: ContextVerdicts
+    ) -> tuple[ContextVerdicts, str] | None:
+        return keep_indexed(output, "verdicts", len(inputs.contexts), "contexts")
+
 
 # --------------------------------------------------------------------------- context recall
 
@@ -198,6 +203,13 @@ class GroundTruthAttribution(Question[AttributionInput, Attributions]):
             ]
         return []
 
+    def salvage(
+        self, inputs: AttributionInput, output: Attributions
+    ) -> tuple[Attributions, str] | None:
+        return keep_indexed(
+            output, "sentences", len(inputs.ground_truth_sentences), "ground-truth sentences"
+        )
+
 
 # --------------------------------------------------------------------------- context relevance
 
@@ -241,6 +253,11 @@ class ContextSentenceRelevance(Question[RelevanceInput, SentenceRelevances]):
                 f"sentences, got indexes {indexes}"
             ]
         return []
+
+    def salvage(
+        self, inputs: RelevanceInput, output: SentenceRelevances
+    ) -> tuple[SentenceRelevances, str] | None:
+        return keep_indexed(output, "sentences", len(inputs.context_sentences), "context sentences")
 
 
 # --------------------------------------------------------------------------- answer correctness

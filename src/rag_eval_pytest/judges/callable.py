@@ -1,0 +1,60 @@
+"""A custom judge: any ``prompt -> text`` callable, sync or async.
+
+The plugin does the prompting and the parsing; the callable only talks to a model. Return it
+from a ``rag_judge`` fixture (or return the bare callable, which the plugin wraps)::
+
+    @pytest.fixture(scope="session")
+    def rag_judge():
+        return CallableJudge(lambda prompt: my_llm.complete(prompt), model="my-llm-v2")
+
+The callable may also return a mapping (already-parsed JSON). ``model`` names the model in the
+reports and in the cache key: change it when the callable starts answering differently, or run
+with ``--rag-no-cache``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from .llm import LLMJudge, Reply, RequestFailed
+
+if TYPE_CHECKING:
+    from .prompt import RenderedPrompt
+
+
+class CallableJudge(LLMJudge):
+    kind: ClassVar[str] = "custom"
+
+    def __init__(
+        self, fn: Callable[[str], Any], *, model: str | None = None, **kwargs: Any
+    ) -> None:
+        if not callable(fn):
+            raise TypeError(f"CallableJudge needs a callable, got {type(fn).__name__}")
+        name = model or getattr(fn, "__qualname__", None) or type(fn).__name__
+        super().__init__(model=str(name), **kwargs)
+        self.fn = fn
+
+    async def _complete(self, prompt: RenderedPrompt, question_name: str) -> Reply:
+        try:
+            if inspect.iscoroutinefunction(self.fn) or inspect.iscoroutinefunction(
+                getattr(self.fn, "__call__", None)  # noqa: B004 - async callable objects
+            ):
+                result = await self.fn(prompt.text)
+            else:
+                result = await asyncio.to_thread(self.fn, prompt.text)
+                if inspect.isawaitable(result):
+                    result = await result
+        except Exception as exc:  # the user's judge failed: not judged, with the reason
+            raise RequestFailed(f"{self.model} raised {type(exc).__name__}: {exc}") from exc
+        if isinstance(result, Mapping):
+            return Reply(data=dict(result))
+        if hasattr(result, "model_dump"):
+            return Reply(data=result.model_dump())
+        if not isinstance(result, str):
+            raise RequestFailed(
+                f"{self.model} returned {type(result).__name__}; a custom judge returns text"
+            )
+        return Reply(text=result)

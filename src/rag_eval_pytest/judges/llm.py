@@ -1,0 +1,326 @@
+"""The engine shared by every LLM judge: prompt, call, parse, check, re-ask, vote, cache.
+
+A backend (:class:`~.anthropic.AnthropicJudge`, :class:`~.openai.OpenAIJudge`,
+:class:`~.callable.CallableJudge`) only implements :meth:`LLMJudge._complete`: send one
+rendered prompt, return a :class:`Reply`. Everything a user relies on happens here, the same
+for all of them:
+
+* the prompt delimits untrusted text (:mod:`.prompt`) and is cut to the judge's window;
+* a reply is parsed leniently but only as the output model's types allow (:mod:`.parsing`),
+  then checked by the question (one verdict per context, ...);
+* a reply that does not validate or check gets **one** corrective re-ask carrying the error;
+  a count mismatch that survives it keeps only the verdicts that matched, with a note;
+* a refusal is *not judged* with the judge's words as the reason; nothing becomes a number;
+* transient failures (timeouts, 429, 5xx, overload) are retried with exponential backoff,
+  honouring ``retry-after``; other failures are not judged at once;
+* each request is cached on disk (:mod:`.cache`), and ``passes`` > 1 votes (:mod:`.voting`).
+
+Runs on the process's judge event loop (:mod:`rag_eval_pytest.event_loop`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from abc import abstractmethod
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from ..metrics.base import Usage
+from .base import I, Judge, JudgeOutcome, O, Question
+from .cache import JudgeCache, cache_key
+from .cost import Prices, cost_usd
+from .parsing import ParseResult, looks_like_refusal, parse_reply
+from .prompt import Mode, RenderedPrompt, render
+from .voting import vote
+
+Sleep = Callable[[float], Awaitable[None]]
+MAX_RETRY_AFTER = 120.0
+"""Longest ``retry-after`` honoured as given; longer waits are capped (and the call retried)."""
+
+
+class TransientError(Exception):
+    """A failure worth retrying (timeout, connection, 408/409/429/5xx/overloaded)."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class RequestFailed(Exception):
+    """A failure that a retry will not fix (bad key, unknown model, bad request)."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One reply of a backend: structured ``data`` (a tool call, a JSON response format) or
+    ``text``; ``refusal`` when the backend says the model refused."""
+
+    text: str = ""
+    data: dict[str, Any] | None = None
+    refusal: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "data": self.data,
+            "refusal": self.refusal,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+        }
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Reply | None:
+        try:
+            data = record["data"]
+            refusal = record["refusal"]
+            reply = cls(
+                text=str(record["text"]),
+                data=data if isinstance(data, dict) else None,
+                refusal=str(refusal) if refusal is not None else None,
+                input_tokens=int(record["input_tokens"]),
+                output_tokens=int(record["output_tokens"]),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+        return reply
+
+
+@dataclass
+class _Attempt:
+    reply: Reply | None
+    usage: Usage
+    failure: str = ""
+
+
+@dataclass
+class RetryPolicy:
+    """Retries of transient failures: ``max_retries`` after the first try, waiting
+    ``retry-after`` when the server sends one, else ``base_delay * 2**n`` (capped, jittered)."""
+
+    max_retries: int = 3
+    base_delay: float = 1.0
+    max_delay: float = 30.0
+    sleep: Sleep = field(default=asyncio.sleep)
+
+    def delay(self, retry: int, retry_after: float | None) -> float:
+        if retry_after is not None and retry_after >= 0:
+            return float(min(retry_after, MAX_RETRY_AFTER))
+        backoff = min(self.base_delay * float(2**retry), self.max_delay)
+        return backoff * (0.75 + random.random() * 0.5)  # jitter, not crypto
+
+
+class LLMJudge(Judge):
+    """A judge that answers by prompting a language model.
+
+    ``passes`` (majority vote), ``cache`` and the other run settings may be left ``None``:
+    the plugin then fills them from the configuration when it adopts the judge (a judge built
+    in a user's ``rag_judge`` fixture gets the run's ``--rag-judge-passes`` and cache too).
+    """
+
+    kind: ClassVar[str] = "llm"
+    mode: ClassVar[Mode] = "json"
+
+    def __init__(
+        self,
+        *,
+        model: str = "",
+        passes: int | None = None,
+        cache: JudgeCache | Literal[False] | None = None,
+        prices: Prices | None = None,
+        max_context_tokens: int | None = None,
+        timeout: float = 60.0,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        if passes is not None and passes < 1:
+            raise ValueError("passes must be at least 1")
+        self.model = model
+        self.passes = passes
+        self.cache = cache
+        self.prices = prices
+        self.max_context_tokens = max_context_tokens
+        self.timeout = timeout
+        self.retry = retry or RetryPolicy()
+        self._secrets: list[str] = []
+
+    # ------------------------------------------------------------------ backend
+
+    @abstractmethod
+    async def _complete(self, prompt: RenderedPrompt, question_name: str) -> Reply:
+        """Send ``prompt`` once. Raise :class:`TransientError` or :class:`RequestFailed`."""
+
+    def adopt(
+        self,
+        *,
+        passes: int | None = None,
+        cache: JudgeCache | Literal[False] | None = None,
+        prices: Prices | None = None,
+        max_context_tokens: int | None = None,
+    ) -> None:
+        """Fill the settings the judge was built without (explicit arguments win)."""
+        if self.passes is None and passes is not None:
+            self.passes = passes
+        if self.cache is None and cache is not None:
+            self.cache = cache
+        if self.prices is None and prices is not None:
+            self.prices = prices
+        if self.max_context_tokens is None and max_context_tokens is not None:
+            self.max_context_tokens = max_context_tokens
+
+    def secrets(self) -> list[str]:
+        """Values that must never appear in an output (the API key): for the redactor."""
+        return [s for s in self._secrets if s]
+
+    def _redact(self, text: str) -> str:
+        for secret in self.secrets():
+            text = text.replace(secret, "[REDACTED]")
+        return text
+
+    # ------------------------------------------------------------------ asking
+
+    async def ask(self, question: Question[I, O], inputs: I) -> JudgeOutcome[O]:
+        prompt = render(
+            question, inputs, mode=self.mode, max_context_tokens=self.max_context_tokens
+        )
+
+        async def one_pass(index: int) -> JudgeOutcome[Any]:
+            return await self._ask_pass(question, inputs, prompt, index)
+
+        outcome = await vote(one_pass, self.passes or 1)
+        if not prompt.notes:
+            return outcome
+        return JudgeOutcome(
+            outcome.value,
+            outcome.reason,
+            outcome.usage,
+            (*prompt.notes, *outcome.notes),
+            outcome.agreement,
+        )
+
+    async def _ask_pass(
+        self, question: Question[I, O], inputs: I, prompt: RenderedPrompt, index: int
+    ) -> JudgeOutcome[O]:
+        first = await self._request(prompt, question.name, index)
+        usage = first.usage
+        if first.reply is None:
+            return JudgeOutcome.not_judged(first.failure, usage)
+        refused = _refusal(first.reply)
+        if refused is not None:
+            return JudgeOutcome.not_judged(refused, usage)
+        parsed, problems = self._interpret(question, inputs, prompt, first.reply)
+        if parsed.value is not None and not problems:
+            return JudgeOutcome(parsed.value, usage=usage)  # type: ignore[arg-type]
+
+        error = parsed.error or "; ".join(problems)
+        second = await self._request(prompt.with_correction(error), question.name, index)
+        usage = usage + second.usage
+        notes = [f"re-asked once: {error}"]
+        if second.reply is None:
+            return JudgeOutcome.not_judged(second.failure, usage)
+        refused = _refusal(second.reply)
+        if refused is not None:
+            return JudgeOutcome.not_judged(refused, usage)
+        reparsed, reproblems = self._interpret(question, inputs, prompt, second.reply)
+        if reparsed.value is not None and not reproblems:
+            return JudgeOutcome(reparsed.value, usage=usage, notes=tuple(notes))  # type: ignore[arg-type]
+        # Still wrong. A reply that parsed but miscounted can be partly used; prefer the
+        # re-ask's, as it was told what was wrong.
+        for value, value_problems in ((reparsed.value, reproblems), (parsed.value, problems)):
+            if value is None:
+                continue
+            salvaged = question.salvage(inputs, value)  # type: ignore[arg-type]
+            if salvaged is not None:
+                partial, note = salvaged
+                return JudgeOutcome(partial, usage=usage, notes=(*notes, note))
+            return JudgeOutcome.not_judged(
+                "the judge's reply failed the checks even after a corrective re-ask: "
+                + "; ".join(value_problems),
+                usage,
+            )
+        return JudgeOutcome.not_judged(
+            "the judge's reply did not validate even after a corrective re-ask: "
+            + (reparsed.error or parsed.error),
+            usage,
+        )
+
+    def _interpret(
+        self, question: Question[I, O], inputs: I, prompt: RenderedPrompt, reply: Reply
+    ) -> tuple[ParseResult, list[str]]:
+        source: str | dict[str, Any] = reply.data if reply.data is not None else reply.text
+        parsed = parse_reply(source, question.output_model, untrusted=prompt.untrusted_texts)
+        if parsed.value is None:
+            return parsed, []
+        return parsed, question.check(inputs, parsed.value)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ transport
+
+    async def _request(self, prompt: RenderedPrompt, question_name: str, index: int) -> _Attempt:
+        """One logical request: from the cache, or sent (with retries) and then cached."""
+        cache = self.cache if isinstance(self.cache, JudgeCache) else None
+        key = cache_key(
+            kind=self.kind,
+            model=self.model,
+            system=prompt.system,
+            user=prompt.user,
+            schema=prompt.schema,
+            pass_index=index,
+        )
+        if cache is not None:
+            record = cache.get(key)
+            cached = Reply.from_record(record) if record is not None else None
+            if cached is not None:
+                return _Attempt(cached, Usage(cache_hits=1))
+        usage = Usage()
+        retry = 0
+        while True:
+            usage = usage + Usage(judge_calls=1)
+            try:
+                reply = await self._complete(prompt, question_name)
+            except TransientError as exc:
+                if retry >= self.retry.max_retries:
+                    attempts = retry + 1
+                    return _Attempt(
+                        None,
+                        usage,
+                        f"the judge request failed after {attempts} attempt"
+                        f"{'s' if attempts > 1 else ''}: {self._redact(str(exc))}",
+                    )
+                await self.retry.sleep(self.retry.delay(retry, exc.retry_after))
+                retry += 1
+                continue
+            except RequestFailed as exc:
+                return _Attempt(None, usage, f"the judge request failed: {self._redact(str(exc))}")
+            break
+        usage = usage + Usage(
+            input_tokens=reply.input_tokens,
+            output_tokens=reply.output_tokens,
+            cost_usd=cost_usd(self.model, reply.input_tokens, reply.output_tokens, self.prices),
+        )
+        if cache is not None:
+            cache.put(key, reply.to_record())
+        return _Attempt(reply, usage)
+
+
+def _refusal(reply: Reply) -> str | None:
+    if reply.refusal is not None:
+        return f"the judge refused: {_excerpt(reply.refusal) or 'no reason given'}"
+    if reply.data is None and looks_like_refusal(reply.text):
+        return f"the judge refused: {_excerpt(reply.text)}"
+    return None
+
+
+def _excerpt(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+__all__ = [
+    "LLMJudge",
+    "Reply",
+    "RequestFailed",
+    "RetryPolicy",
+    "TransientError",
+]

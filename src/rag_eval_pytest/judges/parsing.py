@@ -1,0 +1,364 @@
+"""Turning what a model wrote into a validated output object, or a precise error.
+
+Real judges wrap JSON in prose or code fences, leave trailing commas, capitalise keys, and
+write verdicts as ``1``, ``"yes"``, ``"Supported"`` or ``true``. :func:`parse_reply` accepts
+those, but only where the output model's types say what a value means (a verdict field, not
+an index), and it never takes an answer from text the judge copied out of the untrusted
+sections: a candidate JSON object that appears verbatim inside the RAG system's answer or
+contexts is ignored, so an answer that says ``{"verdict": "supported"}`` cannot answer for
+the judge. What cannot be read is an error with the reason, never a default verdict.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import types
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel, ValidationError
+
+_FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\n?(.*?)```", re.DOTALL)
+_REFUSAL = re.compile(
+    r"\b(?:I\s+(?:can(?:no|')t|am\s+(?:not\s+able|unable)|won't|will\s+not|must\s+decline)"
+    r"|I'm\s+(?:sorry|unable|not\s+able)|I\s+apologi[sz]e|as\s+an\s+AI"
+    r"|unable\s+to\s+(?:assist|help|comply|evaluate|judge)"
+    r"|(?:cannot|can't)\s+(?:assist|help|comply)\s+with)\b",
+    re.IGNORECASE,
+)
+
+POSITIVE = frozenset(
+    {
+        "1",
+        "true",
+        "yes",
+        "y",
+        "supported",
+        "support",
+        "faithful",
+        "relevant",
+        "useful",
+        "attributed",
+        "correct",
+        "entailed",
+        "entailment",
+        "pass",
+    }
+)
+NEGATIVE = frozenset(
+    {
+        "0",
+        "false",
+        "no",
+        "n",
+        "unsupported",
+        "not supported",
+        "not_supported",
+        "unfaithful",
+        "irrelevant",
+        "not relevant",
+        "not_relevant",
+        "not useful",
+        "not_useful",
+        "useless",
+        "not attributed",
+        "not_attributed",
+        "incorrect",
+        "contradiction",
+        "contradicted",
+        "fail",
+    }
+)
+UNSURE = frozenset(
+    {
+        "idk",
+        "unknown",
+        "unsure",
+        "unclear",
+        "ambiguous",
+        "undetermined",
+        "uncertain",
+        "cannot determine",
+        "can't tell",
+        "neutral",
+        "maybe",
+        "partial",
+    }
+)
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    """``value`` when the reply validated, else ``error`` (meant for the corrective re-ask)."""
+
+    value: BaseModel | None
+    error: str = ""
+
+
+def looks_like_refusal(text: str) -> bool:
+    """Whether a reply without any JSON object reads as a refusal to judge."""
+    return bool(_REFUSAL.search(text)) and not any(True for _ in _candidates(text))
+
+
+def parse_reply(
+    reply: str | Mapping[str, Any],
+    model: type[BaseModel],
+    *,
+    untrusted: Sequence[str] = (),
+) -> ParseResult:
+    """Validate ``reply`` (text, or data from a tool call) against ``model``.
+
+    With several valid JSON objects in a text, the last one wins (models tend to think
+    first and answer last). ``untrusted`` are the texts the prompt delimited as data.
+    """
+    if isinstance(reply, Mapping):
+        return _validate(dict(reply), model)
+    if not reply.strip():
+        return ParseResult(None, "the reply was empty")
+    haystack = _squash("\n".join(untrusted))
+    best_error = ""
+    found_json = False
+    chosen: BaseModel | None = None
+    for snippet in _candidates(reply):
+        if haystack and len(snippet) > 2 and _squash(snippet) in haystack:
+            continue  # copied out of the untrusted text: never an answer
+        data = _loads(snippet)
+        if data is _MISSING:
+            continue
+        found_json = True
+        result = _validate(data, model)
+        if result.value is not None:
+            chosen = result.value
+        elif not best_error:
+            best_error = result.error
+    if chosen is not None:
+        return ParseResult(chosen)
+    if best_error:
+        return ParseResult(None, best_error)
+    if found_json:
+        return ParseResult(None, "the JSON in the reply does not match the schema")
+    return ParseResult(None, "no JSON object was found in the reply")
+
+
+# --------------------------------------------------------------------------- extraction
+
+_MISSING: Any = object()
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _candidates(text: str) -> Iterator[str]:
+    """JSON-looking snippets: fenced blocks first, then every balanced top-level object."""
+    seen: set[str] = set()
+    for match in _FENCE.finditer(text):
+        body = match.group(1).strip()
+        if body and body not in seen and body[0] in "{[":
+            seen.add(body)
+            yield body
+    for snippet in _balanced(text):
+        if snippet not in seen:
+            seen.add(snippet)
+            yield snippet
+
+
+def _balanced(text: str) -> Iterator[str]:
+    """Top-level ``{...}`` (and ``[...]`` starting a line) spans, aware of JSON strings."""
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "{" or (ch == "[" and (i == 0 or text[i - 1] in "\n\r\t :")):
+            end = _match_end(text, i)
+            if end is not None:
+                yield text[i : end + 1]
+                i = end + 1
+                continue
+        i += 1
+
+
+def _match_end(text: str, start: int) -> int | None:
+    depth, in_string, escape = 0, False, False
+    for j in range(start, len(text)):
+        ch = text[j]
+        if in_string:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+_SMART_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
+
+
+def _loads(snippet: str) -> Any:
+    """JSON, then repaired JSON (trailing commas, smart quotes), then a Python literal."""
+    try:
+        return json.loads(snippet)
+    except ValueError:
+        pass
+    repaired = _TRAILING_COMMA.sub(r"\1", snippet.translate(_SMART_QUOTES))
+    try:
+        return json.loads(repaired)
+    except ValueError:
+        pass
+    try:
+        python = re.sub(r"\bnull\b", "None", repaired)
+        python = re.sub(r"\bfalse\b", "False", re.sub(r"\btrue\b", "True", python))
+        return ast.literal_eval(python)
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        return _MISSING
+
+
+# --------------------------------------------------------------------------- normalising
+
+
+def _validate(data: Any, model: type[BaseModel]) -> ParseResult:
+    normalised = _normalise(data, model)
+    try:
+        return ParseResult(model.model_validate(normalised))
+    except ValidationError as exc:
+        return ParseResult(None, _describe(exc))
+
+
+def _describe(exc: ValidationError) -> str:
+    problems = []
+    for err in exc.errors()[:5]:
+        where = ".".join(str(p) for p in err["loc"]) or "the object"
+        problems.append(f"{where}: {err['msg']}")
+    more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
+    return "; ".join(problems) + more
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _normalise(data: Any, model: type[BaseModel]) -> Any:
+    fields = model.model_fields
+    if isinstance(data, list):
+        lists = [n for n, f in fields.items() if get_origin(_unwrap(f.annotation)) is list]
+        if len(lists) == 1 and len(fields) == 1:
+            data = {lists[0]: data}
+    if not isinstance(data, dict):
+        return data
+    if len(data) == 1 and len(fields) > 1:  # {"result": {...}} around the real object
+        (inner,) = data.values()
+        if isinstance(inner, dict) and _key(next(iter(data))) not in {_key(n) for n in fields}:
+            data = inner
+    by_key = {_key(name): name for name in fields}
+    out: dict[str, Any] = {}
+    unmatched: dict[str, Any] = {}
+    for raw_key, value in data.items():
+        name = by_key.get(_key(str(raw_key)))
+        if name is None:
+            unmatched[str(raw_key)] = value
+            continue
+        out[name] = _coerce(value, fields[name].annotation)
+    # One list field missing and one unknown list present ({"verdicts": [...]} for
+    # "statements"): unambiguous, so take it.
+    missing = [
+        n for n in fields if n not in out and get_origin(_unwrap(fields[n].annotation)) is list
+    ]
+    spare = [k for k, v in unmatched.items() if isinstance(v, list)]
+    if len(missing) == 1 and len(spare) == 1:
+        out[missing[0]] = _coerce(unmatched.pop(spare[0]), fields[missing[0]].annotation)
+    return out
+
+
+def _unwrap(annotation: Any) -> Any:
+    """``X | None`` -> ``X``; ``Annotated`` is already stripped by pydantic."""
+    origin = get_origin(annotation)
+    if origin is Union or origin is types.UnionType:
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0]
+    return annotation
+
+
+def _coerce(value: Any, annotation: Any) -> Any:
+    annotation = _unwrap(annotation)
+    origin = get_origin(annotation)
+    if annotation is bool:
+        return _to_bool(value)
+    if origin is Literal:
+        return _to_literal(value, get_args(annotation))
+    if origin is list and isinstance(value, list):
+        (item_type,) = get_args(annotation) or (Any,)
+        return [_coerce(v, item_type) for v in value]
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return _normalise(value, annotation)
+    if annotation is int and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    return value
+
+
+def _token(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return str(int(value))
+    if isinstance(value, str):
+        return re.sub(r"\s+", " ", value.strip().strip(".!").lower())
+    return None
+
+
+def _to_bool(value: Any) -> Any:
+    token = _token(value)
+    if token in POSITIVE:
+        return True
+    if token in NEGATIVE:
+        return False
+    return value
+
+
+def _to_literal(value: Any, options: tuple[Any, ...]) -> Any:
+    token = _token(value)
+    if token is None:
+        return value
+    for option in options:
+        if isinstance(option, str) and option.lower() == token:
+            return option
+    for group in (POSITIVE, NEGATIVE, UNSURE):
+        if token in group:
+            matching = [o for o in options if isinstance(o, str) and o.lower() in group]
+            if len(matching) == 1:
+                return matching[0]
+    return value
+
+
+def literal_options(annotation: Any) -> tuple[Any, ...] | None:
+    """The options of a ``Literal`` annotation (``None`` otherwise)."""
+    annotation = _unwrap(annotation)
+    return get_args(annotation) if get_origin(annotation) is Literal else None
+
+
+def is_verdict_annotation(annotation: Any) -> bool:
+    """Whether a field holds a verdict (a bool or a Literal of words)."""
+    annotation = _unwrap(annotation)
+    return annotation is bool or get_origin(annotation) is Literal
+
+
+__all__ = [
+    "ParseResult",
+    "is_verdict_annotation",
+    "literal_options",
+    "looks_like_refusal",
+    "parse_reply",
+]
