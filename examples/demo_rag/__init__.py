@@ -1,0 +1,13 @@
+"""A small RAG app to try rag-eval-pytest on: a retriever over a handful of Markdown
+documents and an answer composed from the passages it retrieved.
+
+It is deliberately imperfect, so that its evaluation report shows real findings: the
+retriever ranks by word overlap (it misses paraphrases), and the answer composer adds a
+sentence of its own for some topics (an unsupported claim).
+"""
+
+from __future__ import annotations
+
+from .app import DemoRag, answer, retrieve
+
+__all__ = ["DemoRag", "answer", "retrieve"]
