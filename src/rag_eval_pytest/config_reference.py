@@ -1,0 +1,97 @@
+"""The configuration reference, generated from the :class:`~rag_eval_pytest.config.Settings`
+model so that the documentation cannot drift from the code.
+
+``python -m rag_eval_pytest.config_reference > docs/configuration-reference.md``
+"""
+
+from __future__ import annotations
+
+import json
+import types
+import typing
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
+
+from .config import Settings
+
+HEADER = """# Configuration reference
+
+Generated from the settings model by `python -m rag_eval_pytest.config_reference`; do not
+edit by hand (a test checks that this file is current).
+
+Keys go in `eval-config.yaml` (or `[tool.rag_eval]` in `pyproject.toml`). Dotted keys are
+nested sections: `output.directory` is
+
+```yaml
+output:
+  directory: results
+```
+
+| key | type | default | meaning |
+|---|---|---|---|
+"""
+
+
+def _type_name(annotation: Any) -> str:
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Literal:
+        return " \\| ".join(json.dumps(a) for a in args)
+    if origin in (typing.Union, types.UnionType):
+        return " \\| ".join(_type_name(a) for a in args)
+    if origin is typing.Annotated:
+        return _type_name(args[0])
+    if origin in (list, tuple, set):
+        return f"list of {_type_name(args[0])}" if args else "list"
+    if origin is dict:
+        return f"map of {_type_name(args[0])} to {_type_name(args[1])}" if args else "map"
+    if annotation is type(None):
+        return "null"
+    return getattr(annotation, "__name__", str(annotation))
+
+
+def _default(info: FieldInfo) -> str:
+    if info.default is not PydanticUndefined:
+        value = info.default
+    elif info.default_factory is not None:
+        value = info.default_factory()  # type: ignore[call-arg]
+    else:
+        return "(required)"
+    if isinstance(value, BaseModel):
+        return "(section)"
+    return f"`{json.dumps(value)}`"
+
+
+def _section(annotation: Any) -> type[BaseModel] | None:
+    for candidate in (annotation, *typing.get_args(annotation)):
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return candidate
+    return None
+
+
+def rows(model: type[BaseModel], prefix: str = "") -> list[str]:
+    out = []
+    for name, info in model.model_fields.items():
+        key = f"{prefix}{name}"
+        section = _section(info.annotation)
+        description = (info.description or (section.__doc__ or "" if section else "")).strip()
+        description = " ".join(description.split()).replace("|", "\\|")
+        if section is not None:
+            out.append(f"| `{key}` | section | | {description} |")
+            out.extend(rows(section, f"{key}."))
+        else:
+            out.append(
+                f"| `{key}` | {_type_name(info.annotation)} | {_default(info)} | {description} |"
+            )
+    return out
+
+
+def render() -> str:
+    return HEADER + "\n".join(rows(Settings)) + "\n"
+
+
+if __name__ == "__main__":
+    print(render(), end="")
