@@ -8,6 +8,7 @@ is reported in the terminal summary, never raised.
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ from .reporting.files import (
     write_atomic,
 )
 from .reporting.history import git_commit, history_entry
-from .reporting.markdown import render_markdown
+from .reporting.markdown import render_markdown, render_step_summary
 from .session import RunInfo
 from .summary import summarise
 
@@ -115,7 +116,19 @@ class Aggregator:
         )
         self.document = self.redactor.data(doc)
         self._write(self.document)
+        self._append_step_summary(self.document)
         return decision
+
+    def _append_step_summary(self, doc: dict[str, Any]) -> None:
+        """On GitHub Actions, show the summary on the run's page."""
+        target = os.environ.get("GITHUB_STEP_SUMMARY")
+        if not target:
+            return
+        try:
+            with open(target, "a", encoding="utf-8") as fh:
+                fh.write(render_step_summary(doc) + "\n")
+        except OSError as exc:
+            self.write_errors.append(f"{target} (GITHUB_STEP_SUMMARY): {exc.strerror or exc}")
 
     def _write(self, doc: dict[str, Any]) -> None:
         out = self.output_dir

@@ -35,6 +35,16 @@ class CaseRecorder:
     def record(self, result: MetricResult) -> None:
         self.results.append(result)
 
+    def properties(self) -> list[tuple[str, object]]:
+        """Scores and thresholds as (name, value) pairs for JUnit XML."""
+        props: list[tuple[str, object]] = [("rag_case", self.loaded.key)]
+        for result in self.results:
+            score = "not judged" if result.score is None else round(result.score, 4)
+            props.append((f"rag_{result.metric}", score))
+            if result.threshold is not None:
+                props.append((f"rag_{result.metric}_threshold", result.threshold))
+        return props
+
     def payload(self) -> CasePayload:
         case, response = self.loaded.case, self.response
         return {

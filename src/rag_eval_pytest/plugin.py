@@ -157,9 +157,12 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Workers and plain runs: attach the case payload to the report, which carries it to the
-    aggregating process (through xdist's report serialisation when there is one)."""
-    report = yield
+    aggregating process (through xdist's report serialisation when there is one), and the
+    scores as user properties (JUnit XML ``<property>`` elements)."""
     recorder = item.stash.get(RECORDER_KEY, None)
+    if recorder is not None and call.when == "call":
+        item.user_properties.extend(recorder.properties())
+    report = yield
     if recorder is not None and (report.when == "call" or not report.passed):
         from .payload import REPORT_ATTRIBUTE
 

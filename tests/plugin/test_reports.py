@@ -176,3 +176,23 @@ def test_works_without_xdist_installed(
     result = run(pytester, rag_app, "-p", "no:xdist")
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.no_fnmatch_line("*unknown hook*")
+
+
+def test_scores_become_junit_properties_and_github_summary(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    rag_app: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    write_dataset()
+    summary = pytester.path / "step_summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    run(pytester, rag_app, "--junitxml", "junit.xml")
+    xml = (pytester.path / "junit.xml").read_text()
+    assert '<property name="rag_case" value="tc_003" />' in xml
+    assert '<property name="rag_retrieval_recall" value="0.0" />' in xml
+    assert '<property name="rag_retrieval_recall_threshold" value="1.0" />' in xml
+    text = summary.read_text()
+    assert text.startswith("## RAG evaluation")
+    assert "| Retrieval Recall | 0.67 | - | - |" in text
+    assert "**Exit code 1:** 1 test failed" in text

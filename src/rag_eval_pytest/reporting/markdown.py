@@ -224,3 +224,21 @@ def render_markdown(doc: dict[str, Any]) -> str:
     if doc["warnings"]:
         lines += ["## Warnings", "", *(f"- {_cell(w)}" for w in doc["warnings"]), ""]
     return "\n".join(lines)
+
+
+def render_step_summary(doc: dict[str, Any]) -> str:
+    """The head of the report (summary table, latency, critical, exit) for CI run pages."""
+    run, summary = doc["run"], doc["summary"]
+    counts, critical = summary["counts"], summary["critical"]
+    lines = ["## RAG evaluation", ""]
+    lines += _summary_table(doc)
+    lines += ["", _latency_line(doc), ""]
+    lines.append(
+        f"**Cases:** {counts['cases']} ({counts['passed']} passed, {counts['failed']} failed, "
+        f"{counts['errors']} errors, {counts['skipped']} skipped) | **Critical:** "
+        f"{critical['passed']}/{critical['total']} passed"
+    )
+    for key in critical["failed"]:
+        lines.append(f"- critical FAILED: {key}")
+    lines += ["", f"**Exit code {run['exit_code']}:** {run['exit_reason']}"]
+    return "\n".join(lines)
