@@ -11,14 +11,10 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .collector import RunCollector
-from .config import Settings
-from .dataset import DatasetCollection
 from .exit_codes import ExitDecision, decide_exit_code
-from .redaction import Redactor
 from .reporting.document import RunMeta, build_document, now_iso
 from .reporting.files import (
     HISTORY_FILE,
@@ -29,8 +25,15 @@ from .reporting.files import (
 )
 from .reporting.history import git_commit, history_entry
 from .reporting.markdown import render_markdown, render_step_summary
-from .session import RunInfo
 from .summary import summarise
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .config import Settings
+    from .dataset import DatasetCollection
+    from .redaction import Redactor
+    from .session import RunInfo
 
 
 @dataclass

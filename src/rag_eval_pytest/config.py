@@ -56,6 +56,70 @@ class ExitCodeSettings(_Section):
     fatal: ExitCode = 3
 
 
+class HttpRetrySettings(_Section):
+    """Retries of the HTTP adapter on connect errors, timeouts, 429 and 5xx."""
+
+    max_attempts: int = Field(
+        default=4, ge=1, le=20, description="Attempts per question: the first and 3 retries."
+    )
+    backoff: Literal["exponential", "fixed"] = "exponential"
+    base_delay: float = Field(default=1.0, ge=0, description="First wait in seconds (then 2, 4).")
+    max_delay: float = Field(
+        default=60.0, ge=0, description="Longest single wait, Retry-After included."
+    )
+    jitter: float = Field(
+        default=0.1, ge=0, le=1, description="Random extra wait, as a fraction of the wait."
+    )
+
+
+class HttpResponseSettings(_Section):
+    """Where answer, contexts and sources live in the JSON response (dotted paths,
+    ``[0]`` and ``[*]`` for lists; ``null`` for contexts means "not returned")."""
+
+    answer: str = "answer"
+    contexts: str | None = "contexts"
+    sources: str | None = None
+
+
+class HttpSettings(_Section):
+    """The HTTP adapter (``adapter: http``)."""
+
+    endpoint: str | None = None
+    method: Literal["POST", "GET", "PUT"] = "POST"
+    body: dict[str, Any] | None = Field(
+        default=None,
+        description='Request template; "{question}" is replaced (default {"question": ...}).',
+    )
+    body_format: Literal["json", "form"] = "json"
+    headers: dict[str, str] = Field(default_factory=dict)
+    header_args: list[str] = Field(
+        default_factory=list, description='"Name: value" headers from --rag-header.'
+    )
+    response: HttpResponseSettings = Field(default_factory=HttpResponseSettings)
+    timeout: float = Field(default=30.0, gt=0, description="Seconds per attempt.")
+    max_response_bytes: int = Field(default=10_000_000, gt=0)
+    retry: HttpRetrySettings = Field(default_factory=HttpRetrySettings)
+
+
+class LangChainSettings(_Section):
+    """The LangChain adapter: the chain's input and output keys."""
+
+    input_key: str | None = Field(
+        default=None, description="None: the question is the whole input."
+    )
+    answer_key: str = "answer"
+    context_key: str = "context"
+    source_key: str | None = Field(
+        default=None, description="Document metadata key of the source."
+    )
+
+
+class LlamaIndexSettings(_Section):
+    """The LlamaIndex adapter."""
+
+    source_key: str | None = Field(default=None, description="Node metadata key of the source.")
+
+
 def known_metric_names() -> set[str]:
     from .metrics.registry import registered_names
 
@@ -74,7 +138,7 @@ def _check_metric_keys(value: Mapping[str, Any], *, extra: tuple[str, ...] = ())
 class Settings(_Section):
     """Everything the plugin can be told. Field docs feed the configuration reference."""
 
-    adapter: Literal["callable"] | None = Field(
+    adapter: Literal["callable", "http", "langchain", "llamaindex"] | None = Field(
         None, description="How to reach the RAG system when no rag_adapter fixture is defined."
     )
     target: str | None = Field(
@@ -107,6 +171,9 @@ class Settings(_Section):
     )
     output: OutputSettings = Field(default_factory=OutputSettings)
     exit_codes: ExitCodeSettings = Field(default_factory=ExitCodeSettings)
+    http: HttpSettings = Field(default_factory=HttpSettings)
+    langchain: LangChainSettings = Field(default_factory=LangChainSettings)
+    llamaindex: LlamaIndexSettings = Field(default_factory=LlamaIndexSettings)
 
     @field_validator("weights")
     @classmethod

@@ -68,6 +68,22 @@ def module_attr(text: str) -> str:
     return text
 
 
+def header_line(text: str) -> str:
+    """argparse type: an HTTP header as ``"Name: value"``."""
+    name, sep, value = text.partition(":")
+    if not sep or not name.strip() or not value.strip() or " " in name.strip():
+        # Never echo the text: it is usually a credential.
+        raise argparse.ArgumentTypeError('expected "Name: value", e.g. "Authorization: ..."')
+    return text
+
+
+def http_url(text: str) -> str:
+    """argparse type: an ``http://`` or ``https://`` URL."""
+    if not text.startswith(("http://", "https://")) or len(text.split("://", 1)[1]) == 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an http:// or https:// URL")
+    return text
+
+
 @dataclass(frozen=True)
 class OptionSpec:
     """One option: its flag, the ini key beside it, and the settings path it overrides."""
@@ -150,15 +166,40 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--rag-adapter",
         "How to reach the RAG system when no rag_adapter fixture is defined",
         setting="adapter",
-        choices=("callable",),
+        choices=("callable", "http", "langchain", "llamaindex"),
         metavar="KIND",
     ),
     OptionSpec(
         "--rag-target",
-        "The RAG callable for the callable adapter, as module:function or path/to/file.py:function",
+        "The RAG callable (or LangChain runnable, LlamaIndex query engine or index), as "
+        "module:attr or path/to/file.py:attr",
         setting="target",
         type=module_attr,
         metavar="MODULE:ATTR",
+    ),
+    OptionSpec(
+        "--rag-endpoint",
+        "URL of the RAG system for the HTTP adapter (implies --rag-adapter http)",
+        setting="http.endpoint",
+        type=http_url,
+        metavar="URL",
+    ),
+    OptionSpec(
+        "--rag-header",
+        'HTTP header "Name: value" for the HTTP adapter. Repeatable. Config http.headers wins '
+        "over it; it wins over the RAG_AUTH_HEADER environment variable.",
+        setting="http.header_args",
+        type=header_line,
+        action="append",
+        metavar='"NAME: VALUE"',
+        ini_type="linelist",
+    ),
+    OptionSpec(
+        "--rag-timeout",
+        "Seconds per HTTP attempt before it counts as a timeout (default: 30)",
+        setting="http.timeout",
+        type=positive_float,
+        metavar="SECONDS",
     ),
     OptionSpec(
         "--rag-slow-threshold",

@@ -39,6 +39,11 @@ class RAGAdapter:
     async def aclose(self) -> None:
         """Release connections. Called once at the end of the run."""
 
+    def secrets(self) -> list[str]:
+        """Values this adapter sends that must never appear in an output (auth headers).
+        The session adds them to its redactor before the first query."""
+        return []
+
 
 def to_response(value: object, *, origin: str) -> RAGResponse:
     """Turn what a RAG callable returned into a :class:`RAGResponse`.

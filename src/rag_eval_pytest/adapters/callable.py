@@ -7,13 +7,16 @@ import importlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
-from ..response import RAGResponse
 from .base import RAGAdapter, to_response
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from ..response import RAGResponse
 
 
 def load_target(spec: str, search_paths: Sequence[Path] = ()) -> Any:

@@ -1,26 +1,64 @@
-"""Build the adapter named by the settings (``--rag-adapter``, ``--rag-target``, config)."""
+"""Build the adapter named by the settings (``--rag-adapter``, ``--rag-target``, config).
+
+Each adapter module is imported only when its kind is selected, so a run that uses the
+callable adapter never imports httpx, LangChain or LlamaIndex.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..config import Settings
 from ..errors import ConfigError
-from .base import RAGAdapter
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from ..config import Settings
+    from .base import RAGAdapter
 
 
 def adapter_from_settings(settings: Settings, search_paths: Sequence[Path] = ()) -> RAGAdapter:
-    kind = settings.adapter or ("callable" if settings.target else None)
+    kind = settings.adapter
+    if kind is None:
+        if settings.http.endpoint:
+            kind = "http"
+        elif settings.target:
+            kind = "callable"
     if kind is None:
         raise ConfigError(
             "no RAG adapter configured: define a rag_adapter fixture in conftest.py, "
-            "or pass --rag-target module:function (or set 'target' in eval-config.yaml)"
+            "or pass --rag-target module:function or --rag-endpoint URL (or set 'target' "
+            "or 'http.endpoint' in eval-config.yaml)"
         )
+    if kind == "http":
+        from .http import HttpAdapter
+
+        return HttpAdapter.from_settings(settings.http)
+    if not settings.target:
+        what = {"callable": "module:function", "langchain": "module:chain",
+                "llamaindex": "module:query_engine"}.get(kind, "module:attr")
+        raise ConfigError(f"the {kind} adapter needs a target: --rag-target {what}")
     if kind == "callable":
-        if not settings.target:
-            raise ConfigError("the callable adapter needs a target: --rag-target module:function")
         from .callable import CallableAdapter
 
         return CallableAdapter(settings.target, search_paths=search_paths)
+    if kind == "langchain":
+        from .langchain import LangChainAdapter
+
+        lc = settings.langchain
+        return LangChainAdapter(
+            settings.target,
+            search_paths=search_paths,
+            input_key=lc.input_key,
+            answer_key=lc.answer_key,
+            context_key=lc.context_key,
+            source_key=lc.source_key,
+        )
+    if kind == "llamaindex":
+        from .llamaindex import LlamaIndexAdapter
+
+        return LlamaIndexAdapter(
+            settings.target, search_paths=search_paths, source_key=settings.llamaindex.source_key
+        )
     raise ConfigError(f"unknown adapter {kind!r}")  # pragma: no cover - Literal-checked

@@ -1,0 +1,488 @@
+"""``HttpAdapter``: the RAG system under test is an HTTP endpoint (httpx, async).
+
+One ``httpx.AsyncClient`` per adapter, created on the plugin's event loop at the first query,
+so every case reuses its connections; :meth:`HttpAdapter.aclose` closes it at the end of the
+run. Each attempt is bounded by the timeout; connect errors, timeouts, dropped connections,
+429 and 5xx are retried with exponential backoff (1, 2, 4 s plus jitter) or the server's
+``Retry-After``. Anything else that goes wrong is an :class:`~rag_eval_pytest.errors.AdapterError`
+naming what was expected and showing a short excerpt of the body, which makes the case an
+*error* rather than a failure.
+
+Header values are credentials: :meth:`HttpAdapter.secrets` hands them to the run's redactor,
+and neither :meth:`describe`, the error messages nor the log lines contain them. httpx is
+imported when the first client is built, never when the plugin is dormant.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import logging
+import os
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from ..errors import AdapterError, ConfigError
+from ..redaction import Redactor
+from ..response import Context, RAGResponse
+from .base import RAGAdapter
+from .paths import PathError, ResponsePath
+
+if TYPE_CHECKING:
+    import httpx
+
+    from ..config import HttpSettings
+
+log = logging.getLogger(__name__)
+
+AUTH_HEADER_ENV = "RAG_AUTH_HEADER"
+DEFAULT_TEMPLATE: dict[str, Any] = {"question": "{question}"}
+PLACEHOLDER = "{question}"
+RETRY_STATUSES = frozenset({429}) | frozenset(range(500, 600))
+EXCERPT_CHARS = 200
+# Values of these headers are not credentials; every other header value is redacted.
+_PLAIN_HEADERS = frozenset(
+    {"accept", "accept-encoding", "accept-language", "cache-control", "connection",
+     "content-type", "user-agent"}
+)
+_TEXT_KEYS = ("text", "content", "page_content", "chunk")
+_SOURCE_KEYS = ("source", "doc_id", "document_id", "id", "file_name", "filename", "url")
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+# --------------------------------------------------------------------------- headers
+
+
+def parse_header_line(line: str, *, origin: str) -> tuple[str, str]:
+    """``"Name: value"`` -> ``(name, value)``; the error never repeats the value."""
+    name, sep, value = line.partition(":")
+    name, value = name.strip(), value.strip()
+    if not sep or not name or not value or " " in name:
+        raise ConfigError(f'{origin} is not of the form "Name: value"')
+    return name, value
+
+
+def resolve_headers(
+    config_headers: Mapping[str, str] | None = None,
+    header_args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """Merge headers, highest precedence first: config ``http.headers`` > ``--rag-header``
+    > ``RAG_AUTH_HEADER``. Names compare case-insensitively; the winner's spelling is kept."""
+    env = os.environ if env is None else env
+    merged: dict[str, tuple[str, str]] = {}
+    env_line = env.get(AUTH_HEADER_ENV, "").strip()
+    if env_line:
+        name, value = parse_header_line(env_line, origin=f"environment variable {AUTH_HEADER_ENV}")
+        merged[name.lower()] = (name, value)
+    for n, line in enumerate(header_args, 1):
+        name, value = parse_header_line(line, origin=f"--rag-header number {n}")
+        merged[name.lower()] = (name, value)
+    for name, value in (config_headers or {}).items():
+        merged[name.lower()] = (name, str(value))
+    return dict(merged.values())
+
+
+def header_secrets(headers: Mapping[str, str]) -> list[str]:
+    """The header values to redact: all but a few well-known non-credential headers."""
+    return [v for k, v in headers.items() if k.lower() not in _PLAIN_HEADERS and v.strip()]
+
+
+def settings_secrets(settings: HttpSettings, env: Mapping[str, str] | None = None) -> list[str]:
+    """Secrets of the configured HTTP headers, known before any adapter is built (so the
+    aggregating process redacts them even when workers make the calls)."""
+    try:
+        return header_secrets(resolve_headers(settings.headers, settings.header_args, env))
+    except ConfigError:
+        return []
+
+
+# --------------------------------------------------------------------------- retry policy
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how long to wait. ``max_attempts`` counts the first attempt."""
+
+    max_attempts: int = 4
+    backoff: Literal["exponential", "fixed"] = "exponential"
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+    jitter: float = 0.1
+
+    def delay(self, retry: int, rand: float, retry_after: float | None = None) -> float:
+        """Seconds before retry number ``retry`` (1-based). ``Retry-After`` wins when given."""
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_delay)
+        base = self.base_delay * (2 ** (retry - 1) if self.backoff == "exponential" else 1)
+        return min(base * (1 + self.jitter * rand), self.max_delay)
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """``Retry-After`` as seconds (delta-seconds or an HTTP date); None when absent/invalid."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
+
+
+class _Retryable(Exception):
+    """One failed attempt that may succeed if tried again."""
+
+    def __init__(self, summary: str, retry_after: float | None = None) -> None:
+        super().__init__(summary)
+        self.summary = summary
+        self.retry_after = retry_after
+
+
+# --------------------------------------------------------------------------- the adapter
+
+
+class HttpAdapter(RAGAdapter):
+    """Queries an HTTP endpoint: ``{question}`` in ``body`` is replaced by each question.
+
+    ``answer``, ``contexts`` and ``sources`` are response paths (``data.answer``,
+    ``data.documents[*].text``); ``contexts=None`` means the system returns no contexts.
+    ``headers`` win over ``header_args`` (``"Name: value"`` lines), which win over the
+    ``RAG_AUTH_HEADER`` environment variable. ``sleep``, ``clock`` and ``rand`` are
+    injectable so tests can observe the backoff without waiting for it.
+    """
+
+    kind = "http"
+
+    def __init__(
+        self,
+        endpoint: str,
+        *,
+        method: Literal["POST", "GET", "PUT"] = "POST",
+        body: Mapping[str, Any] | None = None,
+        body_format: Literal["json", "form"] = "json",
+        headers: Mapping[str, str] | None = None,
+        header_args: Sequence[str] = (),
+        answer: str = "answer",
+        contexts: str | None = "contexts",
+        sources: str | None = None,
+        timeout: float = 30.0,
+        max_response_bytes: int = 10_000_000,
+        retry: RetryPolicy | None = None,
+        env: Mapping[str, str] | None = None,
+        sleep: Sleep | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+        rand: Callable[[], float] = random.random,
+    ) -> None:
+        if not endpoint.startswith(("http://", "https://")):
+            raise ConfigError(f"http endpoint {_display_url(endpoint)!r} is not an http(s) URL")
+        if timeout <= 0:
+            raise ConfigError("http timeout must be greater than 0")
+        self.endpoint = endpoint
+        self.method = method
+        self.template: dict[str, Any] = dict(body if body is not None else DEFAULT_TEMPLATE)
+        if method == "GET" and any(isinstance(v, (dict, list)) for v in self.template.values()):
+            raise ConfigError("http body: a GET request sends flat query parameters only")
+        self.body_format = body_format
+        self.headers = resolve_headers(headers, header_args, env)
+        try:
+            self.answer_path = ResponsePath.parse(answer)
+            self.contexts_path = ResponsePath.parse(contexts) if contexts else None
+            self.sources_path = ResponsePath.parse(sources) if sources else None
+        except ValueError as exc:
+            raise ConfigError(f"http response path: {exc}") from None
+        self.timeout = timeout
+        self.max_response_bytes = max_response_bytes
+        self.retry = retry or RetryPolicy()
+        self._sleep: Sleep = sleep or asyncio.sleep
+        self._clock = clock
+        self._rand = rand
+        self._redactor = Redactor(self.secrets())
+        self._client: httpx.AsyncClient | None = None
+
+    @classmethod
+    def from_settings(
+        cls, settings: HttpSettings, env: Mapping[str, str] | None = None, **kwargs: Any
+    ) -> HttpAdapter:
+        """The adapter described by the ``http:`` config section and its options."""
+        if not settings.endpoint:
+            raise ConfigError(
+                "the http adapter needs an endpoint: --rag-endpoint URL (or http.endpoint "
+                "in eval-config.yaml)"
+            )
+        r = settings.retry
+        return cls(
+            settings.endpoint,
+            method=settings.method,
+            body=settings.body,
+            body_format=settings.body_format,
+            headers=settings.headers,
+            header_args=settings.header_args,
+            answer=settings.response.answer,
+            contexts=settings.response.contexts,
+            sources=settings.response.sources,
+            timeout=settings.timeout,
+            max_response_bytes=settings.max_response_bytes,
+            retry=RetryPolicy(r.max_attempts, r.backoff, r.base_delay, r.max_delay, r.jitter),
+            env=env,
+            **kwargs,
+        )
+
+    # ------------------------------------------------------------------ contract
+
+    def describe(self) -> str:
+        return f"http {self.method} {_display_url(self.endpoint)}"
+
+    def secrets(self) -> list[str]:
+        return header_secrets(self.headers)
+
+    async def aquery(self, question: str) -> RAGResponse:
+        if self._client is None:
+            self._client = self._new_client()
+        return await self._query(self._client, question)
+
+    def query(self, question: str) -> RAGResponse:
+        """Sync form: a private event loop and client (the plugin itself uses :meth:`aquery`)."""
+
+        async def once() -> RAGResponse:
+            client = self._new_client()
+            try:
+                return await self._query(client, question)
+            finally:
+                await client.aclose()
+
+        return asyncio.run(once())
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
+    # ------------------------------------------------------------------ internals
+
+    def _new_client(self) -> httpx.AsyncClient:
+        import httpx
+
+        return httpx.AsyncClient(
+            headers=self.headers, timeout=httpx.Timeout(self.timeout), follow_redirects=True
+        )
+
+    def _fail(self, message: str) -> AdapterError:
+        return AdapterError(self._redactor.text(f"{self.describe()}: {message}"))
+
+    async def _query(self, client: httpx.AsyncClient, question: str) -> RAGResponse:
+        history: list[str] = []
+        attempts = self.retry.max_attempts
+        for attempt in range(1, attempts + 1):
+            started = self._clock()
+            try:
+                body, content_type = await asyncio.wait_for(
+                    self._attempt(client, question), timeout=self.timeout
+                )
+            except _Retryable as exc:
+                history.append(exc.summary)
+                retry_after = exc.retry_after
+            except asyncio.TimeoutError:
+                history.append(f"timeout after {self.timeout:g} s")
+                retry_after = None
+            else:
+                latency = self._clock() - started
+                return self._parse(body, content_type, latency)
+            if attempt == attempts:
+                break
+            delay = self.retry.delay(attempt, self._rand(), retry_after)
+            log.info(
+                "%s: attempt %d/%d: %s; retrying in %.1f s",
+                self.describe(), attempt, attempts, self._redactor.text(history[-1]), delay,
+            )
+            await self._sleep(delay)
+        tried = "1 attempt" if attempts == 1 else f"{attempts} attempts"
+        raise self._fail(f"unreachable after {tried}: {'; '.join(history)}")
+
+    async def _attempt(
+        self, client: httpx.AsyncClient, question: str
+    ) -> tuple[bytes, str]:
+        import httpx
+
+        payload = _fill(self.template, question)
+        kwargs: dict[str, Any] = {}
+        if self.method == "GET":
+            kwargs["params"] = {k: str(v) for k, v in payload.items()}
+        elif self.body_format == "form":
+            kwargs["data"] = {
+                k: v if isinstance(v, str) else json.dumps(v) for k, v in payload.items()
+            }
+        else:
+            kwargs["json"] = payload
+        try:
+            async with client.stream(self.method, self.endpoint, **kwargs) as response:
+                status = response.status_code
+                if status in RETRY_STATUSES:
+                    retry_after = parse_retry_after(response.headers.get("retry-after"))
+                    raise _Retryable(f"HTTP {status}", retry_after)
+                body = await self._read(response)
+                content_type = response.headers.get("content-type", "")
+        except httpx.TimeoutException:
+            raise _Retryable(f"timeout after {self.timeout:g} s") from None
+        except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+            raise _Retryable(_network_summary(exc)) from None
+        except httpx.HTTPError as exc:
+            raise self._fail(f"request failed: {type(exc).__name__}: {exc}") from None
+        if status >= 400:
+            raise self._fail(f"HTTP {status} (not retried): {_excerpt(body)}")
+        return body, content_type
+
+    async def _read(self, response: httpx.Response) -> bytes:
+        declared = response.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > self.max_response_bytes:
+            raise self._fail(
+                f"response of {int(declared)} bytes exceeds the limit of "
+                f"{self.max_response_bytes} bytes (http.max_response_bytes)"
+            )
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > self.max_response_bytes:
+                raise self._fail(
+                    f"response exceeds the limit of {self.max_response_bytes} bytes "
+                    "(http.max_response_bytes)"
+                )
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _parse(self, body: bytes, content_type: str, latency: float) -> RAGResponse:
+        try:
+            data = json.loads(body)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            kind = f" ({content_type.split(';')[0]})" if content_type else ""
+            raise self._fail(f"response is not JSON{kind}: {_excerpt(body)}") from None
+        try:
+            answer = self.answer_path.extract(data)
+            contexts = _contexts(self.contexts_path, data)
+            sources = _sources(self.sources_path, data)
+        except PathError as exc:
+            raise self._fail(
+                f"response has no {exc.path!r} ({exc.where}: {exc.reason}): {_excerpt(body)}"
+            ) from None
+        except _ShapeError as exc:
+            raise self._fail(f"{exc}: {_excerpt(body)}") from None
+        if not isinstance(answer, str):
+            raise self._fail(
+                f"response {self.answer_path.text!r} is not a string: {_excerpt(body)}"
+            )
+        if contexts is not None and sources and len(sources) == len(contexts):
+            contexts = [
+                c if c.source else Context(text=c.text, source=s)
+                for c, s in zip(contexts, sources, strict=True)
+            ]
+        return RAGResponse(
+            answer=answer, contexts=contexts, sources=sources, latency=latency, raw=data
+        )
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+class _ShapeError(ValueError):
+    """A value was found at its path but has the wrong type."""
+
+
+def _contexts(path: ResponsePath | None, data: Any) -> list[Context] | None:
+    if path is None:
+        return None
+    value = path.extract(data)
+    if not isinstance(value, list):
+        raise _ShapeError(f"response {path.text!r} is not a list")
+    out: list[Context] = []
+    for n, item in enumerate(value):
+        context = _context(item)
+        if context is None:
+            raise _ShapeError(
+                f"response {path.text!r} item {n} is neither a string nor an object with "
+                f"one of {', '.join(_TEXT_KEYS)}"
+            )
+        out.append(context)
+    return out
+
+
+def _context(item: Any) -> Context | None:
+    if isinstance(item, str):
+        return Context(text=item)
+    if not isinstance(item, Mapping):
+        return None
+    text = next((item[k] for k in _TEXT_KEYS if isinstance(item.get(k), str)), None)
+    if text is None:
+        return None
+    metadata = item.get("metadata")
+    places = [item, metadata] if isinstance(metadata, Mapping) else [item]
+    source = next(
+        (str(p[k]) for p in places for k in _SOURCE_KEYS
+         if p.get(k) is not None and not isinstance(p.get(k), (dict, list))),
+        None,
+    )
+    return Context(text=text, source=source)
+
+
+def _sources(path: ResponsePath | None, data: Any) -> list[str]:
+    if path is None:
+        return []
+    value = path.extract(data)
+    items = value if isinstance(value, list) else [value]
+    if any(isinstance(v, (dict, list)) for v in items):
+        raise _ShapeError(f"response {path.text!r} holds objects, not source names")
+    return [str(v) for v in items if v is not None]
+
+
+def _fill(template: Any, question: str) -> Any:
+    """The template with every ``{question}`` replaced (a whole-string placeholder keeps
+    the question as is; inside a longer string it is substituted)."""
+    if isinstance(template, str):
+        return question if template == PLACEHOLDER else template.replace(PLACEHOLDER, question)
+    if isinstance(template, Mapping):
+        return {k: _fill(v, question) for k, v in template.items()}
+    if isinstance(template, list):
+        return [_fill(v, question) for v in template]
+    return template
+
+
+def _excerpt(body: bytes) -> str:
+    text = body[: EXCERPT_CHARS * 4].decode("utf-8", errors="replace")
+    text = " ".join(text.split())
+    if not text:
+        return "empty body"
+    if len(text) > EXCERPT_CHARS or len(body) > EXCERPT_CHARS * 4:
+        return f"body {text[:EXCERPT_CHARS]!r}... ({len(body)} bytes)"
+    return f"body {text!r}"
+
+
+def _network_summary(exc: Exception) -> str:
+    import httpx
+
+    if isinstance(exc, httpx.ConnectError):
+        return "connection failed"
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return "connection closed by the server"
+    if isinstance(exc, httpx.ReadError):
+        return "connection reset while reading"
+    return f"network error ({type(exc).__name__})"
+
+
+def _display_url(url: str) -> str:
+    """The endpoint without credentials or query string (either may hold a token)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<invalid URL>"
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))

@@ -1,0 +1,104 @@
+"""``LlamaIndexAdapter``: the RAG system under test is a LlamaIndex query engine (or an index).
+
+An index is turned into a query engine with ``as_query_engine(**engine_kwargs)``. The answer
+is the response text; contexts and sources come from ``source_nodes``. Queries go through
+``aquery``. ``llama-index-core`` is the optional ``llamaindex`` extra, imported when the
+adapter is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..errors import AdapterError, ConfigError
+from ..response import Context, RAGResponse
+from .base import RAGAdapter
+from .callable import load_target
+from .extras import require_extra
+
+if TYPE_CHECKING:
+    from pathlib import Path
+from .langchain import SOURCE_KEYS
+
+_LLAMA_SOURCE_KEYS = (*SOURCE_KEYS, "file_path")
+
+
+class LlamaIndexAdapter(RAGAdapter):
+    """Runs ``engine.aquery(question)`` for each case.
+
+    ``source_key`` names the node metadata key of the source (default: ``source``,
+    ``file_name``, ``filename``, ``doc_id``, ``id`` or ``file_path``, else the id of the
+    document the node came from).
+    """
+
+    kind = "llamaindex"
+
+    def __init__(
+        self,
+        engine: Any,
+        *,
+        source_key: str | None = None,
+        engine_kwargs: Mapping[str, Any] | None = None,
+        search_paths: Sequence[Path] = (),
+    ) -> None:
+        require_extra("llamaindex")
+        self._name = engine if isinstance(engine, str) else type(engine).__name__
+        target = load_target(engine, search_paths) if isinstance(engine, str) else engine
+        if not (hasattr(target, "aquery") or hasattr(target, "query")) and hasattr(
+            target, "as_query_engine"
+        ):
+            target = target.as_query_engine(**dict(engine_kwargs or {}))
+        if not (hasattr(target, "aquery") or hasattr(target, "query")):
+            raise ConfigError(
+                f"llamaindex target {self._name!r} is a {type(target).__name__}, neither a "
+                "query engine nor an index"
+            )
+        self.engine = target
+        self.source_key = source_key
+
+    def describe(self) -> str:
+        return f"llamaindex {self._name}"
+
+    def query(self, question: str) -> RAGResponse:
+        return self._convert(self.engine.query(question))
+
+    async def aquery(self, question: str) -> RAGResponse:
+        if hasattr(self.engine, "aquery"):
+            return self._convert(await self.engine.aquery(question))
+        return await super().aquery(question)
+
+    def _convert(self, response: Any) -> RAGResponse:
+        answer = getattr(response, "response", None)
+        if answer is None and hasattr(response, "get_response"):
+            answer = getattr(response.get_response(), "response", None)
+        if not isinstance(answer, str):
+            if isinstance(response, str):
+                answer = response
+            else:
+                raise AdapterError(
+                    f"llamaindex engine {self._name} returned a {type(response).__name__} "
+                    "without a text response"
+                )
+        nodes = getattr(response, "source_nodes", None)
+        contexts = None if nodes is None else [self._context(n) for n in nodes]
+        return RAGResponse(answer=answer, contexts=contexts, raw=response)
+
+    def _context(self, scored: Any) -> Context:
+        node = getattr(scored, "node", scored)
+        getter = getattr(node, "get_content", None)
+        text = getter() if callable(getter) else getattr(node, "text", None)
+        if not isinstance(text, str):
+            raise AdapterError(
+                f"llamaindex engine {self._name} returned a source node without text "
+                f"({type(node).__name__})"
+            )
+        metadata = getattr(node, "metadata", None) or {}
+        keys = (self.source_key,) if self.source_key else _LLAMA_SOURCE_KEYS
+        source = None
+        if isinstance(metadata, Mapping):
+            source = next((str(metadata[k]) for k in keys if metadata.get(k) is not None), None)
+        if source is None:
+            ref = getattr(node, "ref_doc_id", None)
+            source = str(ref) if ref else None
+        return Context(text=text, source=source)

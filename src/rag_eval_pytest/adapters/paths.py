@@ -1,0 +1,107 @@
+"""Response paths: where a value lives in a decoded JSON response.
+
+A path is dotted keys with list steps: ``data.answer``, ``results[0].text``,
+``data.documents[*].metadata.source``. ``[*]`` maps the rest of the path over every element,
+so the result is a list. A missing step raises :class:`PathError` naming the path up to and
+including the step that is missing, so the message points at the exact place.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+_STEP = re.compile(r"\[(\*|-?\d+)\]|\.?([^.\[\]]+)")
+EACH = "*"
+
+
+class PathError(LookupError):
+    """A path does not match the response. ``where`` is the concrete path that failed."""
+
+    def __init__(self, path: str, where: str, reason: str) -> None:
+        super().__init__(f"{where}: {reason}")
+        self.path = path
+        self.where = where
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class ResponsePath:
+    """A parsed path; steps are keys (str), indexes (int) or :data:`EACH`."""
+
+    text: str
+    steps: tuple[str | int, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> ResponsePath:
+        steps: list[str | int] = []
+        pos = 0
+        text = text.strip()
+        while pos < len(text):
+            match = _STEP.match(text, pos)
+            if match is None or match.end() == pos:
+                raise ValueError(f"invalid response path {text!r} at character {pos + 1}")
+            index, key = match.groups()
+            if index is not None:
+                steps.append(EACH if index == EACH else int(index))
+            else:
+                if pos > 0 and text[pos] != ".":
+                    raise ValueError(f"invalid response path {text!r} at character {pos + 1}")
+                steps.append(key)
+            pos = match.end()
+        if not steps:
+            raise ValueError("a response path cannot be empty")
+        return cls(text=text, steps=tuple(steps))
+
+    @property
+    def is_multi(self) -> bool:
+        return EACH in self.steps
+
+    def extract(self, data: Any) -> Any:
+        """The value at this path (a list when the path has ``[*]``)."""
+        return self._walk(data, 0, "")
+
+    def _walk(self, node: Any, i: int, where: str) -> Any:
+        if i == len(self.steps):
+            return node
+        step = self.steps[i]
+        if step == EACH:
+            if not isinstance(node, list):
+                raise PathError(
+                    self.text, where or "response", f"expected a list, found {_kind(node)}"
+                )
+            return [self._walk(item, i + 1, f"{where}[{n}]") for n, item in enumerate(node)]
+        if isinstance(step, int):
+            here = f"{where}[{step}]"
+            if not isinstance(node, list):
+                raise PathError(
+                    self.text, where or "response", f"expected a list, found {_kind(node)}"
+                )
+            if not -len(node) <= step < len(node):
+                raise PathError(self.text, here, f"missing (the list has {len(node)} items)")
+            return self._walk(node[step], i + 1, here)
+        here = f"{where}.{step}" if where else step
+        if not isinstance(node, Mapping):
+            raise PathError(self.text, here, f"missing ({where or 'response'} is {_kind(node)})")
+        if step not in node:
+            keys = ", ".join(sorted(map(str, node))[:10]) or "none"
+            raise PathError(self.text, here, f"missing (keys there: {keys})")
+        return self._walk(node[step], i + 1, here)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
