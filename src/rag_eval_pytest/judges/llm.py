@@ -21,9 +21,11 @@ Runs on the process's judge event loop (:mod:`rag_eval_pytest.event_loop`).
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
+import email.utils
 import random
 from abc import abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -111,6 +113,36 @@ class RetryPolicy:
             return float(min(retry_after, MAX_RETRY_AFTER))
         backoff = min(self.base_delay * float(2**retry), self.max_delay)
         return backoff * (0.75 + random.random() * 0.5)  # jitter, not crypto
+
+
+def parse_retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
+    lowered = {k.lower(): v for k, v in headers.items()}
+    millis = lowered.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(float(millis) / 1000, 0.0)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.timezone.utc)
+    return max((when - dt.datetime.now(dt.timezone.utc)).total_seconds(), 0.0)
+
+
+def is_transient_status(status: int) -> bool:
+    """Statuses worth a retry: timeout, conflict, rate limit, server errors, overload."""
+    return status in (408, 409, 429) or status >= 500
 
 
 class LLMJudge(Judge):
@@ -323,4 +355,6 @@ __all__ = [
     "RequestFailed",
     "RetryPolicy",
     "TransientError",
+    "is_transient_status",
+    "parse_retry_after",
 ]

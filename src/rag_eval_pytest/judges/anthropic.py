@@ -1,0 +1,148 @@
+"""The Anthropic judge: Claude through the official ``anthropic`` SDK (``AsyncAnthropic``).
+
+Structured output comes through tool use: the output model's JSON schema is the input schema
+of one tool, and ``tool_choice`` forces the model to call it, so the reply is the tool call's
+arguments, validated like any other reply. Temperature 0. The SDK honours
+``ANTHROPIC_BASE_URL`` (config ``judge.base_url`` wins over it). The SDK's own retries are
+off: the engine retries transient failures (429, 5xx, 529 overloaded, timeouts) itself,
+honouring ``retry-after``, so every judge behaves alike and the counts in the reports are
+real requests. The SDK is imported when the first request is made, never at start-up.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from .llm import (
+    LLMJudge,
+    Reply,
+    RequestFailed,
+    TransientError,
+    is_transient_status,
+    parse_retry_after,
+)
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+
+    from .prompt import Mode, RenderedPrompt
+
+DEFAULT_MODEL = "claude-sonnet-4-6"
+TOOL_NAME = "record_answer"
+
+
+class AnthropicJudge(LLMJudge):
+    kind: ClassVar[str] = "anthropic"
+    mode: ClassVar[Mode] = "tool"
+    """Structured output through a forced tool call."""
+
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_tokens: int = 4096,
+        temperature: float | None = 0.0,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(model=model or DEFAULT_MODEL, **kwargs)
+        self.api_key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY")
+        self.base_url = base_url
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self._client: AsyncAnthropic | None = None
+        self._secrets.append(self.api_key or "")
+
+    def client(self) -> AsyncAnthropic:
+        if self._client is None:
+            try:
+                from anthropic import AsyncAnthropic
+            except ImportError:  # pragma: no cover - depends on the environment
+                raise RequestFailed(
+                    "the anthropic judge needs the anthropic SDK: "
+                    "pip install 'rag-eval-pytest[anthropic]'"
+                ) from None
+            self._client = AsyncAnthropic(
+                api_key=self.api_key,
+                base_url=self.base_url,
+                timeout=self.timeout,
+                max_retries=0,
+            )
+        return self._client
+
+    async def _complete(self, prompt: RenderedPrompt, question_name: str) -> Reply:
+        import anthropic
+
+        tool: Any = {
+            "name": TOOL_NAME,
+            "description": f"Record the answer to the {question_name} task.",
+            "input_schema": prompt.schema,
+        }
+        # Sent as an extra body field: this SDK's typed signature has no sampling parameters.
+        extra = {"temperature": self.temperature} if self.temperature is not None else None
+        try:
+            message = await self.client().messages.create(
+                model=self.model,
+                max_tokens=self.max_tokens,
+                system=prompt.system,
+                messages=[{"role": "user", "content": prompt.user}],
+                tools=[tool],
+                tool_choice={"type": "tool", "name": TOOL_NAME},
+                extra_body=extra,
+            )
+        except anthropic.APITimeoutError:
+            raise TransientError(f"timed out after {self.timeout:g} s") from None
+        except anthropic.APIConnectionError as exc:
+            raise TransientError(f"connection error: {exc}") from None
+        except anthropic.APIStatusError as exc:
+            status = exc.status_code
+            detail = _error_detail(exc.body) or exc.message
+            if status == 400 and self.temperature is not None and "temperature" in detail:
+                # A model that takes no sampling parameters: ask again without, from now on.
+                self.temperature = None
+                return await self._complete(prompt, question_name)
+            if is_transient_status(status):
+                raise TransientError(
+                    f"HTTP {status}: {detail}", parse_retry_after(dict(exc.response.headers))
+                ) from None
+            hint = " (check ANTHROPIC_API_KEY)" if status in (401, 403) else ""
+            raise RequestFailed(f"HTTP {status}: {detail}{hint}") from None
+        except anthropic.AnthropicError as exc:
+            raise RequestFailed(f"{type(exc).__name__}: {exc}") from None
+        texts: list[str] = []
+        data: dict[str, Any] | None = None
+        for block in message.content:
+            if block.type == "tool_use" and data is None:
+                data = dict(block.input)
+            elif block.type == "text":
+                texts.append(block.text)
+        text = "\n".join(texts)
+        refusal = (
+            (text or "the model stopped with stop_reason 'refusal'")
+            if (message.stop_reason == "refusal")
+            else None
+        )
+        usage = message.usage
+        return Reply(
+            text=text,
+            data=data,
+            refusal=refusal,
+            input_tokens=int(usage.input_tokens or 0),
+            output_tokens=int(usage.output_tokens or 0),
+        )
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+
+def _error_detail(body: object) -> str:
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            kind = error.get("type")
+            return f"{error['message']} ({kind})" if isinstance(kind, str) else error["message"]
+    return ""

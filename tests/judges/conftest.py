@@ -1,0 +1,39 @@
+"""Fixtures of the judge tests: the scripted fake LLM server and a recording sleep."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from rag_eval_pytest.judges.llm import RetryPolicy
+from tests.servers.fake_llm import FakeLLMServer
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeLLMServer]:
+    server = FakeLLMServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+class RecordingSleep:
+    """Stands in for ``asyncio.sleep`` in retry policies: records the waits, waits nothing."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def __call__(self, delay: float) -> None:
+        self.delays.append(delay)
+
+
+@pytest.fixture
+def sleeps() -> RecordingSleep:
+    return RecordingSleep()
+
+
+@pytest.fixture
+def retry(sleeps: RecordingSleep) -> RetryPolicy:
+    return RetryPolicy(max_retries=2, base_delay=0.5, max_delay=4.0, sleep=sleeps)
