@@ -1,0 +1,150 @@
+"""The OpenAI-compatible judge: ``POST {base_url}/chat/completions`` over httpx.
+
+Works with OpenAI and with the servers that speak its protocol (vLLM, Ollama, LiteLLM, ...).
+The request asks for a JSON-schema ``response_format``; a server that rejects it (HTTP 400
+naming ``response_format``) is asked again once without, and from then on the judge relies
+on the JSON-in-text instructions that every prompt carries anyway. Base URL and key come from
+the arguments (config ``judge.base_url`` / ``judge.api_key``), else ``OPENAI_BASE_URL`` /
+``OPENAI_API_KEY``. httpx is imported with the first request.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from .llm import (
+    LLMJudge,
+    Reply,
+    RequestFailed,
+    TransientError,
+    is_transient_status,
+    parse_retry_after,
+)
+
+if TYPE_CHECKING:
+    import httpx
+
+    from .prompt import Mode, RenderedPrompt
+
+DEFAULT_MODEL = "gpt-4o-mini"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+class OpenAIJudge(LLMJudge):
+    kind: ClassVar[str] = "openai"
+    mode: ClassVar[Mode] = "json"
+    """The schema travels in the prompt too, for servers without response formats."""
+
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        response_format: bool = True,
+        max_tokens: int | None = 4096,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(model=model or DEFAULT_MODEL, **kwargs)
+        self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
+            "/"
+        )
+        self.response_format = response_format
+        self.max_tokens = max_tokens
+        self._client: httpx.AsyncClient | None = None
+        self._secrets.append(self.api_key or "")
+
+    def describe(self) -> str:
+        if self.base_url == DEFAULT_BASE_URL:
+            return f"openai ({self.model})"
+        from urllib.parse import urlsplit
+
+        host = urlsplit(self.base_url).hostname or "?"
+        return f"openai ({self.model} at {host})"
+
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            import httpx
+
+            headers = {"content-type": "application/json"}
+            if self.api_key:
+                headers["authorization"] = f"Bearer {self.api_key}"
+            self._client = httpx.AsyncClient(headers=headers, timeout=self.timeout)
+        return self._client
+
+    def _body(self, prompt: RenderedPrompt, question_name: str) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "temperature": 0,
+            "messages": [
+                {"role": "system", "content": prompt.system},
+                {"role": "user", "content": prompt.user},
+            ],
+        }
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
+        if self.response_format:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": question_name, "schema": prompt.schema, "strict": False},
+            }
+        return body
+
+    async def _complete(self, prompt: RenderedPrompt, question_name: str) -> Reply:
+        import httpx
+
+        url = f"{self.base_url}/chat/completions"
+        try:
+            response = await self.client().post(url, json=self._body(prompt, question_name))
+        except httpx.TimeoutException:
+            raise TransientError(f"timed out after {self.timeout:g} s") from None
+        except httpx.TransportError as exc:
+            raise TransientError(f"connection error: {type(exc).__name__}") from None
+        status = response.status_code
+        if status >= 400:
+            detail = _error_detail(response)
+            if status == 400 and self.response_format and "response_format" in detail:
+                self.response_format = False  # this server takes JSON in text only
+                return await self._complete(prompt, question_name)
+            if is_transient_status(status):
+                raise TransientError(
+                    f"HTTP {status}: {detail}", parse_retry_after(dict(response.headers))
+                )
+            hint = " (check the judge's API key)" if status in (401, 403) else ""
+            raise RequestFailed(f"HTTP {status}: {detail}{hint}")
+        try:
+            data = response.json()
+            choice = data["choices"][0]
+            message = choice["message"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise RequestFailed("the server's reply is not a chat completion") from None
+        usage = data.get("usage") or {}
+        refusal = message.get("refusal") or None
+        if choice.get("finish_reason") == "content_filter" and refusal is None:
+            refusal = "the reply was stopped by the server's content filter"
+        return Reply(
+            text=message.get("content") or "",
+            refusal=str(refusal) if refusal is not None else None,
+            input_tokens=int(usage.get("prompt_tokens") or 0),
+            output_tokens=int(usage.get("completion_tokens") or 0),
+        )
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+
+def _error_detail(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:200]
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return str(error["message"])[:300]
+    if isinstance(error, str):
+        return error[:300]
+    return str(body)[:200]
