@@ -196,3 +196,48 @@ def test_scores_become_junit_properties_and_github_summary(
     assert text.startswith("## RAG evaluation")
     assert "| Retrieval Recall | 0.67 | - | - |" in text
     assert "**Exit code 1:** 1 test failed" in text
+
+
+def test_stopping_early_writes_a_partial_report(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset([
+        case("miss", "deliver abroad?", expected_contexts=["shipping.md"]),
+        case("hit", "refund policy?", expected_contexts=["policy.md"]),
+    ])
+    pytester.makepyfile(test_rag="""
+from rag_eval_pytest import assert_retrieval
+def test_retrieval(rag_case):
+    assert_retrieval(rag_case, 1.0)
+""")
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app,
+                                "-p", "no:randomly", "-x")
+    assert result.ret == 1
+    report = read_report(pytester)
+    assert report["run"]["partial"] is True
+    assert [c["key"] for c in report["cases"]] == ["miss"]
+    history = json.loads((pytester.path / "results" / "results.jsonl").read_text())
+    assert history["partial"] is True
+    md = (pytester.path / "results" / "eval_report.md").read_text()
+    assert "**Partial run:**" in md
+
+
+def test_ctrl_c_keeps_the_finished_cases(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset()
+    pytester.makepyfile(test_rag="""
+from rag_eval_pytest import evaluate
+def test_retrieval(rag_case):
+    if rag_case.id == "tc_002":
+        raise KeyboardInterrupt
+    evaluate(rag_case, "retrieval_recall")
+""")
+    # A real process: a KeyboardInterrupt in an in-process run would stop this suite too.
+    result = pytester.runpytest_subprocess("--rag-dataset", "dataset.json",
+                                           "--rag-target", "app.py:answer", "-p", "no:randomly")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    report = read_report(pytester)
+    assert report["run"]["partial"] is True
+    assert report["cases"][0]["key"] == "tc_001"
+    assert report["cases"][0]["metrics"]["retrieval_recall"]["score"] == 1.0
