@@ -64,7 +64,37 @@ _EXPORTS: dict[str, str] = {
     "RAGResponse": ".response",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "AdapterError",
+    "CallableAdapter",
+    "Case",
+    "ConfigError",
+    "Context",
+    "DatasetError",
+    "Evidence",
+    "Measurement",
+    "Metric",
+    "MetricResult",
+    "RAGAdapter",
+    "RAGResponse",
+    "RagAssertionError",
+    "RagCase",
+    "RagEvalError",
+    "RagEvalWarning",
+    "Sample",
+    "Services",
+    "assert_context_precision",
+    "assert_context_recall",
+    "assert_context_relevance",
+    "assert_correct",
+    "assert_faithful",
+    "assert_metric",
+    "assert_relevant",
+    "assert_retrieval",
+    "assert_similar",
+    "evaluate",
+    "register_metric",
+]
 
 
 def __getattr__(name: str) -> Any:

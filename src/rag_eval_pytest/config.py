@@ -13,15 +13,17 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import ConfigError
 from .options import METRIC_NAMES
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 DEFAULT_WEIGHTS: dict[str, float] = {
     "faithfulness": 40,
@@ -44,16 +46,21 @@ class _Section(BaseModel):
 class OutputSettings(_Section):
     """Where the reports go and which are written."""
 
-    directory: str = "results"
-    formats: list[Literal["markdown", "json"]] = Field(default_factory=lambda: ["markdown", "json"])  # type: ignore[arg-type]
-    history: bool = True
+    directory: str = Field("results", description="Directory of the reports and the history.")
+    formats: list[Literal["markdown", "json"]] = Field(
+        default_factory=lambda: ["markdown", "json"],  # type: ignore[arg-type]
+        description="Which reports to write: eval_report.md and/or eval_report.json.",
+    )
+    history: bool = Field(True, description="Append one line per run to results.jsonl.")
 
 
 class ExitCodeSettings(_Section):
-    """Exit codes of the plugin's own verdicts (SPEC section 7)."""
+    """Exit codes of the plugin's own verdicts."""
 
-    critical: ExitCode = 2
-    fatal: ExitCode = 3
+    critical: ExitCode = Field(2, description="Exit code when a critical case fails.")
+    fatal: ExitCode = Field(
+        3, description="Exit code for invalid input, or a RAG system that failed for every case."
+    )
 
 
 class HttpRetrySettings(_Section):
@@ -191,7 +198,9 @@ class Settings(_Section):
 
     @field_validator("metrics")
     @classmethod
-    def _metrics_known(cls, value: dict[str, float | None] | None) -> dict[str, float | None] | None:
+    def _metrics_known(
+        cls, value: dict[str, float | None] | None
+    ) -> dict[str, float | None] | None:
         if value is not None:
             _check_metric_keys(value)
         return value
@@ -372,7 +381,9 @@ def _explain(exc: ValidationError, origin: Mapping[str, str], default_label: str
             if isinstance(annotation, type) and issubclass(annotation, BaseModel):
                 parent = annotation  # type: ignore[assignment]
         allowed = ", ".join(parent.model_fields)
-        return ConfigError(f"Invalid configuration {source}: unknown key {key!r} (allowed: {allowed})")
+        return ConfigError(
+            f"Invalid configuration {source}: unknown key {key!r} (allowed: {allowed})"
+        )
     got = ""
     if not isinstance(err.get("input"), (dict, list, type(None))):
         got = f" (got {err['input']!r})"

@@ -12,10 +12,12 @@ import typing
 from typing import Any
 
 from pydantic import BaseModel
-from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from .config import Settings
+
+if typing.TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
 
 HEADER = """# Configuration reference
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from .session import EvalSession
+from typing import TYPE_CHECKING
+
 from .zero_code import configured_metrics
+
+if TYPE_CHECKING:
+    from .session import EvalSession
 
 
 def header_line(session: EvalSession) -> str:

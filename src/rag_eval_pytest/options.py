@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from typing import Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # The metrics of SPEC section 5. Kept here, not in the metric registry, so that the
 # ``--rag-fail-under-<metric>`` options can be declared without importing any metric code.

@@ -51,8 +51,12 @@ def all_outputs(pytester: pytest.Pytester, result: pytest.RunResult) -> str:
     return "\n".join([*texts, result.stdout.str(), result.stderr.str()])
 
 
+@pytest.mark.parametrize("processes", [[], ["-n", "2"]], ids=["plain", "xdist"])
 def test_http_run_passes_fails_errors_and_never_prints_the_header(
-    pytester: pytest.Pytester, write_dataset: Callable[..., Path], server: FaultServer
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    server: FaultServer,
+    processes: list[str],
 ) -> None:
     write_dataset(
         [
@@ -75,6 +79,7 @@ def test_http_run_passes_fails_errors_and_never_prints_the_header(
         "--rag-endpoint", server.url,
         "--rag-header", f"Authorization: {PLANTED}",
         "-v",
+        *processes,
     )
     result.assert_outcomes(passed=1, failed=1, errors=1)
     assert result.ret == 1

@@ -70,7 +70,9 @@ def to_response(value: object, *, origin: str) -> RAGResponse:
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err["loc"]) or "response"
-        raise AdapterError(f"{origin} returned an unusable response: field {loc!r}: {err['msg']}") from None
+        raise AdapterError(
+            f"{origin} returned an unusable response: field {loc!r}: {err['msg']}"
+        ) from None
     except TypeError as exc:
         raise AdapterError(f"{origin} returned an unusable response: {exc}") from None
     raise AdapterError(

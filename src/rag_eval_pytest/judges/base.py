@@ -108,7 +108,6 @@ class Judge(ABC):
         """Release clients and models. Called once at the end of the run."""
 
 
-
 def keep_indexed(output: O, field_name: str, count: int, what: str) -> tuple[O, str] | None:
     """Salvage for index-keyed verdict lists: keep the first verdict for each index in
     ``range(count)``, drop the rest, and say which were missing or extra."""

@@ -10,11 +10,12 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..response import Context
+if TYPE_CHECKING:
+    from ..response import Context
 
 Requirement = Literal["contexts", "expected_contexts", "ground_truth", "judge"]
 Status = Literal["passed", "failed", "not_judged"]
