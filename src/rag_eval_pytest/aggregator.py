@@ -58,6 +58,8 @@ class Aggregator:
         payload = report.get("payload")
         if payload is not None and self.adapter_label is None and payload.get("adapter"):
             self.adapter_label = payload["adapter"]
+        if payload is not None and self.judge_label is None and payload.get("judge"):
+            self.judge_label = payload["judge"]
         self.collector.add(**report)
 
     def finish(self, *, pytest_status: int, failed_tests: int, interrupted: bool) -> ExitDecision:

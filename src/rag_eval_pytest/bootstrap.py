@@ -103,7 +103,16 @@ def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
         run=run,
         config_file=resolved.file.path,
         search_paths=[config.rootpath, config.invocation_params.dir],
+        judge_cache_dir=judge_cache_dir(config),
     )
+
+
+def judge_cache_dir(config: pytest.Config) -> Path | None:
+    """``rag_eval_judge`` in pytest's cache directory; ``None`` with ``-p no:cacheprovider``."""
+    cache = getattr(config, "cache", None)
+    if cache is None:
+        return None
+    return Path(cache.mkdir("rag_eval_judge"))
 
 
 def output_dir(config: pytest.Config, session: EvalSession) -> Path:

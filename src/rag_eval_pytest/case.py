@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .metrics.base import Metric, MetricResult, Services
+import pytest
+
+from .metrics.base import Metric, MetricResult
 from .payload import PAYLOAD_SCHEMA, CasePayload
-from .session import EvalSession, context_payload
+from .session import EvalSession, MetricRequest, context_payload
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
     from .adapters.base import RAGAdapter
     from .config import Settings
     from .dataset import Case, LoadedCase
+    from .judges.base import Judge
     from .response import Context, RAGResponse
 
 
@@ -30,6 +33,7 @@ class CaseRecorder:
         self.response: RAGResponse | None = None
         self.error: str | None = None
         self.adapter: str | None = None
+        self.judge: str | None = None
         self.results: list[MetricResult] = []
 
     def record(self, result: MetricResult) -> None:
@@ -65,6 +69,7 @@ class CaseRecorder:
             "latency": response.latency if response else None,
             "error": self.error,
             "adapter": self.adapter,
+            "judge": self.judge,
             "metrics": [r.model_dump(mode="json") for r in self.results],
         }
 
@@ -145,24 +150,71 @@ class RagCase:
         self, metric: str | Metric, *, threshold: float | None = None, **params: Any
     ) -> MetricResult:
         """Score this case with ``metric`` and record the result for the reports."""
-        services = Services(judge=None, options={})
-        needs_judge = "judge" in _requires(metric)
-        if needs_judge:
-            services.judge = self._judge_provider()
-        result = self._session.evaluate(
-            self._loaded,
-            self.response,
-            metric,
-            threshold=threshold,
-            services=services,
-            params=params,
+        return self.evaluate_many([(metric, threshold, params)])[0]
+
+    def evaluate_many(self, requests: list[MetricRequest]) -> list[MetricResult]:
+        """Score several metrics concurrently (one judge round trip for all of them) and
+        record every result. ``requests`` are ``(metric, threshold, params)``."""
+        needs = frozenset().union(*(_requires(metric) for metric, _, _ in requests))
+        judge = self._judge() if "judge" in needs else None
+        services = self._session.services(judge)
+        results = self._session.evaluate_many(
+            self._loaded, self.response, _with_companions(requests, self.settings), services
         )
-        self._recorder.record(result)
-        return result
+        results = _attach_companions(results[: len(requests)], results[len(requests) :])
+        for result in results:
+            self._recorder.record(result)
+        return results
+
+    def _judge(self) -> Judge | None:
+        from .errors import ConfigError
+
+        try:
+            judge = self._session.judge_for(self._judge_provider())
+        except ConfigError as exc:
+            pytest.fail(f"{self.id}: {self._session.redactor.text(str(exc))}", pytrace=False)
+        if judge is not None:
+            self._recorder.judge = judge.describe()
+        return judge
 
     @property
     def settings(self) -> Settings:
         return self._session.settings
+
+
+# answer_similarity and answer_correctness run beside each other (the PRD's "answer
+# comparison"): asking for one also computes the other, shown in the result's details.
+_COMPANIONS = {"answer_similarity": "answer_correctness", "answer_correctness": "answer_similarity"}
+
+
+def _with_companions(requests: list[MetricRequest], settings: Settings) -> list[MetricRequest]:
+    names = {m if isinstance(m, str) else m.name for m, _, _ in requests}
+    extra: list[MetricRequest] = []
+    for metric, _, _ in requests:
+        companion = _COMPANIONS.get(metric) if isinstance(metric, str) else None
+        if companion is not None and companion not in names:
+            names.add(companion)
+            extra.append((companion, None, {}))
+    return [*requests, *extra]
+
+
+def _attach_companions(
+    results: list[MetricResult], companions: list[MetricResult]
+) -> list[MetricResult]:
+    by_name = {c.metric: c for c in companions}
+    out: list[MetricResult] = []
+    for result in results:
+        companion = by_name.get(_COMPANIONS.get(result.metric, ""))
+        if companion is not None:
+            details = dict(result.details)
+            details["beside"] = {
+                "metric": companion.metric,
+                "score": companion.score,
+                "reason": companion.reason,
+            }
+            result = result.model_copy(update={"details": details})
+        out.append(result)
+    return out
 
 
 def _requires(metric: str | Metric) -> frozenset[str]:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import ConfigError
+from .judges.settings import JudgeSettings
 from .options import METRIC_NAMES
 
 if TYPE_CHECKING:
@@ -176,6 +177,13 @@ class Settings(_Section):
         "skip",
         description="What an assertion does when its metric could not be judged.",
     )
+    answer_comparison: Literal["similarity", "correctness"] | None = Field(
+        None,
+        description="How answers are compared with the ground truth in zero-code mode when "
+        "`metrics` is not set: answer_similarity (embeddings), answer_correctness (judge), or "
+        "neither (null). Either assertion computes the other beside it for the report.",
+    )
+    judge: JudgeSettings = Field(default_factory=JudgeSettings)
     output: OutputSettings = Field(default_factory=OutputSettings)
     exit_codes: ExitCodeSettings = Field(default_factory=ExitCodeSettings)
     http: HttpSettings = Field(default_factory=HttpSettings)

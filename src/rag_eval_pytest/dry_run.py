@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from .zero_code import configured_metrics
@@ -23,8 +24,15 @@ def header_line(session: EvalSession) -> str:
     )
     return (
         f"rag-eval: dataset {datasets} ({selected}, {critical} critical) | adapter {adapter} "
-        f"| judge none | output {settings.output.directory}"
+        f"| judge {judge_description(session)} | output {settings.output.directory}"
     )
+
+
+def judge_description(session: EvalSession) -> str:
+    """The configured judge, without building it (no SDK import, no key needed)."""
+    from .judges.factory import judge_label
+
+    return judge_label(session.settings.judge, os.environ)
 
 
 def render_plan(session: EvalSession) -> str:
@@ -56,5 +64,23 @@ def render_plan(session: EvalSession) -> str:
     gates = ", ".join(f"{k} >= {v:.2f}" for k, v in settings.thresholds.items())
     lines.append(f"run thresholds: {gates or 'none'}")
     queried = sum(not c.case.has_recorded_answer for c in ordered)
-    lines.append(f"RAG queries: {queried}; judge calls: 0 (no judge-based metric configured)")
+    lines.append(f"RAG queries: {queried}")
+    from .judges.estimate import estimate_run
+    from .judges.factory import resolve_kind
+
+    names = [m for m, _ in configured_metrics(settings)]
+    estimate = estimate_run(settings.judge, ordered, names, os.environ)
+    if estimate is None:
+        lines.append("judge: not needed (no judge-based metric in zero-code mode)")
+    elif resolve_kind(settings.judge, os.environ) == "local":
+        lines.append(
+            f"judge {judge_description(session)}: offline, no API calls and no cost "
+            f"({estimate.calls} local judgements)"
+        )
+    else:
+        lines.append(
+            f"judge {judge_description(session)}, zero-code metrics, estimated: "
+            f"{estimate.describe()} (cache hits cost nothing; tests using rag_case add "
+            "what they ask)"
+        )
     return "\n".join(lines)

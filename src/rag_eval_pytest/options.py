@@ -61,6 +61,29 @@ def tag_list(text: str) -> list[str]:
     return tags
 
 
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
+    return value
+
+
+def judge_kind(text: str) -> str:
+    """argparse type: ``auto``, ``anthropic``, ``openai``, ``local``, ``module:attr`` or an
+    entry point name."""
+    text = text.strip()
+    if not text or any(ch.isspace() for ch in text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a judge: use auto, anthropic, openai, local, module:attribute "
+            "or the name of an installed judge"
+        )
+    return text
+
+
 def module_attr(text: str) -> str:
     """argparse type: ``module:attr`` or ``path/to/file.py:attr``."""
     module, sep, attr = text.rpartition(":")
@@ -203,6 +226,34 @@ OPTIONS: tuple[OptionSpec, ...] = (
         setting="http.timeout",
         type=positive_float,
         metavar="SECONDS",
+    ),
+    OptionSpec(
+        "--rag-judge",
+        "Judge of the judge-based metrics: auto (Anthropic when ANTHROPIC_API_KEY is set, else "
+        "the offline local judge), anthropic, openai, local, or module:attribute",
+        setting="judge.kind",
+        type=judge_kind,
+        metavar="JUDGE",
+    ),
+    OptionSpec(
+        "--rag-judge-model",
+        "Model of the LLM judge (default: the judge's default model)",
+        setting="judge.model",
+        metavar="MODEL",
+    ),
+    OptionSpec(
+        "--rag-judge-passes",
+        "Ask each judge question N times and take the majority verdict (default: 3)",
+        setting="judge.passes",
+        type=positive_int,
+        metavar="N",
+    ),
+    OptionSpec(
+        "--rag-no-cache",
+        "Do not read or write the judge cache",
+        setting="judge.no_cache",
+        action="store_true",
+        ini_type="bool",
     ),
     OptionSpec(
         "--rag-slow-threshold",

@@ -34,6 +34,7 @@ class CasePayload(TypedDict):
     latency: float | None
     error: str | None
     adapter: str | None
+    judge: str | None
     metrics: list[dict[str, Any]]
 
 

@@ -267,8 +267,15 @@ def rag_adapter(request: pytest.FixtureRequest) -> Any:
 
 @pytest.fixture(scope="session")
 def rag_judge(request: pytest.FixtureRequest) -> Any:
-    """The judge for judge-based metrics. Override it in a conftest to use your own."""
-    return None
+    """The judge of the judge-based metrics, from ``--rag-judge`` or config ``judge:``
+    (``auto``: Anthropic with ``ANTHROPIC_API_KEY``, else the offline local judge).
+
+    Override it in a conftest to use your own: return a ``Judge``, any ``prompt -> text``
+    callable (sync or async; the plugin does the prompting and parsing), or ``None``."""
+    session = request.config.stash.get(SESSION_KEY, None)
+    if session is None:
+        pytest.skip("rag_judge needs a dataset: run pytest with --rag-dataset PATH")
+    return session.default_judge()
 
 
 # --------------------------------------------------------------------------- helpers

@@ -9,6 +9,8 @@ reports is the aggregating process's job (:mod:`.collector`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -26,7 +28,12 @@ if TYPE_CHECKING:
     from .adapters.base import RAGAdapter
     from .config import Settings
     from .dataset import DatasetCollection, LoadedCase
+    from .judges.base import Judge
+    from .metrics.base import Embed
     from .redaction import Redactor
+
+MetricRequest = tuple["str | Metric", "float | None", "dict[str, Any]"]
+"""(metric, threshold or None for the metric's default, parameters)."""
 
 
 @dataclass(frozen=True)
@@ -45,10 +52,16 @@ class EvalSession:
     run: RunInfo
     config_file: Path | None = None
     search_paths: list[Path] = field(default_factory=list)
+    judge_cache_dir: Path | None = None
     loop: LoopThread = field(default_factory=LoopThread)
     _responses: dict[str, asyncio.Task[RAGResponse]] = field(default_factory=dict)
     _measurements: dict[tuple[str, Any], asyncio.Task[Measurement]] = field(default_factory=dict)
     _adapters: list[RAGAdapter] = field(default_factory=list)
+    _default_judge: Judge | None = None
+    _judges: dict[int, tuple[Any, Judge]] = field(default_factory=dict)
+    _local_embed: Embed | None = None
+    _local_embed_checked: bool = False
+    _questions: dict[tuple[str, str], asyncio.Future[Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # Configured auth headers are secrets in every process, the aggregating one included,
@@ -107,6 +120,67 @@ class EvalSession:
             response = response.model_copy(update={"latency": time.perf_counter() - started})
         return response
 
+    # ------------------------------------------------------------------ judges
+
+    def default_judge(self) -> Judge:
+        """The judge the settings name (``--rag-judge``, config ``judge:``), built once.
+        Raises :class:`ConfigError` when none can be built (no key, no local judge)."""
+        if self._default_judge is None:
+            from .judges.factory import build_judge
+
+            judge = build_judge(
+                self.settings.judge,
+                env=os.environ,
+                cache_dir=self.judge_cache_dir,
+                search_paths=self.search_paths,
+            )
+            self._keep_judge(judge, judge)
+            self._default_judge = judge
+        return self._default_judge
+
+    def judge_for(self, value: Any) -> Judge | None:
+        """What the ``rag_judge`` fixture gave, as a ready judge (adopted once per object):
+        a :class:`Judge`, a ``prompt -> text`` callable, or ``None`` for no judge."""
+        if value is None:
+            return None
+        kept = self._judges.get(id(value))
+        if kept is not None:
+            return kept[1]
+        from .judges.factory import as_judge
+
+        judge = as_judge(value, self.settings.judge, self.judge_cache_dir)
+        if judge is None:
+            return None
+        self._keep_judge(value, judge)
+        return judge
+
+    def _keep_judge(self, value: Any, judge: Judge) -> None:
+        # The value is kept alive with the judge, so its id() cannot be reused in this run.
+        self._judges[id(value)] = (value, judge)
+        secrets = getattr(judge, "secrets", None)
+        if callable(secrets):
+            self.redactor.add(*secrets())
+
+    def embedder_for(self, judge: Judge | None) -> Embed | None:
+        """Embeddings for the embedding-based metrics: the judge's own when it has them,
+        else the offline model when its extra is installed, else ``None``."""
+        from .judges.base import Judge as JudgeBase
+
+        if judge is not None and type(judge).embed is not JudgeBase.embed:
+            return judge.embed
+        if not self._local_embed_checked:
+            self._local_embed_checked = True
+            self._local_embed = local_embedder()
+        return self._local_embed
+
+    def services(self, judge: Judge | None) -> Services:
+        return Services(
+            judge=judge,
+            embed=self.embedder_for(judge),
+            options={"judge": judge.describe() if judge is not None else None},
+            memo=self._questions,
+        )
+
     # ------------------------------------------------------------------ metrics
 
     def evaluate(
@@ -119,11 +193,37 @@ class EvalSession:
         services: Services,
         params: dict[str, Any],
     ) -> MetricResult:
-        instance = get_metric(metric, **params)
-        if threshold is None:
-            threshold = instance.default_threshold
-        measurement = self.loop.run(self._measure(loaded, response, instance, services))
-        return MetricResult.from_measurement(loaded.key, instance.name, measurement, threshold)
+        return self.evaluate_many(loaded, response, [(metric, threshold, params)], services)[0]
+
+    def evaluate_many(
+        self,
+        loaded: LoadedCase,
+        response: RAGResponse,
+        requests: list[MetricRequest],
+        services: Services,
+    ) -> list[MetricResult]:
+        """Several metrics of one case, measured concurrently; results in request order."""
+        instances = [get_metric(metric, **params) for metric, _, params in requests]
+
+        async def measure_all() -> list[Measurement]:
+            return list(
+                await asyncio.gather(
+                    *(self._measure(loaded, response, m, services) for m in instances)
+                )
+            )
+
+        measurements = self.loop.run(measure_all())
+        return [
+            MetricResult.from_measurement(
+                loaded.key,
+                instance.name,
+                measurement,
+                instance.default_threshold if threshold is None else threshold,
+            )
+            for instance, (_, threshold, _), measurement in zip(
+                instances, requests, measurements, strict=True
+            )
+        ]
 
     async def _measure(
         self, loaded: LoadedCase, response: RAGResponse, metric: Metric, services: Services
@@ -139,12 +239,27 @@ class EvalSession:
 
     def close(self) -> None:
         adapters = list(self._adapters)
+        judges = [judge for _, judge in self._judges.values()]
 
         async def close_all() -> None:
-            for adapter in adapters:
-                await adapter.aclose()
+            closers = [a.aclose for a in adapters] + [j.aclose for j in judges]
+            for aclose in closers:
+                with contextlib.suppress(Exception):  # best effort at the end of a run
+                    await aclose()
 
         self.loop.close(close_all())
+
+
+def local_embedder() -> Embed | None:
+    """The offline embedding model's ``embed``, or ``None`` when the extra is missing."""
+    try:
+        from .judges.local.embeddings import (  # type: ignore[import-not-found,unused-ignore]
+            shared_embedder,
+        )
+    except ImportError:
+        return None
+    embedder = shared_embedder()
+    return embedder.embed if embedder is not None else None
 
 
 def recorded_response(loaded: LoadedCase) -> RAGResponse:

@@ -40,16 +40,17 @@ def configured_metrics(settings: Settings) -> list[tuple[str, float | None]]:
     if settings.metrics is not None:
         return list(settings.metrics.items())
     available = registered_names()
-    return [(name, None) for name in DEFAULT_METRICS if name in available]
+    names = list(DEFAULT_METRICS)
+    if settings.answer_comparison is not None:
+        names.append(f"answer_{settings.answer_comparison}")
+    return [(name, None) for name in names if name in available]
 
 
 def check_case(rag_case: RagCase) -> None:
     """The body of every zero-code test."""
     __tracebackhide__ = True
-    results = [
-        rag_case.evaluate(metric, threshold=threshold)
-        for metric, threshold in configured_metrics(rag_case.settings)
-    ]
+    requested = configured_metrics(rag_case.settings)
+    results = rag_case.evaluate_many([(metric, threshold, {}) for metric, threshold in requested])
     check_results(results, rag_case)
 
 

@@ -36,12 +36,26 @@ def rag_adapter():
             "*selected: 2 cases (1 critical)",
             "  first ?critical; tags core?: critical?",
             "  late: second?",
-            "*metrics (zero-code mode): retrieval_precision (default threshold)*",
+            "*metrics (zero-code mode): faithfulness (default threshold), answer_relevance*",
             "run thresholds: composite >= 0.80",
             "RAG queries: 2*",
         ]
     )
     assert not (pytester.path / "results").exists()
+
+
+def test_dry_run_estimates_judge_calls_tokens_and_cost(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_dataset([case("a", "first?"), case("b", "second?")])
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dry-run-never-used")
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-dry-run")
+    assert result.ret == 0
+    # 2 cases x 4 judge-based default metrics x 2 passes (a vote of 3 stops after 2 agree).
+    result.stdout.fnmatch_lines(
+        ["judge anthropic (claude-*), zero-code metrics, estimated: 16 judge calls, ~* tokens, ~$*"]
+    )
+    assert "sk-ant-dry-run-never-used" not in result.stdout.str()
 
 
 def test_without_dataset_the_plugin_is_dormant(pytester: pytest.Pytester) -> None:

@@ -13,6 +13,16 @@ CONFIG = """
 metrics:
   retrieval_recall: 1.0
 """
+# The exit-code tests check retrieval only: no judge is involved.
+RETRIEVAL_ONLY = """
+metrics:
+  retrieval_precision: null
+  retrieval_recall: null
+"""
+
+
+def retrieval_only(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".yaml", **{"eval-config": RETRIEVAL_ONLY})
 
 
 def test_zero_code_collects_one_item_per_case(
@@ -37,6 +47,7 @@ def test_zero_code_collects_one_item_per_case(
 def test_zero_code_items_honour_k_and_conftest_adapter(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
+    retrieval_only(pytester)
     write_dataset(
         [
             case("keep", "q", expected_contexts=["a.md"]),
@@ -65,6 +76,7 @@ def test_zero_code_is_off_when_a_test_takes_rag_case(
 def test_exit_0_when_everything_passes(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
 ) -> None:
+    retrieval_only(pytester)
     write_dataset([case("ok", "refund policy?", expected_contexts=["policy.md"])])
     result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
     assert result.ret == 0
@@ -99,6 +111,7 @@ def test_x(rag_case):
 def test_exit_2_when_a_critical_case_fails(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
 ) -> None:
+    retrieval_only(pytester)
     write_dataset(
         [
             case("crit", "deliver abroad?", critical=True, expected_contexts=["x.md"]),
@@ -116,6 +129,7 @@ def test_exit_2_when_a_critical_case_fails(
 def test_rag_critical_marker_on_a_plain_test_counts(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
 ) -> None:
+    retrieval_only(pytester)
     write_dataset([case("fine", "refund policy?", expected_contexts=["policy.md"])])
     pytester.makepyfile(
         test_x="""
@@ -133,6 +147,7 @@ def test_smoke():
 def test_exit_codes_are_configurable(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
 ) -> None:
+    retrieval_only(pytester)
     write_dataset([case("crit", "deliver abroad?", critical=True, expected_contexts=["x.md"])])
     pytester.makeini("[pytest]\nrag_critical_exit_code = 10\n")
     result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)

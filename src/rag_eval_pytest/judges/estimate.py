@@ -1,0 +1,112 @@
+"""The pre-run estimate of judge work: calls, tokens and cost, from prompt sizes.
+
+Renders the prompt each judge-based metric would send for each case (pre-recorded answers
+and contexts as they are; a typical size where the RAG system has not answered yet) and
+prices it with :mod:`.cost`. With N passes it counts the passes of an agreeing vote
+(``N // 2 + 1``); disagreements cost more, cache hits less.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .cost import Estimate, estimate
+from .factory import judge_label, resolve_kind
+from .prompt import estimate_tokens, render
+from .questions import (
+    AnswerEquivalence,
+    AttributionInput,
+    ContextSentenceRelevance,
+    ContextsInput,
+    ContextUsefulness,
+    EquivalenceInput,
+    GeneratedQuestions,
+    GroundTruthAttribution,
+    QuestionsInput,
+    RelevanceInput,
+    StatementsInput,
+    StatementSupport,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from pydantic import BaseModel
+
+    from ..dataset import LoadedCase
+    from .base import Question
+    from .settings import JudgeSettings
+
+TYPICAL_ANSWER = "x" * 600
+TYPICAL_CONTEXTS = ["x" * 800] * 4
+
+
+def _prompt(metric: str, question: str, truth: str, answer: str, contexts: list[str]) -> Any:
+    q: Question[Any, Any]
+    inputs: BaseModel
+    if metric == "faithfulness":
+        q, inputs = (
+            StatementSupport(),
+            StatementsInput(question=question, answer=answer, contexts=contexts),
+        )
+    elif metric == "answer_relevance":
+        q, inputs = GeneratedQuestions(), QuestionsInput(answer=answer)
+    elif metric == "context_precision":
+        q, inputs = (
+            ContextUsefulness(),
+            ContextsInput(question=question, ground_truth=truth, contexts=contexts),
+        )
+    elif metric == "context_recall":
+        q = GroundTruthAttribution()
+        inputs = AttributionInput(
+            question=question, ground_truth_sentences=[truth], contexts=contexts
+        )
+    elif metric == "context_relevance":
+        q = ContextSentenceRelevance()
+        inputs = RelevanceInput(question=question, context_sentences=contexts)
+    elif metric == "answer_correctness":
+        q = AnswerEquivalence()
+        inputs = EquivalenceInput(question=question, answer=answer, ground_truth=truth)
+    else:
+        return None
+    return render(q, inputs, mode="json")
+
+
+JUDGE_METRICS = (
+    "faithfulness",
+    "answer_relevance",
+    "context_precision",
+    "context_recall",
+    "context_relevance",
+    "answer_correctness",
+)
+
+
+def estimate_run(
+    settings: JudgeSettings,
+    cases: Iterable[LoadedCase],
+    metrics: Iterable[str],
+    env: Mapping[str, str],
+) -> Estimate | None:
+    """The estimate for ``metrics`` on ``cases``; ``None`` when none of them needs a judge."""
+    judged = [m for m in metrics if m in JUDGE_METRICS]
+    if not judged:
+        return None
+    kind = resolve_kind(settings, env)
+    label = judge_label(settings, env)
+    model = label.split("(", 1)[1].rstrip(")") if "(" in label else kind
+    passes = 1 if settings.passes == 1 else settings.passes // 2 + 1
+    tokens: list[int] = []
+    for loaded in cases:
+        case = loaded.case
+        answer = case.answer if case.answer is not None else TYPICAL_ANSWER
+        contexts = (
+            [c.text for c in case.contexts] if case.contexts is not None else TYPICAL_CONTEXTS
+        )
+        for metric in judged:
+            prompt = _prompt(metric, case.question, case.ground_truth, answer, contexts)
+            if prompt is not None:
+                tokens.extend([estimate_tokens(prompt.text)] * passes)
+    if kind == "local":
+        return Estimate(len(tokens), 0, 0, 0.0)
+    return estimate(model, tokens, overrides=settings.price_table())

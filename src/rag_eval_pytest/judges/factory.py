@@ -1,0 +1,200 @@
+"""Choosing and building the judge: ``--rag-judge``, config ``judge:``, or a fixture's value.
+
+``auto`` is Anthropic when ``ANTHROPIC_API_KEY`` is set (or ``judge.api_key``), else the local
+judge. When neither is possible, building the judge raises :class:`ConfigError` with what to
+do — only when a metric needs a judge, so retrieval-only runs never need a key. Nothing here
+imports an SDK or httpx: the judges import them on their first request.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigError
+from .base import Judge
+from .cache import JudgeCache
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from .settings import JudgeSettings
+
+ENTRY_POINT_GROUP = "rag_eval.judges"
+BUILTIN_KINDS = ("auto", "anthropic", "openai", "local")
+CONTEXT_WINDOWS = {"anthropic": 200_000, "openai": 128_000}
+
+
+def resolve_kind(settings: JudgeSettings, env: Mapping[str, str]) -> str:
+    """``auto`` resolved: ``anthropic`` with a key, else ``local``; other kinds as given."""
+    if settings.kind != "auto":
+        return settings.kind
+    if env.get("ANTHROPIC_API_KEY") or settings.api_key is not None:
+        return "anthropic"
+    return "local"
+
+
+def local_available() -> bool:
+    try:
+        return importlib.util.find_spec("rag_eval_pytest.judges.local") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def judge_label(settings: JudgeSettings, env: Mapping[str, str]) -> str:
+    """Which judge and model will score, for the header line and reports (builds nothing)."""
+    kind = resolve_kind(settings, env)
+    if kind == "anthropic":
+        from .anthropic import DEFAULT_MODEL
+
+        return f"anthropic ({settings.model or DEFAULT_MODEL})"
+    if kind == "openai":
+        from .openai import DEFAULT_MODEL as OPENAI_DEFAULT
+
+        return f"openai ({settings.model or OPENAI_DEFAULT})"
+    if kind == "local":
+        if not local_available():
+            return "none available (set ANTHROPIC_API_KEY or choose --rag-judge)"
+        return f"local ({settings.model})" if settings.model else "local"
+    return f"custom ({kind})"
+
+
+def cache_for(settings: JudgeSettings, default_dir: Path | None) -> JudgeCache | bool:
+    """The disk cache in force, or ``False`` when caching is off or has no place."""
+    if not settings.use_cache:
+        return False
+    directory = Path(settings.cache_dir) if settings.cache_dir else default_dir
+    return JudgeCache(directory) if directory is not None else False
+
+
+def adopt(judge: Judge, settings: JudgeSettings, cache_dir: Path | None) -> Judge:
+    """Give an LLM judge the run's passes, cache, prices and window where it has none."""
+    from .llm import LLMJudge
+
+    if isinstance(judge, LLMJudge):
+        cache = cache_for(settings, cache_dir)
+        judge.adopt(
+            passes=settings.passes,
+            cache=cache if isinstance(cache, JudgeCache) else False,
+            prices=settings.price_table(),
+            max_context_tokens=settings.max_context_tokens,
+        )
+    return judge
+
+
+def as_judge(value: Any, settings: JudgeSettings, cache_dir: Path | None) -> Judge | None:
+    """What a ``rag_judge`` fixture returned, as a judge: a :class:`Judge` as is, a bare
+    ``prompt -> text`` callable wrapped in :class:`CallableJudge`, ``None`` for no judge."""
+    if value is None:
+        return None
+    if isinstance(value, Judge):
+        return adopt(value, settings, cache_dir)
+    if isinstance(value, type) and issubclass(value, Judge):
+        return adopt(value(), settings, cache_dir)
+    if callable(value):
+        from .callable import CallableJudge
+
+        return adopt(CallableJudge(value), settings, cache_dir)
+    raise ConfigError(
+        f"the rag_judge fixture returned {type(value).__name__}: return a Judge, a "
+        "prompt -> text callable, or None"
+    )
+
+
+def build_judge(
+    settings: JudgeSettings,
+    *,
+    env: Mapping[str, str],
+    cache_dir: Path | None = None,
+    search_paths: Sequence[Path] = (),
+) -> Judge:
+    """The judge the configuration names, ready to ask."""
+    kind = resolve_kind(settings, env)
+    api_key = settings.api_key.get_secret_value() if settings.api_key is not None else None
+    common: dict[str, Any] = {
+        "model": settings.model,
+        "timeout": settings.timeout,
+        "max_context_tokens": settings.max_context_tokens or CONTEXT_WINDOWS.get(kind),
+    }
+    judge: Judge
+    if kind == "anthropic":
+        from .anthropic import AnthropicJudge
+        from .llm import RetryPolicy
+
+        key = api_key or env.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise ConfigError(
+                "the anthropic judge needs an API key: set ANTHROPIC_API_KEY "
+                "(or judge.api_key: ${MY_KEY} in the config)"
+            )
+        judge = AnthropicJudge(
+            api_key=key,
+            base_url=settings.base_url,
+            retry=RetryPolicy(max_retries=settings.max_retries),
+            **common,
+        )
+    elif kind == "openai":
+        from .llm import RetryPolicy
+        from .openai import OpenAIJudge
+
+        judge = OpenAIJudge(
+            api_key=api_key or env.get("OPENAI_API_KEY"),
+            base_url=settings.base_url or env.get("OPENAI_BASE_URL"),
+            retry=RetryPolicy(max_retries=settings.max_retries),
+            **common,
+        )
+    elif kind == "local":
+        judge = _local_judge(settings)
+    else:
+        judge = _custom_judge(kind, search_paths)
+    return adopt(judge, settings, cache_dir)
+
+
+def _local_judge(settings: JudgeSettings) -> Judge:
+    try:
+        # Imported by name: the local judge is an optional part, with heavy dependencies.
+        local_judge = importlib.import_module(f"{__package__}.local").LocalJudge
+    except (ImportError, AttributeError) as exc:
+        auto = settings.kind == "auto"
+        raise ConfigError(
+            ("no judge available: ANTHROPIC_API_KEY is not set and " if auto else "")
+            + f"the local judge cannot be loaded ({exc}). Set ANTHROPIC_API_KEY, choose "
+            "--rag-judge anthropic|openai|module:attribute, or define a rag_judge fixture"
+        ) from None
+    judge = local_judge()
+    if not isinstance(judge, Judge):
+        raise ConfigError(f"the local judge is a {type(judge).__name__}, not a Judge")
+    return judge
+
+
+def _custom_judge(spec: str, search_paths: Sequence[Path]) -> Judge:
+    if ":" in spec:
+        from ..adapters.callable import load_target
+
+        obj = load_target(spec, search_paths)
+    else:
+        obj = _entry_point(spec)
+    if isinstance(obj, type) and issubclass(obj, Judge):
+        obj = obj()
+    if isinstance(obj, Judge):
+        return obj
+    if callable(obj):
+        from .callable import CallableJudge
+
+        return CallableJudge(obj, model=spec)
+    raise ConfigError(f"judge {spec!r} is a {type(obj).__name__}, not a Judge or a callable")
+
+
+def _entry_point(name: str) -> Any:
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == name:
+            return ep.load()
+    known = ", ".join(BUILTIN_KINDS)
+    raise ConfigError(
+        f"unknown judge {name!r}: use {known}, module:attribute, or the name of an entry point "
+        f"in the {ENTRY_POINT_GROUP!r} group"
+    )

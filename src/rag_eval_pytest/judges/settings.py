@@ -1,0 +1,68 @@
+"""The ``judge:`` section of the configuration (``Settings.judge``).
+
+Pydantic only, so that the configuration can import it without importing any judge.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_default=True)
+
+
+class PriceSettings(_Section):
+    """USD per million tokens."""
+
+    input: float = Field(ge=0, description="USD per million input tokens.")
+    output: float = Field(ge=0, description="USD per million output tokens.")
+
+
+class JudgeSettings(_Section):
+    """Which judge scores the judge-based metrics, and how."""
+
+    kind: str = Field(
+        "auto",
+        description="auto (Anthropic when ANTHROPIC_API_KEY is set, else local), anthropic, "
+        "openai, local, or a custom judge as module:attribute or an entry point name of the "
+        "rag_eval.judges group.",
+    )
+    model: str | None = Field(None, description="The judge model (default: the kind's default).")
+    base_url: str | None = Field(
+        None, description="API base URL (default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL)."
+    )
+    api_key: SecretStr | None = Field(
+        None, description="API key (default: ANTHROPIC_API_KEY / OPENAI_API_KEY); use ${VAR}."
+    )
+    passes: int = Field(3, ge=1, le=15, description="Passes per question, majority vote.")
+    cache: bool = Field(True, description="Cache judge replies on disk.")
+    no_cache: bool = Field(False, description="Same as --rag-no-cache: overrides cache.")
+    cache_dir: str | None = Field(
+        None, description="Cache directory (default: rag_eval_judge in pytest's cache)."
+    )
+    timeout: float = Field(60.0, gt=0, description="Seconds per judge request.")
+    max_retries: int = Field(
+        3, ge=0, le=10, description="Retries of a request after 429, 5xx or a timeout."
+    )
+    prices: dict[str, PriceSettings] = Field(
+        default_factory=dict, description="Price overrides per model name (prefix)."
+    )
+    max_context_tokens: int | None = Field(
+        None, ge=1000, description="The judge's window; longer data is truncated with a note."
+    )
+
+    @field_validator("kind")
+    @classmethod
+    def _kind_not_blank(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("judge kind must not be empty")
+        return value
+
+    @property
+    def use_cache(self) -> bool:
+        return self.cache and not self.no_cache
+
+    def price_table(self) -> dict[str, tuple[float, float]]:
+        return {name: (p.input, p.output) for name, p in self.prices.items()}
