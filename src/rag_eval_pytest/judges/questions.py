@@ -99,6 +99,44 @@ class GeneratedQuestions(Question[QuestionsInput, GeneratedQuestionsOutput]):
         return []
 
 
+class DirectRelevanceInput(_Model):
+    question: str
+    answer: str
+
+
+class DirectRelevance(_Model):
+    score: float = Field(
+        ge=0.0, le=1.0, description="How directly the answer addresses the question, 0 to 1."
+    )
+    noncommittal: bool = Field(
+        description="True when the answer evades or declines ('I don't know', 'I cannot say')."
+    )
+    reason: str
+
+
+class AnswerAddressesQuestion(Question[DirectRelevanceInput, DirectRelevance]):
+    """Answer relevance without embeddings of generated questions: a direct rating.
+
+    The metric asks this only when the judge cannot generate questions (the local judge) or
+    no embedding model is available for the generated ones.
+    """
+
+    name = "answer_addresses_question"
+    input_model: ClassVar[type[BaseModel]] = DirectRelevanceInput
+    output_model: ClassVar[type[BaseModel]] = DirectRelevance
+
+    def instructions(self) -> str:
+        return (
+            "Rate from 0 to 1 how directly and completely the ANSWER addresses the QUESTION "
+            "(1: answers exactly what was asked; 0: about something else). Relevance only, "
+            "not correctness. Mark the answer noncommittal if it evades, hedges without "
+            "content, or declines to answer."
+        )
+
+    def untrusted(self, inputs: DirectRelevanceInput) -> dict[str, str | list[str]]:
+        return {"question": inputs.question, "answer": inputs.answer}
+
+
 # --------------------------------------------------------------------------- context precision
 
 
@@ -306,6 +344,7 @@ class AnswerEquivalence(Question[EquivalenceInput, Equivalence]):
 ALL_QUESTIONS: tuple[type[Question[Any, Any]], ...] = (
     StatementSupport,
     GeneratedQuestions,
+    AnswerAddressesQuestion,
     ContextUsefulness,
     GroundTruthAttribution,
     ContextSentenceRelevance,

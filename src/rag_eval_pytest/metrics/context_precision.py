@@ -1,0 +1,67 @@
+"""Context precision: are the useful contexts ranked first?
+
+One verdict per retrieved context, useful or not for reaching the ground truth (one judge
+call for all contexts). Score = average precision over ranks, as RAGAS computes it:
+``sum_k(precision@k * useful_k) / number of useful contexts``; 0 when none is useful.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from ..judges.questions import ContextsInput, ContextUsefulness
+from .base import Evidence, Measurement, Metric, Requirement
+from .judged import ask, context_label, context_texts, details, empty_contexts, not_judged
+
+if TYPE_CHECKING:
+    from .base import Sample, Services
+
+
+def average_precision(useful: list[bool]) -> float:
+    """Average precision of a ranked list of relevance flags (0 when nothing is relevant)."""
+    hits = 0
+    total = 0.0
+    for rank, flag in enumerate(useful, start=1):
+        if flag:
+            hits += 1
+            total += hits / rank
+    return total / hits if hits else 0.0
+
+
+class ContextPrecision(Metric):
+    name = "context_precision"
+    default_threshold = 0.7
+    requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "ground_truth", "judge"})
+    summary = "average precision of useful contexts over rank"
+
+    async def measure(self, sample: Sample, services: Services) -> Measurement:
+        assert sample.contexts is not None
+        contexts = context_texts(sample)
+        if not contexts:
+            return empty_contexts()
+        inputs = ContextsInput(
+            question=sample.question, ground_truth=sample.ground_truth, contexts=contexts
+        )
+        outcome = await ask(services, ContextUsefulness(), inputs)
+        if outcome.value is None:
+            return not_judged(outcome, "the judge gave no context verdicts")
+        verdicts = sorted(outcome.value.verdicts, key=lambda v: v.index)
+        flags = [v.useful for v in verdicts]
+        useful = sum(flags)
+        return Measurement(
+            score=average_precision(flags),
+            reason=f"{useful} of {len(verdicts)} contexts useful for the ground truth",
+            evidence=[
+                Evidence(
+                    kind="context",
+                    text=contexts[v.index],
+                    verdict="useful" if v.useful else "not useful",
+                    reason=v.reason,
+                    source=context_label(sample.contexts[v.index], v.index),
+                )
+                for v in verdicts
+            ],
+            usage=outcome.usage,
+            warnings=list(outcome.notes),
+            details={"ranks_useful": flags, **details(outcome)},
+        )

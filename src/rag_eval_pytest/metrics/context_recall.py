@@ -1,0 +1,56 @@
+"""Context recall: how much of the ground truth the retrieved contexts support.
+
+The ground truth is split into sentences; one verdict per sentence (one judge call), score =
+attributed sentences / all sentences.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from ..judges.questions import AttributionInput, GroundTruthAttribution
+from ..text.sentences import split_sentences
+from .base import Evidence, Measurement, Metric, Requirement
+from .judged import ask, context_texts, details, empty_contexts, not_judged
+
+if TYPE_CHECKING:
+    from .base import Sample, Services
+
+
+class ContextRecall(Metric):
+    name = "context_recall"
+    default_threshold = 0.7
+    requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "ground_truth", "judge"})
+    summary = "ground-truth sentences attributable to the contexts / all of them"
+
+    async def measure(self, sample: Sample, services: Services) -> Measurement:
+        contexts = context_texts(sample)
+        if not contexts:
+            return empty_contexts()
+        sentences = split_sentences(sample.ground_truth)
+        if not sentences:
+            return Measurement.not_judged("the ground truth has no sentence to attribute")
+        inputs = AttributionInput(
+            question=sample.question, ground_truth_sentences=sentences, contexts=contexts
+        )
+        outcome = await ask(services, GroundTruthAttribution(), inputs)
+        if outcome.value is None:
+            return not_judged(outcome, "the judge gave no attribution verdicts")
+        verdicts = sorted(outcome.value.sentences, key=lambda v: v.index)
+        attributed = sum(v.attributed for v in verdicts)
+        return Measurement(
+            score=attributed / len(verdicts),
+            reason=f"{attributed} of {len(verdicts)} ground-truth sentences found in the contexts",
+            evidence=[
+                Evidence(
+                    kind="ground_truth_sentence",
+                    text=sentences[v.index],
+                    verdict="attributed" if v.attributed else "not found",
+                    reason=v.reason,
+                )
+                for v in verdicts
+            ],
+            usage=outcome.usage,
+            warnings=list(outcome.notes),
+            details=details(outcome),
+        )

@@ -1,0 +1,63 @@
+"""What the judge-based metrics share: asking through :class:`Services` and turning a
+:class:`~rag_eval_pytest.judges.base.JudgeOutcome` into the pieces of a measurement."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from .base import Measurement, Usage
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ..judges.base import JudgeOutcome, Question
+    from ..response import Context
+    from .base import Sample, Services
+
+
+async def ask(
+    services: Services, question: Question[Any, Any], inputs: BaseModel
+) -> JudgeOutcome[Any]:
+    outcome: JudgeOutcome[Any] = await services.ask(question, inputs)
+    return outcome
+
+
+def not_judged(outcome: JudgeOutcome[Any], what: str) -> Measurement:
+    """The measurement of a question the judge could not answer, with its reason."""
+    return Measurement.not_judged(
+        f"{what}: {outcome.reason}" if outcome.reason else what,
+        usage=outcome.usage,
+        warnings=list(outcome.notes),
+    )
+
+
+def details(outcome: JudgeOutcome[Any]) -> dict[str, Any]:
+    return {"agreement": outcome.agreement} if outcome.agreement is not None else {}
+
+
+def context_texts(sample: Sample) -> list[str]:
+    assert sample.contexts is not None, "metrics requiring contexts are not run without them"
+    return [c.text for c in sample.contexts]
+
+
+def context_label(context: Context, index: int) -> str:
+    return context.source or f"context {index + 1}"
+
+
+def empty_contexts(usage: Usage | None = None) -> Measurement:
+    """Contexts ``[]``: the RAG system retrieved nothing, so nothing it says is grounded."""
+    return Measurement(
+        score=0.0,
+        reason="the RAG system returned no contexts (contexts=[])",
+        usage=usage or Usage(),
+    )
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    """Cosine similarity, clipped to [0, 1] (negative similarity counts as unrelated)."""
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    if norm == 0.0 or not math.isfinite(dot / norm):
+        return 0.0
+    return min(1.0, max(0.0, dot / norm))

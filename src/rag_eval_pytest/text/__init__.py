@@ -1,0 +1,1 @@
+"""Text handling shared by the metrics and the local judge (no heavy imports)."""

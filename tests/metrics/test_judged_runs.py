@@ -1,0 +1,207 @@
+"""Judge-based metrics through real pytest runs, with a custom ``prompt -> text`` judge."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests import word_judge  # imported before any inner run, so inner runs share it
+from tests.helpers import case, read_report
+
+JUDGE_CONFTEST = """
+import pytest
+from tests.word_judge import word_judge
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    return word_judge
+
+@pytest.fixture(scope="session")
+def rag_adapter():
+    def app(question):
+        if "refund" in question:
+            return (
+                "Refunds are available within 30 days of purchase. Shipping is free to Mars.",
+                [{"text": "Refunds are available within 30 days of purchase.",
+                  "source": "policy.md"}],
+            )
+        return ("I don't know.", [])
+    return app
+"""
+
+CASES = [
+    case(
+        "refund",
+        "What is the refund policy?",
+        "Refunds are available within 30 days of purchase.",
+        critical=True,
+    ),
+    case("unknown", "Where is the moon base?", "There is no moon base."),
+]
+
+
+@pytest.fixture
+def judged(pytester: pytest.Pytester, write_dataset: Callable[..., Path]) -> pytest.Pytester:
+    write_dataset(CASES)
+    pytester.makeconftest(JUDGE_CONFTEST)
+    return pytester
+
+
+def test_assert_faithful_fails_with_score_threshold_and_the_unsupported_statement(
+    judged: pytest.Pytester,
+) -> None:
+    judged.makepyfile(
+        test_rag="""
+from rag_eval_pytest import assert_faithful
+def test_faithful(rag_case):
+    assert_faithful(rag_case, threshold=0.9)
+"""
+    )
+    result = judged.runpytest("--rag-dataset", "dataset.json", "--rag-judge-passes", "1")
+    result.stdout.fnmatch_lines(
+        [
+            "*refund faithfulness 0.50 < 0.90",
+            "*1 of 2 statements supported by the contexts; 1 not",
+            "*evidence:",
+            "*?unsupported? Shipping is free to Mars. — 0% of its words are in the contexts",
+        ]
+    )
+    # "unknown" retrieved nothing: faithfulness 0 with the reason, not a skip.
+    result.stdout.fnmatch_lines(
+        ["*unknown faithfulness 0.00 < 0.90", "*the RAG system returned no contexts*"]
+    )
+    assert result.ret == 2  # the failing case is critical
+    report = read_report(judged)
+    refund = next(c for c in report["cases"] if c["id"] == "refund")
+    faith = refund["metrics"]["faithfulness"]
+    assert faith["score"] == 0.5
+    assert faith["usage"]["judge_calls"] == 1
+    assert report["run"]["judge"] == "custom (word_judge)"
+
+
+def test_each_question_goes_to_the_judge_once_and_is_cached_for_the_next_run(
+    judged: pytest.Pytester,
+) -> None:
+    judged.makepyfile(
+        test_rag="""
+from rag_eval_pytest import evaluate
+from tests import word_judge
+
+def test_twice(rag_case):
+    before = len(word_judge.calls)
+    evaluate(rag_case, "faithfulness")
+    evaluate(rag_case, "faithfulness", mode="deepeval")
+    evaluate(rag_case, "faithfulness")
+    assert len(word_judge.calls) - before <= 1
+"""
+    )
+    word_judge.calls.clear()
+    args = ("--rag-dataset", "dataset.json", "--rag-judge-passes", "1", "-p", "no:randomly")
+    first = judged.runpytest(*args)
+    first.assert_outcomes(passed=2)
+    assert len(word_judge.calls) == 1  # "unknown" has no contexts: nothing to ask
+    assert read_report(judged)["summary"]["usage"]["judge_calls"] == 1
+
+    word_judge.calls.clear()
+    second = judged.runpytest(*args)
+    second.assert_outcomes(passed=2)
+    assert word_judge.calls == []
+    usage = read_report(judged)["summary"]["usage"]
+    assert (usage["judge_calls"], usage["cache_hits"]) == (0, 1)
+
+    word_judge.calls.clear()
+    judged.runpytest(*args, "--rag-no-cache").assert_outcomes(passed=2)
+    assert len(word_judge.calls) == 1
+
+
+def test_zero_code_checks_the_judge_based_metrics_and_the_composite(
+    judged: pytest.Pytester,
+) -> None:
+    result = judged.runpytest(
+        "--rag-dataset", "dataset.json", "--rag-judge-passes", "1", "-p", "no:randomly", "-v"
+    )
+    result.stdout.fnmatch_lines(["*dataset.json::refund FAILED*", "*dataset.json::unknown FAILED*"])
+    report = read_report(judged)
+    metrics = report["summary"]["metrics"]
+    assert set(metrics) >= {
+        "faithfulness",
+        "answer_relevance",
+        "context_precision",
+        "context_recall",
+    }
+    refund = next(c for c in report["cases"] if c["id"] == "refund")
+    by_name = refund["metrics"]
+    assert by_name["context_precision"]["score"] == 1.0
+    assert by_name["context_recall"]["score"] == 1.0
+    assert by_name["faithfulness"]["score"] == 0.5
+    unknown = next(c for c in report["cases"] if c["id"] == "unknown")
+    by_name = unknown["metrics"]
+    assert by_name["answer_relevance"]["score"] == 0.0
+    assert "noncommittal" in by_name["answer_relevance"]["reason"]
+    assert report["summary"]["composite"] is not None
+
+
+def test_answer_correctness_runs_beside_similarity(judged: pytest.Pytester) -> None:
+    judged.makepyfile(
+        test_rag="""
+from rag_eval_pytest import evaluate
+def test_correct(rag_case):
+    result = evaluate(rag_case, "answer_correctness")
+    beside = result.details["beside"]
+    assert beside["metric"] == "answer_similarity"
+    print("BESIDE", beside["score"], beside["reason"][:40])
+"""
+    )
+    result = judged.runpytest("--rag-dataset", "dataset.json", "--rag-judge-passes", "1", "-s")
+    result.assert_outcomes(passed=2)
+    report = read_report(judged)
+    refund = next(c for c in report["cases"] if c["id"] == "refund")
+    correctness = refund["metrics"]["answer_correctness"]
+    # The answer states the ground truth and one extra fact: F1 = 1 / (1 + 0.5).
+    assert correctness["score"] == pytest.approx(2 / 3, abs=1e-4)
+    assert [e["verdict"] for e in correctness["evidence"]] == ["matching", "wrong"]
+
+
+def test_no_key_and_an_explicit_anthropic_judge_fail_with_what_to_do(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset([case("a", "What is the refund policy?", "Full refund within 30 days.")])
+    pytester.makepyfile(
+        test_rag="""
+from rag_eval_pytest import assert_faithful
+def test_faithful(rag_case):
+    assert_faithful(rag_case)
+"""
+    )
+    result = pytester.runpytest(
+        "--rag-dataset", "dataset.json", "--rag-target", rag_app, "--rag-judge", "anthropic"
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*a: the anthropic judge needs an API key: set ANTHROPIC_API_KEY*"]
+    )
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_a_rag_judge_fixture_returning_none_leaves_judge_metrics_not_judged(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset([case("a", "What is the refund policy?", "Full refund within 30 days.")])
+    pytester.makeconftest(
+        "import pytest\n@pytest.fixture(scope='session')\ndef rag_judge():\n    return None\n"
+    )
+    pytester.makepyfile(
+        test_rag="""
+from rag_eval_pytest import assert_relevant
+def test_relevant(rag_case):
+    assert_relevant(rag_case)
+"""
+    )
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app, "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*a answer_relevance not judged: no judge is configured*"])
+    report = json.loads((pytester.path / "results" / "eval_report.json").read_text())
+    assert report["cases"][0]["metrics"]["answer_relevance"]["score"] is None

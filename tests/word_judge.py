@@ -1,0 +1,105 @@
+"""A deterministic stand-in for an LLM: a ``prompt -> text`` callable that reads the rendered
+prompt like a model would (the task text, the delimited sections) and answers in JSON by word
+overlap. Used as a custom judge, it exercises the whole judge path: prompting, parsing,
+checking, voting, caching and the metrics built on top.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from rag_eval_pytest.text.sentences import split_sentences
+
+_SECTION = re.compile(r'<data section="([\w ]+)" id="(\w+)"[^>]*>\n(.*?)\n</data id="\2">', re.S)
+_ITEM = re.compile(r'<item index="(\d+)" id="(\w+)">\n(.*?)\n</item id="\2">', re.S)
+_STOP = {"what", "which", "when", "where", "does", "have", "with", "that", "this", "from", "your"}
+
+calls: list[str] = []
+"""Every prompt received, in order (tests count judge calls with it)."""
+
+
+def words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 3 and w not in _STOP}
+
+
+def overlap(claim: str, evidence: str) -> float:
+    claimed = words(claim)
+    return len(claimed & words(evidence)) / len(claimed) if claimed else 0.0
+
+
+def sections(prompt: str) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for name, _, body in _SECTION.findall(prompt):
+        items = _ITEM.findall(body)
+        found[name.replace(" ", "_")] = [text for _, _, text in items] if items else body
+    return found
+
+
+def word_judge(prompt: str) -> str:
+    calls.append(prompt)
+    data = sections(prompt)
+    task = prompt.split("# Data", 1)[0]
+    answer: dict[str, Any]
+    if "Break the ANSWER into standalone statements" in task:
+        contexts = " ".join(data["CONTEXTS"])
+        statements = [] if "don't know" in data["ANSWER"] else split_sentences(data["ANSWER"])
+        answer = {
+            "statements": [
+                {
+                    "statement": s,
+                    "verdict": "supported" if overlap(s, contexts) >= 0.7 else "unsupported",
+                    "reason": f"{overlap(s, contexts):.0%} of its words are in the contexts",
+                }
+                for s in statements
+            ]
+        }
+    elif "Write questions that the ANSWER answers" in task:
+        text = data["ANSWER"]
+        answer = {
+            "questions": [f"What about {s}" for s in split_sentences(text)][:3],
+            "noncommittal": "don't know" in text,
+        }
+    elif "Rate from 0 to 1" in task:
+        answer = {
+            "score": round(overlap(data["QUESTION"], data["ANSWER"]), 3),
+            "noncommittal": "don't know" in data["ANSWER"],
+            "reason": "word overlap",
+        }
+    elif "decide whether it was useful" in task:
+        answer = {
+            "verdicts": [
+                {"index": i, "useful": overlap(data["GROUND_TRUTH"], c) >= 0.5, "reason": "overlap"}
+                for i, c in enumerate(data["CONTEXTS"])
+            ]
+        }
+    elif "sentence of the GROUND TRUTH" in task:
+        contexts = " ".join(data["CONTEXTS"])
+        answer = {
+            "sentences": [
+                {"index": i, "attributed": overlap(s, contexts) >= 0.7, "reason": "overlap"}
+                for i, s in enumerate(data["GROUND_TRUTH_SENTENCES"])
+            ]
+        }
+    elif "sentence of the CONTEXT SENTENCES" in task:
+        answer = {
+            "sentences": [
+                {"index": i, "relevant": overlap(data["QUESTION"], s) > 0}
+                for i, s in enumerate(data["CONTEXT_SENTENCES"])
+            ]
+        }
+    elif "Compare the ANSWER with the GROUND TRUTH" in task:
+        truth, said = split_sentences(data["GROUND_TRUTH"]), data["ANSWER"]
+        matching = [s for s in truth if overlap(s, said) >= 0.7]
+        missing = [s for s in truth if s not in matching]
+        wrong = [s for s in split_sentences(said) if overlap(s, data["GROUND_TRUTH"]) < 0.5]
+        answer = {
+            "same_information": not missing and not wrong,
+            "matching_facts": matching,
+            "missing_facts": missing,
+            "wrong_or_extra_facts": wrong,
+        }
+    else:  # pragma: no cover - a new question the stand-in does not know yet
+        raise AssertionError(f"word_judge does not know this task: {task[:200]}")
+    return "Here is my evaluation:\n```json\n" + json.dumps(answer) + "\n```"
