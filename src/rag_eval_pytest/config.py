@@ -70,7 +70,9 @@ class HttpRetrySettings(_Section):
     max_attempts: int = Field(
         default=4, ge=1, le=20, description="Attempts per question: the first and 3 retries."
     )
-    backoff: Literal["exponential", "fixed"] = "exponential"
+    backoff: Literal["exponential", "fixed"] = Field(
+        "exponential", description="Wait base_delay * 2^n between attempts, or base_delay."
+    )
     base_delay: float = Field(default=1.0, ge=0, description="First wait in seconds (then 2, 4).")
     max_delay: float = Field(
         default=60.0, ge=0, description="Longest single wait, Retry-After included."
@@ -84,28 +86,44 @@ class HttpResponseSettings(_Section):
     """Where answer, contexts and sources live in the JSON response (dotted paths,
     ``[0]`` and ``[*]`` for lists; ``null`` for contexts means "not returned")."""
 
-    answer: str = "answer"
-    contexts: str | None = "contexts"
-    sources: str | None = None
+    answer: str = Field("answer", description="Path of the answer, e.g. data.answer.")
+    contexts: str | None = Field(
+        "contexts",
+        description="Path of the contexts: strings or objects with text (and source), e.g. "
+        "data.documents[*].text.",
+    )
+    sources: str | None = Field(
+        None, description="Path of the sources, when not inside the context objects."
+    )
 
 
 class HttpSettings(_Section):
     """The HTTP adapter (``adapter: http``)."""
 
-    endpoint: str | None = None
-    method: Literal["POST", "GET", "PUT"] = "POST"
+    endpoint: str | None = Field(
+        None, description="URL of the RAG system (or --rag-endpoint); implies adapter http."
+    )
+    method: Literal["POST", "GET", "PUT"] = Field("POST", description="HTTP method.")
     body: dict[str, Any] | None = Field(
         default=None,
         description='Request template; "{question}" is replaced (default {"question": ...}).',
     )
-    body_format: Literal["json", "form"] = "json"
-    headers: dict[str, str] = Field(default_factory=dict)
+    body_format: Literal["json", "form"] = Field(
+        "json", description="Send the body as JSON or as form fields."
+    )
+    headers: dict[str, str] = Field(
+        default_factory=dict,
+        description="Headers sent with every query (use ${VAR} for credentials); they win "
+        "over --rag-header and RAG_AUTH_HEADER.",
+    )
     header_args: list[str] = Field(
         default_factory=list, description='"Name: value" headers from --rag-header.'
     )
     response: HttpResponseSettings = Field(default_factory=HttpResponseSettings)
     timeout: float = Field(default=30.0, gt=0, description="Seconds per attempt.")
-    max_response_bytes: int = Field(default=10_000_000, gt=0)
+    max_response_bytes: int = Field(
+        default=10_000_000, gt=0, description="Larger responses are an error for the case."
+    )
     retry: HttpRetrySettings = Field(default_factory=HttpRetrySettings)
 
 
@@ -115,8 +133,8 @@ class LangChainSettings(_Section):
     input_key: str | None = Field(
         default=None, description="None: the question is the whole input."
     )
-    answer_key: str = "answer"
-    context_key: str = "context"
+    answer_key: str = Field("answer", description="Output key of the answer.")
+    context_key: str = Field("context", description="Output key of the retrieved Documents.")
     source_key: str | None = Field(
         default=None, description="Document metadata key of the source."
     )

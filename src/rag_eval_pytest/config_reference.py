@@ -74,10 +74,23 @@ def _section(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
+def _map_of_sections(annotation: Any) -> type[BaseModel] | None:
+    """``dict[str, Model]``: a map whose values are sections (``judge.prices.<model>``)."""
+    if typing.get_origin(annotation) is dict:
+        return _section(typing.get_args(annotation)[1])
+    return None
+
+
 def rows(model: type[BaseModel], prefix: str = "") -> list[str]:
     out = []
     for name, info in model.model_fields.items():
         key = f"{prefix}{name}"
+        entries = _map_of_sections(info.annotation)
+        if entries is not None:
+            description = " ".join((info.description or "").split()).replace("|", "\\|")
+            out.append(f"| `{key}` | map of name to section | {_default(info)} | {description} |")
+            out.extend(rows(entries, f"{key}.<name>."))
+            continue
         section = _section(info.annotation)
         description = (info.description or (section.__doc__ or "" if section else "")).strip()
         description = " ".join(description.split()).replace("|", "\\|")
