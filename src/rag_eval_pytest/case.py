@@ -34,6 +34,7 @@ class CaseRecorder:
         self.error: str | None = None
         self.adapter: str | None = None
         self.judge: str | None = None
+        self.requests: list[tuple[str, dict[str, Any]]] = []
         self.results: list[MetricResult] = []
 
     def record(self, result: MetricResult) -> None:
@@ -130,6 +131,8 @@ class RagCase:
         """The RAG response (queried on first access, once per run for this case)."""
         if self._recorder.response is None:
             self._recorder.response = self._session.response(self._loaded, self._provide_adapter)
+            if self._recorder.adapter is None and not self.case.has_recorded_answer:
+                self._recorder.adapter = self._session.adapter_description
         return self._recorder.response
 
     def _provide_adapter(self) -> RAGAdapter:
@@ -155,6 +158,9 @@ class RagCase:
     def evaluate_many(self, requests: list[MetricRequest]) -> list[MetricResult]:
         """Score several metrics concurrently (one judge round trip for all of them) and
         record every result. ``requests`` are ``(metric, threshold, params)``."""
+        for metric, _, params in requests:
+            if isinstance(metric, str) and (metric, params) not in self._recorder.requests:
+                self._recorder.requests.append((metric, dict(params)))
         needs = frozenset().union(*(_requires(metric) for metric, _, _ in requests))
         judge = self._judge() if "judge" in needs else None
         services = self._session.services(judge)

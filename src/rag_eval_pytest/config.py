@@ -64,6 +64,26 @@ class ExitCodeSettings(_Section):
     )
 
 
+class ConcurrencySettings(_Section):
+    """How much work runs at once: cases evaluated ahead of the tests, RAG queries in flight,
+    judge requests in flight (backing off on 429 and overload)."""
+
+    limit: int = Field(
+        8, ge=1, le=256, description="Cases evaluated at once (or --rag-concurrency)."
+    )
+    rag: int | None = Field(
+        None, ge=1, le=256, description="RAG queries in flight (default: limit)."
+    )
+    judge: int | None = Field(
+        None, ge=1, le=256, description="Judge requests in flight (default: limit)."
+    )
+    prefetch: bool = Field(
+        True,
+        description="Query and judge the selected cases ahead of the tests (off under "
+        "pytest-xdist, where each test evaluates its own case).",
+    )
+
+
 class HttpRetrySettings(_Section):
     """Retries of the HTTP adapter on connect errors, timeouts, 429 and 5xx."""
 
@@ -202,6 +222,7 @@ class Settings(_Section):
         "neither (null). Either assertion computes the other beside it for the report.",
     )
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    concurrency: ConcurrencySettings = Field(default_factory=ConcurrencySettings)
     output: OutputSettings = Field(default_factory=OutputSettings)
     exit_codes: ExitCodeSettings = Field(default_factory=ExitCodeSettings)
     http: HttpSettings = Field(default_factory=HttpSettings)

@@ -56,6 +56,8 @@ class LoopThread:
             if cleanup is not None:
                 cleanup.close()
             return
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(_cancel_pending(), loop).result(timeout=10)
         if cleanup is not None:
             with contextlib.suppress(Exception):
                 asyncio.run_coroutine_threadsafe(cleanup, loop).result(timeout=10)
@@ -63,3 +65,12 @@ class LoopThread:
         thread.join(timeout=10)
         if not thread.is_alive():
             loop.close()
+
+
+async def _cancel_pending() -> None:
+    """Cancel work nobody waits for any more (prefetching after ``-x``, an interrupted run)."""
+    current = asyncio.current_task()
+    pending = [task for task in asyncio.all_tasks() if task is not current]
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)

@@ -256,6 +256,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="bool",
     ),
     OptionSpec(
+        "--rag-concurrency",
+        "Cases queried and judged at once, ahead of the tests (default: 8)",
+        setting="concurrency.limit",
+        type=positive_int,
+        metavar="N",
+    ),
+    OptionSpec(
         "--rag-slow-threshold",
         "Flag queries slower than this many seconds (default: 5)",
         setting="slow_threshold",

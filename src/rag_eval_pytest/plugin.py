@@ -18,7 +18,7 @@ from .errors import RagEvalError, RagEvalWarning
 from .options import OPTIONS
 
 if TYPE_CHECKING:
-    from collections.abc import Generator
+    from collections.abc import Generator, Iterator
 
     from .aggregator import Aggregator
     from .case import CaseRecorder, RagCase
@@ -100,6 +100,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             config.pluginmanager.unregister(plugin)
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
+        if session.prefetcher is not None:
+            from .prefetch import write_learned
+
+            write_learned(getattr(config, "cache", None), session.prefetcher)
         session.close()
         del config.stash[SESSION_KEY]
 
@@ -149,6 +153,10 @@ def pytest_collection_modifyitems(
         items.extend(zero_code_items(session, eval_session.cases))
     result = yield
     items.sort(key=lambda item: item.get_closest_marker(CRITICAL_MARKER) is None)
+    if eval_session is not None and _prefetching(config, eval_session):
+        from .prefetch import plan_tests, read_learned
+
+        eval_session.prefetcher = plan_tests(items, eval_session, read_learned(config.cache))
     return result
 
 
@@ -223,14 +231,21 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 
 
 @pytest.fixture
-def rag_case(request: pytest.FixtureRequest) -> RagCase:
+def rag_case(request: pytest.FixtureRequest) -> Iterator[RagCase]:
     """The dataset case of this test, with the RAG system's response (queried once per run)."""
     session = request.config.stash.get(SESSION_KEY, None)
     if session is None:
         pytest.skip("rag_case needs a dataset: run pytest with --rag-dataset PATH")
     from .case import CaseRecorder, RagCase
+    from .prefetch import function_id
     from .zero_code import ZERO_CODE_CASE
 
+    def judge() -> Any:
+        return session.judge_for(request.getfixturevalue("rag_judge"))
+
+    prefetcher = session.prefetcher
+    if prefetcher is not None:
+        prefetcher.start(adapter=lambda: _adapter(request), judge=judge)
     key = getattr(request, "param", None) or request.node.stash.get(ZERO_CODE_CASE, None)
     loaded = session.case(str(key))
     recorder = CaseRecorder(loaded)
@@ -250,7 +265,10 @@ def rag_case(request: pytest.FixtureRequest) -> RagCase:
         recorder.error = session.redactor.text(str(exc))
     if recorder.error is not None:
         pytest.fail(f"{loaded.key}: {recorder.error}", pytrace=False)
-    return case
+    yield case
+    if prefetcher is not None:
+        stopping = bool(request.session.shouldfail or request.session.shouldstop)
+        prefetcher.after_test(function_id(request.node), recorder.requests, stopping=stopping)
 
 
 @pytest.fixture(scope="session")
@@ -289,6 +307,12 @@ def dataset_paths(config: pytest.Config) -> list[Path]:
         return [Path(p) if Path(p).is_absolute() else base / p for p in cli]
     ini = config.getini("rag_dataset")
     return [Path(p) for p in ini] if ini else []
+
+
+def _prefetching(config: pytest.Config, session: EvalSession) -> bool:
+    """Evaluate ahead of the tests: in a plain run (not on xdist workers, which do not know
+    their cases in advance), unless turned off in the config."""
+    return session.settings.concurrency.prefetch and not hasattr(config, "workerinput")
 
 
 def _adapter(request: pytest.FixtureRequest) -> Any:

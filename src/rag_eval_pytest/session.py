@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import AdapterError
 from .event_loop import LoopThread
+from .limits import AdaptiveLimiter
 from .metrics.base import Measurement, Metric, MetricResult, Sample, Services
 from .metrics.registry import get_metric
 from .response import Context, RAGResponse
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from .dataset import DatasetCollection, LoadedCase
     from .judges.base import Judge
     from .metrics.base import Embed
+    from .prefetch import Prefetcher
     from .redaction import Redactor
 
 MetricRequest = tuple["str | Metric", "float | None", "dict[str, Any]"]
@@ -61,9 +63,18 @@ class EvalSession:
     _judges: dict[int, tuple[Any, Judge]] = field(default_factory=dict)
     _local_embed: Embed | None = None
     _local_embed_checked: bool = False
+    adapter_description: str | None = None
     _questions: dict[tuple[str, str], asyncio.Future[Any]] = field(default_factory=dict)
+    rag_limiter: AdaptiveLimiter = field(init=False)
+    judge_limiter: AdaptiveLimiter = field(init=False)
+    case_limiter: AdaptiveLimiter = field(init=False)
+    prefetcher: Prefetcher | None = None
 
     def __post_init__(self) -> None:
+        limits = self.settings.concurrency
+        self.rag_limiter = AdaptiveLimiter(limits.rag or limits.limit)
+        self.judge_limiter = AdaptiveLimiter(limits.judge or limits.limit)
+        self.case_limiter = AdaptiveLimiter(limits.limit)
         # Configured auth headers are secrets in every process, the aggregating one included,
         # before any adapter exists (workers may be the ones that build it).
         from .adapters.http import settings_secrets
@@ -90,23 +101,39 @@ class EvalSession:
         """The RAG response for a case: pre-recorded, or queried once and remembered."""
         if loaded.case.has_recorded_answer:
             return recorded_response(loaded)
-        adapter = None
-        if loaded.key not in self._responses:
-            adapter = adapter_provider()
-            if adapter not in self._adapters:
-                self._adapters.append(adapter)
-                self.redactor.add(*adapter.secrets())
+        adapter = None if loaded.key in self._responses else adapter_provider()
         return self.loop.run(self._response(loaded, adapter))
 
     async def _response(self, loaded: LoadedCase, adapter: RAGAdapter | None) -> RAGResponse:
+        return await asyncio.shield(self.response_task(loaded, adapter))
+
+    def response_task(
+        self, loaded: LoadedCase, adapter: RAGAdapter | None
+    ) -> asyncio.Future[RAGResponse]:
+        """The (memoised) query of a case. Call on the loop."""
+        if loaded.case.has_recorded_answer:
+            future: asyncio.Future[RAGResponse] = asyncio.get_running_loop().create_future()
+            future.set_result(recorded_response(loaded))
+            return future
         task = self._responses.get(loaded.key)
         if task is None:
             assert adapter is not None, "an adapter is needed for a case not yet queried"
+            if adapter not in self._adapters:
+                self._adapters.append(adapter)
+                self.redactor.add(*adapter.secrets())
+            self.adapter_description = adapter.describe()
             task = asyncio.ensure_future(self._query(loaded, adapter))
             self._responses[loaded.key] = task
-        return await asyncio.shield(task)
+        return task
+
+    def has_response(self, key: str) -> bool:
+        return key in self._responses
 
     async def _query(self, loaded: LoadedCase, adapter: RAGAdapter) -> RAGResponse:
+        async with self.rag_limiter.slot():
+            return await self._timed_query(loaded, adapter)
+
+    async def _timed_query(self, loaded: LoadedCase, adapter: RAGAdapter) -> RAGResponse:
         started = time.perf_counter()
         try:
             response = await adapter.aquery(loaded.case.question)
@@ -155,8 +182,12 @@ class EvalSession:
         return judge
 
     def _keep_judge(self, value: Any, judge: Judge) -> None:
+        from .judges.llm import LLMJudge
+
         # The value is kept alive with the judge, so its id() cannot be reused in this run.
         self._judges[id(value)] = (value, judge)
+        if isinstance(judge, LLMJudge):
+            judge.adopt(limiter=self.judge_limiter)
         secrets = getattr(judge, "secrets", None)
         if callable(secrets):
             self.redactor.add(*secrets())
@@ -228,12 +259,18 @@ class EvalSession:
     async def _measure(
         self, loaded: LoadedCase, response: RAGResponse, metric: Metric, services: Services
     ) -> Measurement:
+        return await asyncio.shield(self.measure_task(loaded, response, metric, services))
+
+    def measure_task(
+        self, loaded: LoadedCase, response: RAGResponse, metric: Metric, services: Services
+    ) -> asyncio.Task[Measurement]:
+        """The (memoised) measurement of a metric on a case. Call on the loop."""
         memo_key = (loaded.key, metric.cache_key())
         task = self._measurements.get(memo_key)
         if task is None:
             task = asyncio.ensure_future(measure(metric, make_sample(loaded, response), services))
             self._measurements[memo_key] = task
-        return await asyncio.shield(task)
+        return task
 
     # ------------------------------------------------------------------ lifecycle
 

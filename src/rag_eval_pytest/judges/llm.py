@@ -27,7 +27,7 @@ import random
 from abc import abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..metrics.base import Usage
 from .base import I, Judge, JudgeOutcome, O, Question
@@ -36,6 +36,9 @@ from .cost import Prices, cost_usd
 from .parsing import ParseResult, looks_like_refusal, parse_reply
 from .prompt import Mode, RenderedPrompt, render
 from .voting import vote
+
+if TYPE_CHECKING:
+    from ..limits import AdaptiveLimiter
 
 Sleep = Callable[[float], Awaitable[None]]
 MAX_RETRY_AFTER = 120.0
@@ -176,6 +179,7 @@ class LLMJudge(Judge):
         self.max_context_tokens = max_context_tokens
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
+        self.limiter: AdaptiveLimiter | None = None
         self._secrets: list[str] = []
 
     # ------------------------------------------------------------------ backend
@@ -191,8 +195,11 @@ class LLMJudge(Judge):
         cache: JudgeCache | Literal[False] | None = None,
         prices: Prices | None = None,
         max_context_tokens: int | None = None,
+        limiter: AdaptiveLimiter | None = None,
     ) -> None:
         """Fill the settings the judge was built without (explicit arguments win)."""
+        if self.limiter is None and limiter is not None:
+            self.limiter = limiter
         if self.passes is None and passes is not None:
             self.passes = passes
         if self.cache is None and cache is not None:
@@ -310,7 +317,7 @@ class LLMJudge(Judge):
         while True:
             usage = usage + Usage(judge_calls=1)
             try:
-                reply = await self._complete(prompt, question_name)
+                reply = await self._limited_complete(prompt, question_name)
             except TransientError as exc:
                 if retry >= self.retry.max_retries:
                     attempts = retry + 1
@@ -334,6 +341,21 @@ class LLMJudge(Judge):
         if cache is not None:
             cache.put(key, reply.to_record())
         return _Attempt(reply, usage)
+
+    async def _limited_complete(self, prompt: RenderedPrompt, question_name: str) -> Reply:
+        """One request within the run's judge concurrency; a transient failure (429,
+        overload, timeout) makes the limiter back off, successes let it recover."""
+        limiter = self.limiter
+        if limiter is None:
+            return await self._complete(prompt, question_name)
+        async with limiter.slot():
+            try:
+                reply = await self._complete(prompt, question_name)
+            except TransientError:
+                limiter.throttled()
+                raise
+        limiter.succeeded()
+        return reply
 
 
 def _refusal(reply: Reply) -> str | None:

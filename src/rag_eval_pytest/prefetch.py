@@ -1,0 +1,220 @@
+"""Evaluating ahead of the tests: the selected cases are queried and judged concurrently, in
+test order (critical cases first), so that tests only read finished results.
+
+Started by the first test that takes a case (it has the fixtures: the adapter and the judge),
+it schedules, for every case this process will run:
+
+* the RAG query (bounded by the session's RAG limiter);
+* the metrics known in advance: the zero-code metrics, and for tests taking ``rag_case`` the
+  metrics the same test function asked for, learned from the previous run (kept in pytest's
+  cache) or, on a first run, from the first case of the function to finish.
+
+Every piece of work goes through the session's memo, so a test asking for it waits for
+exactly that task, and nothing is ever done twice. Concurrency is bounded per case
+(``concurrency.limit``), per RAG query and per judge request (adaptive). With ``-x`` or
+``--maxfail``, :meth:`Prefetcher.stop` starts nothing more and cancels what has not started.
+
+Under pytest-xdist a worker does not know its cases in advance; there each test evaluates its
+own case (the metrics of a case still run concurrently) and xdist supplies the parallelism.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .metrics.registry import get_metric
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .adapters.base import RAGAdapter
+    from .judges.base import Judge
+    from .limits import AdaptiveLimiter
+    from .session import EvalSession
+
+Request = tuple[str, dict[str, Any]]
+"""A metric asked for by name, with its parameters (JSON-safe, so it can be remembered)."""
+
+PLAN_CACHE_KEY = "rag_eval/metric_plan"
+
+
+@dataclass
+class PlannedTest:
+    """One selected test: its case, the test function it belongs to, what it will measure."""
+
+    case: str
+    function: str
+    requests: list[Request]
+
+
+@dataclass
+class Prefetcher:
+    session: EvalSession
+    tests: list[PlannedTest]
+    learned: dict[str, list[Request]] = field(default_factory=dict)
+    started: bool = False
+    stopped: bool = False
+    _tasks: list[asyncio.Future[Any]] = field(default_factory=list)
+    _judge: Judge | None = None
+    _adapter: RAGAdapter | None = None
+    _scheduled: set[tuple[str, str]] = field(default_factory=set)
+
+    # ------------------------------------------------------------------ from the main thread
+
+    def start(self, adapter: Callable[[], RAGAdapter], judge: Callable[[], Judge | None]) -> None:
+        """Schedule everything known. ``adapter`` and ``judge`` resolve the fixtures; a
+        failure there only means less is prefetched (the tests report it themselves)."""
+        if self.started or self.stopped:
+            return
+        self.started = True
+        if any(not self.session.case(t.case).case.has_recorded_answer for t in self.tests):
+            with contextlib.suppress(Exception):
+                self._adapter = adapter()
+        if any(self._needs_judge(r) for t in self.tests for r in t.requests) or self.learned:
+            with contextlib.suppress(Exception, pytest.fail.Exception, pytest.skip.Exception):
+                self._judge = judge()
+        self.session.loop.run(self._schedule(self.tests))
+
+    def learn(self, function: str, requests: list[Request]) -> None:
+        """A test of ``function`` finished having asked for ``requests``: measure the same for
+        the function's other cases, if this was not known yet."""
+        if self.stopped or not self.started or not requests:
+            return
+        known = self.learned.get(function, [])
+        new = [r for r in requests if r not in known]
+        if not new:
+            return
+        self.learned[function] = known + new
+        pending = [
+            PlannedTest(t.case, t.function, new) for t in self.tests if t.function == function
+        ]
+        self.session.loop.run(self._schedule(pending))
+
+    def after_test(self, function: str, requests: list[Request], *, stopping: bool) -> None:
+        """Called after each test that took a case."""
+        if stopping:
+            self.stop()
+        else:
+            self.learn(function, requests)
+
+    def stop(self) -> None:
+        """Start nothing more; cancel what has not finished."""
+        if self.stopped:
+            return
+        self.stopped = True
+        if self.started:
+            self.session.loop.run(self._cancel())
+
+    # ------------------------------------------------------------------ on the loop
+
+    async def _schedule(self, tests: list[PlannedTest]) -> None:
+        limiter = self.session.case_limiter
+        for test in tests:
+            self._tasks.append(asyncio.ensure_future(self._prefetch(test, limiter)))
+
+    async def _prefetch(self, test: PlannedTest, limiter: AdaptiveLimiter) -> None:
+        async with limiter.slot():
+            if self.stopped:
+                return
+            session = self.session
+            loaded = session.case(test.case)
+            if not loaded.case.has_recorded_answer and (
+                self._adapter is None and not session.has_response(test.case)
+            ):
+                return
+            response_task = session.response_task(loaded, self._adapter)
+            self._tasks.append(response_task)
+            try:
+                response = await asyncio.shield(response_task)
+            except Exception:  # the test reports the adapter's error
+                return
+            requests = [r for r in test.requests if (test.case, repr(r)) not in self._scheduled]
+            if self._judge is None:
+                requests = [r for r in requests if not self._needs_judge(r)]
+            if not requests or self.stopped:
+                return
+            self._scheduled.update((test.case, repr(r)) for r in requests)
+            services = session.services(self._judge)
+            tasks = []
+            for name, params in requests:
+                try:
+                    metric = get_metric(name, **params)
+                except (KeyError, TypeError, ValueError):  # the test reports its own mistake
+                    continue
+                tasks.append(session.measure_task(loaded, response, metric, services))
+            self._tasks.extend(tasks)
+            await asyncio.gather(*(asyncio.shield(t) for t in tasks), return_exceptions=True)
+
+    async def _cancel(self) -> None:
+        pending = [t for t in self._tasks if not t.done()]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
+    @staticmethod
+    def _needs_judge(request: Request) -> bool:
+        from .metrics.registry import metric_class
+
+        with contextlib.suppress(KeyError):
+            return "judge" in metric_class(request[0]).requires
+        return False
+
+
+def function_id(item: pytest.Item) -> str:
+    """The test function an item belongs to: its node id without the parameters."""
+    return item.nodeid.partition("[")[0]
+
+
+def plan_tests(
+    items: list[pytest.Item], session: EvalSession, learned: dict[str, list[Request]]
+) -> Prefetcher:
+    """The prefetcher for the selected ``items`` (already in run order)."""
+    from .zero_code import ZERO_CODE_CASE, configured_metrics
+
+    zero_code: list[Request] = [(name, {}) for name, _ in configured_metrics(session.settings)]
+    tests: list[PlannedTest] = []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        key = callspec.params.get("rag_case") if callspec is not None else None
+        if key is not None:
+            function = function_id(item)
+            tests.append(PlannedTest(str(key), function, list(learned.get(function, []))))
+            continue
+        key = item.stash.get(ZERO_CODE_CASE, None)
+        if key is not None:
+            tests.append(PlannedTest(str(key), function_id(item), list(zero_code)))
+    functions = {t.function for t in tests}
+    return Prefetcher(session, tests, learned={f: r for f, r in learned.items() if f in functions})
+
+
+def read_learned(cache: Any) -> dict[str, list[Request]]:
+    """What each test function measured in earlier runs (pytest's cache), validated."""
+    raw = cache.get(PLAN_CACHE_KEY, {}) if cache is not None else {}
+    learned: dict[str, list[Request]] = {}
+    if not isinstance(raw, dict):
+        return learned
+    for function, requests in raw.items():
+        if isinstance(function, str) and isinstance(requests, list):
+            learned[function] = [
+                (r[0], r[1])
+                for r in requests
+                if isinstance(r, list)
+                and len(r) == 2
+                and isinstance(r[0], str)
+                and isinstance(r[1], dict)
+            ]
+    return learned
+
+
+def write_learned(cache: Any, prefetcher: Prefetcher) -> None:
+    if cache is None or not prefetcher.learned:
+        return
+    merged = read_learned(cache)
+    merged.update(prefetcher.learned)
+    with contextlib.suppress(Exception):  # the cache is an optimisation, never an error
+        cache.set(PLAN_CACHE_KEY, {f: [list(r) for r in rs] for f, rs in merged.items()})

@@ -1,0 +1,173 @@
+"""Evaluating ahead of the tests: concurrency, test order, -x, and learned plans."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import case, read_report
+
+# A RAG app that records when each query starts and ends, and takes 0.2 s per query.
+SLOW_APP = """
+import threading, time, json, os
+LOG = os.path.join(os.path.dirname(__file__), "queries.jsonl")
+lock = threading.Lock()
+
+async def answer(question):
+    import asyncio
+    start = time.monotonic()
+    await asyncio.sleep(0.2)
+    with lock, open(LOG, "a") as fh:
+        fh.write(json.dumps({"q": question, "start": start, "end": time.monotonic()}) + "\\n")
+    return "answer to " + question, [{"text": "context", "source": "doc.md"}]
+"""
+
+RETRIEVAL_ONLY = "metrics:\n  retrieval_recall: null\n"
+
+
+def queries(pytester: pytest.Pytester) -> list[dict[str, float | str]]:
+    log = pytester.path / "queries.jsonl"
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def max_overlap(rows: list[dict[str, float | str]]) -> int:
+    events = sorted([(r["start"], 1) for r in rows] + [(r["end"], -1) for r in rows])
+    best = current = 0
+    for _, step in events:
+        current += int(step)
+        best = max(best, current)
+    return best
+
+
+@pytest.fixture
+def slow_app(pytester: pytest.Pytester, write_dataset: Callable[..., Path]) -> str:
+    cases = [case(f"c{i:02d}", f"question {i}", expected_contexts=["doc.md"]) for i in range(12)]
+    cases[7]["critical"] = True
+    write_dataset(cases)
+    pytester.makepyfile(slow_app=SLOW_APP)
+    pytester.syspathinsert()
+    pytester.makefile(".yaml", **{"eval-config": RETRIEVAL_ONLY})
+    return "slow_app:answer"
+
+
+def test_cases_are_queried_concurrently_within_the_limit_critical_first(
+    pytester: pytest.Pytester, slow_app: str
+) -> None:
+    result = pytester.runpytest(
+        "--rag-dataset", "dataset.json", "--rag-target", slow_app, "--rag-concurrency", "4"
+    )
+    result.assert_outcomes(passed=12)
+    rows = queries(pytester)
+    assert len(rows) == 12  # each case once, however it was reached
+    assert max_overlap(rows) == 4
+    first = min(rows, key=lambda r: float(r["start"]))
+    assert first["q"] == "question 7"  # the critical case is scheduled first
+    # 12 queries of 0.2 s, 4 at a time: about 0.6 s, not 2.4 s.
+    spans = [float(r["end"]) for r in rows] + [float(r["start"]) for r in rows]
+    assert max(spans) - min(spans) < 1.5
+
+
+def test_concurrency_one_queries_one_at_a_time(pytester: pytest.Pytester, slow_app: str) -> None:
+    result = pytester.runpytest(
+        "--rag-dataset", "dataset.json", "--rag-target", slow_app, "--rag-concurrency", "1"
+    )
+    result.assert_outcomes(passed=12)
+    assert max_overlap(queries(pytester)) == 1
+
+
+def test_exitfirst_starts_no_further_work_after_the_stop(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], slow_app: str
+) -> None:
+    cases = [case(f"c{i:02d}", f"question {i}", expected_contexts=["doc.md"]) for i in range(40)]
+    cases[0]["expected_contexts"] = ["elsewhere.md"]  # fails first
+    write_dataset(cases)
+    result = pytester.runpytest(
+        "--rag-dataset", "dataset.json", "--rag-target", slow_app, "--rag-concurrency", "2", "-x"
+    )
+    result.assert_outcomes(failed=1)
+    # The first failure stops scheduling: at most the queries already in flight complete.
+    assert len(queries(pytester)) <= 4
+    report = read_report(pytester)
+    assert report["run"]["partial"] is True
+
+
+def test_a_test_functions_metrics_are_learned_and_measured_ahead(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset(
+        [case(f"c{i}", f"refund {i}?", expected_contexts=["policy.md"]) for i in range(5)]
+    )
+    pytester.makeconftest(
+        """
+import pytest, threading
+calls = []
+@pytest.fixture(scope="session")
+def rag_adapter():
+    def app(question):
+        calls.append(threading.current_thread().name)
+        ctx = [{"text": "Refunds within 30 days.", "source": "policy.md"}]
+        return "Refunds within 30 days.", ctx
+    return app
+"""
+    )
+    pytester.makepyfile(
+        test_rag="""
+import asyncio, time
+from rag_eval_pytest import evaluate
+from rag_eval_pytest.metrics.base import Measurement, Metric
+from rag_eval_pytest.metrics.registry import register_metric
+
+started = []
+
+class Slow(Metric):
+    name = "slow_metric"
+    async def measure(self, sample, services):
+        await asyncio.sleep(0.3)
+        return Measurement(score=1.0)
+
+register_metric(Slow)
+
+def test_slow(rag_case):
+    started.append(time.monotonic())
+    evaluate(rag_case, "slow_metric")
+
+def test_zz_elapsed():
+    print(f"ELAPSED {time.monotonic() - started[0]:.2f}")
+"""
+    )
+    args = ("--rag-dataset", "dataset.json", "-s", "-p", "no:randomly")
+
+    def elapsed(result: pytest.RunResult) -> float:
+        line = next(x for x in result.outlines if "ELAPSED" in x)
+        return float(line.split("ELAPSED ")[1].split()[0])
+
+    # First run: the first case teaches what test_slow measures; the other four are then
+    # measured together (0.3 s + 0.3 s), not one after the other (5 x 0.3 s).
+    first = pytester.runpytest(*args)
+    first.assert_outcomes(passed=6)
+    assert elapsed(first) < 1.0
+    plan = json.loads(
+        (pytester.path / ".pytest_cache" / "v" / "rag_eval" / "metric_plan").read_text()
+    )
+    assert plan == {"test_rag.py::test_slow": [["slow_metric", {}]]}
+    # Second run: known from the start, all five at once.
+    second = pytester.runpytest(*args)
+    second.assert_outcomes(passed=6)
+    assert elapsed(second) < 0.6
+    off = pytester.runpytest(*args, "--rag-concurrency", "1")
+    off.assert_outcomes(passed=6)
+    assert elapsed(off) > 1.2
+
+
+def test_prefetch_can_be_turned_off(pytester: pytest.Pytester, slow_app: str) -> None:
+    pytester.makefile(
+        ".yaml", **{"eval-config": RETRIEVAL_ONLY + "concurrency:\n  prefetch: false\n"}
+    )
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", slow_app)
+    result.assert_outcomes(passed=12)
+    assert max_overlap(queries(pytester)) == 1
