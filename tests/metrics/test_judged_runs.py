@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -205,3 +206,45 @@ def test_relevant(rag_case):
     result.stdout.fnmatch_lines(["*a answer_relevance not judged: no judge is configured*"])
     report = json.loads((pytester.path / "results" / "eval_report.json").read_text())
     assert report["cases"][0]["metrics"]["answer_relevance"]["score"] is None
+
+
+def _comparable(report: dict[str, Any]) -> dict[str, Any]:
+    """The report without timings and judge usage: a question asked by several cases is sent
+    once per process, so with workers the same scores can cost a few more requests."""
+    for volatile in ("id", "started_at", "finished_at", "duration_s"):
+        report["run"].pop(volatile)
+    report["summary"]["latency"] = None
+    report["summary"]["usage"] = None
+    for c in report["cases"]:
+        c["latency_s"] = None
+        c["tests"] = sorted(t["nodeid"] for t in c["tests"])
+        for result in c["metrics"].values():
+            result["usage"] = None
+    return report
+
+
+def test_xdist_gives_the_same_judged_report_as_a_plain_run(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset(
+        [
+            {**c, "id": f"{c['id']}-{i}", "critical": c.get("critical", False) and i == 0}
+            for i in range(4)
+            for c in CASES
+        ]
+    )
+    # Workers are other processes: they import the judge from the test directory.
+    pytester.makepyfile(word_judge=Path(word_judge.__file__).read_text())
+    pytester.makeconftest(JUDGE_CONFTEST.replace("tests.word_judge", "word_judge"))
+    args = ("--rag-dataset", "dataset.json", "--rag-judge-passes", "1", "--rag-no-cache")
+    plain = judged_run(pytester, *args, "-n", "0")
+    plain_report = _comparable(read_report(pytester))
+    distributed = judged_run(pytester, *args, "-n", "2")
+    distributed_report = _comparable(read_report(pytester))
+    assert plain.ret == distributed.ret == 2
+    assert distributed_report["summary"]["metrics"]["faithfulness"]["judged"] == 8
+    assert distributed_report == plain_report
+
+
+def judged_run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(*args, "-p", "no:randomly")
