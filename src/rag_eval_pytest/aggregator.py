@@ -110,6 +110,11 @@ class Aggregator:
             selected_cases=len(self.datasets.cases),
             tags_filter=list(settings.tags),
             warnings=list(self.datasets.warnings),
+            shard=settings.shard,
+            critical_tests=[
+                {"nodeid": t.nodeid, "outcome": t.outcome}
+                for t in self.collector.critical_tests.values()
+            ],
         )
         doc = build_document(
             meta,

@@ -91,6 +91,10 @@ def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
     resolved = resolve_config(config)
     settings = resolved.settings
     datasets = load_datasets(paths, tags=settings.tags)
+    if settings.shard is not None:
+        from .sharding import parse_shard, select_shard
+
+        datasets = select_shard(datasets, parse_shard(settings.shard))
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and WORKER_RUN_KEY in workerinput:
         run = RunInfo(**workerinput[WORKER_RUN_KEY])

@@ -198,6 +198,11 @@ class Settings(_Section):
         default_factory=list, description="Run only cases with at least one of these tags."
     )
     dry_run: bool = Field(False, description="Validate and list the plan; call nothing.")
+    shard: str | None = Field(
+        None,
+        description="Run one shard of the cases, I/N (every N-th case from the I-th); "
+        "`rag-eval merge` combines the shards' reports.",
+    )
     weights: dict[str, Annotated[float, Field(ge=0)]] = Field(
         default_factory=lambda: dict(DEFAULT_WEIGHTS),
         description="Composite weights per metric, normalised over the metrics present.",
@@ -228,6 +233,15 @@ class Settings(_Section):
     http: HttpSettings = Field(default_factory=HttpSettings)
     langchain: LangChainSettings = Field(default_factory=LangChainSettings)
     llamaindex: LlamaIndexSettings = Field(default_factory=LlamaIndexSettings)
+
+    @field_validator("shard")
+    @classmethod
+    def _shard_valid(cls, value: str | None) -> str | None:
+        if value is not None:
+            from .sharding import parse_shard
+
+            return str(parse_shard(value))
+        return value
 
     @field_validator("weights")
     @classmethod

@@ -84,6 +84,16 @@ def judge_kind(text: str) -> str:
     return text
 
 
+def shard(text: str) -> str:
+    """argparse type: ``I/N``."""
+    from .sharding import parse_shard
+
+    try:
+        return str(parse_shard(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def module_attr(text: str) -> str:
     """argparse type: ``module:attr`` or ``path/to/file.py:attr``."""
     module, sep, attr = text.rpartition(":")
@@ -187,6 +197,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         action="append",
         metavar="TAGS",
         ini_type="args",
+    ),
+    OptionSpec(
+        "--rag-shard",
+        "Run shard I of N (every N-th case, from the I-th), for CI matrices; combine the "
+        "reports with `rag-eval merge`",
+        setting="shard",
+        type=shard,
+        metavar="I/N",
     ),
     OptionSpec(
         "--rag-adapter",

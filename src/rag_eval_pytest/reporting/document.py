@@ -36,6 +36,8 @@ class RunMeta:
     selected_cases: int
     tags_filter: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    shard: str | None = None
+    critical_tests: list[dict[str, str]] = field(default_factory=list)
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
@@ -78,6 +80,7 @@ def build_document(
             {
                 "key": payload["key"],
                 "id": payload["id"],
+                "index": payload["index"],
                 "dataset": payload["dataset"],
                 "question": payload["question"],
                 "ground_truth": payload["ground_truth"],
@@ -116,6 +119,7 @@ def build_document(
             "datasets": meta.datasets,
             "selected_cases": meta.selected_cases,
             "tags_filter": meta.tags_filter,
+            "shard": meta.shard,
             "adapter": meta.adapter,
             "judge": meta.judge,
             "git_commit": meta.git_commit,
@@ -149,6 +153,7 @@ def build_document(
                 "total": summary.critical.total,
                 "passed": summary.critical.passed,
                 "failed": summary.critical.failed,
+                "tests": meta.critical_tests,
             },
             "tags": [
                 {

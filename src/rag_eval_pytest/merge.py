@@ -1,0 +1,173 @@
+"""Merging the JSON reports of shards (``--rag-shard I/N``) into one report.
+
+The merged report is recomputed from the shards' cases, as if one run had produced them: the
+composite, per-metric means, counts, latency, per-tag and critical sections; thresholds and
+weights come from the shards' reports (they must agree). The exit code follows the same rules
+as a run's.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .collector import CaseRecord, CriticalTest, ItemOutcome
+from .errors import RagEvalError
+from .exit_codes import ExitDecision, decide_exit_code
+from .reporting.document import SCHEMA_VERSION, RunMeta, build_document, now_iso
+from .summary import summarise
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .payload import CasePayload
+
+
+class MergeError(RagEvalError):
+    """A shard report that cannot be merged (missing, not a report, another schema)."""
+
+
+@dataclass
+class Merged:
+    document: dict[str, Any]
+    decision: ExitDecision
+
+
+def load_report(path: Path) -> dict[str, Any]:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise MergeError(f"{path}: file not found") from None
+    except (OSError, ValueError) as exc:
+        raise MergeError(f"{path}: not a JSON report ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("schema_version") != SCHEMA_VERSION:
+        raise MergeError(f"{path}: not an eval_report.json of schema version {SCHEMA_VERSION}")
+    return doc
+
+
+def _record(case: dict[str, Any]) -> CaseRecord:
+    payload: CasePayload = {
+        "schema": 1,
+        "key": case["key"],
+        "id": case["id"],
+        "index": int(case.get("index", 0)),
+        "dataset": case["dataset"],
+        "question": case["question"],
+        "ground_truth": case["ground_truth"],
+        "critical": case["critical"],
+        "tags": list(case["tags"]),
+        "expected_contexts": case["expected_contexts"],
+        "recorded": case["recorded"],
+        "answer": case["answer"],
+        "contexts": case["contexts"],
+        "sources": list(case["sources"]),
+        "latency": case["latency_s"],
+        "error": case["error"],
+        "adapter": None,
+        "judge": None,
+        "metrics": [],
+    }
+    record = CaseRecord(payload=payload)
+    for test in case["tests"]:
+        record.tests[test["nodeid"]] = ItemOutcome(test["nodeid"], test["outcome"], test["message"])
+    for result in case["metrics"].values():
+        record.add_metric(result)
+    return record
+
+
+def _settings_of(doc: dict[str, Any]) -> tuple[dict[str, float], dict[str, float], float]:
+    summary = doc["summary"]
+    weights = {n: float(m["weight"]) for n, m in summary["metrics"].items() if m["weight"]}
+    thresholds = {
+        n: float(m["threshold"])
+        for n, m in summary["metrics"].items()
+        if m["threshold"] is not None
+    }
+    if summary["composite"]["threshold"] is not None:
+        thresholds["composite"] = float(summary["composite"]["threshold"])
+    return weights, thresholds, float(summary["latency"]["slow_threshold_s"])
+
+
+def merge_reports(
+    docs: list[tuple[Path, dict[str, Any]]],
+    *,
+    version: str,
+    critical_code: int = 2,
+    fatal_code: int = 3,
+) -> Merged:
+    if not docs:
+        raise MergeError("no report to merge")
+    records: dict[str, CaseRecord] = {}
+    critical_tests: dict[str, CriticalTest] = {}
+    weights: dict[str, float] = {}
+    thresholds: dict[str, float] = {}
+    slow = 5.0
+    for path, doc in docs:
+        doc_weights, doc_thresholds, slow = _settings_of(doc)
+        weights.update(doc_weights)
+        for name, value in doc_thresholds.items():
+            if name in thresholds and thresholds[name] != value:
+                raise MergeError(
+                    f"{path}: threshold {name} {value} differs from another shard's "
+                    f"{thresholds[name]}; shards of one run share their configuration"
+                )
+            thresholds[name] = value
+        for case in doc["cases"]:
+            if case["key"] in records:
+                raise MergeError(f"{path}: case {case['key']!r} is in two shards")
+            records[case["key"]] = _record(case)
+        for test in doc["summary"]["critical"].get("tests", []):
+            critical_tests[test["nodeid"]] = CriticalTest(test["nodeid"], test["outcome"])
+    ordered = sorted(records.values(), key=lambda r: (r.payload["index"], r.payload["key"]))
+    summary = summarise(
+        ordered,
+        weights=weights,
+        thresholds=thresholds,
+        slow_threshold=slow,
+        critical_tests=list(critical_tests.values()),
+    )
+    runs = [doc["run"] for _, doc in docs]
+    pytest_exit = max((int(r["pytest_exit"]) for r in runs), default=0)
+    fatal = None
+    if ordered and all(r.status == "error" and r.payload.get("error") for r in ordered):
+        fatal = f"the RAG system failed for every case ({len(ordered)})"
+    decision = decide_exit_code(
+        pytest_exit,
+        failed_tests=summary.failed + summary.errors,
+        critical_failures=summary.critical.failed,
+        unmet=summary.unmet,
+        fatal_reason=fatal,
+        critical_code=critical_code,
+        fatal_code=fatal_code,
+    )
+    datasets: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        for ds in run["datasets"]:
+            datasets.setdefault(ds["path"], ds)
+    meta = RunMeta(
+        run_id=f"merged-{uuid.uuid4().hex[:6]}",
+        started_at=min(r["started_at"] for r in runs),
+        finished_at=now_iso(),
+        duration_s=max(float(r["duration_s"]) for r in runs),
+        datasets=list(datasets.values()),
+        adapter=next((r["adapter"] for r in runs if r["adapter"]), None),
+        judge=next((r["judge"] for r in runs if r["judge"]), None),
+        git_commit=next((r["git_commit"] for r in runs if r["git_commit"]), None),
+        pytest_exit=pytest_exit,
+        exit_code=decision.code,
+        exit_reason=decision.reason,
+        partial=any(r["partial"] for r in runs),
+        selected_cases=sum(int(r["selected_cases"]) for r in runs),
+        tags_filter=list(runs[0]["tags_filter"]),
+        warnings=sorted({w for _, doc in docs for w in doc["warnings"]}),
+        shard="merged " + ", ".join(str(r.get("shard") or "?") for r in runs),
+        critical_tests=[
+            {"nodeid": t.nodeid, "outcome": t.outcome} for t in critical_tests.values()
+        ],
+    )
+    document = build_document(
+        meta, summary, ordered, thresholds=thresholds, weights=weights, version=version
+    )
+    return Merged(document, decision)

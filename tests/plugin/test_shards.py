@@ -1,0 +1,107 @@
+"""Sharding for CI matrices and merging the shards' reports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import case, read_report
+
+CONFIG = "metrics:\n  retrieval_recall: null\n"
+
+
+def cases() -> list[dict[str, Any]]:
+    return [
+        case(
+            f"c{i}",
+            "refund policy?" if i % 3 else "deliver abroad?",
+            expected_contexts=["policy.md"],
+            critical=i in (0, 4),
+            tags=[f"t{i % 2}"],
+        )
+        for i in range(7)
+    ]
+
+
+def merge(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "rag_eval_pytest.cli", "merge", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def comparable(report: dict[str, Any]) -> dict[str, Any]:
+    report["run"] = None
+    report["summary"]["latency"] = None
+    for c in report["cases"]:
+        c["latency_s"] = None
+    return report
+
+
+def test_shards_split_the_cases_and_merge_into_the_full_report(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset(cases())
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    base = ("--rag-dataset", "dataset.json", "--rag-target", rag_app, "-p", "no:randomly")
+    full = pytester.runpytest(*base, "--rag-output-dir", "full")
+    assert full.ret == 2
+    shard_keys = []
+    for index in (1, 2, 3):
+        result = pytester.runpytest(
+            *base, "--rag-shard", f"{index}/3", "--rag-output-dir", f"s{index}"
+        )
+        report = read_report(pytester, f"s{index}")
+        assert report["run"]["shard"] == f"{index}/3"
+        shard_keys.append([c["key"] for c in report["cases"]])
+        assert result.ret in (0, 1, 2)
+    assert shard_keys == [["c0", "c3", "c6"], ["c1", "c4"], ["c2", "c5"]]
+
+    done = merge(
+        pytester.path,
+        "s1/eval_report.json",
+        "s2/eval_report.json",
+        "s3/eval_report.json",
+        "--output-dir",
+        "merged",
+    )
+    assert done.returncode == 2, done.stderr
+    assert "merged 3 reports: 7 cases" in done.stdout
+    assert (
+        "rag-eval: exit 2: critical cases c0, c3 failed" in done.stdout or "exit 2" in done.stdout
+    )
+    merged = read_report(pytester, "merged")
+    assert comparable(merged) == comparable(read_report(pytester, "full"))
+    assert (pytester.path / "merged" / "eval_report.md").exists()
+    assert len((pytester.path / "merged" / "results.jsonl").read_text().splitlines()) == 1
+
+
+def test_merge_refuses_overlapping_shards_and_bad_files(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset(cases())
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
+    twice = merge(pytester.path, "results/eval_report.json", "results/eval_report.json")
+    assert twice.returncode == 3
+    assert "case 'c0' is in two shards" in twice.stderr
+    (pytester.path / "junk.json").write_text(json.dumps({"hello": 1}))
+    junk = merge(pytester.path, "junk.json")
+    assert junk.returncode == 3
+    assert "junk.json: not an eval_report.json" in junk.stderr
+
+
+@pytest.mark.parametrize("bad", ["0/3", "4/3", "x", "1/0"])
+def test_a_bad_shard_is_a_usage_error(pytester: pytest.Pytester, bad: str) -> None:
+    result = pytester.runpytest("--rag-shard", bad)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*--rag-shard*{bad}*is not a shard*"])
