@@ -156,7 +156,9 @@ def pytest_collection_modifyitems(
     if eval_session is not None and _prefetching(config, eval_session):
         from .prefetch import plan_tests, read_learned
 
-        eval_session.prefetcher = plan_tests(items, eval_session, read_learned(config.cache))
+        eval_session.prefetcher = plan_tests(
+            items, eval_session, read_learned(getattr(config, "cache", None))
+        )
     return result
 
 

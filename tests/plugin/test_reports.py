@@ -55,7 +55,7 @@ def test_json_report_fields(
         "threshold": 0.5,
         "status": "PASS",
     }
-    assert summary["critical"] == {"total": 1, "passed": 1, "failed": []}
+    assert summary["critical"] == {"total": 1, "passed": 1, "failed": [], "tests": []}
     assert [t["tag"] for t in summary["tags"]] == ["account", "billing", "shipping"]
     assert summary["latency"]["count"] == 3 and summary["latency"]["slow"] == 0
     cases = {c["key"]: c for c in report["cases"]}

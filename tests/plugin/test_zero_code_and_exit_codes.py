@@ -123,7 +123,9 @@ def test_exit_2_when_a_critical_case_fails(
     result.stdout.fnmatch_lines(["rag-eval: exit 2: critical case crit failed"])
     report = read_report(pytester)
     assert report["run"]["exit_code"] == 2 and report["run"]["pytest_exit"] == 1
-    assert report["summary"]["critical"] == {"total": 1, "passed": 0, "failed": ["crit"]}
+    assert report["summary"]["critical"] == {
+        "total": 1, "passed": 0, "failed": ["crit"], "tests": []
+    }
 
 
 def test_rag_critical_marker_on_a_plain_test_counts(
