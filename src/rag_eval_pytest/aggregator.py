@@ -21,10 +21,12 @@ from .reporting.files import (
     JSON_REPORT,
     MARKDOWN_REPORT,
     append_history,
+    read_history,
     write_atomic,
 )
 from .reporting.history import git_commit, history_entry
 from .reporting.markdown import render_markdown, render_step_summary
+from .reporting.trend import build_trend
 from .summary import summarise
 
 if TYPE_CHECKING:
@@ -124,10 +126,24 @@ class Aggregator:
             weights=settings.normalised_weights(),
             version=self.version,
         )
+        if self.settings.output.history:
+            doc["trend"] = self._trend(doc)
         self.document = self.redactor.data(doc)
         self._write(self.document)
         self._append_step_summary(self.document)
         return decision
+
+    def _trend(self, doc: dict[str, Any]) -> dict[str, Any]:
+        """The last runs from results.jsonl and this one, with regressions flagged."""
+        import warnings
+
+        with warnings.catch_warnings(record=True) as caught:  # bad lines: said in the report
+            warnings.simplefilter("always")
+            history = read_history(self.output_dir / HISTORY_FILE)
+        doc["warnings"].extend(str(w.message) for w in caught)
+        return build_trend(
+            history, history_entry(doc), tolerance=self.settings.output.regression_tolerance
+        )
 
     def _append_step_summary(self, doc: dict[str, Any]) -> None:
         """On GitHub Actions, show the summary on the run's page."""

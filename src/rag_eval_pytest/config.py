@@ -53,6 +53,13 @@ class OutputSettings(_Section):
         description="Which reports to write: eval_report.md and/or eval_report.json.",
     )
     history: bool = Field(True, description="Append one line per run to results.jsonl.")
+    regression_tolerance: float = Field(
+        0.05,
+        ge=0,
+        le=1,
+        description="The report flags a score that dropped by more than this since the "
+        "previous run (flagged only; thresholds decide the exit code).",
+    )
 
 
 class ExitCodeSettings(_Section):

@@ -213,6 +213,7 @@ def _comparable(report: dict[str, Any]) -> dict[str, Any]:
     once per process, so with workers the same scores can cost a few more requests."""
     for volatile in ("id", "started_at", "finished_at", "duration_s"):
         report["run"].pop(volatile)
+    report.pop("trend", None)  # the second run has the first in its history
     report["summary"]["latency"] = None
     report["summary"]["usage"] = None
     for c in report["cases"]:

@@ -136,6 +136,7 @@ def test_unwritable_output_is_one_line_not_a_crash(
 def _comparable(report: dict[str, Any]) -> dict[str, Any]:
     for volatile in ("id", "started_at", "finished_at", "duration_s"):
         report["run"].pop(volatile)
+    report.pop("trend", None)  # the second run has the first in its history
     report["summary"]["latency"] = None
     for c in report["cases"]:
         c["latency_s"] = None
@@ -241,3 +242,27 @@ def test_retrieval(rag_case):
     assert report["run"]["partial"] is True
     assert report["cases"][0]["key"] == "tc_001"
     assert report["cases"][0]["metrics"]["retrieval_recall"]["score"] == 1.0
+
+
+def test_markdown_shows_the_trend_of_the_last_runs_and_flags_a_regression(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset()  # tc_003 misses its document: retrieval recall 2/3
+    run(pytester, rag_app)
+    first = (pytester.path / "results" / "eval_report.md").read_text()
+    assert "## Trend" not in first  # one run: nothing to compare with
+    write_dataset(
+        [
+            case("a", "refund policy?", expected_contexts=["policy.md"]),
+            case("b", "deliver abroad?", expected_contexts=["policy.md"]),
+        ]
+    )
+    run(pytester, rag_app)  # recall drops from 0.67 to 0.50
+    markdown = (pytester.path / "results" / "eval_report.md").read_text()
+    assert "## Trend: last 2 runs" in markdown
+    assert "> **Regression:** Retrieval Recall 0.67 → 0.50 since the previous run" in markdown
+    assert "```mermaid\nxychart-beta" in markdown
+    assert "| 2 | " in markdown
+    report = read_report(pytester)
+    names = [r["name"] for r in report["trend"]["regressions"]]
+    assert "retrieval_recall" in names

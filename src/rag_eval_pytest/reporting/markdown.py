@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..options import METRIC_NAMES
+
 _QUOTE = 600
 _GOOD = {"supported", "yes", "found", "expected", "relevant", "useful", "attributed"}
 
@@ -144,6 +146,49 @@ def _case_trace(case: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _metric_rank(name: str) -> tuple[int, str]:
+    return (METRIC_NAMES.index(name) if name in METRIC_NAMES else len(METRIC_NAMES), name)
+
+
+def _trend(trend: dict[str, Any] | None) -> list[str]:
+    """The last runs: regressions first, a Mermaid chart of the composite, then the numbers."""
+    if not trend or len(trend["points"]) < 2:
+        return []
+    points = trend["points"]
+    lines = [f"## Trend: last {len(points)} runs", ""]
+    for r in trend["regressions"]:
+        lines.append(
+            f"> **Regression:** {title(r['name'])} {fmt_score(r['previous'])} → "
+            f"{fmt_score(r['current'])} since the previous run ({r['previous_run']})."
+        )
+    if trend["regressions"]:
+        lines.append("")
+    charted = [p for p in points if p["composite"] is not None]
+    if len(charted) >= 2:
+        values = ", ".join(f"{p['composite']:.3f}" for p in charted)
+        labels = ", ".join(f'"{i + 1}"' for i in range(len(charted)))
+        lines += [
+            "```mermaid",
+            "xychart-beta",
+            '    title "Composite score by run (oldest first)"',
+            f"    x-axis [{labels}]",
+            '    y-axis "score" 0 --> 1',
+            f"    line [{values}]",
+            "```",
+            "",
+        ]
+    names = sorted({m for p in points for m in p["metrics"]}, key=_metric_rank)
+    header = "| Run | Date | Composite | " + " | ".join(title(n) for n in names) + " |"
+    lines += [header, "|" + "---|" * (3 + len(names))]
+    for i, p in enumerate(points, start=1):
+        date = str(p["timestamp"] or "")[:16].replace("T", " ")
+        mark = " (partial)" if p["partial"] else ""
+        cells = " | ".join(fmt_score(p["metrics"].get(n)) for n in names)
+        lines.append(f"| {i}{mark} | {date} | {fmt_score(p['composite'])} | {cells} |")
+    lines.append("")
+    return lines
+
+
 def render_markdown(doc: dict[str, Any]) -> str:
     run, summary = doc["run"], doc["summary"]
     counts, critical = summary["counts"], summary["critical"]
@@ -175,6 +220,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
         )
     lines.append(f"**Exit Code:** {run['exit_code']} ({run['exit_reason']})")
     lines += ["", "## Summary", "", *_summary_table(doc), "", _latency_line(doc), ""]
+    lines += _trend(doc.get("trend"))
 
     if critical["failed"]:
         lines.append(
