@@ -56,6 +56,11 @@ def main(argv: list[str] | None = None) -> int:
         return int(options.fatal_exit_code)
     out: Path = options.output_dir
     doc = merged.document
+    if not options.no_history:
+        from .reporting.files import read_history
+        from .reporting.trend import build_trend
+
+        doc["trend"] = build_trend(read_history(out / HISTORY_FILE), history_entry(doc))
     write_atomic(out / JSON_REPORT, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     write_atomic(out / MARKDOWN_REPORT, render_markdown(doc))
     written = [out / JSON_REPORT, out / MARKDOWN_REPORT]

@@ -41,6 +41,7 @@ def merge(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def comparable(report: dict[str, Any]) -> dict[str, Any]:
     report["run"] = None
+    report.pop("trend")  # each output directory has its own history
     report["summary"]["latency"] = None
     for c in report["cases"]:
         c["latency_s"] = None
