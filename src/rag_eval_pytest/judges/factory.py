@@ -153,8 +153,14 @@ def build_judge(
 def _local_judge(settings: JudgeSettings) -> Judge:
     from .offline import OfflineJudge
 
+    local = settings.local
     try:
-        return OfflineJudge()
+        entailment = None
+        if local.nli_model:
+            from .offline.entailment import EntailmentModel
+
+            entailment = EntailmentModel(local.nli_model, local.nli_labels)
+        return OfflineJudge(entailment=entailment, nli_threshold=local.nli_threshold)
     except ImportError as exc:
         auto = settings.kind == "auto"
         raise ConfigError(

@@ -19,6 +19,23 @@ class PriceSettings(_Section):
     output: float = Field(ge=0, description="USD per million output tokens.")
 
 
+class LocalJudgeSettings(_Section):
+    """The offline judge (``kind: local``)."""
+
+    nli_model: str | None = Field(
+        None,
+        description="Folder of a local cross-encoder entailment model used beside the rules "
+        "(nothing is downloaded).",
+    )
+    nli_labels: list[str] = Field(
+        default_factory=lambda: ["contradiction", "entailment", "neutral"],
+        description="The entailment model's outputs, in order.",
+    )
+    nli_threshold: float = Field(
+        0.5, ge=0, le=1, description="Entailment probability from which a claim is supported."
+    )
+
+
 class JudgeSettings(_Section):
     """Which judge scores the judge-based metrics, and how."""
 
@@ -48,6 +65,7 @@ class JudgeSettings(_Section):
     prices: dict[str, PriceSettings] = Field(
         default_factory=dict, description="Price overrides per model name (prefix)."
     )
+    local: LocalJudgeSettings = Field(default_factory=LocalJudgeSettings)
     max_context_tokens: int | None = Field(
         None, ge=1000, description="The judge's window; longer data is truncated with a note."
     )

@@ -17,7 +17,7 @@ import itertools
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...text.sentences import split_sentences
 from ..base import Judge, JudgeOutcome, Question
@@ -38,7 +38,11 @@ from ..questions import (
 from .checks import coverage, entity_conflict, negation_conflict, number_conflict
 from .embeddings import LocalEmbedder, shared_embedder
 
+if TYPE_CHECKING:
+    from .entailment import EntailmentModel
+
 SHORT_CLAIM_WORDS = 8
+_CONFLICTS = ("claims ", "names ", "the claim ")
 _PLEASANTRY = re.compile(
     r"^\W*(hi|hello|hey|thanks?( you)?|you're welcome|ok(ay)?|sure|bye|goodbye)\W*$", re.I
 )
@@ -58,6 +62,8 @@ class Thresholds:
 
     support: float = 0.45
     coverage: float = 0.6
+    paraphrase_support: float = 0.65
+    paraphrase_coverage: float = 0.3
     ambiguous_support: float = 0.35
     relevance: float = 0.55
     relevance_floor: float = 0.1
@@ -82,7 +88,12 @@ class OfflineJudge(Judge):
     kind: ClassVar[str] = "local"
 
     def __init__(
-        self, *, thresholds: Thresholds | None = None, embedder: LocalEmbedder | None = None
+        self,
+        *,
+        thresholds: Thresholds | None = None,
+        embedder: LocalEmbedder | None = None,
+        entailment: EntailmentModel | None = None,
+        nli_threshold: float = 0.5,
     ) -> None:
         shared = embedder or shared_embedder()
         if shared is None:
@@ -92,7 +103,11 @@ class OfflineJudge(Judge):
             )
         self.embedder = shared
         self.thresholds = thresholds or Thresholds()
-        self.model = f"{self.embedder.name} + rules"
+        self.entailment = entailment
+        self.nli_threshold = nli_threshold
+        self.model = f"{self.embedder.name} + rules" + (
+            f" + {entailment.path.name}" if entailment is not None else ""
+        )
 
     def supports(self, question: type[Question[Any, Any]]) -> bool:
         return question in _ANSWERS
@@ -135,10 +150,51 @@ class OfflineJudge(Judge):
         ]
         vectors = await self.embed(framed + [p for p, _ in passages])
         claim_vectors, passage_vectors = vectors[: len(claims)], vectors[len(claims) :]
-        return [
+        verdicts = [
             self._judge_claim(claim, vector, passages, passage_vectors)
             for claim, vector in zip(claims, claim_vectors, strict=True)
         ]
+        if self.entailment is None:
+            return verdicts
+        return await self._with_entailment(claims, verdicts)
+
+    async def _with_entailment(self, claims: list[str], verdicts: list[Support]) -> list[Support]:
+        """The entailment model decides between the rules' verdicts: a number, negation or
+        name conflict stays unsupported; otherwise entailment supports and contradiction
+        refutes, whatever the similarity said."""
+        assert self.entailment is not None
+        results = await self.entailment.apredict(
+            [(v.evidence, c) for c, v in zip(claims, verdicts, strict=True)]
+        )
+        final = []
+        for verdict, nli in zip(verdicts, results, strict=True):
+            if verdict.verdict == "unsupported" and verdict.reason.startswith(_CONFLICTS):
+                final.append(verdict)
+            elif nli.contradiction > max(nli.entailment, self.nli_threshold):
+                reason = (
+                    f"the entailment model finds a contradiction (p={nli.contradiction:.2f}) "
+                    f"with {verdict.source}"
+                )
+                final.append(
+                    Support("unsupported", reason, verdict.score, verdict.evidence, verdict.source)
+                )
+            elif nli.entailment >= self.nli_threshold:
+                reason = (
+                    f"entailed by {verdict.source} (p={nli.entailment:.2f}): "
+                    f"{_short(verdict.evidence)}"
+                )
+                final.append(
+                    Support("supported", reason, verdict.score, verdict.evidence, verdict.source)
+                )
+            else:
+                reason = (
+                    f"not entailed by the closest passage, {verdict.source} "
+                    f"(p={nli.entailment:.2f})"
+                )
+                final.append(
+                    Support("unsupported", reason, verdict.score, verdict.evidence, verdict.source)
+                )
+        return final
 
     def _judge_claim(
         self,
@@ -162,7 +218,9 @@ class OfflineJudge(Judge):
             problem = check(claim, text)
             if problem is not None and covered >= 0.3:
                 return Support("unsupported", f"{problem} ({label})", score, text, label)
-        if similarity >= t.support and covered >= t.coverage:
+        if (similarity >= t.support and covered >= t.coverage) or (
+            similarity >= t.paraphrase_support and covered >= t.paraphrase_coverage
+        ):
             reason = (
                 f"supported by {label} (similarity {similarity:.2f}, "
                 f"{covered:.0%} of its words): {_short(text)}"
