@@ -82,7 +82,11 @@ class ConcurrencySettings(_Section):
         None, ge=1, le=256, description="RAG queries in flight (default: limit)."
     )
     judge: int | None = Field(
-        None, ge=1, le=256, description="Judge requests in flight (default: limit)."
+        None,
+        ge=1,
+        le=512,
+        description="Judge requests in flight (default: twice the limit; halves on 429 and "
+        "overload, then recovers).",
     )
     prefetch: bool = Field(
         True,
@@ -162,9 +166,7 @@ class LangChainSettings(_Section):
     )
     answer_key: str = Field("answer", description="Output key of the answer.")
     context_key: str = Field("context", description="Output key of the retrieved Documents.")
-    source_key: str | None = Field(
-        default=None, description="Document metadata key of the source."
-    )
+    source_key: str | None = Field(default=None, description="Document metadata key of the source.")
 
 
 class LlamaIndexSettings(_Section):
@@ -183,9 +185,7 @@ def _check_metric_keys(value: Mapping[str, Any], *, extra: tuple[str, ...] = ())
     known = known_metric_names() | set(extra)
     for key in value:
         if key not in known:
-            raise ValueError(
-                f"unknown metric {key!r} (known: {', '.join(sorted(known))})"
-            )
+            raise ValueError(f"unknown metric {key!r} (known: {', '.join(sorted(known))})")
 
 
 class Settings(_Section):

@@ -33,8 +33,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from .adapters.base import RAGAdapter
+    from .dataset import LoadedCase
     from .judges.base import Judge
     from .limits import AdaptiveLimiter
+    from .response import RAGResponse
     from .session import EvalSession
 
 Request = tuple[str, dict[str, Any]]
@@ -63,6 +65,7 @@ class Prefetcher:
     _judge: Judge | None = None
     _adapter: RAGAdapter | None = None
     _scheduled: set[tuple[str, str]] = field(default_factory=set)
+    _warmed: bool = False
 
     # ------------------------------------------------------------------ from the main thread
 
@@ -118,6 +121,8 @@ class Prefetcher:
             self._tasks.append(asyncio.ensure_future(self._prefetch(test, limiter)))
 
     async def _prefetch(self, test: PlannedTest, limiter: AdaptiveLimiter) -> None:
+        # The case slot bounds the queries; the judge limiter bounds the judging, in the order
+        # the metrics were scheduled, so a slow metric never holds back the next cases.
         async with limiter.slot():
             if self.stopped:
                 return
@@ -133,22 +138,27 @@ class Prefetcher:
                 response = await asyncio.shield(response_task)
             except Exception:  # the test reports the adapter's error
                 return
-            requests = [r for r in test.requests if (test.case, repr(r)) not in self._scheduled]
-            if self._judge is None:
-                requests = [r for r in requests if not self._needs_judge(r)]
-            if not requests or self.stopped:
-                return
-            self._scheduled.update((test.case, repr(r)) for r in requests)
-            services = session.services(self._judge)
-            tasks = []
-            for name, params in requests:
-                try:
-                    metric = get_metric(name, **params)
-                except (KeyError, TypeError, ValueError):  # the test reports its own mistake
-                    continue
-                tasks.append(session.measure_task(loaded, response, metric, services))
-            self._tasks.extend(tasks)
-            await asyncio.gather(*(asyncio.shield(t) for t in tasks), return_exceptions=True)
+        self._measure(test, loaded, response)
+
+    def _measure(self, test: PlannedTest, loaded: LoadedCase, response: RAGResponse) -> None:
+        """Schedule the case's known metrics (not awaited: tests wait for their own)."""
+        session = self.session
+        requests = [r for r in test.requests if (test.case, repr(r)) not in self._scheduled]
+        if self._judge is None:
+            requests = [r for r in requests if not self._needs_judge(r)]
+        if not requests or self.stopped:
+            return
+        self._scheduled.update((test.case, repr(r)) for r in requests)
+        services = session.services(self._judge)
+        if services.embed is not None and not self._warmed:
+            self._warmed = True  # load the embedding model while the judge is busy
+            self._tasks.append(asyncio.ensure_future(services.embed(["warm up"])))
+        for name, params in requests:
+            try:
+                metric = get_metric(name, **params)
+            except (KeyError, TypeError, ValueError):  # the test reports its own mistake
+                continue
+            self._tasks.append(session.measure_task(loaded, response, metric, services))
 
     async def _cancel(self) -> None:
         pending = [t for t in self._tasks if not t.done()]

@@ -73,7 +73,9 @@ class EvalSession:
     def __post_init__(self) -> None:
         limits = self.settings.concurrency
         self.rag_limiter = AdaptiveLimiter(limits.rag or limits.limit)
-        self.judge_limiter = AdaptiveLimiter(limits.judge or limits.limit)
+        # Twice the cases by default: a provider's queue stays full while responses are
+        # being parsed (the limiter halves itself on 429 and overload).
+        self.judge_limiter = AdaptiveLimiter(limits.judge or 2 * limits.limit)
         self.case_limiter = AdaptiveLimiter(limits.limit)
         # Configured auth headers are secrets in every process, the aggregating one included,
         # before any adapter exists (workers may be the ones that build it).

@@ -159,7 +159,8 @@ def test_zz_elapsed():
     second = pytester.runpytest(*args)
     second.assert_outcomes(passed=6)
     assert elapsed(second) < 0.6
-    off = pytester.runpytest(*args, "--rag-concurrency", "1")
+    pytester.makefile(".yaml", **{"eval-config": "concurrency:\n  prefetch: false\n"})
+    off = pytester.runpytest(*args)  # each test measures its own case: 5 x 0.3 s
     off.assert_outcomes(passed=6)
     assert elapsed(off) > 1.2
 
