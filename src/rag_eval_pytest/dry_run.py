@@ -24,8 +24,24 @@ def header_line(session: EvalSession) -> str:
     )
     return (
         f"rag-eval: dataset {datasets} ({selected}, {critical} critical) | adapter {adapter} "
-        f"| judge {judge_description(session)} | output {settings.output.directory}"
+        f"| judge {judge_description(session)}{_estimate_note(session)} "
+        f"| output {settings.output.directory}"
     )
+
+
+def _estimate_note(session: EvalSession) -> str:
+    """The zero-code metrics' estimated API cost, for paid judges (empty otherwise)."""
+    from .judges.estimate import estimate_run
+    from .judges.factory import resolve_kind
+
+    settings = session.settings
+    if resolve_kind(settings.judge, os.environ) == "local":
+        return ""
+    names = [m for m, _ in configured_metrics(settings)]
+    estimate = estimate_run(settings.judge, session.cases, names, os.environ)
+    if estimate is None or estimate.cost_usd is None:
+        return ""
+    return f", est. ~${estimate.cost_usd:.2f} in zero-code mode"
 
 
 def judge_description(session: EvalSession) -> str:

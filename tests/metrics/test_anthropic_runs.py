@@ -61,6 +61,9 @@ def test_anthropic_judge_scores_then_a_second_run_is_served_from_the_cache(
     fake_llm.push(anthropic_tool(SUPPORT), anthropic_tool(SUPPORT))
     first = pytester.runpytest(*args)
     first.assert_outcomes(passed=1)
+    first.stdout.fnmatch_lines(
+        ["rag-eval: * | judge anthropic (claude-*), est. ~$* in zero-code mode *"]
+    )
     assert fake_llm.count("/v1/messages") == 2
     report = read_report(pytester)
     faith = report["cases"][0]["metrics"]["faithfulness"]
