@@ -59,3 +59,28 @@ def test_every_guide_the_readme_links_exists() -> None:
     assert links
     missing = [link for link in links if not (ROOT / link).exists()]
     assert missing == []
+
+
+def test_every_test_the_reliability_guide_names_exists() -> None:
+    """References are `tests/dir/test_x.py::test_name`, `test_x.py::test_name` (a file named
+    before in the same row or earlier) or a bare `test_name` of the last file named."""
+    text = (ROOT / "docs" / "reliability.md").read_text(encoding="utf-8")
+    files = {p.name: p for p in (ROOT / "tests").rglob("test_*.py")}
+    current: Path | None = None
+    missing = []
+    for ref in re.findall(
+        r"`(tests/[\w/]+\.py(?:::[\w*]+)?|test_\w+\.py(?:::[\w*]+)?|test_[\w*]+)`", text
+    ):
+        path, _, name = ref.partition("::")
+        if path.endswith(".py"):
+            current = ROOT / path if path.startswith("tests/") else files.get(path)
+            if current is None or not current.exists():
+                missing.append(path)
+                continue
+        else:
+            name = ref
+        if name and current is not None:
+            pattern = name.replace("*", r"\w*")
+            if not re.search(rf"def {pattern}\(", current.read_text(encoding="utf-8")):
+                missing.append(f"{current.name}::{name}")
+    assert missing == []
