@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from .entailment import EntailmentModel
 
 SHORT_CLAIM_WORDS = 8
+PHRASE_WORDS = 4
 _CONFLICTS = ("claims ", "names ", "the claim ")
 _PLEASANTRY = re.compile(
     r"^\W*(hi|hello|hey|thanks?( you)?|you're welcome|ok(ay)?|sure|bye|goodbye)\W*$", re.I
@@ -62,8 +63,9 @@ class Thresholds:
 
     support: float = 0.45
     coverage: float = 0.6
-    paraphrase_support: float = 0.65
+    paraphrase_support: float = 0.6
     paraphrase_coverage: float = 0.3
+    short_coverage: float = 0.75
     ambiguous_support: float = 0.35
     relevance: float = 0.55
     relevance_floor: float = 0.1
@@ -214,13 +216,30 @@ class OfflineJudge(Judge):
         )
         similarity, covered, text, label = scored[0]
         score = round((similarity + covered) / 2, 4)
-        for check in (number_conflict, entity_conflict, negation_conflict):
+        short = len(claim.split()) < SHORT_CLAIM_WORDS
+        # A bare name or phrase ("Garth Brooks") carries no negation of its own to compare.
+        phrase = len(claim.split()) < PHRASE_WORDS
+        checks = (
+            (number_conflict, entity_conflict)
+            if phrase
+            else (number_conflict, entity_conflict, negation_conflict)
+        )
+        for check in checks:
             problem = check(claim, text)
             if problem is not None and covered >= 0.3:
                 return Support("unsupported", f"{problem} ({label})", score, text, label)
-        if (similarity >= t.support and covered >= t.coverage) or (
+        if short and covered >= t.short_coverage and similarity >= t.ambiguous_support:
+            reason = (
+                f"supported by {label} ({covered:.0%} of its words, similarity "
+                f"{similarity:.2f}): {_short(text)}"
+            )
+            return Support("supported", reason, score, text, label)
+        # A reworded claim may share few words with its source; a short claim may not (it
+        # is compared together with its question, which alone makes it look similar).
+        reworded = len(claim.split()) >= SHORT_CLAIM_WORDS and (
             similarity >= t.paraphrase_support and covered >= t.paraphrase_coverage
-        ):
+        )
+        if (similarity >= t.support and covered >= t.coverage) or reworded:
             reason = (
                 f"supported by {label} (similarity {similarity:.2f}, "
                 f"{covered:.0%} of its words): {_short(text)}"
