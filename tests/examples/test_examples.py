@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -66,3 +67,38 @@ def test_llamaindex_example_runs_a_real_query_engine(tmp_path: Path) -> None:
     cases = report["cases"]  # type: ignore[index]
     assert all(c["contexts"] for c in cases if not c["recorded"])  # type: ignore[index]
     assert report["summary"]["metrics"]["retrieval_recall"]["judged"] > 0  # type: ignore[index]
+
+
+def test_the_demo_runs_offline_with_the_local_judge_and_its_report_shows_everything(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("sentence_transformers")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--rag-dataset=dataset.json",
+            f"--rag-output-dir={tmp_path}",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+        ],
+        cwd=EXAMPLES,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+        env={k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"},
+    )
+    assert proc.returncode == 2, proc.stdout[-3000:]  # a critical case fails, on purpose
+    assert "| judge local (all-MiniLM-L6-v2 + rules) |" in proc.stdout
+    markdown = (tmp_path / "eval_report.md").read_text()
+    assert "## Critical Tests: 1/3 PASSED, 2 FAILED" in markdown
+    assert "## Test Results by Tag" in markdown
+    assert "### FAILED: tc_001 (critical) - What is the refund policy?" in markdown
+    assert "**Unsupported Claims:**" in markdown
+    assert "Refunds are usually processed within 24 hours." in markdown
+    report = json.loads((tmp_path / "eval_report.json").read_text())
+    assert "passed" in {c["status"] for c in report["cases"]}
