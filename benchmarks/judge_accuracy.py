@@ -11,7 +11,9 @@ the set measures, through the same metric code the plugin runs:
   passage, predicted relevant when > 0.
 
 Prints accuracy, balanced accuracy, F1 of the positive class and ROC AUC of the score, and the
-time per row. Usage::
+time per row. For faithfulness sets it also prints the speed against the floor of any
+embedding judge: encoding every answer and context sentence of the set once, in one batch,
+with the same encoder (a fresh one, so nothing is memoised). Usage::
 
     python benchmarks/judge_accuracy.py                       # the sets in benchmarks/data
     python benchmarks/judge_accuracy.py --data DIR [--offset N] [--limit N]
@@ -30,10 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from rag_eval_pytest.judges.offline import OfflineJudge
+from rag_eval_pytest.judges.offline.embeddings import LocalEmbedder
 from rag_eval_pytest.metrics.base import Sample, Services
 from rag_eval_pytest.metrics.registry import get_metric
 from rag_eval_pytest.response import Context
 from rag_eval_pytest.session import measure
+from rag_eval_pytest.text.sentences import split_sentences
 
 HERE = Path(__file__).parent
 
@@ -73,6 +77,20 @@ async def score(judge: OfflineJudge, task: str, row: dict[str, Any]) -> tuple[fl
     return value, value > 0.0
 
 
+def encoding_floor(rows: list[dict[str, Any]]) -> float:
+    """Seconds to encode every distinct answer and context sentence of ``rows`` once."""
+    texts: set[str] = set()
+    for row in rows:
+        texts.update(split_sentences(row.get("answer") or ""))
+        for context in row.get("contexts") or []:
+            texts.update(split_sentences(context))
+    encoder = LocalEmbedder()
+    encoder.encode(["warm up"])
+    started = time.perf_counter()
+    encoder.encode(sorted(texts))
+    return time.perf_counter() - started
+
+
 def auc(scores: list[float], labels: list[int]) -> float | None:
     pos = [s for s, y in zip(scores, labels, strict=True) if y == 1]
     neg = [s for s, y in zip(scores, labels, strict=True) if y == 0]
@@ -109,8 +127,7 @@ async def main() -> None:
         "--offset", type=int, default=0, help="skip the first rows (held out from tuning)"
     )
     options = parser.parse_args()
-    judge = OfflineJudge()
-    await judge.embed(["warm up"])  # the model load is not part of the per-row time
+    floors: list[tuple[str, float, float]] = []
     print("| set | task | rows | accuracy | balanced acc. | F1 | ROC AUC | time per row |")
     print("|---|---|---|---|---|---|---|---|")
     for path in sorted(options.data.glob("*/dev.jsonl")):
@@ -119,9 +136,13 @@ async def main() -> None:
         if options.limit:
             rows = rows[: options.limit]
         task = task_of(path.parent.name, rows[0])
+        fresh = OfflineJudge(embedder=LocalEmbedder())  # nothing memoised from other sets
+        await fresh.embed(["warm up"])
         started = time.perf_counter()
-        results = [await score(judge, task, row) for row in rows]
+        results = [await score(fresh, task, row) for row in rows]
         seconds = time.perf_counter() - started
+        if task == "faithfulness":
+            floors.append((path.parent.name, seconds, encoding_floor(rows)))
         print(
             report(
                 path.parent.name,

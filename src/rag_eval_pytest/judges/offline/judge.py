@@ -13,7 +13,6 @@ It cannot write questions, so answer relevance uses its direct rating; coreferen
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -126,14 +125,17 @@ class OfflineJudge(Judge):
 
     # ------------------------------------------------------------------ support
 
-    async def _passages(self, contexts: list[str]) -> list[tuple[str, str]]:
-        """(text, source label) for each context sentence and each pair of adjacent ones."""
-        passages: list[tuple[str, str]] = []
+    async def _passages(self, contexts: list[str]) -> list[tuple[str, str, str]]:
+        """(sentence, window, source label) for each context sentence; the window is the
+        sentence and the next one, for a claim that spans two. Only sentences are encoded."""
+        passages: list[tuple[str, str, str]] = []
         for i, context in enumerate(contexts):
             label = f"context {i + 1}"
             sentences = split_sentences(context) or [context]
-            passages += [(s, label) for s in sentences]
-            passages += [(f"{a} {b}", label) for a, b in itertools.pairwise(sentences)]
+            following = [*sentences[1:], ""]
+            passages += [
+                (s, f"{s} {n}".strip(), label) for s, n in zip(sentences, following, strict=True)
+            ]
         return passages
 
     async def support(
@@ -150,7 +152,7 @@ class OfflineJudge(Judge):
             f"{question} {c}" if question and len(c.split()) < SHORT_CLAIM_WORDS else c
             for c in claims
         ]
-        vectors = await self.embed(framed + [p for p, _ in passages])
+        vectors = await self.embed(framed + [p for p, _, _ in passages])
         claim_vectors, passage_vectors = vectors[: len(claims)], vectors[len(claims) :]
         verdicts = [
             self._judge_claim(claim, vector, passages, passage_vectors)
@@ -202,19 +204,19 @@ class OfflineJudge(Judge):
         self,
         claim: str,
         vector: list[float],
-        passages: list[tuple[str, str]],
+        passages: list[tuple[str, str, str]],
         passage_vectors: list[list[float]],
     ) -> Support:
         t = self.thresholds
         scored = sorted(
             (
-                (_cosine(vector, pv), coverage(claim, text), text, label)
-                for (text, label), pv in zip(passages, passage_vectors, strict=True)
+                (_cosine(vector, pv), coverage(claim, window), window, label, sentence)
+                for (sentence, window, label), pv in zip(passages, passage_vectors, strict=True)
             ),
             key=lambda s: s[0] + s[1],
             reverse=True,
         )
-        similarity, covered, text, label = scored[0]
+        similarity, covered, text, label, sentence = scored[0]
         score = round((similarity + covered) / 2, 4)
         short = len(claim.split()) < SHORT_CLAIM_WORDS
         # A bare name or phrase ("Garth Brooks") carries no negation of its own to compare.
@@ -225,7 +227,8 @@ class OfflineJudge(Judge):
             else (number_conflict, entity_conflict, negation_conflict)
         )
         for check in checks:
-            problem = check(claim, text)
+            # A negation is judged against the matching sentence alone, not its neighbour.
+            problem = check(claim, sentence if check is negation_conflict else text)
             if problem is not None and covered >= 0.3:
                 return Support("unsupported", f"{problem} ({label})", score, text, label)
         if short and covered >= t.short_coverage and similarity >= t.ambiguous_support:
