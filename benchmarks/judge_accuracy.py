@@ -154,6 +154,11 @@ async def main() -> None:
             ),
             flush=True,
         )
+    print()
+    print("| set | faithfulness run | encoding floor | ratio |")
+    print("|---|---|---|---|")
+    for name, seconds, floor in floors:
+        print(f"| {name} | {seconds:.2f} s | {floor:.2f} s | {seconds / floor:.2f} |")
 
 
 if __name__ == "__main__":
