@@ -1,45 +1,63 @@
-"""Accuracy of the offline judge against human-labelled (or by-construction) dev sets.
+"""Accuracy and speed of the local (offline) judge on human-labelled (or by-construction) sets.
 
-For each row (``question``, ``contexts``, ``answer``, ``label``) the offline judge scores what
-the set measures, through the same metric code the plugin runs:
+Each row (``question``, ``contexts``, ``answer``, ``label``) is scored the way a user's run
+scores it: the judge comes from the plugin's factory (``judge.kind: local``) and the score
+from the plugin's metric code, every row of a set concurrently (as the plugin prefetches):
 
-* ``faithfulness`` sets (label 1 = the answer is supported by the contexts): the faithfulness
-  score of the answer; predicted faithful when every claim is supported (score 1.0);
-* ``answer_relevance`` sets (label 1 = the answer answers the question): the answer
-  relevance score, predicted relevant at >= 0.5;
-* ``context_relevance`` sets (label 1 = the passage is relevant): the context relevance of the
-  passage, predicted relevant when > 0.
+* ``faithfulness`` sets (label 1: the answer is supported by the contexts): the faithfulness
+  score; predicted faithful at the metric's default threshold (0.7). ROC AUC is computed on
+  the weakest claim's support score (the calibrated probability behind the verdicts);
+* ``answer_relevance`` sets (label 1: the text answers the question): the answer relevance
+  score, predicted relevant at the metric's default threshold (0.7);
+* ``context_relevance`` sets (label 1: the passage is relevant): the context relevance score
+  of the passage (share of its sentences needed for the question), predicted relevant when
+  above 0 (at least one sentence is needed).
 
-Prints accuracy, balanced accuracy, F1 of the positive class and ROC AUC of the score, and the
-time per row. For faithfulness sets it also prints the speed against the floor of any
-embedding judge: encoding every answer and context sentence of the set once, in one batch,
-with the same encoder (a fresh one, so nothing is memoised). Usage::
+Each set is split in two halves by group (question, pair or source passage, ordered by
+sha256, so both answers to one question fall in the same half): the *tune* half is where the
+calibration and thresholds were chosen (``--fit``), the *held-out* half is what is reported.
 
-    python benchmarks/judge_accuracy.py                       # the sets in benchmarks/data
-    python benchmarks/judge_accuracy.py --data DIR [--offset N] [--limit N]
-        # any folder of <set>/dev.jsonl; --offset 100 skips the rows the thresholds were tuned on
+For faithfulness sets it also prints the speed against the encoding floor: the time a fresh
+encoder takes to encode every distinct answer and context sentence of the set once (the least
+work any embedding judge does), beside the time of the whole faithfulness run.
 
-A set's task is read from its rows' ``task`` field, else from its name.
+Usage::
+
+    python benchmarks/judge_accuracy.py                          # benchmarks/data (HaluEval)
+    python benchmarks/judge_accuracy.py --data ../shared/benchmarks
+    python benchmarks/judge_accuracy.py --data ../shared/benchmarks --split tune --fit
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
+import resource
 import time
 from pathlib import Path
 from typing import Any
 
-from rag_eval_pytest.judges.offline import OfflineJudge
-from rag_eval_pytest.judges.offline.embeddings import LocalEmbedder
+import numpy as np
+
+from rag_eval_pytest.judges.factory import _local_judge
+from rag_eval_pytest.judges.local import LocalJudge
+from rag_eval_pytest.judges.local.relevance import answer_features, sentence_features
+from rag_eval_pytest.judges.local.support import FEATURES, claim_features
+from rag_eval_pytest.judges.settings import JudgeSettings
 from rag_eval_pytest.metrics.base import Sample, Services
-from rag_eval_pytest.metrics.registry import get_metric
+from rag_eval_pytest.metrics.registry import default_threshold, get_metric
 from rag_eval_pytest.response import Context
 from rag_eval_pytest.session import measure
+from rag_eval_pytest.text.claims import split_claims
 from rag_eval_pytest.text.sentences import split_sentences
 
 HERE = Path(__file__).parent
+CONCURRENCY = 64
+
+
+# ----------------------------------------------------------------------------- data
 
 
 def task_of(name: str, row: dict[str, Any]) -> str:
@@ -51,44 +69,70 @@ def task_of(name: str, row: dict[str, Any]) -> str:
     return "faithfulness"
 
 
-async def score(judge: OfflineJudge, task: str, row: dict[str, Any]) -> tuple[float, bool]:
-    contexts = [Context(text=c) for c in row.get("contexts") or []]
-    sample = Sample(
+def group_of(row: dict[str, Any]) -> str:
+    meta = row.get("meta") or {}
+    key = meta.get("pair_id") or meta.get("qid") or row.get("question") or ""
+    if row.get("question", "").startswith("Summarize"):  # faithbench: one source, ten summaries
+        key = (row.get("contexts") or [""])[0][:200]
+    return str(key)
+
+
+def split(rows: list[dict[str, Any]], half: str) -> list[dict[str, Any]]:
+    """The tune or held-out half of a set, by group (never splitting a question)."""
+    if half == "all":
+        return rows
+    groups = sorted({group_of(r) for r in rows}, key=lambda g: hashlib.sha256(g.encode()).digest())
+    tune = set(groups[: len(groups) // 2])
+    return [r for r in rows if (group_of(r) in tune) == (half == "tune")]
+
+
+def sample_of(row: dict[str, Any]) -> Sample:
+    return Sample(
         case_key=str(row.get("id", "")),
         question=row.get("question") or "",
         ground_truth="",
         answer=row.get("answer") or "",
-        contexts=contexts,
+        contexts=[Context(text=c) for c in row.get("contexts") or []],
         sources=[],
         expected_contexts=None,
     )
+
+
+# ----------------------------------------------------------------------------- scoring
+
+
+async def score_row(judge: LocalJudge, task: str, row: dict[str, Any]) -> tuple[float, bool]:
+    """(metric score, prediction) of one row, through the plugin's metric code."""
     services = Services(judge=judge, embed=judge.embed)
-    metric = {
-        "faithfulness": "faithfulness",
-        "answer_relevance": "answer_relevance",
-        "context_relevance": "context_relevance",
-    }[task]
-    result = await measure(get_metric(metric), sample, services)
-    value = 0.0 if result.score is None else result.score
-    if task == "faithfulness":
-        return value, value >= 1.0
-    if task == "answer_relevance":
-        return value, value >= 0.5
-    return value, value > 0.0
+    result = await measure(get_metric(task), sample_of(row), services)
+    if result.score is None:
+        raise RuntimeError(f"{row.get('id')}: not judged: {result.reason}")
+    value = float(result.score)
+    if task == "context_relevance":
+        return value, value > 0.0
+    return value, value >= default_threshold(task)
 
 
-def encoding_floor(rows: list[dict[str, Any]]) -> float:
-    """Seconds to encode every distinct answer and context sentence of ``rows`` once."""
-    texts: set[str] = set()
-    for row in rows:
-        texts.update(split_sentences(row.get("answer") or ""))
-        for context in row.get("contexts") or []:
-            texts.update(split_sentences(context))
-    encoder = LocalEmbedder()
-    encoder.encode(["warm up"])
-    started = time.perf_counter()
-    encoder.encode(sorted(texts))
-    return time.perf_counter() - started
+async def ranking_score(judge: LocalJudge, task: str, row: dict[str, Any], value: float) -> float:
+    """The score ROC AUC is computed on: for faithfulness the weakest claim's support score
+    (the metric's score has a few levels only), else the metric's score."""
+    if task != "faithfulness":
+        return value
+    claims = split_claims(row["answer"]) or [row["answer"]]
+    supports = await judge.support(claims, row["contexts"], row.get("question") or "")
+    return min(s.score for s in supports) if supports else 0.0
+
+
+async def score_all(
+    judge: LocalJudge, task: str, rows: list[dict[str, Any]]
+) -> list[tuple[float, bool]]:
+    slots = asyncio.Semaphore(CONCURRENCY)
+
+    async def one(row: dict[str, Any]) -> tuple[float, bool]:
+        async with slots:
+            return await score_row(judge, task, row)
+
+    return await asyncio.gather(*(one(r) for r in rows))
 
 
 def auc(scores: list[float], labels: list[int]) -> float | None:
@@ -101,64 +145,166 @@ def auc(scores: list[float], labels: list[int]) -> float | None:
 
 
 def report(
-    name: str, task: str, scores: list[float], preds: list[bool], labels: list[int], seconds: float
+    name: str, task: str, results: list[tuple[float, bool, float]], labels: list[int], secs: float
 ) -> str:
+    preds = [p for _, p, _ in results]
     tp = sum(p and y == 1 for p, y in zip(preds, labels, strict=True))
     tn = sum((not p) and y == 0 for p, y in zip(preds, labels, strict=True))
     fp = sum(p and y == 0 for p, y in zip(preds, labels, strict=True))
     fn = sum((not p) and y == 1 for p, y in zip(preds, labels, strict=True))
     n = len(labels)
-    accuracy = (tp + tn) / n
     tpr = tp / (tp + fn) if tp + fn else 0.0
     tnr = tn / (tn + fp) if tn + fp else 0.0
     f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
-    area = auc(scores, labels)
+    area = auc([r for _, _, r in results], labels)
+    memory = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return (
-        f"| {name} | {task} | {n} | {accuracy:.3f} | {(tpr + tnr) / 2:.3f} | {f1:.3f} | "
-        f"{'n/a' if area is None else f'{area:.3f}'} | {seconds / n * 1000:.0f} ms |"
+        f"| {name} | {task} | {n} | {(tp + tn) / n:.3f} | {(tpr + tnr) / 2:.3f} | {f1:.3f} | "
+        f"{'n/a' if area is None else f'{area:.3f}'} | {n / secs:.1f} | {memory:.0f} MB |"
     )
+
+
+def encoding_floor(judge: LocalJudge, rows: list[dict[str, Any]]) -> float:
+    """Seconds a fresh encoder takes for every distinct answer and context sentence once."""
+    texts: set[str] = set()
+    for row in rows:
+        texts.update(split_sentences(row.get("answer") or ""))
+        for context in row.get("contexts") or []:
+            texts.update(split_sentences(context))
+    encoder = judge.embedder.fresh()
+    started = time.perf_counter()
+    encoder.encode(sorted(texts))
+    return time.perf_counter() - started
+
+
+# ----------------------------------------------------------------------------- fitting
+
+
+async def features_of(judge: LocalJudge, task: str, row: dict[str, Any]) -> list[list[float]]:
+    """The calibration features of a row: per claim (faithfulness), per answer, or per
+    context sentence."""
+    question = row.get("question") or ""
+    if task == "answer_relevance":
+        q, a = await judge.embedder.vectors([question, row["answer"]])
+        return [answer_features(question, row["answer"], q, a)]
+    if task == "context_relevance":
+        sentences = [s for c in row["contexts"] for s in split_sentences(c)]
+        vectors = await judge.embedder.vectors([question, *sentences])
+        return sentence_features(vectors[0], vectors[1:])
+    from rag_eval_pytest.judges.local.support import SHORT_CLAIM_WORDS, Evidence
+
+    claims = split_claims(row["answer"]) or [row["answer"]]
+    sentences = [split_sentences(c) or [c] for c in row["contexts"]]
+    framed = [f"{question} {c}" if len(c.split()) < SHORT_CLAIM_WORDS else c for c in claims]
+    vectors = await judge.embedder.vectors(framed + [s for p in sentences for s in p])
+    rest = vectors[len(claims) :]
+    per_context, offset = [], 0
+    for parts in sentences:
+        per_context.append(np.vstack(rest[offset : offset + len(parts)]))
+        offset += len(parts)
+    evidence = Evidence.build(row["contexts"], sentences, per_context)
+    return [claim_features(c, v, evidence)[0] for c, v in zip(claims, vectors, strict=False)]
+
+
+def fit(task: str, table: list[tuple[list[list[float]], int]]) -> None:
+    """Fit the logistic model of a task on the tune rows and print it (weights to paste into
+    ``judges/local/support.py`` or ``relevance.py``) with the threshold that maximises the
+    balanced accuracy of the rows."""
+    from sklearn.linear_model import LogisticRegression
+
+    xs: list[list[float]] = []
+    ys: list[int] = []
+    for rows, label in table:
+        if task == "faithfulness" and label == 0:
+            # An unfaithful answer has at least one unsupported claim: its weakest one.
+            weakest = min(rows, key=lambda f: f[0] + f[1])
+            xs.append(weakest)
+            ys.append(0)
+        else:
+            xs += rows
+            ys += [label] * len(rows)
+    model = LogisticRegression(C=1.0, max_iter=2000).fit(np.array(xs), np.array(ys))
+
+    def row_score(rows: list[list[float]]) -> float:
+        p = model.predict_proba(np.array(rows))[:, 1]
+        return float(p.min() if task == "faithfulness" else p.max())
+
+    scores = [row_score(rows) for rows, _ in table]
+    labels = [label for _, label in table]
+    best = max(
+        (float(t) for t in np.arange(0.05, 0.96, 0.01)),
+        key=lambda t: _balanced([s >= t for s in scores], labels),
+    )
+    names = FEATURES if task == "faithfulness" else ()
+    print(f"\n{task}: weights {tuple(round(float(w), 2) for w in model.coef_[0])}")
+    if names:
+        print("  features " + ", ".join(names))
+    print(f"  bias {round(float(model.intercept_[0]), 2)}; best threshold on tune rows {best:.2f}")
+
+
+def _balanced(preds: list[bool], labels: list[int]) -> float:
+    pos = [p for p, y in zip(preds, labels, strict=True) if y == 1]
+    neg = [not p for p, y in zip(preds, labels, strict=True) if y == 0]
+    return (sum(pos) / max(1, len(pos)) + sum(neg) / max(1, len(neg))) / 2
+
+
+# ----------------------------------------------------------------------------- main
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=HERE / "data")
-    parser.add_argument("--limit", type=int, default=0, help="rows per set (0: all)")
     parser.add_argument(
-        "--offset", type=int, default=0, help="skip the first rows (held out from tuning)"
+        "--data", type=Path, default=HERE / "data", help="folder of <set>/dev.jsonl"
     )
+    parser.add_argument("--sets", default="", help="comma-separated set names (default: all)")
+    parser.add_argument("--split", choices=("held-out", "tune", "all"), default="held-out")
+    parser.add_argument("--limit", type=int, default=0, help="rows per set (0: all)")
+    parser.add_argument("--fit", action="store_true", help="fit the calibration on these rows")
     options = parser.parse_args()
-    floors: list[tuple[str, float, float]] = []
-    print("| set | task | rows | accuracy | balanced acc. | F1 | ROC AUC | time per row |")
-    print("|---|---|---|---|---|---|---|---|")
+    judge = _local_judge(JudgeSettings(kind="local"))
+    assert isinstance(judge, LocalJudge)
+    await judge.embed(["load the model"])
+    wanted = {s for s in options.sets.split(",") if s}
+    floors: list[tuple[str, int, float, float]] = []
+    tables: dict[str, list[tuple[list[list[float]], int]]] = {}
+    print(f"judge: {judge.describe()}; rows: {options.split} half of each set\n")
+    print("| set | task | rows | accuracy | balanced acc. | F1 | ROC AUC | rows/s | peak memory |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for path in sorted(options.data.glob("*/dev.jsonl")):
+        name = path.parent.name
+        if wanted and name not in wanted:
+            continue
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-        rows = rows[options.offset :]
+        rows = split(rows, options.split)
         if options.limit:
             rows = rows[: options.limit]
-        task = task_of(path.parent.name, rows[0])
-        fresh = OfflineJudge(embedder=LocalEmbedder())  # nothing memoised from other sets
-        await fresh.embed(["warm up"])
-        started = time.perf_counter()
-        results = [await score(fresh, task, row) for row in rows]
-        seconds = time.perf_counter() - started
-        if task == "faithfulness":
-            floors.append((path.parent.name, seconds, encoding_floor(rows)))
-        print(
-            report(
-                path.parent.name,
-                task,
-                [s for s, _ in results],
-                [p for _, p in results],
-                [int(r["label"]) for r in rows],
-                seconds,
-            ),
-            flush=True,
+        task = task_of(name, rows[0])
+        fresh = LocalJudge(
+            embedder=judge.embedder.fresh(),  # nothing memoised from other sets
+            calibration=judge.calibration,
+            relevance_threshold=judge.relevance_threshold,
         )
-    print()
-    print("| set | faithfulness run | encoding floor | ratio |")
-    print("|---|---|---|---|")
-    for name, seconds, floor in floors:
-        print(f"| {name} | {seconds:.2f} s | {floor:.2f} s | {seconds / floor:.2f} |")
+        started = time.perf_counter()
+        scored = await score_all(fresh, task, rows)
+        seconds = time.perf_counter() - started
+        rankings = [
+            await ranking_score(fresh, task, r, v) for r, (v, _) in zip(rows, scored, strict=True)
+        ]
+        results = [(v, p, r) for (v, p), r in zip(scored, rankings, strict=True)]
+        labels = [int(r["label"]) for r in rows]
+        print(report(name, task, results, labels, seconds), flush=True)
+        if task == "faithfulness":
+            floors.append((name, len(rows), seconds, encoding_floor(judge, rows)))
+        if options.fit:
+            feats = [await features_of(fresh, task, r) for r in rows]
+            tables.setdefault(task, []).extend(zip(feats, labels, strict=True))
+    if floors:
+        print("\n| set | rows | faithfulness run | encoding floor | ratio |")
+        print("|---|---|---|---|---|")
+        for name, n, seconds, floor in floors:
+            print(f"| {name} | {n} | {seconds:.2f} s | {floor:.2f} s | {seconds / floor:.2f} x |")
+    for task, table in tables.items():
+        fit(task, table)
 
 
 if __name__ == "__main__":

@@ -570,10 +570,19 @@ def _dates(text: str) -> tuple[list[Date], list[tuple[int, int]]]:
 # ----------------------------------------------------------------------------- negation
 
 
+# Phrases with a negation word that negate nothing ("not only", "if not impossible").
+_NOT_NEGATING = re.compile(
+    r"\b(not only|not just|if not|whether or not|no doubt|no matter|nothing but|"
+    r"not to mention|no sooner|none other)\b",
+    re.IGNORECASE,
+)
+
+
 def negation_cues(text: str) -> list[str]:
-    """The negation words of ``text`` ("not", "never", "n't" forms), lowercased."""
+    """The negation words of ``text`` ("not", "never", "n't" forms), lowercased; idioms such
+    as "not only" and "if not" do not count."""
     cues = []
-    for t in tokens(text):
+    for t in tokens(_NOT_NEGATING.sub(" ", text)):
         low = t.lower().replace("’", "'")
         if low in NEGATIONS or low.endswith("n't"):
             cues.append(low)

@@ -82,6 +82,13 @@ class LocalEmbedder:
         self._pending: dict[int, _Pending] = {}
         self.encoded = 0  # texts that went through the model (for benchmarks)
 
+    def fresh(self) -> LocalEmbedder:
+        """An embedder with the same (already loaded) model and nothing memoised: for
+        measuring a run as if it were the first."""
+        other = LocalEmbedder(self.device, self.batch_size)
+        other._model = self._loaded()
+        return other
+
     # ------------------------------------------------------------------ blocking
 
     def _loaded(self) -> Any:
