@@ -21,11 +21,12 @@ import json
 import logging
 import os
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from ..errors import AdapterError, ConfigError
 from ..redaction import Redactor
@@ -49,6 +50,10 @@ EXCERPT_CHARS = 200
 _PLAIN_HEADERS = frozenset(
     {"accept", "accept-encoding", "accept-language", "cache-control", "connection",
      "content-type", "user-agent"}
+)
+# Query parameters whose values are credentials (Azure's ?code= and ?sig=, ?api_key=, ...).
+_SECRET_PARAM = re.compile(
+    r"key|token|secret|passw|auth|credential|signature|^code$|^sig$", re.IGNORECASE
 )
 _TEXT_KEYS = ("text", "content", "page_content", "chunk")
 _SOURCE_KEYS = ("source", "doc_id", "document_id", "id", "file_name", "filename", "url")
@@ -94,13 +99,27 @@ def header_secrets(headers: Mapping[str, str]) -> list[str]:
     return [v for k, v in headers.items() if k.lower() not in _PLAIN_HEADERS and v.strip()]
 
 
-def settings_secrets(settings: HttpSettings, env: Mapping[str, str] | None = None) -> list[str]:
-    """Secrets of the configured HTTP headers, known before any adapter is built (so the
-    aggregating process redacts them even when workers make the calls)."""
+def url_secrets(url: str) -> list[str]:
+    """Credentials inside the endpoint URL: the user info's password, and the values of query
+    parameters named like keys (``?code=...``, ``?api_key=...``, ``?sig=...``)."""
     try:
-        return header_secrets(resolve_headers(settings.headers, settings.header_args, env))
-    except ConfigError:
+        parts = urlsplit(url)
+        query = parse_qsl(parts.query, keep_blank_values=False)
+        password = parts.password
+    except ValueError:
         return []
+    found = [value for name, value in query if _SECRET_PARAM.search(name)]
+    return [*found, password] if password else found
+
+
+def settings_secrets(settings: HttpSettings, env: Mapping[str, str] | None = None) -> list[str]:
+    """Secrets of the configured HTTP headers and endpoint, known before any adapter is built
+    (so the aggregating process redacts them even when workers make the calls)."""
+    found = url_secrets(settings.endpoint) if settings.endpoint else []
+    try:
+        return found + header_secrets(resolve_headers(settings.headers, settings.header_args, env))
+    except ConfigError:
+        return found
 
 
 # --------------------------------------------------------------------------- retry policy
@@ -205,7 +224,8 @@ class HttpAdapter(RAGAdapter):
         self._sleep: Sleep = sleep or asyncio.sleep
         self._clock = clock
         self._rand = rand
-        self._redactor = Redactor(self.secrets())
+        self._redactor = Redactor([*self.secrets(), *url_secrets(endpoint)])
+        self._log_filter = _UrlLogFilter(endpoint, self._redactor)
         self._client: httpx.AsyncClient | None = None
 
     @classmethod
@@ -258,6 +278,8 @@ class HttpAdapter(RAGAdapter):
                 return await self._query(client, question)
             finally:
                 await client.aclose()
+                if self._client is None:
+                    _HTTPX_LOG.removeFilter(self._log_filter)
 
         return asyncio.run(once())
 
@@ -265,12 +287,14 @@ class HttpAdapter(RAGAdapter):
         client, self._client = self._client, None
         if client is not None:
             await client.aclose()
+        _HTTPX_LOG.removeFilter(self._log_filter)
 
     # ------------------------------------------------------------------ internals
 
     def _new_client(self) -> httpx.AsyncClient:
         import httpx
 
+        _HTTPX_LOG.addFilter(self._log_filter)  # idempotent; removed again by aclose
         return httpx.AsyncClient(
             headers=self.headers, timeout=httpx.Timeout(self.timeout), follow_redirects=True
         )
@@ -474,6 +498,38 @@ def _network_summary(exc: Exception) -> str:
     if isinstance(exc, httpx.ReadError):
         return "connection reset while reading"
     return f"network error ({type(exc).__name__})"
+
+
+_HTTPX_LOG = logging.getLogger("httpx")
+
+
+class _UrlLogFilter(logging.Filter):
+    """httpx logs every request with its full URL at INFO (``HTTP Request: POST URL ...``);
+    the endpoint's query string or user info may hold a token (``?code=...``). Shown for the
+    adapter's own requests as :func:`_display_url` does, with header values redacted."""
+
+    def __init__(self, endpoint: str, redactor: Redactor) -> None:
+        super().__init__()
+        parts = urlsplit(endpoint)
+        self._where = (parts.hostname, parts.path or "/")
+        self._redactor = redactor
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and record.args:
+            record.args = tuple(self._clean(arg) for arg in record.args)
+        return True
+
+    def _clean(self, arg: object) -> object:
+        if isinstance(arg, (str, bytes, int, float)) or arg is None:
+            return self._redactor.text(arg) if isinstance(arg, str) else arg
+        text = str(arg)  # an httpx.URL
+        try:
+            parts = urlsplit(text)
+        except ValueError:
+            return arg
+        if (parts.query or parts.username) and (parts.hostname, parts.path or "/") == self._where:
+            return _display_url(text)
+        return arg
 
 
 def _display_url(url: str) -> str:
