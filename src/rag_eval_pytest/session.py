@@ -292,7 +292,7 @@ class EvalSession:
 def local_embedder() -> Embed | None:
     """The offline embedding model's ``embed``, or ``None`` when the extra is missing."""
     try:
-        from .judges.offline.embeddings import shared_embedder
+        from .judges.local.embeddings import shared_embedder
     except ImportError:
         return None
     embedder = shared_embedder()

@@ -36,7 +36,7 @@ def resolve_kind(settings: JudgeSettings, env: Mapping[str, str]) -> str:
 
 def local_available() -> bool:
     """Whether the offline judge's extra is installed (checked without importing torch)."""
-    from .offline.embeddings import available
+    from .local.embeddings import available
 
     return available()
 
