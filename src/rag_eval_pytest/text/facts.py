@@ -8,6 +8,7 @@ that each can be tested alone.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -362,6 +363,21 @@ def coverage(claim: str, evidence: str) -> float:
     if not words:
         return 1.0
     return len(words & content_words(evidence)) / len(words)
+
+
+def word_pairs(text: str) -> set[tuple[str, str]]:
+    """Adjacent word pairs (stemmed), except pairs of two stopwords: the phrases of a text."""
+    words = [stem(t) for t in tokens(text)]
+    return {(a, b) for a, b in itertools.pairwise(words) if not (a in STOPWORDS and b in STOPWORDS)}
+
+
+def phrase_coverage(claim: str, evidence_pairs: set[tuple[str, str]]) -> float:
+    """Share of the claim's word pairs found in the evidence's (:func:`word_pairs`): a claim
+    that reuses the context's words in another order scores low."""
+    pairs = word_pairs(claim)
+    if not pairs:
+        return 1.0
+    return len(pairs & evidence_pairs) / len(pairs)
 
 
 # ----------------------------------------------------------------------------- quantities

@@ -10,19 +10,22 @@ its similarity; a *gap* (the contexts do not state it) lowers its support score.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 from ...text.facts import (
     Date,
+    Quantity,
     content_words,
     dates,
     lower_words,
-    name_words,
     names,
     negation_cues,
     quantities,
     same_value,
+    tokens,
+    unit_of,
     words_of_name,
 )
 
@@ -46,18 +49,46 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
     for q in quantities(claim):
         if any(same_value(q.value, s.value) for s in stated):
             continue
-        rival = next((s for s in near if q.unit and s.unit == q.unit), None) or next(
+        rival = next((s for s in near if _same_unit(q, s, evidence)), None) or next(
             (s for s in stated if q.unit and s.unit == q.unit), None
         )
         if rival is not None:
+            says = _as_written(rival, q.unit, evidence)
             findings.append(
-                Finding("numbers", "conflict", f"claims {q.text}; the context says {rival.text}")
+                Finding("numbers", "conflict", f"claims {q.text}; the context says {says}")
             )
         else:
             findings.append(
                 Finding("numbers", "gap", f"claims {q.text}; the contexts state no such number")
             )
     return findings
+
+
+def _same_unit(claimed: Quantity, stated: Quantity, evidence: str) -> bool:
+    """Whether two quantities count the same thing: the same unit word, or the claim's unit
+    among the three words after the stated number ("1,600 German scientists")."""
+    if not claimed.unit:
+        return False
+    if stated.unit == claimed.unit:
+        return True
+    at = evidence.find(stated.text)
+    if at < 0:
+        return False
+    following = tokens(evidence[at + len(stated.text) :])[:3]
+    return claimed.unit in {unit_of(word) for word in following}
+
+
+def _as_written(stated: Quantity, unit: str, evidence: str) -> str:
+    """The stated number up to the claim's unit word ("1,600 German scientists")."""
+    if stated.unit == unit:
+        return stated.text
+    at = evidence.find(stated.text)
+    if at < 0:
+        return stated.text
+    for match in re.finditer(r"[^\W\d_]+", evidence[at + len(stated.text) :]):
+        if unit_of(match.group(0)) == unit:
+            return evidence[at : at + len(stated.text) + match.end()]
+    return stated.text
 
 
 def check_dates(claim: str, evidence: str, contexts: str) -> list[Finding]:
@@ -108,9 +139,11 @@ def check_names(claim: str, contexts: str) -> list[Finding]:
 
 
 def missing_name_share(claim: str, contexts: str) -> float:
-    """Share of the claim's name words that no context contains (0 when it names nothing)."""
-    words = name_words(claim)
-    if not words:
+    """Share of the claim's names that have a word no context contains (0 when it names
+    nothing): "Dunbar Castle" beside a context about Tantallon Castle counts as missing."""
+    found = [words_of_name(name) for name in names(claim)]
+    found = [words for words in found if words]
+    if not found:
         return 0.0
     known = lower_words(contexts)
-    return sum(word not in known for word in words) / len(words)
+    return sum(not words <= known for words in found) / len(found)

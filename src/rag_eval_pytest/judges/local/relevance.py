@@ -53,8 +53,8 @@ class LogisticModel:
 
 
 # Fitted by ``python benchmarks/judge_accuracy.py --fit`` (see benchmarks/README.md).
-RELEVANCE = LogisticModel(weights=(5.3, 0.74, 1.68), bias=-4.39, support=0.5, shown_at=0.7)
-SENTENCE_RELEVANCE = LogisticModel(weights=(2.75,), bias=-0.68, support=0.75)
+RELEVANCE = LogisticModel(weights=(2.68, 0.59, 0.69), bias=-2.15, support=0.57, shown_at=0.7)
+SENTENCE_RELEVANCE = LogisticModel(weights=(1.72,), bias=-0.46, support=0.65)
 
 _WH = re.compile(
     r"\b(who|whom|whose|when|where|what year|how (many|much|long|old|far|big))\b", re.I

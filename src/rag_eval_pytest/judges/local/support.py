@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import numpy.typing as npt
 
-from ...text.facts import coverage
+from ...text.facts import content_words, coverage, phrase_coverage, word_pairs
 from .checks import (
     Finding,
     check_dates,
@@ -47,6 +47,7 @@ FEATURES = (
     "date_gap",
     "missing_names",
     "short_x_coverage",
+    "phrase_coverage",
 )
 
 
@@ -69,10 +70,10 @@ class Calibration:
 # Fitted by ``python benchmarks/judge_accuracy.py --fit`` on the dev halves of
 # lfqa_verification, halueval_qa and faithbench (see benchmarks/README.md).
 DEFAULT_CALIBRATION = Calibration(
-    weights=(1.32, 2.04, 0.88, 0.11, -0.45, -3.27, 0.71),
-    bias=-2.1,
-    support=0.72,
-    ambiguous=0.5,
+    weights=(1.03, 0.95, 0.27, 0.22, -0.36, -2.98, 0.19, 2.74),
+    bias=-1.85,
+    support=0.6,
+    ambiguous=0.4,
 )
 
 
@@ -92,9 +93,15 @@ class Evidence:
     passages: list[Passage]
     vectors: Matrix  # (passages, dim)
     all_text: str = field(init=False)
+    all_words: set[str] = field(init=False)
+    all_pairs: set[tuple[str, str]] = field(init=False)
+    passage_words: list[set[str]] = field(init=False)
 
     def __post_init__(self) -> None:
+        self.passage_words = [content_words(p.text) for p in self.passages]
         self.all_text = "\n".join(self.contexts)
+        self.all_words = content_words(self.all_text)
+        self.all_pairs = word_pairs(self.all_text)
 
     @classmethod
     def build(
@@ -136,14 +143,15 @@ def claim_features(
 ) -> tuple[list[float], int, list[Finding]]:
     """(features, index of the best passage, findings) of one claim."""
     similarities = evidence.vectors @ claim_vector
-    covered = [coverage(claim, p.text) for p in evidence.passages]
+    words = content_words(claim)
+    covered = [len(words & seen) / len(words) if words else 1.0 for seen in evidence.passage_words]
     # The best passage is close in meaning *and* shares the claim's words.
     ranking = similarities + 0.5 * np.asarray(covered, dtype=np.float32)
     best = int(np.argmax(ranking))
     passage = evidence.passages[best].text
     similarity = float(similarities[best])
     best_cover = covered[best]
-    all_cover = coverage(claim, evidence.all_text)
+    all_cover = len(words & evidence.all_words) / len(words) if words else 1.0
     clause = _best_sentence(claim, passage)
     findings = (
         check_numbers(claim, passage, evidence.all_text)
@@ -164,6 +172,7 @@ def claim_features(
         has("dates", "gap"),
         missing_name_share(claim, evidence.all_text),
         short * all_cover,
+        phrase_coverage(claim, evidence.all_pairs),
     ]
     return features, best, findings
 
