@@ -77,11 +77,6 @@ def test_a_wrong_number_is_caught_against_its_own_context(judge: LocalJudge) -> 
     assert statement.reason.startswith("claims 30 days; the context says 20 days")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="judges/local accepts a number stated in any context: '30 days' of paid time off is "
-    "supported because the refunds context says 30 days",
-)
 def test_a_wrong_number_is_caught_when_another_context_states_it(judge: LocalJudge) -> None:
     value = ask(
         judge,
@@ -93,6 +88,7 @@ def test_a_wrong_number_is_caught_when_another_context_states_it(judge: LocalJud
         ),
     )
     assert value.statements[0].verdict == "unsupported"
+    assert value.statements[0].reason.startswith("claims 30 days; the context says 20 days")
 
 
 def test_a_short_answer_is_one_claim_judged_with_its_question(judge: LocalJudge) -> None:

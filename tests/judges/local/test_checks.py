@@ -117,3 +117,17 @@ def test_sentences_glued_without_a_space_are_split_but_abbreviations_are_not() -
         "He moved to the U.S. in 2001.",
         "Pi is 3.14 e.g. here.",
     ]
+
+
+def test_the_closest_passage_wins_over_a_number_stated_elsewhere() -> None:
+    contexts = f"{PTO}\n{REFUNDS}"
+    [finding] = check_numbers("Employees get 30 days paid time off.", PTO, contexts)
+    assert finding.message == "claims 30 days; the context says 20 days"
+    # A number the closest passage does not count is fine when another context states it.
+    assert check_numbers("Refunds take 30 days.", "Refunds are quick.", contexts) == []
+    [finding] = check_numbers(
+        "Around 1,000 scientists were recruited.",
+        "More than 1,600 German scientists, engineers, and technicians were recruited.",
+        "",
+    )
+    assert finding.message == "claims 1,000 scientists; the context says 1,600 German scientists"

@@ -41,17 +41,22 @@ class Finding:
 
 
 def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
-    """Numbers of the claim that no context states. The same unit with another number in
-    the evidence (or any context) is a conflict: "claims 30 days; the context says 20 days"."""
+    """Numbers of the claim that its evidence contradicts or no context states.
+
+    The evidence (the passage closest to the claim) counting the same thing with another
+    number is a conflict, even when some other context happens to state the claim's number:
+    "30 days of paid time off" against "20 days paid time off" stays wrong beside a refund
+    policy of 30 days. A number no context states is a gap."""
     stated = quantities(contexts)
     near = quantities(evidence)
     findings = []
     for q in quantities(claim):
-        if any(same_value(q.value, s.value) for s in stated):
+        if any(same_value(q.value, s.value) for s in near):
             continue
-        rival = next((s for s in near if _same_unit(q, s, evidence)), None) or next(
-            (s for s in stated if q.unit and s.unit == q.unit), None
-        )
+        rival = next((s for s in near if _same_unit(q, s, evidence)), None)
+        if rival is None and any(same_value(q.value, s.value) for s in stated):
+            continue
+        rival = rival or next((s for s in stated if q.unit and s.unit == q.unit), None)
         if rival is not None:
             says = _as_written(rival, q.unit, evidence)
             findings.append(
