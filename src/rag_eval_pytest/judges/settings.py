@@ -31,14 +31,14 @@ class LocalJudgeSettings(_Section):
         ge=0,
         le=1,
         description="Support score from which a claim is supported (default: calibrated, "
-        "0.74). Higher is stricter.",
+        "0.6). Higher is stricter.",
     )
     ambiguous_threshold: float | None = Field(
         None,
         ge=0,
         le=1,
         description="Support score from which a claim that is not supported is ambiguous "
-        "rather than unsupported (default: calibrated, 0.5).",
+        "rather than unsupported (default: calibrated, 0.4).",
     )
     relevance_threshold: float | None = Field(
         None,
