@@ -15,6 +15,7 @@ import datetime as dt
 import hashlib
 import json
 import re
+import reprlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,11 @@ if TYPE_CHECKING:
 STALE_AFTER_DAYS = 30
 MAX_PROBLEMS_SHOWN = 10
 _EXCERPT = 60
+_BOUNDED_REPR = reprlib.Repr()
+_BOUNDED_REPR.maxlevel = 3
+_BOUNDED_REPR.maxstring = _BOUNDED_REPR.maxother = _EXCERPT
+_BOUNDED_REPR.maxlist = _BOUNDED_REPR.maxtuple = _BOUNDED_REPR.maxdict = 6
+_TOO_DEEP = "nested too deeply to be a dataset"
 
 
 class DatasetMetadata(BaseModel):
@@ -172,6 +178,8 @@ def _parse_json(path: Path, text: str) -> object:
         raise DatasetError(
             f"Dataset {path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
+    except RecursionError:
+        raise DatasetError(f"Dataset {path}: {_TOO_DEEP}") from None
 
 
 def _parse_yaml(path: Path, text: str) -> object:
@@ -179,6 +187,8 @@ def _parse_yaml(path: Path, text: str) -> object:
 
     try:
         return yaml.safe_load(text)
+    except RecursionError:
+        raise DatasetError(f"Dataset {path}: {_TOO_DEEP}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -197,6 +207,8 @@ def _parse_jsonl(path: Path, text: str) -> list[tuple[str, object]]:
             raise DatasetError(
                 f"Dataset {path}: line {lineno} is not valid JSON (column {exc.colno}: {exc.msg})"
             ) from None
+        except RecursionError:
+            raise DatasetError(f"Dataset {path}: line {lineno} is {_TOO_DEEP}") from None
     if not rows:
         raise DatasetError(f"Dataset {path}: the file has no cases")
     return rows
@@ -246,7 +258,9 @@ def _field_path(loc: Sequence[int | str]) -> str:
 
 
 def _excerpt(value: object) -> str:
-    text = repr(value)
+    # Bounded: a YAML alias bomb is a few lines of text but billions of items once expanded,
+    # and a plain repr() of it would take minutes and gigabytes before being cut.
+    text = repr(value[:_EXCERPT]) if isinstance(value, str) else _BOUNDED_REPR.repr(value)
     return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"
 
 

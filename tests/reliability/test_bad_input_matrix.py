@@ -147,3 +147,121 @@ def test_any_generated_dataset_is_a_clean_run_or_one_fatal_message(
     assert "INTERNALERROR" not in output
     if result.ret == 3:
         assert "generated.json" in result.stderr.str()
+
+
+ALIAS_BOMB = "metadata:\n" + "".join(
+    f"  {name}: &{name} [{', '.join([f'*{prev}'] * 9) if prev else ', '.join(['lol'] * 9)}]\n"
+    for prev, name in zip([None, *"abcdefgh"], "abcdefghi", strict=True)
+)  # 9 lines of YAML, 9**9 = 387 million items once expanded
+
+DATASET_ROWS = [
+    # (file name, content, what the one message says)
+    ("cases.jsonl", '{"question": "q", "ground_truth": "g"}\n{"question": oops}\n',
+     "cases.jsonl: line 2 is not valid JSON (column 14"),
+    ("d.json", "42", "d.json: expected an object with 'test_cases' (or a list of cases)"),
+    ("d.json", '{"test_cases": {"question": "q"}}', "d.json: field 'test_cases' must be a list"),
+    ("d.json", '{"test_cases": []}', "d.json: field 'test_cases' has no cases"),
+    ("d.json", '{"cases": []}', "d.json: unknown top-level key 'cases'"),
+    ("d.json", '{"test_cases": ["what?"]}', "case at test_cases[0]: expected an object, found str"),
+    ("d.json",
+     '{"test_cases": [{"id": "c1", "question": "q", "ground_truth": "g", "answer": "a", '
+     '"contexts": [{"source": "x.md"}]}]}',
+     "case 'c1' (test_cases[0]): field 'contexts[0].text' is required"),
+    ("d.json", '{"test_cases": [{"id": "c1", "question": "q", "ground_truth": "g", "tags": "x"}]}',
+     "case 'c1' (test_cases[0]): field 'tags': Input should be a valid list (got 'x')"),
+    ("d.json", '{"test_cases": [{"id": "c1", "question": " ", "ground_truth": "g"}]}',
+     "case 'c1' (test_cases[0]): field 'question': must not be empty"),
+    ("d.json", '{"test_cases": [{"question": "q", "ground_truth": "g", "answer": NaN}]}',
+     "case at test_cases[0]: field 'answer': Input should be a valid string"),
+    ("d.yaml", "test_cases:\n  - id: a\n    question: q\n    ground_truth: g\n    critical: no!\n",
+     "case 'a' (test_cases[0]): field 'critical': Input should be a valid boolean"),
+    ("d.csv", "question,ground_truth\nq,g\n", "d.csv: unknown file type '.csv'"),
+    ("d.json", "[" * 100_000 + "]" * 100_000, "d.json: nested too deeply to be a dataset"),
+    ("d.yaml", "[" * 100_000 + "]" * 100_000, "d.yaml: nested too deeply to be a dataset"),
+    ("d.yaml", ALIAS_BOMB + "test_cases:\n  - question: *i\n    ground_truth: g\n",
+     "field 'question': Input should be a valid string (got [[[["),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    DATASET_ROWS,
+    ids=[
+        "jsonl-bad-line", "top-level-number", "test-cases-not-a-list", "no-cases",
+        "unknown-top-level-key", "case-not-an-object", "context-without-text", "tags-not-a-list",
+        "blank-question", "nan-answer", "yaml-wrong-type", "unknown-extension",
+        "json-nested-too-deep", "yaml-nested-too-deep", "yaml-alias-bomb",
+    ],
+)
+def test_bad_dataset_row_is_one_message_exit_3_before_any_test(
+    pytester: pytest.Pytester, name: str, content: str, message: str
+) -> None:
+    (pytester.path / name).write_text(content, encoding="utf-8")
+    pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
+    started = time.perf_counter()
+    result = pytester.runpytest(f"--rag-dataset={name}")
+    elapsed = time.perf_counter() - started
+    stderr = result.stderr.str()
+    assert result.ret == 3, stderr
+    assert message in stderr, stderr
+    assert "Traceback" not in stderr + result.stdout.str()
+    assert "INTERNALERROR" not in stderr + result.stdout.str()
+    assert len(stderr) < 3000  # one readable message, not the input echoed back
+    result.stdout.no_fnmatch_line("*collected*")
+    assert elapsed < 10, f"{elapsed:.1f} s to reject {name}"  # the alias bomb took 30 s, 3 GB
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--rag-concurrency", "0"], "argument --rag-concurrency: '0' must be 1 or more"),
+        (["--rag-judge-passes", "0"], "argument --rag-judge-passes: '0' must be 1 or more"),
+        (["--rag-timeout", "-1"], "argument --rag-timeout: '-1' must be greater than 0"),
+        (["--rag-header", ": no-name-secret-77"], 'argument --rag-header: expected "Name: value"'),
+        (["--rag-fail-under", "nan"], "argument --rag-fail-under: 'nan'"),
+    ],
+    ids=["concurrency-0", "passes-0", "negative-timeout", "header-without-name", "nan-threshold"],
+)
+def test_bad_command_line_value_is_a_usage_error_naming_the_option(
+    pytester: pytest.Pytester, args: list[str], message: str
+) -> None:
+    (pytester.path / "d.json").write_text('[{"question": "q", "ground_truth": "g"}]')
+    result = pytester.runpytest("--rag-dataset=d.json", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{message}*"])
+    output = result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in output
+    assert "no-name-secret-77" not in output
+
+
+def test_a_dry_run_of_20000_cases_takes_seconds(pytester: pytest.Pytester) -> None:
+    # Estimating judge calls renders every prompt; rebuilding the output schema for each made
+    # a dry run of 100,000 cases take over two minutes.
+    (pytester.path / "big.jsonl").write_text(
+        "\n".join(
+            json.dumps({"id": f"c{i}", "question": f"q{i}?", "ground_truth": "g"})
+            for i in range(20_000)
+        )
+    )
+    started = time.perf_counter()
+    result = pytester.runpytest("--rag-dataset=big.jsonl", "--rag-dry-run")
+    elapsed = time.perf_counter() - started
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["*dataset*big.jsonl: 20000 cases*"])
+    assert elapsed < 15, f"dry run of 20,000 cases took {elapsed:.1f} s"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="judges/factory.py builds the judge lazily: an unknown --rag-judge passes the dry "
+    "run as valid and a real run fails every case (exit 1) instead of one fatal config error",
+)
+def test_an_unknown_judge_is_a_fatal_config_error_in_the_dry_run(
+    pytester: pytest.Pytester,
+) -> None:
+    (pytester.path / "d.json").write_text(
+        '{"test_cases": [{"question": "q", "ground_truth": "g", "answer": "a", "contexts": ["c"]}]}'
+    )
+    result = pytester.runpytest("--rag-dataset=d.json", "--rag-judge=nosuch", "--rag-dry-run")
+    assert result.ret == 3
+    result.stderr.fnmatch_lines(["*unknown judge 'nosuch'*"])

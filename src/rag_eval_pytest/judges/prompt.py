@@ -9,6 +9,7 @@ is an instruction. Long sections are cut to the judge's window, longest first, w
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass
@@ -63,7 +64,15 @@ class RenderedPrompt:
 
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The output model's JSON schema with ``$ref`` inlined (tools and response formats
-    handle self-contained schemas best)."""
+    handle self-contained schemas best). A fresh copy each time, built once per model:
+    pydantic takes about a millisecond per schema, which made a dry run of 100,000 cases
+    (eight prompts each) take two minutes."""
+    result: dict[str, Any] = json.loads(_output_schema_json(model))
+    return result
+
+
+@functools.lru_cache(maxsize=64)
+def _output_schema_json(model: type[BaseModel]) -> str:
     schema = model.model_json_schema()
     defs = schema.pop("$defs", {})
 
@@ -77,8 +86,7 @@ def output_schema(model: type[BaseModel]) -> dict[str, Any]:
             return [inline(v) for v in node]
         return node
 
-    result: dict[str, Any] = inline(schema)
-    return result
+    return json.dumps(inline(schema))
 
 
 def estimate_tokens(text: str) -> int:
