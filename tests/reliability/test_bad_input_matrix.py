@@ -265,3 +265,38 @@ def test_an_unknown_judge_is_a_fatal_config_error_in_the_dry_run(
     result = pytester.runpytest("--rag-dataset=d.json", "--rag-judge=nosuch", "--rag-dry-run")
     assert result.ret == 3
     result.stderr.fnmatch_lines(["*unknown judge 'nosuch'*"])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="config.py parses eval-config.yaml without catching RecursionError: a config nested "
+    "100,000 levels deep ends in an INTERNALERROR traceback instead of one message and exit 3",
+)
+def test_a_config_nested_too_deep_is_one_message(pytester: pytest.Pytester) -> None:
+    (pytester.path / "d.json").write_text('[{"question": "q", "ground_truth": "g"}]')
+    pytester.makefile(".yaml", **{"eval-config": "x: " + "[" * 100_000 + "]" * 100_000})
+    result = pytester.runpytest("--rag-dataset=d.json", "--rag-dry-run")
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    assert result.ret == 3
+    result.stderr.fnmatch_lines(["*Invalid configuration*eval-config.yaml*"])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="config.py's ${VAR} interpolation copies every list it walks, so a nine-line YAML "
+    "alias bomb in eval-config.yaml expands to 387 million items (minutes, gigabytes) before "
+    "validation can reject it",
+)
+def test_a_yaml_alias_bomb_in_the_config_is_rejected_in_seconds(
+    pytester: pytest.Pytester,
+) -> None:
+    (pytester.path / "d.json").write_text('[{"question": "q", "ground_truth": "g"}]')
+    anchors = ALIAS_BOMB.removeprefix("metadata:\n").replace("  ", "    ")
+    config = f"http:\n  body:\n{anchors}judge:\n  model: *i\n"
+    pytester.makefile(".yaml", **{"eval-config": config})
+    try:
+        result = pytester.runpytest_subprocess("--rag-dataset=d.json", "--rag-dry-run", timeout=8)
+    except pytester.TimeoutExpired:
+        pytest.fail("still validating the config after 8 s")
+    assert result.ret == 3
+    result.stderr.fnmatch_lines(["*key 'judge.model': Input should be a valid string*"])
