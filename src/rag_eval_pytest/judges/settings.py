@@ -45,7 +45,7 @@ class LocalJudgeSettings(_Section):
         ge=0,
         le=1,
         description="Relevance score from which a context sentence counts as needed for the "
-        "question (context relevance; default: calibrated, 0.75).",
+        "question (context relevance; default: calibrated, 0.65).",
     )
     device: Literal["cpu", "cuda", "auto"] = Field(
         "cpu", description="Where the embedding model runs: cpu, cuda, or auto (cuda if present)."
