@@ -1,0 +1,63 @@
+"""``judge.local`` settings reach the judge the factory builds, and bad values are refused
+when the configuration is read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from rag_eval_pytest.judges.questions import StatementsInput, StatementSupport
+from rag_eval_pytest.judges.settings import JudgeSettings
+
+from .conftest import ask
+
+POLICY = "Full-time employees receive 20 days paid time off annually."
+ANSWER = "Full-time employees receive 20 days of paid time off every year."
+
+
+def build(local_judge: Any, **local: Any) -> Any:
+    from rag_eval_pytest.judges.factory import _local_judge
+
+    judge = _local_judge(JudgeSettings(kind="local", local=local))
+    assert judge.embedder is local_judge.embedder  # one model per process
+    return judge
+
+
+def verdict(judge: Any) -> str:
+    inputs = StatementsInput(question="How much PTO?", answer=ANSWER, contexts=[POLICY])
+    [statement] = ask(judge, StatementSupport(), inputs).statements
+    return str(statement.verdict)
+
+
+def test_the_support_thresholds_decide_the_verdict(local_judge: Any) -> None:
+    assert verdict(build(local_judge)) == "supported"
+    assert verdict(build(local_judge, support_threshold=1.0, ambiguous_threshold=0.0)) == (
+        "ambiguous"
+    )
+    assert verdict(build(local_judge, support_threshold=1.0, ambiguous_threshold=1.0)) == (
+        "unsupported"
+    )
+
+
+def test_the_defaults_are_the_calibrated_thresholds(local_judge: Any) -> None:
+    judge = build(local_judge)
+    assert (judge.calibration.support, judge.calibration.ambiguous) == (0.6, 0.4)
+    assert judge.relevance_threshold == 0.65
+
+
+@pytest.mark.parametrize(
+    ("local", "message"),
+    [
+        ({"support_threshold": 0.5, "ambiguous_threshold": 0.7}, "must not exceed"),
+        ({"support_threshold": 1.5}, "less than or equal to 1"),
+        ({"device": "tpu"}, "'cpu', 'cuda' or 'auto'"),
+        ({"nli_treshold": 0.5}, "Extra inputs are not permitted"),
+    ],
+)
+def test_bad_local_settings_are_refused_with_the_reason(
+    local: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ValidationError, match=message):
+        JudgeSettings(kind="local", local=local)
