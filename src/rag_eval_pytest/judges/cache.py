@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -56,7 +57,11 @@ class JudgeCache:
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored record, or ``None`` for a miss (absent or unreadable)."""
         try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+            data = json.loads(
+                self._path(key).read_text(encoding="utf-8"),
+                parse_float=_finite_float,
+                parse_constant=_no_constant,
+            )
         except (OSError, ValueError):
             return None
         if (
@@ -85,3 +90,15 @@ class JudgeCache:
                 raise
         except OSError:
             return
+
+
+def _finite_float(text: str) -> float:
+    # An edited entry's 1e999 would be infinity, which no token count can be.
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"not a finite number: {text}")
+    return value
+
+
+def _no_constant(text: str) -> float:
+    raise ValueError(f"{text} is not valid in a cache entry")
