@@ -1,13 +1,18 @@
-"""results.jsonl under concurrent writers: every line whole, none lost."""
+"""results.jsonl under concurrent writers: every line whole, none lost; and whatever an
+older crash or a hand edit left in it, the next run reads what it can and carries on."""
 
 from __future__ import annotations
 
 import json
 import multiprocessing
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from rag_eval_pytest.reporting.files import append_history, read_history
+from tests.helpers import case
 
 
 def _append_many(path: str, writer: int, count: int) -> None:
@@ -44,3 +49,39 @@ def test_a_truncated_last_line_is_skipped_with_a_warning_and_the_next_append_is_
         entries = read_history(path)
     assert [e["run"] for e in entries] == [1, 3]
     assert any("skipped 1 unreadable line" in str(w.message) for w in caught)
+
+
+def test_damaged_history_lines_never_break_the_run_or_its_reports(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset([case("hit", "refund policy?", expected_contexts=["policy.md"])])
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  retrieval_recall: 1.0\n"})
+    history = pytester.path / "results" / "results.jsonl"
+    history.parent.mkdir()
+    damaged = [
+        b'{"run_id": "nan", "composite_score": NaN, "metrics": {"retrieval_recall": Infinity}}',
+        b'{"run_id": "huge", "composite_score": 1' + b"0" * 400 + b"}",
+        b'{"run_id": "inf", "composite_score": 1e999}',
+        b"\x00\x00\xff\xfe not even text",
+        b'["a", "list"]',
+        b'{"run_id": "ok", "composite_score": 0.5, "metrics": {"retrieval_recall": 0.5}}',
+        b'{"run_id": "cut", "compos',
+    ]
+    history.write_bytes(b"\n".join(damaged))
+    result = pytester.runpytest("--rag-dataset=dataset.json", f"--rag-target={rag_app}")
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == 0, output
+    assert "Traceback" not in output
+    result.stdout.fnmatch_lines(["*results.jsonl: skipped 6 unreadable line(s)*"])
+
+    def strict(text: str) -> float:
+        raise AssertionError(f"{text} in a report")
+
+    report = json.loads(
+        (pytester.path / "results" / "eval_report.json").read_text(), parse_constant=strict
+    )
+    assert [p["run_id"] for p in report["trend"]["points"]][:-1] == ["ok"]
+    assert report["trend"]["points"][-1]["metrics"] == {"retrieval_recall": 1.0}
+    lines = history.read_bytes().split(b"\n")
+    assert lines[-1] == b""  # the new line is whole, on a line of its own
+    assert json.loads(lines[-2])["metrics"] == {"retrieval_recall": 1.0}

@@ -65,8 +65,13 @@ def read_history(path: Path) -> list[dict[str, Any]]:
             if not line.strip():
                 continue
             try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
+                entry = json.loads(
+                    line,
+                    parse_constant=_reject_constant,
+                    parse_float=_finite_float,
+                    parse_int=_bounded_int,
+                )
+            except ValueError:  # JSONDecodeError included
                 bad.append(lineno)
                 continue
             if isinstance(entry, dict):
@@ -82,3 +87,22 @@ def read_history(path: Path) -> list[dict[str, Any]]:
             stacklevel=2,
         )
     return entries
+
+
+# A damaged line may hold numbers no run wrote (NaN, 1e999, a 400-digit integer) that would
+# crash the trend (float() overflow) or make the report invalid JSON: such a line is unreadable.
+def _reject_constant(text: str) -> float:
+    raise ValueError(f"{text} is not a score")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"not a finite number: {text}")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > 18:
+        raise ValueError("integer too large")
+    return int(text)
