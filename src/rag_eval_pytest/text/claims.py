@@ -125,12 +125,13 @@ def split_clauses(sentence: str) -> list[str]:
         piece = piece.strip()
         words = tokens(piece)
         lead = words[0].lower() if words else ""
-        body = (
-            words[1:]
-            if lead in {"but", "and", "while", "whereas", "although", "so", "yet"}
-            else words
+        conjunction = lead in {"but", "and", "while", "whereas", "although", "so", "yet"}
+        body = words[1:] if conjunction else words
+        # "..., and is used to control the light" shares the subject before it: one claim.
+        no_subject = bool(body) and (
+            body[0].lower() in _VERBS or body[0].lower().endswith(("ed", "ing"))
         )
-        if clauses and not _is_clause(body):
+        if clauses and (not _is_clause(body) or no_subject):
             clauses[-1] = f"{clauses[-1]}, {piece}"  # not a clause: keep it with the one before
             continue
         clauses.append(piece)

@@ -94,6 +94,10 @@ def test_claims_are_sentences_and_independent_clauses() -> None:
         "Gift cards cannot be refunded.",
         "Employees get apples, pears, and plums.",
     ]
+    # A verb phrase that shares the subject before it is not a claim of its own.
+    assert split_claims("It is measured in f-stops, and is used to control the light.") == [
+        "It is measured in f-stops, and is used to control the light."
+    ]
     assert split_claims("The first half was close; Cardiff led 23-20 at halftime.") == [
         "The first half was close.",
         "Cardiff led 23-20 at halftime.",
