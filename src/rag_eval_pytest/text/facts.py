@@ -689,6 +689,27 @@ def name_words(text: str) -> set[str]:
     return {word for name in names(text) for word in words_of_name(name)}
 
 
-def lower_words(text: str) -> set[str]:
+@lru_cache(maxsize=256)
+def lower_words(text: str) -> frozenset[str]:
     """Every word of ``text`` lowercased, without possessive "'s" (for name look-ups)."""
-    return {re.sub(r"['’]s$", "", t).lower() for t in tokens(text)}
+    return frozenset(re.sub(r"['’]s$", "", t).lower() for t in tokens(text))
+
+
+@lru_cache(maxsize=256)
+def initials(text: str) -> str:
+    """The first letters of the words of ``text``, lowercased ("paid time off" -> "pto")."""
+    return "".join(t[0].lower() for t in tokens(text) if t[0].isalpha())
+
+
+def known_name(name: str, text: str) -> bool:
+    """Whether every word of ``name`` occurs in ``text``; an acronym of three letters or more
+    also counts when the text spells it out ("PTO" beside "paid time off")."""
+    known = lower_words(text)
+    for word in name.split():
+        low = re.sub(r"['’]s$", "", word).lower()
+        if not low or low in _NAME_STOP or low in known:
+            continue
+        if word.isupper() and len(word) >= 3 and low in initials(text):
+            continue
+        return False
+    return True

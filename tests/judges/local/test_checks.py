@@ -75,6 +75,9 @@ def test_names_the_contexts_never_mention() -> None:
     assert check_names("The Eiffel Tower is in Paris.", context) == []
     assert check_names("Mike's Gym in Oostzaan", "fighting out of Mike's Gym in Oostzaan") == []
     assert names("He met Garth Brooks in Nashville.") == ["Garth Brooks", "Nashville"]
+    # An acronym the context spells out is not an unknown name.
+    assert check_names("Employees get 20 days of PTO.", PTO) == []
+    assert check_names("Employees get 20 days of PTA.", PTO) != []
 
 
 def test_content_word_coverage_ignores_stopwords_and_inflection() -> None:

@@ -19,7 +19,7 @@ from ...text.facts import (
     Quantity,
     content_words,
     dates,
-    lower_words,
+    known_name,
     names,
     negation_cues,
     quantities,
@@ -133,9 +133,8 @@ def check_negation(claim: str, evidence: str, covered: float) -> list[Finding]:
 
 def check_names(claim: str, contexts: str) -> list[Finding]:
     """Names of the claim ("Lyon", "Garth Brooks") that no context mentions."""
-    known = lower_words(contexts)
     missing = [
-        name for name in names(claim) if words_of_name(name) and not words_of_name(name) <= known
+        name for name in names(claim) if words_of_name(name) and not known_name(name, contexts)
     ]
     if not missing:
         return []
@@ -146,9 +145,7 @@ def check_names(claim: str, contexts: str) -> list[Finding]:
 def missing_name_share(claim: str, contexts: str) -> float:
     """Share of the claim's names that have a word no context contains (0 when it names
     nothing): "Dunbar Castle" beside a context about Tantallon Castle counts as missing."""
-    found = [words_of_name(name) for name in names(claim)]
-    found = [words for words in found if words]
+    found = [name for name in names(claim) if words_of_name(name)]
     if not found:
         return 0.0
-    known = lower_words(contexts)
-    return sum(not words <= known for words in found) / len(found)
+    return sum(not known_name(name, contexts) for name in found) / len(found)

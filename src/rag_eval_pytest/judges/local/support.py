@@ -180,14 +180,19 @@ def claim_features(
 _CLAUSE = re.compile(r"\s*(?:[,;:\u2013\u2014]|\s-\s|\bbut\b|\bwhile\b|\bwhereas\b)\s*")
 
 
+def _closest_sentence(claim: str, passage: str) -> str:
+    """The sentence of a window that shares most of the claim's words, for the reason."""
+    from ...text.sentences import split_sentences
+
+    parts = split_sentences(passage) or [passage]
+    return max(parts, key=lambda s: coverage(claim, s))
+
+
 def _best_sentence(claim: str, passage: str) -> str:
     """The clause of the passage that shares most of the claim's words: negation is read
     there, not across a window ("The stones cause no symptoms as they form, but ... causing
     pain" does not negate "it causes pain")."""
-    from ...text.sentences import split_sentences
-
-    parts = split_sentences(passage) or [passage]
-    sentence = max(parts, key=lambda s: coverage(claim, s))
+    sentence = _closest_sentence(claim, passage)
     clauses = [c for c in _CLAUSE.split(sentence) if c and len(c.split()) >= 3] or [sentence]
     return max(clauses, key=lambda c: coverage(claim, c))
 
@@ -205,11 +210,12 @@ def judge_claim(
     p = round(calibration.probability(features), 4)
     passage = evidence.passages[best]
     where = f"context {passage.context + 1}"
+    shown = _closest_sentence(claim, passage.text)
     similarity, best_cover = features[0], features[1]
     conflicts = [f for f in findings if f.severity == "conflict"]
     gaps = [f for f in findings if f.severity == "gap"]
     if conflicts:
-        reason = "; ".join(f.message for f in conflicts) + f" ({where}: {_short(passage.text)})"
+        reason = "; ".join(f.message for f in conflicts) + f" ({where}: {_short(shown)})"
         return ClaimSupport(
             "unsupported",
             min(p, calibration.ambiguous / 2),
@@ -221,7 +227,7 @@ def judge_claim(
     measured = f"similarity {similarity:.2f}, {best_cover:.0%} of its words"
     if p >= calibration.support:
         verdict: Verdict = "supported"
-        reason = f"supported by {where} ({measured}, score {p:.2f}): {_short(passage.text)}"
+        reason = f"supported by {where} ({measured}, score {p:.2f}): {_short(shown)}"
     elif p >= calibration.ambiguous:
         verdict = "ambiguous"
         reason = f"only partly supported: closest is {where} ({measured}, score {p:.2f})"
