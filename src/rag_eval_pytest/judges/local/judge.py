@@ -33,7 +33,7 @@ from ..questions import (
     StatementVerdicts,
 )
 from .embeddings import LocalEmbedder, shared_embedder
-from .relevance import RELEVANCE, SENTENCE_RELEVANCE, answer_relevance, sentence_relevance
+from .relevance import SENTENCE_RELEVANCE, answer_relevance, sentence_relevance
 from .support import DEFAULT_CALIBRATION, SHORT_CLAIM_WORDS, Calibration, ClaimSupport, Evidence
 from .support import judge_claim as _judge_claim
 
@@ -68,14 +68,14 @@ class LocalJudge(Judge):
             raise ImportError(NOT_INSTALLED)
         self.embedder = shared
         base = calibration or DEFAULT_CALIBRATION
-        self.calibration = Calibration(
-            base.weights,
-            base.bias,
-            support=base.support if support_threshold is None else support_threshold,
-            ambiguous=base.ambiguous if ambiguous_threshold is None else ambiguous_threshold,
-        )
-        if self.calibration.ambiguous > self.calibration.support:
+        support = base.support if support_threshold is None else support_threshold
+        if ambiguous_threshold is None:
+            ambiguous = min(base.ambiguous, support)  # a low support threshold lowers it too
+        else:
+            ambiguous = ambiguous_threshold
+        if ambiguous > support:
             raise ValueError("the ambiguous threshold must not exceed the support threshold")
+        self.calibration = Calibration(base.weights, base.bias, support, ambiguous)
         self.relevance_threshold = (
             SENTENCE_RELEVANCE.support if relevance_threshold is None else relevance_threshold
         )
@@ -232,4 +232,4 @@ _ANSWERS: dict[type[Question[Any, Any]], Any] = {
     AnswerEquivalence: LocalJudge._equivalence,
 }
 
-__all__ = ["RELEVANCE", "LocalJudge"]
+__all__ = ["LocalJudge"]
