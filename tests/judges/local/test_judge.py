@@ -228,3 +228,21 @@ def test_importing_the_local_judge_loads_neither_torch_nor_the_model() -> None:
 
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def test_a_cancelled_case_does_not_cancel_the_encoding_other_cases_wait_for(
+    local_judge: Any,
+) -> None:
+    embedder = local_judge.embedder
+    texts = [f"Cancellation probe {i}: the warehouse ships on weekdays." for i in range(8)]
+
+    async def run() -> list[Any]:
+        first = asyncio.ensure_future(embedder.vectors(texts))
+        second = asyncio.ensure_future(embedder.vectors(texts))
+        await asyncio.sleep(0)
+        first.cancel()
+        return await second
+
+    vectors = asyncio.run(run())
+    assert len(vectors) == 8
+    assert all(abs(float(v @ v) - 1.0) < 1e-4 for v in vectors)
