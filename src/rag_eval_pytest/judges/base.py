@@ -16,11 +16,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from ..metrics.base import Usage
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 I = TypeVar("I", bound=BaseModel)  # noqa: E741 - the conventional name of an input type
 O = TypeVar("O", bound=BaseModel)  # noqa: E741
@@ -106,6 +109,14 @@ class Judge(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release clients and models. Called once at the end of the run."""
+
+
+def check_indexed(items: Sequence[Any], count: int, what: str) -> list[str]:
+    """The problem of an index-keyed verdict list that is not exactly ``0..count-1``."""
+    indexes = sorted(item.index for item in items)
+    if indexes != list(range(count)):
+        return [f"expected one verdict for each of {count} {what}, got indexes {indexes}"]
+    return []
 
 
 def keep_indexed(output: O, field_name: str, count: int, what: str) -> tuple[O, str] | None:

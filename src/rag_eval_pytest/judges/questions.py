@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .base import Question, keep_indexed
+from .base import Question, check_indexed, keep_indexed
 
 
 class _Model(BaseModel):
@@ -178,13 +178,7 @@ class ContextUsefulness(Question[ContextsInput, ContextVerdicts]):
         }
 
     def check(self, inputs: ContextsInput, output: ContextVerdicts) -> list[str]:
-        indexes = sorted(v.index for v in output.verdicts)
-        if indexes != list(range(len(inputs.contexts))):
-            return [
-                f"expected one verdict for each of {len(inputs.contexts)} contexts, "
-                f"got indexes {indexes}"
-            ]
-        return []
+        return check_indexed(output.verdicts, len(inputs.contexts), "contexts")
 
     def salvage(
         self, inputs: ContextsInput, output: ContextVerdicts
@@ -233,13 +227,9 @@ class GroundTruthAttribution(Question[AttributionInput, Attributions]):
         }
 
     def check(self, inputs: AttributionInput, output: Attributions) -> list[str]:
-        indexes = sorted(s.index for s in output.sentences)
-        if indexes != list(range(len(inputs.ground_truth_sentences))):
-            return [
-                f"expected one verdict for each of {len(inputs.ground_truth_sentences)} "
-                f"ground-truth sentences, got indexes {indexes}"
-            ]
-        return []
+        return check_indexed(
+            output.sentences, len(inputs.ground_truth_sentences), "ground-truth sentences"
+        )
 
     def salvage(
         self, inputs: AttributionInput, output: Attributions
@@ -284,13 +274,7 @@ class ContextSentenceRelevance(Question[RelevanceInput, SentenceRelevances]):
         return {"question": inputs.question, "context_sentences": inputs.context_sentences}
 
     def check(self, inputs: RelevanceInput, output: SentenceRelevances) -> list[str]:
-        indexes = sorted(s.index for s in output.sentences)
-        if indexes != list(range(len(inputs.context_sentences))):
-            return [
-                f"expected one verdict for each of {len(inputs.context_sentences)} context "
-                f"sentences, got indexes {indexes}"
-            ]
-        return []
+        return check_indexed(output.sentences, len(inputs.context_sentences), "context sentences")
 
     def salvage(
         self, inputs: RelevanceInput, output: SentenceRelevances
