@@ -90,6 +90,9 @@ def new_run_info() -> RunInfo:
 def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
     resolved = resolve_config(config)
     settings = resolved.settings
+    from .judges.factory import check_kind
+
+    check_kind(settings.judge.kind)
     datasets = load_datasets(paths, tags=settings.tags)
     if settings.shard is not None:
         from .sharding import parse_shard, select_shard

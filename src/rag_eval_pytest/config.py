@@ -36,6 +36,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
 UnitFloat = Annotated[float, Field(ge=0.0, le=1.0)]
 ExitCode = Annotated[int, Field(ge=1, le=255)]
 CONFIG_FILE_NAMES = ("eval-config.yaml", "eval-config.yml")
+_TOO_DEEP = "nested too deeply to be a configuration"
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|AUTH|CREDENTIAL|COOKIE", re.IGNORECASE)
 _ENV_REF = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -290,8 +291,9 @@ class Override:
 @dataclass
 class ConfigFile:
     path: Path | None
-    data: dict[str, Any]
-    secrets: set[str] = field(default_factory=set)
+    # Not in the repr: the data may be huge (YAML aliases) and the secrets are secrets.
+    data: dict[str, Any] = field(repr=False)
+    secrets: set[str] = field(default_factory=set, repr=False)
 
     @property
     def label(self) -> str:
@@ -302,7 +304,7 @@ class ConfigFile:
 class ResolvedConfig:
     settings: Settings
     file: ConfigFile
-    secrets: set[str]
+    secrets: set[str] = field(repr=False)
 
 
 # --------------------------------------------------------------------------- config file
@@ -318,6 +320,8 @@ def _load_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"Invalid configuration {path}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"Invalid configuration {path}: {_TOO_DEEP}") from None
 
 
 def _load_yaml(path: Path) -> dict[str, Any]:
@@ -329,6 +333,8 @@ def _load_yaml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"Invalid configuration {path}: not UTF-8 text") from None
     try:
         data = yaml.safe_load(text)
+    except RecursionError:
+        raise ConfigError(f"Invalid configuration {path}: {_TOO_DEEP}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -374,19 +380,38 @@ def _tool_section(pyproject: Path) -> dict[str, Any]:
 
 
 def interpolate(
-    data: Any, env: Mapping[str, str], label: str, secrets: set[str], path: str = ""
+    data: Any,
+    env: Mapping[str, str],
+    label: str,
+    secrets: set[str],
+    path: str = "",
+    _done: dict[int, Any] | None = None,
 ) -> Any:
     """Replace ``${VAR}`` / ``${VAR:-default}`` in every string of ``data``.
 
     Values taken from variables whose names look like credentials are added to ``secrets``.
+    A list or mapping that appears several times (a YAML alias) is interpolated once and stays
+    shared, so a few lines of aliases never expand into millions of copies.
     """
-    if isinstance(data, dict):
-        return {
-            k: interpolate(v, env, label, secrets, f"{path}.{k}" if path else str(k))
-            for k, v in data.items()
-        }
-    if isinstance(data, list):
-        return [interpolate(v, env, label, secrets, f"{path}[{i}]") for i, v in enumerate(data)]
+    done: dict[int, Any] = {} if _done is None else _done
+    if isinstance(data, (dict, list)):
+        if id(data) in done:
+            return done[id(data)]
+        if isinstance(data, dict):
+            result: Any = {}
+            done[id(data)] = result
+            for k, v in data.items():
+                result[k] = interpolate(
+                    v, env, label, secrets, f"{path}.{k}" if path else str(k), done
+                )
+        else:
+            result = []
+            done[id(data)] = result
+            result.extend(
+                interpolate(v, env, label, secrets, f"{path}[{i}]", done)
+                for i, v in enumerate(data)
+            )
+        return result
     if not isinstance(data, str):
         return data
 
@@ -480,13 +505,15 @@ def resolve_settings(
     """Merge defaults < config file < overrides into validated :class:`Settings`."""
     env = os.environ if env is None else env
     secrets: set[str] = set()
-    data = interpolate(file.data, env, file.label, secrets)
-    if file.path is not None:
-        _anchor_paths(data, file.path.parent)
     try:
+        data = interpolate(file.data, env, file.label, secrets)
+        if file.path is not None:
+            _anchor_paths(data, file.path.parent)
         Settings.model_validate(data)
     except ValidationError as exc:
         raise _explain(exc, {}, file.label) from None
+    except RecursionError:
+        raise ConfigError(f"Invalid configuration {file.label}: {_TOO_DEEP}") from None
     origin: dict[str, str] = {}
     for override in overrides:
         _set_path(data, override.path, override.value)

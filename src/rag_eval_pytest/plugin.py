@@ -56,10 +56,15 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     from .bootstrap import build_session, fatal_exit_code
 
+    error: RagEvalError | None = None
     try:
         session = build_session(config, paths)
     except RagEvalError as exc:
-        pytest.exit(f"rag-eval: {exc}", returncode=fatal_exit_code(config))
+        error = exc
+    if error is not None:
+        # Raised outside the except block: the exit carries no chained traceback, whose
+        # frames' arguments (the raw config, the environment) pytest would render.
+        pytest.exit(f"rag-eval: {error}", returncode=fatal_exit_code(config))
     config.stash[SESSION_KEY] = session
     if hasattr(config, "workerinput"):
         return
