@@ -3,17 +3,25 @@
 Tests are synchronous and may run inside someone else's event loop (pytest-asyncio), so the
 plugin never calls ``asyncio.run`` from a test: it submits coroutines to this loop and waits.
 One loop per process also lets HTTP clients reuse their connections across cases.
+
+Blocking calls (a sync RAG callable, a sync judge callable, the embedding model) run through
+``asyncio.to_thread`` in the loop's default executor, which here is
+:class:`DaemonThreadExecutor`: its threads never hold the process at exit, so Ctrl-C during a
+RAG call that hangs ends the run at once (the reports of what finished are written first).
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
+import os
+import queue
 import threading
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from collections.abc import Coroutine
+    from collections.abc import Callable, Coroutine
 
 T = TypeVar("T")
 
@@ -30,6 +38,7 @@ class LoopThread:
         with self._lock:
             if self._loop is None:
                 loop = asyncio.new_event_loop()
+                loop.set_default_executor(DaemonThreadExecutor(f"{self._name}-worker"))
                 ready = threading.Event()
 
                 def serve() -> None:
@@ -74,3 +83,81 @@ async def _cancel_pending() -> None:
     for task in pending:
         task.cancel()
     await asyncio.gather(*pending, return_exceptions=True)
+
+
+_WorkItem = tuple[
+    "concurrent.futures.Future[Any]", "Callable[..., Any]", tuple[Any, ...], dict[str, Any]
+]
+
+
+class DaemonThreadExecutor(concurrent.futures.ThreadPoolExecutor):
+    """A thread pool whose threads are daemons.
+
+    ``concurrent.futures.ThreadPoolExecutor`` joins its threads when the interpreter exits, so
+    a blocking call that never returns (a hung RAG system) keeps an interrupted run alive
+    after its reports are written. Here idle threads are reused, new ones start up to
+    ``max_workers``, and shutting down never waits for a call still running. It subclasses
+    ``ThreadPoolExecutor`` only because asyncio accepts no other default executor; ``submit``
+    and ``shutdown`` are its own, none of the base class's threads ever start.
+    """
+
+    def __init__(self, name: str = "rag-eval-worker", max_workers: int | None = None) -> None:
+        super().__init__(max_workers=1)
+        self._name = name
+        self._pool_size = max_workers or min(32, (os.cpu_count() or 1) + 4)
+        self._queue: queue.SimpleQueue[_WorkItem | None] = queue.SimpleQueue()
+        self._idle_daemons = threading.Semaphore(0)
+        self._daemons: list[threading.Thread] = []
+        self._daemon_lock = threading.Lock()
+        self._stopping = False
+
+    def submit(
+        self, fn: Callable[..., T], /, *args: Any, **kwargs: Any
+    ) -> concurrent.futures.Future[T]:
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        with self._daemon_lock:
+            if self._stopping:
+                raise RuntimeError("cannot schedule new work after shutdown")
+            self._queue.put((future, fn, args, kwargs))
+            idle = self._idle_daemons.acquire(blocking=False)
+            if not idle and len(self._daemons) < self._pool_size:
+                thread = threading.Thread(
+                    target=self._serve, name=f"{self._name}-{len(self._daemons)}", daemon=True
+                )
+                thread.start()
+                self._daemons.append(thread)
+        return future
+
+    def _serve(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            future, fn, args, kwargs = item
+            if future.set_running_or_notify_cancel():
+                try:
+                    result = fn(*args, **kwargs)
+                except BaseException as exc:  # handed to whoever awaits the future
+                    future.set_exception(exc)
+                else:
+                    future.set_result(result)
+            del item, future, fn, args, kwargs
+            self._idle_daemons.release()
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        with self._daemon_lock:
+            self._stopping = True
+            threads = list(self._daemons)
+        if cancel_futures:
+            while True:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is not None:
+                    item[0].cancel()
+        for _ in threads:
+            self._queue.put(None)
+        if wait:
+            for thread in threads:
+                thread.join()

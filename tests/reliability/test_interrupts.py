@@ -131,12 +131,6 @@ def test_ctrl_c_while_an_http_request_hangs_stops_at_once_and_keeps_the_finished
     assert not [r for r in hanging_server.requests if "again" in r.json()["question"]]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a sync adapter runs in asyncio.to_thread (adapters/callable.py, event_loop.py): "
-    "its worker thread is not a daemon, so after Ctrl-C the process writes the reports and "
-    "then waits at exit until the hanging RAG call returns",
-)
 def test_ctrl_c_while_a_sync_callable_hangs_stops_at_once(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
