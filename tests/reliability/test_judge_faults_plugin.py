@@ -196,12 +196,6 @@ def test_injected_answers_and_contexts_reach_the_model_only_inside_their_section
             assert line.strip() not in json.dumps(body["tools"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="reporting/markdown.py writes a trace only for failed or low cases: a case whose "
-    "every metric went unjudged shows 'not judged' with no reason (refusal, outage, garbage); "
-    "the reason is only in eval_report.json",
-)
 def test_the_markdown_report_says_why_a_case_was_not_judged(
     pytester: pytest.Pytester,
     write_dataset: Callable[..., Path],

@@ -146,6 +146,21 @@ def _case_trace(case: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _not_judged(cases: list[dict[str, Any]]) -> list[str]:
+    """Why each metric went unjudged (refusal, outage, missing input), for the cases whose
+    trace is not shown above: a 'not judged' is never left without its reason."""
+    rows = [
+        f"- {_cell(case['key'])}: {title(name)}: {_cell(result['reason'] or 'no reason given')}"
+        for case in cases
+        if case["status"] not in ("failed", "error")
+        for name, result in case["metrics"].items()
+        if result["status"] == "not_judged"
+    ]
+    if not rows:
+        return []
+    return [f"## Not Judged: {len(rows)}", "", *rows, ""]
+
+
 def _metric_rank(name: str) -> tuple[int, str]:
     return (METRIC_NAMES.index(name) if name in METRIC_NAMES else len(METRIC_NAMES), name)
 
@@ -235,6 +250,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
     lines += [f"## Issues Found: {len(issues)}", ""]
     for case in issues:
         lines += _case_trace(case)
+    lines += _not_judged(doc["cases"])
 
     if summary["tags"]:
         lines += [
