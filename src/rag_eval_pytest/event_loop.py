@@ -32,6 +32,8 @@ class LoopThread:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        # Called with the future the main thread is about to wait for (the progress line).
+        self.waiter: Callable[[concurrent.futures.Future[Any]], None] | None = None
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -54,7 +56,11 @@ class LoopThread:
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the loop and wait for its result (re-raising its exception)."""
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        waiter = self.waiter
+        if waiter is not None and threading.current_thread() is threading.main_thread():
+            waiter(future)
+        return future.result()
 
     def close(self, cleanup: Coroutine[Any, Any, Any] | None = None) -> None:
         """Run ``cleanup`` (e.g. closing clients), then stop the loop and its thread."""

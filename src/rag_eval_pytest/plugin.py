@@ -160,10 +160,14 @@ def pytest_collection_modifyitems(
     items.sort(key=lambda item: item.get_closest_marker(CRITICAL_MARKER) is None)
     if eval_session is not None and _prefetching(config, eval_session):
         from .prefetch import plan_tests, read_learned
+        from .progress import terminal_line
 
         eval_session.prefetcher = plan_tests(
             items, eval_session, read_learned(getattr(config, "cache", None))
         )
+        line = terminal_line(config, eval_session.progress)
+        if line is not None:
+            eval_session.loop.waiter = line.wait
     return result
 
 
@@ -275,7 +279,9 @@ def rag_case(request: pytest.FixtureRequest) -> Iterator[RagCase]:
     yield case
     if prefetcher is not None:
         stopping = bool(request.session.shouldfail or request.session.shouldstop)
-        prefetcher.after_test(function_id(request.node), recorder.requests, stopping=stopping)
+        prefetcher.after_test(
+            function_id(request.node), recorder.requests, stopping=stopping, judge=judge
+        )
 
 
 @pytest.fixture(scope="session")

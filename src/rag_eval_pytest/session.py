@@ -20,6 +20,7 @@ from .event_loop import LoopThread
 from .limits import AdaptiveLimiter
 from .metrics.base import Measurement, Metric, MetricResult, Sample, Services
 from .metrics.registry import get_metric
+from .progress import RunProgress
 from .response import Context, RAGResponse
 
 if TYPE_CHECKING:
@@ -69,6 +70,7 @@ class EvalSession:
     judge_limiter: AdaptiveLimiter = field(init=False)
     case_limiter: AdaptiveLimiter = field(init=False)
     prefetcher: Prefetcher | None = None
+    progress: RunProgress = field(default_factory=RunProgress)
 
     def __post_init__(self) -> None:
         limits = self.settings.concurrency
@@ -271,8 +273,13 @@ class EvalSession:
         task = self._measurements.get(memo_key)
         if task is None:
             task = asyncio.ensure_future(measure(metric, make_sample(loaded, response), services))
+            task.add_done_callback(self._count_usage)
             self._measurements[memo_key] = task
         return task
+
+    def _count_usage(self, task: asyncio.Task[Measurement]) -> None:
+        if not task.cancelled() and task.exception() is None:
+            self.progress.add_usage(task.result().usage)
 
     # ------------------------------------------------------------------ lifecycle
 
