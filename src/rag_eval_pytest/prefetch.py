@@ -83,27 +83,44 @@ class Prefetcher:
                 self._judge = judge()
         self.session.loop.run(self._schedule(self.tests))
 
-    def learn(self, function: str, requests: list[Request]) -> None:
+    def learn(
+        self,
+        function: str,
+        requests: list[Request],
+        judge: Callable[[], Judge | None] | None = None,
+    ) -> None:
         """A test of ``function`` finished having asked for ``requests``: measure the same for
-        the function's other cases, if this was not known yet."""
+        the function's other cases, if this was not known yet. ``judge`` resolves the judge
+        that test used, for a first run where nothing judged was known at the start."""
         if self.stopped or not self.started or not requests:
             return
         known = self.learned.get(function, [])
-        new = [r for r in requests if r not in known]
+        planned = [r for t in self.tests if t.function == function for r in t.requests]
+        new = [r for r in requests if r not in known and r not in planned]
         if not new:
             return
         self.learned[function] = known + new
+        if self._judge is None and judge is not None and any(self._needs_judge(r) for r in new):
+            with contextlib.suppress(Exception, pytest.fail.Exception, pytest.skip.Exception):
+                self._judge = judge()
         pending = [
             PlannedTest(t.case, t.function, new) for t in self.tests if t.function == function
         ]
         self.session.loop.run(self._schedule(pending))
 
-    def after_test(self, function: str, requests: list[Request], *, stopping: bool) -> None:
+    def after_test(
+        self,
+        function: str,
+        requests: list[Request],
+        *,
+        stopping: bool,
+        judge: Callable[[], Judge | None] | None = None,
+    ) -> None:
         """Called after each test that took a case."""
         if stopping:
             self.stop()
         else:
-            self.learn(function, requests)
+            self.learn(function, requests, judge)
 
     def stop(self) -> None:
         """Start nothing more; cancel what has not finished."""
@@ -117,8 +134,12 @@ class Prefetcher:
 
     async def _schedule(self, tests: list[PlannedTest]) -> None:
         limiter = self.session.case_limiter
+        progress = self.session.progress
+        progress.cases = len({t.case for t in self.tests})
         for test in tests:
-            self._tasks.append(asyncio.ensure_future(self._prefetch(test, limiter)))
+            task = asyncio.ensure_future(self._prefetch(test, limiter))
+            progress.track(test.case, task)
+            self._tasks.append(task)
 
     async def _prefetch(self, test: PlannedTest, limiter: AdaptiveLimiter) -> None:
         # The case slot bounds the queries; the judge limiter bounds the judging, in the order
@@ -158,7 +179,9 @@ class Prefetcher:
                 metric = get_metric(name, **params)
             except (KeyError, TypeError, ValueError):  # the test reports its own mistake
                 continue
-            self._tasks.append(session.measure_task(loaded, response, metric, services))
+            task = session.measure_task(loaded, response, metric, services)
+            session.progress.track(test.case, task)
+            self._tasks.append(task)
 
     async def _cancel(self) -> None:
         pending = [t for t in self._tasks if not t.done()]

@@ -165,6 +165,53 @@ def test_zz_elapsed():
     assert elapsed(off) > 1.2
 
 
+def test_a_judged_metric_learned_on_a_first_run_is_judged_ahead_for_the_other_cases(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset([case(f"c{i}", f"refund {i}?", answer="a", contexts=["c"]) for i in range(5)])
+    pytester.makeconftest(
+        """
+import pytest
+@pytest.fixture(scope="session")
+def rag_judge():
+    return lambda prompt: "unused"
+"""
+    )
+    pytester.makepyfile(
+        test_rag="""
+import asyncio, time
+from rag_eval_pytest import evaluate
+from rag_eval_pytest.metrics.base import Measurement, Metric
+from rag_eval_pytest.metrics.registry import register_metric
+
+started = []
+
+class SlowJudged(Metric):
+    name = "slow_judged"
+    requires = frozenset({"judge"})
+    async def measure(self, sample, services):
+        await asyncio.sleep(0.3)
+        return Measurement(score=1.0)
+
+register_metric(SlowJudged)
+
+def test_judged(rag_case):
+    started.append(time.monotonic())
+    assert evaluate(rag_case, "slow_judged").score == 1.0
+
+def test_zz_elapsed():
+    print(f"ELAPSED {time.monotonic() - started[0]:.2f}")
+"""
+    )
+    # No pytest cache yet: the first case teaches that test_judged needs the judge; the judge
+    # that test used is then given to the prefetcher, and the other four cases are judged
+    # together (0.3 s + 0.3 s), not one test at a time (5 x 0.3 s).
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "-s", "-p", "no:randomly")
+    result.assert_outcomes(passed=6)
+    line = next(x for x in result.outlines if "ELAPSED" in x)
+    assert float(line.split("ELAPSED ")[1].split()[0]) < 1.0, line
+
+
 def test_prefetch_can_be_turned_off(pytester: pytest.Pytester, slow_app: str) -> None:
     pytester.makefile(
         ".yaml", **{"eval-config": RETRIEVAL_ONLY + "concurrency:\n  prefetch: false\n"}
