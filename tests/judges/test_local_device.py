@@ -1,0 +1,55 @@
+"""``--rag-device``: where the local judge's embedding model runs, chosen for one run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import case
+
+pytest.importorskip("sentence_transformers")
+
+CASES = [
+    case(
+        "pto",
+        "How many days of paid time off do employees get?",
+        "20 days.",
+        answer="Full-time employees receive 20 days of paid time off.",
+        contexts=["Full-time employees receive 20 days paid time off annually."],
+    )
+]
+CONFIG = "metrics:\n  faithfulness: 0.5\n"
+
+
+def cuda_present() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def test_auto_runs_where_it_can_and_cuda_without_a_gpu_is_one_message_naming_the_setting(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset(CASES)
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    auto = pytester.runpytest("--rag-dataset=dataset.json", "--rag-device=auto")
+    auto.assert_outcomes(passed=1)
+    if cuda_present():
+        pytest.skip("this machine has a CUDA device: --rag-device cuda would run on it")
+    cuda = pytester.runpytest("--rag-dataset=dataset.json", "--rag-device=cuda")
+    cuda.assert_outcomes(failed=1)
+    cuda.stdout.fnmatch_lines(
+        ["*pto: judge.local.device is cuda (--rag-device), but PyTorch * sees no CUDA device*"]
+    )
+    assert "Traceback" not in cuda.stdout.str()
+
+
+def test_an_unknown_device_is_a_usage_error_naming_the_choices(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset(CASES)
+    result = pytester.runpytest("--rag-dataset=dataset.json", "--rag-device=gpu")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--rag-device*invalid choice: 'gpu'*cpu*cuda*auto*"])
