@@ -296,6 +296,8 @@ class Stats:
                 "peak_in_flight": self.peak,
                 "peak_offered": self.peak_arrived,
                 "span_s": round(span, 3),
+                "first_in": self.first_in,  # time.monotonic() of this process
+                "last_out": self.last_out,
                 "by_question": {k: v["requests"] for k, v in sorted(self.by_question.items())},
                 "questions": {k: dict(v) for k, v in sorted(self.by_question.items())},
             }

@@ -92,9 +92,10 @@ def main() -> None:
                 command.append(f"--rag-concurrency={options.concurrency}")
             if options.workers:
                 command += ["-n", str(options.workers)]
-            started = time.perf_counter()
+            started = time.monotonic()
             proc = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
-            wall = time.perf_counter() - started
+            ended = time.monotonic()
+            wall = ended - started
             if proc.returncode not in (0, 1, 2):
                 sys.exit(f"pytest failed ({proc.returncode}):\n{proc.stdout[-3000:]}")
             report = json.loads((root / "results" / "eval_report.json").read_text())
@@ -125,6 +126,12 @@ def main() -> None:
     )
     print(f"pytest session: {session:.2f} s ({session / floor:.2f} x floor)")
     print(f"whole command, interpreter start included: {wall:.2f} s ({wall / floor:.2f} x floor)")
+    if seen["first_in"] is not None and seen["last_out"] is not None:
+        print(
+            f"  of which: {seen['first_in'] - started:.2f} s before the first judge request, "
+            f"{seen['span_s']:.2f} s judging, "
+            f"{ended - seen['last_out']:.2f} s after the last answer"
+        )
     print(f"judged: {report['summary']['metrics']['faithfulness']['judged']} faithfulness results")
 
 
