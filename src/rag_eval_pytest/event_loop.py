@@ -18,6 +18,7 @@ import contextlib
 import os
 import queue
 import threading
+import time
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ class LoopThread:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._executor: DaemonThreadExecutor | None = None
         # Called with the future the main thread is about to wait for (the progress line).
         self.waiter: Callable[[concurrent.futures.Future[Any]], None] | None = None
 
@@ -40,7 +42,8 @@ class LoopThread:
         with self._lock:
             if self._loop is None:
                 loop = asyncio.new_event_loop()
-                loop.set_default_executor(DaemonThreadExecutor(f"{self._name}-worker"))
+                self._executor = DaemonThreadExecutor(f"{self._name}-worker")
+                loop.set_default_executor(self._executor)
                 ready = threading.Event()
 
                 def serve() -> None:
@@ -62,8 +65,13 @@ class LoopThread:
             waiter(future)
         return future.result()
 
-    def close(self, cleanup: Coroutine[Any, Any, Any] | None = None) -> None:
-        """Run ``cleanup`` (e.g. closing clients), then stop the loop and its thread."""
+    def close(
+        self, cleanup: Coroutine[Any, Any, Any] | None = None, *, threads_timeout: float = 0
+    ) -> None:
+        """Run ``cleanup`` (e.g. closing clients), then stop the loop and its thread, and wait
+        up to ``threads_timeout`` seconds for blocking calls still running in worker threads
+        (a model still loading must not be cut off inside native code at exit; after Ctrl-C
+        a hung RAG call is not waited for)."""
         with self._lock:
             loop, thread = self._loop, self._thread
             self._loop = self._thread = None
@@ -78,6 +86,8 @@ class LoopThread:
                 asyncio.run_coroutine_threadsafe(cleanup, loop).result(timeout=10)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=10)
+        if threads_timeout > 0 and self._executor is not None:
+            self._executor.join(threads_timeout)
         if not thread.is_alive():
             loop.close()
 
@@ -149,6 +159,13 @@ class DaemonThreadExecutor(concurrent.futures.ThreadPoolExecutor):
                     future.set_result(result)
             del item, future, fn, args, kwargs
             self._idle_daemons.release()
+
+    def join(self, timeout: float) -> None:
+        """Stop taking work and wait up to ``timeout`` seconds in all for the calls running."""
+        self.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + timeout
+        for thread in list(self._daemons):
+            thread.join(max(0.0, deadline - time.monotonic()))
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         with self._daemon_lock:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 SESSION_KEY: pytest.StashKey[EvalSession] = pytest.StashKey()
 AGGREGATOR_KEY: pytest.StashKey[Aggregator] = pytest.StashKey()
 RECORDER_KEY: pytest.StashKey[CaseRecorder] = pytest.StashKey()
+INTERRUPTED_KEY: pytest.StashKey[bool] = pytest.StashKey()  # Ctrl-C ended the run
 CRITICAL_MARKER = "rag_critical"
 
 
@@ -109,7 +110,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             from .prefetch import write_learned
 
             write_learned(getattr(config, "cache", None), session.prefetcher)
-        session.close()
+        session.close(interrupted=config.stash.get(INTERRUPTED_KEY, False))
         del config.stash[SESSION_KEY]
 
 
@@ -212,8 +213,10 @@ class AggregatorHooks:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Controller and plain runs: summarise, write the reports and the history line, and set
-    the exit code (escalating only from pytest's own 0 or 1)."""
+    """All processes: remember whether Ctrl-C ended the run. Controller and plain runs:
+    summarise, write the reports and the history line, and set the exit code (escalating
+    only from pytest's own 0 or 1)."""
+    session.config.stash[INTERRUPTED_KEY] = exitstatus == pytest.ExitCode.INTERRUPTED
     aggregator = session.config.stash.get(AGGREGATOR_KEY, None)
     if aggregator is None:
         return

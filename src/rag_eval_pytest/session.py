@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from .prefetch import Prefetcher
     from .redaction import Redactor
 
+THREADS_TIMEOUT = 30.0
+"""Seconds the end of a run waits for blocking calls still running in worker threads."""
+
 MetricRequest = tuple["str | Metric", "float | None", "dict[str, Any]"]
 """(metric, threshold or None for the metric's default, parameters)."""
 
@@ -283,7 +286,10 @@ class EvalSession:
 
     # ------------------------------------------------------------------ lifecycle
 
-    def close(self) -> None:
+    def close(self, *, interrupted: bool = False) -> None:
+        """Close clients and the loop. Blocking calls still running (the model loading, a
+        slow RAG call after ``-x``) are waited for, for a while, unless the run was
+        interrupted with Ctrl-C: then the process ends without them."""
         adapters = list(self._adapters)
         judges = [judge for _, judge in self._judges.values()]
 
@@ -293,7 +299,7 @@ class EvalSession:
                 with contextlib.suppress(Exception):  # best effort at the end of a run
                     await aclose()
 
-        self.loop.close(close_all())
+        self.loop.close(close_all(), threads_timeout=0 if interrupted else THREADS_TIMEOUT)
 
 
 def local_embedder(device: str = "cpu") -> Embed | None:

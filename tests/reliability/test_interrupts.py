@@ -143,3 +143,31 @@ def test_ctrl_c_while_a_sync_callable_hangs_stops_at_once(
     assert code == pytest.ExitCode.INTERRUPTED, output
     assert_partial_reports_kept_the_finished_case(pytester)  # this part already holds
     assert stopped_after < 5, f"{stopped_after:.1f} s to stop after Ctrl-C"
+
+
+SLOW_FINISHING_CALLABLE = """
+import pathlib, time
+
+def answer(question):
+    if "stuck" in question:
+        time.sleep(1.5)
+        pathlib.Path("stuck.finished").touch()
+    return "Full refund within 30 days.", [{"text": "Full refund.", "source": "nowhere.md"}]
+"""
+
+
+def test_a_run_that_ends_normally_lets_blocking_calls_in_flight_finish(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    # -x stops after the first failing case while the next one is still inside a sync RAG
+    # call in a worker thread: without Ctrl-C the process waits for it instead of cutting it
+    # off at exit (a model still loading in native code would abort the process).
+    write_dataset(CASES)
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  retrieval_recall: 1.0\n"})
+    pytester.makepyfile(app=SLOW_FINISHING_CALLABLE)
+    result = pytester.runpytest_subprocess(
+        "--rag-dataset=dataset.json", "--rag-target=app.py:answer", "-x", "-p", "no:randomly"
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+    result.assert_outcomes(failed=1)
+    assert (pytester.path / "stuck.finished").exists()
