@@ -29,6 +29,7 @@ class AdaptiveLimiter:
         self.throttles = 0
         self._successes = 0
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+        self.responded = asyncio.Event()  # the server has answered once (or pushed back)
 
     @contextlib.asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
@@ -72,12 +73,14 @@ class AdaptiveLimiter:
 
     def throttled(self) -> None:
         """The server pushed back: halve the limit (at least 1)."""
+        self.responded.set()
         self.throttles += 1
         self.limit = max(1, self.limit // 2)
         self._successes = 0
 
     def succeeded(self) -> None:
         """A call went through: after ``limit`` successes in a row, one more slot."""
+        self.responded.set()
         self._successes += 1
         if self.limit < self.maximum and self._successes >= self.limit:
             self.limit += 1

@@ -30,7 +30,7 @@ import pytest
 from .metrics.registry import get_metric
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Awaitable, Callable
 
     from .adapters.base import RAGAdapter
     from .dataset import LoadedCase
@@ -43,6 +43,7 @@ Request = tuple[str, dict[str, Any]]
 """A metric asked for by name, with its parameters (JSON-safe, so it can be remembered)."""
 
 PLAN_CACHE_KEY = "rag_eval/metric_plan"
+WARM_UP_WAIT = 10.0  # seconds: a judge that never answers does not keep the model unloaded
 
 
 @dataclass
@@ -171,9 +172,9 @@ class Prefetcher:
             return
         self._scheduled.update((test.case, repr(r)) for r in requests)
         services = session.services(self._judge)
-        if services.embed is not None and not self._warmed:
+        if services.embed is not None and not self._warmed and any(map(_uses_model, requests)):
             self._warmed = True  # load the embedding model while the judge is busy
-            warm_up = asyncio.ensure_future(services.embed(["warm up"]))
+            warm_up = asyncio.ensure_future(self._warm_up(services.embed))
             # A model that fails to load fails the tests that need it, with the reason.
             warm_up.add_done_callback(lambda t: t.cancelled() or t.exception())
             self._tasks.append(warm_up)
@@ -185,6 +186,17 @@ class Prefetcher:
             task = session.measure_task(loaded, response, metric, services)
             session.progress.track(test.case, task)
             self._tasks.append(task)
+
+    async def _warm_up(self, embed: Callable[[list[str]], Awaitable[Any]]) -> None:
+        """Load the embedding model before a metric needs it. Beside an LLM judge, only once
+        the judge has answered: importing its SDK and sending the first requests is the
+        critical path, and two large imports at once delay both."""
+        from .judges.llm import LLMJudge
+
+        if isinstance(self._judge, LLMJudge):
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.session.judge_limiter.responded.wait(), WARM_UP_WAIT)
+        await embed(["warm up"])
 
     async def _cancel(self) -> None:
         pending = [t for t in self._tasks if not t.done()]
@@ -199,6 +211,16 @@ class Prefetcher:
         with contextlib.suppress(KeyError):
             return "judge" in metric_class(request[0]).requires
         return False
+
+
+def _uses_model(request: Request) -> bool:
+    """Whether a metric may need the embedding model: the embedding metrics, and every
+    judged one (the local judge embeds; answer relevance embeds beside any judge)."""
+    from .metrics.registry import metric_class
+
+    with contextlib.suppress(KeyError):
+        return bool({"judge", "embeddings"} & metric_class(request[0]).requires)
+    return False
 
 
 def function_id(item: pytest.Item) -> str:
