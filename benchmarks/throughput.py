@@ -126,6 +126,12 @@ def main() -> None:
     )
     print(f"pytest session: {session:.2f} s ({session / floor:.2f} x floor)")
     print(f"whole command, interpreter start included: {wall:.2f} s ({wall / floor:.2f} x floor)")
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        print(
+            "  note: PYTHONDONTWRITEBYTECODE is set, so every module (pytest's assertion rewriting"
+            " included) is compiled again on each start: the start-up above is slower than a"
+            " user's"
+        )
     if seen["first_in"] is not None and seen["last_out"] is not None:
         print(
             f"  of which: {seen['first_in'] - started:.2f} s before the first judge request, "
