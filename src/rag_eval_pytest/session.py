@@ -208,8 +208,19 @@ class EvalSession:
             return judge.embed
         if not self._local_embed_checked:
             self._local_embed_checked = True
-            self._local_embed = local_embedder(self.settings.judge.local.device)
+            self._local_embed = local_embedder(
+                self.settings.judge.local.device, self.vector_cache_dir()
+            )
         return self._local_embed
+
+    def vector_cache_dir(self) -> Path | None:
+        """Where sentence vectors are kept between runs: the judge cache's folder, unless
+        caching is off."""
+        from .judges.cache import JudgeCache
+        from .judges.factory import cache_for
+
+        cache = cache_for(self.settings.judge, self.judge_cache_dir)
+        return cache.directory if isinstance(cache, JudgeCache) else None
 
     def services(self, judge: Judge | None) -> Services:
         return Services(
@@ -302,13 +313,15 @@ class EvalSession:
         self.loop.close(close_all(), threads_timeout=0 if interrupted else THREADS_TIMEOUT)
 
 
-def local_embedder(device: str = "cpu") -> Embed | None:
+def local_embedder(device: str = "cpu", cache_dir: Path | None = None) -> Embed | None:
     """The offline embedding model's ``embed``, or ``None`` when the extra is missing."""
     try:
         from .judges.local.embeddings import shared_embedder
     except ImportError:
         return None
     embedder = shared_embedder(device)
+    if embedder is not None:
+        embedder.use_cache(cache_dir)
     return embedder.embed if embedder is not None else None
 
 

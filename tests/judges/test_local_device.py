@@ -38,7 +38,8 @@ def test_auto_runs_where_it_can_and_cuda_without_a_gpu_is_one_message_naming_the
     auto.assert_outcomes(passed=1)
     if cuda_present():
         pytest.skip("this machine has a CUDA device: --rag-device cuda would run on it")
-    cuda = pytester.runpytest("--rag-dataset=dataset.json", "--rag-device=cuda")
+    # No cache: vectors the first run stored would spare the model from loading at all.
+    cuda = pytester.runpytest("--rag-dataset=dataset.json", "--rag-device=cuda", "--rag-no-cache")
     cuda.assert_outcomes(failed=1)
     cuda.stdout.fnmatch_lines(
         ["*pto: judge.local.device is cuda (--rag-device), but PyTorch * sees no CUDA device*"]

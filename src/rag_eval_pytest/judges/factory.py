@@ -144,13 +144,13 @@ def build_judge(
             **common,
         )
     elif kind == "local":
-        judge = _local_judge(settings)
+        judge = _local_judge(settings, cache_dir)
     else:
         judge = _custom_judge(kind, search_paths)
     return adopt(judge, settings, cache_dir)
 
 
-def _local_judge(settings: JudgeSettings) -> Judge:
+def _local_judge(settings: JudgeSettings, cache_dir: Path | None = None) -> Judge:
     from .local import LocalJudge
 
     local = settings.local
@@ -160,7 +160,7 @@ def _local_judge(settings: JudgeSettings) -> Judge:
             from .local.entailment import EntailmentModel
 
             entailment = EntailmentModel(local.nli_model, local.nli_labels)
-        return LocalJudge(
+        judge = LocalJudge(
             support_threshold=local.support_threshold,
             ambiguous_threshold=local.ambiguous_threshold,
             relevance_threshold=local.relevance_threshold,
@@ -175,6 +175,9 @@ def _local_judge(settings: JudgeSettings) -> Judge:
             + f"{exc}. Or set ANTHROPIC_API_KEY, choose --rag-judge anthropic|openai|"
             "module:attribute, or define a rag_judge fixture"
         ) from None
+    cache = cache_for(settings, cache_dir)
+    judge.embedder.use_cache(cache.directory if isinstance(cache, JudgeCache) else None)
+    return judge
 
 
 def _custom_judge(spec: str, search_paths: Sequence[Path]) -> Judge:

