@@ -78,18 +78,26 @@ class JudgeCache:
         """Store ``reply`` atomically. A failed write only costs a future miss."""
         path = self._path(key)
         record = {"version": CACHE_VERSION, "key": key, "reply": reply}
+        write_atomically(path, json.dumps(record, ensure_ascii=False).encode("utf-8"))
+
+
+def write_atomically(path: Path, data: bytes) -> bool:
+    """Write ``data`` to a temporary file beside ``path`` and rename it into place, so that a
+    concurrent reader sees the old file or the whole new one. ``False`` when it could not
+    be written (a cache only loses an entry)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    json.dump(record, fh, ensure_ascii=False)
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
-        except OSError:
-            return
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        return False
+    return True
 
 
 def _finite_float(text: str) -> float:

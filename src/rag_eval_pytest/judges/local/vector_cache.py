@@ -11,12 +11,12 @@ rewritten.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from ..cache import write_atomically
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -57,16 +57,6 @@ class VectorCache:
     def put_many(self, vectors: Mapping[str, Vector]) -> None:
         """Store ``vectors`` atomically. A failed write only costs a future miss."""
         for text, vector in vectors.items():
-            path = self._path(text)
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".f32")
-                try:
-                    with os.fdopen(fd, "wb") as fh:
-                        fh.write(np.asarray(vector, dtype="<f4").tobytes())
-                    os.replace(tmp, path)
-                except BaseException:
-                    Path(tmp).unlink(missing_ok=True)
-                    raise
-            except OSError:
+            data = np.asarray(vector, dtype="<f4").tobytes()
+            if not write_atomically(self._path(text), data):
                 return
