@@ -76,6 +76,7 @@ class Prefetcher:
         if self.started or self.stopped:
             return
         self.started = True
+        self.session.progress.cases = len({t.case for t in self.tests})
         if any(not self.session.case(t.case).case.has_recorded_answer for t in self.tests):
             with contextlib.suppress(Exception):
                 self._adapter = adapter()
@@ -136,7 +137,6 @@ class Prefetcher:
     async def _schedule(self, tests: list[PlannedTest]) -> None:
         limiter = self.session.case_limiter
         progress = self.session.progress
-        progress.cases = len({t.case for t in self.tests})
         for test in tests:
             task = asyncio.ensure_future(self._prefetch(test, limiter))
             progress.track(test.case, task)
@@ -206,21 +206,22 @@ class Prefetcher:
 
     @staticmethod
     def _needs_judge(request: Request) -> bool:
-        from .metrics.registry import metric_class
+        return "judge" in _requires(request)
 
-        with contextlib.suppress(KeyError):
-            return "judge" in metric_class(request[0]).requires
-        return False
+
+def _requires(request: Request) -> frozenset[str]:
+    """What the requested metric needs (nothing known for a metric not registered)."""
+    from .metrics.registry import metric_class
+
+    with contextlib.suppress(KeyError):
+        return frozenset(metric_class(request[0]).requires)
+    return frozenset()
 
 
 def _uses_model(request: Request) -> bool:
     """Whether a metric may need the embedding model: the embedding metrics, and every
     judged one (the local judge embeds; answer relevance embeds beside any judge)."""
-    from .metrics.registry import metric_class
-
-    with contextlib.suppress(KeyError):
-        return bool({"judge", "embeddings"} & metric_class(request[0]).requires)
-    return False
+    return bool({"judge", "embeddings"} & _requires(request))
 
 
 def function_id(item: pytest.Item) -> str:
