@@ -138,6 +138,12 @@ def main() -> None:
             f"{seen['span_s']:.2f} s judging, "
             f"{ended - seen['last_out']:.2f} s after the last answer"
         )
+    sdk = subprocess.run(
+        [sys.executable, "-c", "import time; t = time.perf_counter(); import anthropic; "
+         "print(time.perf_counter() - t)"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    print(f"importing the anthropic SDK alone, in a fresh interpreter: {float(sdk.stdout):.2f} s")
     print(f"judged: {report['summary']['metrics']['faithfulness']['judged']} faithfulness results")
 
 
