@@ -3,7 +3,10 @@
 One JSON file per judge request, named by a hash of everything that determines the reply:
 judge kind, model, the full prompt (system and user text, so the question, its instructions
 and the data), the output schema and the pass index (passes of a vote are distinct
-requests). Only the reply and its token counts are stored — never the prompt, a header or a
+requests). Beside them, one entry per question asked records the voted outcome (the
+validated answer, its notes and agreement, and how many requests it took), so a warm re-run
+reads one entry per question instead of re-parsing and re-voting every pass. Only replies,
+outcomes and token counts are stored — never the prompt, a header or a
 key. Writes go to a temporary file in the same directory and are renamed into place, which is
 atomic, so concurrent processes (xdist workers, parallel CI jobs) never read a half-written
 entry; two writers of one key write the same content and the last rename wins. An entry that
@@ -12,6 +15,7 @@ cannot be read (truncated, edited, another version) is a miss and is rewritten.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -24,22 +28,39 @@ CACHE_VERSION = 1
 
 
 def cache_key(
-    *, kind: str, model: str, system: str, user: str, schema: Any, pass_index: int
+    *, kind: str, model: str, system: str, user: str, schema_json: str, pass_index: int
 ) -> str:
-    material = json.dumps(
-        {
-            "v": CACHE_VERSION,
-            "kind": kind,
-            "model": model,
-            "system": system,
-            "user": user,
-            "schema": schema,
-            "pass": pass_index,
-        },
-        sort_keys=True,
-        ensure_ascii=False,
+    """The hash of a request: SHA-256 of ``json.dumps`` (keys sorted, ``ensure_ascii=False``)
+    of ``{"v", "kind", "model", "system", "user", "schema", "pass"}``. The text is assembled
+    from its parts, the schema's part serialised once per schema, because the prompt is
+    hashed for every lookup of a warm run."""
+    material = "".join(
+        (
+            '{"kind": ',
+            _dumps(kind),
+            ', "model": ',
+            _dumps(model),
+            ', "pass": ',
+            str(int(pass_index)),
+            ', "schema": ',
+            _sorted_json(schema_json),
+            ', "system": ',
+            _dumps(system),
+            ', "user": ',
+            _dumps(user),
+            f', "v": {CACHE_VERSION}}}',
+        )
     )
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+def _dumps(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+@functools.lru_cache(maxsize=256)
+def _sorted_json(schema_json: str) -> str:
+    return json.dumps(json.loads(schema_json), sort_keys=True, ensure_ascii=False)
 
 
 class JudgeCache:
@@ -54,8 +75,9 @@ class JudgeCache:
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> dict[str, Any] | None:
-        """The stored record, or ``None`` for a miss (absent or unreadable)."""
+    def get(self, key: str, field: str = "reply") -> dict[str, Any] | None:
+        """The stored record (a request's ``reply``, a question's voted ``outcome``), or
+        ``None`` for a miss (absent or unreadable)."""
         try:
             data = json.loads(
                 self._path(key).read_text(encoding="utf-8"),
@@ -68,17 +90,17 @@ class JudgeCache:
             not isinstance(data, dict)
             or data.get("version") != CACHE_VERSION
             or data.get("key") != key
-            or not isinstance(data.get("reply"), dict)
+            or not isinstance(data.get(field), dict)
         ):
             return None
-        reply: dict[str, Any] = data["reply"]
-        return reply
+        record: dict[str, Any] = data[field]
+        return record
 
-    def put(self, key: str, reply: dict[str, Any]) -> None:
-        """Store ``reply`` atomically. A failed write only costs a future miss."""
+    def put(self, key: str, record: dict[str, Any], field: str = "reply") -> None:
+        """Store ``record`` atomically. A failed write only costs a future miss."""
         path = self._path(key)
-        record = {"version": CACHE_VERSION, "key": key, "reply": reply}
-        write_atomically(path, json.dumps(record, ensure_ascii=False).encode("utf-8"))
+        entry = {"version": CACHE_VERSION, "key": key, field: record}
+        write_atomically(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
 
 
 def write_atomically(path: Path, data: bytes) -> bool:

@@ -6,6 +6,7 @@ costs nothing until it runs. Custom metrics register with :func:`register_metric
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import Any, TypeVar
 
@@ -54,6 +55,11 @@ def metric_class(name: str) -> type[Metric]:
     if target is None:
         known = ", ".join(sorted(registered_names()))
         raise KeyError(f"unknown metric {name!r} (known: {known})")
+    return _builtin_class(target)
+
+
+@functools.cache
+def _builtin_class(target: str) -> type[Metric]:
     module_name, _, attr = target.partition(":")
     module = importlib.import_module(module_name, __package__)
     cls: type[Metric] = getattr(module, attr)
