@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from rag_eval_pytest.judges.cache import JudgeCache
+from rag_eval_pytest.judges.cache import JudgeCache, cache_key
 from rag_eval_pytest.judges.callable import CallableJudge
 from rag_eval_pytest.judges.questions import (
     ContextsInput,
@@ -224,13 +224,89 @@ def test_cache_key_has_model_and_pass(tmp_path: Path) -> None:
 def test_corrupt_cache_entry_is_ignored_and_rewritten(tmp_path: Path) -> None:
     script = Script(useful(True, False, True))
     ask(CallableJudge(script, cache=JudgeCache(tmp_path)), ContextUsefulness(), CONTEXTS_IN)
-    (entry,) = tmp_path.rglob("*.json")
-    entry.write_text('{"version": 1, "key": "trunc', encoding="utf-8")
+    entries = sorted(tmp_path.rglob("*.json"))
+    assert len(entries) == 2  # the request's reply and the question's outcome
+    for entry in entries:
+        entry.write_text('{"version": 1, "key": "trunc', encoding="utf-8")
     outcome = ask(
         CallableJudge(script, cache=JudgeCache(tmp_path)), ContextUsefulness(), CONTEXTS_IN
     )
     assert outcome.judged and len(script.prompts) == 2
-    assert json.loads(entry.read_text(encoding="utf-8"))["reply"]["text"] == useful(
-        True, False, True
-    )
+    stored = [json.loads(entry.read_text(encoding="utf-8")) for entry in entries]
+    (reply,) = [entry["reply"] for entry in stored if "reply" in entry]
+    assert reply["text"] == useful(True, False, True)
+    assert sum("outcome" in entry for entry in stored) == 1
     assert not list(tmp_path.rglob(".tmp-*"))
+
+
+def test_warm_vote_counts_every_request_it_stands_for(tmp_path: Path) -> None:
+    """3 passes of which 2 agree cost 2 requests; the re-run reports them as 2 cache hits
+    and the same verdicts, agreement and notes."""
+    script = Script(useful(True, False, True))
+    first = ask(
+        CallableJudge(script, passes=3, cache=JudgeCache(tmp_path)),
+        ContextUsefulness(),
+        CONTEXTS_IN,
+    )
+    second = ask(
+        CallableJudge(script, passes=3, cache=JudgeCache(tmp_path)),
+        ContextUsefulness(),
+        CONTEXTS_IN,
+    )
+    assert len(script.prompts) == 2
+    assert first.usage.judge_calls == 2 and second.usage.judge_calls == 0
+    assert second.usage.cache_hits == 2
+    assert (second.value, second.agreement, second.notes) == (
+        first.value,
+        first.agreement,
+        first.notes,
+    )
+
+
+def test_outcome_the_output_model_rejects_is_asked_again(tmp_path: Path) -> None:
+    """An outcome entry edited into something the output model does not accept (here a
+    verdict that is not a boolean) is a miss: the stored request is read and parsed again,
+    and nothing invalid reaches a score."""
+    script = Script(useful(True, False, True))
+    ask(CallableJudge(script, cache=JudgeCache(tmp_path)), ContextUsefulness(), CONTEXTS_IN)
+    for entry in tmp_path.rglob("*.json"):
+        stored = json.loads(entry.read_text(encoding="utf-8"))
+        if "outcome" in stored:
+            stored["outcome"]["value"]["verdicts"][0]["useful"] = "maybe"
+            entry.write_text(json.dumps(stored), encoding="utf-8")
+    again = ask(CallableJudge(script, cache=JudgeCache(tmp_path)), ContextUsefulness(), CONTEXTS_IN)
+    assert [v.useful for v in again.value.verdicts] == [True, False, True]
+    assert len(script.prompts) == 1 and again.usage.cache_hits == 1
+
+
+def test_failed_question_is_not_stored_as_an_outcome(tmp_path: Path) -> None:
+    def broken(prompt: str) -> str:
+        raise ConnectionError("judge down")
+
+    failed = ask(
+        CallableJudge(broken, model="m", cache=JudgeCache(tmp_path)),
+        ContextUsefulness(),
+        CONTEXTS_IN,
+    )
+    assert not failed.judged
+    script = Script(useful(True, True, True))
+    retried = ask(
+        CallableJudge(script, model="m", cache=JudgeCache(tmp_path)),
+        ContextUsefulness(),
+        CONTEXTS_IN,
+    )
+    assert retried.judged and len(script.prompts) == 1
+
+
+def test_cache_keys_are_stable_across_releases() -> None:
+    """A judge cache written by an earlier release is still read: the key of a request is
+    the SHA-256 of its canonical JSON, pinned here."""
+    key = cache_key(
+        kind="anthropic",
+        model="claude-x",
+        system="sys é",
+        user='user ü " \n text',
+        schema_json=json.dumps({"b": 1, "a": {"z": [1, "é"], "c": None}}),
+        pass_index=0,
+    )
+    assert key == "3a5b9d1181a4f603a1b764636f6d718eba45a8d5d88250a044f46b9c4f196599"

@@ -9,7 +9,6 @@ import json
 import multiprocessing
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -18,7 +17,9 @@ from rag_eval_pytest.judges.callable import CallableJudge
 from rag_eval_pytest.judges.questions import StatementsInput, StatementSupport
 
 KEYS = [
-    cache_key(kind="anthropic", model="m", system="s", user=f"prompt {i}", schema={}, pass_index=0)
+    cache_key(
+        kind="anthropic", model="m", system="s", user=f"prompt {i}", schema_json="{}", pass_index=0
+    )
     for i in range(40)
 ]
 
@@ -70,13 +71,19 @@ def corrupt_entries() -> dict[str, Callable[[Path], None]]:
     def text(content: str) -> Callable[[Path], None]:
         return lambda entry: entry.write_text(content, encoding="utf-8")
 
-    def record(**reply: Any) -> Callable[[Path], None]:
-        def write(entry: Path) -> None:
-            good = json.loads(entry.read_text(encoding="utf-8"))
-            good["reply"].update(reply)
-            entry.write_text(json.dumps(good), encoding="utf-8")
+    def missing_fields(entry: Path) -> None:
+        good = json.loads(entry.read_text(encoding="utf-8"))
+        if "reply" in good:
+            good["reply"].update(text=None, input_tokens=None)
+        else:
+            good["outcome"].update(value=None, requests=None)
+        entry.write_text(json.dumps(good), encoding="utf-8")
 
-        return write
+    def infinite(entry: Path) -> None:
+        content = entry.read_text(encoding="utf-8")
+        for field in ('"input_tokens": 0', '"requests": 1'):
+            content = content.replace(field, field[:-1] + "1e999")
+        entry.write_text(content, encoding="utf-8")
 
     def other_key(entry: Path) -> None:
         good = json.loads(entry.read_text(encoding="utf-8"))
@@ -94,11 +101,8 @@ def corrupt_entries() -> dict[str, Callable[[Path], None]]:
         "a-list": text("[1, 2, 3]"),
         "other-version": text('{"version": 99, "key": "x", "reply": {}}'),
         "other-key": other_key,
-        "reply-missing-fields": record(text=None, input_tokens=None),
-        "infinite-tokens": lambda entry: entry.write_text(
-            entry.read_text(encoding="utf-8").replace('"input_tokens": 0', '"input_tokens": 1e999'),
-            encoding="utf-8",
-        ),
+        "missing-fields": missing_fields,
+        "infinite-number": infinite,
         "a-directory": directory,
     }
 
@@ -116,9 +120,13 @@ def test_a_corrupt_entry_is_a_miss_and_is_rewritten(tmp_path: Path, damage: str)
 
     first = asyncio.run(judge().ask(StatementSupport(), INPUTS))
     assert first.judged and len(calls) == 1
-    (entry,) = [p for p in tmp_path.rglob("*.json") if p.is_file()]
-    assert '"input_tokens": 0' in entry.read_text(encoding="utf-8")
-    corrupt_entries()[damage](entry)
+    # Two entries: the request's reply and the question's voted outcome; both damaged.
+    entries = [p for p in tmp_path.rglob("*.json") if p.is_file()]
+    texts = [entry.read_text(encoding="utf-8") for entry in entries]
+    assert len(entries) == 2 and any('"input_tokens": 0' in t for t in texts)
+    assert any('"requests": 1' in t for t in texts)
+    for entry in entries:
+        corrupt_entries()[damage](entry)
     second = asyncio.run(judge().ask(StatementSupport(), INPUTS))
     assert second.judged, second.reason
     assert [s.verdict for s in second.value.statements] == ["unsupported"]

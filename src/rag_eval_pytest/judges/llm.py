@@ -13,7 +13,9 @@ for all of them:
 * a refusal is *not judged* with the judge's words as the reason; nothing becomes a number;
 * transient failures (timeouts, 429, 5xx, overload) are retried with exponential backoff,
   honouring ``retry-after``; other failures are not judged at once;
-* each request is cached on disk (:mod:`.cache`), and ``passes`` > 1 votes (:mod:`.voting`).
+* each request is cached on disk (:mod:`.cache`), and ``passes`` > 1 votes (:mod:`.voting`);
+  the voted outcome of each question is cached too, so a warm re-run reads one entry per
+  question.
 
 Runs on the process's judge event loop (:mod:`rag_eval_pytest.event_loop`).
 """
@@ -23,11 +25,14 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import email.utils
+import hashlib
 import random
 from abc import abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ValidationError
 
 from ..metrics.base import Usage
 from .base import I, Judge, JudgeOutcome, O, Question
@@ -228,7 +233,19 @@ class LLMJudge(Judge):
         async def one_pass(index: int) -> JudgeOutcome[Any]:
             return await self._ask_pass(question, inputs, prompt, index)
 
-        outcome = await vote(one_pass, self.passes or 1)
+        passes = self.passes or 1
+        cache = self._disk_cache()
+        if cache is None:
+            outcome = await vote(one_pass, passes)
+        else:
+            key = outcome_key(self._request_key(prompt, 0), passes)
+            stored = outcome_from_record(cache.get(key, OUTCOME), question.output_model)
+            if stored is not None:
+                outcome = stored
+            else:
+                outcome = await vote(one_pass, passes)
+                if outcome.value is not None:  # a failure is asked again next run
+                    cache.put(key, outcome_record(outcome), OUTCOME)
         if not prompt.notes:
             return outcome
         return JudgeOutcome(
@@ -298,15 +315,8 @@ class LLMJudge(Judge):
 
     async def _request(self, prompt: RenderedPrompt, question_name: str, index: int) -> _Attempt:
         """One logical request: from the cache, or sent (with retries) and then cached."""
-        cache = self.cache if isinstance(self.cache, JudgeCache) else None
-        key = cache_key(
-            kind=self.kind,
-            model=self.model,
-            system=prompt.system,
-            user=prompt.user,
-            schema=prompt.schema,
-            pass_index=index,
-        )
+        cache = self._disk_cache()
+        key = self._request_key(prompt, index)
         if cache is not None:
             record = cache.get(key)
             cached = Reply.from_record(record) if record is not None else None
@@ -342,6 +352,19 @@ class LLMJudge(Judge):
             cache.put(key, reply.to_record())
         return _Attempt(reply, usage)
 
+    def _disk_cache(self) -> JudgeCache | None:
+        return self.cache if isinstance(self.cache, JudgeCache) else None
+
+    def _request_key(self, prompt: RenderedPrompt, index: int) -> str:
+        return cache_key(
+            kind=self.kind,
+            model=self.model,
+            system=prompt.system,
+            user=prompt.user,
+            schema_json=prompt.schema_json,
+            pass_index=index,
+        )
+
     async def _limited_complete(self, prompt: RenderedPrompt, question_name: str) -> Reply:
         """One request within the run's judge concurrency; a transient failure (429,
         overload, timeout) makes the limiter back off, successes let it recover."""
@@ -356,6 +379,56 @@ class LLMJudge(Judge):
                 raise
         limiter.succeeded()
         return reply
+
+
+OUTCOME = "outcome"
+OUTCOME_VERSION = 1
+
+
+def outcome_key(request_key: str, passes: int) -> str:
+    """The cache key of a question's voted outcome: its first request's key and the number
+    of passes (another vote is another outcome)."""
+    material = f"{OUTCOME}:{OUTCOME_VERSION}:{passes}:{request_key}"
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+def outcome_record(outcome: JudgeOutcome[Any]) -> dict[str, Any]:
+    assert outcome.value is not None
+    usage = outcome.usage
+    return {
+        "value": outcome.value.model_dump(mode="json"),
+        "reason": outcome.reason,
+        "notes": list(outcome.notes),
+        "agreement": outcome.agreement,
+        "requests": usage.judge_calls + usage.cache_hits,
+    }
+
+
+def outcome_from_record(
+    record: dict[str, Any] | None, model: type[BaseModel]
+) -> JudgeOutcome[Any] | None:
+    """The stored outcome, validated again as the output model; ``None`` for a miss (absent,
+    edited, from another version of the output model). Its requests count as cache hits."""
+    if record is None:
+        return None
+    try:
+        value = model.model_validate(record["value"])
+        notes = record["notes"]
+        agreement = record["agreement"]
+        requests = record["requests"]
+        reason = record["reason"]
+    except (KeyError, ValidationError):
+        return None
+    if (
+        not isinstance(notes, list)
+        or not all(isinstance(n, str) for n in notes)
+        or not isinstance(reason, str)
+        or not (agreement is None or (isinstance(agreement, float) and 0 <= agreement <= 1))
+        or type(requests) is not int
+        or requests < 1
+    ):
+        return None
+    return JudgeOutcome(value, reason, Usage(cache_hits=requests), tuple(notes), agreement)
 
 
 def _refusal(reply: Reply) -> str | None:
