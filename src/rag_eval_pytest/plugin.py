@@ -89,17 +89,16 @@ def pytest_configure(config: pytest.Config) -> None:
         version=_version(),
         adapter_label=_adapter_label(session),
     )
-    config.pluginmanager.register(
-        AggregatorHooks(config.stash[AGGREGATOR_KEY]), "rag_eval_aggregator"
-    )
+    config.pluginmanager.register(AggregatorHooks(config), "rag_eval_aggregator")
     if config.pluginmanager.hasplugin("xdist"):
         from .xdist import XdistHooks
 
-        config.pluginmanager.register(XdistHooks(session), "rag_eval_xdist")
+        config.pluginmanager.register(XdistHooks(session.run), "rag_eval_xdist")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """All processes: close clients and the event loop."""
+    """All processes: close clients and the event loop, and let go of the run's results
+    (before pytest's own garbage collection at exit, which then has less to walk)."""
     for name in ("rag_eval_aggregator", "rag_eval_xdist"):
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
@@ -112,6 +111,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             write_learned(getattr(config, "cache", None), session.prefetcher)
         session.close(interrupted=config.stash.get(INTERRUPTED_KEY, False))
         del config.stash[SESSION_KEY]
+    if AGGREGATOR_KEY in config.stash:
+        del config.stash[AGGREGATOR_KEY]
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
@@ -187,21 +188,27 @@ def pytest_runtest_makereport(
         from .payload import REPORT_ATTRIBUTE
 
         setattr(report, REPORT_ATTRIBUTE, recorder.payload())
+    if recorder is not None and call.when == "teardown":
+        del item.stash[RECORDER_KEY]  # the reports carry what it recorded
     return report
 
 
 class AggregatorHooks:
     """Controller and plain runs: hands each test report to the aggregator. A plugin object,
-    because ``pytest_runtest_logreport`` receives no config to find the aggregator by."""
+    because ``pytest_runtest_logreport`` receives no config to find the aggregator by; it
+    holds the config, not the aggregator, as pytest keeps registered plugins to the end."""
 
-    def __init__(self, aggregator: Aggregator) -> None:
-        self.aggregator = aggregator
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         from .payload import REPORT_ATTRIBUTE, is_payload
 
+        aggregator = self.config.stash.get(AGGREGATOR_KEY, None)
+        if aggregator is None:
+            return
         payload = getattr(report, REPORT_ATTRIBUTE, None)
-        self.aggregator.add_report(
+        aggregator.add_report(
             nodeid=report.nodeid,
             when=report.when,
             outcome=report.outcome,

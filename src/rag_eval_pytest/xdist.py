@@ -10,13 +10,16 @@ from typing import TYPE_CHECKING, Any
 from .bootstrap import WORKER_RUN_KEY
 
 if TYPE_CHECKING:
-    from .session import EvalSession
+    from .session import RunInfo
 
 
 class XdistHooks:
-    def __init__(self, session: EvalSession) -> None:
-        self.session = session
+    """Holds only the run identity: pytest keeps every registered plugin object until the
+    process ends (``pytest_plugin_registered`` is a historic hook)."""
+
+    def __init__(self, run: RunInfo) -> None:
+        self.run = run
 
     def pytest_configure_node(self, node: Any) -> None:
         """Controller: send the run identity to a starting worker."""
-        node.workerinput[WORKER_RUN_KEY] = dataclasses.asdict(self.session.run)
+        node.workerinput[WORKER_RUN_KEY] = dataclasses.asdict(self.run)
