@@ -61,6 +61,7 @@ class EvalSession:
     judge_cache_dir: Path | None = None
     loop: LoopThread = field(default_factory=LoopThread)
     _responses: dict[str, asyncio.Task[RAGResponse]] = field(default_factory=dict)
+    _recorded: dict[str, RAGResponse] = field(default_factory=dict)
     _measurements: dict[tuple[str, Any], asyncio.Task[Measurement]] = field(default_factory=dict)
     _adapters: list[RAGAdapter] = field(default_factory=list)
     _default_judge: Judge | None = None
@@ -107,7 +108,7 @@ class EvalSession:
     ) -> RAGResponse:
         """The RAG response for a case: pre-recorded, or queried once and remembered."""
         if loaded.case.has_recorded_answer:
-            return recorded_response(loaded)
+            return self._recorded_response(loaded)
         adapter = None if loaded.key in self._responses else adapter_provider()
         return self.loop.run(self._response(loaded, adapter))
 
@@ -120,7 +121,7 @@ class EvalSession:
         """The (memoised) query of a case. Call on the loop."""
         if loaded.case.has_recorded_answer:
             future: asyncio.Future[RAGResponse] = asyncio.get_running_loop().create_future()
-            future.set_result(recorded_response(loaded))
+            future.set_result(self._recorded_response(loaded))
             return future
         task = self._responses.get(loaded.key)
         if task is None:
@@ -132,6 +133,14 @@ class EvalSession:
             task = asyncio.ensure_future(self._query(loaded, adapter))
             self._responses[loaded.key] = task
         return task
+
+    def _recorded_response(self, loaded: LoadedCase) -> RAGResponse:
+        """The pre-recorded answer of a case as a response, built once (every metric of the
+        case and its test read it)."""
+        response = self._recorded.get(loaded.key)
+        if response is None:
+            response = self._recorded[loaded.key] = recorded_response(loaded)
+        return response
 
     def has_response(self, key: str) -> bool:
         return key in self._responses
