@@ -7,7 +7,11 @@ cache warm, against a baseline of the same number of plain parametrized tests th
 nothing. The difference divided by the number of tests is what the plugin adds per test
 (dataset loading, cache reads, scoring, reports and the history line included).
 
-Usage: ``python benchmarks/cached_overhead.py [--cases 1000] [--runs 3]``
+Every case passes, as in a suite that is green in CI; ``--failing`` makes every case fail
+(answer relevance), which adds pytest's own failure reports (tracebacks, the failures
+section) to the plugin's runs and not to the baseline's.
+
+Usage: ``python benchmarks/cached_overhead.py [--cases 1000] [--runs 3] [--failing]``
 """
 
 from __future__ import annotations
@@ -23,14 +27,23 @@ from pathlib import Path
 
 JUDGE = '''
 import json
+import re
+
+FAILING = False  # True: a vague generated question, so answer relevance fails every case
+
 
 def judge(prompt):
-    """Answers every question of the four default metrics with a small valid reply."""
+    """Answers every question of the four default metrics with a small valid reply: every
+    case passes (the question it writes from the answer is the case's own question)."""
     task = prompt.split("# Data", 1)[0]
     if "Break the ANSWER into standalone statements" in task:
         reply = {"statements": [{"statement": "s", "verdict": "supported", "reason": "r"}]}
     elif "Write questions that the ANSWER answers" in task:
-        reply = {"questions": ["What is the policy?"], "noncommittal": False}
+        store = re.search(r"Store (\\d+) refunds purchases", prompt).group(1)
+        question = f"What is the refund policy of store {store}?"
+        if FAILING:
+            question = "What is the policy?"
+        reply = {"questions": [question], "noncommittal": False}
     elif "Rate from 0 to 1" in task:
         reply = {"score": 0.9, "noncommittal": False, "reason": "r"}
     elif "decide whether it was useful" in task:
@@ -99,6 +112,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--failing", action="store_true", help="every case fails")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -106,7 +120,8 @@ def main() -> None:
         plugin_dir.mkdir()
         base_dir.mkdir()
         (plugin_dir / "cases.json").write_text(json.dumps(dataset(options.cases)))
-        (plugin_dir / "bench_judge.py").write_text(JUDGE)
+        judge = JUDGE.replace("FAILING = False", f"FAILING = {options.failing}")
+        (plugin_dir / "bench_judge.py").write_text(judge)
         (plugin_dir / "conftest.py").write_text(CONFTEST)
         (plugin_dir / "pytest.ini").write_text("[pytest]\npythonpath = .\n")
         (base_dir / "test_plain.py").write_text(BASELINE.format(cases=options.cases))
@@ -117,6 +132,7 @@ def main() -> None:
         base = [timed([], base_dir) for _ in range(options.runs)]
         report = json.loads((plugin_dir / "results" / "eval_report.json").read_text())
     usage = report["summary"]["usage"]
+    counts = report["summary"]["counts"]
     per_test_ms = (statistics.median(warm) - statistics.median(base)) / options.cases * 1000
     print(
         f"cases: {options.cases}, metrics: faithfulness, answer_relevance, "
@@ -127,6 +143,7 @@ def main() -> None:
         f"warm runs: {', '.join(f'{t:.2f}' for t in warm)} s (median {statistics.median(warm):.2f})"
     )
     print(f"baseline, {options.cases} plain tests: {', '.join(f'{t:.2f}' for t in base)} s")
+    print(f"cases passed: {counts['passed']}, failed: {counts['failed']}")
     print(f"warm run judge requests: {usage['judge_calls']}, cache hits: {usage['cache_hits']}")
     print(f"plugin time per test beyond pytest's own: {per_test_ms:.2f} ms (target < 5 ms)")
 
