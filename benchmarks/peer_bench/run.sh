@@ -9,7 +9,12 @@
 #   bash benchmarks/peer_bench/run.sh
 #   BENCH_N=5 LATENCY_MS=0 bash benchmarks/peer_bench/run.sh     # quick check
 #
-# Knobs: MODES ("zero-code module", see below), PEER_BENCH (../shared/peer-bench),
+# SDK_IMPORTED=1 starts pytest from `python -c "import anthropic, pytest; pytest.main(...)"`,
+# so the SDK is imported before pytest starts, the way the bench times the peers (imports
+# outside their timed evaluate() call); the script also prints pytest's session time (the
+# JSON report's run.duration_s): the command less the interpreter's start and end.
+#
+# Knobs: MODES ("zero-code module", see below), SDK_IMPORTED (0), PEER_BENCH (../shared/peer-bench),
 # PYTHON (.venv/bin/python), BENCH_N (30), LATENCY_MS (300), MAX_CONCURRENCY (8), ARRAY_LEN (2), EXTRA_WORDS (0),
 # RUN_DIR (a new /tmp/rag-eval-peer.XXXXXX). The fake listens on 127.0.0.1 only and is
 # stopped by its PID when this script exits.
@@ -64,6 +69,11 @@ echo "fake server pid $SERVER_PID at $SERVER ($SERVER_ARGS)"
 # calling evaluate() for the four metrics). Both by default, each measured on its own.
 MODES="${MODES:-zero-code module}"
 VERSION="$("$PYTHON" -c 'from importlib.metadata import version; print(version("rag-eval-pytest"))')"
+if [[ "${SDK_IMPORTED:-0}" == 1 ]]; then
+  PYTEST=("$PYTHON" -c 'import sys, anthropic, pytest; sys.exit(pytest.main(sys.argv[1:]))')
+else
+  PYTEST=("$PYTHON" -m pytest)
+fi
 RESULTS=()
 for MODE in $MODES; do
   case "$MODE" in
@@ -87,7 +97,7 @@ for MODE in $MODES; do
     --dataset "$RUN_DIR/dataset.jsonl" --server "$SERVER" --log-file "$RUN_DIR/requests.jsonl" \
     --out "$OUT" --expect "$HERE/expect.json" --junit-xml "$RUN_DIR/$MODE.xml" -- \
     bash -c '"$@"; rc=$?; [[ $rc == 1 ]] && exit 0; exit $rc' judged-failures-are-results \
-    "$PYTHON" -m pytest -q -p no:cacheprovider -p no:randomly \
+    "${PYTEST[@]}" -q -p no:cacheprovider -p no:randomly \
     -c "$HERE/pytest.ini" --rootdir "$RUN_DIR/suite-$MODE" --junitxml "$RUN_DIR/$MODE.xml" \
     --rag-dataset "$RUN_DIR/cases.jsonl" --rag-judge anthropic --rag-judge-passes 1 \
     --rag-no-cache "${TESTS[@]}" > "$LOG" 2>&1) \
@@ -128,6 +138,10 @@ for step, row in sorted(rows.items()):
 print(f"| all | {total[0] / n:.2f} | {total[1] / n:.2f} | {total[2] / n:.0f} "
       f"| {total[3] / n:.0f} | {total[4] / n:.0f} |")
 print(f"junit: {result.get('junit')}; steps check: {result['verification']['ok']}")
+PY
+  python3 - "$RUN_DIR/suite-$MODE/results/eval_report.json" <<'PY'
+import json, sys
+print(f"pytest session (eval_report.json run.duration_s): {json.load(open(sys.argv[1]))['run']['duration_s']:.2f} s")
 PY
   RESULTS+=("$OUT")
   echo
