@@ -86,12 +86,15 @@ class RagCase:
         recorder: CaseRecorder,
         adapter_provider: Callable[[], RAGAdapter],
         judge_provider: Callable[[], Any],
+        on_requests: Callable[[list[tuple[str, dict[str, Any]]]], None] | None = None,
     ) -> None:
         self._loaded = loaded
         self._session = session
         self._recorder = recorder
         self._adapter_provider = adapter_provider
         self._judge_provider = judge_provider
+        # Told what this test asks for, before it is measured (the prefetcher learns from it).
+        self._on_requests = on_requests
 
     def __repr__(self) -> str:
         return f"<RagCase {self.id} critical={self.critical}>"
@@ -158,11 +161,15 @@ class RagCase:
     def evaluate_many(self, requests: list[MetricRequest]) -> list[MetricResult]:
         """Score several metrics concurrently (one judge round trip for all of them) and
         record every result. ``requests`` are ``(metric, threshold, params)``."""
+        new = []
         for metric, _, params in requests:
             if isinstance(metric, str) and (metric, params) not in self._recorder.requests:
-                self._recorder.requests.append((metric, dict(params)))
+                new.append((metric, dict(params)))
+        self._recorder.requests.extend(new)
         needs = frozenset().union(*(_requires(metric) for metric, _, _ in requests))
         judge = self._judge() if "judge" in needs else None
+        if new and self._on_requests is not None:
+            self._on_requests(new)
         services = self._session.services(judge)
         from .errors import ConfigError
 

@@ -277,6 +277,13 @@ def rag_case(request: pytest.FixtureRequest) -> Iterator[RagCase]:
         recorder,
         adapter_provider=lambda: _adapter(request),
         judge_provider=lambda: request.getfixturevalue("rag_judge"),
+        # On a first run, what the test asks for is measured ahead for the function's other
+        # cases at once, while this test waits for its own results.
+        on_requests=(
+            (lambda requests: prefetcher.learn(function_id(request.node), requests, judge))
+            if prefetcher is not None
+            else None
+        ),
     )
     from .errors import AdapterError, ConfigError
 

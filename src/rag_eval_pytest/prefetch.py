@@ -91,7 +91,7 @@ class Prefetcher:
         requests: list[Request],
         judge: Callable[[], Judge | None] | None = None,
     ) -> None:
-        """A test of ``function`` finished having asked for ``requests``: measure the same for
+        """A test of ``function`` asked for ``requests``: measure the same for
         the function's other cases, if this was not known yet. ``judge`` resolves the judge
         that test used, for a first run where nothing judged was known at the start."""
         if self.stopped or not self.started or not requests:

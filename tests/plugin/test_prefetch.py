@@ -212,6 +212,56 @@ def test_zz_elapsed():
     assert float(line.split("ELAPSED ")[1].split()[0]) < 1.0, line
 
 
+def test_on_a_first_run_each_metric_a_test_asks_for_is_started_for_the_other_cases_at_once(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """A test function that evaluates metrics one after another: with nothing learned yet,
+    each metric its first test asks for is measured for the function's other cases as soon
+    as it is asked, while that first test still runs, not after it ends."""
+    write_dataset([case(f"c{i}", f"refund {i}?", answer="a", contexts=["c"]) for i in range(4)])
+    pytester.makepyfile(
+        test_rag="""
+import asyncio, json, time
+from rag_eval_pytest import evaluate
+from rag_eval_pytest.metrics.base import Measurement, Metric
+from rag_eval_pytest.metrics.registry import register_metric
+
+starts = {}
+ends = {}
+
+def slow(metric_name):
+    class Slow(Metric):
+        name = metric_name
+        async def measure(self, sample, services):
+            starts[(sample.case_key, self.name)] = time.monotonic()
+            await asyncio.sleep(0.2)
+            return Measurement(score=1.0)
+    return Slow
+
+register_metric(slow("first_metric"))
+register_metric(slow("second_metric"))
+
+def test_two(rag_case):
+    evaluate(rag_case, "first_metric")
+    evaluate(rag_case, "second_metric")
+    ends[rag_case.id] = time.monotonic()
+
+def test_zz_report():
+    first_test_end = ends["c0"]
+    print("STARTS " + json.dumps(
+        {f"{c}/{m}": round(t - first_test_end, 3) for (c, m), t in starts.items()}))
+"""
+    )
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "-s", "-p", "no:randomly")
+    result.assert_outcomes(passed=5)
+    line = next(x for x in result.outlines if "STARTS " in x)
+    starts = json.loads(line.split("STARTS ", 1)[1])  # seconds after the first test ended
+    assert len(starts) == 8
+    for other in ("c1", "c2", "c3"):
+        assert starts[f"{other}/first_metric"] < 0, starts  # started during test c0
+        assert starts[f"{other}/second_metric"] < 0, starts
+
+
 def test_prefetch_can_be_turned_off(pytester: pytest.Pytester, slow_app: str) -> None:
     pytester.makefile(
         ".yaml", **{"eval-config": RETRIEVAL_ONLY + "concurrency:\n  prefetch: false\n"}
