@@ -62,14 +62,14 @@ class EvalSession:
     loop: LoopThread = field(default_factory=LoopThread)
     _responses: dict[str, asyncio.Task[RAGResponse]] = field(default_factory=dict)
     _recorded: dict[str, RAGResponse] = field(default_factory=dict)
-    _measurements: dict[tuple[str, Any], asyncio.Task[Measurement]] = field(default_factory=dict)
+    _measurements: dict[tuple[str, Any, int], asyncio.Task[Measurement]] = field(default_factory=dict)
     _adapters: list[RAGAdapter] = field(default_factory=list)
     _default_judge: Judge | None = None
     _judges: dict[int, tuple[Any, Judge]] = field(default_factory=dict)
     _local_embed: Embed | None = None
     _local_embed_checked: bool = False
     adapter_description: str | None = None
-    _questions: dict[tuple[str, str], asyncio.Future[Any]] = field(default_factory=dict)
+    _questions: dict[tuple[int, str, str], asyncio.Future[Any]] = field(default_factory=dict)
     rag_limiter: AdaptiveLimiter = field(init=False)
     judge_limiter: AdaptiveLimiter = field(init=False)
     case_limiter: AdaptiveLimiter = field(init=False)
@@ -292,7 +292,8 @@ class EvalSession:
         self, loaded: LoadedCase, response: RAGResponse, metric: Metric, services: Services
     ) -> asyncio.Task[Measurement]:
         """The (memoised) measurement of a metric on a case. Call on the loop."""
-        memo_key = (loaded.key, metric.cache_key())
+        # The judge is part of the key: a test module with its own rag_judge gets its own.
+        memo_key = (loaded.key, metric.cache_key(), id(services.judge))
         task = self._measurements.get(memo_key)
         if task is None:
             task = asyncio.ensure_future(measure(metric, make_sample(loaded, response), services))

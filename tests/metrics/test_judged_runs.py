@@ -249,3 +249,57 @@ def test_xdist_gives_the_same_judged_report_as_a_plain_run(
 
 def judged_run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest(*args, "-p", "no:randomly")
+
+
+USEFULNESS_JUDGES = """
+import json, re
+
+def _verdicts(prompt, useful):
+    items = int(re.search(r'section="CONTEXTS"[^>]*items="(\\d+)"', prompt).group(1))
+    return json.dumps({"verdicts": [{"index": i, "useful": useful, "reason": "r"}
+                                    for i in range(items)]})
+
+def useful_judge(prompt):
+    return _verdicts(prompt, True)
+
+def useless_judge(prompt):
+    return _verdicts(prompt, False)
+"""
+
+
+def test_tests_with_different_judges_get_each_its_own_judges_scores(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """Two test modules that override ``rag_judge`` with different judges and ask the same
+    metric of the same cases: each gets its own judge's verdicts, never the other's answer
+    remembered from earlier in the run (ahead-of-test evaluation included)."""
+    write_dataset(
+        [case(f"c{i}", f"q{i}?", answer="a", contexts=["x", "y"]) for i in range(3)]
+    )
+    pytester.makepyfile(usefulness_judges=USEFULNESS_JUDGES)
+    pytester.syspathinsert()
+    module = """
+import pytest
+from rag_eval_pytest import evaluate
+import usefulness_judges
+
+@pytest.fixture(scope="module")
+def rag_judge():
+    return usefulness_judges.{judge}
+
+def test_precision(rag_case):
+    print("SCORE {name}", rag_case.id, evaluate(rag_case, "context_precision").score)
+"""
+    pytester.makepyfile(
+        test_a_useful=module.format(judge="useful_judge", name="a"),
+        test_b_useless=module.format(judge="useless_judge", name="b"),
+    )
+    for run in ("first", "second"):  # the second run has the metric plan learned
+        result = pytester.runpytest(
+            "--rag-dataset", "dataset.json", "--rag-judge-passes", "1", "-s", "-p", "no:randomly"
+        )
+        scores = [line.split()[-3:] for line in result.outlines if "SCORE " in line]
+        assert sorted(scores) == [
+            *(["a", f"c{i}", "1.0"] for i in range(3)),
+            *(["b", f"c{i}", "0.0"] for i in range(3)),
+        ], (run, scores)

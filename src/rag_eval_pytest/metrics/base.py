@@ -163,18 +163,19 @@ class Services:
     """What a metric may use besides the sample: the judge, embeddings, the run's settings.
 
     Metrics ask through :meth:`ask`, not ``judge.ask``: within a run, the same question with
-    the same inputs goes to the judge once, whichever metric or test asks it (a repeat is
-    answered from memory and costs nothing).
+    the same inputs goes to the same judge once, whichever metric or test asks it (a repeat
+    is answered from memory and costs nothing).
     """
 
     judge: Any = None
     embed: Embed | None = None
     options: dict[str, Any] = field(default_factory=dict)
-    memo: dict[tuple[str, str], asyncio.Future[Any]] = field(default_factory=dict)
+    memo: dict[tuple[int, str, str], asyncio.Future[Any]] = field(default_factory=dict)
 
     async def ask(self, question: Any, inputs: BaseModel) -> Any:
         """The judge's :class:`~rag_eval_pytest.judges.base.JudgeOutcome` for ``question``."""
-        key = (question.name, inputs.model_dump_json())
+        # Keyed by the judge too: tests that use different judges never share an answer.
+        key = (id(self.judge), question.name, inputs.model_dump_json())
         future = self.memo.get(key)
         if future is not None:
             outcome = await asyncio.shield(future)
