@@ -258,7 +258,7 @@ def rag_case(request: pytest.FixtureRequest) -> Iterator[RagCase]:
     if session is None:
         pytest.skip("rag_case needs a dataset: run pytest with --rag-dataset PATH")
     from .case import CaseRecorder, RagCase
-    from .prefetch import function_id
+    from .prefetch import function_id, judge_group
     from .zero_code import ZERO_CODE_CASE
 
     def judge() -> Any:
@@ -266,7 +266,9 @@ def rag_case(request: pytest.FixtureRequest) -> Iterator[RagCase]:
 
     prefetcher = session.prefetcher
     if prefetcher is not None:
-        prefetcher.start(adapter=lambda: _adapter(request), judge=judge)
+        group = judge_group(request.node)
+        prefetcher.start(adapter=lambda: _adapter(request), judge=judge, group=group)
+        prefetcher.test_started(group, judge)
     key = getattr(request, "param", None) or request.node.stash.get(ZERO_CODE_CASE, None)
     loaded = session.case(str(key))
     recorder = CaseRecorder(loaded)

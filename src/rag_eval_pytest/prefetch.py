@@ -48,11 +48,17 @@ WARM_UP_WAIT = 10.0  # seconds: a judge that never answers does not keep the mod
 
 @dataclass
 class PlannedTest:
-    """One selected test: its case, the test function it belongs to, what it will measure."""
+    """One selected test: its case, the test function it belongs to, what it will measure,
+    and its judge group (the tests that resolve ``rag_judge`` alike: a test function, or
+    the zero-code tests of one dataset file)."""
 
     case: str
     function: str
     requests: list[Request]
+    group: str = ""
+
+    def __post_init__(self) -> None:
+        self.group = self.group or self.function
 
 
 @dataclass
@@ -63,16 +69,22 @@ class Prefetcher:
     started: bool = False
     stopped: bool = False
     _tasks: list[asyncio.Future[Any]] = field(default_factory=list)
-    _judge: Judge | None = None
+    # The judge of each group whose test has resolved it. Another group's judged metrics wait
+    # for one of its tests to start: a module may override rag_judge, and its cases must not
+    # be judged ahead by another module's judge.
+    _judges: dict[str, Judge | None] = field(default_factory=dict)
     _adapter: RAGAdapter | None = None
-    _scheduled: set[tuple[str, str]] = field(default_factory=set)
+    _scheduled: set[tuple[str, str, int]] = field(default_factory=set)
     _warmed: bool = False
 
     # ------------------------------------------------------------------ from the main thread
 
-    def start(self, adapter: Callable[[], RAGAdapter], judge: Callable[[], Judge | None]) -> None:
-        """Schedule everything known. ``adapter`` and ``judge`` resolve the fixtures; a
-        failure there only means less is prefetched (the tests report it themselves)."""
+    def start(
+        self, adapter: Callable[[], RAGAdapter], judge: Callable[[], Judge | None], group: str
+    ) -> None:
+        """Schedule everything known, as the first test (of judge group ``group``) starts.
+        ``adapter`` and ``judge`` resolve its fixtures; a failure there only means less is
+        prefetched (the tests report it themselves)."""
         if self.started or self.stopped:
             return
         self.started = True
@@ -81,9 +93,24 @@ class Prefetcher:
             with contextlib.suppress(Exception):
                 self._adapter = adapter()
         if any(self._needs_judge(r) for t in self.tests for r in t.requests) or self.learned:
-            with contextlib.suppress(Exception, pytest.fail.Exception, pytest.skip.Exception):
-                self._judge = judge()
+            self._resolve(group, judge)
         self.session.loop.run(self._schedule(self.tests))
+
+    def test_started(self, group: str, judge: Callable[[], Judge | None]) -> None:
+        """Called as each test that takes a case starts: the first test of a judge group
+        gives the group's judge, and the group's judged metrics are scheduled with it."""
+        if not self.started or self.stopped or group in self._judges:
+            return
+        tests = [t for t in self.tests if t.group == group]
+        if not any(self._needs_judge(r) for t in tests for r in t.requests):
+            return
+        self._resolve(group, judge)
+        self.session.loop.run(self._schedule(tests))
+
+    def _resolve(self, group: str, judge: Callable[[], Judge | None]) -> None:
+        self._judges[group] = None
+        with contextlib.suppress(Exception, pytest.fail.Exception, pytest.skip.Exception):
+            self._judges[group] = judge()
 
     def learn(
         self,
@@ -102,9 +129,12 @@ class Prefetcher:
         if not new:
             return
         self.learned[function] = known + new
-        if self._judge is None and judge is not None and any(self._needs_judge(r) for r in new):
-            with contextlib.suppress(Exception, pytest.fail.Exception, pytest.skip.Exception):
-                self._judge = judge()
+        if (
+            self._judges.get(function) is None
+            and judge is not None
+            and any(self._needs_judge(r) for r in new)
+        ):
+            self._resolve(function, judge)
         pending = [
             PlannedTest(t.case, t.function, new) for t in self.tests if t.function == function
         ]
@@ -165,16 +195,19 @@ class Prefetcher:
     def _measure(self, test: PlannedTest, loaded: LoadedCase, response: RAGResponse) -> None:
         """Schedule the case's known metrics (not awaited: tests wait for their own)."""
         session = self.session
-        requests = [r for r in test.requests if (test.case, repr(r)) not in self._scheduled]
-        if self._judge is None:
+        judge = self._judges.get(test.group)
+        requests = [
+            r for r in test.requests if (test.case, repr(r), id(judge)) not in self._scheduled
+        ]
+        if judge is None:
             requests = [r for r in requests if not self._needs_judge(r)]
         if not requests or self.stopped:
             return
-        self._scheduled.update((test.case, repr(r)) for r in requests)
-        services = session.services(self._judge)
+        self._scheduled.update((test.case, repr(r), id(judge)) for r in requests)
+        services = session.services(judge)
         if services.embed is not None and not self._warmed and any(map(_uses_model, requests)):
             self._warmed = True  # load the embedding model while the judge is busy
-            warm_up = asyncio.ensure_future(self._warm_up(services.embed))
+            warm_up = asyncio.ensure_future(self._warm_up(services.embed, judge))
             # A model that fails to load fails the tests that need it, with the reason.
             warm_up.add_done_callback(lambda t: t.cancelled() or t.exception())
             self._tasks.append(warm_up)
@@ -187,13 +220,15 @@ class Prefetcher:
             session.progress.track(test.case, task)
             self._tasks.append(task)
 
-    async def _warm_up(self, embed: Callable[[list[str]], Awaitable[Any]]) -> None:
+    async def _warm_up(
+        self, embed: Callable[[list[str]], Awaitable[Any]], judge: Judge | None
+    ) -> None:
         """Load the embedding model before a metric needs it. Beside an LLM judge, only once
         the judge has answered: importing its SDK and sending the first requests is the
         critical path, and two large imports at once delay both."""
         from .judges.llm import LLMJudge
 
-        if isinstance(self._judge, LLMJudge):
+        if isinstance(judge, LLMJudge):
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.session.judge_limiter.responded.wait(), WARM_UP_WAIT)
         await embed(["warm up"])
@@ -229,6 +264,16 @@ def function_id(item: pytest.Item) -> str:
     return item.nodeid.partition("[")[0]
 
 
+def judge_group(item: pytest.Item) -> str:
+    """The tests that resolve ``rag_judge`` alike: a test function's cases, or the zero-code
+    tests of one dataset file."""
+    from .zero_code import ZERO_CODE_CASE
+
+    if item.stash.get(ZERO_CODE_CASE, None) is not None and item.parent is not None:
+        return item.parent.nodeid
+    return function_id(item)
+
+
 def plan_tests(
     items: list[pytest.Item], session: EvalSession, learned: dict[str, list[Request]]
 ) -> Prefetcher:
@@ -246,7 +291,9 @@ def plan_tests(
             continue
         key = item.stash.get(ZERO_CODE_CASE, None)
         if key is not None:
-            tests.append(PlannedTest(str(key), function_id(item), list(zero_code)))
+            tests.append(
+                PlannedTest(str(key), function_id(item), list(zero_code), judge_group(item))
+            )
     functions = {t.function for t in tests}
     return Prefetcher(session, tests, learned={f: r for f, r in learned.items() if f in functions})
 

@@ -62,7 +62,9 @@ class EvalSession:
     loop: LoopThread = field(default_factory=LoopThread)
     _responses: dict[str, asyncio.Task[RAGResponse]] = field(default_factory=dict)
     _recorded: dict[str, RAGResponse] = field(default_factory=dict)
-    _measurements: dict[tuple[str, Any, int], asyncio.Task[Measurement]] = field(default_factory=dict)
+    _measurements: dict[tuple[str, Any, int], asyncio.Task[Measurement]] = field(
+        default_factory=dict
+    )
     _adapters: list[RAGAdapter] = field(default_factory=list)
     _default_judge: Judge | None = None
     _judges: dict[int, tuple[Any, Judge]] = field(default_factory=dict)
@@ -292,8 +294,7 @@ class EvalSession:
         self, loaded: LoadedCase, response: RAGResponse, metric: Metric, services: Services
     ) -> asyncio.Task[Measurement]:
         """The (memoised) measurement of a metric on a case. Call on the loop."""
-        # The judge is part of the key: a test module with its own rag_judge gets its own.
-        memo_key = (loaded.key, metric.cache_key(), id(services.judge))
+        memo_key = (loaded.key, metric.cache_key(), _services_identity(metric, services))
         task = self._measurements.get(memo_key)
         if task is None:
             task = asyncio.ensure_future(measure(metric, make_sample(loaded, response), services))
@@ -321,6 +322,17 @@ class EvalSession:
                     await aclose()
 
         self.loop.close(close_all(), threads_timeout=0 if interrupted else THREADS_TIMEOUT)
+
+
+def _services_identity(metric: Metric, services: Services) -> int:
+    """What a measurement depends on besides the case and the metric: the judge of a judged
+    metric, the embedding model of an embedding metric, nothing for the others. A test module
+    with its own rag_judge gets its own results; retrieval metrics are shared by all."""
+    if "judge" in metric.requires:
+        return id(services.judge)
+    if "embeddings" in metric.requires and services.embed is not None:
+        return id(getattr(services.embed, "__self__", services.embed))
+    return 0
 
 
 def local_embedder(device: str = "cpu", cache_dir: Path | None = None) -> Embed | None:

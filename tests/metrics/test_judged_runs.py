@@ -254,15 +254,25 @@ def judged_run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 USEFULNESS_JUDGES = """
 import json, re
 
-def _verdicts(prompt, useful):
+def _verdicts(prompt, yes):
+    if "GROUND TRUTH SENTENCES" in prompt:  # context recall
+        items = int(re.search(r'"GROUND TRUTH SENTENCES"[^>]*items="(\\d+)"', prompt).group(1))
+        return json.dumps({"sentences": [{"index": i, "attributed": yes, "reason": "r"}
+                                         for i in range(items)]})
     items = int(re.search(r'section="CONTEXTS"[^>]*items="(\\d+)"', prompt).group(1))
-    return json.dumps({"verdicts": [{"index": i, "useful": useful, "reason": "r"}
+    return json.dumps({"verdicts": [{"index": i, "useful": yes, "reason": "r"}
                                     for i in range(items)]})
 
+def _log(name):
+    with open("judge_calls.log", "a") as fh:
+        fh.write(name + "\\n")
+
 def useful_judge(prompt):
+    _log("useful")
     return _verdicts(prompt, True)
 
 def useless_judge(prompt):
+    _log("useless")
     return _verdicts(prompt, False)
 """
 
@@ -272,7 +282,9 @@ def test_tests_with_different_judges_get_each_its_own_judges_scores(
 ) -> None:
     """Two test modules that override ``rag_judge`` with different judges and ask the same
     metric of the same cases: each gets its own judge's verdicts, never the other's answer
-    remembered from earlier in the run (ahead-of-test evaluation included)."""
+    remembered from earlier in the run; and the evaluation ahead of the tests asks each
+    judge only what its own module asks (no request is spent on the wrong judge, also when
+    the metrics each test function asks for are known from the previous run)."""
     write_dataset(
         [case(f"c{i}", f"q{i}?", answer="a", contexts=["x", "y"]) for i in range(3)]
     )
@@ -290,14 +302,28 @@ def rag_judge():
 def test_precision(rag_case):
     print("SCORE {name}", rag_case.id, evaluate(rag_case, "context_precision").score)
 """
+    recall = """
+def test_recall(rag_case):
+    evaluate(rag_case, "context_recall")
+"""
     pytester.makepyfile(
         test_a_useful=module.format(judge="useful_judge", name="a"),
-        test_b_useless=module.format(judge="useless_judge", name="b"),
+        test_b_useless=module.format(judge="useless_judge", name="b") + recall,
     )
+    calls = pytester.path / "judge_calls.log"
     for run in ("first", "second"):  # the second run has the metric plan learned
+        calls.unlink(missing_ok=True)
         result = pytester.runpytest(
-            "--rag-dataset", "dataset.json", "--rag-judge-passes", "1", "-s", "-p", "no:randomly"
+            "--rag-dataset=dataset.json",
+            "--rag-judge-passes=1",
+            "--rag-no-cache",
+            "-s",
+            "-p",
+            "no:randomly",
         )
+        # Module a: precision of 3 cases; module b: precision and recall of 3 cases.
+        assert sorted(calls.read_text().split()) == ["useful"] * 3 + ["useless"] * 6, run
+        result.assert_outcomes(passed=9)
         scores = [line.split()[-3:] for line in result.outlines if "SCORE " in line]
         assert sorted(scores) == [
             *(["a", f"c{i}", "1.0"] for i in range(3)),
