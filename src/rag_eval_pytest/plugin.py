@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 SESSION_KEY: pytest.StashKey[EvalSession] = pytest.StashKey()
 AGGREGATOR_KEY: pytest.StashKey[Aggregator] = pytest.StashKey()
 RECORDER_KEY: pytest.StashKey[CaseRecorder] = pytest.StashKey()
+NEXT_ITEM_KEY: pytest.StashKey[pytest.Item | None] = pytest.StashKey()
 INTERRUPTED_KEY: pytest.StashKey[bool] = pytest.StashKey()  # Ctrl-C ended the run
 CRITICAL_MARKER = "rag_critical"
 
@@ -105,7 +106,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             config.pluginmanager.unregister(plugin)
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
-        if session.prefetcher is not None:
+        if session.prefetcher is not None and not _is_worker(config):
             from .prefetch import write_learned
 
             write_learned(getattr(config, "cache", None), session.prefetcher)
@@ -160,17 +161,26 @@ def pytest_collection_modifyitems(
         items.extend(zero_code_items(session, eval_session.cases))
     result = yield
     items.sort(key=lambda item: item.get_closest_marker(CRITICAL_MARKER) is None)
-    if eval_session is not None and _prefetching(config, eval_session):
+    if eval_session is not None and eval_session.settings.concurrency.prefetch:
         from .prefetch import plan_tests, read_learned
         from .progress import terminal_line
 
+        worker = _is_worker(config)
         eval_session.prefetcher = plan_tests(
-            items, eval_session, read_learned(getattr(config, "cache", None))
+            items, eval_session, read_learned(getattr(config, "cache", None)), lookahead=worker
         )
-        line = terminal_line(config, eval_session.progress)
+        line = None if worker else terminal_line(config, eval_session.progress)
         if line is not None:
             eval_session.loop.waiter = line.wait
     return result
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """xdist workers: remember the test that runs next, whose case is then evaluated while
+    this one runs (a worker learns its tests one at a time)."""
+    if _is_worker(item.config) and SESSION_KEY in item.config.stash:
+        item.stash[NEXT_ITEM_KEY] = nextitem
 
 
 @pytest.hookimpl(wrapper=True)
@@ -269,6 +279,10 @@ def rag_case(request: pytest.FixtureRequest) -> Iterator[RagCase]:
         group = judge_group(request.node)
         prefetcher.start(adapter=lambda: _adapter(request), judge=judge, group=group)
         prefetcher.test_started(group, judge)
+        following = request.node.stash.get(NEXT_ITEM_KEY, None)
+        prefetcher.look_ahead(
+            [request.node.nodeid, *([following.nodeid] if following is not None else [])]
+        )
     key = getattr(request, "param", None) or request.node.stash.get(ZERO_CODE_CASE, None)
     loaded = session.case(str(key))
     recorder = CaseRecorder(loaded)
@@ -341,10 +355,9 @@ def dataset_paths(config: pytest.Config) -> list[Path]:
     return [Path(p) for p in ini] if ini else []
 
 
-def _prefetching(config: pytest.Config, session: EvalSession) -> bool:
-    """Evaluate ahead of the tests: in a plain run (not on xdist workers, which do not know
-    their cases in advance), unless turned off in the config."""
-    return session.settings.concurrency.prefetch and not hasattr(config, "workerinput")
+def _is_worker(config: pytest.Config) -> bool:
+    """An xdist worker: it learns which tests it runs one at a time, from the controller."""
+    return hasattr(config, "workerinput")
 
 
 def _adapter(request: pytest.FixtureRequest) -> Any:

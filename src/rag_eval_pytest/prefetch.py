@@ -14,8 +14,10 @@ exactly that task, and nothing is ever done twice. Concurrency is bounded per ca
 (``concurrency.limit``), per RAG query and per judge request (adaptive). With ``-x`` or
 ``--maxfail``, :meth:`Prefetcher.stop` starts nothing more and cancels what has not started.
 
-Under pytest-xdist a worker does not know its cases in advance; there each test evaluates its
-own case (the metrics of a case still run concurrently) and xdist supplies the parallelism.
+Under pytest-xdist a worker does not know its cases in advance: it receives its tests one at
+a time. There the prefetcher looks one test ahead (pytest's ``nextitem``): as a test starts,
+its case and the next test's are scheduled, so each worker keeps two cases in flight, and
+xdist supplies the parallelism across workers.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class PlannedTest:
     function: str
     requests: list[Request]
     group: str = ""
+    nodeid: str = ""
 
     def __post_init__(self) -> None:
         self.group = self.group or self.function
@@ -63,11 +66,17 @@ class PlannedTest:
 
 @dataclass
 class Prefetcher:
+    """Schedules the selected tests' work ahead of them. With ``lookahead`` (an xdist worker,
+    which learns its tests one by one from the scheduler), only the running test's case and
+    the next test's are scheduled, as each test starts."""
+
     session: EvalSession
     tests: list[PlannedTest]
     learned: dict[str, list[Request]] = field(default_factory=dict)
+    lookahead: bool = False
     started: bool = False
     stopped: bool = False
+    _ahead: set[str] = field(default_factory=set)  # lookahead: node ids scheduled
     _tasks: list[asyncio.Future[Any]] = field(default_factory=list)
     # The judge of each group whose test has resolved it. Another group's judged metrics wait
     # for one of its tests to start: a module may override rag_judge, and its cases must not
@@ -94,7 +103,8 @@ class Prefetcher:
                 self._adapter = adapter()
         if any(self._needs_judge(r) for t in self.tests for r in t.requests) or self.learned:
             self._resolve(group, judge)
-        self.session.loop.run(self._schedule(self.tests))
+        if not self.lookahead:
+            self.session.loop.run(self._schedule(self.tests))
 
     def test_started(self, group: str, judge: Callable[[], Judge | None]) -> None:
         """Called as each test that takes a case starts: the first test of a judge group
@@ -105,7 +115,19 @@ class Prefetcher:
         if not any(self._needs_judge(r) for t in tests for r in t.requests):
             return
         self._resolve(group, judge)
+        if self.lookahead:
+            tests = [t for t in tests if t.nodeid in self._ahead]
         self.session.loop.run(self._schedule(tests))
+
+    def look_ahead(self, nodeids: list[str]) -> None:
+        """Lookahead: schedule the work of these tests (the running one and the next)."""
+        if not self.lookahead or not self.started or self.stopped:
+            return
+        new = [n for n in nodeids if n not in self._ahead]
+        self._ahead.update(new)
+        tests = [t for t in self.tests if t.nodeid in new]
+        if tests:
+            self.session.loop.run(self._schedule(tests))
 
     def _resolve(self, group: str, judge: Callable[[], Judge | None]) -> None:
         self._judges[group] = None
@@ -135,9 +157,15 @@ class Prefetcher:
             and any(self._needs_judge(r) for r in new)
         ):
             self._resolve(function, judge)
-        pending = [
-            PlannedTest(t.case, t.function, new) for t in self.tests if t.function == function
-        ]
+        if self.lookahead:  # the function's later tests are scheduled as they come
+            for test in self.tests:
+                if test.function == function:
+                    test.requests.extend(new)
+            pending = [t for t in self.tests if t.function == function and t.nodeid in self._ahead]
+        else:
+            pending = [
+                PlannedTest(t.case, t.function, new) for t in self.tests if t.function == function
+            ]
         self.session.loop.run(self._schedule(pending))
 
     def after_test(
@@ -275,7 +303,11 @@ def judge_group(item: pytest.Item) -> str:
 
 
 def plan_tests(
-    items: list[pytest.Item], session: EvalSession, learned: dict[str, list[Request]]
+    items: list[pytest.Item],
+    session: EvalSession,
+    learned: dict[str, list[Request]],
+    *,
+    lookahead: bool = False,
 ) -> Prefetcher:
     """The prefetcher for the selected ``items`` (already in run order)."""
     from .zero_code import ZERO_CODE_CASE, configured_metrics
@@ -287,15 +319,24 @@ def plan_tests(
         key = callspec.params.get("rag_case") if callspec is not None else None
         if key is not None:
             function = function_id(item)
-            tests.append(PlannedTest(str(key), function, list(learned.get(function, []))))
+            tests.append(
+                PlannedTest(str(key), function, list(learned.get(function, [])), nodeid=item.nodeid)
+            )
             continue
         key = item.stash.get(ZERO_CODE_CASE, None)
         if key is not None:
             tests.append(
-                PlannedTest(str(key), function_id(item), list(zero_code), judge_group(item))
+                PlannedTest(
+                    str(key), function_id(item), list(zero_code), judge_group(item), item.nodeid
+                )
             )
     functions = {t.function for t in tests}
-    return Prefetcher(session, tests, learned={f: r for f, r in learned.items() if f in functions})
+    return Prefetcher(
+        session,
+        tests,
+        learned={f: r for f, r in learned.items() if f in functions},
+        lookahead=lookahead,
+    )
 
 
 def read_learned(cache: Any) -> dict[str, list[Request]]:

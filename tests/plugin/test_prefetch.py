@@ -262,6 +262,50 @@ def test_zz_report():
         assert starts[f"{other}/second_metric"] < 0, starts
 
 
+def test_an_xdist_worker_evaluates_its_next_tests_case_while_the_current_test_runs(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """Under xdist a worker learns its tests one at a time; while it runs one, the case of
+    the test it will run next is already being queried (and judged)."""
+    write_dataset([case(f"c{i:02d}", f"question {i}") for i in range(12)])
+    pytester.makepyfile(slow_app=SLOW_APP)
+    pytester.syspathinsert()
+    pytester.makeconftest(
+        """
+import json, os, time, pytest
+
+@pytest.fixture(autouse=True)
+def setup_started(request):
+    with open(os.path.join(os.path.dirname(__file__), "setups.jsonl"), "a") as fh:
+        fh.write(json.dumps({"test": request.node.name, "start": time.monotonic()}) + "\\n")
+"""
+    )
+    pytester.makepyfile(
+        test_rag="""
+def test_answer(rag_case):
+    assert rag_case.answer.startswith("answer to")
+"""
+    )
+    result = pytester.runpytest(
+        "--rag-dataset=dataset.json",
+        "--rag-adapter=callable",
+        "--rag-target=slow_app:answer",
+        "-n",
+        "2",
+        "-p",
+        "no:randomly",
+    )
+    result.assert_outcomes(passed=12)
+    setups = {
+        json.loads(line)["test"].split("[")[1].rstrip("]"): json.loads(line)["start"]
+        for line in (pytester.path / "setups.jsonl").read_text().splitlines()
+    }
+    queried = {str(r["q"]).split()[-1]: float(r["start"]) for r in queries(pytester)}
+    ahead = [c for c, start in setups.items() if queried[str(int(c[1:]))] < start]
+    # Every test but each worker's first finds its case queried before it started.
+    assert len(ahead) >= 12 - 2 - 2, (ahead, setups, queried)
+
+
 def test_prefetch_can_be_turned_off(pytester: pytest.Pytester, slow_app: str) -> None:
     pytester.makefile(
         ".yaml", **{"eval-config": RETRIEVAL_ONLY + "concurrency:\n  prefetch: false\n"}
