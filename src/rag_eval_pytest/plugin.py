@@ -41,8 +41,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             kwargs.update(type=spec.type, metavar=spec.metavar, choices=spec.choices)
         group.addoption(spec.flag, **{k: v for k, v in kwargs.items() if v is not None})
         parser.addini(spec.ini_name, spec.help, type=spec.ini_type, default=None)
-    parser.addini("rag_critical_exit_code", "Exit code when a critical case fails (default 2)",
-                  default=None)
+    parser.addini(
+        "rag_critical_exit_code", "Exit code when a critical case fails (default 2)", default=None
+    )
     parser.addini("rag_fatal_exit_code", "Exit code for fatal errors (default 3)", default=None)
 
 
@@ -136,9 +137,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize(
         "rag_case",
         [
-            pytest.param(
-                c.key, id=c.key, marks=[pytest.mark.rag_critical] if c.critical else []
-            )
+            pytest.param(c.key, id=c.key, marks=[pytest.mark.rag_critical] if c.critical else [])
             for c in session.cases
         ],
         indirect=True,
@@ -162,12 +161,17 @@ def pytest_collection_modifyitems(
     result = yield
     items.sort(key=lambda item: item.get_closest_marker(CRITICAL_MARKER) is None)
     if eval_session is not None and eval_session.settings.concurrency.prefetch:
-        from .prefetch import plan_tests, read_learned
+        from .prefetch import plan_tests, read_judge_plan, read_learned
         from .progress import terminal_line
 
         worker = _is_worker(config)
+        cache = getattr(config, "cache", None)
         eval_session.prefetcher = plan_tests(
-            items, eval_session, read_learned(getattr(config, "cache", None)), lookahead=worker
+            items,
+            eval_session,
+            read_learned(cache),
+            judge_plan=read_judge_plan(cache),
+            lookahead=worker,
         )
         line = None if worker else terminal_line(config, eval_session.progress)
         if line is not None:

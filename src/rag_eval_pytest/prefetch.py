@@ -45,6 +45,7 @@ Request = tuple[str, dict[str, Any]]
 """A metric asked for by name, with its parameters (JSON-safe, so it can be remembered)."""
 
 PLAN_CACHE_KEY = "rag_eval/metric_plan"
+JUDGE_PLAN_CACHE_KEY = "rag_eval/judge_plan"  # each judge group's judge, as described
 WARM_UP_WAIT = 10.0  # seconds: a judge that never answers does not keep the model unloaded
 
 
@@ -73,6 +74,7 @@ class Prefetcher:
     session: EvalSession
     tests: list[PlannedTest]
     learned: dict[str, list[Request]] = field(default_factory=dict)
+    judge_plan: dict[str, str | None] = field(default_factory=dict)  # from the last run
     lookahead: bool = False
     started: bool = False
     stopped: bool = False
@@ -82,6 +84,7 @@ class Prefetcher:
     # for one of its tests to start: a module may override rag_judge, and its cases must not
     # be judged ahead by another module's judge.
     _judges: dict[str, Judge | None] = field(default_factory=dict)
+    _confirmed: set[str] = field(default_factory=set)  # groups whose test resolved the judge
     _adapter: RAGAdapter | None = None
     _scheduled: set[tuple[str, str, int]] = field(default_factory=set)
     _warmed: bool = False
@@ -102,19 +105,27 @@ class Prefetcher:
             with contextlib.suppress(Exception):
                 self._adapter = adapter()
         if any(self._needs_judge(r) for t in self.tests for r in t.requests) or self.learned:
-            self._resolve(group, judge)
+            first = self._resolve(group, judge)
+            # A group whose judge the last run described alike is assumed to use this one (a
+            # session-wide rag_judge), and checked when its first test starts.
+            if first is not None:
+                for other in {t.group for t in self.tests} - {group}:
+                    if self.judge_plan.get(other) == first.describe():
+                        self._judges[other] = first
         if not self.lookahead:
             self.session.loop.run(self._schedule(self.tests))
 
     def test_started(self, group: str, judge: Callable[[], Judge | None]) -> None:
         """Called as each test that takes a case starts: the first test of a judge group
         gives the group's judge, and the group's judged metrics are scheduled with it."""
-        if not self.started or self.stopped or group in self._judges:
+        if not self.started or self.stopped or group in self._confirmed:
             return
         tests = [t for t in self.tests if t.group == group]
         if not any(self._needs_judge(r) for t in tests for r in t.requests):
             return
-        self._resolve(group, judge)
+        assumed = self._judges.get(group)
+        if self._resolve(group, judge) is assumed and assumed is not None:
+            return  # judged ahead with the right judge already
         if self.lookahead:
             tests = [t for t in tests if t.nodeid in self._ahead]
         self.session.loop.run(self._schedule(tests))
@@ -129,10 +140,21 @@ class Prefetcher:
         if tests:
             self.session.loop.run(self._schedule(tests))
 
-    def _resolve(self, group: str, judge: Callable[[], Judge | None]) -> None:
+    def judge_descriptions(self) -> dict[str, str | None]:
+        """The judge of each group a test resolved this run, as described (for the next)."""
+        return {
+            group: judge.describe() if judge is not None else None
+            for group, judge in self._judges.items()
+            if group in self._confirmed
+        }
+
+    def _resolve(self, group: str, judge: Callable[[], Judge | None]) -> Judge | None:
+        """The group's judge, from one of its tests (``None`` when it has none)."""
+        self._confirmed.add(group)
         self._judges[group] = None
         with contextlib.suppress(Exception, pytest.fail.Exception, pytest.skip.Exception):
             self._judges[group] = judge()
+        return self._judges[group]
 
     def learn(
         self,
@@ -152,7 +174,7 @@ class Prefetcher:
             return
         self.learned[function] = known + new
         if (
-            self._judges.get(function) is None
+            function not in self._confirmed
             and judge is not None
             and any(self._needs_judge(r) for r in new)
         ):
@@ -307,6 +329,7 @@ def plan_tests(
     session: EvalSession,
     learned: dict[str, list[Request]],
     *,
+    judge_plan: dict[str, str | None] | None = None,
     lookahead: bool = False,
 ) -> Prefetcher:
     """The prefetcher for the selected ``items`` (already in run order)."""
@@ -335,6 +358,7 @@ def plan_tests(
         session,
         tests,
         learned={f: r for f, r in learned.items() if f in functions},
+        judge_plan=judge_plan or {},
         lookahead=lookahead,
     )
 
@@ -358,10 +382,25 @@ def read_learned(cache: Any) -> dict[str, list[Request]]:
     return learned
 
 
+def read_judge_plan(cache: Any) -> dict[str, str | None]:
+    """How each judge group's judge was described in earlier runs (pytest's cache)."""
+    raw = cache.get(JUDGE_PLAN_CACHE_KEY, {}) if cache is not None else {}
+    if not isinstance(raw, dict):
+        return {}
+    return {
+        g: d for g, d in raw.items() if isinstance(g, str) and (d is None or isinstance(d, str))
+    }
+
+
 def write_learned(cache: Any, prefetcher: Prefetcher) -> None:
-    if cache is None or not prefetcher.learned:
+    """Remember what each test function measured and which judge each group used."""
+    if cache is None:
         return
-    merged = read_learned(cache)
-    merged.update(prefetcher.learned)
     with contextlib.suppress(Exception):  # the cache is an optimisation, never an error
-        cache.set(PLAN_CACHE_KEY, {f: [list(r) for r in rs] for f, rs in merged.items()})
+        if prefetcher.learned:
+            merged = read_learned(cache)
+            merged.update(prefetcher.learned)
+            cache.set(PLAN_CACHE_KEY, {f: [list(r) for r in rs] for f, rs in merged.items()})
+        judges = prefetcher.judge_descriptions()
+        if judges:
+            cache.set(JUDGE_PLAN_CACHE_KEY, {**read_judge_plan(cache), **judges})

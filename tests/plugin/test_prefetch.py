@@ -262,6 +262,74 @@ def test_zz_report():
         assert starts[f"{other}/second_metric"] < 0, starts
 
 
+def test_a_known_plan_judges_every_functions_cases_from_the_start_with_a_shared_judge(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """Two test functions ask for judged metrics with the session's one judge: once their
+    metrics and judge are known from the previous run, the second function's cases are
+    judged from the start, before its first test."""
+    write_dataset([case(f"c{i}", f"refund {i}?", answer="a", contexts=["c"]) for i in range(3)])
+    pytester.makeconftest(
+        """
+import json, os, time, pytest
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    return lambda prompt: "unused"
+
+@pytest.fixture(autouse=True)
+def setup_started(request):
+    with open(os.path.join(os.path.dirname(__file__), "setups.jsonl"), "a") as fh:
+        fh.write(json.dumps({"test": request.node.name, "start": time.monotonic()}) + "\\n")
+"""
+    )
+    pytester.makepyfile(
+        test_rag="""
+import asyncio, json, os, time
+from rag_eval_pytest import evaluate
+from rag_eval_pytest.metrics.base import Measurement, Metric
+from rag_eval_pytest.metrics.registry import register_metric
+
+def slow_judged(metric_name):
+    class SlowJudged(Metric):
+        name = metric_name
+        requires = frozenset({"judge"})
+        async def measure(self, sample, services):
+            with open(os.path.join(os.path.dirname(__file__), "measured.jsonl"), "a") as fh:
+                fh.write(json.dumps({"case": sample.case_key, "metric": self.name,
+                                     "start": time.monotonic()}) + "\\n")
+            await asyncio.sleep(0.1)
+            return Measurement(score=1.0)
+    return SlowJudged
+
+register_metric(slow_judged("judged_one"))
+register_metric(slow_judged("judged_two"))
+
+def test_one(rag_case):
+    evaluate(rag_case, "judged_one")
+
+def test_two(rag_case):
+    evaluate(rag_case, "judged_two")
+"""
+    )
+
+    def second_function_judged_ahead() -> list[bool]:
+        setups = [json.loads(x) for x in (pytester.path / "setups.jsonl").read_text().splitlines()]
+        measured = [
+            json.loads(x) for x in (pytester.path / "measured.jsonl").read_text().splitlines()
+        ]
+        first_two = min(s["start"] for s in setups if s["test"].startswith("test_two"))
+        return [m["start"] < first_two for m in measured if m["metric"] == "judged_two"]
+
+    args = ("--rag-dataset=dataset.json", "-p", "no:randomly")
+    pytester.runpytest(*args).assert_outcomes(passed=6)
+    assert second_function_judged_ahead() == [False] * 3  # a first run learns it from test_two
+    for log in ("setups.jsonl", "measured.jsonl"):
+        (pytester.path / log).unlink()
+    pytester.runpytest(*args).assert_outcomes(passed=6)
+    assert second_function_judged_ahead() == [True] * 3
+
+
 def test_an_xdist_worker_evaluates_its_next_tests_case_while_the_current_test_runs(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
