@@ -27,6 +27,16 @@ async def answer(question):
 
 RETRIEVAL_ONLY = "metrics:\n  retrieval_recall: null\n"
 
+# A conftest that logs when each test's setup starts (before its rag_case fixture).
+SETUP_LOG = """
+import json, os, time, pytest
+
+@pytest.fixture(autouse=True)
+def setup_started(request):
+    with open(os.path.join(os.path.dirname(__file__), "setups.jsonl"), "a") as fh:
+        fh.write(json.dumps({"test": request.node.name, "start": time.monotonic()}) + "\\n")
+"""
+
 
 def queries(pytester: pytest.Pytester) -> list[dict[str, float | str]]:
     log = pytester.path / "queries.jsonl"
@@ -270,17 +280,11 @@ def test_a_known_plan_judges_every_functions_cases_from_the_start_with_a_shared_
     judged from the start, before its first test."""
     write_dataset([case(f"c{i}", f"refund {i}?", answer="a", contexts=["c"]) for i in range(3)])
     pytester.makeconftest(
-        """
-import json, os, time, pytest
-
+        SETUP_LOG
+        + """
 @pytest.fixture(scope="session")
 def rag_judge():
     return lambda prompt: "unused"
-
-@pytest.fixture(autouse=True)
-def setup_started(request):
-    with open(os.path.join(os.path.dirname(__file__), "setups.jsonl"), "a") as fh:
-        fh.write(json.dumps({"test": request.node.name, "start": time.monotonic()}) + "\\n")
 """
     )
     pytester.makepyfile(
@@ -338,16 +342,7 @@ def test_an_xdist_worker_evaluates_its_next_tests_case_while_the_current_test_ru
     write_dataset([case(f"c{i:02d}", f"question {i}") for i in range(12)])
     pytester.makepyfile(slow_app=SLOW_APP)
     pytester.syspathinsert()
-    pytester.makeconftest(
-        """
-import json, os, time, pytest
-
-@pytest.fixture(autouse=True)
-def setup_started(request):
-    with open(os.path.join(os.path.dirname(__file__), "setups.jsonl"), "a") as fh:
-        fh.write(json.dumps({"test": request.node.name, "start": time.monotonic()}) + "\\n")
-"""
-    )
+    pytester.makeconftest(SETUP_LOG)
     pytester.makepyfile(
         test_rag="""
 def test_answer(rag_case):
