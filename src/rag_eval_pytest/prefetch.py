@@ -88,6 +88,21 @@ class Prefetcher:
     _adapter: RAGAdapter | None = None
     _scheduled: set[tuple[str, str, int]] = field(default_factory=set)
     _warmed: bool = False
+    _checked: set[str] = field(default_factory=set)  # groups seen by test_started
+    # Indexes of ``tests``, so that each test's calls cost the same whatever the suite's size.
+    _by_node: dict[str, PlannedTest] = field(init=False)
+    _by_group: dict[str, list[PlannedTest]] = field(init=False)
+    _by_function: dict[str, list[PlannedTest]] = field(init=False)
+    _known: dict[str, list[Request]] = field(init=False)  # per function, planned or learned
+
+    def __post_init__(self) -> None:
+        self._by_node = {t.nodeid: t for t in self.tests if t.nodeid}
+        self._by_group, self._by_function, self._known = {}, {}, {}
+        for test in self.tests:
+            self._by_group.setdefault(test.group, []).append(test)
+            self._by_function.setdefault(test.function, []).append(test)
+            known = self._known.setdefault(test.function, [])
+            known.extend(r for r in test.requests if r not in known)
 
     # ------------------------------------------------------------------ from the main thread
 
@@ -118,9 +133,12 @@ class Prefetcher:
     def test_started(self, group: str, judge: Callable[[], Judge | None]) -> None:
         """Called as each test that takes a case starts: the first test of a judge group
         gives the group's judge, and the group's judged metrics are scheduled with it."""
-        if not self.started or self.stopped or group in self._confirmed:
+        if not self.started or self.stopped or group in self._checked:
             return
-        tests = [t for t in self.tests if t.group == group]
+        self._checked.add(group)
+        if group in self._confirmed:
+            return
+        tests = self._by_group.get(group, [])
         if not any(self._needs_judge(r) for t in tests for r in t.requests):
             return
         assumed = self._judges.get(group)
@@ -136,7 +154,7 @@ class Prefetcher:
             return
         new = [n for n in nodeids if n not in self._ahead]
         self._ahead.update(new)
-        tests = [t for t in self.tests if t.nodeid in new]
+        tests = [self._by_node[n] for n in new if n in self._by_node]
         if tests:
             self.session.loop.run(self._schedule(tests))
 
@@ -167,27 +185,25 @@ class Prefetcher:
         that test used, for a first run where nothing judged was known at the start."""
         if self.stopped or not self.started or not requests:
             return
-        known = self.learned.get(function, [])
-        planned = [r for t in self.tests if t.function == function for r in t.requests]
-        new = [r for r in requests if r not in known and r not in planned]
+        known = self._known.setdefault(function, [])
+        new = [r for r in requests if r not in known]
         if not new:
             return
-        self.learned[function] = known + new
+        known.extend(new)
+        self.learned[function] = self.learned.get(function, []) + new
         if (
             function not in self._confirmed
             and judge is not None
             and any(self._needs_judge(r) for r in new)
         ):
             self._resolve(function, judge)
+        tests = self._by_function.get(function, [])
         if self.lookahead:  # the function's later tests are scheduled as they come
-            for test in self.tests:
-                if test.function == function:
-                    test.requests.extend(new)
-            pending = [t for t in self.tests if t.function == function and t.nodeid in self._ahead]
+            for test in tests:
+                test.requests.extend(new)
+            pending = [t for t in tests if t.nodeid in self._ahead]
         else:
-            pending = [
-                PlannedTest(t.case, t.function, new) for t in self.tests if t.function == function
-            ]
+            pending = [PlannedTest(t.case, t.function, new) for t in tests]
         self.session.loop.run(self._schedule(pending))
 
     def after_test(
