@@ -66,6 +66,23 @@ def test_json_report_fields(
     assert failed["tests"][0]["message"].endswith("tc_003 retrieval_recall 0.00 < 1.00")
 
 
+def test_json_report_is_indented_with_one_line_per_case(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    """Readable, and a diff of two reports shows the cases that changed, line by line."""
+    write_dataset()
+    run(pytester, rag_app)
+    text = (pytester.path / "results" / "eval_report.json").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert lines[:2] == ["{", '  "schema_version": 1,']
+    case_lines = [line for line in lines if line.startswith('    {"key": ')]
+    cases = json.loads(text)["cases"]
+    assert [json.loads(line.rstrip(","))["key"] for line in case_lines] == [
+        c["key"] for c in cases
+    ]
+    assert len(cases) == 3
+
+
 def test_markdown_report_has_prd_sections(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
 ) -> None:
