@@ -7,7 +7,6 @@ is reported in the terminal summary, never raised.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from .reporting.files import (
     MARKDOWN_REPORT,
     append_history,
     read_history,
+    report_json,
     write_atomic,
 )
 from .reporting.history import git_commit, history_entry
@@ -161,7 +161,7 @@ class Aggregator:
         formats = self.settings.output.formats
         targets: list[tuple[Path, Any]] = []
         if "json" in formats:
-            targets.append((out / JSON_REPORT, lambda: _json(doc)))
+            targets.append((out / JSON_REPORT, lambda: report_json(doc)))
         if "markdown" in formats:
             targets.append((out / MARKDOWN_REPORT, lambda: render_markdown(doc)))
         for path, render in targets:
@@ -177,21 +177,3 @@ class Aggregator:
                 self.written.append(str(path))
             except (OSError, TimeoutError) as exc:
                 self.write_errors.append(f"{path}: {exc}")
-
-
-def _json(doc: dict[str, Any]) -> str:
-    """The JSON report: indented, except that each case takes one line, so a report of
-    thousands of cases is written quickly (Python's compact encoder is several times faster
-    than its indenting one) and a diff of two reports shows the cases that changed."""
-
-    def dumps(value: Any, **kwargs: Any) -> str:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False, **kwargs)
-
-    parts = []
-    for key, value in doc.items():
-        if key == "cases" and isinstance(value, list) and value:
-            text = "[\n" + ",\n".join(f"    {dumps(case)}" for case in value) + "\n  ]"
-        else:
-            text = dumps(value, indent=2).replace("\n", "\n  ")
-        parts.append(f"  {dumps(key)}: {text}")
-    return "{\n" + ",\n".join(parts) + "\n}\n"

@@ -6,7 +6,6 @@ rag-eval merge shard-*/eval_report.json --output-dir results
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -38,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         JSON_REPORT,
         MARKDOWN_REPORT,
         append_history,
+        report_json,
         write_atomic,
     )
     from .reporting.history import history_entry
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         from .reporting.trend import build_trend
 
         doc["trend"] = build_trend(read_history(out / HISTORY_FILE), history_entry(doc))
-    write_atomic(out / JSON_REPORT, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    write_atomic(out / JSON_REPORT, report_json(doc))
     write_atomic(out / MARKDOWN_REPORT, render_markdown(doc))
     written = [out / JSON_REPORT, out / MARKDOWN_REPORT]
     if not options.no_history:

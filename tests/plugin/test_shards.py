@@ -84,6 +84,9 @@ def test_shards_split_the_cases_and_merge_into_the_full_report(
     assert comparable(merged) == comparable(read_report(pytester, "full"))
     assert (pytester.path / "merged" / "eval_report.md").exists()
     assert len((pytester.path / "merged" / "results.jsonl").read_text().splitlines()) == 1
+    # Laid out like a run's own report: one line per case.
+    merged_text = (pytester.path / "merged" / "eval_report.json").read_text()
+    assert sum(line.startswith('    {"key": ') for line in merged_text.splitlines()) == 7
 
 
 def test_merge_refuses_overlapping_shards_and_bad_files(
