@@ -47,7 +47,7 @@ FAULTS: dict[str, tuple[list[Fault], str, str]] = {
         "",
     ),
     "down": ([Fault(503, lambda r: {"error": echo(r)})], "error", "HTTP 503"),
-    "slow": ([Fault(delay=5.0)], "error", "timeout after 0.3 s"),
+    "slow": ([Fault(delay=5.0)], "error", "timeout after 1 s"),
     "reset": ([Fault(reset=True)], "error", "unreachable after 3 attempts"),
     "html": (
         [Fault(200, lambda r: {"x": 1}, content_type="text/html")],
@@ -113,7 +113,7 @@ def test_every_rag_fault_ends_its_case_and_the_reports_keep_every_result(
         "--rag-adapter=http",
         f"--rag-endpoint={server.url}",
         f"--rag-header=Authorization: {TOKEN}",
-        "--rag-timeout=0.3",
+        "--rag-timeout=1",
         "--junitxml=junit.xml",
         "-p",
         "no:randomly",
