@@ -91,8 +91,8 @@ class ConcurrencySettings(_Section):
     )
     prefetch: bool = Field(
         True,
-        description="Query and judge the selected cases ahead of the tests (off under "
-        "pytest-xdist, where each test evaluates its own case).",
+        description="Query and judge the selected cases ahead of the tests (under "
+        "pytest-xdist, each worker one test ahead).",
     )
 
 
