@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .atomic import write_atomic
 from .collector import RunCollector
 from .exit_codes import ExitDecision, decide_exit_code
 from .reporting.document import RunMeta, build_document, now_iso
@@ -22,7 +23,6 @@ from .reporting.files import (
     append_history,
     read_history,
     report_json,
-    write_atomic,
 )
 from .reporting.history import git_commit, history_entry
 from .reporting.markdown import render_markdown, render_step_summary

@@ -31,6 +31,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     options = _parser().parse_args(argv)
+    from .atomic import write_atomic
     from .merge import load_report, merge_reports
     from .reporting.files import (
         HISTORY_FILE,
@@ -38,7 +39,6 @@ def main(argv: list[str] | None = None) -> int:
         MARKDOWN_REPORT,
         append_history,
         report_json,
-        write_atomic,
     )
     from .reporting.history import history_entry
     from .reporting.markdown import render_markdown

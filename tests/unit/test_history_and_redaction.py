@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from rag_eval_pytest.atomic import write_atomic
 from rag_eval_pytest.errors import RagEvalWarning
 from rag_eval_pytest.redaction import MASK, Redactor
-from rag_eval_pytest.reporting.files import append_history, read_history, write_atomic
+from rag_eval_pytest.reporting.files import append_history, read_history
 
 
 def _append_many(path: str, writer: int, count: int) -> None:

@@ -19,10 +19,10 @@ import functools
 import hashlib
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from ..atomic import write_atomic
 
 CACHE_VERSION = 1
 
@@ -104,19 +104,10 @@ class JudgeCache:
 
 
 def write_atomically(path: Path, data: bytes) -> bool:
-    """Write ``data`` to a temporary file beside ``path`` and rename it into place, so that a
-    concurrent reader sees the old file or the whole new one. ``False`` when it could not
-    be written (a cache only loses an entry)."""
+    """Replace ``path`` with ``data`` atomically; ``False`` when it could not be written (a
+    cache only loses an entry)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(path, data, durable=False)
     except OSError:
         return False
     return True

@@ -1,7 +1,8 @@
-"""Writing the outputs: atomic report files and a locked, append-only history.
+"""Writing the outputs: the report files' names and the JSON report's layout, and a locked,
+append-only history.
 
-Reports are written to a temporary file and renamed over the target, so a reader never sees a
-half-written report. History lines are appended whole, under an inter-process lock, so several
+Reports are written with :func:`rag_eval_pytest.atomic.write_atomic`, so a reader never sees
+a half-written report. History lines are appended whole, under an inter-process lock, so several
 runs finishing at once leave one valid line each.
 """
 
@@ -9,30 +10,17 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import warnings
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import RagEvalWarning
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 HISTORY_FILE = "results.jsonl"
 JSON_REPORT = "eval_report.json"
 MARKDOWN_REPORT = "eval_report.md"
-
-
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def report_json(doc: dict[str, Any]) -> str:
