@@ -272,7 +272,7 @@ def rag_case(request: pytest.FixtureRequest) -> Iterator[RagCase]:
     if session is None:
         pytest.skip("rag_case needs a dataset: run pytest with --rag-dataset PATH")
     from .case import CaseRecorder, RagCase
-    from .prefetch import function_id, judge_group
+    from .prefetch import function_id
     from .zero_code import ZERO_CODE_CASE
 
     def judge() -> Any:
@@ -280,12 +280,11 @@ def rag_case(request: pytest.FixtureRequest) -> Iterator[RagCase]:
 
     prefetcher = session.prefetcher
     if prefetcher is not None:
-        group = judge_group(request.node)
-        prefetcher.start(adapter=lambda: _adapter(request), judge=judge, group=group)
-        prefetcher.test_started(group, judge)
-        following = request.node.stash.get(NEXT_ITEM_KEY, None)
-        prefetcher.look_ahead(
-            [request.node.nodeid, *([following.nodeid] if following is not None else [])]
+        prefetcher.before_test(
+            request.node,
+            request.node.stash.get(NEXT_ITEM_KEY, None),
+            adapter=lambda: _adapter(request),
+            judge=judge,
         )
     key = getattr(request, "param", None) or request.node.stash.get(ZERO_CODE_CASE, None)
     loaded = session.case(str(key))

@@ -88,7 +88,7 @@ class Prefetcher:
     _adapter: RAGAdapter | None = None
     _scheduled: set[tuple[str, str, int]] = field(default_factory=set)
     _warmed: bool = False
-    _checked: set[str] = field(default_factory=set)  # groups seen by test_started
+    _checked: set[str] = field(default_factory=set)  # groups seen by _group_started
     # Indexes of ``tests``, so that each test's calls cost the same whatever the suite's size.
     _by_node: dict[str, PlannedTest] = field(init=False)
     _by_group: dict[str, list[PlannedTest]] = field(init=False)
@@ -105,6 +105,21 @@ class Prefetcher:
             known.extend(r for r in test.requests if r not in known)
 
     # ------------------------------------------------------------------ from the main thread
+
+    def before_test(
+        self,
+        item: pytest.Item,
+        following: pytest.Item | None,
+        adapter: Callable[[], RAGAdapter],
+        judge: Callable[[], Judge | None],
+    ) -> None:
+        """As a test that takes a case starts (``following`` is the test after it, when known):
+        the first one starts the evaluation ahead; the first of each judge group gives the
+        group's judge; with ``lookahead``, its case and the following test's are scheduled."""
+        group = judge_group(item)
+        self.start(adapter, judge, group)
+        self._group_started(group, judge)
+        self._look_ahead([item.nodeid, *([following.nodeid] if following is not None else [])])
 
     def start(
         self, adapter: Callable[[], RAGAdapter], judge: Callable[[], Judge | None], group: str
@@ -130,9 +145,9 @@ class Prefetcher:
         if not self.lookahead:
             self.session.loop.run(self._schedule(self.tests))
 
-    def test_started(self, group: str, judge: Callable[[], Judge | None]) -> None:
-        """Called as each test that takes a case starts: the first test of a judge group
-        gives the group's judge, and the group's judged metrics are scheduled with it."""
+    def _group_started(self, group: str, judge: Callable[[], Judge | None]) -> None:
+        """The first test of a judge group gives the group's judge, and the group's judged
+        metrics are scheduled with it."""
         if not self.started or self.stopped or group in self._checked:
             return
         self._checked.add(group)
@@ -148,7 +163,7 @@ class Prefetcher:
             tests = [t for t in tests if t.nodeid in self._ahead]
         self.session.loop.run(self._schedule(tests))
 
-    def look_ahead(self, nodeids: list[str]) -> None:
+    def _look_ahead(self, nodeids: list[str]) -> None:
         """Lookahead: schedule the work of these tests (the running one and the next)."""
         if not self.lookahead or not self.started or self.stopped:
             return
