@@ -38,7 +38,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for spec in OPTIONS:
         kwargs: dict[str, Any] = {"dest": spec.dest, "help": spec.help, "action": spec.action}
         if spec.action not in ("store_true",):
-            kwargs.update(type=spec.type, metavar=spec.metavar, choices=spec.choices)
+            # A string, checked when the settings are resolved (bootstrap.gather_overrides):
+            # a bad value exits with the fatal code like the same value in the ini file.
+            kwargs.update(metavar=spec.metavar)
         group.addoption(spec.flag, **{k: v for k, v in kwargs.items() if v is not None})
         parser.addini(spec.ini_name, spec.help, type=spec.ini_type, default=None)
     parser.addini(
