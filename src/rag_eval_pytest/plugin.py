@@ -67,9 +67,13 @@ def pytest_configure(config: pytest.Config) -> None:
     except RagEvalError as exc:
         error = exc
     if error is not None:
+        from .reporting.step_summary import append_fatal_summary
+
+        code = fatal_exit_code(config)
+        append_fatal_summary(str(error), code)
         # Raised outside the except block: the exit carries no chained traceback, whose
         # frames' arguments (the raw config, the environment) pytest would render.
-        pytest.exit(f"rag-eval: {error}", returncode=fatal_exit_code(config))
+        pytest.exit(f"rag-eval: {error}", returncode=code)
     config.stash[SESSION_KEY] = session
     if hasattr(config, "workerinput"):
         return
