@@ -7,7 +7,6 @@ is reported in the terminal summary, never raised.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -26,6 +25,7 @@ from .reporting.files import (
 )
 from .reporting.history import git_commit, history_entry
 from .reporting.markdown import render_markdown, render_step_summary
+from .reporting.step_summary import SUMMARY_FILE, append_step_summary
 from .reporting.trend import build_trend
 from .summary import summarise
 
@@ -146,15 +146,19 @@ class Aggregator:
         )
 
     def _append_step_summary(self, doc: dict[str, Any]) -> None:
-        """On GitHub Actions, show the summary on the run's page."""
-        target = os.environ.get("GITHUB_STEP_SUMMARY")
-        if not target:
-            return
-        try:
-            with open(target, "a", encoding="utf-8") as fh:
-                fh.write(render_step_summary(doc) + "\n")
-        except OSError as exc:
-            self.write_errors.append(f"{target} (GITHUB_STEP_SUMMARY): {exc.strerror or exc}")
+        """The compact summary: ``eval_summary.md`` beside the reports (a pull-request
+        comment), and on GitHub Actions the run's page (``$GITHUB_STEP_SUMMARY``)."""
+        text = render_step_summary(doc)
+        if "markdown" in self.settings.output.formats:
+            path = self.output_dir / SUMMARY_FILE
+            try:
+                write_atomic(path, text)
+                self.written.append(str(path))
+            except OSError as exc:
+                self.write_errors.append(f"{path}: {exc.strerror or exc}")
+        problem = append_step_summary(text)
+        if problem:
+            self.write_errors.append(problem)
 
     def _write(self, doc: dict[str, Any]) -> None:
         out = self.output_dir

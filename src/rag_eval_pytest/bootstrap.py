@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from .config import ConfigFile, Override, ResolvedConfig, find_config_file, resolve_settings
 from .dataset import load_datasets
-from .options import OPTIONS
+from .errors import ConfigError
+from .options import OPTIONS, OptionSpec, OptionValueError
 from .redaction import Redactor
 from .session import EvalSession, RunInfo
 
@@ -29,7 +30,10 @@ def _ini_base(config: pytest.Config) -> Path:
 
 
 def gather_overrides(config: pytest.Config) -> list[Override]:
-    """Values given on the command line, else in the ini file, as settings overrides."""
+    """Values given on the command line, else in the ini file, as settings overrides.
+
+    Both arrive as strings and are converted by the option's own type here, so a value the
+    option does not accept is a :class:`ConfigError` naming the flag or the ini key."""
     overrides: list[Override] = []
     for spec in OPTIONS:
         if spec.setting is None:
@@ -43,10 +47,7 @@ def gather_overrides(config: pytest.Config) -> list[Override]:
             base = _ini_base(config)
             if value in (None, "", []):
                 continue
-            if spec.setting == "tags":
-                value = [t.strip() for part in value for t in str(part).split(",") if t.strip()]
-        elif spec.setting == "tags":
-            value = [tag for group in value for tag in group]
+        value = _converted(spec, value, source)
         if spec.setting == "output.directory":
             value = str(base / value)
         overrides.append(Override(spec.setting, value, source))
@@ -56,6 +57,18 @@ def gather_overrides(config: pytest.Config) -> list[Override]:
         if ini_value not in (None, ""):
             overrides.append(Override(path, ini_value, f"ini option {name}"))
     return overrides
+
+
+def _converted(spec: OptionSpec, value: Any, source: str) -> Any:
+    if isinstance(value, bool):  # a flag, or a bool ini key
+        return value
+    try:
+        if isinstance(value, list):  # a repeated flag, or a list ini key
+            items = [spec.convert(str(item)) for item in value]
+            return [tag for group in items for tag in group] if spec.setting == "tags" else items
+        return spec.convert(str(value))
+    except OptionValueError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
 
 
 def fatal_exit_code(config: pytest.Config) -> int:

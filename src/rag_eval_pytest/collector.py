@@ -68,7 +68,7 @@ class CaseRecord:
 
 @dataclass
 class CriticalTest:
-    """A test marked ``rag_critical`` that is not tied to a dataset case."""
+    """A test marked ``rag_critical`` whose case, if it has one, is not critical itself."""
 
     nodeid: str
     outcome: Outcome
@@ -94,11 +94,13 @@ class RunCollector:
         mapped = _map_outcome(when, outcome)
         if mapped is None:
             return
+        # A marked test is critical itself, with or without a case; a test of a critical
+        # case is already counted with its case.
+        if critical_marker and (payload is None or not payload["critical"]):
+            previous = self.critical_tests.get(nodeid)
+            if previous is None or _SEVERITY[mapped] > _SEVERITY[previous.outcome]:
+                self.critical_tests[nodeid] = CriticalTest(nodeid, mapped)
         if payload is None:
-            if critical_marker:
-                previous = self.critical_tests.get(nodeid)
-                if previous is None or _SEVERITY[mapped] > _SEVERITY[previous.outcome]:
-                    self.critical_tests[nodeid] = CriticalTest(nodeid, mapped)
             return
         record = self.cases.get(payload["key"])
         if record is None:

@@ -7,7 +7,6 @@ on every pytest run, with or without ``--rag-dataset``.
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -31,53 +30,62 @@ METRIC_NAMES: tuple[str, ...] = (
 IniType = Literal["string", "paths", "args", "linelist", "bool"]
 
 
+class OptionValueError(ValueError):
+    """A value of a ``--rag-*`` option or ``rag_*`` ini key that the option does not accept.
+
+    argparse takes every value as a string; the plugin converts it with the option's ``type``
+    when it resolves the settings, so that a bad value ends the run with the fatal code and
+    one message naming its source, on the command line and in the ini file alike.
+    """
+
+
 def unit_interval(text: str) -> float:
-    """argparse type: a float in [0, 1]."""
+    """Option type: a float in [0, 1]."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise OptionValueError(f"{text!r} is not a number") from None
     if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not between 0 and 1")
+        raise OptionValueError(f"{text.strip()} is not between 0 and 1")
     return value
 
 
 def positive_float(text: str) -> float:
-    """argparse type: a float > 0 (seconds)."""
+    """Option type: a float > 0 (seconds)."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise OptionValueError(f"{text!r} is not a number") from None
     if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
+        raise OptionValueError(f"{text.strip()} must be greater than 0")
     return value
 
 
 def tag_list(text: str) -> list[str]:
-    """argparse type: comma-separated tags, blanks dropped."""
+    """Option type: comma-separated tags, blanks dropped."""
     tags = [part.strip() for part in text.split(",") if part.strip()]
     if not tags:
-        raise argparse.ArgumentTypeError(f"{text!r} names no tag")
+        raise OptionValueError(f"{text!r} names no tag")
     return tags
 
 
 def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
+    """Option type: an integer >= 1."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise OptionValueError(f"{text!r} is not a whole number") from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 1 or more")
+        raise OptionValueError(f"{text.strip()} must be 1 or more")
     return value
 
 
 def judge_kind(text: str) -> str:
-    """argparse type: ``auto``, ``anthropic``, ``openai``, ``local``, ``module:attr`` or an
+    """Option type: ``auto``, ``anthropic``, ``openai``, ``local``, ``module:attr`` or an
     entry point name."""
     text = text.strip()
     if not text or any(ch.isspace() for ch in text):
-        raise argparse.ArgumentTypeError(
+        raise OptionValueError(
             f"{text!r} is not a judge: use auto, anthropic, openai, local, module:attribute "
             "or the name of an installed judge"
         )
@@ -85,38 +93,38 @@ def judge_kind(text: str) -> str:
 
 
 def shard(text: str) -> str:
-    """argparse type: ``I/N``."""
+    """Option type: ``I/N``."""
     from .sharding import parse_shard
 
     try:
         return str(parse_shard(text))
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise OptionValueError(str(exc)) from None
 
 
 def module_attr(text: str) -> str:
-    """argparse type: ``module:attr`` or ``path/to/file.py:attr``."""
+    """Option type: ``module:attr`` or ``path/to/file.py:attr``."""
     module, sep, attr = text.rpartition(":")
     if not sep or not module or not attr or not attr.replace(".", "_").isidentifier():
-        raise argparse.ArgumentTypeError(
+        raise OptionValueError(
             f"{text!r} is not of the form module:attribute (or path/to/file.py:attribute)"
         )
     return text
 
 
 def header_line(text: str) -> str:
-    """argparse type: an HTTP header as ``"Name: value"``."""
+    """Option type: an HTTP header as ``"Name: value"``."""
     name, sep, value = text.partition(":")
     if not sep or not name.strip() or not value.strip() or " " in name.strip():
         # Never echo the text: it is usually a credential.
-        raise argparse.ArgumentTypeError('expected "Name: value", e.g. "Authorization: ..."')
+        raise OptionValueError('expected "Name: value", e.g. "Authorization: ..."')
     return text
 
 
 def http_url(text: str) -> str:
-    """argparse type: an ``http://`` or ``https://`` URL."""
+    """Option type: an ``http://`` or ``https://`` URL."""
     if not text.startswith(("http://", "https://")) or len(text.split("://", 1)[1]) == 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an http:// or https:// URL")
+        raise OptionValueError(f"{text!r} is not an http:// or https:// URL")
     return text
 
 
@@ -132,6 +140,12 @@ class OptionSpec:
     metavar: str | None = None
     choices: tuple[str, ...] | None = None
     ini_type: IniType = "string"
+
+    def convert(self, text: str) -> Any:
+        """One value as given (a string) -> the setting's value; raises OptionValueError."""
+        if self.choices is not None and text not in self.choices:
+            raise OptionValueError(f"{text!r} is not one of {', '.join(self.choices)}")
+        return text if self.type is None else self.type(text)
 
     @property
     def dest(self) -> str:

@@ -38,7 +38,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for spec in OPTIONS:
         kwargs: dict[str, Any] = {"dest": spec.dest, "help": spec.help, "action": spec.action}
         if spec.action not in ("store_true",):
-            kwargs.update(type=spec.type, metavar=spec.metavar, choices=spec.choices)
+            # A string, checked when the settings are resolved (bootstrap.gather_overrides):
+            # a bad value exits with the fatal code like the same value in the ini file.
+            kwargs.update(metavar=spec.metavar)
         group.addoption(spec.flag, **{k: v for k, v in kwargs.items() if v is not None})
         parser.addini(spec.ini_name, spec.help, type=spec.ini_type, default=None)
     parser.addini(
@@ -65,9 +67,13 @@ def pytest_configure(config: pytest.Config) -> None:
     except RagEvalError as exc:
         error = exc
     if error is not None:
+        from .reporting.step_summary import append_fatal_summary
+
+        code = fatal_exit_code(config)
+        append_fatal_summary(str(error), code)
         # Raised outside the except block: the exit carries no chained traceback, whose
         # frames' arguments (the raw config, the environment) pytest would render.
-        pytest.exit(f"rag-eval: {error}", returncode=fatal_exit_code(config))
+        pytest.exit(f"rag-eval: {error}", returncode=code)
     config.stash[SESSION_KEY] = session
     if hasattr(config, "workerinput"):
         return

@@ -193,15 +193,15 @@ def test_env_auth_header_is_used_when_nothing_else_is(
     assert "env-key-8812" not in all_outputs(pytester, result)
 
 
-def test_malformed_header_flag_is_a_usage_error_that_does_not_echo_it(
+def test_malformed_header_flag_is_fatal_and_does_not_echo_it(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
     write_dataset()
     result = pytester.runpytest(
         "--rag-dataset", "dataset.json", "--rag-header", "Bearer no-colon-secret-42"
     )
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(['*--rag-header: expected "Name: value"*'])
+    assert result.ret == 3
+    result.stderr.fnmatch_lines(['*rag-eval: --rag-header: expected "Name: value"*'])
     assert "no-colon-secret-42" not in result.stderr.str() + result.stdout.str()
 
 

@@ -47,10 +47,12 @@ def test_auto_runs_where_it_can_and_cuda_without_a_gpu_is_one_message_naming_the
     assert "Traceback" not in cuda.stdout.str()
 
 
-def test_an_unknown_device_is_a_usage_error_naming_the_choices(
+def test_an_unknown_device_is_fatal_naming_the_choices(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
     write_dataset(CASES)
     result = pytester.runpytest("--rag-dataset=dataset.json", "--rag-device=gpu")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--rag-device*invalid choice: 'gpu'*cpu*cuda*auto*"])
+    assert result.ret == 3
+    result.stderr.fnmatch_lines(
+        ["Exit: rag-eval: --rag-device: 'gpu' is not one of cpu, cuda, auto"]
+    )

@@ -213,7 +213,9 @@ def test_scores_become_junit_properties_and_github_summary(
     text = summary.read_text()
     assert text.startswith("## RAG evaluation")
     assert "| Retrieval Recall | 0.67 | - | - |" in text
-    assert "**Exit code 1:** 1 test failed" in text
+    assert "## RAG evaluation FAILED: exit 1, 1 test failed" in text
+    assert "- **tc_003**: retrieval_recall 0.00 < 1.00" in text
+    assert (pytester.path / "results" / "eval_summary.md").read_text() == text
 
 
 def test_stopping_early_writes_a_partial_report(

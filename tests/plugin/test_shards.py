@@ -105,7 +105,10 @@ def test_merge_refuses_overlapping_shards_and_bad_files(
 
 
 @pytest.mark.parametrize("bad", ["0/3", "4/3", "x", "1/0"])
-def test_a_bad_shard_is_a_usage_error(pytester: pytest.Pytester, bad: str) -> None:
-    result = pytester.runpytest("--rag-shard", bad)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"*--rag-shard*{bad}*is not a shard*"])
+def test_a_bad_shard_is_fatal(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], bad: str
+) -> None:
+    write_dataset(cases())
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-shard", bad)
+    assert result.ret == 3
+    result.stderr.fnmatch_lines([f"Exit: rag-eval: --rag-shard: '{bad}' is not a shard*"])

@@ -214,20 +214,20 @@ def test_bad_dataset_row_is_one_message_exit_3_before_any_test(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--rag-concurrency", "0"], "argument --rag-concurrency: '0' must be 1 or more"),
-        (["--rag-judge-passes", "0"], "argument --rag-judge-passes: '0' must be 1 or more"),
-        (["--rag-timeout", "-1"], "argument --rag-timeout: '-1' must be greater than 0"),
-        (["--rag-header", ": no-name-secret-77"], 'argument --rag-header: expected "Name: value"'),
-        (["--rag-fail-under", "nan"], "argument --rag-fail-under: 'nan'"),
+        (["--rag-concurrency", "0"], "rag-eval: --rag-concurrency: 0 must be 1 or more"),
+        (["--rag-judge-passes", "0"], "rag-eval: --rag-judge-passes: 0 must be 1 or more"),
+        (["--rag-timeout", "-1"], "rag-eval: --rag-timeout: -1 must be greater than 0"),
+        (["--rag-header", ": no-name-secret-77"], 'rag-eval: --rag-header: expected "Name: value"'),
+        (["--rag-fail-under", "nan"], "rag-eval: --rag-fail-under: nan is not between 0 and 1"),
     ],
     ids=["concurrency-0", "passes-0", "negative-timeout", "header-without-name", "nan-threshold"],
 )
-def test_bad_command_line_value_is_a_usage_error_naming_the_option(
+def test_bad_command_line_value_is_fatal_naming_the_option(
     pytester: pytest.Pytester, args: list[str], message: str
 ) -> None:
     (pytester.path / "d.json").write_text('[{"question": "q", "ground_truth": "g"}]')
     result = pytester.runpytest("--rag-dataset=d.json", *args)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.ret == 3
     result.stderr.fnmatch_lines([f"*{message}*"])
     output = result.stdout.str() + result.stderr.str()
     assert "Traceback" not in output

@@ -288,19 +288,60 @@ def render_markdown(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+_REASON = 200  # characters of one failing case's reason in the summary
+
+
+def _failure_reason(case: dict[str, Any]) -> str:
+    """One line: why the case failed (its error, its failed metrics, else a failed test)."""
+    if case.get("error"):
+        return _cell(str(case["error"]))[:_REASON]
+    parts = [
+        f"{name} {fmt_score(r['score'])} < {fmt_score(r['threshold'])}"
+        + (f" ({_cell(r['reason'])})" if r.get("reason") else "")
+        for name, r in case["metrics"].items()
+        if r["status"] == "failed"
+    ]
+    if not parts:
+        parts = [
+            _cell(t["message"] or t["nodeid"])
+            for t in case.get("tests", [])
+            if t["outcome"] in ("failed", "error")
+        ][:1]
+    reason = "; ".join(parts) or case["status"]
+    return reason if len(reason) <= _REASON else reason[: _REASON - 1] + "…"
+
+
 def render_step_summary(doc: dict[str, Any]) -> str:
-    """The head of the report (summary table, latency, critical, exit) for CI run pages."""
+    """``eval_summary.md`` and ``$GITHUB_STEP_SUMMARY``: fit for a pull-request comment.
+
+    The status line, the composite, the metric table, then every failing case with its
+    one-line reason (critical cases first), and every failed critical test."""
     run, summary = doc["run"], doc["summary"]
     counts, critical = summary["counts"], summary["critical"]
-    lines = ["## RAG evaluation", ""]
-    lines += _summary_table(doc)
-    lines += ["", _latency_line(doc), ""]
+    verdict = "passed" if run["exit_code"] == 0 else "FAILED"
+    lines = [f"## RAG evaluation {verdict}: exit {run['exit_code']}, {run['exit_reason']}", ""]
     lines.append(
-        f"**Cases:** {counts['cases']} ({counts['passed']} passed, {counts['failed']} failed, "
+        f"**Composite:** {fmt_score(summary['composite']['score'])} | **Cases:** "
+        f"{counts['cases']} ({counts['passed']} passed, {counts['failed']} failed, "
         f"{counts['errors']} errors, {counts['skipped']} skipped) | **Critical:** "
-        f"{critical['passed']}/{critical['total']} passed"
+        f"{critical['passed']}/{critical['total']} passed | **Judge:** {run['judge'] or 'none'}"
     )
-    for key in critical["failed"]:
-        lines.append(f"- critical FAILED: {key}")
-    lines += ["", f"**Exit code {run['exit_code']}:** {run['exit_reason']}"]
+    lines += ["", *_summary_table(doc), "", _latency_line(doc), ""]
+    failing = [c for c in doc["cases"] if c["status"] in ("failed", "error")]
+    failing.sort(key=lambda c: not c["critical"])  # stable: dataset order within each group
+    case_keys = {c["key"] for c in failing}
+    tests = [key for key in critical["failed"] if key not in case_keys]
+    if failing or tests:
+        lines += [f"### Failing: {len(failing) + len(tests)}", ""]
+        for key in tests:
+            lines.append(f"- **{_cell(key)}** (critical test) failed")
+        for case in failing:
+            mark = " (critical)" if case["critical"] else ""
+            lines.append(f"- **{_cell(case['key'])}**{mark}: {_failure_reason(case)}")
+        lines.append("")
     return "\n".join(lines)
+
+
+def render_fatal_summary(reason: str, code: int) -> str:
+    """The step summary of a run that ended before any test: the one-line reason."""
+    return f"## RAG evaluation FAILED: exit {code}, fatal\n\n{_cell(reason)}\n"
