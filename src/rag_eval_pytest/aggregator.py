@@ -166,7 +166,7 @@ class Aggregator:
             targets.append((out / MARKDOWN_REPORT, lambda: render_markdown(doc)))
         for path, render in targets:
             try:
-                write_atomic(path, render())
+                write_atomic(path, render(), shared=True)
                 self.written.append(str(path))
             except OSError as exc:
                 self.write_errors.append(f"{path}: {exc.strerror or exc}")

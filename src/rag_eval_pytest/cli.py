@@ -61,8 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         from .reporting.trend import build_trend
 
         doc["trend"] = build_trend(read_history(out / HISTORY_FILE), history_entry(doc))
-    write_atomic(out / JSON_REPORT, report_json(doc))
-    write_atomic(out / MARKDOWN_REPORT, render_markdown(doc))
+    write_atomic(out / JSON_REPORT, report_json(doc), shared=True)
+    write_atomic(out / MARKDOWN_REPORT, render_markdown(doc), shared=True)
     written = [out / JSON_REPORT, out / MARKDOWN_REPORT]
     if not options.no_history:
         append_history(out / HISTORY_FILE, history_entry(doc))
