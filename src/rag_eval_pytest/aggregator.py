@@ -54,9 +54,16 @@ class Aggregator:
     document: dict[str, Any] | None = None
     written: list[str] = field(default_factory=list)
     write_errors: list[str] = field(default_factory=list)
+    ran_tests: bool = False
+    """Whether a test ran: a call phase, or a setup that failed or skipped. A run that only
+    collected (``--collect-only``, ``--fixtures``), planned (``--setup-plan``) or deselected
+    every test (``-k`` matching nothing) writes nothing, so it cannot replace the last
+    report or put an empty line in the history."""
 
     def add_report(self, **report: Any) -> None:
         """Take one test report (see :meth:`RunCollector.add`)."""
+        if report.get("when") == "call" or report.get("outcome") != "passed":
+            self.ran_tests = True
         payload = report.get("payload")
         if payload is not None and self.adapter_label is None and payload.get("adapter"):
             self.adapter_label = payload["adapter"]
@@ -87,6 +94,8 @@ class Aggregator:
             critical_code=settings.exit_codes.critical,
             fatal_code=settings.exit_codes.fatal,
         )
+        if not self.ran_tests:
+            return decision
         meta = RunMeta(
             run_id=self.run.run_id,
             started_at=self.run.started_at,
