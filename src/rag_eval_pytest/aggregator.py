@@ -24,7 +24,7 @@ from .reporting.files import (
     read_history,
     report_json,
 )
-from .reporting.history import git_commit, history_entry
+from .reporting.history import datasets_digest, git_commit, history_entry, selection
 from .reporting.markdown import render_markdown, render_step_summary
 from .reporting.trend import build_trend
 from .summary import summarise
@@ -126,6 +126,13 @@ class Aggregator:
                 {"nodeid": t.nodeid, "outcome": t.outcome}
                 for t in self.collector.critical_tests.values()
             ],
+            selection=selection(
+                cases=[r.payload["key"] for r in records],
+                metrics=list(summary.metrics),
+                judge=self.judge_label,
+                datasets_sha256=datasets_digest([ds.path for ds in self.datasets.datasets]),
+                total_cases=self.datasets.total_cases,
+            ),
         )
         doc = build_document(
             meta,
