@@ -103,6 +103,4 @@ def _why_not(history: list[dict[str, Any]], fingerprint: str | None) -> str:
         parts.append(f"{unknown} recorded no selection (written by an earlier version)")
     if not parts:
         return "no earlier run"
-    return "no earlier complete run of the same selection: of the earlier runs, " + ", ".join(
-        parts
-    )
+    return "no earlier complete run of the same selection: of the earlier runs, " + ", ".join(parts)
