@@ -23,7 +23,7 @@ from .reporting.files import (
     read_history,
     report_json,
 )
-from .reporting.history import git_commit, history_entry
+from .reporting.history import datasets_digest, git_commit, history_entry, selection
 from .reporting.markdown import render_markdown, render_step_summary
 from .reporting.step_summary import SUMMARY_FILE, append_step_summary
 from .reporting.trend import build_trend
@@ -54,9 +54,16 @@ class Aggregator:
     document: dict[str, Any] | None = None
     written: list[str] = field(default_factory=list)
     write_errors: list[str] = field(default_factory=list)
+    ran_tests: bool = False
+    """Whether a test ran: a call phase, or a setup that failed or skipped. A run that only
+    collected (``--collect-only``, ``--fixtures``), planned (``--setup-plan``) or deselected
+    every test (``-k`` matching nothing) writes nothing, so it cannot replace the last
+    report or put an empty line in the history."""
 
     def add_report(self, **report: Any) -> None:
         """Take one test report (see :meth:`RunCollector.add`)."""
+        if report.get("when") == "call" or report.get("outcome") != "passed":
+            self.ran_tests = True
         payload = report.get("payload")
         if payload is not None and self.adapter_label is None and payload.get("adapter"):
             self.adapter_label = payload["adapter"]
@@ -87,6 +94,8 @@ class Aggregator:
             critical_code=settings.exit_codes.critical,
             fatal_code=settings.exit_codes.fatal,
         )
+        if not self.ran_tests:
+            return decision
         meta = RunMeta(
             run_id=self.run.run_id,
             started_at=self.run.started_at,
@@ -117,6 +126,13 @@ class Aggregator:
                 {"nodeid": t.nodeid, "outcome": t.outcome}
                 for t in self.collector.critical_tests.values()
             ],
+            selection=selection(
+                cases=[r.payload["key"] for r in records],
+                metrics=list(summary.metrics),
+                judge=self.judge_label,
+                datasets_sha256=datasets_digest([ds.path for ds in self.datasets.datasets]),
+                total_cases=self.datasets.total_cases,
+            ),
         )
         doc = build_document(
             meta,
@@ -152,7 +168,7 @@ class Aggregator:
         if "markdown" in self.settings.output.formats:
             path = self.output_dir / SUMMARY_FILE
             try:
-                write_atomic(path, text)
+                write_atomic(path, text, shared=True)
                 self.written.append(str(path))
             except OSError as exc:
                 self.write_errors.append(f"{path}: {exc.strerror or exc}")
@@ -170,7 +186,7 @@ class Aggregator:
             targets.append((out / MARKDOWN_REPORT, lambda: render_markdown(doc)))
         for path, render in targets:
             try:
-                write_atomic(path, render())
+                write_atomic(path, render(), shared=True)
                 self.written.append(str(path))
             except OSError as exc:
                 self.write_errors.append(f"{path}: {exc.strerror or exc}")

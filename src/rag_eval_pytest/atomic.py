@@ -7,6 +7,7 @@ Used by the reports and by the judge and vector caches.
 from __future__ import annotations
 
 import os
+import secrets
 import tempfile
 from pathlib import Path
 
@@ -14,12 +15,19 @@ TEMP_PREFIX = ".tmp-"
 """Temporary files start with this; none is left behind, whatever happens."""
 
 
-def write_atomic(path: Path, data: str | bytes, *, durable: bool = True) -> None:
+def write_atomic(
+    path: Path, data: str | bytes, *, durable: bool = True, shared: bool = False
+) -> None:
     """Write ``data`` (text as UTF-8) to ``path`` atomically. ``durable`` also flushes it to
-    the disk before the rename (the reports; a cache entry can do without). Raises
-    :class:`OSError` when it cannot be written."""
+    the disk before the rename (the reports; a cache entry can do without). ``shared`` gives
+    the file the mode a plain ``open()`` would (0644 under umask 022: the reports, which an
+    artifact uploader running as another user reads); otherwise it is private to its owner
+    (0600: the caches). Raises :class:`OSError` when it cannot be written."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX, suffix=path.suffix)
+    if shared:
+        fd, tmp = _open_temp(path)
+    else:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX, suffix=path.suffix)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
@@ -30,3 +38,15 @@ def write_atomic(path: Path, data: str | bytes, *, durable: bool = True) -> None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _open_temp(path: Path) -> tuple[int, str]:
+    """A new temporary file beside ``path`` created with mode 0666, which the kernel narrows
+    by the process's umask, as it does for any file a program creates."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        tmp = str(path.parent / f"{TEMP_PREFIX}{secrets.token_hex(8)}{path.suffix}")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:  # pragma: no cover - 64 random bits taken
+            continue

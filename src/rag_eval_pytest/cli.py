@@ -26,6 +26,12 @@ def _parser() -> argparse.ArgumentParser:
     merge.add_argument("--no-history", action="store_true", help="do not append to results.jsonl")
     merge.add_argument("--critical-exit-code", type=int, default=2, metavar="CODE")
     merge.add_argument("--fatal-exit-code", type=int, default=3, metavar="CODE")
+    merge.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="merge even when shards are missing, given twice or from different runs: the "
+        "report is marked partial and says what is missing (otherwise: the fatal code)",
+    )
     return parser
 
 
@@ -50,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             version=_version(),
             critical_code=options.critical_exit_code,
             fatal_code=options.fatal_exit_code,
+            allow_partial=options.allow_partial,
         )
     except RagEvalError as exc:
         print(f"rag-eval merge: {exc}", file=sys.stderr)
@@ -61,8 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         from .reporting.trend import build_trend
 
         doc["trend"] = build_trend(read_history(out / HISTORY_FILE), history_entry(doc))
-    write_atomic(out / JSON_REPORT, report_json(doc))
-    write_atomic(out / MARKDOWN_REPORT, render_markdown(doc))
+    write_atomic(out / JSON_REPORT, report_json(doc), shared=True)
+    write_atomic(out / MARKDOWN_REPORT, render_markdown(doc), shared=True)
     written = [out / JSON_REPORT, out / MARKDOWN_REPORT]
     if not options.no_history:
         append_history(out / HISTORY_FILE, history_entry(doc))
@@ -76,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     for path in written:
         print(f"wrote {path}")
+    for warning in doc["warnings"]:
+        if warning.startswith("partial merge: "):
+            print(f"warning: {warning}", file=sys.stderr)
     print(f"rag-eval: exit {merged.decision.code}: {merged.decision.reason}")
     return merged.decision.code
 

@@ -4,6 +4,10 @@ The merged report is recomputed from the shards' cases, as if one run had produc
 composite, per-metric means, counts, latency, per-tag and critical sections; thresholds and
 weights come from the shards' reports (they must agree). The exit code follows the same rules
 as a run's.
+
+The shards must be one run's: every shard ``I/N`` once, of the same datasets (content) and
+judge. A merge that lacks a shard, has one twice or mixes runs is refused (fatal) unless
+``allow_partial``, which writes a report marked partial that says what is missing.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from .collector import CaseRecord, CriticalTest, ItemOutcome
 from .errors import RagEvalError
 from .exit_codes import ExitDecision, decide_exit_code
 from .reporting.document import SCHEMA_VERSION, RunMeta, build_document, now_iso
+from .reporting.history import selection
 from .summary import summarise
 
 if TYPE_CHECKING:
@@ -90,15 +95,75 @@ def _settings_of(doc: dict[str, Any]) -> tuple[dict[str, float], dict[str, float
     return weights, thresholds, float(summary["latency"]["slow_threshold_s"])
 
 
+def shard_problems(docs: list[tuple[Path, dict[str, Any]]]) -> list[str]:
+    """Why these reports are not the complete set of shards of one run (empty when they are)."""
+    problems: list[str] = []
+    seen_runs: dict[str, Path] = {}
+    shards: dict[tuple[int, int], Path] = {}
+    counts: set[int] = set()
+    for path, doc in docs:
+        run = doc["run"]
+        first = seen_runs.setdefault(str(run.get("id")), path)
+        if first is not path:
+            problems.append(f"{path}: the same run as {first}, given twice")
+            continue
+        shard = run.get("shard")
+        if not shard:
+            if len(docs) > 1:
+                problems.append(f"{path}: not a shard (a run without --rag-shard)")
+            continue
+        try:
+            index, count = (int(part) for part in str(shard).split("/"))
+        except ValueError:
+            problems.append(f"{path}: not a shard ({shard})")
+            continue
+        counts.add(count)
+        if (index, count) in shards:
+            problems.append(f"{path}: shard {shard} is also in {shards[index, count]}")
+        shards[index, count] = path
+    if len(counts) > 1:
+        problems.append(
+            f"shards of different splits: {', '.join(f'of {n}' for n in sorted(counts))}"
+        )
+    elif counts:
+        (count,) = counts
+        missing = [f"{i}/{count}" for i in range(1, count + 1) if (i, count) not in shards]
+        if missing:
+            problems.append(f"missing shard{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    for label, values in (
+        ("datasets", {_datasets_of(doc["run"]) for _, doc in docs}),
+        ("judges", {doc["run"].get("judge") for _, doc in docs} - {None}),
+    ):
+        if len(values) > 1:
+            problems.append(f"runs of different {label}: {'; '.join(sorted(map(str, values)))}")
+    return problems
+
+
+def _datasets_of(run: dict[str, Any]) -> str:
+    """The datasets' content hash when the report has one, else their paths."""
+    selected = run.get("selection")
+    if isinstance(selected, dict) and selected.get("datasets_sha256"):
+        return f"content {str(selected['datasets_sha256'])[:12]}"
+    return ", ".join(str(ds.get("path")) for ds in run.get("datasets", []))
+
+
 def merge_reports(
     docs: list[tuple[Path, dict[str, Any]]],
     *,
     version: str,
     critical_code: int = 2,
     fatal_code: int = 3,
+    allow_partial: bool = False,
 ) -> Merged:
     if not docs:
         raise MergeError("no report to merge")
+    problems = shard_problems(docs)
+    if problems and not allow_partial:
+        raise MergeError(
+            "not the complete set of shards of one run: "
+            + "; ".join(problems)
+            + " (--allow-partial writes a report marked partial)"
+        )
     records: dict[str, CaseRecord] = {}
     critical_tests: dict[str, CriticalTest] = {}
     weights: dict[str, float] = {}
@@ -158,16 +223,39 @@ def merge_reports(
         pytest_exit=pytest_exit,
         exit_code=decision.code,
         exit_reason=decision.reason,
-        partial=any(r["partial"] for r in runs),
+        partial=bool(problems) or any(r["partial"] for r in runs),
         selected_cases=sum(int(r["selected_cases"]) for r in runs),
         tags_filter=list(runs[0]["tags_filter"]),
-        warnings=sorted({w for _, doc in docs for w in doc["warnings"]}),
+        warnings=[
+            *(f"partial merge: {p}" for p in problems),
+            *sorted({w for _, doc in docs for w in doc["warnings"]}),
+        ],
         shard="merged " + ", ".join(str(r.get("shard") or "?") for r in runs),
         critical_tests=[
             {"nodeid": t.nodeid, "outcome": t.outcome} for t in critical_tests.values()
         ],
+        selection=_merged_selection(runs, ordered, list(summary.metrics)),
     )
     document = build_document(
         meta, summary, ordered, thresholds=thresholds, weights=weights, version=version
     )
     return Merged(document, decision)
+
+
+def _merged_selection(
+    runs: list[dict[str, Any]], records: list[CaseRecord], metrics: list[str]
+) -> dict[str, Any] | None:
+    """The selection of the merged run: the shards' cases together, when every shard
+    recorded its selection (reports of earlier versions did not)."""
+    selections = [r.get("selection") for r in runs]
+    if not all(isinstance(s, dict) for s in selections):
+        return None
+    digests = {s["datasets_sha256"] for s in selections if s is not None}
+    judges = {s["judge"] for s in selections if s is not None} - {None}
+    return selection(
+        cases=[r.payload["key"] for r in records],
+        metrics=metrics,
+        judge=judges.pop() if len(judges) == 1 else None,
+        datasets_sha256=digests.pop() if len(digests) == 1 else None,
+        total_cases=max(int(s["total_cases"]) for s in selections if s is not None),
+    )

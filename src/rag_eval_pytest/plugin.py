@@ -151,19 +151,27 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """Workers and plain runs: the session's collectors get one more per dataset file, last,
+    whose items are the zero-code tests when no test takes ``rag_case``."""
+    report = yield
+    eval_session = collector.config.stash.get(SESSION_KEY, None)
+    if isinstance(collector, pytest.Session) and eval_session is not None and report.passed:
+        from .zero_code import dataset_collectors
+
+        report.result.extend(dataset_collectors(collector, eval_session.cases))
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> Generator[None, None, None]:
-    """Workers and plain runs. Before the other impls (so ``-k`` and ``-m`` apply): add the
-    zero-code items. After them all (so other reorderings are kept within each group): a
-    stable sort that puts critical tests first."""
+    """Workers and plain runs. After the other impls (so other reorderings are kept within
+    each group): a stable sort that puts critical tests first."""
     eval_session = config.stash.get(SESSION_KEY, None)
-    if eval_session is not None and not any(
-        "rag_case" in getattr(item, "fixturenames", ()) for item in items
-    ):
-        from .zero_code import zero_code_items
-
-        items.extend(zero_code_items(session, eval_session.cases))
     result = yield
     items.sort(key=lambda item: item.get_closest_marker(CRITICAL_MARKER) is None)
     if eval_session is not None and eval_session.settings.concurrency.prefetch:
@@ -259,7 +267,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     """Controller and plain runs: the summary table, the report paths, the exit reason."""
     aggregator = config.stash.get(AGGREGATOR_KEY, None)
-    if aggregator is None or aggregator.document is None:
+    if aggregator is None:
+        return
+    if not aggregator.ran_tests:
+        terminalreporter.write_line("rag-eval: no test ran: no report or history line written")
+        return
+    if aggregator.document is None:
         return
     from .reporting.terminal import summary_lines
 

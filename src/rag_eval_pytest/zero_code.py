@@ -68,23 +68,40 @@ class DatasetCaseItem(pytest.Function):
 
 
 class DatasetFile(pytest.File):
-    """Collector standing for a dataset file; its children are the zero-code items."""
+    """Collector standing for a dataset file; its children are the zero-code items.
 
-    def collect(self) -> list[pytest.Item]:  # pragma: no cover - items are built directly
-        return []
+    Added to the session's own collectors, after the test files, so it is expanded after
+    them, during collection (pytest counts its items, ``--collect-only`` lists them, ``--lf``
+    and ``--deselect`` see them): it collects one item per case when no test collected
+    before it takes ``rag_case``, else nothing."""
+
+    cases: list[LoadedCase]
+
+    def collect(self) -> list[pytest.Item]:
+        if any(
+            "rag_case" in getattr(item, "fixturenames", ())
+            for item in self.session.items
+            if not isinstance(item, DatasetCaseItem)
+        ):
+            return []
+        items: list[pytest.Item] = []
+        for loaded in self.cases:
+            item = DatasetCaseItem.from_parent(self, name=loaded.key, callobj=rag_dataset_case)
+            item.stash[ZERO_CODE_CASE] = loaded.key
+            if loaded.critical:
+                item.add_marker("rag_critical")
+            items.append(item)
+        return items
 
 
-def zero_code_items(session: pytest.Session, cases: list[LoadedCase]) -> list[pytest.Item]:
-    items: list[pytest.Item] = []
-    parents: dict[Path, DatasetFile] = {}
+def dataset_collectors(session: pytest.Session, cases: list[LoadedCase]) -> list[DatasetFile]:
+    """One collector per dataset file, holding that file's selected cases."""
+    collectors: dict[Path, DatasetFile] = {}
     for loaded in cases:
-        parent = parents.get(loaded.dataset)
-        if parent is None:
-            parent = DatasetFile.from_parent(session, path=loaded.dataset.resolve())
-            parents[loaded.dataset] = parent
-        item = DatasetCaseItem.from_parent(parent, name=loaded.key, callobj=rag_dataset_case)
-        item.stash[ZERO_CODE_CASE] = loaded.key
-        if loaded.critical:
-            item.add_marker("rag_critical")
-        items.append(item)
-    return items
+        collector = collectors.get(loaded.dataset)
+        if collector is None:
+            collector = DatasetFile.from_parent(session, path=loaded.dataset.resolve())
+            collector.cases = []
+            collectors[loaded.dataset] = collector
+        collector.cases.append(loaded)
+    return list(collectors.values())

@@ -97,11 +97,64 @@ def test_merge_refuses_overlapping_shards_and_bad_files(
     pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
     twice = merge(pytester.path, "results/eval_report.json", "results/eval_report.json")
     assert twice.returncode == 3
-    assert "case 'c0' is in two shards" in twice.stderr
+    assert "results/eval_report.json: the same run as results/eval_report.json, given twice" in (
+        twice.stderr
+    )
     (pytester.path / "junk.json").write_text(json.dumps({"hello": 1}))
     junk = merge(pytester.path, "junk.json")
     assert junk.returncode == 3
     assert "junk.json: not an eval_report.json" in junk.stderr
+
+
+def run_shards(pytester: pytest.Pytester, rag_app: str, *shards: str) -> None:
+    for shard in shards:
+        pytester.runpytest(
+            "--rag-dataset", "dataset.json", "--rag-target", rag_app, "-p", "no:randomly",
+            "--rag-shard", f"{shard}/3", "--rag-output-dir", f"s{shard}",
+        )  # fmt: skip
+
+
+def test_a_merge_that_lacks_a_shard_is_fatal_unless_allowed_and_then_partial(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset(cases())
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    run_shards(pytester, rag_app, "1", "2")
+    shards = ("s1/eval_report.json", "s2/eval_report.json", "--output-dir", "merged")
+    refused = merge(pytester.path, *shards)
+    assert refused.returncode == 3
+    assert "missing shard 3/3" in refused.stderr
+    assert "--allow-partial" in refused.stderr
+    assert not (pytester.path / "merged").exists()
+
+    allowed = merge(pytester.path, *shards, "--allow-partial")
+    assert "warning: partial merge: missing shard 3/3" in allowed.stderr
+    report = read_report(pytester, "merged")
+    assert report["run"]["partial"] is True
+    assert len(report["cases"]) == 5
+    assert "partial merge: missing shard 3/3" in report["warnings"]
+    history = json.loads((pytester.path / "merged" / "results.jsonl").read_text())
+    assert history["partial"] is True
+
+
+def test_a_merge_of_a_shard_twice_or_of_different_datasets_is_fatal(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset(cases())
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    run_shards(pytester, rag_app, "1", "2", "3")
+    (pytester.path / "s1" / "eval_report.json").rename(pytester.path / "first.json")
+    run_shards(pytester, rag_app, "1")  # shard 1 again, a second run of it
+    both = ("first.json", "s1/eval_report.json", "s2/eval_report.json", "s3/eval_report.json")
+    twice = merge(pytester.path, *both)
+    assert twice.returncode == 3
+    assert "s1/eval_report.json: shard 1/3 is also in first.json" in twice.stderr
+
+    write_dataset([*cases(), case("c7", "refund policy?", expected_contexts=["policy.md"])])
+    run_shards(pytester, rag_app, "3")  # shard 3 of another dataset
+    mixed = merge(pytester.path, "first.json", "s2/eval_report.json", "s3/eval_report.json")
+    assert mixed.returncode == 3
+    assert "runs of different datasets: content " in mixed.stderr
 
 
 @pytest.mark.parametrize("bad", ["0/3", "4/3", "x", "1/0"])

@@ -38,6 +38,7 @@ class RunMeta:
     warnings: list[str] = field(default_factory=list)
     shard: str | None = None
     critical_tests: list[dict[str, str]] = field(default_factory=list)
+    selection: dict[str, Any] | None = None
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
@@ -120,6 +121,7 @@ def build_document(
             "selected_cases": meta.selected_cases,
             "tags_filter": meta.tags_filter,
             "shard": meta.shard,
+            "selection": meta.selection,
             "adapter": meta.adapter,
             "judge": meta.judge,
             "git_commit": meta.git_commit,

@@ -2,21 +2,27 @@
 append-only history.
 
 Reports are written with :func:`rag_eval_pytest.atomic.write_atomic`, so a reader never sees
-a half-written report. History lines are appended whole, under an inter-process lock, so several
-runs finishing at once leave one valid line each.
+a half-written report (with the mode a plain ``open()`` gives, readable by an artifact
+uploader). History lines are appended whole, under an inter-process lock on the history file
+itself, so several runs finishing at once leave one valid line each.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
+import tempfile
+import time
 import warnings
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..errors import RagEvalWarning
 
 if TYPE_CHECKING:
-    from pathlib import Path
+    from collections.abc import Iterator
 
 HISTORY_FILE = "results.jsonl"
 JSON_REPORT = "eval_report.json"
@@ -41,14 +47,14 @@ def report_json(doc: dict[str, Any]) -> str:
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
-def append_history(path: Path, entry: dict[str, Any]) -> None:
-    """Append one JSON line under a lock (safe across processes)."""
-    from filelock import FileLock
-
+def append_history(path: Path, entry: dict[str, Any], *, timeout: float = 60.0) -> None:
+    """Append one JSON line under an exclusive lock (safe across processes). The lock is
+    taken on ``results.jsonl`` itself, which is only ever appended to, so no lock file is
+    left beside it in the output folder. Raises :class:`TimeoutError` when another writer
+    holds it longer than ``timeout`` seconds."""
     path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(entry, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n"
-    lock = FileLock(str(path.with_name(f".{path.name}.lock")), timeout=60)
-    with lock, path.open("a+b") as fh:
+    with path.open("a+b") as fh, _exclusive(fh, path, timeout):
         fh.seek(0, os.SEEK_END)
         if fh.tell() > 0:
             fh.seek(-1, os.SEEK_END)
@@ -58,6 +64,35 @@ def append_history(path: Path, entry: dict[str, Any]) -> None:
         fh.write(line.encode("utf-8"))
         fh.flush()
         os.fsync(fh.fileno())
+
+
+@contextlib.contextmanager
+def _exclusive(fh: BinaryIO, path: Path, timeout: float) -> Iterator[None]:
+    """Hold an exclusive lock on the open file ``fh`` (``flock``). Where there is no
+    ``flock`` (Windows), a lock file in the temporary directory, named after ``path``."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        from filelock import FileLock
+
+        digest = hashlib.sha256(str(path.resolve()).encode("utf-8")).hexdigest()[:32]
+        lock = Path(tempfile.gettempdir()) / f"rag-eval-{digest}.lock"
+        with FileLock(str(lock), timeout=timeout):
+            yield
+        return
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"another run held the lock for {timeout:g}s") from None
+            time.sleep(0.005)
+    try:
+        yield
+    finally:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def read_history(path: Path) -> list[dict[str, Any]]:

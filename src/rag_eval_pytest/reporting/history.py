@@ -1,12 +1,16 @@
-"""One ``results.jsonl`` line per run, built from the report document."""
+"""One ``results.jsonl`` line per run, built from the report document, and what a run
+selected (its selection), by which the trend compares like with like."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import subprocess
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
 
@@ -32,8 +36,46 @@ def history_entry(doc: dict[str, Any]) -> dict[str, Any]:
         "cost_usd": summary["usage"]["cost_usd"],
         "git_commit": run["git_commit"],
         "datasets": [d["path"] for d in run["datasets"]],
+        "selection": run.get("selection"),
         "schema_version": doc["schema_version"],
     }
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def datasets_digest(paths: Sequence[Path]) -> str | None:
+    """A hash of the datasets' content (their bytes, in the run's order); None when one
+    cannot be read any more."""
+    digest = hashlib.sha256()
+    try:
+        for path in paths:
+            digest.update(_sha256(path.read_bytes()).encode("ascii"))
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def selection(
+    *,
+    cases: Sequence[str],
+    metrics: Sequence[str],
+    judge: str | None,
+    datasets_sha256: str | None,
+    total_cases: int,
+) -> dict[str, Any]:
+    """What a run selected: the keys of the cases it scored (dataset order), the metrics,
+    the judge and the datasets' content, and a fingerprint of the four. Two runs with the
+    same fingerprint measured the same thing, so their scores can be compared."""
+    key = {
+        "cases": list(cases),
+        "metrics": sorted(metrics),
+        "judge": judge,
+        "datasets_sha256": datasets_sha256,
+    }
+    fingerprint = _sha256(json.dumps(key, sort_keys=True).encode("utf-8"))[:16]
+    return {**key, "total_cases": total_cases, "fingerprint": fingerprint}
 
 
 def git_commit(cwd: Path) -> str | None:

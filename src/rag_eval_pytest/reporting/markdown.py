@@ -165,16 +165,30 @@ def _metric_rank(name: str) -> tuple[int, str]:
     return (METRIC_NAMES.index(name) if name in METRIC_NAMES else len(METRIC_NAMES), name)
 
 
+_SELECTION_MARK = {"other": " (other selection)", "unknown": " (selection not recorded)"}
+
+
 def _trend(trend: dict[str, Any] | None) -> list[str]:
     """The last runs: regressions first, a Mermaid chart of the composite, then the numbers."""
     if not trend or len(trend["points"]) < 2:
         return []
     points = trend["points"]
     lines = [f"## Trend: last {len(points)} runs", ""]
+    compared = trend.get("compared_with")
+    if compared:
+        lines.append(
+            f"Compared with run {compared['run_id']}, the last complete run of the same "
+            "selection (the same cases, metrics, judge and dataset content); runs of other "
+            "selections are shown, not compared."
+        )
+    else:
+        lines.append(f"Not compared: {trend.get('not_compared') or 'no comparable run'}.")
+    lines.append("")
     for r in trend["regressions"]:
         lines.append(
             f"> **Regression:** {title(r['name'])} {fmt_score(r['previous'])} → "
-            f"{fmt_score(r['current'])} since the previous run ({r['previous_run']})."
+            f"{fmt_score(r['current'])} since the last run of the same selection "
+            f"({r['previous_run']})."
         )
     if trend["regressions"]:
         lines.append("")
@@ -198,6 +212,7 @@ def _trend(trend: dict[str, Any] | None) -> list[str]:
     for i, p in enumerate(points, start=1):
         date = str(p["timestamp"] or "")[:16].replace("T", " ")
         mark = " (partial)" if p["partial"] else ""
+        mark += _SELECTION_MARK.get(p.get("selection", "unknown"), "")
         cells = " | ".join(fmt_score(p["metrics"].get(n)) for n in names)
         lines.append(f"| {i}{mark} | {date} | {fmt_score(p['composite'])} | {cells} |")
     lines.append("")

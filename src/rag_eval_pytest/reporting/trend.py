@@ -1,9 +1,14 @@
-"""The trend of the last runs, from ``results.jsonl``, and regressions against the previous run.
+"""The trend of the last runs, from ``results.jsonl``, and regressions against the last
+comparable run.
 
 The report shows the composite and per-metric means of the last runs (the current one
-included) and flags every score that dropped by more than the tolerance since the previous
-complete run. A regression is reported, it does not change the exit code: use the
-thresholds for that.
+included). Scores are compared only with the last complete run of the same selection (the
+same scored cases, metrics, judge and dataset content: see
+:func:`~rag_eval_pytest.reporting.history.selection`), so a run of some tags, a ``-k``, a
+shard or a ``--lf`` is never compared with a full run. Every score that dropped by more than
+the tolerance since that run is flagged. A history line written before runs recorded their
+selection is shown but never compared. A regression is reported, it does not change the exit
+code: use the thresholds for that.
 """
 
 from __future__ import annotations
@@ -13,14 +18,23 @@ from typing import Any
 TREND_RUNS = 10
 
 
-def _point(entry: dict[str, Any]) -> dict[str, Any]:
+def _fingerprint(entry: dict[str, Any]) -> str | None:
+    selected = entry.get("selection")
+    value = selected.get("fingerprint") if isinstance(selected, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _point(entry: dict[str, Any], fingerprint: str | None) -> dict[str, Any]:
     metrics = entry.get("metrics")
+    own = _fingerprint(entry)
     return {
         "run_id": entry.get("run_id"),
         "timestamp": entry.get("timestamp"),
         "composite": _number(entry.get("composite_score")),
         "metrics": {k: _number(v) for k, v in metrics.items()} if isinstance(metrics, dict) else {},
         "partial": bool(entry.get("partial")),
+        # "same", "other", or "unknown" (a line that recorded no selection)
+        "selection": "unknown" if own is None else ("same" if own == fingerprint else "other"),
     }
 
 
@@ -32,9 +46,22 @@ def build_trend(
     history: list[dict[str, Any]], current: dict[str, Any], *, tolerance: float = 0.05
 ) -> dict[str, Any]:
     """``history``: earlier ``results.jsonl`` entries, oldest first; ``current``: this run's
-    entry. Returns the points (at most :data:`TREND_RUNS`, oldest first) and regressions."""
-    points = [_point(e) for e in history[-(TREND_RUNS - 1) :]] + [_point(current)]
-    previous = next((p for p in reversed(points[:-1]) if not p["partial"]), None)
+    entry. Returns the points (at most :data:`TREND_RUNS`, oldest first), the run compared
+    with (the last complete one of the same selection, from the whole history) or why none
+    was, and the regressions."""
+    fingerprint = _fingerprint(current)
+    points = [_point(e, fingerprint) for e in history[-(TREND_RUNS - 1) :]]
+    points.append(_point(current, fingerprint))
+    previous = None
+    if fingerprint is not None:
+        previous = next(
+            (
+                _point(e, fingerprint)
+                for e in reversed(history)
+                if _fingerprint(e) == fingerprint and not e.get("partial")
+            ),
+            None,
+        )
     regressions: list[dict[str, Any]] = []
     if previous is not None:
         now = points[-1]
@@ -50,4 +77,30 @@ def build_trend(
                         "previous_run": previous["run_id"],
                     }
                 )
-    return {"points": points, "regressions": regressions, "tolerance": tolerance}
+    return {
+        "points": points,
+        "compared_with": None
+        if previous is None
+        else {"run_id": previous["run_id"], "timestamp": previous["timestamp"]},
+        "not_compared": None if previous is not None else _why_not(history, fingerprint),
+        "regressions": regressions,
+        "tolerance": tolerance,
+    }
+
+
+def _why_not(history: list[dict[str, Any]], fingerprint: str | None) -> str:
+    if fingerprint is None:
+        return "this run recorded no selection"
+    unknown = sum(1 for e in history if _fingerprint(e) is None)
+    interrupted = sum(1 for e in history if _fingerprint(e) == fingerprint)
+    other = len(history) - unknown - interrupted
+    parts = []
+    if other:
+        parts.append(f"{other} selected other cases, metrics, a judge or dataset content")
+    if interrupted:
+        parts.append(f"{interrupted} of the same selection were partial")
+    if unknown:
+        parts.append(f"{unknown} recorded no selection (written by an earlier version)")
+    if not parts:
+        return "no earlier run"
+    return "no earlier complete run of the same selection: of the earlier runs, " + ", ".join(parts)

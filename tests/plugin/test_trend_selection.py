@@ -1,0 +1,127 @@
+"""The trend compares a run only with earlier runs of the same selection, and says so."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import case, read_report
+
+CONFIG = "metrics:\n  retrieval_recall: null\n"
+TESTS = """
+from rag_eval_pytest import evaluate
+def test_recall(rag_case):
+    evaluate(rag_case, "retrieval_recall")
+"""
+# A RAG system that finds nothing: a real regression.
+BROKEN = """
+import pytest
+@pytest.fixture(scope="session")
+def rag_adapter():
+    return lambda question: ("I don't know.", [])
+"""
+
+
+@pytest.fixture
+def project(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> pytest.Pytester:
+    # The app finds the refund policy and misses the shipping question: recall 0.50 in all,
+    # 1.00 for the billing tag, 0.00 for the api tag.
+    write_dataset(
+        [
+            case("refund", "refund policy?", expected_contexts=["policy.md"], tags=["billing"]),
+            case("abroad", "deliver abroad?", expected_contexts=["shipping.md"], tags=["api"]),
+        ]
+    )
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    pytester.makepyfile(test_rag=TESTS)
+    return pytester
+
+
+def run(pytester: pytest.Pytester, *args: str) -> dict[str, Any]:
+    pytester.runpytest(
+        "--rag-dataset", "dataset.json", "--rag-target", "app:answer", "-p", "no:randomly", *args
+    )
+    return read_report(pytester)
+
+
+def markdown(pytester: pytest.Pytester) -> str:
+    return (pytester.path / "results" / "eval_report.md").read_text()
+
+
+def history(pytester: pytest.Pytester) -> list[dict[str, Any]]:
+    lines = (pytester.path / "results" / "results.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def test_subset_runs_are_not_compared_with_full_runs(project: pytest.Pytester) -> None:
+    full = run(project)
+    selected = full["run"]["selection"]
+    assert selected["cases"] == ["refund", "abroad"]
+    assert selected["metrics"] == ["retrieval_recall"] and selected["total_cases"] == 2
+    assert len(selected["datasets_sha256"]) == 64
+    assert history(project)[-1]["selection"] == selected
+
+    for args in (("--rag-tags", "api"), ("-k", "abroad"), ("--rag-shard", "2/2")):
+        subset = run(project, *args)
+        assert subset["run"]["selection"]["cases"] == ["abroad"], args
+        assert subset["summary"]["metrics"]["retrieval_recall"]["mean"] == 0.0
+        assert subset["trend"]["regressions"] == [], args
+        text = markdown(project)
+        assert "Regression" not in text, args
+        assert "(other selection)" in text
+
+    # The full run again: compared with the first full run, not with the subsets.
+    again = run(project)
+    assert again["trend"]["compared_with"]["run_id"] == full["run"]["id"]
+    assert again["trend"]["regressions"] == []
+    assert f"Compared with run {full['run']['id']}, the last complete run of the same" in (
+        markdown(project)
+    )
+
+    project.makeconftest(BROKEN)
+    broken = run(project)
+    assert [r["name"] for r in broken["trend"]["regressions"]] == ["retrieval_recall"]
+    assert (
+        "> **Regression:** Retrieval Recall 0.50 → 0.00 since the last run of the same "
+        f"selection ({again['run']['id']})." in markdown(project)
+    )
+
+
+def test_a_subset_is_compared_with_the_last_run_of_the_same_subset(
+    project: pytest.Pytester,
+) -> None:
+    first = run(project, "--rag-tags", "billing")
+    run(project)
+    project.makeconftest(BROKEN)
+    subset = run(project, "--rag-tags", "billing")
+    assert subset["trend"]["compared_with"]["run_id"] == first["run"]["id"]
+    assert "> **Regression:** Retrieval Recall 1.00 → 0.00" in markdown(project)
+
+
+def test_a_history_line_without_a_selection_is_shown_but_never_compared(
+    project: pytest.Pytester,
+) -> None:
+    old = {
+        "timestamp": "2026-01-01T00:00:00Z",
+        "run_id": "old-run",
+        "composite_score": None,
+        "metrics": {"retrieval_recall": 1.0},
+        "partial": False,
+    }
+    (project.path / "results").mkdir()
+    (project.path / "results" / "results.jsonl").write_text(json.dumps(old) + "\n")
+    report = run(project)
+    assert report["trend"]["regressions"] == []
+    assert report["trend"]["compared_with"] is None
+    text = markdown(project)
+    assert "| 1 (selection not recorded) |" in text
+    assert (
+        "Not compared: no earlier complete run of the same selection: of the earlier runs, "
+        "1 recorded no selection (written by an earlier version)." in text
+    )
