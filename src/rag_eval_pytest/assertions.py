@@ -65,7 +65,7 @@ def failure_message(result: MetricResult) -> str:
         lines.extend(_evidence_line(e) for e in shown)
         if len(result.evidence) > len(shown):
             lines.append(f"  … {len(result.evidence) - len(shown)} more in the report")
-    lines.extend(f"warning: {w}" for w in result.warnings)
+    lines.extend(f"note: {w}" for w in result.warnings)
     return "\n".join(lines)
 
 
