@@ -65,7 +65,7 @@ def failure_message(result: MetricResult) -> str:
         lines.extend(_evidence_line(e) for e in shown)
         if len(result.evidence) > len(shown):
             lines.append(f"  … {len(result.evidence) - len(shown)} more in the report")
-    lines.extend(f"warning: {w}" for w in result.warnings)
+    lines.extend(f"note: {w}" for w in result.warnings)
     return "\n".join(lines)
 
 
@@ -173,16 +173,22 @@ def assert_retrieval(
     *,
     precision: float | None = None,
     recall: float | None = None,
-) -> tuple[MetricResult, MetricResult]:
+) -> tuple[MetricResult, ...]:
     """Retrieval precision and recall against the case's ``expected_contexts``.
 
-    ``threshold`` applies to both unless ``precision`` / ``recall`` are given.
+    The call checks what it names: ``recall=1.0`` checks recall only, ``precision=0.75``
+    precision only, both names both. ``threshold`` applies to the metrics not named, and a
+    bare ``assert_retrieval(case)`` checks both at their default thresholds (0.5 and 0.8).
+    Returns the results checked, precision first.
     """
     __tracebackhide__ = True
     rag_case = _require_case(case)
-    p = rag_case.evaluate(
-        "retrieval_precision", threshold=precision if precision is not None else threshold
-    )
-    r = rag_case.evaluate("retrieval_recall", threshold=recall if recall is not None else threshold)
-    check_results([p, r], rag_case)
-    return p, r
+    named = precision is not None or recall is not None
+    wanted: list[tuple[str, float | None]] = []
+    if precision is not None or not named or threshold is not None:
+        wanted.append(("retrieval_precision", precision if precision is not None else threshold))
+    if recall is not None or not named or threshold is not None:
+        wanted.append(("retrieval_recall", recall if recall is not None else threshold))
+    results = [rag_case.evaluate(metric, threshold=value) for metric, value in wanted]
+    check_results(results, rag_case)
+    return tuple(results)

@@ -7,6 +7,7 @@ one message and the fatal exit code.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import uuid
 from pathlib import Path
@@ -20,6 +21,8 @@ from .redaction import Redactor
 from .session import EvalSession, RunInfo
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pytest
 
 WORKER_RUN_KEY = "rag_eval_run"
@@ -124,7 +127,25 @@ def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
         config_file=resolved.file.path,
         search_paths=[config.rootpath, config.invocation_params.dir],
         judge_cache_dir=judge_cache_dir(config),
+        notify=terminal_notice(config),
     )
+
+
+def terminal_notice(config: pytest.Config) -> Callable[[str], None]:
+    """Print a line of information on pytest's terminal, also from inside a test (where the
+    output is captured); quiet under ``-qq`` and on xdist workers. Not a warning: a strict
+    ``filterwarnings = error`` must not turn information into a failure."""
+
+    def notice(line: str) -> None:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None or hasattr(config, "workerinput") or config.get_verbosity() < -1:
+            return
+        capture = config.pluginmanager.get_plugin("capturemanager")
+        with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+            reporter.ensure_newline()
+            reporter.write_line(line)
+
+    return notice
 
 
 def judge_cache_dir(config: pytest.Config) -> Path | None:

@@ -45,7 +45,8 @@ Request = tuple[str, dict[str, Any]]
 """A metric asked for by name, with its parameters (JSON-safe, so it can be remembered)."""
 
 PLAN_CACHE_KEY = "rag_eval/metric_plan"
-JUDGE_PLAN_CACHE_KEY = "rag_eval/judge_plan"  # each judge group's judge, as described
+JUDGE_PLAN_CACHE_KEY = "rag_eval/judge_plan"  # each judge group's judge, by fingerprint
+UNNAMED = "unnamed:"  # a judge without a fingerprint, by the first group that used it
 WARM_UP_WAIT = 10.0  # seconds: a judge that never answers does not keep the model unloaded
 
 
@@ -136,11 +137,14 @@ class Prefetcher:
                 self._adapter = adapter()
         if any(self._needs_judge(r) for t in self.tests for r in t.requests) or self.learned:
             first = self._resolve(group, judge)
-            # A group whose judge the last run described alike is assumed to use this one (a
-            # session-wide rag_judge), and checked when its first test starts.
-            if first is not None:
+            # A group whose judge had this one's fingerprint in the last run is assumed to
+            # use this one (a session-wide rag_judge), and checked when its first test
+            # starts. A judge without a fingerprint (a lambda) only for the groups that had
+            # the very same judge object as this group in the last run.
+            planned = self._planned_as(group, first)
+            if first is not None and planned is not None:
                 for other in {t.group for t in self.tests} - {group}:
-                    if self.judge_plan.get(other) == first.describe():
+                    if self.judge_plan.get(other) == planned:
                         self._judges[other] = first
         if not self.lookahead:
             self.session.loop.run(self._schedule(self.tests))
@@ -173,13 +177,29 @@ class Prefetcher:
         if tests:
             self.session.loop.run(self._schedule(tests))
 
-    def judge_descriptions(self) -> dict[str, str | None]:
-        """The judge of each group a test resolved this run, as described (for the next)."""
-        return {
-            group: judge.describe() if judge is not None else None
-            for group, judge in self._judges.items()
-            if group in self._confirmed
-        }
+    def _planned_as(self, group: str, judge: Judge | None) -> str | None:
+        """How the last run's plan would name ``group``'s judge, if this is the same one."""
+        if judge is None:
+            return None
+        fingerprint = judge.fingerprint()
+        if fingerprint is not None:
+            return fingerprint
+        planned = self.judge_plan.get(group)
+        return planned if planned is not None and planned.startswith(UNNAMED) else None
+
+    def judge_fingerprints(self) -> dict[str, str | None]:
+        """The judge of each group a test resolved this run (for the next): its fingerprint,
+        or for a judge without one (a lambda) only which groups shared that object, as
+        ``unnamed:`` and the first such group; ``None`` for no judge."""
+        confirmed = sorted(g for g in self._judges if g in self._confirmed)
+        plan: dict[str, str | None] = {}
+        for group in confirmed:
+            judge = self._judges[group]
+            fingerprint = judge.fingerprint() if judge is not None else None
+            if judge is not None and fingerprint is None:
+                fingerprint = UNNAMED + next(g for g in confirmed if self._judges[g] is judge)
+            plan[group] = fingerprint
+        return plan
 
     def _resolve(self, group: str, judge: Callable[[], Judge | None]) -> Judge | None:
         """The group's judge, from one of its tests (``None`` when it has none)."""
@@ -414,7 +434,7 @@ def read_learned(cache: Any) -> dict[str, list[Request]]:
 
 
 def read_judge_plan(cache: Any) -> dict[str, str | None]:
-    """How each judge group's judge was described in earlier runs (pytest's cache)."""
+    """Each judge group's judge fingerprint in earlier runs (pytest's cache)."""
     raw = cache.get(JUDGE_PLAN_CACHE_KEY, {}) if cache is not None else {}
     if not isinstance(raw, dict):
         return {}
@@ -432,6 +452,6 @@ def write_learned(cache: Any, prefetcher: Prefetcher) -> None:
             merged = read_learned(cache)
             merged.update(prefetcher.learned)
             cache.set(PLAN_CACHE_KEY, {f: [list(r) for r in rs] for f, rs in merged.items()})
-        judges = prefetcher.judge_descriptions()
+        judges = prefetcher.judge_fingerprints()
         if judges:
             cache.set(JUDGE_PLAN_CACHE_KEY, {**read_judge_plan(cache), **judges})

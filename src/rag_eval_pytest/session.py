@@ -62,7 +62,7 @@ class EvalSession:
     loop: LoopThread = field(default_factory=LoopThread)
     _responses: dict[str, asyncio.Task[RAGResponse]] = field(default_factory=dict)
     _recorded: dict[str, RAGResponse] = field(default_factory=dict)
-    _measurements: dict[tuple[str, Any, int], asyncio.Task[Measurement]] = field(
+    _measurements: dict[tuple[str, Any, str], asyncio.Task[Measurement]] = field(
         default_factory=dict
     )
     _adapters: list[RAGAdapter] = field(default_factory=list)
@@ -71,12 +71,14 @@ class EvalSession:
     _local_embed: Embed | None = None
     _local_embed_checked: bool = False
     adapter_description: str | None = None
-    _questions: dict[tuple[int, str, str], asyncio.Future[Any]] = field(default_factory=dict)
+    _questions: dict[tuple[str, str, str], asyncio.Future[Any]] = field(default_factory=dict)
     rag_limiter: AdaptiveLimiter = field(init=False)
     judge_limiter: AdaptiveLimiter = field(init=False)
     case_limiter: AdaptiveLimiter = field(init=False)
     prefetcher: Prefetcher | None = None
     progress: RunProgress = field(default_factory=RunProgress)
+    notify: Callable[[str], None] | None = None  # a line of information on the terminal
+    _notices: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         limits = self.settings.concurrency
@@ -209,6 +211,20 @@ class EvalSession:
         secrets = getattr(judge, "secrets", None)
         if callable(secrets):
             self.redactor.add(*secrets())
+        if isinstance(judge, LLMJudge) and judge.cache and judge.fingerprint() is None:
+            self.notice(
+                f"rag-eval: judge {judge.describe()} has no stable name (a lambda, a function "
+                "defined inside another, a callable object): its answers are not cached on "
+                'disk; name it to cache them: CallableJudge(fn, model="my-judge-v1")'
+            )
+
+    def notice(self, line: str) -> None:
+        """Tell the user something once per run, on the terminal."""
+        if line in self._notices or self.notify is None:
+            return
+        self._notices.add(line)
+        with contextlib.suppress(Exception):  # information only, never an error
+            self.notify(self.redactor.text(line))
 
     def embedder_for(self, judge: Judge | None) -> Embed | None:
         """Embeddings for the embedding-based metrics: the judge's own when it has them,
@@ -324,15 +340,18 @@ class EvalSession:
         self.loop.close(close_all(), threads_timeout=0 if interrupted else THREADS_TIMEOUT)
 
 
-def _services_identity(metric: Metric, services: Services) -> int:
+def _services_identity(metric: Metric, services: Services) -> str:
     """What a measurement depends on besides the case and the metric: the judge of a judged
-    metric, the embedding model of an embedding metric, nothing for the others. A test module
-    with its own rag_judge gets its own results; retrieval metrics are shared by all."""
+    metric (its fingerprint), the embedding model of an embedding metric, nothing for the
+    others. A test module with its own rag_judge gets its own results; retrieval metrics are
+    shared by all."""
     if "judge" in metric.requires:
-        return id(services.judge)
+        from .judges.base import judge_key
+
+        return judge_key(services.judge)
     if "embeddings" in metric.requires and services.embed is not None:
-        return id(getattr(services.embed, "__self__", services.embed))
-    return 0
+        return f"embed {id(getattr(services.embed, '__self__', services.embed))}"
+    return ""
 
 
 def local_embedder(device: str = "cpu", cache_dir: Path | None = None) -> Embed | None:

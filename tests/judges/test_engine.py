@@ -190,9 +190,15 @@ def test_a_failed_pass_does_not_sink_the_vote() -> None:
 
 def test_cache_second_run_makes_no_call(tmp_path: Path) -> None:
     script = Script(useful(True, False, True))
-    first = ask(CallableJudge(script, cache=JudgeCache(tmp_path)), ContextUsefulness(), CONTEXTS_IN)
+    first = ask(
+        CallableJudge(script, model="s", cache=JudgeCache(tmp_path)),
+        ContextUsefulness(),
+        CONTEXTS_IN,
+    )
     second = ask(
-        CallableJudge(script, cache=JudgeCache(tmp_path)), ContextUsefulness(), CONTEXTS_IN
+        CallableJudge(script, model="s", cache=JudgeCache(tmp_path)),
+        ContextUsefulness(),
+        CONTEXTS_IN,
     )
     assert len(script.prompts) == 1
     assert first.usage.judge_calls == 1 and first.usage.cache_hits == 0
@@ -223,13 +229,19 @@ def test_cache_key_has_model_and_pass(tmp_path: Path) -> None:
 
 def test_corrupt_cache_entry_is_ignored_and_rewritten(tmp_path: Path) -> None:
     script = Script(useful(True, False, True))
-    ask(CallableJudge(script, cache=JudgeCache(tmp_path)), ContextUsefulness(), CONTEXTS_IN)
+    ask(
+        CallableJudge(script, model="s", cache=JudgeCache(tmp_path)),
+        ContextUsefulness(),
+        CONTEXTS_IN,
+    )
     entries = sorted(tmp_path.rglob("*.json"))
     assert len(entries) == 2  # the request's reply and the question's outcome
     for entry in entries:
         entry.write_text('{"version": 1, "key": "trunc', encoding="utf-8")
     outcome = ask(
-        CallableJudge(script, cache=JudgeCache(tmp_path)), ContextUsefulness(), CONTEXTS_IN
+        CallableJudge(script, model="s", cache=JudgeCache(tmp_path)),
+        ContextUsefulness(),
+        CONTEXTS_IN,
     )
     assert outcome.judged and len(script.prompts) == 2
     stored = [json.loads(entry.read_text(encoding="utf-8")) for entry in entries]
@@ -244,12 +256,12 @@ def test_warm_vote_counts_every_request_it_stands_for(tmp_path: Path) -> None:
     and the same verdicts, agreement and notes."""
     script = Script(useful(True, False, True))
     first = ask(
-        CallableJudge(script, passes=3, cache=JudgeCache(tmp_path)),
+        CallableJudge(script, model="s", passes=3, cache=JudgeCache(tmp_path)),
         ContextUsefulness(),
         CONTEXTS_IN,
     )
     second = ask(
-        CallableJudge(script, passes=3, cache=JudgeCache(tmp_path)),
+        CallableJudge(script, model="s", passes=3, cache=JudgeCache(tmp_path)),
         ContextUsefulness(),
         CONTEXTS_IN,
     )
@@ -268,13 +280,21 @@ def test_outcome_the_output_model_rejects_is_asked_again(tmp_path: Path) -> None
     verdict that is not a boolean) is a miss: the stored request is read and parsed again,
     and nothing invalid reaches a score."""
     script = Script(useful(True, False, True))
-    ask(CallableJudge(script, cache=JudgeCache(tmp_path)), ContextUsefulness(), CONTEXTS_IN)
+    ask(
+        CallableJudge(script, model="s", cache=JudgeCache(tmp_path)),
+        ContextUsefulness(),
+        CONTEXTS_IN,
+    )
     for entry in tmp_path.rglob("*.json"):
         stored = json.loads(entry.read_text(encoding="utf-8"))
         if "outcome" in stored:
             stored["outcome"]["value"]["verdicts"][0]["useful"] = "maybe"
             entry.write_text(json.dumps(stored), encoding="utf-8")
-    again = ask(CallableJudge(script, cache=JudgeCache(tmp_path)), ContextUsefulness(), CONTEXTS_IN)
+    again = ask(
+        CallableJudge(script, model="s", cache=JudgeCache(tmp_path)),
+        ContextUsefulness(),
+        CONTEXTS_IN,
+    )
     assert [v.useful for v in again.value.verdicts] == [True, False, True]
     assert len(script.prompts) == 1 and again.usage.cache_hits == 1
 

@@ -329,3 +329,134 @@ def test_recall(rag_case):
             *(["a", f"c{i}", "1.0"] for i in range(3)),
             *(["b", f"c{i}", "0.0"] for i in range(3)),
         ], (run, scores)
+
+
+JUDGE_MODULE = """
+import pytest
+from rag_eval_pytest import evaluate
+from rag_eval_pytest.judges.callable import CallableJudge
+import usefulness_judges
+
+@pytest.fixture(scope="module")
+def rag_judge():
+    return {judge}
+
+def test_precision(rag_case):
+    print("SCORE {name}", rag_case.id, evaluate(rag_case, "context_precision").score)
+"""
+
+
+def _two_judge_runs(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], judge_a: str, judge_b: str
+) -> list[tuple[list[str], list[list[str]], pytest.RunResult]]:
+    """Two runs with the disk cache on, module a judging with ``judge_a`` (useful) and
+    module b with ``judge_b`` (useless): per run, the calls each judge got and the scores."""
+    write_dataset([case(f"c{i}", f"q{i}?", answer="a", contexts=["x", "y"]) for i in range(3)])
+    pytester.makepyfile(usefulness_judges=USEFULNESS_JUDGES)
+    pytester.syspathinsert()
+    pytester.makepyfile(
+        test_a_useful=JUDGE_MODULE.format(judge=judge_a, name="a"),
+        test_b_useless=JUDGE_MODULE.format(judge=judge_b, name="b"),
+    )
+    calls = pytester.path / "judge_calls.log"
+    runs = []
+    for _ in range(2):
+        calls.unlink(missing_ok=True)
+        result = pytester.runpytest(
+            "--rag-dataset=dataset.json", "--rag-judge-passes=1", "-s", "-p", "no:randomly"
+        )
+        result.assert_outcomes(passed=6)
+        logged = sorted(calls.read_text().split()) if calls.exists() else []
+        scores = sorted(line.split()[-3:] for line in result.outlines if "SCORE " in line)
+        runs.append((logged, scores, result))
+    return runs
+
+
+RIGHT_SCORES = [
+    *(["a", f"c{i}", "1.0"] for i in range(3)),
+    *(["b", f"c{i}", "0.0"] for i in range(3)),
+]
+
+
+def test_two_lambda_judges_never_share_verdicts_through_the_disk_cache(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """Two modules whose rag_judge returns a lambda each: both lambdas have the same name,
+    so nothing tells their answers apart on disk. Each module gets its own judge's verdicts
+    on every run, the plan learned from the first run sends no module's work to the other's
+    judge, and the run says once that these judges are not cached."""
+    runs = _two_judge_runs(
+        pytester,
+        write_dataset,
+        "lambda prompt: usefulness_judges.useful_judge(prompt)",
+        "lambda prompt: usefulness_judges.useless_judge(prompt)",
+    )
+    for run, (logged, scores, result) in enumerate(runs):
+        assert scores == RIGHT_SCORES, run
+        # Not cached: every run asks each judge its own module's 3 questions, and no more.
+        assert logged == ["useful"] * 3 + ["useless"] * 3, run
+        notices = [line for line in result.outlines if "has no stable name" in line]
+        assert len(notices) == 1, result.outlines
+        assert "not cached on disk" in notices[0] and "model=" in notices[0]
+
+
+def test_named_judges_are_cached_each_under_its_own_name(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """A judge with ``model=`` and a function defined at a module's top level have stable
+    names: the second run is answered from the disk cache, each module its own verdicts."""
+    runs = _two_judge_runs(
+        pytester,
+        write_dataset,
+        'CallableJudge(lambda p: usefulness_judges.useful_judge(p), model="useful-v1")',
+        "usefulness_judges.useless_judge",
+    )
+    (first_calls, first_scores, first), (second_calls, second_scores, second) = runs
+    assert first_calls == ["useful"] * 3 + ["useless"] * 3
+    assert second_calls == []
+    assert first_scores == second_scores == RIGHT_SCORES
+    assert not any("has no stable name" in line for line in first.outlines + second.outlines)
+
+
+def test_early_stopping_of_a_vote_is_not_reported_only_disagreement_is(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """With 3 passes, a vote whose first two passes agree stops there: that is the design and
+    the failure says nothing of it. Passes that disagree are worth a note (not a warning)."""
+    write_dataset([case(f"c{i}", f"q{i}?", answer="a", contexts=["x", "y"]) for i in range(2)])
+    pytester.makeconftest(
+        """
+import json, re, pytest
+
+ANSWERS = {"c0": [False, False], "c1": [False, True, False]}  # c1's passes disagree
+asked = {}
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    def judge(prompt):
+        case = re.search(r"q(\\d)\\?", prompt).group(0)[:2].replace("q", "c")
+        n = asked[case] = asked.get(case, -1) + 1
+        useful = ANSWERS[case][n]
+        return json.dumps({"verdicts": [{"index": i, "useful": useful, "reason": "r"}
+                                        for i in range(2)]})
+    return judge
+"""
+    )
+    pytester.makepyfile(
+        test_rag="""
+from rag_eval_pytest import assert_context_precision
+def test_precision(rag_case):
+    assert_context_precision(rag_case, 0.5)
+"""
+    )
+    result = pytester.runpytest(
+        "--rag-dataset=dataset.json", "--rag-judge-passes=3", "--rag-no-cache", "-p", "no:randomly"
+    )
+    result.assert_outcomes(failed=2)
+    output = result.stdout.str()
+    assert "not needed" not in output and "passes agreed" not in output
+    result.stdout.no_fnmatch_line("E * warning: *")
+    result.stdout.fnmatch_lines(
+        ["*c1 context_precision 0.00 < 0.50", "*note: judge passes disagreed on 2 of 2 verdicts*"]
+    )
+    assert output.count("judge passes disagreed") == 1  # c0's passes agreed

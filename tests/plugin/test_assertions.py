@@ -129,3 +129,43 @@ def test_custom_metric_in_zero_code_config(pytester: pytest.Pytester, custom_sui
     pytester.makefile(".yaml", **{"eval-config": "metrics:\n  answer_length: 0.5\n"})
     result = pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly")
     result.assert_outcomes(passed=1, failed=1, skipped=1)
+
+
+def test_assert_retrieval_checks_what_the_call_names(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """A top-3 retriever that finds the one expected document: recall 1.0, precision 0.33.
+    ``recall=1.0`` checks recall only; a bare call keeps both default thresholds."""
+    write_dataset([case("refund", "refund?", expected_contexts=["policy.md"])])
+    pytester.makeconftest(
+        """
+import pytest
+
+@pytest.fixture(scope="session")
+def rag_adapter():
+    docs = ["policy.md", "shipping.md", "password.md"]
+    return lambda q: ("answer", [{"text": d, "source": d} for d in docs])
+"""
+    )
+    pytester.makepyfile(
+        test_rag="""
+from rag_eval_pytest import assert_retrieval
+
+def test_recall_only(rag_case):
+    (recall,) = assert_retrieval(rag_case, recall=1.0)
+    assert (recall.metric, recall.score) == ("retrieval_recall", 1.0)
+
+def test_precision_named(rag_case):
+    assert_retrieval(rag_case, precision=0.5)
+
+def test_defaults(rag_case):
+    assert_retrieval(rag_case)
+"""
+    )
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly")
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(["*_ test_precision_named?refund? _*"])
+    failures = [line for line in result.outlines if line.startswith("E ") and " < " in line]
+    assert [line.split(": ", 1)[-1] for line in failures] == [
+        "refund retrieval_precision 0.33 < 0.50"
+    ] * 2

@@ -7,6 +7,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -95,17 +96,42 @@ class CallableAdapter(RAGAdapter):
         return to_response(value, origin=f"RAG callable {self._name}")
 
     async def aquery(self, question: str) -> RAGResponse:
-        if _is_async(self.fn):
-            value = await self.fn(question)
-        else:
-            value = await asyncio.to_thread(self.fn, question)
-            if inspect.isawaitable(value):
-                value = await value
-        return to_response(value, origin=f"RAG callable {self._name}")
+        value, latency = await timed_call(self.fn, question)
+        return with_latency(to_response(value, origin=f"RAG callable {self._name}"), latency)
 
 
 async def _await(value: Any) -> Any:
     return await value
+
+
+async def timed_call(fn: Callable[[str], Any], question: str) -> tuple[Any, float]:
+    """``fn(question)`` and how long the call itself took. A sync callable is timed in its
+    worker thread, from when it starts to when it returns: the time it waited for a thread
+    (the pool busy with the plugin's own work, such as loading the local judge's model) is
+    not the RAG system's latency."""
+    if _is_async(fn):
+        started = time.perf_counter()
+        value = await fn(question)
+        return value, time.perf_counter() - started
+    value, latency = await asyncio.to_thread(_timed, fn, question)
+    if inspect.isawaitable(value):
+        started = time.perf_counter()
+        value = await value
+        latency += time.perf_counter() - started
+    return value, latency
+
+
+def _timed(fn: Callable[[str], Any], question: str) -> tuple[Any, float]:
+    started = time.perf_counter()
+    value = fn(question)
+    return value, time.perf_counter() - started
+
+
+def with_latency(response: RAGResponse, latency: float) -> RAGResponse:
+    """``response`` with ``latency`` unless the RAG system reported its own."""
+    if response.latency is not None:
+        return response
+    return response.model_copy(update={"latency": latency})
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:
@@ -140,9 +166,6 @@ class _DuckAdapter(RAGAdapter):
 
     async def aquery(self, question: str) -> RAGResponse:
         origin = f"{type(self.obj).__name__}.query"
-        if hasattr(self.obj, "aquery"):
-            return to_response(await self.obj.aquery(question), origin=origin)
-        value = await asyncio.to_thread(self.obj.query, question)
-        if inspect.isawaitable(value):
-            value = await value
-        return to_response(value, origin=origin)
+        method = self.obj.aquery if hasattr(self.obj, "aquery") else self.obj.query
+        value, latency = await timed_call(method, question)
+        return with_latency(to_response(value, origin=origin), latency)

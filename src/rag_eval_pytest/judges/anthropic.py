@@ -19,6 +19,7 @@ from .llm import (
     Reply,
     RequestFailed,
     TransientError,
+    endpoint,
     is_transient_status,
     parse_retry_after,
 )
@@ -54,6 +55,12 @@ class AnthropicJudge(LLMJudge):
         self.temperature = temperature
         self._client: AsyncAnthropic | None = None
         self._secrets.append(self.api_key or "")
+
+    def answer_settings(self) -> dict[str, str]:
+        """The server, when one is set (a proxy, a gateway): it may answer differently under
+        the same model name."""
+        base_url = self.base_url or os.environ.get("ANTHROPIC_BASE_URL")
+        return {"base_url": endpoint(base_url)} if base_url else {}
 
     def client(self) -> AsyncAnthropic:
         if self._client is None:

@@ -14,6 +14,8 @@ fallback. Embeddings (answer relevance, answer similarity) come from :meth:`Judg
 
 from __future__ import annotations
 
+import hashlib
+import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -95,6 +97,28 @@ class Judge(ABC):
         """One line for the header and the reports (never a key or a URL with credentials)."""
         return f"{self.kind} ({self.model})" if self.model else self.kind
 
+    def identity(self) -> dict[str, str] | None:
+        """What decides this judge's answers: its ``kind``, ``model`` and any setting that
+        changes them (see :meth:`fingerprint`). ``None`` when the judge has no name that
+        stays the same from one run to the next (a class defined inside a function)."""
+        cls = type(self)
+        path = f"{cls.__module__}.{cls.__qualname__}"
+        if "<locals>" in path:
+            return None
+        return {"kind": self.kind, "model": self.model, "class": path}
+
+    def fingerprint(self) -> str | None:
+        """The judge's one identity, used wherever answers are remembered: within a run
+        (two tests asking the same question of the same judge), in the disk cache and in the
+        plan learned for the next run. Two judges share answers only when their fingerprints
+        are equal; ``None`` means no stable identity: nothing is remembered beyond this
+        object, in this run."""
+        identity = self.identity()
+        if identity is None:
+            return None
+        material = json.dumps(identity, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(material.encode("utf-8")).hexdigest()[:32]
+
     def supports(self, question: type[Question[Any, Any]]) -> bool:
         """Whether this judge can answer ``question`` (LLM judges answer all)."""
         return True
@@ -109,6 +133,16 @@ class Judge(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release clients and models. Called once at the end of the run."""
+
+
+def judge_key(judge: Judge | None) -> str:
+    """The key under which a run remembers ``judge``'s answers: its fingerprint, or the
+    object itself (by ``id``, kept alive by the run) when it has none."""
+    if judge is None:
+        return ""
+    fingerprint = judge.fingerprint()
+    passes = getattr(judge, "passes", None)  # another vote is another outcome
+    return f"{fingerprint or f'object {id(judge)}'} passes={passes}"
 
 
 def check_indexed(items: Sequence[Any], count: int, what: str) -> list[str]:

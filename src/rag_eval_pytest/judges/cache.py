@@ -1,13 +1,15 @@
 """The persistent judge cache: an unchanged re-run costs nothing.
 
 One JSON file per judge request, named by a hash of everything that determines the reply:
-judge kind, model, the full prompt (system and user text, so the question, its instructions
-and the data), the output schema and the pass index (passes of a vote are distinct
-requests). Beside them, one entry per question asked records the voted outcome (the
-validated answer, its notes and agreement, and how many requests it took), so a warm re-run
-reads one entry per question instead of re-parsing and re-voting every pass. Only replies,
-outcomes and token counts are stored — never the prompt, a header or a
-key. Writes go to a temporary file in the same directory and are renamed into place, which is
+the judge's identity (kind, model and the settings that change answers, see
+:meth:`~rag_eval_pytest.judges.base.Judge.fingerprint`), the full prompt (system and user
+text, so the question, its instructions and the data), the output schema and the pass
+index (passes of a vote are distinct requests). Beside them, one entry per question asked
+records the voted outcome (the validated answer, its notes and agreement, and how many
+requests it took), so a warm re-run reads one entry per question instead of re-parsing and
+re-voting every pass. Only replies, outcomes and token counts are stored — never the prompt,
+a header or a key. A judge without a stable identity (a lambda) is not cached on disk.
+Writes go to a temporary file in the same directory and are renamed into place, which is
 atomic, so concurrent processes (xdist workers, parallel CI jobs) never read a half-written
 entry; two writers of one key write the same content and the last rename wins. An entry that
 cannot be read (truncated, edited, another version) is a miss and is rewritten.
@@ -20,23 +22,40 @@ import hashlib
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..atomic import write_atomic
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 CACHE_VERSION = 1
 
 
 def cache_key(
-    *, kind: str, model: str, system: str, user: str, schema_json: str, pass_index: int
+    *,
+    kind: str,
+    model: str,
+    system: str,
+    user: str,
+    schema_json: str,
+    pass_index: int,
+    settings: Mapping[str, str] | None = None,
 ) -> str:
     """The hash of a request: SHA-256 of ``json.dumps`` (keys sorted, ``ensure_ascii=False``)
-    of ``{"v", "kind", "model", "system", "user", "schema", "pass"}``. The text is assembled
-    from its parts, the schema's part serialised once per schema, because the prompt is
-    hashed for every lookup of a warm run."""
+    of ``{"v", "kind", "model", "system", "user", "schema", "pass"}``, plus ``"judge"``: the
+    rest of the judge's identity (its class, its server), when it has any. The text is
+    assembled from its parts, the schema's part serialised once per schema, because the
+    prompt is hashed for every lookup of a warm run."""
+    judge = (
+        '{"judge": ' + json.dumps(dict(settings), sort_keys=True, ensure_ascii=False) + ", "
+        if settings
+        else "{"
+    )
     material = "".join(
         (
-            '{"kind": ',
+            judge,
+            '"kind": ',
             _dumps(kind),
             ', "model": ',
             _dumps(model),

@@ -9,7 +9,10 @@ from a ``rag_judge`` fixture (or return the bare callable, which the plugin wrap
 
 The callable may also return a mapping (already-parsed JSON). ``model`` names the model in the
 reports and in the cache key: change it when the callable starts answering differently, or run
-with ``--rag-no-cache``.
+with ``--rag-no-cache``. Without ``model``, a function defined at a module's top level is known
+by its module and name; a lambda, a function defined inside another (a closure), a
+``functools.partial`` or a callable object has no name that tells two of them apart, so its
+answers are not cached on disk (the run says so once).
 """
 
 from __future__ import annotations
@@ -36,6 +39,14 @@ class CallableJudge(LLMJudge):
         name = model or getattr(fn, "__qualname__", None) or type(fn).__name__
         super().__init__(model=str(name), **kwargs)
         self.fn = fn
+        self.named = bool(model)
+
+    def identity(self) -> dict[str, str] | None:
+        identity = super().identity()
+        if identity is None or self.named:
+            return identity
+        function = stable_name(self.fn)
+        return None if function is None else {**identity, "function": function}
 
     async def _complete(self, prompt: RenderedPrompt, question_name: str) -> Reply:
         try:
@@ -58,3 +69,15 @@ class CallableJudge(LLMJudge):
                 f"{self.model} returned {type(result).__name__}; a custom judge returns text"
             )
         return Reply(text=result)
+
+
+def stable_name(fn: Any) -> str | None:
+    """``module.name`` of a function defined at a module's top level (the same function from
+    one run to the next); ``None`` for anything that name cannot tell apart from another."""
+    if not (inspect.isfunction(fn) or inspect.isbuiltin(fn)):
+        return None
+    qualname = getattr(fn, "__qualname__", "")
+    module = getattr(fn, "__module__", None)
+    if not module or not qualname or "<" in qualname:  # <lambda>, <locals>
+        return None
+    return f"{module}.{qualname}"

@@ -148,6 +148,20 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
     return max((when - dt.datetime.now(dt.timezone.utc)).total_seconds(), 0.0)
 
 
+def endpoint(url: str) -> str:
+    """A server's URL as part of a judge's identity: scheme, host, port and path, without
+    credentials, query or fragment (the identity is persisted, credentials never are)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url.strip())
+    host = parts.hostname or ""
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # not a number: the request fails and says so; here it is a name
+        port = ""
+    return f"{parts.scheme}://{host}{port}{parts.path.rstrip('/')}"
+
+
 def is_transient_status(status: int) -> bool:
     """Statuses worth a retry: timeout, conflict, rate limit, server errors, overload."""
     return status in (408, 409, 429) or status >= 500
@@ -213,6 +227,24 @@ class LLMJudge(Judge):
             self.prices = prices
         if self.max_context_tokens is None and max_context_tokens is not None:
             self.max_context_tokens = max_context_tokens
+
+    def identity(self) -> dict[str, str] | None:
+        """``kind`` and ``model``, the backend's :meth:`answer_settings`, and the class for
+        a judge class of the user's own (``None`` when it is defined inside a function)."""
+        identity = {"kind": self.kind, "model": self.model, **self.answer_settings()}
+        cls = type(self)
+        if not cls.__module__.startswith("rag_eval_pytest."):
+            path = f"{cls.__module__}.{cls.__qualname__}"
+            if "<locals>" in path:
+                return None
+            identity["class"] = path
+        return identity
+
+    def answer_settings(self) -> dict[str, str]:
+        """Settings besides the model that change the answers (the server asked): part of
+        the judge's fingerprint and of its cache keys. Left out when at their default, so
+        a default judge keeps the cache keys of earlier releases."""
+        return {}
 
     def secrets(self) -> list[str]:
         """Values that must never appear in an output (the API key): for the redactor."""
@@ -353,12 +385,17 @@ class LLMJudge(Judge):
         return _Attempt(reply, usage)
 
     def _disk_cache(self) -> JudgeCache | None:
-        return self.cache if isinstance(self.cache, JudgeCache) else None
+        """The disk cache, unless the judge has no stable identity to file answers under."""
+        if not isinstance(self.cache, JudgeCache) or self.identity() is None:
+            return None
+        return self.cache
 
     def _request_key(self, prompt: RenderedPrompt, index: int) -> str:
+        identity = dict(self.identity() or {})
         return cache_key(
-            kind=self.kind,
-            model=self.model,
+            kind=identity.pop("kind", self.kind),
+            model=identity.pop("model", self.model),
+            settings=identity,
             system=prompt.system,
             user=prompt.user,
             schema_json=prompt.schema_json,

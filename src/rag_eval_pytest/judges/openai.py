@@ -18,6 +18,7 @@ from .llm import (
     Reply,
     RequestFailed,
     TransientError,
+    endpoint,
     is_transient_status,
     parse_retry_after,
 )
@@ -55,6 +56,13 @@ class OpenAIJudge(LLMJudge):
         self.max_tokens = max_tokens
         self._client: httpx.AsyncClient | None = None
         self._secrets.append(self.api_key or "")
+
+    def answer_settings(self) -> dict[str, str]:
+        """The server, when not OpenAI's: another server may answer differently under the same
+        model name."""
+        if self.base_url == DEFAULT_BASE_URL:
+            return {}
+        return {"base_url": endpoint(self.base_url)}
 
     def describe(self) -> str:
         if self.base_url == DEFAULT_BASE_URL:

@@ -101,6 +101,7 @@ def _combine(outcomes: list[JudgeOutcome[Any]], passes: int) -> JudgeOutcome[Any
         )
     winners: dict[VerdictKey, Hashable] = {}
     agreement_sum = 0.0
+    disagreed = 0
     for key in sorted(shape, key=repr):
         counts = Counter(pass_verdicts[i][key] for i in members)
         ranked = counts.most_common()
@@ -113,10 +114,14 @@ def _combine(outcomes: list[JudgeOutcome[Any]], passes: int) -> JudgeOutcome[Any
         else:
             winners[key] = ranked[0][0]
         agreement_sum += best / len(judged)
+        disagreed += best < len(members)
     agreement = agreement_sum / len(shape) if shape else len(members) / len(judged)
     value = _assemble([judged[i].value for i in members], winners)
-    if len(outcomes) < passes:
-        notes.append(f"{len(outcomes)} of {passes} passes agreed; the rest were not needed")
+    if disagreed:
+        notes.append(
+            f"judge passes disagreed on {disagreed} of {len(shape)} verdicts; "
+            "the majority verdict was kept"
+        )
     return JudgeOutcome(value, "", usage, tuple(notes), round(agreement, 4))
 
 

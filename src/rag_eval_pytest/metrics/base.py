@@ -170,12 +170,15 @@ class Services:
     judge: Any = None
     embed: Embed | None = None
     options: dict[str, Any] = field(default_factory=dict)
-    memo: dict[tuple[int, str, str], asyncio.Future[Any]] = field(default_factory=dict)
+    memo: dict[tuple[str, str, str], asyncio.Future[Any]] = field(default_factory=dict)
 
     async def ask(self, question: Any, inputs: BaseModel) -> Any:
         """The judge's :class:`~rag_eval_pytest.judges.base.JudgeOutcome` for ``question``."""
-        # Keyed by the judge too: tests that use different judges never share an answer.
-        key = (id(self.judge), question.name, inputs.model_dump_json())
+        from ..judges.base import judge_key
+
+        # Keyed by the judge's fingerprint too: tests that use different judges never share
+        # an answer (a judge without a stable identity is known by the object itself).
+        key = (judge_key(self.judge), question.name, inputs.model_dump_json())
         future = self.memo.get(key)
         if future is not None:
             outcome = await asyncio.shield(future)

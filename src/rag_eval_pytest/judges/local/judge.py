@@ -85,6 +85,17 @@ class LocalJudge(Judge):
             f" + {entailment.name}" if entailment is not None else ""
         )
 
+    def identity(self) -> dict[str, str] | None:
+        """The models and the thresholds: each changes verdicts."""
+        identity = super().identity()
+        if identity is None:
+            return None
+        return {
+            **identity,
+            "calibration": repr(self.calibration),
+            "thresholds": f"relevance={self.relevance_threshold!r} nli={self.nli_threshold!r}",
+        }
+
     def supports(self, question: type[Question[Any, Any]]) -> bool:
         return question in _ANSWERS
 
