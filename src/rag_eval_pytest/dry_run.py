@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING
 from .zero_code import configured_metrics
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .dataset import LoadedCase
     from .session import EvalSession
 
 
@@ -24,24 +27,35 @@ def header_line(session: EvalSession) -> str:
     )
     return (
         f"rag-eval: dataset {datasets} ({selected}, {critical} critical) | adapter {adapter} "
-        f"| judge {judge_description(session)}{_estimate_note(session)} "
-        f"| output {settings.output.directory}"
+        f"| judge {judge_description(session)} | output {settings.output.directory}"
     )
 
 
-def _estimate_note(session: EvalSession) -> str:
-    """The zero-code metrics' estimated API cost, for paid judges (empty otherwise)."""
+def cost_line(session: EvalSession, zero_code_cases: Sequence[LoadedCase] | None) -> str | None:
+    """After collection, what the run's judge calls will cost, for a paid judge (``None`` for
+    the local judge or when nothing is judged). The zero-code tests ask for the configured
+    metrics, so their cost is estimated on the cases selected; tests that take ``rag_case``
+    choose their metrics as they run, so their cost is not known before then
+    (``zero_code_cases`` is ``None`` for such a suite)."""
     from .judges.estimate import estimate_run
     from .judges.factory import resolve_kind
 
     settings = session.settings
     if resolve_kind(settings.judge, os.environ) == "local":
-        return ""
+        return None
+    if zero_code_cases is None:
+        return (
+            "rag-eval: judge cost not estimated: the tests that take rag_case choose their "
+            "metrics as they run (the report gives the actual cost)"
+        )
     names = [m for m, _ in configured_metrics(settings)]
-    estimate = estimate_run(settings.judge, session.cases, names, os.environ)
+    estimate = estimate_run(settings.judge, zero_code_cases, names, os.environ)
     if estimate is None or estimate.cost_usd is None:
-        return ""
-    return f", est. ~${estimate.cost_usd:.2f} in zero-code mode"
+        return None
+    return (
+        f"rag-eval: judge cost estimate for the {len(zero_code_cases)} zero-code tests: "
+        f"{estimate.describe()} (cache hits cost nothing)"
+    )
 
 
 def judge_description(session: EvalSession) -> str:
@@ -96,7 +110,10 @@ def render_plan(session: EvalSession) -> str:
     else:
         lines.append(
             f"judge {judge_description(session)}, zero-code metrics, estimated: "
-            f"{estimate.describe()} (cache hits cost nothing; tests using rag_case add "
-            "what they ask)"
+            f"{estimate.describe()} (cache hits cost nothing)"
+        )
+        lines.append(
+            "  this is what zero-code mode asks for; a suite whose tests take rag_case asks "
+            "for what its tests ask, which is not known before they run"
         )
     return "\n".join(lines)

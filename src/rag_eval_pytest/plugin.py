@@ -193,6 +193,21 @@ def pytest_collection_modifyitems(
     return result
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Plain runs (an xdist controller collects nothing): once the kind of suite is known,
+    what its judge calls will cost, for a paid judge."""
+    eval_session = session.config.stash.get(SESSION_KEY, None)
+    if eval_session is None or _is_worker(session.config) or not session.items:
+        return
+    from .dry_run import cost_line
+    from .zero_code import zero_code_cases
+
+    line = cost_line(eval_session, zero_code_cases(session.items, eval_session.datasets))
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if line is not None and reporter is not None and session.config.get_verbosity() >= 0:
+        reporter.write_line(line)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
     """xdist workers: remember the test that runs next, whose case is then evaluated while

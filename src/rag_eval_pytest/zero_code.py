@@ -15,11 +15,12 @@ from .assertions import check_results
 from .metrics.registry import registered_names
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
     from .case import RagCase
     from .config import Settings
-    from .dataset import LoadedCase
+    from .dataset import DatasetCollection, LoadedCase
 
 # The metrics a case is checked on when the config names none: the composite's four, then
 # retrieval (judged only for cases with expected_contexts).
@@ -105,3 +106,18 @@ def dataset_collectors(session: pytest.Session, cases: list[LoadedCase]) -> list
             collectors[loaded.dataset] = collector
         collector.cases.append(loaded)
     return list(collectors.values())
+
+
+def zero_code_cases(
+    items: Sequence[pytest.Item], datasets: DatasetCollection
+) -> list[LoadedCase] | None:
+    """The cases of a zero-code suite's selected tests; ``None`` when a test takes
+    ``rag_case`` (such a suite chooses its metrics as its tests run)."""
+    if any(
+        "rag_case" in getattr(item, "fixturenames", ())
+        for item in items
+        if not isinstance(item, DatasetCaseItem)
+    ):
+        return None
+    by_key = datasets.by_key()
+    return [by_key[i.stash[ZERO_CODE_CASE]] for i in items if isinstance(i, DatasetCaseItem)]

@@ -58,6 +58,28 @@ def test_dry_run_estimates_judge_calls_tokens_and_cost(
     assert "sk-ant-dry-run-never-used" not in result.stdout.str()
 
 
+def test_the_cost_estimate_is_for_what_the_run_asks(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_dataset([case("alpha", "first?"), case("beta", "second?"), case("gamma", "third?")])
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-estimate-never-used")
+    zero_code = pytester.runpytest(
+        "--rag-dataset=dataset.json", "--collect-only", "-k", "alpha or beta"
+    )
+    # The zero-code tests selected: 2 cases x 4 judge-based default metrics x 2 passes.
+    zero_code.stdout.fnmatch_lines(
+        ["rag-eval: judge cost estimate for the 2 zero-code tests: 16 judge calls, *~$*"]
+    )
+    zero_code.stdout.no_fnmatch_line("*est. ~$*")  # not in the header, before it is known
+
+    # Tests that take rag_case choose their metrics: no zero-code estimate passed off as theirs.
+    pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
+    suite = pytester.runpytest("--rag-dataset=dataset.json", "--collect-only")
+    suite.stdout.fnmatch_lines(["rag-eval: judge cost not estimated: the tests that take rag_c*"])
+    assert "$" not in suite.stdout.str()
+    assert "sk-ant-estimate-never-used" not in suite.stdout.str() + zero_code.stdout.str()
+
+
 def test_without_dataset_the_plugin_is_dormant(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_plain="def test_ok(): pass\n", test_case="def test_needs(rag_case): pass\n"
