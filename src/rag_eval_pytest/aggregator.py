@@ -27,7 +27,7 @@ from .reporting.files import (
 from .reporting.history import git_commit, history_entry
 from .reporting.markdown import render_markdown, render_step_summary
 from .reporting.trend import build_trend
-from .summary import summarise
+from .summary import judge_failures, summarise
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -54,6 +54,8 @@ class Aggregator:
     document: dict[str, Any] | None = None
     written: list[str] = field(default_factory=list)
     write_errors: list[str] = field(default_factory=list)
+    interruption: str = ""
+    """Why pytest stopped the run early, as it says it ("1 error during collection")."""
 
     def add_report(self, **report: Any) -> None:
         """Take one test report (see :meth:`RunCollector.add`)."""
@@ -75,9 +77,7 @@ class Aggregator:
             slow_threshold=settings.slow_threshold,
             critical_tests=list(self.collector.critical_tests.values()),
         )
-        fatal = None
-        if records and all(r.status == "error" and r.payload.get("error") for r in records):
-            fatal = f"the RAG system failed for every case ({len(records)})"
+        fatal = self._fatal_reason(records)
         decision = decide_exit_code(
             pytest_status,
             failed_tests=failed_tests,
@@ -86,6 +86,7 @@ class Aggregator:
             fatal_reason=fatal,
             critical_code=settings.exit_codes.critical,
             fatal_code=settings.exit_codes.fatal,
+            pytest_detail=self.interruption,
         )
         meta = RunMeta(
             run_id=self.run.run_id,
@@ -132,6 +133,19 @@ class Aggregator:
         self._write(self.document)
         self._append_step_summary(self.document)
         return decision
+
+    def _fatal_reason(self, records: list[Any]) -> str | None:
+        """Why the run gives no verdict: a setup error, a RAG system or a judge that failed
+        for every case (a green or red run needs judgements)."""
+        if self.collector.setup_error:
+            return self.collector.setup_error
+        if records and all(r.status == "error" and r.payload.get("error") for r in records):
+            return f"the RAG system failed for every case ({len(records)})"
+        failures = judge_failures(records)
+        if failures:
+            error = next(iter(failures.values()))
+            return f"{error}; no case could be judged on {', '.join(failures)}"
+        return None
 
     def _trend(self, doc: dict[str, Any]) -> dict[str, Any]:
         """The last runs from results.jsonl and this one, with regressions flagged."""
