@@ -27,7 +27,7 @@ from .reporting.history import datasets_digest, git_commit, history_entry, selec
 from .reporting.markdown import render_markdown, render_step_summary
 from .reporting.step_summary import SUMMARY_FILE, append_step_summary
 from .reporting.trend import build_trend
-from .summary import summarise
+from .summary import judge_failures, summarise
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -59,6 +59,8 @@ class Aggregator:
     collected (``--collect-only``, ``--fixtures``), planned (``--setup-plan``) or deselected
     every test (``-k`` matching nothing) writes nothing, so it cannot replace the last
     report or put an empty line in the history."""
+    interruption: str = ""
+    """Why pytest stopped the run early, as it says it ("1 error during collection")."""
 
     def add_report(self, **report: Any) -> None:
         """Take one test report (see :meth:`RunCollector.add`)."""
@@ -82,9 +84,7 @@ class Aggregator:
             slow_threshold=settings.slow_threshold,
             critical_tests=list(self.collector.critical_tests.values()),
         )
-        fatal = None
-        if records and all(r.status == "error" and r.payload.get("error") for r in records):
-            fatal = f"the RAG system failed for every case ({len(records)})"
+        fatal = self._fatal_reason(records)
         decision = decide_exit_code(
             pytest_status,
             failed_tests=failed_tests,
@@ -93,6 +93,7 @@ class Aggregator:
             fatal_reason=fatal,
             critical_code=settings.exit_codes.critical,
             fatal_code=settings.exit_codes.fatal,
+            pytest_detail=self.interruption,
         )
         if not self.ran_tests:
             return decision
@@ -148,6 +149,19 @@ class Aggregator:
         self._write(self.document)
         self._append_step_summary(self.document)
         return decision
+
+    def _fatal_reason(self, records: list[Any]) -> str | None:
+        """Why the run gives no verdict: a setup error, a RAG system or a judge that failed
+        for every case (a green or red run needs judgements)."""
+        if self.collector.setup_error:
+            return self.collector.setup_error
+        if records and all(r.status == "error" and r.payload.get("error") for r in records):
+            return f"the RAG system failed for every case ({len(records)})"
+        failures = judge_failures(records)
+        if failures:
+            error = next(iter(failures.values()))
+            return f"{error}; no case could be judged on {', '.join(failures)}"
+        return None
 
     def _trend(self, doc: dict[str, Any]) -> dict[str, Any]:
         """The last runs from results.jsonl and this one, with regressions flagged."""

@@ -75,13 +75,20 @@ def _converted(spec: OptionSpec, value: Any, source: str) -> Any:
 
 
 def fatal_exit_code(config: pytest.Config) -> int:
-    """The fatal code, readable before the config file is (it reports config errors)."""
-    value = config.getini("rag_fatal_exit_code")
-    try:
-        code = int(value) if value not in (None, "") else 3
-    except ValueError:
-        return 3
-    return code if 1 <= code <= 255 else 3
+    """The fatal code, readable before the config file is (it reports config errors): the
+    ini's, unless invalid or equal to the critical code (then 3, or 4 if 3 is critical)."""
+
+    def ini_code(name: str, default: int) -> int | None:
+        value = config.getini(name)
+        try:
+            code = int(value) if value not in (None, "") else default
+        except ValueError:
+            return None
+        return code if 2 <= code <= 255 else None
+
+    critical = ini_code("rag_critical_exit_code", 2)
+    fatal = ini_code("rag_fatal_exit_code", 3)
+    return next(c for c in (fatal, 3, 4) if c is not None and c != critical)
 
 
 def resolve_config(config: pytest.Config) -> ResolvedConfig:

@@ -7,7 +7,7 @@ metric result for the reports.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
@@ -32,6 +32,7 @@ class CaseRecorder:
         self.loaded = loaded
         self.response: RAGResponse | None = None
         self.error: str | None = None
+        self.setup_error: str | None = None
         self.adapter: str | None = None
         self.judge: str | None = None
         self.requests: list[tuple[str, dict[str, Any]]] = []
@@ -69,6 +70,7 @@ class CaseRecorder:
             "sources": response.retrieved_sources if response else [],
             "latency": response.latency if response else None,
             "error": self.error,
+            "setup_error": self.setup_error,
             "adapter": self.adapter,
             "judge": self.judge,
             "metrics": [r.model_dump(mode="json") for r in self.results],
@@ -87,6 +89,7 @@ class RagCase:
         adapter_provider: Callable[[], RAGAdapter],
         judge_provider: Callable[[], Any],
         on_requests: Callable[[list[tuple[str, dict[str, Any]]]], None] | None = None,
+        on_setup_error: Callable[[str], None] | None = None,
     ) -> None:
         self._loaded = loaded
         self._session = session
@@ -95,6 +98,8 @@ class RagCase:
         self._judge_provider = judge_provider
         # Told what this test asks for, before it is measured (the prefetcher learns from it).
         self._on_requests = on_requests
+        # Told when the run cannot be set up (a judge that cannot be built): it stops the run.
+        self._on_setup_error = on_setup_error
 
     def __repr__(self) -> str:
         return f"<RagCase {self.id} critical={self.critical}>"
@@ -178,7 +183,7 @@ class RagCase:
                 self._loaded, self.response, _with_companions(requests, self.settings), services
             )
         except ConfigError as exc:  # a setting found wrong only when used (a missing GPU)
-            pytest.fail(f"{self.id}: {self._session.redactor.text(str(exc))}", pytrace=False)
+            self._setup_failed(exc)
         results = _attach_companions(results[: len(requests)], results[len(requests) :])
         for result in results:
             self._recorder.record(result)
@@ -190,10 +195,20 @@ class RagCase:
         try:
             judge = self._session.judge_for(self._judge_provider())
         except ConfigError as exc:
-            pytest.fail(f"{self.id}: {self._session.redactor.text(str(exc))}", pytrace=False)
+            self._setup_failed(exc)
         if judge is not None:
             self._recorder.judge = judge.describe()
         return judge
+
+    def _setup_failed(self, exc: Exception) -> NoReturn:
+        """A setup error (a judge that cannot be built, a missing extra or key): the same for
+        every case, so the run stops here with one message and the fatal exit code."""
+        __tracebackhide__ = True
+        message = self._session.redactor.text(str(exc))
+        self._recorder.setup_error = message
+        if self._on_setup_error is not None:
+            self._on_setup_error(message)
+        pytest.fail(f"{self.id}: {message}", pytrace=False)
 
     @property
     def settings(self) -> Settings:

@@ -79,6 +79,8 @@ class RunCollector:
     cases: dict[str, CaseRecord] = field(default_factory=dict)
     critical_tests: dict[str, CriticalTest] = field(default_factory=dict)
     worker_stats: dict[str, dict[str, Any]] = field(default_factory=dict)
+    setup_error: str | None = None
+    """The first setup error a test met (a judge that cannot be built): the run is fatal."""
 
     def add(
         self,
@@ -102,6 +104,8 @@ class RunCollector:
                 self.critical_tests[nodeid] = CriticalTest(nodeid, mapped)
         if payload is None:
             return
+        if payload.get("setup_error") and self.setup_error is None:
+            self.setup_error = payload["setup_error"]
         record = self.cases.get(payload["key"])
         if record is None:
             record = CaseRecord(payload=_copy_payload(payload))

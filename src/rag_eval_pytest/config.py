@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import ConfigError
 from .judges.settings import JudgeSettings
@@ -68,8 +68,23 @@ class ExitCodeSettings(_Section):
 
     critical: ExitCode = Field(2, description="Exit code when a critical case fails.")
     fatal: ExitCode = Field(
-        3, description="Exit code for invalid input, or a RAG system that failed for every case."
+        3,
+        description="Exit code when the run gives no verdict: invalid input, a judge that "
+        "cannot be built or failed for every case, a RAG system that failed for every case.",
     )
+
+    @model_validator(mode="after")
+    def _distinct(self) -> ExitCodeSettings:
+        # No code may mean two things: 1 is pytest's "a test failed", and pytest's own code
+        # equal to the critical one is turned into the fatal one.
+        for name in ("critical", "fatal"):
+            if getattr(self, name) == 1:
+                raise ValueError(f"exit_codes.{name} cannot be 1: it means a test failed")
+        if self.critical == self.fatal:
+            raise ValueError(
+                f"exit_codes.critical and exit_codes.fatal must differ (both {self.critical})"
+            )
+        return self
 
 
 class ConcurrencySettings(_Section):

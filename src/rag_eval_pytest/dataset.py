@@ -438,9 +438,13 @@ def load_datasets(
         dup = next(k for k in keys if keys.count(k) > 1)
         raise DatasetError(f"Datasets share the case id {dup!r} and the same file name; rename one")
     selected = select_by_tags(loaded, tags)
+    if tags and not selected:  # a run that checks nothing must not pass
+        known = sorted({t for c in loaded for t in c.case.tags})
+        raise DatasetError(
+            f"no case has any of the tags {', '.join(tags)} selected: no case would run; "
+            + (f"the tags in the dataset are {', '.join(known)}" if known else "no case has tags")
+        )
     warnings = [w for ds in datasets for w in ds.warnings]
-    if tags and not selected:
-        warnings.append(f"no case has any of the tags {', '.join(tags)}: no case selected")
     return DatasetCollection(
         datasets=datasets, cases=selected, warnings=warnings, total_cases=len(loaded)
     )

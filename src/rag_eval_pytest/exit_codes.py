@@ -2,8 +2,11 @@
 
 0 all passed and thresholds met; 1 a test failed or a run threshold was not met; the critical
 code (default 2) when a critical case failed; the fatal code (default 3) for fatal conditions.
-Only pytest's own 0 or 1 are ever changed: its other codes (interrupted, internal error, usage
-error, no tests, warnings) stand, since they already mean "stop the line".
+pytest's own 0 or 1 become the plugin's verdict. Its other codes (interrupted, internal error,
+usage error, no tests, warnings) already mean "stop the line" and stand, except the one equal
+to the critical code (pytest's 2, "interrupted", with the default): it becomes the fatal code,
+so the critical code means only "a critical case failed". A run the plugin stopped itself (a
+setup error) is fatal, though pytest calls it interrupted.
 """
 
 from __future__ import annotations
@@ -23,6 +26,21 @@ class ExitDecision:
     reason: str
 
 
+PYTEST_STATUS = {
+    2: "interrupted",
+    3: "internal error",
+    4: "usage error",
+    5: "no tests collected",
+    6: "too many warnings",
+}
+
+
+def pytest_status_reason(status: int, detail: str = "") -> str:
+    """What pytest's own exit status means, for the reason line."""
+    what = PYTEST_STATUS.get(status, f"exit status {status}")
+    return f"pytest: {what}" + (f": {detail}" if detail else "")
+
+
 def _names(items: Sequence[str], limit: int = 5) -> str:
     shown = ", ".join(items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
@@ -37,10 +55,17 @@ def decide_exit_code(
     fatal_reason: str | None = None,
     critical_code: int = 2,
     fatal_code: int = 3,
+    pytest_detail: str = "",
 ) -> ExitDecision:
-    """Decide the exit code and say why, in one line."""
+    """Decide the exit code and say why, in one line. ``pytest_detail`` says why pytest
+    ended as it did ("1 error during collection")."""
     if pytest_status not in (0, 1):
-        return ExitDecision(pytest_status, f"pytest exit status {pytest_status} kept")
+        if fatal_reason and pytest_status == 2:  # the run was stopped for the fatal reason
+            return ExitDecision(fatal_code, f"fatal: {fatal_reason}")
+        reason = pytest_status_reason(pytest_status, pytest_detail)
+        if pytest_status == critical_code:
+            return ExitDecision(fatal_code, f"fatal: {reason}")
+        return ExitDecision(pytest_status, f"{reason} (pytest's exit status kept)")
     if fatal_reason:
         return ExitDecision(fatal_code, f"fatal: {fatal_reason}")
     if critical_failures:
@@ -50,11 +75,7 @@ def decide_exit_code(
         )
     reasons = []
     if unmet:
-        reasons.append(
-            "; ".join(
-                f"{c.name} {c.score:.2f} < {c.threshold:.2f}" for c in unmet if c.score is not None
-            )
-        )
+        reasons.append("; ".join(c.describe() for c in unmet))
     if failed_tests or pytest_status == 1:
         count = max(failed_tests, 1)
         reasons.append(f"{count} test{'s' if count != 1 else ''} failed")

@@ -16,7 +16,7 @@ class ContextPayload(TypedDict):
     source: str | None
 
 
-class CasePayload(TypedDict):
+class _CaseFields(TypedDict):
     schema: int
     key: str
     id: str
@@ -36,6 +36,11 @@ class CasePayload(TypedDict):
     adapter: str | None
     judge: str | None
     metrics: list[dict[str, Any]]
+
+
+class CasePayload(_CaseFields, total=False):
+    setup_error: str | None
+    """A setup error the test met (a judge that cannot be built): the run is fatal."""
 
 
 def is_payload(value: object) -> bool:

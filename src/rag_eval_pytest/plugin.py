@@ -244,6 +244,11 @@ class AggregatorHooks:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
 
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        aggregator = self.config.stash.get(AGGREGATOR_KEY, None)
+        if aggregator is not None:  # why pytest stopped ("1 error during collection")
+            aggregator.interruption = str(excinfo.value)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         from .payload import REPORT_ATTRIBUTE, is_payload
 
@@ -337,6 +342,7 @@ def rag_case(request: pytest.FixtureRequest) -> Iterator[RagCase]:
             if prefetcher is not None
             else None
         ),
+        on_setup_error=lambda reason: setattr(request.session, "shouldfail", f"rag-eval: {reason}"),
     )
     from .errors import AdapterError, ConfigError
 

@@ -26,9 +26,14 @@ class ThresholdCheck:
     threshold: float
 
     @property
-    def met(self) -> bool | None:
-        """``None`` when nothing was judged for this gate."""
-        return None if self.score is None else self.score >= self.threshold
+    def met(self) -> bool:
+        """A gate that no case could be scored on is not met: a verdict needs a score."""
+        return self.score is not None and self.score >= self.threshold
+
+    def describe(self) -> str:
+        if self.score is None:
+            return f"{self.name} gate {self.threshold:.2f} not met: it could not be scored"
+        return f"{self.name} {self.score:.2f} < {self.threshold:.2f}"
 
 
 @dataclass
@@ -205,9 +210,9 @@ def summarise(
                 usage[key] += result.get("usage", {}).get(key, 0)
 
     warnings = [
-        f"threshold {c.name} {c.threshold:.2f} not checked: no case was judged on it"
+        f"threshold {c.name} {c.threshold:.2f} not met: no case could be scored on it"
         for c in checks
-        if c.met is None
+        if c.score is None
     ]
     return RunSummary(
         cases=len(records),
@@ -225,6 +230,26 @@ def summarise(
         usage=usage,
         warnings=warnings,
     )
+
+
+def judge_failures(records: Sequence[CaseRecord]) -> dict[str, str]:
+    """The metrics that no case could be judged on because the judge failed (an error, a
+    refusal, replies that never parsed), each with the judge's first reason. A metric not
+    judged only for the cases' own data (no contexts, no claims) is not among them."""
+    failures: dict[str, str] = {}
+    judged: set[str] = set()
+    for record in records:
+        for name, result in record.metrics.items():
+            if result["status"] != "not_judged":
+                judged.add(name)
+            elif result.get("cause") == "judge":
+                error = (result.get("details") or {}).get("judge_error") or result.get("reason")
+                failures.setdefault(name, str(error or "the judge failed"))
+    return {
+        name: reason
+        for name, reason in sorted(failures.items(), key=lambda kv: _metric_order(kv[0]))
+        if name not in judged
+    }
 
 
 def _metric_order(name: str) -> tuple[int, str]:

@@ -181,10 +181,51 @@ def rag_adapter():
     assert [c["status"] for c in report["cases"]] == ["error", "error"]
 
 
-def test_pytest_own_codes_are_never_overwritten(
+def test_a_collection_error_is_fatal_not_the_critical_code(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
 ) -> None:
     write_dataset([case("crit", "deliver abroad?", critical=True, expected_contexts=["x.md"])])
     pytester.makepyfile(test_broken="import nonexistent_module_xyz\n")
     result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
-    assert result.ret == pytest.ExitCode.INTERRUPTED  # collection error: pytest's own 2
+    # pytest's own 2 (interrupted) would read as "a critical case failed": it becomes fatal.
+    assert result.ret == 3
+    result.stdout.fnmatch_lines(
+        ["rag-eval: exit 3: fatal: pytest: interrupted: 1 error during collection"]
+    )
+
+
+def test_pytest_codes_that_do_not_collide_are_kept(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset([case("crit", "deliver abroad?", critical=True, expected_contexts=["x.md"])])
+    pytester.makeini("[pytest]\nrag_critical_exit_code = 10\n")
+    pytester.makepyfile(test_broken="import nonexistent_module_xyz\n")
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
+    assert result.ret == pytest.ExitCode.INTERRUPTED  # 2 no longer means "critical"
+    result.stdout.fnmatch_lines(
+        ["rag-eval: exit 2: pytest: interrupted: 1 error during collection*"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("ini", "code", "message"),
+    [
+        ("rag_critical_exit_code = 3", 4, "exit_codes.critical and exit_codes.fatal must differ"),
+        ("rag_fatal_exit_code = 2", 3, "exit_codes.critical and exit_codes.fatal must differ"),
+        ("rag_critical_exit_code = 1", 3, "exit_codes.critical cannot be 1"),
+    ],
+)
+def test_exit_codes_that_would_mean_two_things_are_rejected(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    rag_app: str,
+    ini: str,
+    code: int,
+    message: str,
+) -> None:
+    write_dataset([case("crit", "deliver abroad?", expected_contexts=["x.md"])])
+    pytester.makeini(f"[pytest]\n{ini}\n")
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
+    assert result.ret == code  # the fatal code, never the critical one
+    assert message in result.stdout.str() + result.stderr.str()
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()

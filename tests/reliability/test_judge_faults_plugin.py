@@ -93,9 +93,11 @@ FAITHFULNESS = "metrics:\n  faithfulness: null\n"
 QUICK_TIMEOUTS = FAITHFULNESS + "judge:\n  timeout: 1.0\n  max_retries: 2\n"
 
 
-def run(pytester: pytest.Pytester, config: str = FAITHFULNESS) -> pytest.RunResult:
+def run(pytester: pytest.Pytester, *args: str, config: str = FAITHFULNESS) -> pytest.RunResult:
+    """A run with the Anthropic judge; in a fresh process when it uses xdist (``-n``)."""
     pytester.makefile(".yaml", **{"eval-config": config})
-    return pytester.runpytest(
+    runner = pytester.runpytest_subprocess if "-n" in args else pytester.runpytest
+    return runner(
         "--rag-dataset=dataset.json",
         "--rag-judge=anthropic",
         "--rag-judge-passes=1",
@@ -103,6 +105,7 @@ def run(pytester: pytest.Pytester, config: str = FAITHFULNESS) -> pytest.RunResu
         "-p",
         "no:randomly",
         "-rA",
+        *args,
     )
 
 
@@ -117,7 +120,7 @@ def test_every_judge_fault_ends_its_case_with_a_status_and_a_reason(
             for m in SCRIPTS
         ]
     )
-    result = run(pytester, QUICK_TIMEOUTS)
+    result = run(pytester, config=QUICK_TIMEOUTS)
     output = result.stdout.str() + result.stderr.str()
     assert "Traceback" not in output
     assert "INTERNALERROR" not in output

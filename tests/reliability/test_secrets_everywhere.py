@@ -144,7 +144,8 @@ metrics:
     assert {r.headers["authorization"] for r in judge.requests} == {f"Bearer {JUDGE_KEY}"}
     report = json.loads((pytester.path / "results" / "eval_report.json").read_text())
     statuses = {c["id"]: c["status"] for c in report["cases"]}
-    assert statuses == {"echo": "passed", "fail": "error", "html": "error", "denied": "skipped"}
+    # The judge refuses its key: "echo" was scored on retrieval only, so it is not passed.
+    assert statuses == {"echo": "skipped", "fail": "error", "html": "error", "denied": "skipped"}
     assert (pytester.path / "debug.log").stat().st_size > 0
     text = everything_written(pytester, dry, run)
     assert "[REDACTED]" in text

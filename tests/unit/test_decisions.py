@@ -102,12 +102,18 @@ def test_summary_counts_tags_latency_and_critical() -> None:
     assert s.critical.failed == ["d", "t::other"]
 
 
-def test_gate_without_judged_cases_is_reported_not_passed_silently() -> None:
+def test_gate_without_judged_cases_is_unmet_not_passed_silently() -> None:
     s = summarise(
         [record("a", 0, {})], weights={}, thresholds={"faithfulness": 0.9}, slow_threshold=5
     )
-    assert s.checks[0].met is None
-    assert s.warnings == ["threshold faithfulness 0.90 not checked: no case was judged on it"]
+    assert s.checks[0].met is False
+    assert s.unmet == s.checks
+    assert s.warnings == ["threshold faithfulness 0.90 not met: no case could be scored on it"]
+    decision = decide_exit_code(0, failed_tests=0, critical_failures=[], unmet=s.unmet)
+    assert (decision.code, decision.reason) == (
+        1,
+        "faithfulness gate 0.90 not met: it could not be scored",
+    )
 
 
 @pytest.mark.parametrize(
@@ -123,9 +129,19 @@ def test_gate_without_judged_cases_is_reported_not_passed_silently() -> None:
             (10, "critical cases a, b failed"),
         ),
         (1, {"fatal_reason": "all down", "critical_failures": ["a"]}, (3, "fatal: all down")),
-        (2, {"critical_failures": ["a"]}, (2, "pytest exit status 2 kept")),
-        (4, {"fatal_reason": "x"}, (4, "pytest exit status 4 kept")),
-        (5, {}, (5, "pytest exit status 5 kept")),
+        # pytest's 2 (interrupted, a collection error) is not the critical code's 2.
+        (2, {"critical_failures": ["a"]}, (3, "fatal: pytest: interrupted")),
+        (
+            2,
+            {"pytest_detail": "1 error during collection", "fatal_code": 12},
+            (12, "fatal: pytest: interrupted: 1 error during collection"),
+        ),
+        (2, {"critical_code": 10}, (2, "pytest: interrupted (pytest's exit status kept)")),
+        (5, {"critical_code": 5}, (3, "fatal: pytest: no tests collected")),
+        # A run the plugin stopped (a judge that cannot be built) is fatal with its reason.
+        (2, {"fatal_reason": "no judge"}, (3, "fatal: no judge")),
+        (4, {"fatal_reason": "x"}, (4, "pytest: usage error (pytest's exit status kept)")),
+        (5, {}, (5, "pytest: no tests collected (pytest's exit status kept)")),
     ],
 )
 def test_exit_code_decision(status: int, kwargs: dict[str, Any], expected: tuple[int, str]) -> None:

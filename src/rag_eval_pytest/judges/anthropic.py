@@ -15,6 +15,7 @@ import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .llm import (
+    AuthenticationFailed,
     LLMJudge,
     Reply,
     RequestFailed,
@@ -114,8 +115,11 @@ class AnthropicJudge(LLMJudge):
                 raise TransientError(
                     f"HTTP {status}: {detail}", parse_retry_after(dict(exc.response.headers))
                 ) from None
-            hint = " (check ANTHROPIC_API_KEY)" if status in (401, 403) else ""
-            raise RequestFailed(f"HTTP {status}: {detail}{hint}") from None
+            if status in (401, 403):  # AuthenticationError, PermissionDeniedError
+                raise AuthenticationFailed(
+                    f"HTTP {status}: {detail} (check ANTHROPIC_API_KEY)"
+                ) from None
+            raise RequestFailed(f"HTTP {status}: {detail}") from None
         except anthropic.AnthropicError as exc:
             raise RequestFailed(f"{type(exc).__name__}: {exc}") from None
         texts: list[str] = []

@@ -13,6 +13,8 @@ for all of them:
 * a refusal is *not judged* with the judge's words as the reason; nothing becomes a number;
 * transient failures (timeouts, 429, 5xx, overload) are retried with exponential backoff,
   honouring ``retry-after``; other failures are not judged at once;
+* a refused key (401, 403) stops the judge: no retry, no further request for any case. The
+  judge's first request goes alone, so a revoked key costs one request, not one per case;
 * each request is cached on disk (:mod:`.cache`), and ``passes`` > 1 votes (:mod:`.voting`);
   the voted outcome of each question is cached too, so a warm re-run reads one entry per
   question.
@@ -60,6 +62,15 @@ class TransientError(Exception):
 
 class RequestFailed(Exception):
     """A failure that a retry will not fix (bad key, unknown model, bad request)."""
+
+
+class AuthenticationFailed(RequestFailed):
+    """The judge's key was refused (401, 403): no request of this run can succeed, so the
+    judge stops at once and answers every later question with this error, sending nothing."""
+
+
+class _Stopped(Exception):
+    """The judge stopped while a request waited for its turn: the request is not sent."""
 
 
 @dataclass(frozen=True)
@@ -200,6 +211,9 @@ class LLMJudge(Judge):
         self.retry = retry or RetryPolicy()
         self.limiter: AdaptiveLimiter | None = None
         self._secrets: list[str] = []
+        self._stopped: str | None = None  # why the judge stopped (its key was refused)
+        self._first: asyncio.Lock | None = None  # the first request goes alone
+        self._answered = False  # a request got an answer other than a refused key
 
     # ------------------------------------------------------------------ backend
 
@@ -249,6 +263,14 @@ class LLMJudge(Judge):
     def secrets(self) -> list[str]:
         """Values that must never appear in an output (the API key): for the redactor."""
         return [s for s in self._secrets if s]
+
+    def stopped(self) -> str | None:
+        """Why the judge stopped asking (its key was refused), or ``None``."""
+        return self._stopped
+
+    def answered(self) -> bool:
+        """Whether a request got an answer other than a refused key."""
+        return self._answered
 
     def _redact(self, text: str) -> str:
         for secret in self.secrets():
@@ -357,9 +379,14 @@ class LLMJudge(Judge):
         usage = Usage()
         retry = 0
         while True:
-            usage = usage + Usage(judge_calls=1)
+            stopped = self.stopped()
+            if stopped is not None:
+                return _Attempt(None, usage, stopped)
+            unsent, usage = usage, usage + Usage(judge_calls=1)
             try:
-                reply = await self._limited_complete(prompt, question_name)
+                reply = await self._first_complete(prompt, question_name)
+            except _Stopped as exc:  # stopped while this request waited: it was never sent
+                return _Attempt(None, unsent, str(exc))
             except TransientError as exc:
                 if retry >= self.retry.max_retries:
                     attempts = retry + 1
@@ -372,6 +399,9 @@ class LLMJudge(Judge):
                 await self.retry.sleep(self.retry.delay(retry, exc.retry_after))
                 retry += 1
                 continue
+            except AuthenticationFailed as exc:
+                self._stopped = f"judge unreachable: {self._redact(str(exc))}"
+                return _Attempt(None, usage, self._stopped)
             except RequestFailed as exc:
                 return _Attempt(None, usage, f"the judge request failed: {self._redact(str(exc))}")
             break
@@ -401,6 +431,31 @@ class LLMJudge(Judge):
             schema_json=prompt.schema_json,
             pass_index=index,
         )
+
+    async def _first_complete(self, prompt: RenderedPrompt, question_name: str) -> Reply:
+        """Until a request has been answered (a reply, or any error but a refused key),
+        requests go one at a time: a revoked key is found by one request, not by every
+        request in flight."""
+        if self._first is None:
+            self._first = asyncio.Lock()
+        if self._answered:
+            return await self._limited_complete(prompt, question_name)
+        async with self._first:
+            stopped = self.stopped()
+            if stopped is not None:
+                raise _Stopped(stopped)
+            if not self.answered():
+                try:
+                    reply = await self._limited_complete(prompt, question_name)
+                except AuthenticationFailed:
+                    raise
+                except Exception:
+                    self._answered = True
+                    raise
+                self._answered = True
+                return reply
+        # Answered while this request waited for its turn: sent beside the others.
+        return await self._limited_complete(prompt, question_name)
 
     async def _limited_complete(self, prompt: RenderedPrompt, question_name: str) -> Reply:
         """One request within the run's judge concurrency; a transient failure (429,
@@ -482,6 +537,7 @@ def _excerpt(text: str, limit: int = 200) -> str:
 
 
 __all__ = [
+    "AuthenticationFailed",
     "LLMJudge",
     "Reply",
     "RequestFailed",

@@ -14,6 +14,7 @@ import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .llm import (
+    AuthenticationFailed,
     LLMJudge,
     Reply,
     RequestFailed,
@@ -120,8 +121,9 @@ class OpenAIJudge(LLMJudge):
                 raise TransientError(
                     f"HTTP {status}: {detail}", parse_retry_after(dict(response.headers))
                 )
-            hint = " (check the judge's API key)" if status in (401, 403) else ""
-            raise RequestFailed(f"HTTP {status}: {detail}{hint}")
+            if status in (401, 403):
+                raise AuthenticationFailed(f"HTTP {status}: {detail} (check the judge's API key)")
+            raise RequestFailed(f"HTTP {status}: {detail}")
         try:
             data = response.json()
             choice = data["choices"][0]

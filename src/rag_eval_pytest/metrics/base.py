@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
 Requirement = Literal["contexts", "expected_contexts", "ground_truth", "judge", "embeddings"]
 Status = Literal["passed", "failed", "not_judged"]
+NotJudgedCause = Literal["data", "judge"]
+"""Why a metric was not judged: the case's own data (no contexts, no claims, no ground truth:
+``not_judged: skip`` applies) or the judge (an error, a refusal, a reply that never parsed)."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,8 @@ class Measurement(BaseModel):
 
     score: float | None
     reason: str = ""
+    cause: NotJudgedCause | None = None
+    """Only when not judged: whether the case's data or the judge is why (default data)."""
     evidence: list[Evidence] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     warnings: list[str] = Field(default_factory=list)
@@ -97,8 +102,10 @@ class Measurement(BaseModel):
         return _check_score(value)
 
     @classmethod
-    def not_judged(cls, reason: str, **kwargs: Any) -> Measurement:
-        return cls(score=None, reason=reason, **kwargs)
+    def not_judged(
+        cls, reason: str, *, cause: NotJudgedCause = "data", **kwargs: Any
+    ) -> Measurement:
+        return cls(score=None, reason=reason, cause=cause, **kwargs)
 
 
 class MetricResult(BaseModel):
@@ -112,6 +119,9 @@ class MetricResult(BaseModel):
     threshold: float | None
     status: Status
     reason: str = ""
+    cause: NotJudgedCause | None = None
+    """Only when not judged: ``"judge"`` when the judge failed, ``"data"`` when the case's
+    data cannot be judged."""
     evidence: list[Evidence] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     warnings: list[str] = Field(default_factory=list)
@@ -129,6 +139,11 @@ class MetricResult(BaseModel):
     @property
     def judged(self) -> bool:
         return self.status != "not_judged"
+
+    @property
+    def judge_failed(self) -> bool:
+        """Not judged because the judge failed (not because of the case's data)."""
+        return self.status == "not_judged" and self.cause == "judge"
 
     @classmethod
     def from_measurement(
@@ -148,6 +163,7 @@ class MetricResult(BaseModel):
             threshold=threshold,
             status=status,
             reason=measurement.reason,
+            cause=(measurement.cause or "data") if status == "not_judged" else None,
             evidence=measurement.evidence,
             usage=measurement.usage,
             warnings=measurement.warnings,

@@ -27,8 +27,10 @@ def not_judged(outcome: JudgeOutcome[Any], what: str) -> Measurement:
     """The measurement of a question the judge could not answer, with its reason."""
     return Measurement.not_judged(
         f"{what}: {outcome.reason}" if outcome.reason else what,
+        cause="judge",
         usage=outcome.usage,
         warnings=list(outcome.notes),
+        details={"judge_error": outcome.reason} if outcome.reason else {},
     )
 
 
