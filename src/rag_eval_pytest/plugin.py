@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .errors import RagEvalError, RagEvalWarning
+from .errors import RagEvalError
 from .options import OPTIONS
 
 if TYPE_CHECKING:
@@ -29,6 +29,7 @@ AGGREGATOR_KEY: pytest.StashKey[Aggregator] = pytest.StashKey()
 RECORDER_KEY: pytest.StashKey[CaseRecorder] = pytest.StashKey()
 NEXT_ITEM_KEY: pytest.StashKey[pytest.Item | None] = pytest.StashKey()
 INTERRUPTED_KEY: pytest.StashKey[bool] = pytest.StashKey()  # Ctrl-C ended the run
+NOTICES_KEY: pytest.StashKey[list[str]] = pytest.StashKey()  # warnings a filter made errors
 CRITICAL_MARKER = "rag_critical"
 
 
@@ -71,8 +72,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SESSION_KEY] = session
     if hasattr(config, "workerinput"):
         return
-    for warning in session.datasets.warnings:
-        config.issue_config_time_warning(RagEvalWarning(warning), stacklevel=2)
+    from . import notices
+
+    try:
+        config.stash[NOTICES_KEY] = notices.issue(config, session.datasets.warnings)
+    except RagEvalError as exc:
+        error = exc
+    if error is not None:
+        pytest.exit(f"rag-eval: {error}", returncode=fatal_exit_code(config))
     if session.settings.dry_run:
         from .dry_run import render_plan
 
@@ -124,7 +131,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
         return None
     from .dry_run import header_line
 
-    return [header_line(session)]
+    return [header_line(session), *config.stash.get(NOTICES_KEY, [])]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
