@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .errors import RagEvalError
+from .guard import exit_if_deferred, guarded
 from .options import OPTIONS
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.hookimpl(trylast=True)  # after the terminal reporter exists (the dry run prints)
+@guarded("pytest_configure")
 def pytest_configure(config: pytest.Config) -> None:
     """All processes: register the marker; with a dataset, build the session. Invalid input
     ends the run here, before any test is collected, with one message and the fatal code."""
@@ -105,6 +107,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(XdistHooks(session.run), "rag_eval_xdist")
 
 
+@guarded("pytest_unconfigure", stop="at the end")
 def pytest_unconfigure(config: pytest.Config) -> None:
     """All processes: close clients and the event loop, and let go of the run's results
     (before pytest's own garbage collection at exit, which then has less to walk)."""
@@ -124,6 +127,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         del config.stash[AGGREGATOR_KEY]
 
 
+@guarded("pytest_report_header")
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
     """The header line: datasets, cases, adapter and judge."""
     session = config.stash.get(SESSION_KEY, None)
@@ -134,6 +138,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     return [header_line(session), *config.stash.get(NOTICES_KEY, [])]
 
 
+@guarded("pytest_generate_tests", stop="after collection")
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Workers and plain runs: one test per dataset case for every test taking ``rag_case``."""
     if "rag_case" not in metafunc.fixturenames:
@@ -158,6 +163,17 @@ def pytest_collection_modifyitems(
     """Workers and plain runs. Before the other impls (so ``-k`` and ``-m`` apply): add the
     zero-code items. After them all (so other reorderings are kept within each group): a
     stable sort that puts critical tests first."""
+    exit_if_deferred(config)
+    _add_zero_code_items(session, config, items)
+    result = yield
+    _order_and_plan(config, items)
+    return result
+
+
+@guarded("pytest_collection_modifyitems")
+def _add_zero_code_items(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
     eval_session = config.stash.get(SESSION_KEY, None)
     if eval_session is not None and not any(
         "rag_case" in getattr(item, "fixturenames", ()) for item in items
@@ -165,8 +181,12 @@ def pytest_collection_modifyitems(
         from .zero_code import zero_code_items
 
         items.extend(zero_code_items(session, eval_session.cases))
-    result = yield
+
+
+@guarded("pytest_collection_modifyitems")
+def _order_and_plan(config: pytest.Config, items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker(CRITICAL_MARKER) is None)
+    eval_session = config.stash.get(SESSION_KEY, None)
     if eval_session is not None and eval_session.settings.concurrency.prefetch:
         from .prefetch import plan_tests, read_judge_plan, read_learned
         from .progress import terminal_line
@@ -183,7 +203,6 @@ def pytest_collection_modifyitems(
         line = None if worker else terminal_line(config, eval_session.progress)
         if line is not None:
             eval_session.loop.waiter = line.wait
-    return result
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -201,17 +220,30 @@ def pytest_runtest_makereport(
     """Workers and plain runs: attach the case payload to the report, which carries it to the
     aggregating process (through xdist's report serialisation when there is one), and the
     scores as user properties (JUnit XML ``<property>`` elements)."""
+    _record_properties(item, call)
+    report = yield
+    _attach_payload(item, call, report)
+    return report
+
+
+@guarded("pytest_runtest_makereport")
+def _record_properties(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
     recorder = item.stash.get(RECORDER_KEY, None)
     if recorder is not None and call.when == "call":
         item.user_properties.extend(recorder.properties())
-    report = yield
+
+
+@guarded("pytest_runtest_makereport")
+def _attach_payload(
+    item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
+) -> None:
+    recorder = item.stash.get(RECORDER_KEY, None)
     if recorder is not None and (report.when == "call" or not report.passed):
         from .payload import REPORT_ATTRIBUTE
 
         setattr(report, REPORT_ATTRIBUTE, recorder.payload())
     if recorder is not None and call.when == "teardown":
         del item.stash[RECORDER_KEY]  # the reports carry what it recorded
-    return report
 
 
 class AggregatorHooks:
@@ -222,6 +254,7 @@ class AggregatorHooks:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
 
+    @guarded("pytest_runtest_logreport")
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         from .payload import REPORT_ATTRIBUTE, is_payload
 
@@ -240,6 +273,7 @@ class AggregatorHooks:
 
 
 @pytest.hookimpl(tryfirst=True)
+@guarded("pytest_sessionfinish", stop="at the end")
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """All processes: remember whether Ctrl-C ended the run. Controller and plain runs:
     summarise, write the reports and the history line, and set the exit code (escalating
@@ -257,6 +291,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     session.exitstatus = decision.code
 
 
+@guarded("pytest_terminal_summary")
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     """Controller and plain runs: the summary table, the report paths, the exit reason."""
     aggregator = config.stash.get(AGGREGATOR_KEY, None)
