@@ -18,7 +18,7 @@ $(VENV)/.demo-deps: pyproject.toml | $(BIN)/python
 
 $(VENV)/.test-deps: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet $(TORCH)
-	$(BIN)/python -m pip install --quiet -e ".[dev,local,anthropic,langchain,llamaindex]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,local,sentence-transformers,anthropic,langchain,llamaindex]"
 	touch $@
 
 # The example suite against the demo RAG app. The app is deliberately imperfect, so the run

@@ -1,6 +1,7 @@
 """Cold start of the local judge's embedding model: from a fresh interpreter to the first
 vector, with the plugin's plain-PyTorch encoder and, for comparison, with
-sentence-transformers loading the same folder (both ship with the ``local`` extra).
+sentence-transformers loading the same folder (``pip install
+'rag-eval-pytest[sentence-transformers]'`` for the comparison).
 
 Each measurement runs in a new process (nothing imported yet), alternating the two, and the
 medians are printed.

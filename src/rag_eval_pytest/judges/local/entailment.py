@@ -30,7 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...adapters.extras import install_line
 from ...errors import ConfigError
+from ..extras import installed
 
 if TYPE_CHECKING:
     from .support import ClaimSupport
@@ -58,6 +60,11 @@ class EntailmentModel:
             raise ConfigError(
                 f"judge.local.nli_model {path!r} is neither a folder with a saved model "
                 "(config.json) nor an .onnx file"
+            )
+        if not self.onnx and not installed("transformers"):
+            raise ConfigError(
+                "judge.local.nli_model is a model folder, which needs transformers (it comes "
+                f"with sentence-transformers): {install_line('sentence-transformers')}"
             )
         self.path = target
         self.name = target.name

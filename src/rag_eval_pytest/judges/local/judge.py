@@ -18,6 +18,7 @@ import numpy as np
 from ...text.claims import noncommittal, split_claims
 from ...text.sentences import split_sentences
 from ..base import Judge, JudgeOutcome, Question
+from ..extras import LOCAL_INSTALL
 from ..questions import (
     AnswerAddressesQuestion,
     AnswerEquivalence,
@@ -40,9 +41,7 @@ from .support import judge_claim as _judge_claim
 if TYPE_CHECKING:
     from .entailment import EntailmentModel
 
-NOT_INSTALLED = (
-    "the local judge needs its extra: pip install torch==2.13.0 'rag-eval-pytest[local]'"
-)
+NOT_INSTALLED = f"the local judge needs its extra: {LOCAL_INSTALL}"
 
 
 class LocalJudge(Judge):
@@ -62,8 +61,9 @@ class LocalJudge(Judge):
         device: str = "cpu",
         embedder: LocalEmbedder | None = None,
         calibration: Calibration | None = None,
+        embedding_model: str | None = None,
     ) -> None:
-        shared = embedder or shared_embedder(device)
+        shared = embedder or shared_embedder(device, embedding_model)
         if shared is None:
             raise ImportError(NOT_INSTALLED)
         self.embedder = shared

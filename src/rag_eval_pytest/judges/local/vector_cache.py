@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 
 class VectorCache:
-    def __init__(self, directory: Path | str, model: str, dimensions: int) -> None:
+    def __init__(self, directory: Path | str, model: str, dimensions: int | None) -> None:
         self.directory = Path(directory)
         self.model = model
         self.dimensions = dimensions
@@ -47,7 +47,8 @@ class VectorCache:
                 data = self._path(text).read_bytes()
             except OSError:
                 continue
-            if len(data) != 4 * self.dimensions:
+            width = self.dimensions
+            if (width is not None and len(data) != 4 * width) or not data or len(data) % 4:
                 continue
             vector = np.frombuffer(data, dtype="<f4").astype(np.float32)
             if np.isfinite(vector).all() and abs(float(np.dot(vector, vector)) - 1.0) < 1e-3:
