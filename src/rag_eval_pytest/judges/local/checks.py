@@ -36,6 +36,7 @@ from ...text.facts import (
 from ...text.sentences import split_sentences
 
 SWAP_WORDS = 8  # claims with more content words are not checked for a replaced term
+ROLE_WORDS = 5  # nor, with more than these, for two terms in each other's place
 
 
 @dataclass(frozen=True)
@@ -244,7 +245,9 @@ def _sequence(text: str) -> list[str]:
 _SAME = {"annual": "year", "yearly": "year", "daily": "day", "monthly": "month", "weekly": "week"}
 
 
-def check_swaps(claim: str, clause: str, passage: str, contexts: str) -> list[Finding]:
+def check_swaps(
+    claim: str, clause: str, passage: str, contexts: str, framed: str = ""
+) -> list[Finding]:
     """A key term of the evidence replaced by another in the claim: a contradiction, not an
     unknown.
 
@@ -254,15 +257,26 @@ def check_swaps(claim: str, clause: str, passage: str, contexts: str) -> list[Fi
     * A role: every word of the claim is in its evidence, but in another order, and where the
       claim's word follows a shared word the evidence has one the claim lacks
       ("Photosynthesis releases carbon dioxide" against "plants absorb carbon dioxide and
-      release oxygen")."""
+      release oxygen").
+
+    ``framed`` is a short claim read with its question ("Who wrote it? Alexandre Dumas"): the
+    question supplies the other words, but only a name the claim itself gives can be the
+    replaced one."""
+    said = claim
+    claim = framed or claim
     claim_words = content_words(claim)
     if len(claim_words) > SWAP_WORDS:  # a long claim's words are not one fact's slots
         return []
     own_names = [n for n in names(claim) if words_of_name(n)]
     first = tokens(claim)[:1]
-    if first and first[0][:1].isupper() and first[0].lower() not in STOPWORDS:
+    if (
+        first
+        and first[0][:1].isupper()
+        and first[0].lower() not in STOPWORDS
+        and not re.match(r"\W*\w+,", claim)  # "Firstly, ..." is no name
+    ):
         own_names.append(first[0])  # "Melbourne is ...": a sentence's first word too
-    missing = [n for n in own_names if not known_name(n, contexts)]
+    missing = [n for n in own_names if not known_name(n, contexts) and known_name(n, said)]
     if missing:
         missing_words = {w for n in missing for w in content_words(n)}
         rest = claim_words - missing_words
@@ -297,7 +311,15 @@ def check_swaps(claim: str, clause: str, passage: str, contexts: str) -> list[Fi
             )
         ]
     mine = [w for w in _sequence(claim) if w in shared]
-    if len(mine) < 3 or _is_subsequence(mine, sequence):
+    # Only a short claim whose every word the evidence's sentence holds: otherwise the two are
+    # different statements, and a different order means nothing.
+    sentence = next((t for t in split_sentences(passage) if clause in t), clause)
+    if (
+        len(mine) < 3
+        or len(claim_words) > ROLE_WORDS
+        or not claim_words <= _words_of(sentence)
+        or _is_subsequence(mine, sequence)
+    ):
         return []
     for a, w in itertools.pairwise(mine):
         at = sequence.index(a)

@@ -214,7 +214,7 @@ def _findings(
         check_numbers(claim, passage, evidence.all_text)
         + check_dates(claim, passage, evidence.all_text, dated)
         + check_negation(claim, clause, coverage(claim, clause))
-        + check_swaps(framed or claim, clause, context, evidence.all_text)
+        + check_swaps(claim, clause, context, evidence.all_text, framed)
         + check_names(claim, evidence.all_text)
     )
 
