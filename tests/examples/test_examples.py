@@ -102,3 +102,7 @@ def test_the_demo_runs_offline_with_the_local_judge_and_its_report_shows_everyth
     assert "Refunds are usually processed within 24 hours." in markdown
     report = json.loads((tmp_path / "eval_report.json").read_text())
     assert "passed" in {c["status"] for c in report["cases"]}
+    # "AES-256", copied from the context, is a name the context gives: not an unsupported claim.
+    assert "AES-256, which the contexts do not mention" not in markdown
+    security = next(c for c in report["cases"] if c["id"] == "tc_006")
+    assert security["metrics"]["faithfulness"]["score"] > 0

@@ -37,8 +37,9 @@ class LocalJudgeSettings(_Section):
         None,
         ge=0,
         le=1,
-        description="Support score from which a claim that is not supported is ambiguous "
-        "rather than unsupported (default: calibrated, 0.4).",
+        description="Support score from which a claim that is not supported is reported as "
+        "'only partly supported' rather than 'not mentioned' (default: calibrated, 0.4). "
+        "Either way the claim is not mentioned: only a contradiction is unsupported.",
     )
     relevance_threshold: float | None = Field(
         None,

@@ -175,3 +175,28 @@ def split_claims(text: str, *, clauses: bool = True) -> list[str]:
     if not clauses:
         return kept
     return [clause for sentence in kept for clause in split_clauses(sentence)]
+
+
+_YES_NO = re.compile(r"^\W*(yes|yeah|yep|correct|no|nope)\W*$", re.IGNORECASE)
+# The verbs a yes/no question starts with ("Is ...?", "Can ...?").
+_AUXILIARIES = frozenset(w for w in _VERBS if "'" not in w and w not in {"be", "been"})
+_DETERMINERS = frozenset(("the", "a", "an", "my", "our", "your", "this", "that", "their"))
+
+
+def yes_no_statement(claim: str, question: str) -> str | None:
+    """What a bare "Yes." or "No." states, read from the yes/no question it answers ("Is the
+    store open on Sundays?" + "No." -> "The store is not open on Sundays."); None when the
+    claim is not a bare yes or no or the question is not a yes/no question."""
+    match = _YES_NO.match(claim)
+    if match is None:
+        return None
+    words = question.strip().rstrip("?").split()
+    if len(words) < 3 or words[0].lower() not in _AUXILIARIES:
+        return None
+    auxiliary, rest = words[0].lower(), words[1:]
+    # The subject: a determiner and its noun ("the store"), or one word ("employees").
+    subject = 2 if rest[0].lower() in _DETERMINERS and len(rest) > 2 else 1
+    negative = match.group(1).lower() in {"no", "nope"}
+    verb = f"{auxiliary} not" if negative else auxiliary
+    statement = " ".join([*rest[:subject], verb, *rest[subject:]])
+    return _finish(statement)

@@ -233,6 +233,46 @@ NEGATIONS = frozenset(
     ]
 )
 
+# Places and their demonyms: "The French-born painter" states that the painter is from France.
+_DEMONYMS = {
+    "america": ("american",),
+    "australia": ("australian",),
+    "austria": ("austrian",),
+    "belgium": ("belgian",),
+    "brazil": ("brazilian",),
+    "britain": ("british", "briton"),
+    "canada": ("canadian",),
+    "china": ("chinese",),
+    "denmark": ("danish", "dane"),
+    "egypt": ("egyptian",),
+    "england": ("english",),
+    "europe": ("european",),
+    "finland": ("finnish", "finn"),
+    "france": ("french",),
+    "germany": ("german",),
+    "greece": ("greek",),
+    "india": ("indian",),
+    "ireland": ("irish",),
+    "israel": ("israeli",),
+    "italy": ("italian",),
+    "japan": ("japanese",),
+    "korea": ("korean",),
+    "mexico": ("mexican",),
+    "netherlands": ("dutch",),
+    "norway": ("norwegian",),
+    "poland": ("polish",),
+    "portugal": ("portuguese",),
+    "russia": ("russian",),
+    "scotland": ("scottish", "scot", "scots"),
+    "spain": ("spanish", "spaniard"),
+    "sweden": ("swedish", "swede"),
+    "switzerland": ("swiss",),
+    "turkey": ("turkish",),
+    "ukraine": ("ukrainian",),
+    "wales": ("welsh",),
+}
+PLACES = {word: place for place, adjectives in _DEMONYMS.items() for word in (place, *adjectives)}
+
 _UNITS_ONES = {
     "zero": 0,
     "one": 1,
@@ -344,16 +384,18 @@ def stem(word: str) -> str:
 
 
 def content_words(text: str) -> set[str]:
-    """Stemmed words that carry meaning: no stopwords, negations, numbers or short words."""
-    return {
-        stem(t)
-        for t in tokens(text)
-        if not t[0].isdigit()
-        and not t.startswith("$")
-        and t.lower() not in STOPWORDS
-        and t.lower() not in NEGATIONS
-        and len(t) > 2
-    }
+    """Stemmed words that carry meaning: no stopwords, negations, numbers or short words. A
+    demonym counts as its place ("French", "French-born" -> france)."""
+    words = set()
+    for t in tokens(text):
+        low = t.lower()
+        if t[0].isdigit() or t.startswith("$") or low in STOPWORDS or low in NEGATIONS:
+            continue
+        if len(t) > 2:
+            words.add(PLACES.get(low) or stem(t))
+        if "-" in low:
+            words.update(PLACES[part] for part in low.split("-") if part in PLACES)
+    return words
 
 
 def coverage(claim: str, evidence: str) -> float:
@@ -499,6 +541,18 @@ def quantities(text: str) -> list[Quantity]:
         found.append(Quantity(value, unit, shown))
         i = j
     return found
+
+
+_ASIDE = re.compile(
+    r"(\d[^\W\d_]*(?:\s+[^\W\d_]+){0,2})\s*"
+    r"\((?:about |approx\.? |roughly |or |i\.e\.,? )?\$?\d[^()]*\)"
+)
+
+
+def without_asides(text: str) -> str:
+    """``text`` without the parenthetical restatements of a number it gives ("0 degrees
+    Celsius (32 degrees Fahrenheit)", "5 km (3 miles)"): the same fact, converted."""
+    return _ASIDE.sub(lambda m: m.group(1), text)
 
 
 def same_value(a: float, b: float) -> bool:
@@ -689,10 +743,20 @@ def name_words(text: str) -> set[str]:
     return {word for name in names(text) for word in words_of_name(name)}
 
 
+_IDENTIFIER = re.compile(r"[^\W_]+(?:['’\-.][^\W_]+)*")
+
+
 @lru_cache(maxsize=256)
 def lower_words(text: str) -> frozenset[str]:
-    """Every word of ``text`` lowercased, without possessive "'s" (for name look-ups)."""
-    return frozenset(re.sub(r"['’]s$", "", t).lower() for t in tokens(text))
+    """Every word of ``text`` lowercased, without possessive "'s" (for name look-ups), with
+    identifiers as written ("aes-256", "gpt-4o"), the parts of hyphenated words ("french",
+    "born"), and the places that demonyms name ("french" -> "france")."""
+    words = {re.sub(r"['’]s$", "", t).lower() for t in tokens(text)}
+    words.update(w.lower().rstrip(".") for w in _IDENTIFIER.findall(text))
+    for word in list(words):
+        words.update(part for part in word.split("-") if part)
+    words.update(PLACES[w] for w in list(words) if w in PLACES)
+    return frozenset(words)
 
 
 @lru_cache(maxsize=256)
@@ -707,7 +771,7 @@ def known_name(name: str, text: str) -> bool:
     known = lower_words(text)
     for word in name.split():
         low = re.sub(r"['’]s$", "", word).lower()
-        if not low or low in _NAME_STOP or low in known:
+        if not low or low in _NAME_STOP or low in known or PLACES.get(low, low) in known:
             continue
         if word.isupper() and len(word) >= 3 and low in initials(text):
             continue

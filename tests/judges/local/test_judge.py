@@ -68,15 +68,15 @@ def test_a_negated_claim_is_unsupported(local_judge: Any) -> None:
     assert "cannot" in verdict.reason
 
 
-def test_a_claim_from_outside_the_contexts_is_unsupported(local_judge: Any) -> None:
+def test_a_claim_from_outside_the_contexts_is_not_mentioned(local_judge: Any) -> None:
     result = verdicts(
         local_judge,
         "Refunds are accepted within 30 days of purchase. Refunds are also available as "
         "cryptocurrency through our partner Coinbase.",
         [REFUNDS],
     )
-    assert [v.verdict for v in result] == ["supported", "unsupported"]
-    assert "Coinbase" in result[1].reason
+    assert [v.verdict for v in result] == ["supported", "ambiguous"]
+    assert "Coinbase" in result[1].reason and "not mentioned" in result[1].reason
 
 
 def test_a_wrong_name_in_a_short_answer_is_unsupported(local_judge: Any) -> None:

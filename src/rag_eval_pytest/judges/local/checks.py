@@ -10,11 +10,15 @@ its similarity; a *gap* (the contexts do not state it) lowers its support score.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from ...text.facts import (
+    PLACES,
+    STOPWORDS,
     Date,
     Quantity,
     content_words,
@@ -24,18 +28,24 @@ from ...text.facts import (
     negation_cues,
     quantities,
     same_value,
+    stem,
     tokens,
     unit_of,
     words_of_name,
 )
+from ...text.sentences import split_sentences
+
+SWAP_WORDS = 8  # claims with more content words are not checked for a replaced term
+ROLE_WORDS = 5  # nor, with more than these, for two terms in each other's place
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem of a claim. ``kind``: numbers, dates, negation or names; ``severity``:
+    """One problem of a claim. ``kind``: numbers, dates, negation, names or terms (a key term
+    replaced by another); ``severity``:
     conflict (the contexts say otherwise) or gap (they do not say it)."""
 
-    kind: Literal["numbers", "dates", "negation", "names"]
+    kind: Literal["numbers", "dates", "negation", "names", "terms"]
     severity: Literal["conflict", "gap"]
     message: str
 
@@ -96,11 +106,13 @@ def _as_written(stated: Quantity, unit: str, evidence: str) -> str:
     return stated.text
 
 
-def check_dates(claim: str, evidence: str, contexts: str) -> list[Finding]:
+def check_dates(claim: str, evidence: str, contexts: str, dated: str = "") -> list[Finding]:
     """Dates of the claim that no context date can be: "claims 1985; the context says
-    8 December 1984"."""
+    8 December 1984". The rival date is the evidence's, else that of ``dated`` (the closest
+    passage that gives a date: "The treaty was signed in 1994" beside the passage about
+    where it was signed)."""
     stated = dates(contexts)
-    near = dates(evidence)
+    near = dates(evidence) or dates(dated)
     findings = []
     for d in dates(claim):
         if any(d.compatible(s) for s in stated):
@@ -122,8 +134,17 @@ def check_negation(claim: str, evidence: str, covered: float) -> list[Finding]:
     evidence covers the claim's words (``covered``): otherwise they are different statements
     and a "not" on one side means nothing."""
     mine, theirs = negation_cues(claim), negation_cues(evidence)
-    if bool(mine) == bool(theirs) or covered < 0.6 or len(content_words(claim)) < 2:
+    swapped = opposite_terms(claim, evidence)
+    size = len(content_words(claim))
+    if swapped:  # "open" against "closed" negates; "not open" against "closed" does not
+        covered = min(1.0, covered + len(swapped) / max(1, size))
+    negative = bool(mine) != bool(swapped)
+    if negative == bool(theirs) or covered < 0.6 or size < 2:
         return []
+    if swapped and not mine and not theirs:
+        said, stated = swapped[0]
+        message = f"the claim says \u201c{said}\u201d; the context says \u201c{stated}\u201d"
+        return [Finding("negation", "conflict", message)]
     if mine:
         message = f"the claim says \u201c{mine[0]}\u201d; the context states it without negation"
     else:
@@ -149,3 +170,212 @@ def missing_name_share(claim: str, contexts: str) -> float:
     if not found:
         return 0.0
     return sum(not known_name(name, contexts) for name in found) / len(found)
+
+
+# Words that state the opposite of each other: one in the claim where the evidence has the
+# other is a negation ("The store is open on Sundays" against "closed on Sundays").
+_OPPOSITES = (
+    ("open", "closed"),
+    ("opens", "closes"),
+    ("absorb", "release"),
+    ("absorbs", "releases"),
+    ("absorbed", "released"),
+    ("increase", "decrease"),
+    ("increases", "decreases"),
+    ("increased", "decreased"),
+    ("allowed", "prohibited"),
+    ("allowed", "forbidden"),
+    ("permitted", "prohibited"),
+    ("accepted", "rejected"),
+    ("included", "excluded"),
+    ("enabled", "disabled"),
+    ("maximum", "minimum"),
+    ("higher", "lower"),
+    ("more", "fewer"),
+    ("more", "less"),
+    ("larger", "smaller"),
+    ("largest", "smallest"),
+    ("longest", "shortest"),
+    ("oldest", "youngest"),
+    ("first", "last"),
+    ("true", "false"),
+    ("required", "optional"),
+    ("mandatory", "optional"),
+    ("legal", "illegal"),
+    ("public", "private"),
+    ("before", "after"),
+    ("above", "below"),
+    ("north", "south"),
+    ("east", "west"),
+    ("import", "export"),
+    ("buy", "sell"),
+    ("win", "lose"),
+    ("won", "lost"),
+    ("hot", "cold"),
+    ("wet", "dry"),
+    ("early", "late"),
+    ("success", "failure"),
+    ("succeeded", "failed"),
+)
+_OPPOSITE = {a: b for a, b in _OPPOSITES} | {b: a for a, b in _OPPOSITES}
+
+
+def opposite_terms(claim: str, evidence: str) -> list[tuple[str, str]]:
+    """(claim's word, evidence's word) pairs of opposites, each word absent from the other
+    text ("open", "closed")."""
+    mine = {t.lower() for t in tokens(claim)}
+    theirs = {t.lower() for t in tokens(evidence)}
+    return [
+        (word, _OPPOSITE[word])
+        for word in sorted(mine)
+        if word in _OPPOSITE and _OPPOSITE[word] in theirs - mine and word not in theirs
+    ]
+
+
+def _sequence(text: str) -> list[str]:
+    """The content words of ``text`` in order (stemmed, places for demonyms)."""
+    words: list[str] = []
+    for t in tokens(text):
+        found = content_words(t)
+        words.extend(_SAME.get(w, w) for w in sorted(found))
+    return words
+
+
+# Stems that say the same as another ("annually" and "per year").
+_SAME = {"annual": "year", "yearly": "year", "daily": "day", "monthly": "month", "weekly": "week"}
+
+
+def check_swaps(
+    claim: str, clause: str, passage: str, contexts: str, framed: str = ""
+) -> list[Finding]:
+    """A key term of the evidence replaced by another in the claim: a contradiction, not an
+    unknown.
+
+    * A name: every other word of the claim is in its evidence, the claim's name is in no
+      context, and the evidence names something the claim does not ("The capital of Australia
+      is Sydney" against "... is Canberra").
+    * A role: every word of the claim is in its evidence, but in another order, and where the
+      claim's word follows a shared word the evidence has one the claim lacks
+      ("Photosynthesis releases carbon dioxide" against "plants absorb carbon dioxide and
+      release oxygen").
+
+    ``framed`` is a short claim read with its question ("Who wrote it? Alexandre Dumas"): the
+    question supplies the other words, but only a name the claim itself gives can be the
+    replaced one."""
+    said = claim
+    claim = framed or claim
+    claim_words = content_words(claim)
+    if len(claim_words) > SWAP_WORDS:  # a long claim's words are not one fact's slots
+        return []
+    own_names = [n for n in names(claim) if words_of_name(n)]
+    first = tokens(claim)[:1]
+    if (
+        first
+        and first[0][:1].isupper()
+        and first[0].lower() not in STOPWORDS
+        and not re.match(r"\W*\w+,", claim)  # "Firstly, ..." is no name
+    ):
+        own_names.append(first[0])  # "Melbourne is ...": a sentence's first word too
+    missing = [n for n in own_names if not known_name(n, contexts) and known_name(n, said)]
+    if missing:
+        missing_words = {w for n in missing for w in content_words(n)}
+        rest = claim_words - missing_words
+        plain = rest - {w for n in own_names for w in content_words(n)}
+        ranked = sorted(split_sentences(passage), key=lambda t: -len(plain & content_words(t)))
+        theirs = [
+            n
+            for text in ranked
+            for n in names(text)
+            if words_of_name(n) and not known_name(n, claim) and not _place_of(n, claim)
+        ]
+        if rest and rest <= _words_of(contexts) and theirs:
+            return [
+                Finding(
+                    "terms",
+                    "conflict",
+                    f"names {missing[0]} where the context names {theirs[0]}",
+                )
+            ]
+        return []
+    sequence = _sequence(clause)
+    shared = set(sequence)
+    swapped = _replaced_tail(_sequence(claim), sequence, _words_of(contexts))
+    if swapped:
+        said, stated = swapped
+        return [
+            Finding(
+                "terms",
+                "conflict",
+                f"the claim says {_word_in(said, claim)} where the context says "
+                f"{_word_in(stated, clause)}",
+            )
+        ]
+    mine = [w for w in _sequence(claim) if w in shared]
+    # Only a short claim whose every word the evidence's sentence holds: otherwise the two are
+    # different statements, and a different order means nothing.
+    sentence = next((t for t in split_sentences(passage) if clause in t), clause)
+    if (
+        len(mine) < 3
+        or len(claim_words) > ROLE_WORDS
+        or not claim_words <= _words_of(sentence)
+        or _is_subsequence(mine, sequence)
+    ):
+        return []
+    for a, w in itertools.pairwise(mine):
+        at = sequence.index(a)
+        if at + 1 >= len(sequence):
+            continue
+        theirs_next = sequence[at + 1]
+        if theirs_next in claim_words or theirs_next == w:
+            continue
+        where = sequence.index(w)
+        before = sequence[where - 1] if where > 0 else ""
+        if before and before not in claim_words:
+            return [
+                Finding(
+                    "terms",
+                    "conflict",
+                    f"the claim puts {_word_in(w, claim)} where the context has "
+                    f"{_word_in(theirs_next, clause)}",
+                )
+            ]
+    return []
+
+
+@lru_cache(maxsize=256)
+def _words_of(text: str) -> frozenset[str]:
+    return frozenset(content_words(text))
+
+
+def _replaced_tail(
+    mine: list[str], theirs: list[str], known: frozenset[str]
+) -> tuple[str, str] | None:
+    """(claim's word, evidence's word) when both end the same way after a shared start of at
+    least two words and the claim's ending is a term of one or two words no context holds
+    ("releases carbon dioxide" against "releases oxygen")."""
+    for size in (1, 2):
+        head, tail = mine[:-size], mine[-size:]
+        if len(head) < 2 or any(w in known for w in tail) or head[-1] not in theirs:
+            continue
+        at = theirs.index(head[-1])
+        rest = theirs[at + 1 :]
+        if 1 <= len(rest) <= 2 and not set(rest) & set(mine) and set(head) <= set(theirs):
+            return tail[0], rest[0]
+    return None
+
+
+def _place_of(name: str, text: str) -> bool:
+    return any(PLACES.get(w) and PLACES[w] in content_words(text) for w in words_of_name(name))
+
+
+def _is_subsequence(part: list[str], whole: list[str]) -> bool:
+    rest = iter(whole)
+    return all(any(w == x for x in rest) for w in part)
+
+
+def _word_in(word: str, text: str) -> str:
+    """The word of ``text`` whose stem is ``word``, as written."""
+    for t in tokens(text):
+        if stem(t) == word or PLACES.get(t.lower()) == word:
+            return f"\u201c{t}\u201d"
+    return f"\u201c{word}\u201d"

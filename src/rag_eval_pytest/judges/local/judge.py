@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ...text.claims import noncommittal, split_claims
+from ...text.claims import noncommittal, split_claims, yes_no_statement
+from ...text.facts import without_asides
 from ...text.sentences import split_sentences
 from ..base import Judge, JudgeOutcome, Question
 from ..extras import LOCAL_INSTALL
@@ -122,6 +123,8 @@ class LocalJudge(Judge):
         if not claims:
             return []
         sentences = [split_sentences(c) or ([c] if c.strip() else []) for c in contexts]
+        # "0 degrees Celsius (32 degrees Fahrenheit)" states one fact: the aside restates it.
+        claims = [without_asides(c) for c in claims]
         framed = [
             f"{question} {c}" if question and len(c.split()) < SHORT_CLAIM_WORDS else c
             for c in claims
@@ -137,7 +140,7 @@ class LocalJudge(Judge):
             offset += len(parts)
         evidence = Evidence.build(contexts, sentences, per_context)
         verdicts = [
-            _judge_claim(claim, vector, evidence, self.calibration)
+            _judge_claim(claim, vector, evidence, self.calibration, question)
             for claim, vector in zip(claims, claim_vectors, strict=True)
         ]
         if self.entailment is None:
@@ -152,7 +155,15 @@ class LocalJudge(Judge):
     # ------------------------------------------------------------------ the questions
 
     async def _statements(self, inputs: Any) -> StatementVerdicts:
-        claims = split_claims(inputs.answer)
+        claims = []
+        for claim in split_claims(inputs.answer):
+            # A bare "Yes." states the question's proposition; without a yes/no question it
+            # states nothing that can be checked.
+            stated = yes_no_statement(claim, inputs.question)
+            if stated is not None:
+                claims.append(stated)
+            elif yes_no_statement(claim, "Is it so?") is None:
+                claims.append(claim)
         verdicts = await self.support(claims, inputs.contexts, inputs.question)
         return StatementVerdicts.model_validate(
             {

@@ -1,0 +1,142 @@
+"""Answers a reader sees as supported pass, answers with a swapped fact fail: each case in
+its supported form and its wrong form, with the verdict and the reason a user would read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rag_eval_pytest.judges.questions import (
+    AnswerEquivalence,
+    EquivalenceInput,
+    StatementsInput,
+    StatementSupport,
+)
+
+from .conftest import ask
+
+SECURITY = "Customer data is encrypted at rest with AES-256. Passwords are never sent by email."
+PHOTOSYNTHESIS = "During photosynthesis, plants absorb carbon dioxide and release oxygen."
+PAINTER = "The French-born painter moved to Spain in 1901."
+SICK_LEAVE = [
+    "Full-time staff receive 12 days of paid sick leave annually.",
+    "Unused SL carries over, up to 3 days of SL per year.",
+]
+TREATY = ["The treaty negotiations took place in Geneva.", "The treaty was signed in 1994."]
+AUSTRALIA = "Australia is a country in Oceania. Its capital city is Canberra."
+FREEZING = "Water freezes at 0 degrees Celsius (32 degrees Fahrenheit)."
+
+
+def one(judge: Any, answer: str, contexts: list[str], question: str = "") -> Any:
+    inputs = StatementsInput(question=question, answer=answer, contexts=contexts)
+    [statement] = ask(judge, StatementSupport(), inputs).statements
+    return statement
+
+
+def same(judge: Any, answer: str, truth: str) -> Any:
+    inputs = EquivalenceInput(question="", answer=answer, ground_truth=truth)
+    return ask(judge, AnswerEquivalence(), inputs)
+
+
+def test_an_identifier_with_digits_copied_from_the_context_is_supported(local_judge: Any) -> None:
+    assert one(local_judge, "Data at rest is encrypted with AES-256.", [SECURITY]).verdict == (
+        "supported"
+    )
+    gpt = one(local_judge, "The assistant runs on GPT-4o.", ["The assistant runs on GPT-4o."])
+    assert gpt.verdict == "supported"
+
+
+def test_an_identifier_with_other_digits_is_contradicted(local_judge: Any) -> None:
+    wrong = one(local_judge, "Data at rest is encrypted with AES-128.", [SECURITY])
+    assert wrong.verdict == "unsupported"
+    assert "AES-128" in wrong.reason and "AES-256" in wrong.reason
+
+
+def test_a_replaced_name_fails_answer_correctness(local_judge: Any) -> None:
+    truth = "The capital of Australia is Canberra."
+    wrong = same(local_judge, "The capital of Australia is Sydney.", truth)
+    assert not wrong.same_information
+    assert wrong.wrong_or_extra_facts == ["The capital of Australia is Sydney."]
+    assert same(local_judge, truth, truth).same_information
+
+
+def test_a_replaced_key_term_is_contradicted(local_judge: Any) -> None:
+    wrong = one(local_judge, "Photosynthesis releases carbon dioxide.", [PHOTOSYNTHESIS])
+    assert wrong.verdict == "unsupported"
+    assert "oxygen" in wrong.reason
+    right = one(local_judge, "Photosynthesis releases oxygen.", [PHOTOSYNTHESIS])
+    assert right.verdict == "supported"
+    assert same(
+        local_judge, "Photosynthesis releases carbon dioxide.", "Photosynthesis releases oxygen."
+    ).wrong_or_extra_facts
+
+
+def test_a_conversion_in_parentheses_is_not_a_conflict(local_judge: Any) -> None:
+    right = same(local_judge, "Water freezes at 0 degrees Celsius.", FREEZING)
+    assert right.same_information, right
+    wrong = same(local_judge, "Water freezes at 10 degrees Celsius.", FREEZING)
+    assert not wrong.same_information
+    assert wrong.wrong_or_extra_facts == ["Water freezes at 10 degrees Celsius."]
+
+
+def test_a_demonym_names_its_country(local_judge: Any) -> None:
+    assert one(local_judge, "The painter was from France.", [PAINTER]).verdict == "supported"
+    wrong = one(local_judge, "The painter was from Italy.", [PAINTER])
+    assert wrong.verdict == "unsupported"
+    assert "Italy" in wrong.reason
+
+
+def test_a_number_is_checked_against_the_passage_that_supports_it(local_judge: Any) -> None:
+    right = one(local_judge, "Staff get 12 days of SL per year.", SICK_LEAVE)
+    assert right.verdict == "supported", right.reason
+    assert "context 1" in right.reason
+    wrong = one(local_judge, "Staff get 20 days of SL per year.", SICK_LEAVE)
+    assert wrong.verdict == "unsupported"
+    assert wrong.reason.startswith("claims 20 days")
+
+
+def test_a_date_that_another_context_contradicts_is_caught(local_judge: Any) -> None:
+    wrong = one(local_judge, "The treaty was signed in Geneva in 1995.", TREATY)
+    assert wrong.verdict == "unsupported"
+    assert "claims 1995; the context says 1994" in wrong.reason
+    assert one(local_judge, "The treaty was signed in Geneva in 1994.", TREATY).verdict == (
+        "supported"
+    )
+
+
+def test_a_one_claim_paraphrase_is_supported(local_judge: Any) -> None:
+    right = one(local_judge, "Canberra is the capital of Australia.", [AUSTRALIA])
+    assert right.verdict == "supported", right.reason
+    wrong = one(local_judge, "Melbourne is the capital of Australia.", [AUSTRALIA])
+    assert wrong.verdict == "unsupported"
+    assert "Melbourne" in wrong.reason and "Canberra" in wrong.reason
+
+
+def test_a_bare_yes_is_checked_as_the_question_it_answers(local_judge: Any) -> None:
+    question = "Is the store open on Sundays?"
+    closed = ["The store is closed on Sundays."]
+    wrong = one(local_judge, "Yes.", closed, question)
+    assert wrong.statement == "The store is open on Sundays."
+    assert wrong.verdict == "unsupported"
+    assert "\u201copen\u201d" in wrong.reason and "\u201cclosed\u201d" in wrong.reason
+    assert one(local_judge, "No.", closed, question).verdict == "supported"
+    opened = ["The store is open on Sundays from 10am to 4pm."]
+    assert one(local_judge, "Yes.", opened, question).verdict == "supported"
+
+
+def test_a_bare_yes_without_a_question_states_nothing(local_judge: Any) -> None:
+    inputs = StatementsInput(question="", answer="Yes.", contexts=["The store is closed."])
+    assert ask(local_judge, StatementSupport(), inputs).statements == []
+
+
+def test_only_a_contradiction_is_unsupported_a_claim_not_mentioned_is_ambiguous(
+    local_judge: Any,
+) -> None:
+    unmentioned = one(
+        local_judge, "The store sells garden furniture.", ["The store is closed on Sundays."]
+    )
+    assert unmentioned.verdict == "ambiguous"
+    assert "not mentioned" in unmentioned.reason
+    contradicted = one(
+        local_judge, "The store is open on Sundays.", ["The store is closed on Sundays."]
+    )
+    assert contradicted.verdict == "unsupported"
