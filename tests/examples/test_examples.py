@@ -106,3 +106,8 @@ def test_the_demo_runs_offline_with_the_local_judge_and_its_report_shows_everyth
     assert "AES-256, which the contexts do not mention" not in markdown
     security = next(c for c in report["cases"] if c["id"] == "tc_006")
     assert security["metrics"]["faithfulness"]["score"] > 0
+    # "Is my data encrypted?" answered "Yes. ... at rest with AES-256 and in transit with TLS
+    # 1.3.": the yes is supported, only the unsupported TLS claim is not.
+    encrypted = next(c for c in report["cases"] if c["id"] == "tc_008")
+    verdicts = [e["verdict"] for e in encrypted["metrics"]["faithfulness"]["evidence"]]
+    assert verdicts == ["supported", "ambiguous"], encrypted["metrics"]["faithfulness"]

@@ -123,6 +123,18 @@ def test_a_bare_yes_is_checked_as_the_question_it_answers(local_judge: Any) -> N
     assert one(local_judge, "Yes.", opened, question).verdict == "supported"
 
 
+def test_a_yes_that_restates_the_question_is_not_a_reordering(local_judge: Any) -> None:
+    # The demo's "Is my data encrypted?" answered "Yes. ...": read with its question, the
+    # statement repeats the question's words, which is no reordering of the evidence.
+    question = "Is my data encrypted?"
+    security = ["Customer data is encrypted at rest with AES-256. Passwords are never sent."]
+    yes = one(local_judge, "Yes.", security, question)
+    assert yes.statement == "My data is encrypted."
+    assert yes.verdict == "supported", yes.reason
+    plaintext = ["Customer data is stored in plain text."]
+    assert one(local_judge, "Yes.", plaintext, question).verdict != "supported"
+
+
 def test_a_bare_yes_without_a_question_states_nothing(local_judge: Any) -> None:
     inputs = StatementsInput(question="", answer="Yes.", contexts=["The store is closed."])
     assert ask(local_judge, StatementSupport(), inputs).statements == []

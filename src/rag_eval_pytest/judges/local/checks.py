@@ -233,11 +233,13 @@ def opposite_terms(claim: str, evidence: str) -> list[tuple[str, str]]:
 
 
 def _sequence(text: str) -> list[str]:
-    """The content words of ``text`` in order (stemmed, places for demonyms)."""
+    """The content words of ``text`` in order of first use (stemmed, places for demonyms). A
+    word said again adds no order: a short answer read with its question ("Is my data
+    encrypted? My data is encrypted.") is not a reordering of its evidence."""
     words: list[str] = []
     for t in tokens(text):
         found = content_words(t)
-        words.extend(_SAME.get(w, w) for w in sorted(found))
+        words.extend(w for w in (_SAME.get(w, w) for w in sorted(found)) if w not in words)
     return words
 
 
