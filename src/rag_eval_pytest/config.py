@@ -3,7 +3,9 @@
 Precedence, highest first: command line (``--rag-*``), pytest ini (``rag_*``), the config file
 (``--rag-config``, else ``eval-config.yaml``/``.yml`` at the rootdir, else ``[tool.rag_eval]``
 in ``pyproject.toml``), built-in defaults. ``${VAR}`` and ``${VAR:-default}`` in config-file
-strings are replaced from the environment; ``$${`` is a literal ``${``. Unknown keys are an
+strings are replaced from the environment (a default may hold references:
+``${A:-${B:-x}}``); ``$${`` is a literal ``${``, any other ``${`` that is not a whole
+reference is an error, as is a key given twice in a YAML file. Unknown keys are an
 error that names the key. Pytest-free: the plugin gathers the raw values and calls
 :func:`resolve_settings`.
 """
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from .duplicate_keys import DuplicateKeyError, unique_keys_yaml_loader
 from .errors import ConfigError
 from .judges.settings import JudgeSettings
 from .options import METRIC_NAMES
@@ -38,7 +41,8 @@ ExitCode = Annotated[int, Field(ge=1, le=255)]
 CONFIG_FILE_NAMES = ("eval-config.yaml", "eval-config.yml")
 _TOO_DEEP = "nested too deeply to be a configuration"
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|AUTH|CREDENTIAL|COOKIE", re.IGNORECASE)
-_ENV_REF = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_REFERENCE_HELP = "write ${NAME} or ${NAME:-default}, and $${ for a literal ${"
 
 
 class _Section(BaseModel):
@@ -347,9 +351,11 @@ def _load_yaml(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ConfigError(f"Invalid configuration {path}: not UTF-8 text") from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=unique_keys_yaml_loader())  # a SafeLoader
     except RecursionError:
         raise ConfigError(f"Invalid configuration {path}: {_TOO_DEEP}") from None
+    except DuplicateKeyError as exc:
+        raise ConfigError(f"Invalid configuration {path}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -430,23 +436,67 @@ def interpolate(
     if not isinstance(data, str):
         return data
 
-    def replace(match: re.Match[str]) -> str:
-        if match.group(0) == "$${":
-            return "${"
-        name, default = match.group(1), match.group(2)
-        value = env.get(name)
-        if value is None:
-            if default is None:
-                raise ConfigError(
-                    f"Invalid configuration {label}: key {path!r}: environment variable "
-                    f"{name} is not set (write ${{{name}:-default}} to give a default)"
-                )
-            value = default
-        elif _SECRET_NAME.search(name) and value:
-            secrets.add(value)
+    return _Expansion(data, env, label, secrets, path).run()
+
+
+class _Expansion:
+    """The references of one config string, read left to right; a default is read to its
+    closing brace, references in it included, and looked up only when it is used."""
+
+    def __init__(
+        self, text: str, env: Mapping[str, str], label: str, secrets: set[str], path: str
+    ) -> None:
+        self.text, self.env, self.label, self.secrets, self.path = text, env, label, secrets, path
+
+    def fail(self, problem: str) -> ConfigError:
+        return ConfigError(f"Invalid configuration {self.label}: key {self.path!r}: {problem}")
+
+    def run(self) -> str:
+        value, _ = self.expand(0, nested=False, live=True)
         return value
 
-    return _ENV_REF.sub(replace, data)
+    def expand(self, i: int, *, nested: bool, live: bool) -> tuple[str, int]:
+        """The text from ``i`` with its references replaced, and where it ends: at the end of
+        the string, or (``nested``, a default) at the brace that closes the reference."""
+        text, out = self.text, []
+        while i < len(text):
+            if text.startswith("$${", i):
+                out.append("${")
+                i += 3
+            elif text.startswith("${", i):
+                value, i = self.reference(i, live=live)
+                out.append(value)
+            elif nested and text[i] == "}":
+                return "".join(out), i
+            else:
+                out.append(text[i])
+                i += 1
+        if nested:
+            raise self.fail(f"a '${{' is never closed by '}}' ({_REFERENCE_HELP})")
+        return "".join(out), i
+
+    def reference(self, start: int, *, live: bool) -> tuple[str, int]:
+        """The value of the reference at ``start`` and the index after its closing brace."""
+        match = _ENV_NAME.match(self.text, start + 2)
+        if match is None:
+            raise self.fail(f"a '${{' is not followed by a variable name ({_REFERENCE_HELP})")
+        name, i = match.group(), match.end()
+        value = self.env.get(name) if live else ""
+        default: str | None = None
+        if self.text.startswith(":-", i):
+            default, i = self.expand(i + 2, nested=True, live=live and value is None)
+        if i >= len(self.text) or self.text[i] != "}":
+            raise self.fail(f"the reference to {name} is not closed by '}}' ({_REFERENCE_HELP})")
+        if value is None:
+            if default is None:
+                raise self.fail(
+                    f"environment variable {name} is not set "
+                    f"(write ${{{name}:-default}} to give a default)"
+                )
+            value = default
+        elif live and _SECRET_NAME.search(name) and value:
+            self.secrets.add(value)
+        return value, i + 1
 
 
 # --------------------------------------------------------------------------- resolution

@@ -16,11 +16,13 @@ import hashlib
 import json
 import re
 import reprlib
+import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .duplicate_keys import DuplicateKeyError, unique_keys, unique_keys_yaml_loader
 from .errors import DatasetError
 from .response import Context
 
@@ -63,7 +65,7 @@ class Case(BaseModel):
     question: str
     ground_truth: str
     expected_contexts: list[str] | None = None
-    critical: bool = False
+    critical: bool = Field(default=False, strict=True)  # "yes" or 1 is a mistake, not True
     tags: list[str] = Field(default_factory=list)
     answer: str | None = None
     contexts: list[Context] | None = None
@@ -71,9 +73,10 @@ class Case(BaseModel):
 
     @field_validator("id", mode="before")
     @classmethod
-    def _id_as_text(cls, value: object) -> object:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return str(value)
+    def _id_is_text(cls, value: object) -> object:
+        # An integer id is refused rather than turned into text: YAML reads `id: 007` as 7.
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            raise ValueError(f"must be text, found the number {value!r}; quote it")
         return value
 
     @field_validator("id")
@@ -81,7 +84,9 @@ class Case(BaseModel):
     def _id_is_usable(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        value = value.strip()
+        # One spelling per id: "é" typed as one character or as "e" and an accent is the same
+        # id in the reports, so it must be the same id here.
+        value = unicodedata.normalize("NFC", value.strip())
         if not value:
             raise ValueError("must not be empty")
         if any(ch in value for ch in "\n\r\t") or not value.isprintable():
@@ -173,7 +178,9 @@ def _read_text(path: Path) -> str:
 
 def _parse_json(path: Path, text: str) -> object:
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=unique_keys)
+    except DuplicateKeyError as exc:
+        raise DatasetError(f"Dataset {path}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise DatasetError(
             f"Dataset {path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
@@ -186,9 +193,11 @@ def _parse_yaml(path: Path, text: str) -> object:
     import yaml
 
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=unique_keys_yaml_loader())  # a SafeLoader
     except RecursionError:
         raise DatasetError(f"Dataset {path}: {_TOO_DEEP}") from None
+    except DuplicateKeyError as exc:
+        raise DatasetError(f"Dataset {path}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -198,11 +207,15 @@ def _parse_yaml(path: Path, text: str) -> object:
 
 def _parse_jsonl(path: Path, text: str) -> list[tuple[str, object]]:
     rows: list[tuple[str, object]] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" only: str.splitlines() would also split at U+2028 and the other
+    # separators that a JSON string may hold unescaped.
+    for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            rows.append((f"line {lineno}", json.loads(line)))
+            rows.append((f"line {lineno}", json.loads(line, object_pairs_hook=unique_keys)))
+        except DuplicateKeyError as exc:
+            raise DatasetError(f"Dataset {path}: line {lineno}: {exc}") from None
         except json.JSONDecodeError as exc:
             raise DatasetError(
                 f"Dataset {path}: line {lineno} is not valid JSON (column {exc.colno}: {exc.msg})"
@@ -270,7 +283,8 @@ def _describe(error: Any) -> str:
     if error["type"] == "missing":
         return f"field {loc!r} is required"
     if error["type"] == "extra_forbidden":
-        return f"unknown field {loc!r} (allowed: {', '.join(Case.model_fields)})"
+        model = Context if error["loc"][0] == "contexts" else Case
+        return f"unknown field {loc!r} (allowed: {', '.join(model.model_fields)})"
     where = f"field {loc!r}" if loc else "the case"
     got = f" (got {_excerpt(error['input'])})" if error["type"].endswith("_type") else ""
     return f"{where}: {msg}{got}"
@@ -293,7 +307,7 @@ def _validate_cases(path: Path, rows: list[tuple[str, object]]) -> list[Case]:
             problems.extend(f"{label}: {_describe(err)}" for err in exc.errors())
             continue
         cases.append(case)
-        if case.id is not None:
+        if case.id is not None:  # normalised: ids that differ only in Unicode form are equal
             if case.id in first_use:
                 problems.append(
                     f"case {case.id!r} ({where}): duplicate id (also used at {first_use[case.id]})"
@@ -382,6 +396,11 @@ def load_dataset(path: Path, *, now: dt.datetime | None = None) -> Dataset:
             f"Dataset {path}: unknown file type {suffix or '(none)'!r} "
             "(use .json, .jsonl, .yaml or .yml)"
         )
+    if metadata_raw is not None and not isinstance(metadata_raw, dict):
+        raise DatasetError(
+            f"Dataset {path}: field 'metadata' must be an object, "
+            f"found {type(metadata_raw).__name__}"
+        )
     try:
         metadata = DatasetMetadata.model_validate(metadata_raw or {})
     except ValidationError as exc:
@@ -433,10 +452,15 @@ def load_datasets(
             assert case.id is not None
             key = case.id if owners[case.id] == 1 else f"{stem}/{case.id}"
             loaded.append(LoadedCase(key=key, index=len(loaded), case=case, dataset=ds.path))
-    keys = [c.key for c in loaded]
-    if len(set(keys)) != len(keys):
-        dup = next(k for k in keys if keys.count(k) > 1)
-        raise DatasetError(f"Datasets share the case id {dup!r} and the same file name; rename one")
+    first_path: dict[str, Path] = {}
+    for item in loaded:
+        other = first_path.setdefault(item.key, item.dataset)
+        if other != item.dataset:
+            raise DatasetError(
+                f"Datasets {other} and {item.dataset} both have a case {item.case.id!r}, and "
+                f"their file names qualify it the same way ({item.key!r}); rename one of "
+                "the files or one of the cases"
+            )
     selected = select_by_tags(loaded, tags)
     if tags and not selected:  # a run that checks nothing must not pass
         known = sorted({t for c in loaded for t in c.case.tags})

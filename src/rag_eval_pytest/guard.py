@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 import pytest
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Generator
 
 F = TypeVar("F", bound="Callable[..., Any]")
 
@@ -141,3 +141,30 @@ def _find(kind: type[T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T | N
             if isinstance(candidate, kind):
                 return candidate
     return None
+
+
+class SingleExitMessage:
+    """Show a fatal message once.
+
+    pytest prints a ``pytest.exit`` raised before the session has started (a bad dataset or
+    config found in ``pytest_configure``) twice: as ``Exit: <message>`` on stderr, then again
+    as ``! _pytest.outcomes.Exit: <message> !`` when its terminal reporter closes. Registered by
+    the plugin, this drops the second; an exit once the session runs is printed once already.
+    """
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.started = False
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_sessionstart(self) -> Generator[None, None, None]:
+        yield
+        self.started = True
+
+    @pytest.hookimpl(trylast=True)  # after the terminal reporter has kept the exit
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        if self.started or not isinstance(excinfo.value, pytest.exit.Exception):
+            return
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None and hasattr(reporter, "_keyboardinterrupt_memo"):
+            reporter._keyboardinterrupt_memo = None

@@ -63,7 +63,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if not paths:
         return
     from .bootstrap import build_session, fatal_exit_code
+    from .guard import SingleExitMessage
 
+    config.pluginmanager.register(SingleExitMessage(config), "rag_eval_single_exit_message")
     error: RagEvalError | None = None
     try:
         session = build_session(config, paths)

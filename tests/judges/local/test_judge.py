@@ -79,6 +79,20 @@ def test_a_claim_from_outside_the_contexts_is_not_mentioned(local_judge: Any) ->
     assert "Coinbase" in result[1].reason and "not mentioned" in result[1].reason
 
 
+def test_an_answer_about_something_else_is_not_supported_by_an_unrelated_context(
+    local_judge: Any,
+) -> None:
+    # No word in common and a similarity near 0: the support model alone scored it 0.72.
+    [verdict] = verdicts(
+        local_judge,
+        "Banana.",
+        ["Orders are delivered within 3 to 5 business days."],
+        "How do I get a refund?",
+    )
+    assert verdict.verdict == "ambiguous"
+    assert "not mentioned in the contexts" in verdict.reason
+
+
 def test_a_wrong_name_in_a_short_answer_is_unsupported(local_judge: Any) -> None:
     context = "The Eiffel Tower was designed by the engineering company of Gustave Eiffel."
     question = "Whose company designed the Eiffel Tower?"

@@ -41,6 +41,10 @@ SHORT_CLAIM_WORDS = 6
 WINDOW_SENTENCES = 3
 RESTATED_SIMILARITY = 0.6  # see judge_claim
 RESTATED_WORDS = 6
+# A claim none of whose content words any context holds, and that is this far from every
+# passage in meaning, is about something else ("Banana." against a delivery policy): the
+# logistic model, fitted on answers that are at least on topic, must not call it supported.
+UNRELATED_SIMILARITY = 0.3
 CANDIDATES = 5  # passages tried when the closest one conflicts with the claim
 CANDIDATE_MARGIN = 0.25  # how much lower than the closest one's their ranking may be
 
@@ -274,6 +278,8 @@ def judge_claim(
         and 2 <= len(content_words(claim)) <= RESTATED_WORDS
         and similarity >= RESTATED_SIMILARITY
     )
+    if features[2] == 0.0 and similarity < UNRELATED_SIMILARITY:
+        p = min(p, calibration.ambiguous / 2)
     if p >= calibration.support or restated:
         verdict: Verdict = "supported"
         reason = f"supported by {where} ({measured}, score {p:.2f}): {_short(shown)}"
