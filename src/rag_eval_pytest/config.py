@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from . import bigints
 from .errors import ConfigError
 from .judges.settings import JudgeSettings
 from .options import METRIC_NAMES
@@ -337,6 +338,8 @@ def _load_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"Invalid configuration {path}: {exc}") from None
     except RecursionError:
         raise ConfigError(f"Invalid configuration {path}: {_TOO_DEEP}") from None
+    except ValueError as exc:  # an integer too long for Python to read
+        raise ConfigError(f"Invalid configuration {path}: {exc}") from None
 
 
 def _load_yaml(path: Path) -> dict[str, Any]:
@@ -347,7 +350,13 @@ def _load_yaml(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ConfigError(f"Invalid configuration {path}: not UTF-8 text") from None
     try:
-        data = yaml.safe_load(text)
+        if bigints.may_hold_one(text):
+            data = yaml.load(text, Loader=bigints.yaml_loader())
+            problem = bigints.find(data)
+            if problem is not None:
+                raise ConfigError(f"Invalid configuration {path}: {problem}")
+        else:
+            data = yaml.safe_load(text)
     except RecursionError:
         raise ConfigError(f"Invalid configuration {path}: {_TOO_DEEP}") from None
     except yaml.YAMLError as exc:

@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from . import bigints
 from .errors import DatasetError
 from .response import Context
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
     from pathlib import Path
 
 STALE_AFTER_DAYS = 30
@@ -172,6 +173,8 @@ def _read_text(path: Path) -> str:
 
 
 def _parse_json(path: Path, text: str) -> object:
+    if bigints.may_hold_one(text):
+        return _without_huge_integers(path, bigints.json_loads, text)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -182,10 +185,26 @@ def _parse_json(path: Path, text: str) -> object:
         raise DatasetError(f"Dataset {path}: {_TOO_DEEP}") from None
 
 
+def _without_huge_integers(
+    path: Path, parse: Callable[[str], object], text: str, line: int | None = None
+) -> object:
+    """Parse ``text`` keeping integers too long to read as placeholders, and refuse them by
+    field (Python would raise deep in the parser, with no file or field)."""
+    document = parse(text)
+    problem = bigints.find(document, line)
+    if problem is not None:
+        raise DatasetError(f"Dataset {path}: {problem}")
+    return document
+
+
 def _parse_yaml(path: Path, text: str) -> object:
     import yaml
 
     try:
+        if bigints.may_hold_one(text):
+            return _without_huge_integers(
+                path, lambda t: yaml.load(t, Loader=bigints.yaml_loader()), text
+            )
         return yaml.safe_load(text)
     except RecursionError:
         raise DatasetError(f"Dataset {path}: {_TOO_DEEP}") from None
@@ -202,7 +221,11 @@ def _parse_jsonl(path: Path, text: str) -> list[tuple[str, object]]:
         if not line.strip():
             continue
         try:
-            rows.append((f"line {lineno}", json.loads(line)))
+            if bigints.may_hold_one(line):
+                row = _without_huge_integers(path, bigints.json_loads, line, line=lineno)
+            else:
+                row = json.loads(line)
+            rows.append((f"line {lineno}", row))
         except json.JSONDecodeError as exc:
             raise DatasetError(
                 f"Dataset {path}: line {lineno} is not valid JSON (column {exc.colno}: {exc.msg})"

@@ -71,3 +71,59 @@ def test_contexts_in_a_shape_the_adapter_does_not_document_are_refused(
     for reported in read_report(pytester)["cases"]:
         assert reported["status"] == "error"
         assert "not dict" in reported["error"]
+
+
+HUGE = "9" * 5000
+QUESTION = '"question": "Refund?", "ground_truth": "30 days"'
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        (
+            "set.json",
+            '{"test_cases": [{"id": "a", %s, "metadata": {"n": %s}}]}' % (QUESTION, HUGE),
+            "field 'test_cases[0].metadata.n'",
+        ),
+        (
+            "set.jsonl",
+            '{"id": "a", %s}\n{"id": "b", %s, "metadata": {"n": -%s}}\n'
+            % (QUESTION, QUESTION, HUGE),
+            "field 'metadata.n' (line 2)",
+        ),
+        (
+            "set.yaml",
+            "test_cases:\n  - id: a\n    question: Refund?\n    ground_truth: 30 days\n"
+            "    metadata:\n      n: %s\n" % HUGE,
+            "field 'test_cases[0].metadata.n' (line 6)",
+        ),
+    ],
+    ids=["json", "jsonl", "yaml"],
+)
+def test_an_integer_too_long_to_read_in_a_dataset_is_one_message(
+    pytester: pytest.Pytester, name: str, content: str, message: str
+) -> None:
+    (pytester.path / name).write_text(content, encoding="utf-8")
+    pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
+    result = pytester.runpytest_subprocess(f"--rag-dataset={name}")
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == 3, output
+    assert f"{name}: {message}: an integer of 5000 digits is longer than can be read" in output
+    assert "INTERNALERROR" not in output and "Traceback" not in output
+    assert HUGE[:100] not in output
+
+
+def test_an_integer_too_long_to_read_in_the_config_is_one_message(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset()
+    pytester.makefile(".yaml", **{"eval-config": f"thresholds:\n  composite: {HUGE}\n"})
+    pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
+    result = pytester.runpytest_subprocess("--rag-dataset=dataset.json")
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == 3, output
+    assert (
+        "eval-config.yaml: field 'thresholds.composite' (line 2): an integer of 5000 digits"
+        in output
+    )
+    assert "INTERNALERROR" not in output and "Traceback" not in output
