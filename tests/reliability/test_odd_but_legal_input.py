@@ -82,19 +82,18 @@ QUESTION = '"question": "Refund?", "ground_truth": "30 days"'
     [
         (
             "set.json",
-            '{"test_cases": [{"id": "a", %s, "metadata": {"n": %s}}]}' % (QUESTION, HUGE),
+            f'{{"test_cases": [{{"id": "a", {QUESTION}, "metadata": {{"n": {HUGE}}}}}]}}',
             "field 'test_cases[0].metadata.n'",
         ),
         (
             "set.jsonl",
-            '{"id": "a", %s}\n{"id": "b", %s, "metadata": {"n": -%s}}\n'
-            % (QUESTION, QUESTION, HUGE),
+            f'{{"id": "a", {QUESTION}}}\n{{"id": "b", {QUESTION}, "metadata": {{"n": -{HUGE}}}}}\n',
             "field 'metadata.n' (line 2)",
         ),
         (
             "set.yaml",
             "test_cases:\n  - id: a\n    question: Refund?\n    ground_truth: 30 days\n"
-            "    metadata:\n      n: %s\n" % HUGE,
+            f"    metadata:\n      n: {HUGE}\n",
             "field 'test_cases[0].metadata.n' (line 6)",
         ),
     ],
