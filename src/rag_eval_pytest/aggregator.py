@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .atomic import write_atomic
-from .collector import RunCollector
+from .collector import CRASHED, RunCollector, crashed_case_payload
 from .exit_codes import ExitDecision, decide_exit_code
 from .reporting.document import RunMeta, build_document, now_iso
 from .reporting.files import (
@@ -69,6 +69,10 @@ class Aggregator:
         if report.get("when") == "call" or report.get("outcome") != "passed":
             self.ran_tests = True
         payload = report.get("payload")
+        if payload is None and report.get("when") == CRASHED:
+            payload = report["payload"] = crashed_case_payload(
+                report["nodeid"], self.datasets.by_key(), report.get("message")
+            )
         if payload is not None and self.adapter_label is None and payload.get("adapter"):
             self.adapter_label = payload["adapter"]
         if payload is not None and self.judge_label is None and payload.get("judge"):

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from .dataset import LoadedCase
     from .payload import CasePayload
 
 Outcome = Literal["passed", "failed", "error", "skipped"]
@@ -131,9 +132,48 @@ def _map_outcome(when: str, outcome: str) -> Outcome | None:
         return "skipped" if outcome == "skipped" else None
     if when == "teardown" and outcome == "failed":
         return "error"
-    if when == "???":  # xdist's report for a test whose worker crashed
+    if when == CRASHED:
         return "error"
     return None
+
+
+CRASHED = "???"
+"""The phase of xdist's report for a test whose worker process died while running it."""
+
+
+def crashed_case_payload(
+    nodeid: str, cases: dict[str, LoadedCase], message: str | None
+) -> CasePayload | None:
+    """The payload of the case a crashed test ran, found from its node id (xdist's report of
+    a dead worker carries none): the case is an error with the crash as its reason."""
+    loaded = _case_of_nodeid(nodeid, cases)
+    if loaded is None:
+        return None
+    from .case import CaseRecorder
+
+    recorder = CaseRecorder(loaded)
+    recorder.error = f"the test process crashed: {message or 'its worker died'}"
+    return recorder.payload()
+
+
+def _case_of_nodeid(nodeid: str, cases: dict[str, LoadedCase]) -> LoadedCase | None:
+    """The case of a ``test_x.py::test_y[<key>]`` test (its parametrization id, possibly
+    joined with other parameters' ids by ``-``) or of a zero-code ``data.json::<key>`` item."""
+    name = nodeid.rsplit("::", 1)[-1]
+    label = name[name.index("[") + 1 : -1] if name.endswith("]") and "[" in name else name
+    best: LoadedCase | None = None
+    for key, loaded in cases.items():
+        # pytest shows non-ASCII ids escaped
+        for shown in {key, key.encode("unicode_escape").decode("ascii")}:
+            matches = (
+                label == shown
+                or label.startswith(f"{shown}-")
+                or label.endswith(f"-{shown}")
+                or f"-{shown}-" in label
+            )
+            if matches and (best is None or len(key) > len(best.key)):
+                best = loaded
+    return best
 
 
 def _copy_payload(payload: CasePayload) -> CasePayload:

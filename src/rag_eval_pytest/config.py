@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from . import bigints
 from .duplicate_keys import DuplicateKeyError, unique_keys_yaml_loader
 from .errors import ConfigError
 from .judges.settings import JudgeSettings
@@ -341,6 +342,8 @@ def _load_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"Invalid configuration {path}: {exc}") from None
     except RecursionError:
         raise ConfigError(f"Invalid configuration {path}: {_TOO_DEEP}") from None
+    except ValueError as exc:  # an integer too long for Python to read
+        raise ConfigError(f"Invalid configuration {path}: {exc}") from None
 
 
 def _load_yaml(path: Path) -> dict[str, Any]:
@@ -351,7 +354,13 @@ def _load_yaml(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ConfigError(f"Invalid configuration {path}: not UTF-8 text") from None
     try:
-        data = yaml.load(text, Loader=unique_keys_yaml_loader())  # a SafeLoader
+        if bigints.may_hold_one(text):
+            data = yaml.load(text, Loader=bigints.yaml_loader())
+            problem = bigints.find(data)
+            if problem is not None:
+                raise ConfigError(f"Invalid configuration {path}: {problem}")
+        else:
+            data = yaml.load(text, Loader=unique_keys_yaml_loader())  # a SafeLoader
     except RecursionError:
         raise ConfigError(f"Invalid configuration {path}: {_TOO_DEEP}") from None
     except DuplicateKeyError as exc:

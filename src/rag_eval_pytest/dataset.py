@@ -22,12 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from . import bigints
 from .duplicate_keys import DuplicateKeyError, unique_keys, unique_keys_yaml_loader
 from .errors import DatasetError
 from .response import Context
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
     from pathlib import Path
 
 STALE_AFTER_DAYS = 30
@@ -178,6 +179,8 @@ def _read_text(path: Path) -> str:
 
 def _parse_json(path: Path, text: str) -> object:
     try:
+        if bigints.may_hold_one(text):
+            return _without_huge_integers(path, bigints.json_loads, text)
         return json.loads(text, object_pairs_hook=unique_keys)
     except DuplicateKeyError as exc:
         raise DatasetError(f"Dataset {path}: {exc}") from None
@@ -189,10 +192,26 @@ def _parse_json(path: Path, text: str) -> object:
         raise DatasetError(f"Dataset {path}: {_TOO_DEEP}") from None
 
 
+def _without_huge_integers(
+    path: Path, parse: Callable[[str], object], text: str, line: int | None = None
+) -> object:
+    """Parse ``text`` keeping integers too long to read as placeholders, and refuse them by
+    field (Python would raise deep in the parser, with no file or field)."""
+    document = parse(text)
+    problem = bigints.find(document, line)
+    if problem is not None:
+        raise DatasetError(f"Dataset {path}: {problem}")
+    return document
+
+
 def _parse_yaml(path: Path, text: str) -> object:
     import yaml
 
     try:
+        if bigints.may_hold_one(text):
+            return _without_huge_integers(
+                path, lambda t: yaml.load(t, Loader=bigints.yaml_loader()), text
+            )
         return yaml.load(text, Loader=unique_keys_yaml_loader())  # a SafeLoader
     except RecursionError:
         raise DatasetError(f"Dataset {path}: {_TOO_DEEP}") from None
@@ -213,7 +232,11 @@ def _parse_jsonl(path: Path, text: str) -> list[tuple[str, object]]:
         if not line.strip():
             continue
         try:
-            rows.append((f"line {lineno}", json.loads(line, object_pairs_hook=unique_keys)))
+            if bigints.may_hold_one(line):
+                row = _without_huge_integers(path, bigints.json_loads, line, line=lineno)
+            else:
+                row = json.loads(line, object_pairs_hook=unique_keys)
+            rows.append((f"line {lineno}", row))
         except DuplicateKeyError as exc:
             raise DatasetError(f"Dataset {path}: line {lineno}: {exc}") from None
         except json.JSONDecodeError as exc:

@@ -49,7 +49,76 @@ def load_report(path: Path) -> dict[str, Any]:
         raise MergeError(f"{path}: not a JSON report ({exc})") from None
     if not isinstance(doc, dict) or doc.get("schema_version") != SCHEMA_VERSION:
         raise MergeError(f"{path}: not an eval_report.json of schema version {SCHEMA_VERSION}")
+    problem = _missing_part(doc)
+    if problem is not None:
+        raise MergeError(f"{path}: not a complete eval_report.json: {problem}")
     return doc
+
+
+# What a merge reads of each report: (dotted path, the type it must have, or None for any).
+_OBJECT, _LIST = (dict, "an object"), (list, "a list")
+_REPORT_PARTS: dict[str, tuple[type, str] | None] = {
+    "run": _OBJECT,
+    "summary": _OBJECT,
+    "cases": _LIST,
+    "warnings": _LIST,
+    "summary.metrics": _OBJECT,
+    "summary.composite": _OBJECT,
+    "summary.composite.threshold": None,
+    "summary.latency": _OBJECT,
+    "summary.latency.slow_threshold_s": None,
+    "summary.critical": _OBJECT,
+    "run.datasets": _LIST,
+    "run.tags_filter": _LIST,
+    **dict.fromkeys(
+        (
+            *("run.started_at", "run.duration_s", "run.pytest_exit", "run.partial"),
+            *("run.selected_cases", "run.adapter", "run.judge", "run.git_commit"),
+        )
+    ),
+}
+_CASE_PARTS: dict[str, tuple[type, str] | None] = {
+    "tests": _LIST,
+    "metrics": _OBJECT,
+    "tags": _LIST,
+    "sources": _LIST,
+    **dict.fromkeys(
+        (
+            *("key", "id", "dataset", "question", "ground_truth", "critical"),
+            *("expected_contexts", "recorded", "answer", "contexts", "latency_s", "error"),
+        )
+    ),
+}
+
+
+def _missing_part(doc: dict[str, Any]) -> str | None:
+    """What the report lacks of what a merge reads, or ``None``: a report cut short or
+    edited by hand is refused by name instead of failing halfway through the merge."""
+    problem = _check_parts(doc, _REPORT_PARTS, "")
+    if problem is not None:
+        return problem
+    for index, case in enumerate(doc["cases"]):
+        if not isinstance(case, dict):
+            return f"'cases[{index}]' is not an object"
+        problem = _check_parts(case, _CASE_PARTS, f"cases[{index}].")
+        if problem is not None:
+            return problem
+    return None
+
+
+def _check_parts(
+    doc: dict[str, Any], parts: dict[str, tuple[type, str] | None], prefix: str
+) -> str | None:
+    for dotted, expected in parts.items():
+        parent, _, name = dotted.rpartition(".")
+        container: Any = doc
+        for step in filter(None, parent.split(".")):
+            container = container[step]
+        if name not in container:
+            return f"it has no {prefix + dotted!r}"
+        if expected is not None and not isinstance(container[name], expected[0]):
+            return f"{prefix + dotted!r} is not {expected[1]}"
+    return None
 
 
 def _record(case: dict[str, Any]) -> CaseRecord:

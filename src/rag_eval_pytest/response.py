@@ -6,7 +6,7 @@ means "unknown" (context metrics are skipped with a warning); ``[]`` means "retr
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -67,11 +67,17 @@ class RAGResponse(BaseModel):
     @field_validator("contexts", mode="before")
     @classmethod
     def _coerce_contexts(cls, value: object) -> object:
-        if value is None or isinstance(value, (str, bytes)):
+        if value is None:
             return value
-        if isinstance(value, Sequence) or hasattr(value, "__iter__"):
+        # A list (or tuple, or a generator) of contexts. Anything else that can be iterated
+        # would be taken apart silently: a dict into its keys, a string into its letters.
+        if isinstance(value, (Sequence, Iterator)) and not isinstance(value, (str, bytes)):
             return [Context.coerce(item) for item in value]
-        return value
+        hint = " (one context? put it in a list)" if isinstance(value, (str, Mapping)) else ""
+        raise ValueError(
+            "contexts must be a list of contexts (strings, {'text': ..., 'source': ...} "
+            f"mappings or documents), not {type(value).__name__}{hint}"
+        )
 
     @property
     def retrieved_sources(self) -> list[str]:

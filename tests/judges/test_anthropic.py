@@ -18,6 +18,7 @@ from rag_eval_pytest.judges.questions import (
 from tests.judges.conftest import RecordingSleep
 from tests.servers.fake_llm import (
     FakeLLMServer,
+    Step,
     anthropic_error,
     anthropic_text,
     anthropic_tool,
@@ -99,6 +100,27 @@ def test_refusal(fake_llm: FakeLLMServer, retry: RetryPolicy) -> None:
     outcome = ask(judge(fake_llm, retry))
     assert not outcome.judged
     assert outcome.reason == "the judge refused: I can't help with evaluating this content."
+    assert fake_llm.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("raw", "content_type"),
+    [
+        (b"", "application/json"),
+        (b"<html><body>Sign in to the proxy</body></html>", "text/html"),
+        (b"<html><body>Sign in to the proxy</body></html>", "application/json"),
+        (b'{"id": "x"}', "application/json"),
+        (b'{"content": "not blocks", "usage": null}', "application/json"),
+        (b"[1, 2]", "application/json"),
+    ],
+)
+def test_a_200_that_is_not_a_messages_response_is_not_judged(
+    fake_llm: FakeLLMServer, retry: RetryPolicy, raw: bytes, content_type: str
+) -> None:
+    fake_llm.push(Step(raw=raw, content_type=content_type))
+    outcome = ask(judge(fake_llm, retry))
+    assert not outcome.judged
+    assert "not a Messages API response" in outcome.reason
     assert fake_llm.count() == 1
 
 

@@ -165,3 +165,34 @@ def test_a_bad_shard_is_fatal(
     result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-shard", bad)
     assert result.ret == 3
     result.stderr.fnmatch_lines([f"Exit: rag-eval: --rag-shard: '{bad}' is not a shard*"])
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda r: r.pop("summary"), "it has no 'summary'"),
+        (lambda r: r["summary"].pop("latency"), "it has no 'summary.latency'"),
+        (lambda r: r.update(cases={"a": 1}), "'cases' is not a list"),
+        (lambda r: r["cases"][0].pop("tests"), "it has no 'cases[0].tests'"),
+        (lambda r: r["run"].pop("datasets"), "it has no 'run.datasets'"),
+    ],
+    ids=["no-summary", "no-latency", "cases-not-a-list", "case-without-tests", "no-datasets"],
+)
+def test_a_report_missing_a_part_is_one_message_naming_the_file_and_the_part(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    rag_app: str,
+    damage: Callable[[dict[str, Any]], object],
+    message: str,
+) -> None:
+    write_dataset(cases())
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
+    report = read_report(pytester)
+    damage(report)
+    (pytester.path / "cut.json").write_text(json.dumps(report))
+    done = merge(pytester.path, "cut.json", "--output-dir", "merged")
+    assert done.returncode == 3
+    assert f"cut.json: not a complete eval_report.json: {message}" in done.stderr
+    assert "Traceback" not in done.stderr and "KeyError" not in done.stderr
+    assert not (pytester.path / "merged").exists()

@@ -209,3 +209,41 @@ def test_the_markdown_report_says_why_a_case_was_not_judged(
     result.assert_outcomes(skipped=1)
     markdown = (pytester.path / "results" / "eval_report.md").read_text(encoding="utf-8")
     assert "the judge refused" in markdown
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Step(raw=b"", content_type="application/json"),
+        Step(raw=b"<html><body>Sign in to continue</body></html>", content_type="text/html"),
+    ],
+    ids=["empty", "html"],
+)
+def test_a_judge_answering_200_with_no_messages_response_is_a_judge_failure(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+    reply: Step,
+) -> None:
+    server = FakeLLMServer().start()
+    server.push(*(reply for _ in range(20)))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-judge-faults-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+    write_dataset(
+        [
+            case(f"c{i}", "Question?", "truth", answer="Answer.", contexts=["c"], critical=True)
+            for i in range(2)
+        ]
+    )
+    try:
+        result = run(pytester)
+    finally:
+        server.stop()
+    assert result.ret == 3  # no case could be judged: fatal, not "a critical case failed"
+    result.stdout.fnmatch_lines(["*not a Messages API response*"])
+    for text in ("*Traceback*", "*AttributeError*", "*JSONDecodeError*", "*INTERNALERROR*"):
+        result.stdout.no_fnmatch_line(text)
+    for reported in read_report(pytester)["cases"]:
+        metric = reported["metrics"]["faithfulness"]
+        assert metric["status"] == "not_judged" and metric["cause"] == "judge"
+        assert "not a Messages API response" in metric["reason"]

@@ -24,6 +24,9 @@ class Step:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    raw: bytes | None = None
+    """Sent as it is instead of ``body`` as JSON (an HTML page, an empty reply)."""
+    content_type: str = "application/json"
 
 
 @dataclass
@@ -145,10 +148,10 @@ class FakeLLMServer:
                 step = server._next(logged)
                 if step.delay:
                     time.sleep(step.delay)
-                payload = json.dumps(step.body).encode()
+                payload = json.dumps(step.body).encode() if step.raw is None else step.raw
                 try:
                     self.send_response(step.status)
-                    self.send_header("content-type", "application/json")
+                    self.send_header("content-type", step.content_type)
                     self.send_header("content-length", str(len(payload)))
                     for key, value in step.headers.items():
                         self.send_header(key, value)

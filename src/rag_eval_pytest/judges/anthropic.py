@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 TOOL_NAME = "record_answer"
+NOT_A_MESSAGE = "the server's reply is not a Messages API response (check the judge's base_url)"
 
 
 class AnthropicJudge(LLMJudge):
@@ -122,32 +123,43 @@ class AnthropicJudge(LLMJudge):
             raise RequestFailed(f"HTTP {status}: {detail}") from None
         except anthropic.AnthropicError as exc:
             raise RequestFailed(f"{type(exc).__name__}: {exc}") from None
-        texts: list[str] = []
-        data: dict[str, Any] | None = None
-        for block in message.content:
-            if block.type == "tool_use" and data is None:
-                data = dict(block.input)
-            elif block.type == "text":
-                texts.append(block.text)
-        text = "\n".join(texts)
-        refusal = (
-            (text or "the model stopped with stop_reason 'refusal'")
-            if (message.stop_reason == "refusal")
-            else None
-        )
-        usage = message.usage
-        return Reply(
-            text=text,
-            data=data,
-            refusal=refusal,
-            input_tokens=int(usage.input_tokens or 0),
-            output_tokens=int(usage.output_tokens or 0),
-        )
+        except ValueError:  # a 200 whose body is not JSON (empty, a proxy's page)
+            raise RequestFailed(NOT_A_MESSAGE) from None
+        try:
+            return _reply(message)
+        except (AttributeError, TypeError, ValueError, KeyError):
+            # The SDK does not validate a 200's body: HTML comes back as a string, another
+            # JSON shape as a message without its fields.
+            raise RequestFailed(NOT_A_MESSAGE) from None
 
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.close()
             self._client = None
+
+
+def _reply(message: Any) -> Reply:
+    texts: list[str] = []
+    data: dict[str, Any] | None = None
+    for block in message.content:
+        if block.type == "tool_use" and data is None:
+            data = dict(block.input)
+        elif block.type == "text":
+            texts.append(str(block.text))
+    text = "\n".join(texts)
+    refusal = (
+        (text or "the model stopped with stop_reason 'refusal'")
+        if (message.stop_reason == "refusal")
+        else None
+    )
+    usage = message.usage
+    return Reply(
+        text=text,
+        data=data,
+        refusal=refusal,
+        input_tokens=int(usage.input_tokens or 0),
+        output_tokens=int(usage.output_tokens or 0),
+    )
 
 
 def _error_detail(body: object) -> str:

@@ -4,6 +4,8 @@
 ``retrieval_recall`` = expected documents found among the retrieved sources / expected.
 A source matches an expected name when they are equal after normalisation (case, slashes,
 ``#fragment``), or when one is a path ending in the other (``docs/policy.md`` vs ``policy.md``).
+Unknown contexts (``None``: the system does not say what it retrieved) are not judged, like
+every other context metric: nothing retrieved is not the same as not saying.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ def source_matches(expected: str, source: str) -> bool:
 class RetrievalPrecision(Metric):
     name = "retrieval_precision"
     default_threshold = 0.5
-    requires: ClassVar[frozenset[Requirement]] = frozenset({"expected_contexts"})
+    requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "expected_contexts"})
     summary = "retrieved contexts from an expected document / retrieved contexts"
 
     async def measure(self, sample: Sample, services: Services) -> Measurement:
@@ -64,7 +66,7 @@ class RetrievalPrecision(Metric):
 class RetrievalRecall(Metric):
     name = "retrieval_recall"
     default_threshold = 0.8
-    requires: ClassVar[frozenset[Requirement]] = frozenset({"expected_contexts"})
+    requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "expected_contexts"})
     summary = "expected documents found among the retrieved sources / expected documents"
 
     async def measure(self, sample: Sample, services: Services) -> Measurement:

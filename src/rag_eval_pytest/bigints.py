@@ -1,0 +1,88 @@
+"""Integers longer than Python reads (``sys.get_int_max_str_digits()``, 4,300 digits by
+default) in a dataset or a configuration: parsed into a placeholder instead of raising deep
+inside the JSON or YAML parser, then reported as one message naming the field."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import sys
+from typing import Any
+
+from .duplicate_keys import unique_keys, unique_keys_yaml_loader
+
+
+class TooLongInteger:
+    """Where an integer Python refused to read stood, and how long it was."""
+
+    def __init__(self, digits: int, line: int | None = None) -> None:
+        self.digits = digits
+        self.line = line
+
+
+def _limit() -> int:
+    return sys.get_int_max_str_digits() or 0
+
+
+def may_hold_one(text: str) -> bool:
+    """Cheap test: only a text with a long enough run of digits needs the slow search."""
+    limit = _limit()
+    return bool(limit) and re.search(rf"\d{{{limit + 1}}}", text) is not None
+
+
+def _parse_int(text: str) -> int | TooLongInteger:
+    try:
+        return int(text)
+    except ValueError:
+        return TooLongInteger(len(text.lstrip("+-")))
+
+
+def json_loads(text: str) -> Any:
+    """``json.loads`` that keeps a too-long integer as a :class:`TooLongInteger` (and
+    refuses a key given twice, as the plain path does)."""
+    return json.loads(text, parse_int=_parse_int, object_pairs_hook=unique_keys)
+
+
+@functools.cache
+def yaml_loader() -> Any:
+    """A safe YAML loader that keeps a too-long integer as a :class:`TooLongInteger` (and
+    refuses a key given twice, as the plain path does)."""
+
+    class Loader(unique_keys_yaml_loader()):  # type: ignore[misc]
+        pass
+
+    def construct_int(loader: Any, node: Any) -> object:
+        try:
+            return loader.construct_yaml_int(node)
+        except ValueError:
+            digits = sum(ch.isdigit() for ch in str(node.value))
+            return TooLongInteger(digits, node.start_mark.line + 1)
+
+    Loader.add_constructor("tag:yaml.org,2002:int", construct_int)
+    return Loader
+
+
+def find(document: object, line: int | None = None) -> str | None:
+    """The message for the first too-long integer in ``document`` (naming its field), or
+    ``None``. Each container is visited once, so a YAML alias bomb costs nothing here."""
+    seen: set[int] = set()
+    stack: list[tuple[str, object]] = [("", document)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, TooLongInteger):
+            at = value.line or line
+            field = f"field {where!r}" if where else "the document"
+            return (
+                f"{field}{f' (line {at})' if at else ''}: an integer of {value.digits} digits "
+                f"is longer than can be read ({_limit()} digits at most)"
+            )
+        if isinstance(value, (dict, list)) and id(value) not in seen:
+            seen.add(id(value))
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            children = [
+                (f"{where}[{key}]" if isinstance(value, list) else f"{where}.{key}".lstrip("."), v)
+                for key, v in items
+            ]
+            stack.extend(reversed(children))
+    return None
