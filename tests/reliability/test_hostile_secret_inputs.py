@@ -236,3 +236,26 @@ def test_showlocals_prints_no_credential(
     assert "EvalSession(" in result.stdout.str()
     for secret in (QUERY_KEY, HEADER_VALUE):
         assert secret not in text, secret
+
+
+def test_a_pw_variable_in_the_config_is_a_credential(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    echo_server: FaultServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    one_case(pytester, write_dataset)
+    monkeypatch.setenv("SERVICE_PW", PW_PARAM)
+    config = PATHS.replace(
+        "http:\n", 'http:\n  method: GET\n  body:\n    question: "{question}"\n'
+        '    pw: "${SERVICE_PW}"\n'
+    )
+    pytester.makefile(".yaml", **{"eval-config": config})
+    result = pytester.runpytest_subprocess(
+        "--rag-dataset=dataset.json", f"--rag-endpoint={echo_server.url}", "-rA"
+    )
+    assert result.ret == 0, result.stdout.str()
+    assert echo_server.requests[0].query["pw"] == [PW_PARAM]
+    text = everything(pytester, result)
+    assert "[REDACTED]" in text
+    assert PW_PARAM not in text
