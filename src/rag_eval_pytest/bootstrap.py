@@ -116,6 +116,10 @@ def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
     from .judges.factory import check_kind
 
     check_kind(settings.judge.kind)
+    if settings.adapter == "http" or settings.http.endpoint:
+        from .adapters.http import resolve_headers
+
+        resolve_headers(settings.http.headers, settings.http.header_args)  # RAG_AUTH_HEADER too
     datasets = load_datasets(paths, tags=settings.tags)
     if settings.shard is not None:
         from .sharding import parse_shard, select_shard

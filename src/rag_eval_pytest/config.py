@@ -25,7 +25,8 @@ from . import bigints
 from .duplicate_keys import DuplicateKeyError, unique_keys_yaml_loader
 from .errors import ConfigError
 from .judges.settings import JudgeSettings
-from .options import METRIC_NAMES
+from .options import METRIC_NAMES, check_header, header_line, http_url
+from .redaction import MASK, display_url, is_credential_name
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -41,9 +42,10 @@ UnitFloat = Annotated[float, Field(ge=0.0, le=1.0)]
 ExitCode = Annotated[int, Field(ge=1, le=255)]
 CONFIG_FILE_NAMES = ("eval-config.yaml", "eval-config.yml")
 _TOO_DEEP = "nested too deeply to be a configuration"
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|AUTH|CREDENTIAL|COOKIE", re.IGNORECASE)
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _REFERENCE_HELP = "write ${NAME} or ${NAME:-default}, and $${ for a literal ${"
+# Keys whose values are never repeated in a message: they may hold credentials.
+_UNECHOED_KEYS = ("http.endpoint", "http.headers", "http.header_args")
 
 
 class _Section(BaseModel):
@@ -177,6 +179,36 @@ class HttpSettings(_Section):
         default=10_000_000, gt=0, description="Larger responses are an error for the case."
     )
     retry: HttpRetrySettings = Field(default_factory=HttpRetrySettings)
+
+    @field_validator("endpoint")
+    @classmethod
+    def _endpoint_valid(cls, value: str | None) -> str | None:
+        return None if value is None else http_url(value)
+
+    @field_validator("headers")
+    @classmethod
+    def _headers_valid(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, header_value in value.items():
+            check_header(name, str(header_value))
+        return value
+
+    @field_validator("header_args")
+    @classmethod
+    def _header_args_valid(cls, value: list[str]) -> list[str]:
+        return [header_line(line) for line in value]
+
+    def __repr_args__(self) -> Any:
+        """No credential in a repr (``pytest -l`` prints the locals of a failing test): the
+        endpoint without user info or query string, header values masked."""
+        for name, value in super().__repr_args__():
+            if name == "endpoint" and value:
+                yield name, display_url(value)
+            elif name == "headers":
+                yield name, {k: MASK for k in value}
+            elif name == "header_args":
+                yield name, [f"{line.partition(':')[0]}: {MASK}" for line in value]
+            else:
+                yield name, value
 
 
 class LangChainSettings(_Section):
@@ -503,7 +535,9 @@ class _Expansion:
                     f"(write ${{{name}:-default}} to give a default)"
                 )
             value = default
-        elif live and _SECRET_NAME.search(name) and value:
+        elif live and value and (
+            is_credential_name(name) or is_credential_name(self.path.rpartition(".")[2])
+        ):
             self.secrets.add(value)
         return value, i + 1
 
@@ -552,7 +586,9 @@ def _explain(exc: ValidationError, origin: Mapping[str, str], default_label: str
             f"Invalid configuration {source}: unknown key {key!r} (allowed: {allowed})"
         )
     got = ""
-    if not isinstance(err.get("input"), (dict, list, type(None))):
+    unechoed = any(key == k or key.startswith(k + ".") or key.startswith(k + "[")
+                   for k in _UNECHOED_KEYS)
+    if not unechoed and not isinstance(err.get("input"), (dict, list, type(None))):
         got = f" (got {err['input']!r})"
     return ConfigError(f"Invalid configuration {source}: key {key!r}: {msg}{got}")
 

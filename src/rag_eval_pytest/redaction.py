@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import os
+import re
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, quote_plus, urlsplit, urlunsplit
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -12,6 +15,38 @@ MASK = "[REDACTED]"
 # Environment variables whose values are credentials wherever they appear.
 SECRET_ENV_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "RAG_AUTH_HEADER", "RAG_JUDGE_API_KEY")
 _MIN_SECRET_LENGTH = 4
+# Names that mark a credential, wherever a name comes with a value: header names, query
+# parameters of the endpoint, config keys and environment variables (``API_KEY``,
+# ``X-Auth-Token``, ``?sig=``, ``DB_PASSWD``), matched anywhere in the name...
+_CREDENTIAL_WORDS = re.compile(
+    r"key|token|secret|passw|passphrase|auth|credential|cookie|signature|bearer",
+    re.IGNORECASE,
+)
+# ...and these as whole words of the name (``pw`` inside another word is not a credential).
+_CREDENTIAL_PARTS = frozenset({"pw", "pwd", "code", "sig", "otp"})
+
+
+def is_credential_name(name: str) -> bool:
+    """Whether a header, query parameter, config key or variable named so holds a credential."""
+    if _CREDENTIAL_WORDS.search(name):
+        return True
+    return any(part in _CREDENTIAL_PARTS for part in re.split(r"[^a-z0-9]+", name.lower()))
+
+
+def derived_forms(secret: str) -> set[str]:
+    """The forms a secret takes on its way out: URL-encoded (in a query string or a form
+    body) and base64 (in a Basic ``Authorization`` header, or a service's debug dump)."""
+    forms = {secret, quote(secret, safe=""), quote_plus(secret, safe="")}
+    raw = secret.encode("utf-8", errors="replace")
+    for encoded in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
+        text = encoded.decode("ascii")
+        forms.update({text, text.rstrip("=")})
+    return {form for form in forms if len(form) >= _MIN_SECRET_LENGTH}
+
+
+def basic_credentials(username: str, password: str) -> str:
+    """``base64(user:password)``, the token of a Basic ``Authorization`` header."""
+    return base64.b64encode(f"{username}:{password}".encode()).decode("ascii")
 
 
 class Redactor:
@@ -33,11 +68,14 @@ class Redactor:
         for secret in secrets:
             secret = secret.strip()
             if len(secret) >= _MIN_SECRET_LENGTH:
-                self._secrets.add(secret)
+                self._secrets.update(derived_forms(secret))
                 # "Bearer abc" also leaks as "abc".
                 scheme, _, token = secret.partition(" ")
                 if token and len(token) >= _MIN_SECRET_LENGTH and scheme.isalpha():
-                    self._secrets.add(token)
+                    self._secrets.update(derived_forms(token))
+
+    def __repr__(self) -> str:
+        return f"Redactor(<{len(self._secrets)} secret forms>)"
 
     def text(self, value: str) -> str:
         for secret in sorted(self._secrets, key=len, reverse=True):
@@ -56,3 +94,18 @@ class Redactor:
         if isinstance(value, (list, tuple)):
             return [self.data(v) for v in value]
         return value
+
+
+def display_url(url: str) -> str:
+    """A URL without its user info or query string (either may hold a credential)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return "<invalid URL>"
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    if port:
+        host = f"{host}:{port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))

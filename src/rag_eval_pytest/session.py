@@ -93,6 +93,13 @@ class EvalSession:
 
         self.redactor.add(*settings_secrets(self.settings.http))
 
+    def __repr__(self) -> str:
+        # Short, and without the settings' credentials (``pytest -l`` prints it).
+        return (
+            f"EvalSession(run={self.run.run_id!r}, cases={len(self.datasets.cases)}, "
+            f"adapter={self.adapter_description!r})"
+        )
+
     # ------------------------------------------------------------------ cases
 
     @property

@@ -19,7 +19,7 @@ BAD_VALUES = [
     ("device", "gpu", "'gpu' is not one of cpu, cuda, auto"),
     ("adapter", "grpc", "'grpc' is not one of callable, http, langchain, llamaindex"),
     ("target", "no_colon", "'no_colon' is not of the form module:attribute"),
-    ("endpoint", "ftp://x", "'ftp://x' is not an http:// or https:// URL"),
+    ("endpoint", "ftp://x", "not an http:// or https:// URL (its scheme is 'ftp')"),
     ("judge", "two words", "'two words' is not a judge"),
     ("tags", ",", "',' names no tag"),
 ]

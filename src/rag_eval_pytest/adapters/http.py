@@ -21,15 +21,16 @@ import json
 import logging
 import os
 import random
-import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from ..errors import AdapterError, ConfigError
-from ..redaction import Redactor
+from ..options import OptionValueError, check_header, http_url
+from ..redaction import Redactor, basic_credentials, is_credential_name
+from ..redaction import display_url as _display_url
 from ..response import Context, RAGResponse
 from .base import RAGAdapter
 from .paths import PathError, ResponsePath
@@ -51,10 +52,6 @@ _PLAIN_HEADERS = frozenset(
     {"accept", "accept-encoding", "accept-language", "cache-control", "connection",
      "content-type", "user-agent"}
 )
-# Query parameters whose values are credentials (Azure's ?code= and ?sig=, ?api_key=, ...).
-_SECRET_PARAM = re.compile(
-    r"key|token|secret|passw|auth|credential|signature|^code$|^sig$", re.IGNORECASE
-)
 _TEXT_KEYS = ("text", "content", "page_content", "chunk")
 _SOURCE_KEYS = ("source", "doc_id", "document_id", "id", "file_name", "filename", "url")
 
@@ -70,6 +67,10 @@ def parse_header_line(line: str, *, origin: str) -> tuple[str, str]:
     name, value = name.strip(), value.strip()
     if not sep or not name or not value or " " in name:
         raise ConfigError(f'{origin} is not of the form "Name: value"')
+    try:
+        check_header(name, value)
+    except OptionValueError as exc:
+        raise ConfigError(f"{origin}: {exc}") from None
     return name, value
 
 
@@ -90,6 +91,10 @@ def resolve_headers(
         name, value = parse_header_line(line, origin=f"--rag-header number {n}")
         merged[name.lower()] = (name, value)
     for name, value in (config_headers or {}).items():
+        try:
+            check_header(name, str(value))
+        except OptionValueError as exc:
+            raise ConfigError(f"http.headers: {exc}") from None
         merged[name.lower()] = (name, str(value))
     return dict(merged.values())
 
@@ -100,16 +105,32 @@ def header_secrets(headers: Mapping[str, str]) -> list[str]:
 
 
 def url_secrets(url: str) -> list[str]:
-    """Credentials inside the endpoint URL: the user info's password, and the values of query
-    parameters named like keys (``?code=...``, ``?api_key=...``, ``?sig=...``)."""
+    """Credentials inside the endpoint URL: the user info's password (as written, decoded, and
+    as the ``base64(user:password)`` of the Basic header it becomes), and the values of query
+    parameters named like credentials (``?code=...``, ``?api_key=...``, ``?sig=...``)."""
     try:
         parts = urlsplit(url)
         query = parse_qsl(parts.query, keep_blank_values=False)
         password = parts.password
     except ValueError:
         return []
-    found = [value for name, value in query if _SECRET_PARAM.search(name)]
-    return [*found, password] if password else found
+    found = [value for name, value in query if is_credential_name(name)]
+    if password:
+        user = unquote(parts.username or "")
+        found += [password, unquote(password), basic_credentials(user, unquote(password))]
+    return found
+
+
+def basic_auth_header(url: str) -> tuple[str, str | None]:
+    """The URL without its user info, and the ``Authorization`` value that user info stands
+    for (``Basic base64(user:password)``), or None when the URL has none."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url, None
+    host = parts.netloc.rpartition("@")[2]
+    bare = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    token = basic_credentials(unquote(parts.username or ""), unquote(parts.password or ""))
+    return bare, f"Basic {token}"
 
 
 def settings_secrets(settings: HttpSettings, env: Mapping[str, str] | None = None) -> list[str]:
@@ -201,8 +222,10 @@ class HttpAdapter(RAGAdapter):
         clock: Callable[[], float] = time.perf_counter,
         rand: Callable[[], float] = random.random,
     ) -> None:
-        if not endpoint.startswith(("http://", "https://")):
-            raise ConfigError(f"http endpoint {_display_url(endpoint)!r} is not an http(s) URL")
+        try:
+            http_url(endpoint)
+        except OptionValueError as exc:
+            raise ConfigError(f"http endpoint: {exc}") from None
         if timeout <= 0:
             raise ConfigError("http timeout must be greater than 0")
         self.endpoint = endpoint
@@ -212,6 +235,11 @@ class HttpAdapter(RAGAdapter):
             raise ConfigError("http body: a GET request sends flat query parameters only")
         self.body_format = body_format
         self.headers = resolve_headers(headers, header_args, env)
+        # User info in the URL stands for a Basic Authorization header; an Authorization
+        # header given explicitly (config, --rag-header, RAG_AUTH_HEADER) wins over it.
+        self._url, basic = basic_auth_header(endpoint)
+        if basic is not None and not any(k.lower() == "authorization" for k in self.headers):
+            self.headers["Authorization"] = basic
         try:
             self.answer_path = ResponsePath.parse(answer)
             self.contexts_path = ResponsePath.parse(contexts) if contexts else None
@@ -261,6 +289,9 @@ class HttpAdapter(RAGAdapter):
     def describe(self) -> str:
         return f"http {self.method} {_display_url(self.endpoint)}"
 
+    def __repr__(self) -> str:
+        return f"HttpAdapter({self.describe()!r})"
+
     def secrets(self) -> list[str]:
         return header_secrets(self.headers)
 
@@ -296,8 +327,20 @@ class HttpAdapter(RAGAdapter):
 
         _HTTPX_LOG.addFilter(self._log_filter)  # idempotent; removed again by aclose
         return httpx.AsyncClient(
-            headers=self.headers, timeout=httpx.Timeout(self.timeout), follow_redirects=True
+            headers=self.headers,
+            timeout=httpx.Timeout(self.timeout),
+            follow_redirects=True,
+            event_hooks={"request": [self._strip_secrets_off_origin]},
         )
+
+    async def _strip_secrets_off_origin(self, request: httpx.Request) -> None:
+        """A redirect to another origin (scheme, host or port) gets none of the configured
+        credential headers: httpx itself drops only ``Authorization``."""
+        if _origin(str(request.url)) == _origin(self._url):
+            return
+        for name in self.headers:
+            if name.lower() not in _PLAIN_HEADERS and name in request.headers:
+                del request.headers[name]
 
     def _fail(self, message: str) -> AdapterError:
         return AdapterError(self._redactor.text(f"{self.describe()}: {message}"))
@@ -347,7 +390,7 @@ class HttpAdapter(RAGAdapter):
         else:
             kwargs["json"] = payload
         try:
-            async with client.stream(self.method, self.endpoint, **kwargs) as response:
+            async with client.stream(self.method, self._url, **kwargs) as response:
                 status = response.status_code
                 if status in RETRY_STATUSES:
                     retry_after = parse_retry_after(response.headers.get("retry-after"))
@@ -532,13 +575,8 @@ class _UrlLogFilter(logging.Filter):
         return arg
 
 
-def _display_url(url: str) -> str:
-    """The endpoint without credentials or query string (either may hold a token)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<invalid URL>"
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    return scheme, (parts.hostname or "").lower(), port
