@@ -7,9 +7,22 @@ means "unknown" (context metrics are skipped with a warning); ``[]`` means "retr
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+_T = TypeVar("_T")
+
+
+def _inert(value: _T) -> _T:
+    """Untrusted text without terminal control sequences (ANSI colours, screen clears,
+    OSC-8 hyperlinks): they would act on the terminal, be stored in the reports and be
+    read by a judge as words."""
+    if isinstance(value, str):
+        from .reporting.escaping import strip_control
+
+        return cast("_T", strip_control(value))
+    return value
 
 
 class Context(BaseModel):
@@ -19,6 +32,11 @@ class Context(BaseModel):
 
     text: str
     source: str | None = None
+
+    @field_validator("text", "source", mode="after")
+    @classmethod
+    def _strip_control(cls, value: str | None) -> str | None:
+        return _inert(value)
 
     @classmethod
     def coerce(cls, value: object) -> Context:
@@ -78,6 +96,16 @@ class RAGResponse(BaseModel):
             "contexts must be a list of contexts (strings, {'text': ..., 'source': ...} "
             f"mappings or documents), not {type(value).__name__}{hint}"
         )
+
+    @field_validator("answer", mode="after")
+    @classmethod
+    def _strip_answer(cls, value: str) -> str:
+        return _inert(value)
+
+    @field_validator("sources", mode="after")
+    @classmethod
+    def _strip_sources(cls, value: list[str]) -> list[str]:
+        return [_inert(s) for s in value]
 
     @property
     def retrieved_sources(self) -> list[str]:

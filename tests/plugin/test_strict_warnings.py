@@ -88,3 +88,56 @@ def test_a_filter_naming_it_as_an_error_makes_it_fatal_with_one_message(
         ["*rag-eval: *dataset is * days old*a warnings filter makes RagEvalWarning an error*"]
     )
     result.stdout.no_fnmatch_line("*collected*")
+
+
+JUDGED_TEST = """
+from rag_eval_pytest import evaluate
+
+def test_judged(rag_case):
+    evaluate(rag_case, "retrieval_recall")
+    evaluate(rag_case, "faithfulness")
+"""
+
+NAMED_JUDGE = """
+import json, pytest
+
+def judge(prompt):
+    return json.dumps({"statements": [
+        {"statement": "x", "verdict": "supported", "reason": "in the contexts"}
+    ]})
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    return judge
+"""
+
+
+@pytest.mark.parametrize("deprecations", ["always", "error"])
+def test_the_plugin_uses_no_api_that_pytest_10_removes(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    rag_app: str,
+    deprecations: str,
+) -> None:
+    """A test function taking cases with a judged metric, and a second run that plans from
+    the first: pytest's deprecation warnings are never triggered, and as errors change
+    nothing."""
+    write_dataset(PASSING)
+    pytester.makepyfile(test_judged=JUDGED_TEST)
+    pytester.makeconftest(NAMED_JUDGE)
+    pytester.makefile(
+        ".yaml", **{"eval-config": "metrics:\n  retrieval_recall: null\n  faithfulness: null\n"}
+    )
+    args = (
+        "--rag-dataset=dataset.json",
+        f"--rag-target={rag_app}",
+        "--rag-judge-passes=1",
+        "-W",
+        f"{deprecations}::pytest.PytestDeprecationWarning",
+    )
+    for _ in range(2):  # the second run starts from the plan the first one learned
+        result = pytester.runpytest_subprocess(*args)
+        text = output(result)
+        assert "PytestRemovedIn" not in text and "PytestDeprecationWarning" not in text, text
+        assert result.ret == 0, text
+        result.assert_outcomes(passed=2)

@@ -11,8 +11,11 @@ re-voting every pass. Only replies, outcomes and token counts are stored — nev
 a header or a key. A judge without a stable identity (a lambda) is not cached on disk.
 Writes go to a temporary file in the same directory and are renamed into place, which is
 atomic, so concurrent processes (xdist workers, parallel CI jobs) never read a half-written
-entry; two writers of one key write the same content and the last rename wins. An entry that
-cannot be read (truncated, edited, another version) is a miss and is rewritten.
+entry; two writers of one key write the same content and the last rename wins. Each entry
+carries a checksum of its key and value: an entry that cannot be read or whose checksum does
+not match (truncated, edited, another version, written before entries had checksums) is a
+miss and is rewritten. The checksum detects damage and hand edits; it is no signature, so a
+cache is restored only from runs that are trusted (never from a fork's).
 """
 
 from __future__ import annotations
@@ -110,6 +113,7 @@ class JudgeCache:
             or data.get("version") != CACHE_VERSION
             or data.get("key") != key
             or not isinstance(data.get(field), dict)
+            or data.get("checksum") != _checksum(key, field, data[field])
         ):
             return None
         record: dict[str, Any] = data[field]
@@ -118,8 +122,19 @@ class JudgeCache:
     def put(self, key: str, record: dict[str, Any], field: str = "reply") -> None:
         """Store ``record`` atomically. A failed write only costs a future miss."""
         path = self._path(key)
-        entry = {"version": CACHE_VERSION, "key": key, field: record}
+        entry = {
+            "version": CACHE_VERSION,
+            "key": key,
+            field: record,
+            "checksum": _checksum(key, field, record),
+        }
         write_atomically(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
+
+
+def _checksum(key: str, field: str, record: dict[str, Any]) -> str:
+    """SHA-256 of the entry's key, field name and value, serialised canonically."""
+    material = json.dumps([key, field, record], sort_keys=True, ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
 def write_atomically(path: Path, data: bytes) -> bool:

@@ -21,6 +21,8 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
+from ..reporting.escaping import strip_control
+
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\n?(.*?)```", re.DOTALL)
 _REFUSAL = re.compile(
     r"\b(?:I\s+(?:can(?:no|')t|am\s+(?:not\s+able|unable)|won't|will\s+not|must\s+decline)"
@@ -115,7 +117,7 @@ def parse_reply(
     first and answer last). ``untrusted`` are the texts the prompt delimited as data.
     """
     if isinstance(reply, Mapping):
-        return _validate(dict(reply), model)
+        return _validate(_inert(dict(reply)), model)
     if not reply.strip():
         return ParseResult(None, "the reply was empty")
     haystack = _squash("\n".join(untrusted))
@@ -129,7 +131,7 @@ def parse_reply(
         if data is _MISSING:
             continue
         found_json = True
-        result = _validate(data, model)
+        result = _validate(_inert(data), model)
         if result.value is not None:
             chosen = result.value
         elif not best_error:
@@ -141,6 +143,18 @@ def parse_reply(
     if found_json:
         return ParseResult(None, "the JSON in the reply does not match the schema")
     return ParseResult(None, "no JSON object was found in the reply")
+
+
+def _inert(data: Any) -> Any:
+    """The reply's data without terminal control sequences in any string (a reason is shown
+    on the terminal and stored in the reports)."""
+    if isinstance(data, str):
+        return strip_control(data)
+    if isinstance(data, dict):
+        return {key: _inert(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_inert(item) for item in data]
+    return data
 
 
 # --------------------------------------------------------------------------- extraction

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..options import METRIC_NAMES
+from .escaping import code, inline
 
 _QUOTE = 600
 _GOOD = {"supported", "yes", "found", "expected", "relevant", "useful", "attributed"}
@@ -29,17 +31,15 @@ def fmt_duration(seconds: float) -> str:
     return f"{minutes}m {secs:02d}s" if minutes else f"{seconds:.1f}s"
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+def _cell(text: object) -> str:
+    """Untrusted text (from the RAG system, the dataset or a judge) as inert Markdown."""
+    return inline(text)
 
 
 def _quote(text: str | None, limit: int = _QUOTE) -> str:
     if text is None:
         return "_(none)_"
-    flat = " ".join(text.split())
-    if len(flat) > limit:
-        flat = flat[: limit - 1] + "…"
-    return '"' + flat.replace("`", "'") + '"'
+    return '"' + inline(text, limit) + '"'
 
 
 def _threshold(value: float | None) -> str:
@@ -77,7 +77,7 @@ def _latency_line(doc: dict[str, Any]) -> str:
 def _case_trace(case: dict[str, Any]) -> list[str]:
     status = {"failed": "FAILED", "error": "ERROR"}.get(case["status"], "LOW")
     critical = " (critical)" if case["critical"] else ""
-    lines = [f"### {status}: {case['key']}{critical} - {_cell(case['question'])[:120]}", ""]
+    lines = [f"### {status}: {_cell(case['key'])}{critical} - {inline(case['question'], 120)}", ""]
     lines.append(f"**Question:** {_cell(case['question'])}")
     lines.append("")
     if case["error"]:
@@ -90,7 +90,7 @@ def _case_trace(case: dict[str, Any]) -> list[str]:
         lines.append("_none retrieved_")
     else:
         for i, ctx in enumerate(contexts, start=1):
-            source = f" ({ctx['source']})" if ctx.get("source") else ""
+            source = f" ({_cell(ctx['source'])})" if ctx.get("source") else ""
             lines.append(f"{i}. {_quote(ctx['text'], 300)}{source}")
     lines.append("")
     lines.append(f"**Generated Answer:** {_quote(case['answer'])}")
@@ -98,7 +98,8 @@ def _case_trace(case: dict[str, Any]) -> list[str]:
     lines.append(f"**Ground Truth:** {_quote(case['ground_truth'])}")
     if case["expected_contexts"] is not None:
         lines.append("")
-        lines.append(f"**Expected Contexts:** {', '.join(case['expected_contexts']) or '_none_'}")
+        expected = ", ".join(_cell(e) for e in case["expected_contexts"])
+        lines.append(f"**Expected Contexts:** {expected or '_none_'}")
     lines += ["", "**Scores:**"]
     if not case["metrics"]:
         lines.append("- _no metric was evaluated_")
@@ -132,7 +133,8 @@ def _case_trace(case: dict[str, Any]) -> list[str]:
             lines += ["", f"**{heading}:**"]
             for name, e in group:
                 why = f" - {_cell(e['reason'])}" if e.get("reason") else ""
-                lines.append(f"- {_quote(e['text'], 200)} ({title(name)}: {e['verdict']}){why}")
+                verdict = _cell(e["verdict"])
+                lines.append(f"- {_quote(e['text'], 200)} ({title(name)}: {verdict}){why}")
     warnings = [w for r in case["metrics"].values() for w in r.get("warnings", [])]
     if warnings:
         lines += ["", "**Warnings:**", *(f"- {_cell(w)}" for w in warnings)]
@@ -141,7 +143,7 @@ def _case_trace(case: dict[str, Any]) -> list[str]:
         lines += ["", "**Failed Tests:**"]
         for t in failed_tests:
             msg = f": {_cell(t['message'])}" if t.get("message") else ""
-            lines.append(f"- `{t['nodeid']}` {t['outcome']}{msg}")
+            lines.append(f"- {code(t['nodeid'])} {t['outcome']}{msg}")
     lines.append("")
     return lines
 
@@ -188,7 +190,7 @@ def _trend(trend: dict[str, Any] | None) -> list[str]:
         lines.append(
             f"> **Regression:** {title(r['name'])} {fmt_score(r['previous'])} → "
             f"{fmt_score(r['current'])} since the last run of the same selection "
-            f"({r['previous_run']})."
+            f"({_cell(r['previous_run'])})."
         )
     if trend["regressions"]:
         lines.append("")
@@ -230,11 +232,11 @@ def render_markdown(doc: dict[str, Any]) -> str:
         ]
     lines.append(f"**Date:** {run['started_at'].replace('T', ' ').replace('Z', ' UTC')}  ")
     if run["adapter"]:
-        lines.append(f"**Adapter:** {run['adapter']}  ")
-    lines.append(f"**Judge:** {run['judge'] or 'none'}  ")
+        lines.append(f"**Adapter:** {_cell(run['adapter'])}  ")
+    lines.append(f"**Judge:** {_cell(run['judge'] or 'none')}  ")
     for ds in run["datasets"]:
-        name = f" ({ds['name']})" if ds.get("name") else ""
-        lines.append(f"**Dataset:** {ds['path']}{name}, {ds['cases']} cases  ")
+        name = f" ({_cell(ds['name'])})" if ds.get("name") else ""
+        lines.append(f"**Dataset:** {_cell(ds['path'])}{name}, {ds['cases']} cases  ")
     lines.append(
         f"**Test Cases:** {counts['cases']} ({critical['total']} critical): "
         f"{counts['passed']} passed, "
@@ -248,7 +250,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
             f"**Tokens:** {usage['input_tokens']} in / {usage['output_tokens']} out | "
             f"**Actual Cost:** ${usage['cost_usd']:.2f}  "
         )
-    lines.append(f"**Exit Code:** {run['exit_code']} ({run['exit_reason']})")
+    lines.append(f"**Exit Code:** {run['exit_code']} ({_cell(run['exit_reason'])})")
     lines += ["", "## Summary", "", *_summary_table(doc), "", _latency_line(doc), ""]
     lines += _trend(doc.get("trend"))
 
@@ -257,7 +259,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
             f"## Critical Tests: {critical['passed']}/{critical['total']} PASSED, "
             f"{len(critical['failed'])} FAILED"
         )
-        lines += ["", *(f"- FAILED: {key}" for key in critical["failed"]), ""]
+        lines += ["", *(f"- FAILED: {_cell(key)}" for key in critical["failed"]), ""]
     else:
         lines += [f"## Critical Tests: {critical['passed']}/{critical['total']} PASSED", ""]
 
@@ -309,7 +311,7 @@ _REASON = 200  # characters of one failing case's reason in the summary
 def _failure_reason(case: dict[str, Any]) -> str:
     """One line: why the case failed (its error, its failed metrics, else a failed test)."""
     if case.get("error"):
-        return _cell(str(case["error"]))[:_REASON]
+        return inline(case["error"], _REASON)
     parts = [
         f"{name} {fmt_score(r['score'])} < {fmt_score(r['threshold'])}"
         + (f" ({_cell(r['reason'])})" if r.get("reason") else "")
@@ -323,7 +325,15 @@ def _failure_reason(case: dict[str, Any]) -> str:
             if t["outcome"] in ("failed", "error")
         ][:1]
     reason = "; ".join(parts) or case["status"]
-    return reason if len(reason) <= _REASON else reason[: _REASON - 1] + "…"
+    return reason if len(reason) <= _REASON else _cut(reason, _REASON - 1) + "…"
+
+
+def _cut(escaped: str, limit: int) -> str:
+    """The first ``limit`` characters of escaped Markdown, without a half escape at the end
+    (a lone backslash would escape the "…", a cut entity would show as text)."""
+    head = re.sub(r"&[a-z]*$", "", escaped[:limit])
+    trailing = len(head) - len(head.rstrip("\\"))
+    return head[:-1] if trailing % 2 else head
 
 
 def render_step_summary(doc: dict[str, Any]) -> str:
@@ -334,12 +344,14 @@ def render_step_summary(doc: dict[str, Any]) -> str:
     run, summary = doc["run"], doc["summary"]
     counts, critical = summary["counts"], summary["critical"]
     verdict = "passed" if run["exit_code"] == 0 else "FAILED"
-    lines = [f"## RAG evaluation {verdict}: exit {run['exit_code']}, {run['exit_reason']}", ""]
+    reason = _cell(run["exit_reason"])
+    lines = [f"## RAG evaluation {verdict}: exit {run['exit_code']}, {reason}", ""]
     lines.append(
         f"**Composite:** {fmt_score(summary['composite']['score'])} | **Cases:** "
         f"{counts['cases']} ({counts['passed']} passed, {counts['failed']} failed, "
         f"{counts['errors']} errors, {counts['skipped']} skipped) | **Critical:** "
-        f"{critical['passed']}/{critical['total']} passed | **Judge:** {run['judge'] or 'none'}"
+        f"{critical['passed']}/{critical['total']} passed "
+        f"| **Judge:** {_cell(run['judge'] or 'none')}"
     )
     lines += ["", *_summary_table(doc), "", _latency_line(doc), ""]
     failing = [c for c in doc["cases"] if c["status"] in ("failed", "error")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .escaping import strip_control
 from .markdown import fmt_score, fmt_seconds, title
 
 
@@ -56,8 +57,8 @@ def summary_lines(doc: dict[str, Any], written: list[str], errors: list[str]) ->
         )
     if run["partial"]:
         lines.append("partial run: interrupted before every case finished")
-    lines.extend(f"warning: {w}" for w in doc["warnings"])
+    lines.extend(f"warning: {strip_control(w)}" for w in doc["warnings"])
     lines.extend(f"reports: {path}" for path in written)
     lines.extend(f"could not write {e}" for e in errors)
-    lines.append(f"rag-eval: exit {run['exit_code']}: {run['exit_reason']}")
+    lines.append(f"rag-eval: exit {run['exit_code']}: {strip_control(run['exit_reason'])}")
     return lines

@@ -1,0 +1,109 @@
+"""Untrusted text (answers, contexts, sources, dataset names, judge reasons) is inert in
+every output: no HTML, link, image or fence of it renders in the Markdown reports or the
+step summary, and no terminal control sequence of it reaches the terminal, the reports or
+the judge."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rag_eval_pytest.reporting.escaping import inline, strip_control
+from tests.helpers import case, read_report
+
+HOSTILE = (
+    "<script>alert(1)</script> <img src=https://evil.example/a.png> "
+    "<iframe src=https://evil.example></iframe> <details open>x</details> "
+    "[click](https://evil.example) ![pic](https://evil.example/p.png) ```\nfence\n``` "
+    "\\[escaped](https://evil.example) &lt;b&gt;"
+)
+ANSI = "\x1b[2J\x1b[31mred\x1b[0m \x1b]8;;https://evil.example\x07link\x1b]8;;\x07 31\rm"
+
+CONFTEST = """
+import json, pytest
+
+HOSTILE = {hostile!r}
+ANSI = {ansi!r}
+PROMPTS = []
+
+@pytest.fixture(scope="session")
+def rag_adapter():
+    def app(question):
+        return (HOSTILE + " " + ANSI, [{{"text": HOSTILE + ANSI, "source": HOSTILE + ANSI}}])
+    return app
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    def judge(prompt):
+        with open("prompts.txt", "a", encoding="utf-8") as fh:
+            fh.write(prompt)
+        reason = "```\\n<script>r()</script> [r](https://evil.example)\\n``` " + ANSI
+        return json.dumps({{"statements": [
+            {{"statement": HOSTILE, "verdict": "unsupported", "reason": reason}}
+        ]}})
+    return judge
+"""
+
+# An HTML tag, a link or image (a "](" whose bracket is not escaped), a fence, a control
+# character.
+ACTIVE = re.compile(r"<[a-z/]|(?<!\\)\]\(|(?<!\\)```|[\x00-\x09\x0b-\x1f\x7f]")
+
+
+@pytest.mark.parametrize("markdown", ["eval_report.md", "eval_summary.md", "step summary"])
+def test_untrusted_text_is_inert_in_every_report_and_on_the_terminal(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+    markdown: str,
+) -> None:
+    step_summary = pytester.path / "step_summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step_summary))
+    write_dataset(
+        [case("hostile", "What is <iframe src=x>?", "gt", critical=True)],
+        metadata={"name": "[n](https://evil.example) <img src=x> " + ANSI},
+    )
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  faithfulness: 0.9\n"})
+    pytester.makeconftest(CONFTEST.format(hostile=HOSTILE, ansi=ANSI))
+    result = pytester.runpytest_subprocess(
+        "--rag-dataset", "dataset.json", "--rag-judge-passes", "1"
+    )
+    assert result.ret == 2
+    # Nothing reaches the terminal that would clear it, colour it or link from it.
+    terminal = "\n".join(result.outlines + result.errlines)
+    assert "\x1b" not in terminal
+    assert "\x07" not in terminal
+    # The judge read the answer as the system gave it, without the control sequences.
+    prompts = (pytester.path / "prompts.txt").read_text(encoding="utf-8")
+    assert "\x1b" not in prompts
+    assert "red link 31m" in prompts
+
+    results = pytester.path / "results"
+    text = {
+        "eval_report.md": (results / "eval_report.md").read_text(encoding="utf-8"),
+        "eval_summary.md": (results / "eval_summary.md").read_text(encoding="utf-8"),
+        "step summary": step_summary.read_text(encoding="utf-8"),
+    }[markdown]
+    assert ACTIVE.findall(text) == []
+    if markdown == "eval_report.md":
+        # Shown, as the characters they are.
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+        assert "\\[click\\](https://evil.example)" in text
+        assert "\\`\\`\\` fence \\`\\`\\`" in text
+        assert "**Judge Reasoning:**" in text
+        assert "&lt;img src=x&gt;" in text  # the dataset's name
+    report = read_report(pytester)
+    answer = report["cases"][0]["answer"]
+    assert "\x1b" not in json.dumps(report)
+    assert answer.endswith("red link 31m")
+
+
+def test_escaping_cannot_be_undone_by_the_text_itself() -> None:
+    # A backslash in the text does not cancel the escape of the bracket after it.
+    assert inline("\\[a](b)") == "\\\\\\[a\\](b)"
+    assert inline("a | b") == "a \\| b"
+    assert inline("x" * 10, limit=5) == "xxxx…"
+    assert strip_control("a\x1b[1;31mb\x1b]8;;u\x1b\\c\x9b2Jd\te\nf") == "abcd\te\nf"
