@@ -212,7 +212,7 @@ def test_unknown_http_key_is_named(
     pytester.makefile(".yaml", **{"eval-config": "http:\n  retry:\n    tries: 3\n"})
     result = pytester.runpytest("--rag-dataset", "dataset.json")
     assert result.ret == 3
-    result.stdout.fnmatch_lines(["*unknown key 'http.retry.tries'*"])
+    result.stderr.fnmatch_lines(["*unknown key 'http.retry.tries'*"])
 
 
 def test_http_adapter_without_endpoint_says_how_to_set_it(
