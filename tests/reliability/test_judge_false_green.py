@@ -229,17 +229,8 @@ def test_a_judge_that_stays_overloaded_or_hangs_stops_the_run_in_seconds(
 ) -> None:
     server = serve(RepeatingServer(step))
     write_dataset(cases(8))
-    pytester.makefile(".yaml", **{"eval-config": config})
     started = time.monotonic()
-    result = pytester.runpytest_subprocess(
-        "--rag-dataset=dataset.json",
-        "--rag-judge=anthropic",
-        "--rag-judge-passes=1",
-        "--rag-no-cache",
-        "-p",
-        "no:randomly",
-        timeout=90,
-    )
+    result = run(pytester, config=config)
     took = time.monotonic() - started
     output = result.stdout.str()
     assert result.ret == 3, output
