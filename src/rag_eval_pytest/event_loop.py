@@ -8,6 +8,11 @@ Blocking calls (a sync RAG callable, a sync judge callable, the embedding model)
 ``asyncio.to_thread`` in the loop's default executor, which here is
 :class:`DaemonThreadExecutor`: its threads never hold the process at exit, so Ctrl-C during a
 RAG call that hangs ends the run at once (the reports of what finished are written first).
+
+A blocking call that outlives its timeout cannot be stopped (Python cannot kill a thread):
+:func:`to_thread` records which worker threads run the calls of a task started under
+:func:`watch_blocking_calls`, and :meth:`BlockingCalls.abandon` gives such threads up. The
+pool starts another thread in place of each, and the end of the run does not wait for them.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
 import os
 import queue
 import threading
@@ -22,7 +28,7 @@ import time
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Coroutine
+    from collections.abc import Callable, Coroutine, Iterator
 
 T = TypeVar("T")
 
@@ -101,6 +107,63 @@ async def _cancel_pending() -> None:
     await asyncio.gather(*pending, return_exceptions=True)
 
 
+_ABANDONED: set[threading.Thread] = set()
+_ABANDONED_LOCK = threading.Lock()
+
+
+class BlockingCalls:
+    """The worker threads running the blocking calls of one task, while they run."""
+
+    def __init__(self) -> None:
+        self._running: set[threading.Thread] = set()
+
+    def run(self, fn: Callable[..., T], *args: Any) -> T:
+        me = threading.current_thread()
+        with _ABANDONED_LOCK:
+            self._running.add(me)
+        try:
+            return fn(*args)
+        finally:
+            with _ABANDONED_LOCK:
+                self._running.discard(me)
+                _ABANDONED.discard(me)  # it returned after all: back in the pool
+
+    def abandon(self) -> int:
+        """Give up the calls still running (they timed out); returns how many there were."""
+        with _ABANDONED_LOCK:
+            _ABANDONED.update(self._running)
+            return len(self._running)
+
+
+_WATCH: contextvars.ContextVar[BlockingCalls | None] = contextvars.ContextVar(
+    "rag_eval_blocking_calls", default=None
+)
+
+
+@contextlib.contextmanager
+def watch_blocking_calls() -> Iterator[BlockingCalls]:
+    """Record the blocking calls that :func:`to_thread` starts in this task."""
+    calls = BlockingCalls()
+    token = _WATCH.set(calls)
+    try:
+        yield calls
+    finally:
+        _WATCH.reset(token)
+
+
+async def to_thread(fn: Callable[..., T], /, *args: Any) -> T:
+    """``asyncio.to_thread``, recorded by :func:`watch_blocking_calls` when one is active."""
+    calls = _WATCH.get()
+    if calls is None:
+        return await asyncio.to_thread(fn, *args)
+    return await asyncio.to_thread(calls.run, fn, *args)
+
+
+def _abandoned(threads: list[threading.Thread]) -> int:
+    with _ABANDONED_LOCK:
+        return sum(1 for thread in threads if thread in _ABANDONED)
+
+
 _WorkItem = tuple[
     "concurrent.futures.Future[Any]", "Callable[..., Any]", tuple[Any, ...], dict[str, Any]
 ]
@@ -136,7 +199,8 @@ class DaemonThreadExecutor(concurrent.futures.ThreadPoolExecutor):
                 raise RuntimeError("cannot schedule new work after shutdown")
             self._queue.put((future, fn, args, kwargs))
             idle = self._idle_daemons.acquire(blocking=False)
-            if not idle and len(self._daemons) < self._pool_size:
+            working = len(self._daemons) - _abandoned(self._daemons)
+            if not idle and working < self._pool_size:
                 thread = threading.Thread(
                     target=self._serve, name=f"{self._name}-{len(self._daemons)}", daemon=True
                 )
@@ -165,6 +229,9 @@ class DaemonThreadExecutor(concurrent.futures.ThreadPoolExecutor):
         self.shutdown(wait=False, cancel_futures=True)
         deadline = time.monotonic() + timeout
         for thread in list(self._daemons):
+            with _ABANDONED_LOCK:
+                if thread in _ABANDONED:  # a call given up after its timeout
+                    continue
             thread.join(max(0.0, deadline - time.monotonic()))
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:

@@ -294,7 +294,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--rag-timeout",
-        "Seconds per HTTP attempt before it counts as a timeout (default: 30)",
+        "Seconds per HTTP attempt (default: 30), or per call of any other adapter "
+        "(default: 300), before it counts as a timeout",
         setting="http.timeout",
         type=positive_float,
         metavar="SECONDS",

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .aggregator import Aggregator
     from .case import CaseRecorder, RagCase
     from .session import EvalSession
+    from .termination import SigtermAsInterrupt
 
 SESSION_KEY: pytest.StashKey[EvalSession] = pytest.StashKey()
 AGGREGATOR_KEY: pytest.StashKey[Aggregator] = pytest.StashKey()
@@ -31,6 +32,7 @@ RECORDER_KEY: pytest.StashKey[CaseRecorder] = pytest.StashKey()
 NEXT_ITEM_KEY: pytest.StashKey[pytest.Item | None] = pytest.StashKey()
 INTERRUPTED_KEY: pytest.StashKey[bool] = pytest.StashKey()  # Ctrl-C ended the run
 NOTICES_KEY: pytest.StashKey[list[str]] = pytest.StashKey()  # warnings a filter made errors
+SIGTERM_KEY: pytest.StashKey[SigtermAsInterrupt] = pytest.StashKey()
 CRITICAL_MARKER = "rag_critical"
 
 
@@ -97,6 +99,10 @@ def pytest_configure(config: pytest.Config) -> None:
         pytest.exit("rag-eval: dry run, nothing was called", returncode=0)
     from .aggregator import Aggregator
     from .bootstrap import output_dir
+    from .termination import SigtermAsInterrupt
+
+    sigterm = config.stash[SIGTERM_KEY] = SigtermAsInterrupt()
+    sigterm.install()
 
     config.stash[AGGREGATOR_KEY] = Aggregator(
         settings=session.settings,
@@ -133,6 +139,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         del config.stash[SESSION_KEY]
     if AGGREGATOR_KEY in config.stash:
         del config.stash[AGGREGATOR_KEY]
+    sigterm = config.stash.get(SIGTERM_KEY, None)
+    if sigterm is not None:
+        sigterm.restore()
+        del config.stash[SIGTERM_KEY]
 
 
 @guarded("pytest_report_header")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import AdapterError
-from .event_loop import LoopThread
+from .event_loop import LoopThread, watch_blocking_calls
 from .limits import AdaptiveLimiter
 from .metrics.base import Measurement, Metric, MetricResult, Sample, Services
 from .metrics.registry import get_metric
@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 
 THREADS_TIMEOUT = 30.0
 """Seconds the end of a run waits for blocking calls still running in worker threads."""
+
+CALL_TIMEOUT = 300.0
+"""Seconds a RAG call of an adapter other than HTTP may take when no timeout is given."""
 
 MetricRequest = tuple["str | Metric", "float | None", "dict[str, Any]"]
 """(metric, threshold or None for the metric's default, parameters)."""
@@ -162,17 +165,58 @@ class EvalSession:
 
     async def _timed_query(self, loaded: LoadedCase, adapter: RAGAdapter) -> RAGResponse:
         started = time.perf_counter()
+        timeout = self.call_timeout(adapter)
         try:
-            response = await adapter.aquery(loaded.case.question)
-        except AdapterError:
+            with watch_blocking_calls() as calls:
+                response = await asyncio.wait_for(
+                    self._guarded_query(adapter, loaded.case.question), timeout
+                )
+        except (AdapterError, asyncio.CancelledError):
             raise
         except Exception as exc:  # the system under test failed: an error, not a plugin crash
-            raise AdapterError(
-                self.redactor.text(f"{adapter.describe()} raised {type(exc).__name__}: {exc}")
-            ) from exc
+            if (
+                isinstance(exc, asyncio.TimeoutError)
+                and timeout is not None
+                and time.perf_counter() - started >= timeout
+            ):
+                raise AdapterError(self._timed_out(adapter, timeout, calls.abandon())) from None
+            raise AdapterError(self._raised(adapter, exc)) from exc
         if response.latency is None:
             response = response.model_copy(update={"latency": time.perf_counter() - started})
         return response
+
+    async def _guarded_query(self, adapter: RAGAdapter, question: str) -> RAGResponse:
+        """``adapter.aquery``, with a ``SystemExit`` or ``KeyboardInterrupt`` that its code
+        raised turned into an error of the case: one that leaves a task stops the event
+        loop, and every case after it would wait for ever. It is never a real Ctrl-C:
+        signals reach only the main thread, not this loop's."""
+        try:
+            return await adapter.aquery(question)
+        except (SystemExit, KeyboardInterrupt) as exc:
+            raise AdapterError(
+                self._raised(adapter, exc)
+                + " (an exit or interrupt raised inside the RAG system is an error of its case)"
+            ) from None
+
+    def _raised(self, adapter: RAGAdapter, exc: BaseException) -> str:
+        return self.redactor.text(f"{adapter.describe()} raised {type(exc).__name__}: {exc}")
+
+    def _timed_out(self, adapter: RAGAdapter, timeout: float, abandoned: int) -> str:
+        message = f"{adapter.describe()} did not answer within {timeout:g} s (--rag-timeout)"
+        if abandoned:
+            message += (
+                "; the call was abandoned, but a Python thread cannot be stopped: it may go "
+                "on running in the background until the run ends"
+            )
+        return self.redactor.text(message)
+
+    def call_timeout(self, adapter: RAGAdapter) -> float | None:
+        """Seconds one RAG call may take: ``--rag-timeout`` (``http.timeout``) when given,
+        else :data:`CALL_TIMEOUT`. The HTTP adapter bounds each of its attempts itself."""
+        if adapter.kind == "http":
+            return None
+        http = self.settings.http
+        return http.timeout if "timeout" in http.model_fields_set else CALL_TIMEOUT
 
     # ------------------------------------------------------------------ judges
 

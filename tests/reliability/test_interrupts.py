@@ -54,9 +54,12 @@ def wait_for(condition: Callable[[], bool], seconds: float) -> bool:
 
 
 def interrupt_when_stuck(
-    pytester: pytest.Pytester, started: Callable[[], bool], *args: str
+    pytester: pytest.Pytester,
+    started: Callable[[], bool],
+    *args: str,
+    send: signal.Signals = signal.SIGINT,
 ) -> tuple[int, float, str]:
-    """Run pytest in a child process, SIGINT it once ``done`` passed and ``stuck`` hangs;
+    """Run pytest in a child process, signal it (SIGINT) once ``done`` passed and ``stuck`` hangs;
     return its exit code, the seconds it took to stop, and its output."""
     log = pytester.path / "stdout.txt"
     command = [sys.executable, "-m", "pytest", "--rag-dataset=dataset.json", *args]
@@ -72,7 +75,7 @@ def interrupt_when_stuck(
             ready = wait_for(lambda: started() and b"::done PASSED" in log.read_bytes(), 60)
             assert ready, log.read_text(errors="replace")
             interrupted_at = time.monotonic()
-            process.send_signal(signal.SIGINT)
+            process.send_signal(send)
             code = process.wait(timeout=60)
             stopped_after = time.monotonic() - interrupted_at
         finally:
@@ -132,19 +135,26 @@ def test_ctrl_c_while_an_http_request_hangs_stops_at_once_and_keeps_the_finished
     assert not [r for r in hanging_server.requests if "again" in r.json()["question"]]
 
 
-def test_ctrl_c_while_a_sync_callable_hangs_stops_at_once(
-    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
-) -> None:
+def signal_a_hanging_callable(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], send: signal.Signals
+) -> tuple[int, float, str]:
     write_dataset(CASES)
     pytester.makefile(".yaml", **{"eval-config": "metrics:\n  retrieval_recall: 1.0\n"})
     pytester.makepyfile(app=HANGING_CALLABLE)
     code, stopped_after, output = interrupt_when_stuck(
-        pytester, (pytester.path / "stuck.started").exists, "--rag-target=app.py:answer"
+        pytester, (pytester.path / "stuck.started").exists, "--rag-target=app.py:answer", send=send
     )
     assert code == 3, output  # pytest's 2 (interrupted) would read as "a critical case failed"
     assert "rag-eval: exit 3: fatal: pytest: interrupted" in output
-    assert_partial_reports_kept_the_finished_case(pytester)  # this part already holds
-    assert stopped_after < 5, f"{stopped_after:.1f} s to stop after Ctrl-C"
+    assert_partial_reports_kept_the_finished_case(pytester)
+    assert stopped_after < 5, f"{stopped_after:.1f} s to stop after {send.name}"
+    return code, stopped_after, output
+
+
+def test_ctrl_c_while_a_sync_callable_hangs_stops_at_once(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    signal_a_hanging_callable(pytester, write_dataset, signal.SIGINT)
 
 
 SLOW_FINISHING_CALLABLE = """
@@ -173,3 +183,22 @@ def test_a_run_that_ends_normally_lets_blocking_calls_in_flight_finish(
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
     result.assert_outcomes(failed=1)
     assert (pytester.path / "stuck.finished").exists()
+
+
+def test_sigterm_while_a_sync_callable_hangs_writes_the_partial_reports_as_ctrl_c_does(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    # CI timeouts and job cancels send SIGTERM, whose default action kills the process at
+    # once (exit 143) with no report and no history line.
+    _, _, output = signal_a_hanging_callable(pytester, write_dataset, signal.SIGTERM)
+    assert "SIGTERM" in output
+
+
+def test_the_sigterm_handler_is_the_previous_one_again_after_the_run(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    write_dataset()
+    before = signal.getsignal(signal.SIGTERM)
+    result = pytester.runpytest("--rag-dataset=dataset.json", f"--rag-target={rag_app}")
+    assert result.ret in (0, 1, 2), result.stdout.str()
+    assert signal.getsignal(signal.SIGTERM) is before

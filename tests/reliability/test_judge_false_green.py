@@ -9,6 +9,7 @@ Cases whose own data cannot be judged (no contexts) keep ``not_judged: skip``.""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -91,7 +92,8 @@ def test_a_revoked_key_is_fatal_after_one_request(
 @pytest.mark.parametrize(
     ("step", "error"),
     [
-        (anthropic_error(500, "api_error", FAST), "the judge request failed after 2 attempts"),
+        # the run's fifth 500 in a row stops the judge: either reason names the 500
+        (anthropic_error(500, "api_error", FAST), "HTTP 500: fake api_error"),
         (anthropic_error(529, "overloaded_error", FAST), "HTTP 529"),
         (anthropic_text("I can't help with evaluating this content.", "refusal"), "refused"),
         (anthropic_text("verdicts: maybe?? {{{"), "did not validate"),
@@ -202,3 +204,38 @@ def test_a_tag_filter_that_selects_nothing_is_fatal_and_names_the_tags(
     output = result.stdout.str() + result.stderr.str()
     assert "no case has any of the tags secuirty" in output
     assert "the tags in the dataset are api, security" in output
+
+
+@pytest.mark.parametrize(
+    ("step", "config"),
+    [
+        (  # retry-after is capped at 60 s: without retries nothing waits for it
+            anthropic_error(429, "rate_limit_error", {"retry-after": "3600"}),
+            FAITHFULNESS + "judge:\n  max_retries: 0\n",
+        ),
+        (  # a judge that hangs: every request times out
+            Step(body={}, delay=5),
+            FAITHFULNESS + "judge:\n  timeout: 1\n  max_retries: 1\n",
+        ),
+    ],
+    ids=["retry-after-3600", "hung"],
+)
+def test_a_judge_that_stays_overloaded_or_hangs_stops_the_run_in_seconds(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    serve: Callable[[FakeLLMServer], FakeLLMServer],
+    step: Step,
+    config: str,
+) -> None:
+    server = serve(RepeatingServer(step))
+    write_dataset(cases(8))
+    started = time.monotonic()
+    result = run(pytester, config=config)
+    took = time.monotonic() - started
+    output = result.stdout.str()
+    assert result.ret == 3, output
+    assert "no case could be judged on faithfulness" in output
+    reasons = [c["metrics"]["faithfulness"]["reason"] for c in read_report(pytester)["cases"]]
+    assert any("judge unreachable: 5 requests in a row ran out of retries" in r for r in reasons)
+    assert took < 45, f"{took:.0f} s"  # minutes without the stop (one request at a time)
+    assert len(server.requests) <= 2 * 9  # at most each case's attempts: nothing more

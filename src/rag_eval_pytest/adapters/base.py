@@ -7,13 +7,13 @@ a worker thread.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from ..errors import AdapterError
+from ..event_loop import to_thread
 from ..response import RAGResponse
 
 
@@ -30,7 +30,7 @@ class RAGAdapter:
             raise NotImplementedError(
                 f"{type(self).__name__} implements neither query nor aquery"
             )
-        return await asyncio.to_thread(self.query, question)
+        return await to_thread(self.query, question)
 
     def describe(self) -> str:
         """One line for the report header, with no secrets in it."""

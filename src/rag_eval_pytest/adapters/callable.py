@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
+from ..event_loop import to_thread
 from .base import RAGAdapter, to_response
 
 if TYPE_CHECKING:
@@ -113,7 +114,7 @@ async def timed_call(fn: Callable[[str], Any], question: str) -> tuple[Any, floa
         started = time.perf_counter()
         value = await fn(question)
         return value, time.perf_counter() - started
-    value, latency = await asyncio.to_thread(_timed, fn, question)
+    value, latency = await to_thread(_timed, fn, question)
     if inspect.isawaitable(value):
         started = time.perf_counter()
         value = await value

@@ -58,7 +58,10 @@ class CallableJudge(LLMJudge):
                 result = await asyncio.to_thread(self.fn, prompt.text)
                 if inspect.isawaitable(result):
                     result = await result
-        except Exception as exc:  # the user's judge failed: not judged, with the reason
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:
+            # The user's judge failed: not judged, with the reason. An exit or interrupt its
+            # code raised (never a real Ctrl-C: that reaches only the main thread) must not
+            # leave this task, or it stops the event loop and the run waits for ever.
             raise RequestFailed(f"{self.model} raised {type(exc).__name__}: {exc}") from exc
         if isinstance(result, Mapping):
             return Reply(data=dict(result))

@@ -15,6 +15,8 @@ for all of them:
   honouring ``retry-after``; other failures are not judged at once;
 * a refused key (401, 403) stops the judge: no retry, no further request for any case. The
   judge's first request goes alone, so a revoked key costs one request, not one per case;
+* so do :data:`MAX_CONSECUTIVE_FAILURES` requests in a row that ran out of retries (a judge
+  that hangs or stays overloaded): requests waiting to retry give up at once;
 * each request is cached on disk (:mod:`.cache`), and ``passes`` > 1 votes (:mod:`.voting`);
   the voted outcome of each question is cached too, so a warm re-run reads one entry per
   question.
@@ -48,8 +50,14 @@ if TYPE_CHECKING:
     from ..limits import AdaptiveLimiter
 
 Sleep = Callable[[float], Awaitable[None]]
-MAX_RETRY_AFTER = 120.0
-"""Longest ``retry-after`` honoured as given; longer waits are capped (and the call retried)."""
+MAX_RETRY_AFTER = 60.0
+"""Longest ``retry-after`` honoured as given, as for the HTTP adapter; longer waits are
+capped (and the call retried)."""
+MAX_CONSECUTIVE_FAILURES = 5
+"""Requests in a row that ran out of retries on transient failures (timeouts, 429, overload,
+5xx) after which the judge stops for the rest of the run: a judge that hangs or stays
+overloaded would otherwise make every later request wait out its timeout and retries, one
+after another. A burst of 429s that retries get through counts for nothing."""
 
 
 class TransientError(Exception):
@@ -214,6 +222,8 @@ class LLMJudge(Judge):
         self._stopped: str | None = None  # why the judge stopped (its key was refused)
         self._first: asyncio.Lock | None = None  # the first request goes alone
         self._answered = False  # a request got an answer other than a refused key
+        self._failures_in_a_row = 0  # transient failures since the last answer
+        self._stopping: asyncio.Event | None = None  # set when the judge stops
 
     # ------------------------------------------------------------------ backend
 
@@ -388,7 +398,11 @@ class LLMJudge(Judge):
             except _Stopped as exc:  # stopped while this request waited: it was never sent
                 return _Attempt(None, unsent, str(exc))
             except TransientError as exc:
+                stopped = self.stopped()
+                if stopped is not None:
+                    return _Attempt(None, usage, stopped)
                 if retry >= self.retry.max_retries:
+                    self._failed_transiently(exc)
                     attempts = retry + 1
                     return _Attempt(
                         None,
@@ -396,14 +410,16 @@ class LLMJudge(Judge):
                         f"the judge request failed after {attempts} attempt"
                         f"{'s' if attempts > 1 else ''}: {self._redact(str(exc))}",
                     )
-                await self.retry.sleep(self.retry.delay(retry, exc.retry_after))
+                await self._pause(self.retry.delay(retry, exc.retry_after))
                 retry += 1
                 continue
             except AuthenticationFailed as exc:
-                self._stopped = f"judge unreachable: {self._redact(str(exc))}"
-                return _Attempt(None, usage, self._stopped)
+                self._stop(f"judge unreachable: {self._redact(str(exc))}")
+                return _Attempt(None, usage, str(self._stopped))
             except RequestFailed as exc:
+                self._failures_in_a_row = 0
                 return _Attempt(None, usage, f"the judge request failed: {self._redact(str(exc))}")
+            self._failures_in_a_row = 0
             break
         usage = usage + Usage(
             input_tokens=reply.input_tokens,
@@ -413,6 +429,35 @@ class LLMJudge(Judge):
         if cache is not None:
             cache.put(key, reply.to_record())
         return _Attempt(reply, usage)
+
+    def _failed_transiently(self, exc: TransientError) -> None:
+        """Count a request that ran out of retries; stop the judge after too many in a row."""
+        self._failures_in_a_row += 1
+        if self._failures_in_a_row >= MAX_CONSECUTIVE_FAILURES and self._stopped is None:
+            self._stop(
+                f"judge unreachable: {self._failures_in_a_row} requests in a row ran out of "
+                f"retries (timeouts, overload), the judge is stopped for this run (last: "
+                f"{self._redact(str(exc))})"
+            )
+
+    def _stop(self, reason: str) -> None:
+        self._stopped = reason
+        if self._stopping is not None:
+            self._stopping.set()
+
+    async def _pause(self, seconds: float) -> None:
+        """Wait before a retry, or less when the judge stops meanwhile."""
+        if self._stopping is None:
+            self._stopping = asyncio.Event()
+        if self._stopped is not None:
+            return
+        sleeping = asyncio.ensure_future(self.retry.sleep(seconds))
+        stopping = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait({sleeping, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            sleeping.cancel()
+            stopping.cancel()
 
     def _disk_cache(self) -> JudgeCache | None:
         """The disk cache, unless the judge has no stable identity to file answers under."""

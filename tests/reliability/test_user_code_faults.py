@@ -1,0 +1,157 @@
+"""The RAG system's and a custom judge's code misbehaving in ways that once hung the run: an
+exit or interrupt raised inside it, a call that never returns. Each is an error of its case;
+the run goes on and ends."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import case, read_report
+
+CASES = [
+    case("fine", "refund policy?", expected_contexts=["policy.md"]),
+    case("broken", "broken question?", expected_contexts=["policy.md"]),
+]
+CONFIG = "metrics:\n  retrieval_recall: 1.0\n"
+
+EXITING = """
+import argparse
+
+def parse():
+    parser = argparse.ArgumentParser(prog="app")
+    parser.add_argument("--needed", required=True)
+    return parser.parse_args([])  # an argparse error: SystemExit(2)
+
+def fault(question):
+    if "broken" in question:
+        {raise_}
+    return "Full refund within 30 days.", [{{"text": "Full refund.", "source": "policy.md"}}]
+
+def answer(question):
+    return fault(question)
+
+async def answer_async(question):
+    return fault(question)
+"""
+
+
+def run_app(pytester: pytest.Pytester, target: str, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess(
+        "--rag-dataset=dataset.json",
+        f"--rag-target=app.py:{target}",
+        "-p",
+        "no:randomly",
+        *args,
+        timeout=60,
+    )
+
+
+def assert_broken_case_errored(pytester: pytest.Pytester, result: pytest.RunResult, what: str):
+    output = result.stdout.str()
+    result.assert_outcomes(passed=1, errors=1)
+    assert what in output, output
+    cases = {c["id"]: c for c in read_report(pytester)["cases"]}
+    assert cases["fine"]["status"] == "passed"
+    assert cases["broken"]["status"] == "error"
+    assert what in cases["broken"]["error"]
+
+
+@pytest.mark.parametrize("target", ["answer", "answer_async"])
+@pytest.mark.parametrize(
+    ("raise_", "what"),
+    [("parse()", "raised SystemExit: 2"), ("raise KeyboardInterrupt", "raised KeyboardInterrupt")],
+)
+def test_an_exit_or_interrupt_inside_the_rag_callable_is_an_error_of_its_case(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    target: str,
+    raise_: str,
+    what: str,
+) -> None:
+    write_dataset(CASES)
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    pytester.makepyfile(app=EXITING.format(raise_=raise_))
+    result = run_app(pytester, target)
+    assert_broken_case_errored(pytester, result, what)
+
+
+HANGING = """
+import asyncio, time
+
+def answer(question):
+    if "broken" in question:
+        time.sleep(60)
+    return "Full refund within 30 days.", [{"text": "Full refund.", "source": "policy.md"}]
+
+async def answer_async(question):
+    if "broken" in question:
+        await asyncio.sleep(60)
+    return "Full refund within 30 days.", [{"text": "Full refund.", "source": "policy.md"}]
+"""
+
+
+@pytest.mark.parametrize("target", ["answer", "answer_async"])
+def test_rag_timeout_bounds_a_callable_that_hangs(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], target: str
+) -> None:
+    write_dataset(CASES)
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    pytester.makepyfile(app=HANGING)
+    started = time.monotonic()
+    result = run_app(pytester, target, "--rag-timeout=1")
+    took = time.monotonic() - started
+    assert_broken_case_errored(pytester, result, "did not answer within 1 s (--rag-timeout)")
+    abandoned = "a Python thread cannot be stopped" in result.stdout.str()
+    assert abandoned is (target == "answer")  # an async call is cancelled, a thread is not
+    assert took < 20, f"{took:.1f} s"  # the end of the run does not wait for the thread
+
+
+EXITING_JUDGE = """
+import sys
+
+def judge(prompt):
+    sys.exit("judge: no model configured")
+
+async def judge_async(prompt):
+    sys.exit("judge: no model configured")
+"""
+JUDGED_CASES = [
+    case(
+        f"c{n}",
+        "How many days of paid time off do employees get?",
+        answer="Employees receive 20 days of paid time off.",
+        contexts=["Full-time employees receive 20 days paid time off annually."],
+    )
+    for n in (1, 2)
+]
+
+
+@pytest.mark.parametrize("fixture", [False, True])
+@pytest.mark.parametrize("name", ["judge", "judge_async"])
+def test_a_custom_judge_raising_system_exit_is_a_judge_failure_not_a_hang(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], name: str, fixture: bool
+) -> None:
+    write_dataset(JUDGED_CASES)
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  faithfulness: 0.5\n"})
+    pytester.makepyfile(judging=EXITING_JUDGE)
+    if fixture:  # a rag_judge fixture returning the callable
+        pytester.makeconftest(
+            "import pytest, judging\n\n@pytest.fixture(scope='session')\n"
+            f"def rag_judge():\n    return judging.{name}\n"
+        )
+        options = ["-p", "no:randomly"]
+    else:
+        options = [f"--rag-judge=judging.py:{name}", "-p", "no:randomly"]
+    result = pytester.runpytest_subprocess("--rag-dataset=dataset.json", *options, timeout=60)
+    output = result.stdout.str()
+    assert result.ret == 3, output  # no case could be judged: fatal, with the reason
+    assert "raised SystemExit: judge: no model configured" in output
+    report = read_report(pytester)
+    assert [c["metrics"]["faithfulness"]["status"] for c in report["cases"]] == [
+        "not_judged",
+        "not_judged",
+    ]
