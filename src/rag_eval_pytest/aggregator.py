@@ -138,7 +138,7 @@ class Aggregator:
                 cases=[r.payload["key"] for r in records],
                 metrics=list(summary.metrics),
                 judge=self.judge_label,
-                datasets_sha256=datasets_digest([ds.path for ds in self.datasets.datasets]),
+                datasets_sha256=datasets_digest([ds.sha256 for ds in self.datasets.datasets]),
                 total_cases=self.datasets.total_cases,
             ),
         )

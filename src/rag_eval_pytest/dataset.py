@@ -138,6 +138,8 @@ class Dataset:
     metadata: DatasetMetadata
     cases: list[Case]
     warnings: list[str] = field(default_factory=list)
+    sha256: str | None = None
+    """The hash of the file's text as it was read, which the run's selection records."""
 
 
 @dataclass
@@ -436,7 +438,13 @@ def load_dataset(path: Path, *, now: dt.datetime | None = None) -> Dataset:
     stale = _staleness_warning(path, metadata, now)
     if stale:
         warnings.append(stale)
-    return Dataset(path=path, metadata=metadata, cases=cases, warnings=warnings)
+    return Dataset(
+        path=path,
+        metadata=metadata,
+        cases=cases,
+        warnings=warnings,
+        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+    )
 
 
 def select_by_tags(cases: Iterable[LoadedCase], tags: Sequence[str]) -> list[LoadedCase]:

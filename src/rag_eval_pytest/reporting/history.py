@@ -45,16 +45,12 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def datasets_digest(paths: Sequence[Path]) -> str | None:
-    """A hash of the datasets' content (their bytes, in the run's order); None when one
-    cannot be read any more."""
-    digest = hashlib.sha256()
-    try:
-        for path in paths:
-            digest.update(_sha256(path.read_bytes()).encode("ascii"))
-    except OSError:
+def datasets_digest(digests: Sequence[str | None]) -> str | None:
+    """One hash of the datasets' content (each file's hash, in the run's order), from the
+    text read when the run started; ``None`` when one is unknown."""
+    if any(d is None for d in digests):
         return None
-    return digest.hexdigest()
+    return _sha256("".join(d for d in digests if d is not None).encode("ascii"))
 
 
 def selection(
