@@ -459,4 +459,7 @@ def test_precision(rag_case):
     result.stdout.fnmatch_lines(
         ["*c1 context_precision 0.00 < 0.50", "*note: judge passes disagreed on 2 of 2 verdicts*"]
     )
-    assert output.count("judge passes disagreed") == 1  # c0's passes agreed
+    # pytest repeats whole messages in its short summary on CI (the CI variable set): count
+    # the failure sections only
+    failures = output.split("short test summary info")[0]
+    assert failures.count("judge passes disagreed") == 1  # c0's passes agreed
