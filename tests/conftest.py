@@ -18,8 +18,12 @@ preload_plugin_modules()
 
 @pytest.fixture(autouse=True)
 def _isolate_from_outer_xdist(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Inner pytester runs must not believe they are xdist workers of the outer run."""
+    """Inner pytester runs must not believe they are xdist workers of the outer run, nor
+    behave as on a CI machine when the outer run is on one (pytest prints whole messages in
+    its short summary there)."""
     for name in (
+        "CI",
+        "BUILD_NUMBER",
         "PYTEST_XDIST_WORKER",
         "PYTEST_XDIST_WORKER_COUNT",
         "PYTEST_XDIST_TESTRUNUID",
@@ -29,6 +33,18 @@ def _isolate_from_outer_xdist(monkeypatch: pytest.MonkeyPatch) -> None:
         "GITHUB_STEP_SUMMARY",
     ):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _inner_runs_refuse_pytest_deprecations(request: pytest.FixtureRequest) -> None:
+    """Inner pytester runs turn pytest's removals (PytestRemovedIn10Warning) into errors, as
+    the outer run does with its filterwarnings: the plugin must not depend on what the next
+    pytest removes."""
+    if "pytester" not in request.fixturenames:
+        return
+    request.getfixturevalue("pytester")  # which clears PYTEST_ADDOPTS as it starts
+    monkeypatch = request.getfixturevalue("monkeypatch")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-W error::pytest.PytestRemovedIn10Warning")
 
 
 @pytest.fixture

@@ -370,8 +370,12 @@ def rag_case(request: pytest.FixtureRequest) -> Iterator[RagCase]:
     from .prefetch import function_id
     from .zero_code import ZERO_CODE_CASE
 
+    resolved: list[Any] = []
+
     def judge() -> Any:
-        return session.judge_for(request.getfixturevalue("rag_judge"))
+        if not resolved:
+            resolved.append(session.judge_for(request.getfixturevalue("rag_judge")))
+        return resolved[0]
 
     prefetcher = session.prefetcher
     if prefetcher is not None:
@@ -411,8 +415,13 @@ def rag_case(request: pytest.FixtureRequest) -> Iterator[RagCase]:
     yield case
     if prefetcher is not None:
         stopping = bool(request.session.shouldfail or request.session.shouldstop)
+        # The judge fixture is never requested once the test is over (pytest 10 refuses it):
+        # the judge is known here only if the test resolved it.
         prefetcher.after_test(
-            function_id(request.node), recorder.requests, stopping=stopping, judge=judge
+            function_id(request.node),
+            recorder.requests,
+            stopping=stopping,
+            judge=judge if resolved else None,
         )
 
 

@@ -141,3 +141,32 @@ def test_the_plugin_uses_no_api_that_pytest_10_removes(
         assert "PytestRemovedIn" not in text and "PytestDeprecationWarning" not in text, text
         assert result.ret == 0, text
         result.assert_outcomes(passed=2)
+
+
+def test_a_judge_fixture_that_fails_is_not_requested_again_during_teardown(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    """A user's rag_judge fixture that raises fails each judged test with its error; the
+    plugin never asks pytest for the fixture again once the test is over (which pytest 10
+    turns from a deprecation warning into an error)."""
+    write_dataset(PASSING)
+    pytester.makepyfile(test_judged=JUDGED_TEST)
+    pytester.makeconftest(
+        """
+import pytest
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    raise RuntimeError("judge server not configured")
+"""
+    )
+    result = pytester.runpytest(
+        "--rag-dataset=dataset.json",
+        f"--rag-target={rag_app}",
+        "-W",
+        "always::pytest.PytestDeprecationWarning",
+    )
+    text = output(result)
+    assert "PytestRemovedIn" not in text and "during teardown" not in text, text
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*RuntimeError: judge server not configured*"])
