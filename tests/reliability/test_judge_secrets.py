@@ -130,3 +130,36 @@ def rag_answers(pytester: pytest.Pytester) -> list[str]:
     report = json.loads((pytester.path / "results" / "eval_report.json").read_text())
     return [c.get("answer", "") for c in report["cases"]]
 
+
+@pytest.mark.parametrize("sdk_debug_logs", [False, True], ids=["default", "asked"])
+def test_judge_sdk_request_dumps_stay_out_of_debug_logs_unless_asked(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    servers: tuple[FaultServer, JudgeServer],
+    monkeypatch: pytest.MonkeyPatch,
+    sdk_debug_logs: bool,
+) -> None:
+    _, judge = servers
+    write_dataset([case("a", "Refund?", "Full refund.", answer="Full refund.", contexts=["c"])])
+    switch = "judge:\n  sdk_debug_logs: true\n" if sdk_debug_logs else ""
+    pytester.makefile(".yaml", **{"eval-config": CONFIG + switch})
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", judge.url)
+    result = pytester.runpytest(
+        "--rag-dataset=dataset.json",
+        "--rag-judge=anthropic",
+        "--rag-judge-passes=1",
+        "--rag-no-cache",
+        "--log-level=DEBUG",
+        "--log-cli-level=DEBUG",
+        "--log-file=debug.log",
+        "-rA",
+        "-p",
+        "no:randomly",
+    )
+    assert result.ret == 0, result.stdout.str()
+    assert judge.requests
+    logs = result.stdout.str() + (pytester.path / "debug.log").read_text(encoding="utf-8")
+    assert "HTTP Request: POST" in logs  # httpx's INFO line passes at any setting
+    dumped = "Request options" in logs or "Break the ANSWER into standalone" in logs
+    assert dumped is sdk_debug_logs

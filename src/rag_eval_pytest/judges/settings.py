@@ -113,6 +113,12 @@ class JudgeSettings(_Section):
     max_context_tokens: int | None = Field(
         None, ge=1000, description="The judge's window; longer data is truncated with a note."
     )
+    sdk_debug_logs: bool = Field(
+        False,
+        description="Let the DEBUG records of the anthropic, openai, httpx and httpcore "
+        "loggers (whole request bodies) into pytest's log capture and live logging; "
+        "off by default, even at --log-level=DEBUG.",
+    )
 
     @field_validator("kind")
     @classmethod
