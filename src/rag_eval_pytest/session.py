@@ -94,8 +94,10 @@ class EvalSession:
         # Configured auth headers are secrets in every process, the aggregating one included,
         # before any adapter exists (workers may be the ones that build it).
         from .adapters.http import settings_secrets
+        from .redaction import url_secrets
 
         self.redactor.add(*settings_secrets(self.settings.http))
+        self.redactor.add(*url_secrets(self.settings.judge.base_url or ""))
 
     def __repr__(self) -> str:
         # Short, and without the settings' credentials (``pytest -l`` prints it).

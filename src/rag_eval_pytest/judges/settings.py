@@ -5,9 +5,12 @@ Pydantic only, so that the configuration can import it without importing any jud
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+
+from ..options import http_url
+from ..redaction import display_url
 
 
 class _Section(BaseModel):
@@ -127,6 +130,17 @@ class JudgeSettings(_Section):
         if not value:
             raise ValueError("judge kind must not be empty")
         return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url_valid(cls, value: str | None) -> str | None:
+        return None if value is None else http_url(value)
+
+    def __repr_args__(self) -> Any:
+        """No credential in a repr (``pytest -l``): the base URL without user info or query
+        string (the API key is a ``SecretStr`` already)."""
+        for name, value in super().__repr_args__():
+            yield name, display_url(value) if name == "base_url" and value else value
 
     @property
     def use_cache(self) -> bool:
