@@ -12,6 +12,7 @@ secrets masked, whichever logger wrote it.
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -19,8 +20,9 @@ if TYPE_CHECKING:
 
     from .redaction import Redactor
 
-SDK_LOGGERS = ("anthropic", "openai", "httpx", "httpcore")
-"""Loggers (with their children) whose DEBUG records dump requests."""
+SDK_LOGGERS = re.compile(r"(anthropic|openai|httpx\d*|httpcore\d*)(\.|$)")
+"""Loggers (with their children) whose DEBUG records dump requests: the SDKs' and those of
+their HTTP clients (``httpx2``/``httpcore2`` for newer SDKs)."""
 
 _HANDLERS = ("caplog_handler", "report_handler", "log_cli_handler", "log_file_handler")
 """pytest's logging plugin's handlers, all created with the plugin."""
@@ -35,7 +37,7 @@ class CaptureFilter(logging.Filter):
         self.sdk_debug = sdk_debug
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not self.sdk_debug and record.levelno < logging.INFO and _from_sdk(record.name):
+        if not self.sdk_debug and record.levelno < logging.INFO and SDK_LOGGERS.match(record.name):
             return False
         try:
             message = record.getMessage()
@@ -49,10 +51,6 @@ class CaptureFilter(logging.Filter):
         if record.exc_text:
             record.exc_text = self.redactor.text(record.exc_text)
         return True
-
-
-def _from_sdk(name: str) -> bool:
-    return any(name == sdk or name.startswith(f"{sdk}.") for sdk in SDK_LOGGERS)
 
 
 def install(config: pytest.Config, redactor: Redactor, *, sdk_debug: bool) -> None:

@@ -163,3 +163,5 @@ def test_judge_sdk_request_dumps_stay_out_of_debug_logs_unless_asked(
     assert "HTTP Request: POST" in logs  # httpx's INFO line passes at any setting
     dumped = "Request options" in logs or "Break the ANSWER into standalone" in logs
     assert dumped is sdk_debug_logs
+    # The HTTP client's traffic records too (httpcore, or httpcore2 under newer SDKs).
+    assert ("send_request_headers" in logs) is sdk_debug_logs
