@@ -32,13 +32,16 @@ FORMS = (HEADER_KEY, quote(HEADER_KEY, safe=""), PASSWORD, BASIC)
 
 SUPPORTED = {"statements": [{"statement": "s", "verdict": "supported", "reason": "stated"}]}
 CONFIG = PATHS.replace("retrieval_recall", "faithfulness")
+# It writes down what it was sent, and its reply quotes a secret it knows of itself: the cache
+# entry of the reply is masked before it is stored.
+QUOTING = {"statements": [{"statement": "s", "verdict": "supported", "reason": HEADER_KEY}]}
 CALLABLE_JUDGE = f"""
 import json, pathlib
 
 def judge(prompt):
     with pathlib.Path("prompts.txt").open("a", encoding="utf-8") as sent:
         sent.write(prompt)
-    return json.dumps({SUPPORTED!r})
+    return json.dumps({QUOTING!r})
 """
 
 
