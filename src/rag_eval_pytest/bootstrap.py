@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import os
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -113,9 +114,10 @@ def new_run_info() -> RunInfo:
 def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
     resolved = resolve_config(config)
     settings = resolved.settings
-    from .judges.factory import check_kind
+    from .judges.factory import check_base_url, check_kind
 
     check_kind(settings.judge.kind)
+    check_base_url(settings.judge, os.environ)
     if settings.adapter == "http" or settings.http.endpoint:
         from .adapters.http import resolve_headers
 

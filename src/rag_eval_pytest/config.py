@@ -45,7 +45,7 @@ _TOO_DEEP = "nested too deeply to be a configuration"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _REFERENCE_HELP = "write ${NAME} or ${NAME:-default}, and $${ for a literal ${"
 # Keys whose values are never repeated in a message: they may hold credentials.
-_UNECHOED_KEYS = ("http.endpoint", "http.headers", "http.header_args")
+_UNECHOED_KEYS = ("http.endpoint", "http.headers", "http.header_args", "judge.base_url")
 
 
 class _Section(BaseModel):

@@ -229,6 +229,18 @@ def _order_and_plan(config: pytest.Config, items: list[pytest.Item]) -> None:
             eval_session.loop.waiter = line.wait
 
 
+@guarded("pytest_sessionstart")
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """All processes: pytest's log handlers (created by now) mask secrets and keep the judge
+    SDKs' request dumps out."""
+    eval_session = session.config.stash.get(SESSION_KEY, None)
+    if eval_session is not None:
+        from .log_capture import install
+
+        sdk_debug = eval_session.settings.judge.sdk_debug_logs
+        install(session.config, eval_session.redactor, sdk_debug=sdk_debug)
+
+
 @guarded("pytest_collection_finish")
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Plain runs (an xdist controller collects nothing): once the kind of suite is known,

@@ -6,14 +6,16 @@ import base64
 import os
 import re
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, quote_plus, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit, urlunsplit
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
 MASK = "[REDACTED]"
-# Environment variables whose values are credentials wherever they appear.
+# Environment variables whose values are credentials wherever they appear...
 SECRET_ENV_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "RAG_AUTH_HEADER", "RAG_JUDGE_API_KEY")
+# ...and those holding a URL whose user info or credential parameters are.
+SECRET_URL_ENV_VARS = ("ANTHROPIC_BASE_URL", "OPENAI_BASE_URL")
 _MIN_SECRET_LENGTH = 4
 # Names that mark a credential, wherever a name comes with a value: header names, query
 # parameters of the endpoint, config keys and environment variables (``API_KEY``,
@@ -49,6 +51,24 @@ def basic_credentials(username: str, password: str) -> str:
     return base64.b64encode(f"{username}:{password}".encode()).decode("ascii")
 
 
+def url_secrets(url: str) -> list[str]:
+    """Credentials inside a URL (the RAG endpoint, a judge's base URL): the user info's
+    password (as written, decoded, and as the ``base64(user:password)`` of the Basic header it
+    becomes), and the values of query parameters named like credentials (``?code=...``,
+    ``?api_key=...``, ``?sig=...``)."""
+    try:
+        parts = urlsplit(url)
+        query = parse_qsl(parts.query, keep_blank_values=False)
+        password = parts.password
+    except ValueError:
+        return []
+    found = [value for name, value in query if is_credential_name(name)]
+    if password:
+        user = unquote(parts.username or "")
+        found += [password, unquote(password), basic_credentials(user, unquote(password))]
+    return found
+
+
 class Redactor:
     """Replaces known secret values (API keys, header values) by ``[REDACTED]``."""
 
@@ -62,6 +82,8 @@ class Redactor:
         header = os.environ.get("RAG_AUTH_HEADER", "")
         if ":" in header:
             values.append(header.split(":", 1)[1].strip())
+        for name in SECRET_URL_ENV_VARS:
+            values.extend(url_secrets(os.environ.get(name, "")))
         return cls([*values, *extra])
 
     def add(self, *secrets: str) -> None:

@@ -72,6 +72,7 @@ class EvalSession:
     _default_judge: Judge | None = None
     _judges: dict[int, tuple[Any, Judge]] = field(default_factory=dict)
     _local_embed: Embed | None = None
+    _judge_embeds: dict[int, Embed] = field(default_factory=dict)  # one per kept judge
     _local_embed_checked: bool = False
     adapter_description: str | None = None
     _questions: dict[tuple[str, str, str], asyncio.Future[Any]] = field(default_factory=dict)
@@ -93,8 +94,10 @@ class EvalSession:
         # Configured auth headers are secrets in every process, the aggregating one included,
         # before any adapter exists (workers may be the ones that build it).
         from .adapters.http import settings_secrets
+        from .redaction import url_secrets
 
         self.redactor.add(*settings_secrets(self.settings.http))
+        self.redactor.add(*url_secrets(self.settings.judge.base_url or ""))
 
     def __repr__(self) -> str:
         # Short, and without the settings' credentials (``pytest -l`` prints it).
@@ -258,7 +261,7 @@ class EvalSession:
         # The value is kept alive with the judge, so its id() cannot be reused in this run.
         self._judges[id(value)] = (value, judge)
         if isinstance(judge, LLMJudge):
-            judge.adopt(limiter=self.judge_limiter)
+            judge.adopt(limiter=self.judge_limiter, redactor=self.redactor)
         secrets = getattr(judge, "secrets", None)
         if callable(secrets):
             self.redactor.add(*secrets())
@@ -283,7 +286,10 @@ class EvalSession:
         from .judges.base import Judge as JudgeBase
 
         if judge is not None and type(judge).embed is not JudgeBase.embed:
-            return judge.embed
+            scrubbed = self._judge_embeds.get(id(judge))
+            if scrubbed is None:
+                scrubbed = self._judge_embeds[id(judge)] = scrubbing(judge.embed, self.redactor)
+            return scrubbed
         if not self._local_embed_checked:
             self._local_embed_checked = True
             self._local_embed = local_embedder(
@@ -306,6 +312,7 @@ class EvalSession:
             embed=self.embedder_for(judge),
             options={"judge": judge.describe() if judge is not None else None},
             memo=self._questions,
+            scrub=self.redactor.data,
         )
 
     # ------------------------------------------------------------------ metrics
@@ -403,6 +410,16 @@ def _services_identity(metric: Metric, services: Services) -> str:
     if "embeddings" in metric.requires and services.embed is not None:
         return f"embed {id(getattr(services.embed, '__self__', services.embed))}"
     return ""
+
+
+def scrubbing(embed: Embed, redactor: Redactor) -> Embed:
+    """A judge's ``embed`` that never sends a known secret: its embeddings may come from a
+    provider, like its answers."""
+
+    async def scrubbed(texts: list[str]) -> list[list[float]]:
+        return await embed([redactor.text(text) for text in texts])
+
+    return scrubbed
 
 
 def local_embedder(device: str = "cpu", cache_dir: Path | None = None) -> Embed | None:

@@ -25,11 +25,11 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from ..errors import AdapterError, ConfigError
 from ..options import OptionValueError, check_header, http_url
-from ..redaction import Redactor, basic_credentials, is_credential_name
+from ..redaction import Redactor, basic_credentials, url_secrets
 from ..redaction import display_url as _display_url
 from ..response import Context, RAGResponse
 from .base import RAGAdapter
@@ -102,23 +102,6 @@ def resolve_headers(
 def header_secrets(headers: Mapping[str, str]) -> list[str]:
     """The header values to redact: all but a few well-known non-credential headers."""
     return [v for k, v in headers.items() if k.lower() not in _PLAIN_HEADERS and v.strip()]
-
-
-def url_secrets(url: str) -> list[str]:
-    """Credentials inside the endpoint URL: the user info's password (as written, decoded, and
-    as the ``base64(user:password)`` of the Basic header it becomes), and the values of query
-    parameters named like credentials (``?code=...``, ``?api_key=...``, ``?sig=...``)."""
-    try:
-        parts = urlsplit(url)
-        query = parse_qsl(parts.query, keep_blank_values=False)
-        password = parts.password
-    except ValueError:
-        return []
-    found = [value for name, value in query if is_credential_name(name)]
-    if password:
-        user = unquote(parts.username or "")
-        found += [password, unquote(password), basic_credentials(user, unquote(password))]
-    return found
 
 
 def basic_auth_header(url: str) -> tuple[str, str | None]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..redaction import url_secrets
 from .llm import (
     AuthenticationFailed,
     LLMJudge,
@@ -57,6 +58,7 @@ class AnthropicJudge(LLMJudge):
         self.temperature = temperature
         self._client: AsyncAnthropic | None = None
         self._secrets.append(self.api_key or "")
+        self._secrets.extend(url_secrets(base_url or os.environ.get("ANTHROPIC_BASE_URL", "")))
 
     def answer_settings(self) -> dict[str, str]:
         """The server, when one is set (a proxy, a gateway): it may answer differently under

@@ -221,6 +221,24 @@ def check_kind(kind: str) -> None:
         raise _unknown(kind)
 
 
+BASE_URL_VARIABLES = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
+
+
+def check_base_url(settings: JudgeSettings, env: Mapping[str, str]) -> None:
+    """Refuse, before anything runs, a judge server URL from the environment that no request
+    could use (``judge.base_url`` is checked with the config). The message never repeats the
+    URL: its user info may hold a password."""
+    variable = BASE_URL_VARIABLES.get(resolve_kind(settings, env))
+    url = env.get(variable, "") if variable and settings.base_url is None else ""
+    if url:
+        from ..options import OptionValueError, http_url
+
+        try:
+            http_url(url)
+        except OptionValueError as exc:
+            raise ConfigError(f"{variable}: {exc}") from None
+
+
 def _entry_point(name: str) -> Any:
     from importlib.metadata import entry_points
 

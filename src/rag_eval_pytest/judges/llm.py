@@ -48,6 +48,7 @@ from .voting import vote
 
 if TYPE_CHECKING:
     from ..limits import AdaptiveLimiter
+    from ..redaction import Redactor
 
 Sleep = Callable[[float], Awaitable[None]]
 MAX_RETRY_AFTER = 60.0
@@ -218,6 +219,7 @@ class LLMJudge(Judge):
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
         self.limiter: AdaptiveLimiter | None = None
+        self.redactor: Redactor | None = None  # the run's: every secret it knows
         self._secrets: list[str] = []
         self._stopped: str | None = None  # why the judge stopped (its key was refused)
         self._first: asyncio.Lock | None = None  # the first request goes alone
@@ -239,10 +241,13 @@ class LLMJudge(Judge):
         prices: Prices | None = None,
         max_context_tokens: int | None = None,
         limiter: AdaptiveLimiter | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         """Fill the settings the judge was built without (explicit arguments win)."""
         if self.limiter is None and limiter is not None:
             self.limiter = limiter
+        if self.redactor is None and redactor is not None:
+            self.redactor = redactor
         if self.passes is None and passes is not None:
             self.passes = passes
         if self.cache is None and cache is not None:
@@ -285,7 +290,15 @@ class LLMJudge(Judge):
     def _redact(self, text: str) -> str:
         for secret in self.secrets():
             text = text.replace(secret, "[REDACTED]")
-        return text
+        return self.redactor.text(text) if self.redactor is not None else text
+
+    def _stored(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A cache entry as written to disk: without any secret the run knows (a judge may
+        quote what it was sent; the cache may be restored elsewhere)."""
+        if self.redactor is None:
+            return record
+        stored: dict[str, Any] = self.redactor.data(record)
+        return stored
 
     # ------------------------------------------------------------------ asking
 
@@ -309,7 +322,7 @@ class LLMJudge(Judge):
             else:
                 outcome = await vote(one_pass, passes)
                 if outcome.value is not None:  # a failure is asked again next run
-                    cache.put(key, outcome_record(outcome), OUTCOME)
+                    cache.put(key, self._stored(outcome_record(outcome)), OUTCOME)
         if not prompt.notes:
             return outcome
         return JudgeOutcome(
@@ -427,7 +440,7 @@ class LLMJudge(Judge):
             cost_usd=cost_usd(self.model, reply.input_tokens, reply.output_tokens, self.prices),
         )
         if cache is not None:
-            cache.put(key, reply.to_record())
+            cache.put(key, self._stored(reply.to_record()))
         return _Attempt(reply, usage)
 
     def _failed_transiently(self, exc: TransientError) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..redaction import url_secrets
 from .llm import (
     AuthenticationFailed,
     LLMJudge,
@@ -57,6 +58,7 @@ class OpenAIJudge(LLMJudge):
         self.max_tokens = max_tokens
         self._client: httpx.AsyncClient | None = None
         self._secrets.append(self.api_key or "")
+        self._secrets.extend(url_secrets(self.base_url))
 
     def answer_settings(self) -> dict[str, str]:
         """The server, when not OpenAI's: another server may answer differently under the same

@@ -5,9 +5,12 @@ Pydantic only, so that the configuration can import it without importing any jud
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+
+from ..options import http_url
+from ..redaction import display_url
 
 
 class _Section(BaseModel):
@@ -113,6 +116,12 @@ class JudgeSettings(_Section):
     max_context_tokens: int | None = Field(
         None, ge=1000, description="The judge's window; longer data is truncated with a note."
     )
+    sdk_debug_logs: bool = Field(
+        False,
+        description="Let the DEBUG records of the anthropic, openai, httpx and httpcore "
+        "loggers (whole request bodies) into pytest's log capture and live logging; "
+        "off by default, even at --log-level=DEBUG.",
+    )
 
     @field_validator("kind")
     @classmethod
@@ -121,6 +130,17 @@ class JudgeSettings(_Section):
         if not value:
             raise ValueError("judge kind must not be empty")
         return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url_valid(cls, value: str | None) -> str | None:
+        return None if value is None else http_url(value)
+
+    def __repr_args__(self) -> Any:
+        """No credential in a repr (``pytest -l``): the base URL without user info or query
+        string (the API key is a ``SecretStr`` already)."""
+        for name, value in super().__repr_args__():
+            yield name, display_url(value) if name == "base_url" and value else value
 
     @property
     def use_cache(self) -> bool:

@@ -180,18 +180,23 @@ class Services:
 
     Metrics ask through :meth:`ask`, not ``judge.ask``: within a run, the same question with
     the same inputs goes to the same judge once, whichever metric or test asks it (a repeat
-    is answered from memory and costs nothing).
+    is answered from memory and costs nothing). ``scrub`` (the run's redactor) takes every
+    known secret out of the question's texts before any judge sees them: a RAG service that
+    echoes its credentials must not send them on to a model provider.
     """
 
     judge: Any = None
     embed: Embed | None = None
     options: dict[str, Any] = field(default_factory=dict)
     memo: dict[tuple[str, str, str], asyncio.Future[Any]] = field(default_factory=dict)
+    scrub: Callable[[Any], Any] | None = None
 
     async def ask(self, question: Any, inputs: BaseModel) -> Any:
         """The judge's :class:`~rag_eval_pytest.judges.base.JudgeOutcome` for ``question``."""
         from ..judges.base import judge_key
 
+        if self.scrub is not None:
+            inputs = type(inputs).model_validate(self.scrub(inputs.model_dump()))
         # Keyed by the judge's fingerprint too: tests that use different judges never share
         # an answer (a judge without a stable identity is known by the object itself).
         key = (judge_key(self.judge), question.name, inputs.model_dump_json())
