@@ -60,6 +60,7 @@ class EvalSession:
     redactor: Redactor
     run: RunInfo
     config_file: Path | None = None
+    config_deprecations: list[str] = field(default_factory=list)
     search_paths: list[Path] = field(default_factory=list)
     judge_cache_dir: Path | None = None
     loop: LoopThread = field(default_factory=LoopThread)

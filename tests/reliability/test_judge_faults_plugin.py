@@ -90,7 +90,7 @@ def judge_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[RoutingJudgeServer
 
 
 FAITHFULNESS = "metrics:\n  faithfulness: null\n"
-QUICK_TIMEOUTS = FAITHFULNESS + "judge:\n  timeout: 1.0\n  max_retries: 2\n"
+QUICK_TIMEOUTS = FAITHFULNESS + "judge:\n  timeout: 1.0\n  retry:\n    max_attempts: 3\n"
 
 
 def run(pytester: pytest.Pytester, *args: str, config: str = FAITHFULNESS) -> pytest.RunResult:

@@ -11,8 +11,10 @@ for all of them:
 * a reply that does not validate or check gets **one** corrective re-ask carrying the error;
   a count mismatch that survives it keeps only the verdicts that matched, with a note;
 * a refusal is *not judged* with the judge's words as the reason; nothing becomes a number;
-* transient failures (timeouts, 429, 5xx, overload) are retried with exponential backoff,
-  honouring ``retry-after``; other failures are not judged at once;
+* transient failures (timeouts, 408, 409, 429, 5xx, overload) are retried by the plugin's one
+  retry policy (:mod:`rag_eval_pytest.retry`, as for the HTTP adapter: ``max_attempts``
+  counting the first try, exponential backoff with jitter, ``retry-after`` capped at
+  ``max_delay``); other failures are not judged at once;
 * a refused key (401, 403) stops the judge: no retry, no further request for any case. The
   judge's first request goes alone, so a revoked key costs one request, not one per case;
 * so do :data:`MAX_CONSECUTIVE_FAILURES` requests in a row that ran out of retries (a judge
@@ -27,18 +29,15 @@ Runs on the process's judge event loop (:mod:`rag_eval_pytest.event_loop`).
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
-import email.utils
 import hashlib
-import random
 from abc import abstractmethod
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ValidationError
 
 from ..metrics.base import Usage
+from ..retry import RetryPolicy
 from .base import I, Judge, JudgeOutcome, O, Question
 from .cache import JudgeCache, cache_key
 from .cost import Prices, cost_usd
@@ -49,10 +48,6 @@ from .voting import vote
 if TYPE_CHECKING:
     from ..limits import AdaptiveLimiter
 
-Sleep = Callable[[float], Awaitable[None]]
-MAX_RETRY_AFTER = 60.0
-"""Longest ``retry-after`` honoured as given, as for the HTTP adapter; longer waits are
-capped (and the call retried)."""
 MAX_CONSECUTIVE_FAILURES = 5
 """Requests in a row that ran out of retries on transient failures (timeouts, 429, overload,
 5xx) after which the judge stops for the rest of the run: a judge that hangs or stays
@@ -125,48 +120,6 @@ class _Attempt:
     failure: str = ""
 
 
-@dataclass
-class RetryPolicy:
-    """Retries of transient failures: ``max_retries`` after the first try, waiting
-    ``retry-after`` when the server sends one, else ``base_delay * 2**n`` (capped, jittered)."""
-
-    max_retries: int = 3
-    base_delay: float = 1.0
-    max_delay: float = 30.0
-    sleep: Sleep = field(default=asyncio.sleep)
-
-    def delay(self, retry: int, retry_after: float | None) -> float:
-        if retry_after is not None and retry_after >= 0:
-            return float(min(retry_after, MAX_RETRY_AFTER))
-        backoff = min(self.base_delay * float(2**retry), self.max_delay)
-        return backoff * (0.75 + random.random() * 0.5)  # jitter, not crypto
-
-
-def parse_retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
-    lowered = {k.lower(): v for k, v in headers.items()}
-    millis = lowered.get("retry-after-ms")
-    if millis is not None:
-        try:
-            return max(float(millis) / 1000, 0.0)
-        except ValueError:
-            pass
-    value = lowered.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)
-    return max((when - dt.datetime.now(dt.timezone.utc)).total_seconds(), 0.0)
-
-
 def endpoint(url: str) -> str:
     """A server's URL as part of a judge's identity: scheme, host, port and path, without
     credentials, query or fragment (the identity is persisted, credentials never are)."""
@@ -179,11 +132,6 @@ def endpoint(url: str) -> str:
     except ValueError:  # not a number: the request fails and says so; here it is a name
         port = ""
     return f"{parts.scheme}://{host}{port}{parts.path.rstrip('/')}"
-
-
-def is_transient_status(status: int) -> bool:
-    """Statuses worth a retry: timeout, conflict, rate limit, server errors, overload."""
-    return status in (408, 409, 429) or status >= 500
 
 
 class LLMJudge(Judge):
@@ -217,6 +165,7 @@ class LLMJudge(Judge):
         self.max_context_tokens = max_context_tokens
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
+        self._retry_given = retry is not None
         self.limiter: AdaptiveLimiter | None = None
         self._secrets: list[str] = []
         self._stopped: str | None = None  # why the judge stopped (its key was refused)
@@ -239,10 +188,13 @@ class LLMJudge(Judge):
         prices: Prices | None = None,
         max_context_tokens: int | None = None,
         limiter: AdaptiveLimiter | None = None,
+        retry: RetryPolicy | None = None,
     ) -> None:
         """Fill the settings the judge was built without (explicit arguments win)."""
         if self.limiter is None and limiter is not None:
             self.limiter = limiter
+        if not self._retry_given and retry is not None:
+            self.retry, self._retry_given = retry, True
         if self.passes is None and passes is not None:
             self.passes = passes
         if self.cache is None and cache is not None:
@@ -387,7 +339,7 @@ class LLMJudge(Judge):
             if cached is not None:
                 return _Attempt(cached, Usage(cache_hits=1))
         usage = Usage()
-        retry = 0
+        attempt = 1
         while True:
             stopped = self.stopped()
             if stopped is not None:
@@ -401,17 +353,16 @@ class LLMJudge(Judge):
                 stopped = self.stopped()
                 if stopped is not None:
                     return _Attempt(None, usage, stopped)
-                if retry >= self.retry.max_retries:
+                if attempt >= self.retry.max_attempts:
                     self._failed_transiently(exc)
-                    attempts = retry + 1
                     return _Attempt(
                         None,
                         usage,
-                        f"the judge request failed after {attempts} attempt"
-                        f"{'s' if attempts > 1 else ''}: {self._redact(str(exc))}",
+                        f"the judge request failed after {attempt} attempt"
+                        f"{'s' if attempt > 1 else ''}: {self._redact(str(exc))}",
                     )
-                await self._pause(self.retry.delay(retry, exc.retry_after))
-                retry += 1
+                await self._pause(self.retry.delay(attempt, retry_after=exc.retry_after))
+                attempt += 1
                 continue
             except AuthenticationFailed as exc:
                 self._stop(f"judge unreachable: {self._redact(str(exc))}")
@@ -588,6 +539,4 @@ __all__ = [
     "RequestFailed",
     "RetryPolicy",
     "TransientError",
-    "is_transient_status",
-    "parse_retry_after",
 ]

@@ -9,6 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from ..retry import RetrySettings
+
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_default=True)
@@ -80,6 +82,11 @@ class LocalJudgeSettings(_Section):
         return self
 
 
+class JudgeRetrySettings(RetrySettings):
+    """Retries of a judge request on timeouts, dropped connections, 408, 409, 429, 5xx and
+    overload (the same policy as http.retry)."""
+
+
 class JudgeSettings(_Section):
     """Which judge scores the judge-based metrics, and how."""
 
@@ -103,9 +110,7 @@ class JudgeSettings(_Section):
         None, description="Cache directory (default: rag_eval_judge in pytest's cache)."
     )
     timeout: float = Field(60.0, gt=0, description="Seconds per judge request.")
-    max_retries: int = Field(
-        3, ge=0, le=10, description="Retries of a request after 429, 5xx or a timeout."
-    )
+    retry: JudgeRetrySettings = Field(default_factory=JudgeRetrySettings)
     prices: dict[str, PriceSettings] = Field(
         default_factory=dict, description="Price overrides per model name (prefix)."
     )
