@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .config import Settings
     from .dataset import DatasetCollection, LoadedCase
     from .judges.base import Judge
+    from .judges.llm import JudgeDeadline
     from .metrics.base import Embed
     from .prefetch import Prefetcher
     from .redaction import Redactor
@@ -79,6 +80,7 @@ class EvalSession:
     rag_limiter: AdaptiveLimiter = field(init=False)
     judge_limiter: AdaptiveLimiter = field(init=False)
     case_limiter: AdaptiveLimiter = field(init=False)
+    judge_deadline: JudgeDeadline = field(init=False)
     prefetcher: Prefetcher | None = None
     progress: RunProgress = field(default_factory=RunProgress)
     notify: Callable[[str], None] | None = None  # a line of information on the terminal
@@ -91,6 +93,9 @@ class EvalSession:
         # being parsed (the limiter halves itself on 429 and overload).
         self.judge_limiter = AdaptiveLimiter(limits.judge or 2 * limits.limit)
         self.case_limiter = AdaptiveLimiter(limits.limit)
+        from .judges.llm import JudgeDeadline
+
+        self.judge_deadline = JudgeDeadline(self.settings.judge.deadline)
         # Configured auth headers are secrets in every process, the aggregating one included,
         # before any adapter exists (workers may be the ones that build it).
         from .adapters.http import settings_secrets
@@ -259,7 +264,7 @@ class EvalSession:
         # The value is kept alive with the judge, so its id() cannot be reused in this run.
         self._judges[id(value)] = (value, judge)
         if isinstance(judge, LLMJudge):
-            judge.adopt(limiter=self.judge_limiter)
+            judge.adopt(limiter=self.judge_limiter, deadline=self.judge_deadline)
         secrets = getattr(judge, "secrets", None)
         if callable(secrets):
             self.redactor.add(*secrets())

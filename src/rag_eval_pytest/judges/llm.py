@@ -18,7 +18,9 @@ for all of them:
 * a refused key (401, 403) stops the judge: no retry, no further request for any case. The
   judge's first request goes alone, so a revoked key costs one request, not one per case;
 * so do :data:`MAX_CONSECUTIVE_FAILURES` requests in a row that ran out of retries (a judge
-  that hangs or stays overloaded): requests waiting to retry give up at once;
+  that hangs or stays overloaded), and the run's :class:`JudgeDeadline` passing: requests
+  waiting to retry or in flight give up at once. A question left not judged by a stop says
+  why (``JudgeOutcome.stopped``), and the run ends with the fatal code;
 * each request is cached on disk (:mod:`.cache`), and ``passes`` > 1 votes (:mod:`.voting`);
   the voted outcome of each question is cached too, so a warm re-run reads one entry per
   question.
@@ -29,10 +31,12 @@ Runs on the process's judge event loop (:mod:`rag_eval_pytest.event_loop`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import time
 from abc import abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -46,8 +50,11 @@ from .prompt import Mode, RenderedPrompt, render
 from .voting import vote
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from ..limits import AdaptiveLimiter
 
+T = TypeVar("T")
 MAX_CONSECUTIVE_FAILURES = 5
 """Requests in a row that ran out of retries on transient failures (timeouts, 429, overload,
 5xx) after which the judge stops for the rest of the run: a judge that hangs or stays
@@ -118,6 +125,32 @@ class _Attempt:
     reply: Reply | None
     usage: Usage
     failure: str = ""
+    stopped: str = ""  # why the judge stopped, when that is why there is no reply
+
+
+@dataclass
+class JudgeDeadline:
+    """The time the judges of a process may take in all (``judge.deadline``), counted from
+    the first request sent; ``seconds=None``: no limit. One per process, shared by every judge
+    of the run."""
+
+    seconds: float | None
+    clock: Callable[[], float] = time.monotonic
+    _started: float | None = None
+
+    def start(self) -> float | None:
+        """Start the clock (once); the seconds left, or ``None`` without a deadline."""
+        if self.seconds is None:
+            return None
+        if self._started is None:
+            self._started = self.clock()
+        return max(self._started + self.seconds - self.clock(), 0.0)
+
+    def reason(self) -> str:
+        return (
+            f"judge deadline: judging took longer than {self.seconds:g} s in all "
+            "(judge.deadline, --rag-judge-deadline), the judge is stopped for this run"
+        )
 
 
 def endpoint(url: str) -> str:
@@ -173,6 +206,8 @@ class LLMJudge(Judge):
         self._answered = False  # a request got an answer other than a refused key
         self._failures_in_a_row = 0  # transient failures since the last answer
         self._stopping: asyncio.Event | None = None  # set when the judge stops
+        self.deadline: JudgeDeadline | None = None  # the run's, given by adopt()
+        self._deadline_armed = False
 
     # ------------------------------------------------------------------ backend
 
@@ -189,10 +224,13 @@ class LLMJudge(Judge):
         max_context_tokens: int | None = None,
         limiter: AdaptiveLimiter | None = None,
         retry: RetryPolicy | None = None,
+        deadline: JudgeDeadline | None = None,
     ) -> None:
         """Fill the settings the judge was built without (explicit arguments win)."""
         if self.limiter is None and limiter is not None:
             self.limiter = limiter
+        if self.deadline is None and deadline is not None:
+            self.deadline = deadline
         if not self._retry_given and retry is not None:
             self.retry, self._retry_given = retry, True
         if self.passes is None and passes is not None:
@@ -270,6 +308,7 @@ class LLMJudge(Judge):
             outcome.usage,
             (*prompt.notes, *outcome.notes),
             outcome.agreement,
+            outcome.stopped,
         )
 
     async def _ask_pass(
@@ -278,7 +317,7 @@ class LLMJudge(Judge):
         first = await self._request(prompt, question.name, index)
         usage = first.usage
         if first.reply is None:
-            return JudgeOutcome.not_judged(first.failure, usage)
+            return JudgeOutcome.not_judged(first.failure, usage, first.stopped)
         refused = _refusal(first.reply)
         if refused is not None:
             return JudgeOutcome.not_judged(refused, usage)
@@ -291,7 +330,7 @@ class LLMJudge(Judge):
         usage = usage + second.usage
         notes = [f"re-asked once: {error}"]
         if second.reply is None:
-            return JudgeOutcome.not_judged(second.failure, usage)
+            return JudgeOutcome.not_judged(second.failure, usage, second.stopped)
         refused = _refusal(second.reply)
         if refused is not None:
             return JudgeOutcome.not_judged(refused, usage)
@@ -338,21 +377,22 @@ class LLMJudge(Judge):
             cached = Reply.from_record(record) if record is not None else None
             if cached is not None:
                 return _Attempt(cached, Usage(cache_hits=1))
+        self._start_deadline()
         usage = Usage()
         attempt = 1
         while True:
             stopped = self.stopped()
             if stopped is not None:
-                return _Attempt(None, usage, stopped)
+                return _Attempt(None, usage, stopped, stopped)
             unsent, usage = usage, usage + Usage(judge_calls=1)
             try:
-                reply = await self._first_complete(prompt, question_name)
-            except _Stopped as exc:  # stopped while this request waited: it was never sent
-                return _Attempt(None, unsent, str(exc))
+                reply = await self._unless_stopped(self._first_complete(prompt, question_name))
+            except _Stopped as exc:  # stopped while this request waited or was in flight
+                return _Attempt(None, unsent, str(exc), str(exc))
             except TransientError as exc:
                 stopped = self.stopped()
                 if stopped is not None:
-                    return _Attempt(None, usage, stopped)
+                    return _Attempt(None, usage, stopped, stopped)
                 if attempt >= self.retry.max_attempts:
                     self._failed_transiently(exc)
                     return _Attempt(
@@ -360,13 +400,14 @@ class LLMJudge(Judge):
                         usage,
                         f"the judge request failed after {attempt} attempt"
                         f"{'s' if attempt > 1 else ''}: {self._redact(str(exc))}",
+                        self._stopped or "",  # this request's failure stopped the judge
                     )
                 await self._pause(self.retry.delay(attempt, retry_after=exc.retry_after))
                 attempt += 1
                 continue
-            except AuthenticationFailed as exc:
-                self._stop(f"judge unreachable: {self._redact(str(exc))}")
-                return _Attempt(None, usage, str(self._stopped))
+            except AuthenticationFailed as exc:  # the judge is stopped (by _sent)
+                stopped = self._stopped or f"judge unreachable: {self._redact(str(exc))}"
+                return _Attempt(None, usage, stopped, stopped)
             except RequestFailed as exc:
                 self._failures_in_a_row = 0
                 return _Attempt(None, usage, f"the judge request failed: {self._redact(str(exc))}")
@@ -391,24 +432,55 @@ class LLMJudge(Judge):
                 f"{self._redact(str(exc))})"
             )
 
+    def _start_deadline(self) -> None:
+        """Start the run's judge deadline at the first request sent, and stop the judge when
+        it passes (also while requests wait to retry or are in flight)."""
+        if self.deadline is None or self._deadline_armed:
+            return
+        self._deadline_armed = True
+        left = self.deadline.start()
+        if left is None:
+            return
+        if left <= 0:
+            self._deadline_passed()
+        else:
+            asyncio.get_running_loop().call_later(left, self._deadline_passed)
+
+    def _deadline_passed(self) -> None:
+        if self._stopped is None and self.deadline is not None:
+            self._stop(self.deadline.reason())
+
     def _stop(self, reason: str) -> None:
         self._stopped = reason
-        if self._stopping is not None:
-            self._stopping.set()
+        self._stopping_event().set()
+
+    def _stopping_event(self) -> asyncio.Event:
+        if self._stopping is None:
+            self._stopping = asyncio.Event()
+        return self._stopping
+
+    async def _unless_stopped(self, work: Awaitable[T]) -> T:
+        """The result of ``work``, or :class:`_Stopped` as soon as the judge stops meanwhile:
+        the work (a wait, a request in flight) is cancelled."""
+        stopping = self._stopping_event()
+        task = asyncio.ensure_future(work)
+        if not stopping.is_set():
+            waiter = asyncio.ensure_future(stopping.wait())
+            try:
+                await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiter.cancel()
+                if not task.done():
+                    task.cancel()
+        if task.done() and not task.cancelled():
+            return task.result()
+        task.cancel()
+        raise _Stopped(self._stopped or "the judge is stopped")
 
     async def _pause(self, seconds: float) -> None:
         """Wait before a retry, or less when the judge stops meanwhile."""
-        if self._stopping is None:
-            self._stopping = asyncio.Event()
-        if self._stopped is not None:
-            return
-        sleeping = asyncio.ensure_future(self.retry.sleep(seconds))
-        stopping = asyncio.ensure_future(self._stopping.wait())
-        try:
-            await asyncio.wait({sleeping, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            sleeping.cancel()
-            stopping.cancel()
+        with contextlib.suppress(_Stopped):
+            await self._unless_stopped(self.retry.sleep(seconds))
 
     def _disk_cache(self) -> JudgeCache | None:
         """The disk cache, unless the judge has no stable identity to file answers under."""
@@ -458,15 +530,25 @@ class LLMJudge(Judge):
         overload, timeout) makes the limiter back off, successes let it recover."""
         limiter = self.limiter
         if limiter is None:
-            return await self._complete(prompt, question_name)
+            return await self._sent(prompt, question_name)
         async with limiter.slot():
             try:
-                reply = await self._complete(prompt, question_name)
+                reply = await self._sent(prompt, question_name)
             except TransientError:
                 limiter.throttled()
                 raise
         limiter.succeeded()
         return reply
+
+    async def _sent(self, prompt: RenderedPrompt, question_name: str) -> Reply:
+        """:meth:`_complete`, stopping the judge the moment its key is refused: before any
+        request waiting for its turn can be sent."""
+        try:
+            return await self._complete(prompt, question_name)
+        except AuthenticationFailed as exc:
+            if self._stopped is None:
+                self._stop(f"judge unreachable: {self._redact(str(exc))}")
+            raise
 
 
 OUTCOME = "outcome"
@@ -534,6 +616,7 @@ def _excerpt(text: str, limit: int = 200) -> str:
 
 __all__ = [
     "AuthenticationFailed",
+    "JudgeDeadline",
     "LLMJudge",
     "Reply",
     "RequestFailed",

@@ -11,6 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, m
 
 from ..retry import RetrySettings
 
+DEFAULT_DEADLINE = 1800.0
+"""Half an hour of judging: a judge that hangs, or answers 429 for ever, cannot hold a CI job
+until the job's own timeout kills it without a report."""
+
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_default=True)
@@ -111,6 +115,13 @@ class JudgeSettings(_Section):
     )
     timeout: float = Field(60.0, gt=0, description="Seconds per judge request.")
     retry: JudgeRetrySettings = Field(default_factory=JudgeRetrySettings)
+    deadline: float | None = Field(
+        DEFAULT_DEADLINE,
+        gt=0,
+        description="Seconds the judge may take in all (or --rag-judge-deadline), from its "
+        "first request, in each process (each xdist worker): then it stops, the questions "
+        "left are not judged and the run ends with the fatal code. null: no limit.",
+    )
     prices: dict[str, PriceSettings] = Field(
         default_factory=dict, description="Price overrides per model name (prefix)."
     )
