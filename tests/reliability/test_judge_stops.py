@@ -102,12 +102,12 @@ def test_a_stop_after_some_cases_were_judged_ends_the_run_with_the_fatal_code(
 
 
 @pytest.mark.parametrize(
-    ("good", "then", "expected"),
+    "then",
     [
-        # one case judged, then every request hangs (the request timeout is 60 s)
-        (1, Step(body={}, delay=30), "*; 5 of 6 cases not judged"),
+        # every request hangs (the request timeout is 60 s, 4 attempts)
+        Step(body={}, delay=30),
         # 429 asking for an hour: every request waits the 60 s cap between its tries
-        (0, anthropic_error(429, "rate_limit_error", HOUR), "*no case could be judged*"),
+        anthropic_error(429, "rate_limit_error", HOUR),
     ],
     ids=["hung", "retry-after-3600"],
 )
@@ -115,11 +115,10 @@ def test_the_judge_deadline_stops_a_judge_that_hangs_or_waits(
     pytester: pytest.Pytester,
     write_dataset: Callable[..., Path],
     judge: Callable[[int, Step], AnswersThen],
-    good: int,
     then: Step,
-    expected: str,
 ) -> None:
-    judge(good, then)
+    # (A stop after some cases were judged is fatal as well: see the test above.)
+    judge(0, then)
     cases(write_dataset, 6)
     # 5 s: time enough for the first request on a busy machine (the SDK loads), far less
     # than the minutes the judge would take without the deadline.
@@ -127,11 +126,49 @@ def test_the_judge_deadline_stops_a_judge_that_hangs_or_waits(
     assert result.ret == 3, result.stdout.str()
     result.stdout.fnmatch_lines(
         ["rag-eval: exit 3: fatal: judge deadline: judging took longer than 5 s in all "
-         f"(judge.deadline, --rag-judge-deadline), the judge is stopped for this run{expected}"]
+         "(judge.deadline, --rag-judge-deadline), the judge is stopped for this run; "
+         "no case could be judged on faithfulness"]
     )
     assert_clean(result)
     assert took < 45, f"{took:.0f} s"  # minutes without the deadline
-    result.assert_outcomes(passed=good, skipped=6 - good)
+    result.assert_outcomes(skipped=6)
+
+
+def test_the_deadline_stops_a_fixture_judge_that_hangs_after_judging_one_case(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    judge: Callable[[int, Step], AnswersThen],
+) -> None:
+    judge(0, anthropic_error(500, "api_error", FAST))  # the configured judge: never asked
+    cases(write_dataset, 6)
+    pytester.makeconftest(
+        f"""
+        import asyncio, json
+        import pytest
+        from rag_eval_pytest.judges.callable import CallableJudge
+
+        calls = []
+
+        async def answer_once_then_hang(prompt):
+            calls.append(prompt)
+            if len(calls) > 1:
+                await asyncio.sleep(3600)
+            return json.dumps({SUPPORTED!r})
+
+        @pytest.fixture(scope="session")
+        def rag_judge():
+            return CallableJudge(answer_once_then_hang, model="hangs-after-one")
+        """
+    )
+    result, took = timed_run(pytester, "--rag-judge-deadline=2", config=FAITHFULNESS)
+    assert result.ret == 3, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        ["rag-eval: exit 3: fatal: judge deadline: judging took longer than 2 s in all "
+         "*; 5 of 6 cases not judged"]
+    )
+    assert_clean(result)
+    result.assert_outcomes(passed=1, skipped=5)
+    assert took < 45, f"{took:.0f} s"
 
 
 def test_retry_after_is_capped_so_an_hour_long_wait_does_not_hang_the_run(

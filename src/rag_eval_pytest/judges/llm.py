@@ -475,6 +475,8 @@ class LLMJudge(Judge):
         if task.done() and not task.cancelled():
             return task.result()
         task.cancel()
+        # An abandoned request may still end with its own error: read, never logged.
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())
         raise _Stopped(self._stopped or "the judge is stopped")
 
     async def _pause(self, seconds: float) -> None:
