@@ -27,7 +27,7 @@ from .reporting.history import datasets_digest, git_commit, history_entry, selec
 from .reporting.markdown import render_markdown, render_step_summary
 from .reporting.step_summary import SUMMARY_FILE, append_step_summary
 from .reporting.trend import build_trend
-from .summary import judge_failures, summarise
+from .summary import judge_failures, judge_stop, summarise
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -159,7 +159,8 @@ class Aggregator:
 
     def _fatal_reason(self, records: list[Any]) -> str | None:
         """Why the run gives no verdict: a setup error, a RAG system or a judge that failed
-        for every case (a green or red run needs judgements)."""
+        for every case (a green or red run needs judgements), a judge stopped during the run
+        (by a refused key, failures in a row or its deadline) that left cases not judged."""
         if self.collector.setup_error:
             return self.collector.setup_error
         if records and all(r.status == "error" and r.payload.get("error") for r in records):
@@ -168,6 +169,10 @@ class Aggregator:
         if failures:
             error = next(iter(failures.values()))
             return f"{error}; no case could be judged on {', '.join(failures)}"
+        stop = judge_stop(records)
+        if stop is not None:  # a verdict on the cases judged before the stop only is none
+            reason, cases = stop
+            return f"{reason}; {cases} of {len(records)} cases not judged"
         return None
 
     def _trend(self, doc: dict[str, Any]) -> dict[str, Any]:

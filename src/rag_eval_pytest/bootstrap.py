@@ -138,6 +138,7 @@ def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
         redactor=Redactor.from_environment(resolved.secrets),
         run=run,
         config_file=resolved.file.path,
+        config_deprecations=resolved.deprecations,
         search_paths=[config.rootpath, config.invocation_params.dir],
         judge_cache_dir=judge_cache_dir(config),
         notify=terminal_notice(config),

@@ -27,6 +27,7 @@ from .errors import ConfigError
 from .judges.settings import JudgeSettings
 from .options import METRIC_NAMES, check_header, header_line, http_url
 from .redaction import MASK, display_url, is_credential_name
+from .retry import MAX_ATTEMPTS, RetrySettings
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -118,22 +119,8 @@ class ConcurrencySettings(_Section):
     )
 
 
-class HttpRetrySettings(_Section):
-    """Retries of the HTTP adapter on connect errors, timeouts, 429 and 5xx."""
-
-    max_attempts: int = Field(
-        default=4, ge=1, le=20, description="Attempts per question: the first and 3 retries."
-    )
-    backoff: Literal["exponential", "fixed"] = Field(
-        "exponential", description="Wait base_delay * 2^n between attempts, or base_delay."
-    )
-    base_delay: float = Field(default=1.0, ge=0, description="First wait in seconds (then 2, 4).")
-    max_delay: float = Field(
-        default=60.0, ge=0, description="Longest single wait, Retry-After included."
-    )
-    jitter: float = Field(
-        default=0.1, ge=0, le=1, description="Random extra wait, as a fraction of the wait."
-    )
+class HttpRetrySettings(RetrySettings):
+    """Retries of the HTTP adapter on connect errors, timeouts, 408, 409, 429 and 5xx."""
 
 
 class HttpResponseSettings(_Section):
@@ -357,6 +344,8 @@ class ResolvedConfig:
     settings: Settings
     file: ConfigFile
     secrets: set[str] = field(repr=False)
+    deprecations: list[str] = field(default_factory=list)
+    """A notice per deprecated key that was given (and converted): warnings of the run."""
 
 
 # --------------------------------------------------------------------------- config file
@@ -607,6 +596,37 @@ def _anchor_paths(data: dict[str, Any], base: Path) -> None:
             data["target"] = f"{base / module}:{attr}"
 
 
+def _convert_deprecated(data: dict[str, Any], label: str) -> list[str]:
+    """Keys of earlier releases that are still accepted: converted in place to the keys that
+    replace them, each with a notice naming the new key."""
+    judge = data.get("judge")
+    if not isinstance(judge, dict) or "max_retries" not in judge:
+        return []
+    retries = judge.pop("max_retries")
+    if isinstance(retries, str) and retries.strip().isdigit():
+        retries = int(retries)  # from ${VAR}
+    retry = judge.setdefault("retry", {})
+    if retry is None:
+        retry = judge["retry"] = {}
+    if type(retries) is not int or not 0 <= retries < MAX_ATTEMPTS:
+        raise ConfigError(
+            f"Invalid configuration {label}: key 'judge.max_retries': should be a whole "
+            f"number from 0 to {MAX_ATTEMPTS - 1}; it is deprecated: use "
+            "judge.retry.max_attempts, which counts the first try"
+        )
+    if isinstance(retry, dict) and "max_attempts" in retry:
+        raise ConfigError(
+            f"Invalid configuration {label}: judge.max_retries and judge.retry.max_attempts "
+            "are both given: keep judge.retry.max_attempts (max_retries is deprecated)"
+        )
+    if isinstance(retry, dict):  # anything else: the validation names judge.retry
+        retry["max_attempts"] = retries + 1
+    return [
+        f"judge.max_retries in {label} is deprecated: use judge.retry.max_attempts, which "
+        f"counts the first try (max_retries: {retries} is max_attempts: {retries + 1})"
+    ]
+
+
 def resolve_settings(
     file: ConfigFile,
     overrides: list[Override],
@@ -619,6 +639,7 @@ def resolve_settings(
         data = interpolate(file.data, env, file.label, secrets)
         if file.path is not None:
             _anchor_paths(data, file.path.parent)
+        deprecations = _convert_deprecated(data, file.label)
         Settings.model_validate(data)
     except ValidationError as exc:
         raise _explain(exc, {}, file.label) from None
@@ -633,4 +654,4 @@ def resolve_settings(
     except ValidationError as exc:
         raise _explain(exc, origin, file.label) from None
     file.secrets = secrets
-    return ResolvedConfig(settings=settings, file=file, secrets=secrets)
+    return ResolvedConfig(settings=settings, file=file, secrets=secrets, deprecations=deprecations)

@@ -1,5 +1,6 @@
 """The run's warnings about its data (a dataset older than 30 days, cases without
-``expected_contexts``), issued as :class:`RagEvalWarning` under the user's warning filters.
+``expected_contexts``) and its configuration (a deprecated key, converted), issued as
+:class:`RagEvalWarning` under the user's warning filters.
 
 They go through pytest's own configure-time warnings (``config.issue_config_time_warning``),
 so they appear in the "warnings summary" and ``ignore::rag_eval_pytest.RagEvalWarning``

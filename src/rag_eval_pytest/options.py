@@ -322,6 +322,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="N",
     ),
     OptionSpec(
+        "--rag-judge-deadline",
+        "Seconds the judge may take in all, from its first request (default: 7200); then it "
+        "stops, and the run ends with the fatal code naming the deadline",
+        setting="judge.deadline",
+        type=positive_float,
+        metavar="SECONDS",
+    ),
+    OptionSpec(
         "--rag-device",
         "Where the local judge's models run: cpu (default), cuda, or auto (cuda when present)",
         setting="judge.local.device",

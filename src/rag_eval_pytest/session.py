@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .config import Settings
     from .dataset import DatasetCollection, LoadedCase
     from .judges.base import Judge
+    from .judges.llm import JudgeDeadline
     from .metrics.base import Embed
     from .prefetch import Prefetcher
     from .redaction import Redactor
@@ -60,6 +61,7 @@ class EvalSession:
     redactor: Redactor
     run: RunInfo
     config_file: Path | None = None
+    config_deprecations: list[str] = field(default_factory=list)
     search_paths: list[Path] = field(default_factory=list)
     judge_cache_dir: Path | None = None
     loop: LoopThread = field(default_factory=LoopThread)
@@ -79,6 +81,7 @@ class EvalSession:
     rag_limiter: AdaptiveLimiter = field(init=False)
     judge_limiter: AdaptiveLimiter = field(init=False)
     case_limiter: AdaptiveLimiter = field(init=False)
+    judge_deadline: JudgeDeadline = field(init=False)
     prefetcher: Prefetcher | None = None
     progress: RunProgress = field(default_factory=RunProgress)
     notify: Callable[[str], None] | None = None  # a line of information on the terminal
@@ -91,6 +94,9 @@ class EvalSession:
         # being parsed (the limiter halves itself on 429 and overload).
         self.judge_limiter = AdaptiveLimiter(limits.judge or 2 * limits.limit)
         self.case_limiter = AdaptiveLimiter(limits.limit)
+        from .judges.llm import JudgeDeadline
+
+        self.judge_deadline = JudgeDeadline(self.settings.judge.deadline)
         # Configured auth headers are secrets in every process, the aggregating one included,
         # before any adapter exists (workers may be the ones that build it).
         from .adapters.http import settings_secrets
@@ -261,7 +267,9 @@ class EvalSession:
         # The value is kept alive with the judge, so its id() cannot be reused in this run.
         self._judges[id(value)] = (value, judge)
         if isinstance(judge, LLMJudge):
-            judge.adopt(limiter=self.judge_limiter, redactor=self.redactor)
+            judge.adopt(
+                limiter=self.judge_limiter, redactor=self.redactor, deadline=self.judge_deadline
+            )
         secrets = getattr(judge, "secrets", None)
         if callable(secrets):
             self.redactor.add(*secrets())

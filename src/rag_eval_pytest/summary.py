@@ -252,5 +252,22 @@ def judge_failures(records: Sequence[CaseRecord]) -> dict[str, str]:
     }
 
 
+def judge_stop(records: Sequence[CaseRecord]) -> tuple[str, int] | None:
+    """Why the judge stopped for the rest of the run (a refused key, too many failures in a
+    row, its deadline), with the number of cases the judge failed on; ``None`` when it never
+    stopped, or stopped without leaving any question unanswered."""
+    reason = ""
+    cases = 0
+    for record in records:
+        failed = [
+            (result.get("details") or {}).get("judge_stopped")
+            for result in record.metrics.values()
+            if result["status"] == "not_judged" and result.get("cause") == "judge"
+        ]
+        cases += bool(failed)
+        reason = reason or next((str(stop) for stop in failed if stop), "")
+    return (reason, cases) if reason else None
+
+
 def _metric_order(name: str) -> tuple[int, str]:
     return (METRIC_NAMES.index(name) if name in METRIC_NAMES else len(METRIC_NAMES), name)

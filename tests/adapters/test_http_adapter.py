@@ -9,14 +9,10 @@ from typing import Any
 
 import pytest
 
-from rag_eval_pytest.adapters.http import (
-    HttpAdapter,
-    RetryPolicy,
-    parse_retry_after,
-    resolve_headers,
-)
+from rag_eval_pytest.adapters.http import HttpAdapter, resolve_headers
 from rag_eval_pytest.errors import AdapterError, ConfigError
 from rag_eval_pytest.response import Context, RAGResponse
+from rag_eval_pytest.retry import RetryPolicy, parse_retry_after
 
 from .conftest import SleepRecorder
 from .server import Fault, FaultServer, Request, closed_port_url, ok
@@ -170,6 +166,24 @@ def test_retry_policy_from_arguments(
     ask_error(make(retry=RetryPolicy(max_attempts=3, backoff="fixed", base_delay=0.5)))
     assert server.attempts == 3
     assert sleeps.waits == [0.5, 0.5]
+
+
+@pytest.mark.parametrize("status", [408, 409, 429, 500, 529])
+def test_the_transient_statuses_of_the_judges_are_retried(
+    server: FaultServer, make: Make, sleeps: SleepRecorder, status: int
+) -> None:
+    server.then(Fault(status, b"try again"))
+    (response,) = ask(make(), "q?")
+    assert response.answer == "answer to q?"
+    assert server.attempts == 2
+
+
+def test_retry_after_ms_is_honoured(
+    server: FaultServer, make: Make, sleeps: SleepRecorder
+) -> None:
+    server.then(Fault(429, headers={"Retry-After-Ms": "250"}))
+    ask(make())
+    assert sleeps.waits == [0.25]
 
 
 def test_retry_after_is_capped_by_max_delay(
@@ -355,6 +369,10 @@ def test_bad_configuration_is_a_config_error() -> None:
         ("Wed, 21 Oct 2015 07:28:00 GMT", 0.0),
         ("soon", None),
         (None, None),
+        ("2.5", 2.5),
+        ("-3", 0.0),
+        ("inf", None),
+        ("nan", None),
     ],
 )
 def test_parse_retry_after(value: str | None, expected: float | None) -> None:
@@ -366,3 +384,8 @@ def test_backoff_schedule() -> None:
     assert [policy.delay(n, 0.0) for n in (1, 2, 3)] == [1.0, 2.0, 4.0]
     assert policy.delay(1, 0.5) == 1.05
     assert RetryPolicy(max_delay=3).delay(3, 0.0) == 3.0
+    assert RetryPolicy().delay(1, 0.0, retry_after=3600) == 60.0  # the default cap
+    assert RetryPolicy(backoff="fixed", base_delay=2).delay(4, 0.0) == 2.0
+    assert 1.0 <= RetryPolicy().delay(1) <= 1.1  # random jitter: up to 10 % more
+    with pytest.raises(ValueError, match="counts the first try"):
+        RetryPolicy(max_attempts=0)

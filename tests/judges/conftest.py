@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from rag_eval_pytest.judges.llm import RetryPolicy
+from rag_eval_pytest.retry import RetryPolicy
 from tests.servers.fake_llm import FakeLLMServer
 
 
@@ -36,4 +36,4 @@ def sleeps() -> RecordingSleep:
 
 @pytest.fixture
 def retry(sleeps: RecordingSleep) -> RetryPolicy:
-    return RetryPolicy(max_retries=2, base_delay=0.5, max_delay=4.0, sleep=sleeps)
+    return RetryPolicy(max_attempts=3, base_delay=0.5, max_delay=4.0, sleep=sleeps)

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from rag_eval_pytest.judges.llm import RetryPolicy
 from rag_eval_pytest.judges.openai import OpenAIJudge
 from rag_eval_pytest.judges.questions import (
     ContextsInput,
@@ -16,6 +15,7 @@ from rag_eval_pytest.judges.questions import (
     StatementsInput,
     StatementSupport,
 )
+from rag_eval_pytest.retry import RetryPolicy
 from tests.judges.conftest import RecordingSleep
 from tests.servers.fake_llm import FakeLLMServer, openai_error, openai_message
 
@@ -123,7 +123,7 @@ def test_timeout(fake_llm: FakeLLMServer, sleeps: RecordingSleep) -> None:
     slow = openai_message(VALID)
     slow.delay = 1.0
     fake_llm.push(slow)
-    outcome = ask(judge(fake_llm, RetryPolicy(max_retries=0, sleep=sleeps), timeout=0.2))
+    outcome = ask(judge(fake_llm, RetryPolicy(max_attempts=1, sleep=sleeps), timeout=0.2))
     assert not outcome.judged
     assert outcome.reason == "the judge request failed after 1 attempt: timed out after 0.2 s"
     assert fake_llm.count() == 1

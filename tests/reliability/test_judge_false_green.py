@@ -109,7 +109,7 @@ def test_a_judge_failing_every_question_is_fatal_not_green(
 ) -> None:
     serve(RepeatingServer(step))
     write_dataset(cases(2))
-    result = run(pytester, config=FAITHFULNESS + "judge:\n  max_retries: 1\n")
+    result = run(pytester, config=FAITHFULNESS + "judge:\n  retry:\n    max_attempts: 2\n")
     assert result.ret == 3, result.stdout.str()
     line = result.stdout.lines[-2] if "rag-eval: exit" in result.stdout.lines[-2] else ""
     result.stdout.fnmatch_lines([f"rag-eval: exit 3: fatal: *{error}*faithfulness*"])
@@ -157,7 +157,10 @@ def test_a_zero_code_case_the_judge_failed_on_is_not_passed(
             for m in ("OK", "OUTAGE")
         ]
     )
-    config = "metrics:\n  faithfulness: null\n  retrieval_recall: null\njudge:\n  max_retries: 1\n"
+    config = (
+        "metrics:\n  faithfulness: null\n  retrieval_recall: null\n"
+        "judge:\n  retry:\n    max_attempts: 2\n"
+    )
     result = run(pytester, config=config)
     # Retrieval was judged for both; faithfulness only for "ok": the other is not passed.
     result.assert_outcomes(passed=1, skipped=1)
@@ -211,11 +214,11 @@ def test_a_tag_filter_that_selects_nothing_is_fatal_and_names_the_tags(
     [
         (  # retry-after is capped at 60 s: without retries nothing waits for it
             anthropic_error(429, "rate_limit_error", {"retry-after": "3600"}),
-            FAITHFULNESS + "judge:\n  max_retries: 0\n",
+            FAITHFULNESS + "judge:\n  retry:\n    max_attempts: 1\n",
         ),
         (  # a judge that hangs: every request times out
             Step(body={}, delay=5),
-            FAITHFULNESS + "judge:\n  timeout: 1\n  max_retries: 1\n",
+            FAITHFULNESS + "judge:\n  timeout: 1\n  retry:\n    max_attempts: 2\n",
         ),
     ],
     ids=["retry-after-3600", "hung"],

@@ -90,14 +90,19 @@ def judge_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[RoutingJudgeServer
 
 
 FAITHFULNESS = "metrics:\n  faithfulness: null\n"
-QUICK_TIMEOUTS = FAITHFULNESS + "judge:\n  timeout: 1.0\n  max_retries: 2\n"
+QUICK_TIMEOUTS = FAITHFULNESS + "judge:\n  timeout: 1.0\n  retry:\n    max_attempts: 3\n"
 
 
-def run(pytester: pytest.Pytester, *args: str, config: str = FAITHFULNESS) -> pytest.RunResult:
-    """A run with the Anthropic judge; in a fresh process when it uses xdist (``-n``)."""
+def run(
+    pytester: pytest.Pytester,
+    *args: str,
+    config: str = FAITHFULNESS,
+    timeout: float | None = None,
+) -> pytest.RunResult:
+    """A run with the Anthropic judge; in a fresh process when it uses xdist (``-n``) or has
+    a ``timeout`` (a run still going after it fails the test instead of hanging it)."""
     pytester.makefile(".yaml", **{"eval-config": config})
-    runner = pytester.runpytest_subprocess if "-n" in args else pytester.runpytest
-    return runner(
+    options = (
         "--rag-dataset=dataset.json",
         "--rag-judge=anthropic",
         "--rag-judge-passes=1",
@@ -107,6 +112,9 @@ def run(pytester: pytest.Pytester, *args: str, config: str = FAITHFULNESS) -> py
         "-rA",
         *args,
     )
+    if "-n" in args or timeout is not None:
+        return pytester.runpytest_subprocess(*options, timeout=timeout)
+    return pytester.runpytest(*options)
 
 
 def test_every_judge_fault_ends_its_case_with_a_status_and_a_reason(

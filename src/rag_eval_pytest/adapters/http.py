@@ -3,8 +3,9 @@
 One ``httpx.AsyncClient`` per adapter, created on the plugin's event loop at the first query,
 so every case reuses its connections; :meth:`HttpAdapter.aclose` closes it at the end of the
 run. Each attempt is bounded by the timeout; connect errors, timeouts, dropped connections,
-429 and 5xx are retried with exponential backoff (1, 2, 4 s plus jitter) or the server's
-``Retry-After``. Anything else that goes wrong is an :class:`~rag_eval_pytest.errors.AdapterError`
+408, 409, 429 and 5xx are retried by the plugin's one retry policy (:mod:`rag_eval_pytest.retry`:
+exponential backoff 1, 2, 4 s plus jitter, or the server's ``Retry-After`` capped at 60 s).
+Anything else that goes wrong is an :class:`~rag_eval_pytest.errors.AdapterError`
 naming what was expected and showing a short excerpt of the body, which makes the case an
 *error* rather than a failure.
 
@@ -16,14 +17,12 @@ imported when the first client is built, never when the plugin is dormant.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import logging
 import os
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -32,6 +31,7 @@ from ..options import OptionValueError, check_header, http_url
 from ..redaction import Redactor, basic_credentials, url_secrets
 from ..redaction import display_url as _display_url
 from ..response import Context, RAGResponse
+from ..retry import RetryPolicy, Sleep, is_transient_status, retry_after
 from .base import RAGAdapter
 from .paths import PathError, ResponsePath
 
@@ -45,7 +45,6 @@ log = logging.getLogger(__name__)
 AUTH_HEADER_ENV = "RAG_AUTH_HEADER"
 DEFAULT_TEMPLATE: dict[str, Any] = {"question": "{question}"}
 PLACEHOLDER = "{question}"
-RETRY_STATUSES = frozenset({429}) | frozenset(range(500, 600))
 EXCERPT_CHARS = 200
 # Values of these headers are not credentials; every other header value is redacted.
 _PLAIN_HEADERS = frozenset(
@@ -54,9 +53,6 @@ _PLAIN_HEADERS = frozenset(
 )
 _TEXT_KEYS = ("text", "content", "page_content", "chunk")
 _SOURCE_KEYS = ("source", "doc_id", "document_id", "id", "file_name", "filename", "url")
-
-Sleep = Callable[[float], Awaitable[None]]
-
 
 # --------------------------------------------------------------------------- headers
 
@@ -126,39 +122,7 @@ def settings_secrets(settings: HttpSettings, env: Mapping[str, str] | None = Non
         return found
 
 
-# --------------------------------------------------------------------------- retry policy
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How often and how long to wait. ``max_attempts`` counts the first attempt."""
-
-    max_attempts: int = 4
-    backoff: Literal["exponential", "fixed"] = "exponential"
-    base_delay: float = 1.0
-    max_delay: float = 60.0
-    jitter: float = 0.1
-
-    def delay(self, retry: int, rand: float, retry_after: float | None = None) -> float:
-        """Seconds before retry number ``retry`` (1-based). ``Retry-After`` wins when given."""
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), self.max_delay)
-        base = self.base_delay * (2 ** (retry - 1) if self.backoff == "exponential" else 1)
-        return min(base * (1 + self.jitter * rand), self.max_delay)
-
-
-def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
-    """``Retry-After`` as seconds (delta-seconds or an HTTP date); None when absent/invalid."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
+# --------------------------------------------------------------------------- retries
 
 
 class _Retryable(Exception):
@@ -232,7 +196,7 @@ class HttpAdapter(RAGAdapter):
         self.timeout = timeout
         self.max_response_bytes = max_response_bytes
         self.retry = retry or RetryPolicy()
-        self._sleep: Sleep = sleep or asyncio.sleep
+        self._sleep: Sleep = sleep or self.retry.sleep
         self._clock = clock
         self._rand = rand
         self._redactor = Redactor([*self.secrets(), *url_secrets(endpoint)])
@@ -249,7 +213,6 @@ class HttpAdapter(RAGAdapter):
                 "the http adapter needs an endpoint: --rag-endpoint URL (or http.endpoint "
                 "in eval-config.yaml)"
             )
-        r = settings.retry
         return cls(
             settings.endpoint,
             method=settings.method,
@@ -262,7 +225,7 @@ class HttpAdapter(RAGAdapter):
             sources=settings.response.sources,
             timeout=settings.timeout,
             max_response_bytes=settings.max_response_bytes,
-            retry=RetryPolicy(r.max_attempts, r.backoff, r.base_delay, r.max_delay, r.jitter),
+            retry=RetryPolicy.from_settings(settings.retry),
             env=env,
             **kwargs,
         )
@@ -339,16 +302,16 @@ class HttpAdapter(RAGAdapter):
                 )
             except _Retryable as exc:
                 history.append(exc.summary)
-                retry_after = exc.retry_after
+                asked = exc.retry_after
             except asyncio.TimeoutError:
                 history.append(f"timeout after {self.timeout:g} s")
-                retry_after = None
+                asked = None
             else:
                 latency = self._clock() - started
                 return self._parse(body, content_type, latency)
             if attempt == attempts:
                 break
-            delay = self.retry.delay(attempt, self._rand(), retry_after)
+            delay = self.retry.delay(attempt, self._rand(), asked)
             log.info(
                 "%s: attempt %d/%d: %s; retrying in %.1f s",
                 self.describe(), attempt, attempts, self._redactor.text(history[-1]), delay,
@@ -375,9 +338,8 @@ class HttpAdapter(RAGAdapter):
         try:
             async with client.stream(self.method, self._url, **kwargs) as response:
                 status = response.status_code
-                if status in RETRY_STATUSES:
-                    retry_after = parse_retry_after(response.headers.get("retry-after"))
-                    raise _Retryable(f"HTTP {status}", retry_after)
+                if is_transient_status(status):
+                    raise _Retryable(f"HTTP {status}", retry_after(response.headers))
                 body = await self._read(response)
                 content_type = response.headers.get("content-type", "")
         except httpx.TimeoutException:

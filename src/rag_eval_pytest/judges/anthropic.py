@@ -15,6 +15,7 @@ import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..redaction import url_secrets
+from ..retry import is_transient_status, retry_after
 from .llm import (
     AuthenticationFailed,
     LLMJudge,
@@ -22,8 +23,6 @@ from .llm import (
     RequestFailed,
     TransientError,
     endpoint,
-    is_transient_status,
-    parse_retry_after,
 )
 
 if TYPE_CHECKING:
@@ -116,7 +115,7 @@ class AnthropicJudge(LLMJudge):
                 return await self._complete(prompt, question_name)
             if is_transient_status(status):
                 raise TransientError(
-                    f"HTTP {status}: {detail}", parse_retry_after(dict(exc.response.headers))
+                    f"HTTP {status}: {detail}", retry_after(exc.response.headers)
                 ) from None
             if status in (401, 403):  # AuthenticationError, PermissionDeniedError
                 raise AuthenticationFailed(

@@ -70,6 +70,9 @@ class JudgeOutcome(Generic[O]):
 
     ``notes`` say what the judge had to work around (a re-ask, a count mismatch, a truncated
     context); ``agreement`` is the share of passes that agreed when voting (1.0 for one pass).
+    ``stopped`` is why the judge stopped for the rest of the run (a refused key, too many
+    failures in a row, the deadline) when that left this question not judged: such a stop
+    ends the run with the fatal code even when other cases were judged.
     """
 
     value: O | None
@@ -77,14 +80,17 @@ class JudgeOutcome(Generic[O]):
     usage: Usage = field(default_factory=Usage)
     notes: tuple[str, ...] = ()
     agreement: float | None = None
+    stopped: str = ""
 
     @property
     def judged(self) -> bool:
         return self.value is not None
 
     @classmethod
-    def not_judged(cls, reason: str, usage: Usage | None = None) -> JudgeOutcome[O]:
-        return cls(value=None, reason=reason, usage=usage or Usage())
+    def not_judged(
+        cls, reason: str, usage: Usage | None = None, stopped: str = ""
+    ) -> JudgeOutcome[O]:
+        return cls(value=None, reason=reason, usage=usage or Usage(), stopped=stopped)
 
 
 class Judge(ABC):

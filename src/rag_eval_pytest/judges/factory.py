@@ -65,6 +65,7 @@ def cache_for(settings: JudgeSettings, default_dir: Path | None) -> JudgeCache |
 
 def adopt(judge: Judge, settings: JudgeSettings, cache_dir: Path | None) -> Judge:
     """Give an LLM judge the run's passes, cache, prices and window where it has none."""
+    from ..retry import RetryPolicy
     from .llm import LLMJudge
 
     if isinstance(judge, LLMJudge):
@@ -74,6 +75,7 @@ def adopt(judge: Judge, settings: JudgeSettings, cache_dir: Path | None) -> Judg
             cache=cache if isinstance(cache, JudgeCache) else False,
             prices=settings.price_table(),
             max_context_tokens=settings.max_context_tokens,
+            retry=RetryPolicy.from_settings(settings.retry),
         )
     return judge
 
@@ -116,7 +118,6 @@ def build_judge(
     if kind == "anthropic":
         from .anthropic import AnthropicJudge
         from .extras import require_anthropic
-        from .llm import RetryPolicy
 
         require_anthropic()
 
@@ -129,17 +130,14 @@ def build_judge(
         judge = AnthropicJudge(
             api_key=key,
             base_url=settings.base_url,
-            retry=RetryPolicy(max_retries=settings.max_retries),
             **common,
         )
     elif kind == "openai":
-        from .llm import RetryPolicy
         from .openai import OpenAIJudge
 
         judge = OpenAIJudge(
             api_key=api_key or env.get("OPENAI_API_KEY"),
             base_url=settings.base_url or env.get("OPENAI_BASE_URL"),
-            retry=RetryPolicy(max_retries=settings.max_retries),
             **common,
         )
     elif kind == "local":

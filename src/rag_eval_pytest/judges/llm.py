@@ -11,12 +11,16 @@ for all of them:
 * a reply that does not validate or check gets **one** corrective re-ask carrying the error;
   a count mismatch that survives it keeps only the verdicts that matched, with a note;
 * a refusal is *not judged* with the judge's words as the reason; nothing becomes a number;
-* transient failures (timeouts, 429, 5xx, overload) are retried with exponential backoff,
-  honouring ``retry-after``; other failures are not judged at once;
+* transient failures (timeouts, 408, 409, 429, 5xx, overload) are retried by the plugin's one
+  retry policy (:mod:`rag_eval_pytest.retry`, as for the HTTP adapter: ``max_attempts``
+  counting the first try, exponential backoff with jitter, ``retry-after`` capped at
+  ``max_delay``); other failures are not judged at once;
 * a refused key (401, 403) stops the judge: no retry, no further request for any case. The
   judge's first request goes alone, so a revoked key costs one request, not one per case;
 * so do :data:`MAX_CONSECUTIVE_FAILURES` requests in a row that ran out of retries (a judge
-  that hangs or stays overloaded): requests waiting to retry give up at once;
+  that hangs or stays overloaded), and the run's :class:`JudgeDeadline` passing: requests
+  waiting to retry or in flight give up at once. A question left not judged by a stop says
+  why (``JudgeOutcome.stopped``), and the run ends with the fatal code;
 * each request is cached on disk (:mod:`.cache`), and ``passes`` > 1 votes (:mod:`.voting`);
   the voted outcome of each question is cached too, so a warm re-run reads one entry per
   question.
@@ -27,18 +31,17 @@ Runs on the process's judge event loop (:mod:`rag_eval_pytest.event_loop`).
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
-import email.utils
+import contextlib
 import hashlib
-import random
+import time
 from abc import abstractmethod
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from ..metrics.base import Usage
+from ..retry import RetryPolicy
 from .base import I, Judge, JudgeOutcome, O, Question
 from .cache import JudgeCache, cache_key
 from .cost import Prices, cost_usd
@@ -47,13 +50,12 @@ from .prompt import Mode, RenderedPrompt, render
 from .voting import vote
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from ..limits import AdaptiveLimiter
     from ..redaction import Redactor
 
-Sleep = Callable[[float], Awaitable[None]]
-MAX_RETRY_AFTER = 60.0
-"""Longest ``retry-after`` honoured as given, as for the HTTP adapter; longer waits are
-capped (and the call retried)."""
+T = TypeVar("T")
 MAX_CONSECUTIVE_FAILURES = 5
 """Requests in a row that ran out of retries on transient failures (timeouts, 429, overload,
 5xx) after which the judge stops for the rest of the run: a judge that hangs or stays
@@ -124,48 +126,32 @@ class _Attempt:
     reply: Reply | None
     usage: Usage
     failure: str = ""
+    stopped: str = ""  # why the judge stopped, when that is why there is no reply
 
 
 @dataclass
-class RetryPolicy:
-    """Retries of transient failures: ``max_retries`` after the first try, waiting
-    ``retry-after`` when the server sends one, else ``base_delay * 2**n`` (capped, jittered)."""
+class JudgeDeadline:
+    """The time the judges of a process may take in all (``judge.deadline``), counted from
+    the first request sent; ``seconds=None``: no limit. One per process, shared by every judge
+    of the run."""
 
-    max_retries: int = 3
-    base_delay: float = 1.0
-    max_delay: float = 30.0
-    sleep: Sleep = field(default=asyncio.sleep)
+    seconds: float | None
+    clock: Callable[[], float] = time.monotonic
+    _started: float | None = None
 
-    def delay(self, retry: int, retry_after: float | None) -> float:
-        if retry_after is not None and retry_after >= 0:
-            return float(min(retry_after, MAX_RETRY_AFTER))
-        backoff = min(self.base_delay * float(2**retry), self.max_delay)
-        return backoff * (0.75 + random.random() * 0.5)  # jitter, not crypto
+    def start(self) -> float | None:
+        """Start the clock (once); the seconds left, or ``None`` without a deadline."""
+        if self.seconds is None:
+            return None
+        if self._started is None:
+            self._started = self.clock()
+        return max(self._started + self.seconds - self.clock(), 0.0)
 
-
-def parse_retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
-    lowered = {k.lower(): v for k, v in headers.items()}
-    millis = lowered.get("retry-after-ms")
-    if millis is not None:
-        try:
-            return max(float(millis) / 1000, 0.0)
-        except ValueError:
-            pass
-    value = lowered.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)
-    return max((when - dt.datetime.now(dt.timezone.utc)).total_seconds(), 0.0)
+    def reason(self) -> str:
+        return (
+            f"judge deadline: judging took longer than {self.seconds:g} s in all "
+            "(judge.deadline, --rag-judge-deadline), the judge is stopped for this run"
+        )
 
 
 def endpoint(url: str) -> str:
@@ -180,11 +166,6 @@ def endpoint(url: str) -> str:
     except ValueError:  # not a number: the request fails and says so; here it is a name
         port = ""
     return f"{parts.scheme}://{host}{port}{parts.path.rstrip('/')}"
-
-
-def is_transient_status(status: int) -> bool:
-    """Statuses worth a retry: timeout, conflict, rate limit, server errors, overload."""
-    return status in (408, 409, 429) or status >= 500
 
 
 class LLMJudge(Judge):
@@ -218,6 +199,7 @@ class LLMJudge(Judge):
         self.max_context_tokens = max_context_tokens
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
+        self._retry_given = retry is not None
         self.limiter: AdaptiveLimiter | None = None
         self.redactor: Redactor | None = None  # the run's: every secret it knows
         self._secrets: list[str] = []
@@ -226,6 +208,8 @@ class LLMJudge(Judge):
         self._answered = False  # a request got an answer other than a refused key
         self._failures_in_a_row = 0  # transient failures since the last answer
         self._stopping: asyncio.Event | None = None  # set when the judge stops
+        self.deadline: JudgeDeadline | None = None  # the run's, given by adopt()
+        self._deadline_armed = False
 
     # ------------------------------------------------------------------ backend
 
@@ -242,12 +226,18 @@ class LLMJudge(Judge):
         max_context_tokens: int | None = None,
         limiter: AdaptiveLimiter | None = None,
         redactor: Redactor | None = None,
+        retry: RetryPolicy | None = None,
+        deadline: JudgeDeadline | None = None,
     ) -> None:
         """Fill the settings the judge was built without (explicit arguments win)."""
         if self.limiter is None and limiter is not None:
             self.limiter = limiter
         if self.redactor is None and redactor is not None:
             self.redactor = redactor
+        if self.deadline is None and deadline is not None:
+            self.deadline = deadline
+        if not self._retry_given and retry is not None:
+            self.retry, self._retry_given = retry, True
         if self.passes is None and passes is not None:
             self.passes = passes
         if self.cache is None and cache is not None:
@@ -331,6 +321,7 @@ class LLMJudge(Judge):
             outcome.usage,
             (*prompt.notes, *outcome.notes),
             outcome.agreement,
+            outcome.stopped,
         )
 
     async def _ask_pass(
@@ -339,7 +330,7 @@ class LLMJudge(Judge):
         first = await self._request(prompt, question.name, index)
         usage = first.usage
         if first.reply is None:
-            return JudgeOutcome.not_judged(first.failure, usage)
+            return JudgeOutcome.not_judged(first.failure, usage, first.stopped)
         refused = _refusal(first.reply)
         if refused is not None:
             return JudgeOutcome.not_judged(refused, usage)
@@ -352,7 +343,7 @@ class LLMJudge(Judge):
         usage = usage + second.usage
         notes = [f"re-asked once: {error}"]
         if second.reply is None:
-            return JudgeOutcome.not_judged(second.failure, usage)
+            return JudgeOutcome.not_judged(second.failure, usage, second.stopped)
         refused = _refusal(second.reply)
         if refused is not None:
             return JudgeOutcome.not_judged(refused, usage)
@@ -399,36 +390,37 @@ class LLMJudge(Judge):
             cached = Reply.from_record(record) if record is not None else None
             if cached is not None:
                 return _Attempt(cached, Usage(cache_hits=1))
+        self._start_deadline()
         usage = Usage()
-        retry = 0
+        attempt = 1
         while True:
             stopped = self.stopped()
             if stopped is not None:
-                return _Attempt(None, usage, stopped)
+                return _Attempt(None, usage, stopped, stopped)
             unsent, usage = usage, usage + Usage(judge_calls=1)
             try:
-                reply = await self._first_complete(prompt, question_name)
-            except _Stopped as exc:  # stopped while this request waited: it was never sent
-                return _Attempt(None, unsent, str(exc))
+                reply = await self._unless_stopped(self._first_complete(prompt, question_name))
+            except _Stopped as exc:  # stopped while this request waited or was in flight
+                return _Attempt(None, unsent, str(exc), str(exc))
             except TransientError as exc:
                 stopped = self.stopped()
                 if stopped is not None:
-                    return _Attempt(None, usage, stopped)
-                if retry >= self.retry.max_retries:
+                    return _Attempt(None, usage, stopped, stopped)
+                if attempt >= self.retry.max_attempts:
                     self._failed_transiently(exc)
-                    attempts = retry + 1
                     return _Attempt(
                         None,
                         usage,
-                        f"the judge request failed after {attempts} attempt"
-                        f"{'s' if attempts > 1 else ''}: {self._redact(str(exc))}",
+                        f"the judge request failed after {attempt} attempt"
+                        f"{'s' if attempt > 1 else ''}: {self._redact(str(exc))}",
+                        self._stopped or "",  # this request's failure stopped the judge
                     )
-                await self._pause(self.retry.delay(retry, exc.retry_after))
-                retry += 1
+                await self._pause(self.retry.delay(attempt, retry_after=exc.retry_after))
+                attempt += 1
                 continue
-            except AuthenticationFailed as exc:
-                self._stop(f"judge unreachable: {self._redact(str(exc))}")
-                return _Attempt(None, usage, str(self._stopped))
+            except AuthenticationFailed as exc:  # the judge is stopped (by _sent)
+                stopped = self._stopped or f"judge unreachable: {self._redact(str(exc))}"
+                return _Attempt(None, usage, stopped, stopped)
             except RequestFailed as exc:
                 self._failures_in_a_row = 0
                 return _Attempt(None, usage, f"the judge request failed: {self._redact(str(exc))}")
@@ -453,24 +445,57 @@ class LLMJudge(Judge):
                 f"{self._redact(str(exc))})"
             )
 
+    def _start_deadline(self) -> None:
+        """Start the run's judge deadline at the first request sent, and stop the judge when
+        it passes (also while requests wait to retry or are in flight)."""
+        if self.deadline is None or self._deadline_armed:
+            return
+        self._deadline_armed = True
+        left = self.deadline.start()
+        if left is None:
+            return
+        if left <= 0:
+            self._deadline_passed()
+        else:
+            asyncio.get_running_loop().call_later(left, self._deadline_passed)
+
+    def _deadline_passed(self) -> None:
+        if self._stopped is None and self.deadline is not None:
+            self._stop(self.deadline.reason())
+
     def _stop(self, reason: str) -> None:
         self._stopped = reason
-        if self._stopping is not None:
-            self._stopping.set()
+        self._stopping_event().set()
+
+    def _stopping_event(self) -> asyncio.Event:
+        if self._stopping is None:
+            self._stopping = asyncio.Event()
+        return self._stopping
+
+    async def _unless_stopped(self, work: Awaitable[T]) -> T:
+        """The result of ``work``, or :class:`_Stopped` as soon as the judge stops meanwhile:
+        the work (a wait, a request in flight) is cancelled."""
+        stopping = self._stopping_event()
+        task = asyncio.ensure_future(work)
+        if not stopping.is_set():
+            waiter = asyncio.ensure_future(stopping.wait())
+            try:
+                await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiter.cancel()
+                if not task.done():
+                    task.cancel()
+        if task.done() and not task.cancelled():
+            return task.result()
+        task.cancel()
+        # An abandoned request may still end with its own error: read, never logged.
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())
+        raise _Stopped(self._stopped or "the judge is stopped")
 
     async def _pause(self, seconds: float) -> None:
         """Wait before a retry, or less when the judge stops meanwhile."""
-        if self._stopping is None:
-            self._stopping = asyncio.Event()
-        if self._stopped is not None:
-            return
-        sleeping = asyncio.ensure_future(self.retry.sleep(seconds))
-        stopping = asyncio.ensure_future(self._stopping.wait())
-        try:
-            await asyncio.wait({sleeping, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            sleeping.cancel()
-            stopping.cancel()
+        with contextlib.suppress(_Stopped):
+            await self._unless_stopped(self.retry.sleep(seconds))
 
     def _disk_cache(self) -> JudgeCache | None:
         """The disk cache, unless the judge has no stable identity to file answers under."""
@@ -520,15 +545,25 @@ class LLMJudge(Judge):
         overload, timeout) makes the limiter back off, successes let it recover."""
         limiter = self.limiter
         if limiter is None:
-            return await self._complete(prompt, question_name)
+            return await self._sent(prompt, question_name)
         async with limiter.slot():
             try:
-                reply = await self._complete(prompt, question_name)
+                reply = await self._sent(prompt, question_name)
             except TransientError:
                 limiter.throttled()
                 raise
         limiter.succeeded()
         return reply
+
+    async def _sent(self, prompt: RenderedPrompt, question_name: str) -> Reply:
+        """:meth:`_complete`, stopping the judge the moment its key is refused: before any
+        request waiting for its turn can be sent."""
+        try:
+            return await self._complete(prompt, question_name)
+        except AuthenticationFailed as exc:
+            if self._stopped is None:
+                self._stop(f"judge unreachable: {self._redact(str(exc))}")
+            raise
 
 
 OUTCOME = "outcome"
@@ -596,11 +631,10 @@ def _excerpt(text: str, limit: int = 200) -> str:
 
 __all__ = [
     "AuthenticationFailed",
+    "JudgeDeadline",
     "LLMJudge",
     "Reply",
     "RequestFailed",
     "RetryPolicy",
     "TransientError",
-    "is_transient_status",
-    "parse_retry_after",
 ]

@@ -14,6 +14,7 @@ import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..redaction import url_secrets
+from ..retry import is_transient_status, retry_after
 from .llm import (
     AuthenticationFailed,
     LLMJudge,
@@ -21,8 +22,6 @@ from .llm import (
     RequestFailed,
     TransientError,
     endpoint,
-    is_transient_status,
-    parse_retry_after,
 )
 
 if TYPE_CHECKING:
@@ -121,7 +120,7 @@ class OpenAIJudge(LLMJudge):
                 return await self._complete(prompt, question_name)
             if is_transient_status(status):
                 raise TransientError(
-                    f"HTTP {status}: {detail}", parse_retry_after(dict(response.headers))
+                    f"HTTP {status}: {detail}", retry_after(response.headers)
                 )
             if status in (401, 403):
                 raise AuthenticationFailed(f"HTTP {status}: {detail} (check the judge's API key)")

@@ -11,6 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, m
 
 from ..options import http_url
 from ..redaction import display_url
+from ..retry import RetrySettings
+
+DEFAULT_DEADLINE = 7200.0
+"""Two hours of judging: a judge that hangs, or answers 429 for ever, cannot hold a CI job
+until the job's own timeout kills it without a report."""
 
 
 class _Section(BaseModel):
@@ -83,6 +88,11 @@ class LocalJudgeSettings(_Section):
         return self
 
 
+class JudgeRetrySettings(RetrySettings):
+    """Retries of a judge request on timeouts, dropped connections, 408, 409, 429, 5xx and
+    overload (the same policy as http.retry)."""
+
+
 class JudgeSettings(_Section):
     """Which judge scores the judge-based metrics, and how."""
 
@@ -106,8 +116,13 @@ class JudgeSettings(_Section):
         None, description="Cache directory (default: rag_eval_judge in pytest's cache)."
     )
     timeout: float = Field(60.0, gt=0, description="Seconds per judge request.")
-    max_retries: int = Field(
-        3, ge=0, le=10, description="Retries of a request after 429, 5xx or a timeout."
+    retry: JudgeRetrySettings = Field(default_factory=JudgeRetrySettings)
+    deadline: float | None = Field(
+        DEFAULT_DEADLINE,
+        gt=0,
+        description="Seconds the judge may take in all (or --rag-judge-deadline), from its "
+        "first request, in each process (each xdist worker): then it stops, the questions "
+        "left are not judged and the run ends with the fatal code. null: no limit.",
     )
     prices: dict[str, PriceSettings] = Field(
         default_factory=dict, description="Price overrides per model name (prefix)."

@@ -89,7 +89,8 @@ def _combine(outcomes: list[JudgeOutcome[Any]], passes: int) -> JudgeOutcome[Any
             notes.append(f"pass {index + 1} of {passes} not judged: {outcome.reason}")
     judged = [o for o in outcomes if o.value is not None]
     if not judged:
-        return JudgeOutcome(None, outcomes[0].reason, usage, tuple(notes), None)
+        stopped = next((o.stopped for o in outcomes if o.stopped), "")
+        return JudgeOutcome(None, outcomes[0].reason, usage, tuple(notes), None, stopped)
     pass_verdicts = [verdicts(o.value) for o in judged if o.value is not None]
     shapes = Counter(frozenset(v) for v in pass_verdicts)
     shape = shapes.most_common(1)[0][0]

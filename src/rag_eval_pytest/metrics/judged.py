@@ -24,13 +24,17 @@ async def ask(
 
 
 def not_judged(outcome: JudgeOutcome[Any], what: str) -> Measurement:
-    """The measurement of a question the judge could not answer, with its reason."""
+    """The measurement of a question the judge could not answer, with its reason (and, when
+    the judge stopped for the rest of the run, why: ``details.judge_stopped``)."""
+    details: dict[str, Any] = {"judge_error": outcome.reason} if outcome.reason else {}
+    if outcome.stopped:
+        details["judge_stopped"] = outcome.stopped
     return Measurement.not_judged(
         f"{what}: {outcome.reason}" if outcome.reason else what,
         cause="judge",
         usage=outcome.usage,
         warnings=list(outcome.notes),
-        details={"judge_error": outcome.reason} if outcome.reason else {},
+        details=details,
     )
 
 
