@@ -56,7 +56,7 @@ class Selection(_Model):
     fingerprint: str
 
 
-class RunInfo(_Model):
+class RunSection(_Model):
     id: str | None = None
     started_at: str
     finished_at: str
@@ -218,7 +218,7 @@ class Report(_Model):
 
     schema_version: Literal[1]
     tool: Tool
-    run: RunInfo
+    run: RunSection
     summary: Summary
     cases: list[CaseResult]
     warnings: list[str]
