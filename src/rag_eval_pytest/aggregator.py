@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
+
+from pydantic import ValidationError
 
 from .atomic import write_atomic
 from .collector import CRASHED, RunCollector, crashed_case_payload
@@ -153,7 +155,7 @@ class Aggregator:
             report = self._with_trend(report)
         doc = report.to_json()
         redacted = self.redactor.data(doc)
-        self.report = report if redacted is doc else Report.from_json(redacted)
+        self.report = report if redacted is doc else _redacted(doc, self.redactor)
         self._write(self.report, redacted)
         self._append_step_summary(self.report)
         return decision
@@ -221,3 +223,30 @@ class Aggregator:
                 self.written.append(str(path))
             except (OSError, TimeoutError) as exc:
                 self.write_errors.append(f"{path}: {exc}")
+
+
+def _redacted(doc: dict[str, Any], redactor: Redactor) -> Report:
+    """The report (``doc``: its JSON form) with every secret in its text masked, for the
+    renderers. A secret inside one of the report's fixed words (a status such as
+    ``failed``) leaves that word whole: the renderers print those words anyway."""
+
+    def mask(value: Any) -> Any:
+        if isinstance(value, str):
+            return redactor.text(value)
+        if isinstance(value, dict):
+            return {key: mask(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [mask(item) for item in value]
+        return value
+
+    masked: Any = mask(doc)
+    try:
+        return Report.from_json(masked)
+    except ValidationError as exc:
+        for error in exc.errors():
+            *parents, last = error["loc"]
+            target, source = masked, cast("Any", doc)
+            for step in parents:
+                target, source = target[step], source[step]
+            target[last] = source[last]
+    return Report.from_json(masked)

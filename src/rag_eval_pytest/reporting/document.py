@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     from ..collector import CaseRecord
     from ..summary import RunSummary
 
-__all__ = ["SCHEMA_VERSION", "build_document", "now_iso"]
-
 
 def _round(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)
