@@ -28,7 +28,7 @@ GateStatus = Literal["PASS", "FAIL", "NOT JUDGED"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class Tool(_Model):
@@ -40,8 +40,7 @@ class DatasetInfo(_Model):
     path: str
     name: str | None
     version: str | None
-    created: str | None
-    """The dataset's ``metadata.created`` (ISO 8601), if it has one."""
+    created: str | None = Field(description="The dataset's metadata.created (ISO 8601).")
     cases: int
 
 
@@ -78,8 +77,7 @@ class RunSection(_Model):
 class CompositeSummary(_Model):
     score: float | None
     threshold: float | None
-    status: GateStatus | None
-    """``None`` when no gate is set on the composite."""
+    status: GateStatus | None = Field(description="null when no gate is set on the composite.")
 
 
 class MetricSummary(_Model):
@@ -122,8 +120,9 @@ class CriticalTest(_Model):
 class CriticalSummary(_Model):
     total: int
     passed: int
-    failed: list[str]
-    """The keys of failed critical cases and the node ids of failed critical tests."""
+    failed: list[str] = Field(
+        description="The keys of failed critical cases and the node ids of failed critical tests."
+    )
     tests: list[CriticalTest] = Field(default_factory=list)
 
 
@@ -189,8 +188,9 @@ class TrendPoint(_Model):
     composite: float | None
     metrics: dict[str, float | None]
     partial: bool
-    selection: Literal["same", "other", "unknown"]
-    """Whether the run selected what this run did (``unknown``: it recorded no selection)."""
+    selection: Literal["same", "other", "unknown"] = Field(
+        description="Whether the run selected what this run did (unknown: it recorded none)."
+    )
 
 
 class ComparedRun(_Model):
@@ -222,8 +222,9 @@ class Report(_Model):
     summary: Summary
     cases: list[CaseResult]
     warnings: list[str]
-    trend: Trend | None = None
-    """The last runs from ``results.jsonl`` (absent when the history is off)."""
+    trend: Trend | None = Field(
+        default=None, description="The last runs from results.jsonl (absent without history)."
+    )
 
     def to_json(self) -> dict[str, Any]:
         """The report as JSON-safe data (a report without a trend has no ``trend`` key)."""
