@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
+
+from pydantic import ValidationError
 
 from .atomic import write_atomic
 from .collector import CRASHED, RunCollector, crashed_case_payload
 from .exit_codes import ExitDecision, decide_exit_code
-from .reporting.document import RunMeta, build_document, now_iso
+from .reporting.document import build_document, now_iso
 from .reporting.files import (
     HISTORY_FILE,
     JSON_REPORT,
@@ -25,6 +27,7 @@ from .reporting.files import (
 )
 from .reporting.history import datasets_digest, git_commit, history_entry, selection
 from .reporting.markdown import render_markdown, render_step_summary
+from .reporting.models import DatasetInfo, Report, RunSection
 from .reporting.step_summary import SUMMARY_FILE, append_step_summary
 from .reporting.trend import build_trend
 from .summary import judge_failures, judge_stop, summarise
@@ -51,7 +54,8 @@ class Aggregator:
     judge_label: str | None = None
     collector: RunCollector = field(default_factory=RunCollector)
     started: float = field(default_factory=time.monotonic)
-    document: dict[str, Any] | None = None
+    report: Report | None = None
+    """The report as written (secrets redacted), once the run has finished."""
     written: list[str] = field(default_factory=list)
     write_errors: list[str] = field(default_factory=list)
     ran_tests: bool = False
@@ -104,36 +108,25 @@ class Aggregator:
         self.decision = decision
         if not self.ran_tests:
             return decision
-        meta = RunMeta(
-            run_id=self.run.run_id,
+        run = RunSection(
+            id=self.run.run_id,
             started_at=self.run.started_at,
             finished_at=now_iso(),
-            duration_s=time.monotonic() - self.started,
+            duration_s=round(time.monotonic() - self.started, 3),
+            partial=interrupted,
             datasets=[
-                {
-                    "path": str(ds.path),
-                    "name": ds.metadata.name,
-                    "version": ds.metadata.version,
-                    "created": ds.metadata.created.isoformat() if ds.metadata.created else None,
-                    "cases": len(ds.cases),
-                }
+                DatasetInfo(
+                    path=str(ds.path),
+                    name=ds.metadata.name,
+                    version=ds.metadata.version,
+                    created=ds.metadata.created.isoformat() if ds.metadata.created else None,
+                    cases=len(ds.cases),
+                )
                 for ds in self.datasets.datasets
             ],
-            adapter=self.adapter_label,
-            judge=self.judge_label,
-            git_commit=git_commit(self.rootdir),
-            pytest_exit=pytest_status,
-            exit_code=decision.code,
-            exit_reason=decision.reason,
-            partial=interrupted,
             selected_cases=len(self.datasets.cases),
             tags_filter=list(settings.tags),
-            warnings=list(self.datasets.warnings),
             shard=settings.shard,
-            critical_tests=[
-                {"nodeid": t.nodeid, "outcome": t.outcome}
-                for t in self.collector.critical_tests.values()
-            ],
             selection=selection(
                 cases=[r.payload["key"] for r in records],
                 metrics=list(summary.metrics),
@@ -141,20 +134,30 @@ class Aggregator:
                 datasets_sha256=datasets_digest([ds.sha256 for ds in self.datasets.datasets]),
                 total_cases=self.datasets.total_cases,
             ),
+            adapter=self.adapter_label,
+            judge=self.judge_label,
+            git_commit=git_commit(self.rootdir),
+            pytest_exit=pytest_status,
+            exit_code=decision.code,
+            exit_reason=decision.reason,
         )
-        doc = build_document(
-            meta,
+        report = build_document(
+            run,
             summary,
             records,
+            critical_tests=list(self.collector.critical_tests.values()),
+            warnings=self.datasets.warnings,
             thresholds=dict(settings.thresholds),
             weights=settings.normalised_weights(),
             version=self.version,
         )
         if self.settings.output.history:
-            doc["trend"] = self._trend(doc)
-        self.document = self.redactor.data(doc)
-        self._write(self.document)
-        self._append_step_summary(self.document)
+            report = self._with_trend(report)
+        doc = report.to_json()
+        redacted = self.redactor.data(doc)
+        self.report = report if redacted is doc else _redacted(doc, self.redactor)
+        self._write(self.report, redacted)
+        self._append_step_summary(self.report)
         return decision
 
     def _fatal_reason(self, records: list[Any]) -> str | None:
@@ -175,22 +178,23 @@ class Aggregator:
             return f"{reason}; {cases} of {len(records)} cases not judged"
         return None
 
-    def _trend(self, doc: dict[str, Any]) -> dict[str, Any]:
-        """The last runs from results.jsonl and this one, with regressions flagged."""
+    def _with_trend(self, report: Report) -> Report:
+        """The report with the last runs from results.jsonl and this one, regressions
+        flagged."""
         import warnings
 
         with warnings.catch_warnings(record=True) as caught:  # bad lines: said in the report
             warnings.simplefilter("always")
             history = read_history(self.output_dir / HISTORY_FILE)
-        doc["warnings"].extend(str(w.message) for w in caught)
-        return build_trend(
-            history, history_entry(doc), tolerance=self.settings.output.regression_tolerance
+        trend = build_trend(
+            history, history_entry(report), tolerance=self.settings.output.regression_tolerance
         )
+        return report.with_trend(trend, [str(w.message) for w in caught])
 
-    def _append_step_summary(self, doc: dict[str, Any]) -> None:
+    def _append_step_summary(self, report: Report) -> None:
         """The compact summary: ``eval_summary.md`` beside the reports (a pull-request
         comment), and on GitHub Actions the run's page (``$GITHUB_STEP_SUMMARY``)."""
-        text = render_step_summary(doc)
+        text = render_step_summary(report)
         if "markdown" in self.settings.output.formats:
             path = self.output_dir / SUMMARY_FILE
             try:
@@ -202,14 +206,15 @@ class Aggregator:
         if problem:
             self.write_errors.append(problem)
 
-    def _write(self, doc: dict[str, Any]) -> None:
+    def _write(self, report: Report, doc: dict[str, Any]) -> None:
+        """Write the report (``doc`` is its JSON form) and its history line."""
         out = self.output_dir
         formats = self.settings.output.formats
         targets: list[tuple[Path, Any]] = []
         if "json" in formats:
             targets.append((out / JSON_REPORT, lambda: report_json(doc)))
         if "markdown" in formats:
-            targets.append((out / MARKDOWN_REPORT, lambda: render_markdown(doc)))
+            targets.append((out / MARKDOWN_REPORT, lambda: render_markdown(report)))
         for path, render in targets:
             try:
                 write_atomic(path, render(), shared=True)
@@ -219,7 +224,34 @@ class Aggregator:
         if self.settings.output.history:
             path = out / HISTORY_FILE
             try:
-                append_history(path, history_entry(doc))
+                append_history(path, history_entry(report))
                 self.written.append(str(path))
             except (OSError, TimeoutError) as exc:
                 self.write_errors.append(f"{path}: {exc}")
+
+
+def _redacted(doc: dict[str, Any], redactor: Redactor) -> Report:
+    """The report (``doc``: its JSON form) with every secret in its text masked, for the
+    renderers. A secret inside one of the report's fixed words (a status such as
+    ``failed``) leaves that word whole: the renderers print those words anyway."""
+
+    def mask(value: Any) -> Any:
+        if isinstance(value, str):
+            return redactor.text(value)
+        if isinstance(value, dict):
+            return {key: mask(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [mask(item) for item in value]
+        return value
+
+    masked: Any = mask(doc)
+    try:
+        return Report.from_json(masked)
+    except ValidationError as exc:
+        for error in exc.errors():
+            *parents, last = error["loc"]
+            target, source = masked, cast("Any", doc)
+            for step in parents:
+                target, source = target[step], source[step]
+            target[last] = source[last]
+    return Report.from_json(masked)

@@ -62,28 +62,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rag-eval merge: {exc}", file=sys.stderr)
         return int(options.fatal_exit_code)
     out: Path = options.output_dir
-    doc = merged.document
+    report = merged.report
     if not options.no_history:
         from .reporting.files import read_history
         from .reporting.trend import build_trend
 
-        doc["trend"] = build_trend(read_history(out / HISTORY_FILE), history_entry(doc))
-    write_atomic(out / JSON_REPORT, report_json(doc), shared=True)
-    write_atomic(out / MARKDOWN_REPORT, render_markdown(doc), shared=True)
+        report = report.with_trend(
+            build_trend(read_history(out / HISTORY_FILE), history_entry(report))
+        )
+    write_atomic(out / JSON_REPORT, report_json(report.to_json()), shared=True)
+    write_atomic(out / MARKDOWN_REPORT, render_markdown(report), shared=True)
     written = [out / JSON_REPORT, out / MARKDOWN_REPORT]
     if not options.no_history:
-        append_history(out / HISTORY_FILE, history_entry(doc))
+        append_history(out / HISTORY_FILE, history_entry(report))
         written.append(out / HISTORY_FILE)
-    counts = doc["summary"]["counts"]
-    composite = doc["summary"]["composite"]["score"]
+    counts = report.summary.counts
+    composite = report.summary.composite.score
     print(
-        f"merged {len(docs)} reports: {counts['cases']} cases ({counts['passed']} passed, "
-        f"{counts['failed']} failed, {counts['errors']} errors), composite "
+        f"merged {len(docs)} reports: {counts.cases} cases ({counts.passed} passed, "
+        f"{counts.failed} failed, {counts.errors} errors), composite "
         f"{'n/a' if composite is None else f'{composite:.2f}'}"
     )
     for path in written:
         print(f"wrote {path}")
-    for warning in doc["warnings"]:
+    for warning in report.warnings:
         if warning.startswith("partial merge: "):
             print(f"warning: {warning}", file=sys.stderr)
     print(f"rag-eval: exit {merged.decision.code}: {merged.decision.reason}")

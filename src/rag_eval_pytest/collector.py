@@ -8,21 +8,16 @@ result does not depend on scheduling.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
+
+from .metrics.base import MetricResult
+from .reporting.models import CaseTest, CriticalTest, Outcome
 
 if TYPE_CHECKING:
     from .dataset import LoadedCase
     from .payload import CasePayload
 
-Outcome = Literal["passed", "failed", "error", "skipped"]
 _SEVERITY: dict[str, int] = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
-
-
-@dataclass
-class ItemOutcome:
-    nodeid: str
-    outcome: Outcome
-    message: str | None = None
 
 
 @dataclass
@@ -30,8 +25,9 @@ class CaseRecord:
     """Everything learned about one case across the tests that used it."""
 
     payload: CasePayload
-    tests: dict[str, ItemOutcome] = field(default_factory=dict)
-    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The case and its response; its ``metrics`` (the transport's form) are in ``metrics``."""
+    tests: dict[str, CaseTest] = field(default_factory=dict)
+    metrics: dict[str, MetricResult] = field(default_factory=dict)
 
     def merge(self, payload: CasePayload) -> None:
         # Later payloads may carry the response an earlier (failed) test did not reach.
@@ -40,17 +36,20 @@ class CaseRecord:
                 self.payload[key] = payload[key]  # type: ignore[literal-required,unused-ignore]
         if payload.get("error") and not self.payload.get("error"):
             self.payload["error"] = payload["error"]
-        for result in payload["metrics"]:
-            self.add_metric(result)
+        self.add_payload_metrics(payload)
 
-    def add_metric(self, result: dict[str, Any]) -> None:
-        name = result["metric"]
-        current = self.metrics.get(name)
+    def add_payload_metrics(self, payload: CasePayload) -> None:
+        """The metric results a payload carries, read back from their JSON form."""
+        for result in payload["metrics"]:
+            self.add_metric(MetricResult.model_validate(result))
+
+    def add_metric(self, result: MetricResult) -> None:
+        current = self.metrics.get(result.metric)
         # Keep the most telling result of a metric asserted by several tests: a failure
         # over a pass, a pass over "not judged".
         rank = {"failed": 2, "passed": 1, "not_judged": 0}
-        if current is None or rank[result["status"]] >= rank[current["status"]]:
-            self.metrics[name] = result
+        if current is None or rank[result.status] >= rank[current.status]:
+            self.metrics[result.metric] = result
 
     @property
     def status(self) -> Outcome:
@@ -65,14 +64,6 @@ class CaseRecord:
         if worst == "skipped" and "passed" in outcomes:
             return "passed"
         return worst
-
-
-@dataclass
-class CriticalTest:
-    """A test marked ``rag_critical`` whose case, if it has one, is not critical itself."""
-
-    nodeid: str
-    outcome: Outcome
 
 
 @dataclass
@@ -102,7 +93,7 @@ class RunCollector:
         if critical_marker and (payload is None or not payload["critical"]):
             previous = self.critical_tests.get(nodeid)
             if previous is None or _SEVERITY[mapped] > _SEVERITY[previous.outcome]:
-                self.critical_tests[nodeid] = CriticalTest(nodeid, mapped)
+                self.critical_tests[nodeid] = CriticalTest(nodeid=nodeid, outcome=mapped)
         if payload is None:
             return
         if payload.get("setup_error") and self.setup_error is None:
@@ -110,14 +101,13 @@ class RunCollector:
         record = self.cases.get(payload["key"])
         if record is None:
             record = CaseRecord(payload=_copy_payload(payload))
-            for result in payload["metrics"]:
-                record.add_metric(result)
+            record.add_payload_metrics(payload)
             self.cases[payload["key"]] = record
         else:
             record.merge(payload)
         previous_test = record.tests.get(nodeid)
         if previous_test is None or _SEVERITY[mapped] > _SEVERITY[previous_test.outcome]:
-            record.tests[nodeid] = ItemOutcome(nodeid, mapped, message)
+            record.tests[nodeid] = CaseTest(nodeid=nodeid, outcome=mapped, message=message)
 
     def sorted_cases(self) -> list[CaseRecord]:
         return sorted(self.cases.values(), key=lambda r: (r.payload["index"], r.payload["key"]))

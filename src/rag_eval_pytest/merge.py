@@ -17,17 +17,28 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .collector import CaseRecord, CriticalTest, ItemOutcome
+from pydantic import ValidationError
+
+from .collector import CaseRecord
 from .errors import RagEvalError
 from .exit_codes import ExitDecision, decide_exit_code
-from .reporting.document import SCHEMA_VERSION, RunMeta, build_document, now_iso
+from .reporting.document import build_document, now_iso
 from .reporting.history import selection
+from .reporting.models import (
+    SCHEMA_VERSION,
+    CaseResult,
+    CriticalTest,
+    Report,
+    RunSection,
+    Selection,
+)
 from .summary import summarise
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from .payload import CasePayload
+    from .reporting.models import DatasetInfo
 
 
 class MergeError(RagEvalError):
@@ -36,11 +47,11 @@ class MergeError(RagEvalError):
 
 @dataclass
 class Merged:
-    document: dict[str, Any]
+    report: Report
     decision: ExitDecision
 
 
-def load_report(path: Path) -> dict[str, Any]:
+def load_report(path: Path) -> Report:
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -49,140 +60,90 @@ def load_report(path: Path) -> dict[str, Any]:
         raise MergeError(f"{path}: not a JSON report ({exc})") from None
     if not isinstance(doc, dict) or doc.get("schema_version") != SCHEMA_VERSION:
         raise MergeError(f"{path}: not an eval_report.json of schema version {SCHEMA_VERSION}")
-    problem = _missing_part(doc)
-    if problem is not None:
-        raise MergeError(f"{path}: not a complete eval_report.json: {problem}")
-    return doc
+    try:
+        return Report.from_json(doc)
+    except ValidationError as exc:
+        # A report cut short or edited by hand is refused by name instead of failing
+        # halfway through the merge.
+        problem = _problem(exc.errors()[0])
+        raise MergeError(f"{path}: not a complete eval_report.json: {problem}") from None
 
 
-# What a merge reads of each report: (dotted path, the type it must have, or None for any).
-_OBJECT, _LIST = (dict, "an object"), (list, "a list")
-_REPORT_PARTS: dict[str, tuple[type, str] | None] = {
-    "run": _OBJECT,
-    "summary": _OBJECT,
-    "cases": _LIST,
-    "warnings": _LIST,
-    "summary.metrics": _OBJECT,
-    "summary.composite": _OBJECT,
-    "summary.composite.threshold": None,
-    "summary.latency": _OBJECT,
-    "summary.latency.slow_threshold_s": None,
-    "summary.critical": _OBJECT,
-    "run.datasets": _LIST,
-    "run.tags_filter": _LIST,
-    **dict.fromkeys(
-        (
-            *("run.started_at", "run.duration_s", "run.pytest_exit", "run.partial"),
-            *("run.selected_cases", "run.adapter", "run.judge", "run.git_commit"),
-        )
-    ),
-}
-_CASE_PARTS: dict[str, tuple[type, str] | None] = {
-    "tests": _LIST,
-    "metrics": _OBJECT,
-    "tags": _LIST,
-    "sources": _LIST,
-    **dict.fromkeys(
-        (
-            *("key", "id", "dataset", "question", "ground_truth", "critical"),
-            *("expected_contexts", "recorded", "answer", "contexts", "latency_s", "error"),
-        )
-    ),
-}
+_KINDS = {"list_type": "a list", "dict_type": "an object", "model_type": "an object"}
 
 
-def _missing_part(doc: dict[str, Any]) -> str | None:
-    """What the report lacks of what a merge reads, or ``None``: a report cut short or
-    edited by hand is refused by name instead of failing halfway through the merge."""
-    problem = _check_parts(doc, _REPORT_PARTS, "")
-    if problem is not None:
-        return problem
-    for index, case in enumerate(doc["cases"]):
-        if not isinstance(case, dict):
-            return f"'cases[{index}]' is not an object"
-        problem = _check_parts(case, _CASE_PARTS, f"cases[{index}].")
-        if problem is not None:
-            return problem
-    return None
+def _problem(error: Any) -> str:
+    """One validation error of a report, in its words: which part, what is wrong."""
+    where = "".join(
+        f"[{step}]" if isinstance(step, int) else f".{step}" for step in error["loc"]
+    ).lstrip(".")
+    if error["type"] == "missing":
+        return f"it has no {where!r}"
+    if error["type"] in _KINDS:
+        return f"{where!r} is not {_KINDS[error['type']]}"
+    return f"{where!r}: {error['msg']}"
 
 
-def _check_parts(
-    doc: dict[str, Any], parts: dict[str, tuple[type, str] | None], prefix: str
-) -> str | None:
-    for dotted, expected in parts.items():
-        parent, _, name = dotted.rpartition(".")
-        container: Any = doc
-        for step in filter(None, parent.split(".")):
-            container = container[step]
-        if name not in container:
-            return f"it has no {prefix + dotted!r}"
-        if expected is not None and not isinstance(container[name], expected[0]):
-            return f"{prefix + dotted!r} is not {expected[1]}"
-    return None
-
-
-def _record(case: dict[str, Any]) -> CaseRecord:
+def _record(case: CaseResult) -> CaseRecord:
     payload: CasePayload = {
         "schema": 1,
-        "key": case["key"],
-        "id": case["id"],
-        "index": int(case.get("index", 0)),
-        "dataset": case["dataset"],
-        "question": case["question"],
-        "ground_truth": case["ground_truth"],
-        "critical": case["critical"],
-        "tags": list(case["tags"]),
-        "expected_contexts": case["expected_contexts"],
-        "recorded": case["recorded"],
-        "answer": case["answer"],
-        "contexts": case["contexts"],
-        "sources": list(case["sources"]),
-        "latency": case["latency_s"],
-        "error": case["error"],
+        "key": case.key,
+        "id": case.id,
+        "index": case.index,
+        "dataset": case.dataset,
+        "question": case.question,
+        "ground_truth": case.ground_truth,
+        "critical": case.critical,
+        "tags": list(case.tags),
+        "expected_contexts": case.expected_contexts,
+        "recorded": case.recorded,
+        "answer": case.answer,
+        "contexts": None
+        if case.contexts is None
+        else [{"text": c.text, "source": c.source} for c in case.contexts],
+        "sources": list(case.sources),
+        "latency": case.latency_s,
+        "error": case.error,
         "adapter": None,
         "judge": None,
         "metrics": [],
     }
     record = CaseRecord(payload=payload)
-    for test in case["tests"]:
-        record.tests[test["nodeid"]] = ItemOutcome(test["nodeid"], test["outcome"], test["message"])
-    for result in case["metrics"].values():
+    for test in case.tests:
+        record.tests[test.nodeid] = test
+    for result in case.metrics.values():
         record.add_metric(result)
     return record
 
 
-def _settings_of(doc: dict[str, Any]) -> tuple[dict[str, float], dict[str, float], float]:
-    summary = doc["summary"]
-    weights = {n: float(m["weight"]) for n, m in summary["metrics"].items() if m["weight"]}
-    thresholds = {
-        n: float(m["threshold"])
-        for n, m in summary["metrics"].items()
-        if m["threshold"] is not None
-    }
-    if summary["composite"]["threshold"] is not None:
-        thresholds["composite"] = float(summary["composite"]["threshold"])
-    return weights, thresholds, float(summary["latency"]["slow_threshold_s"])
+def _settings_of(report: Report) -> tuple[dict[str, float], dict[str, float], float]:
+    summary = report.summary
+    weights = {n: m.weight for n, m in summary.metrics.items() if m.weight}
+    thresholds = {n: m.threshold for n, m in summary.metrics.items() if m.threshold is not None}
+    if summary.composite.threshold is not None:
+        thresholds["composite"] = summary.composite.threshold
+    return weights, thresholds, summary.latency.slow_threshold_s
 
 
-def shard_problems(docs: list[tuple[Path, dict[str, Any]]]) -> list[str]:
+def shard_problems(docs: list[tuple[Path, Report]]) -> list[str]:
     """Why these reports are not the complete set of shards of one run (empty when they are)."""
     problems: list[str] = []
     seen_runs: dict[str, Path] = {}
     shards: dict[tuple[int, int], Path] = {}
     counts: set[int] = set()
     for path, doc in docs:
-        run = doc["run"]
-        first = seen_runs.setdefault(str(run.get("id")), path)
+        run = doc.run
+        first = seen_runs.setdefault(str(run.id), path)
         if first is not path:
             problems.append(f"{path}: the same run as {first}, given twice")
             continue
-        shard = run.get("shard")
+        shard = run.shard
         if not shard:
             if len(docs) > 1:
                 problems.append(f"{path}: not a shard (a run without --rag-shard)")
             continue
         try:
-            index, count = (int(part) for part in str(shard).split("/"))
+            index, count = (int(part) for part in shard.split("/"))
         except ValueError:
             problems.append(f"{path}: not a shard ({shard})")
             continue
@@ -200,24 +161,23 @@ def shard_problems(docs: list[tuple[Path, dict[str, Any]]]) -> list[str]:
         if missing:
             problems.append(f"missing shard{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
     for label, values in (
-        ("datasets", {_datasets_of(doc["run"]) for _, doc in docs}),
-        ("judges", {doc["run"].get("judge") for _, doc in docs} - {None}),
+        ("datasets", {_datasets_of(doc.run) for _, doc in docs}),
+        ("judges", {doc.run.judge for _, doc in docs} - {None}),
     ):
         if len(values) > 1:
             problems.append(f"runs of different {label}: {'; '.join(sorted(map(str, values)))}")
     return problems
 
 
-def _datasets_of(run: dict[str, Any]) -> str:
+def _datasets_of(run: RunSection) -> str:
     """The datasets' content hash when the report has one, else their paths."""
-    selected = run.get("selection")
-    if isinstance(selected, dict) and selected.get("datasets_sha256"):
-        return f"content {str(selected['datasets_sha256'])[:12]}"
-    return ", ".join(str(ds.get("path")) for ds in run.get("datasets", []))
+    if run.selection is not None and run.selection.datasets_sha256:
+        return f"content {run.selection.datasets_sha256[:12]}"
+    return ", ".join(ds.path for ds in run.datasets)
 
 
 def merge_reports(
-    docs: list[tuple[Path, dict[str, Any]]],
+    docs: list[tuple[Path, Report]],
     *,
     version: str,
     critical_code: int = 2,
@@ -248,12 +208,12 @@ def merge_reports(
                     f"{thresholds[name]}; shards of one run share their configuration"
                 )
             thresholds[name] = value
-        for case in doc["cases"]:
-            if case["key"] in records:
-                raise MergeError(f"{path}: case {case['key']!r} is in two shards")
-            records[case["key"]] = _record(case)
-        for test in doc["summary"]["critical"].get("tests", []):
-            critical_tests[test["nodeid"]] = CriticalTest(test["nodeid"], test["outcome"])
+        for case in doc.cases:
+            if case.key in records:
+                raise MergeError(f"{path}: case {case.key!r} is in two shards")
+            records[case.key] = _record(case)
+        for test in doc.summary.critical.tests:
+            critical_tests[test.nodeid] = test
     ordered = sorted(records.values(), key=lambda r: (r.payload["index"], r.payload["key"]))
     summary = summarise(
         ordered,
@@ -262,8 +222,8 @@ def merge_reports(
         slow_threshold=slow,
         critical_tests=list(critical_tests.values()),
     )
-    runs = [doc["run"] for _, doc in docs]
-    pytest_exit = max((int(r["pytest_exit"]) for r in runs), default=0)
+    runs = [doc.run for _, doc in docs]
+    pytest_exit = max((r.pytest_exit for r in runs), default=0)
     fatal = None
     if ordered and all(r.status == "error" and r.payload.get("error") for r in ordered):
         fatal = f"the RAG system failed for every case ({len(ordered)})"
@@ -276,55 +236,58 @@ def merge_reports(
         critical_code=critical_code,
         fatal_code=fatal_code,
     )
-    datasets: dict[str, dict[str, Any]] = {}
+    datasets: dict[str, DatasetInfo] = {}
     for run in runs:
-        for ds in run["datasets"]:
-            datasets.setdefault(ds["path"], ds)
-    meta = RunMeta(
-        run_id=f"merged-{uuid.uuid4().hex[:6]}",
-        started_at=min(r["started_at"] for r in runs),
+        for ds in run.datasets:
+            datasets.setdefault(ds.path, ds)
+    merged_run = RunSection(
+        id=f"merged-{uuid.uuid4().hex[:6]}",
+        started_at=min(r.started_at for r in runs),
         finished_at=now_iso(),
-        duration_s=max(float(r["duration_s"]) for r in runs),
+        duration_s=max(r.duration_s for r in runs),
+        partial=bool(problems) or any(r.partial for r in runs),
         datasets=list(datasets.values()),
-        adapter=next((r["adapter"] for r in runs if r["adapter"]), None),
-        judge=next((r["judge"] for r in runs if r["judge"]), None),
-        git_commit=next((r["git_commit"] for r in runs if r["git_commit"]), None),
+        selected_cases=sum(r.selected_cases for r in runs),
+        tags_filter=list(runs[0].tags_filter),
+        shard="merged " + ", ".join(r.shard or "?" for r in runs),
+        selection=_merged_selection(runs, ordered, list(summary.metrics)),
+        adapter=next((r.adapter for r in runs if r.adapter), None),
+        judge=next((r.judge for r in runs if r.judge), None),
+        git_commit=next((r.git_commit for r in runs if r.git_commit), None),
         pytest_exit=pytest_exit,
         exit_code=decision.code,
         exit_reason=decision.reason,
-        partial=bool(problems) or any(r["partial"] for r in runs),
-        selected_cases=sum(int(r["selected_cases"]) for r in runs),
-        tags_filter=list(runs[0]["tags_filter"]),
+    )
+    report = build_document(
+        merged_run,
+        summary,
+        ordered,
+        critical_tests=list(critical_tests.values()),
         warnings=[
             *(f"partial merge: {p}" for p in problems),
-            *sorted({w for _, doc in docs for w in doc["warnings"]}),
+            *sorted({w for _, doc in docs for w in doc.warnings}),
         ],
-        shard="merged " + ", ".join(str(r.get("shard") or "?") for r in runs),
-        critical_tests=[
-            {"nodeid": t.nodeid, "outcome": t.outcome} for t in critical_tests.values()
-        ],
-        selection=_merged_selection(runs, ordered, list(summary.metrics)),
+        thresholds=thresholds,
+        weights=weights,
+        version=version,
     )
-    document = build_document(
-        meta, summary, ordered, thresholds=thresholds, weights=weights, version=version
-    )
-    return Merged(document, decision)
+    return Merged(report, decision)
 
 
 def _merged_selection(
-    runs: list[dict[str, Any]], records: list[CaseRecord], metrics: list[str]
-) -> dict[str, Any] | None:
+    runs: list[RunSection], records: list[CaseRecord], metrics: list[str]
+) -> Selection | None:
     """The selection of the merged run: the shards' cases together, when every shard
     recorded its selection (reports of earlier versions did not)."""
-    selections = [r.get("selection") for r in runs]
-    if not all(isinstance(s, dict) for s in selections):
+    selections = [r.selection for r in runs if r.selection is not None]
+    if len(selections) < len(runs):
         return None
-    digests = {s["datasets_sha256"] for s in selections if s is not None}
-    judges = {s["judge"] for s in selections if s is not None} - {None}
+    digests = {s.datasets_sha256 for s in selections}
+    judges = {s.judge for s in selections} - {None}
     return selection(
         cases=[r.payload["key"] for r in records],
         metrics=metrics,
         judge=judges.pop() if len(judges) == 1 else None,
         datasets_sha256=digests.pop() if len(digests) == 1 else None,
-        total_cases=max(int(s["total_cases"]) for s in selections if s is not None),
+        total_cases=max(s.total_cases for s in selections),
     )

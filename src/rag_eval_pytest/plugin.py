@@ -362,12 +362,12 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         if decision is not None and decision.code != 0:
             terminalreporter.write_line(f"rag-eval: exit {decision.code}: {decision.reason}")
         return
-    if aggregator.document is None:
+    if aggregator.report is None:
         return
     from .reporting.terminal import summary_lines
 
     terminalreporter.section("rag-eval")
-    for line in summary_lines(aggregator.document, aggregator.written, aggregator.write_errors):
+    for line in summary_lines(aggregator.report, aggregator.written, aggregator.write_errors):
         terminalreporter.line(line)
 
 

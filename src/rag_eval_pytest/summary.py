@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .metrics.base import Usage
 from .options import METRIC_NAMES
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from .collector import CaseRecord, CriticalTest
+    from .collector import CaseRecord
+    from .metrics.base import MetricResult
+    from .reporting.models import CriticalTest
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,7 @@ class RunSummary:
     latency: Latency
     tags: list[TagSummary]
     critical: CriticalSummary
-    usage: dict[str, float]
+    usage: Usage
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -119,9 +122,9 @@ def _mean(values: Sequence[float]) -> float | None:
 
 def _judged_scores(record: CaseRecord) -> dict[str, float]:
     return {
-        name: float(result["score"])
+        name: result.score
         for name, result in record.metrics.items()
-        if result["status"] != "not_judged" and result["score"] is not None
+        if result.status != "not_judged" and result.score is not None
     }
 
 
@@ -134,21 +137,21 @@ def summarise(
     critical_tests: Sequence[CriticalTest] = (),
 ) -> RunSummary:
     statuses = [r.status for r in records]
-    by_metric: dict[str, list[dict[str, Any]]] = {}
+    by_metric: dict[str, list[MetricResult]] = {}
     for record in records:
         for name, result in record.metrics.items():
             by_metric.setdefault(name, []).append(result)
     metrics: dict[str, MetricSummary] = {}
     for name in sorted(by_metric, key=_metric_order):
         results = by_metric[name]
-        judged = [float(r["score"]) for r in results if r["status"] != "not_judged"]
+        judged = [r.score for r in results if r.status != "not_judged" and r.score is not None]
         metrics[name] = MetricSummary(
             name=name,
             mean=_mean(judged),
             judged=len(judged),
             not_judged=len(results) - len(judged),
-            passed=sum(r["status"] == "passed" for r in results),
-            failed=sum(r["status"] == "failed" for r in results),
+            passed=sum(r.status == "passed" for r in results),
+            failed=sum(r.status == "failed" for r in results),
         )
     means = {n: m.mean for n, m in metrics.items() if m.mean is not None}
     composite = weighted_mean(means, weights)
@@ -197,17 +200,7 @@ def summarise(
         failed=failed_critical,
     )
 
-    usage: dict[str, float] = {
-        "judge_calls": 0,
-        "cache_hits": 0,
-        "input_tokens": 0,
-        "output_tokens": 0,
-        "cost_usd": 0.0,
-    }
-    for record in records:
-        for result in record.metrics.values():
-            for key in usage:
-                usage[key] += result.get("usage", {}).get(key, 0)
+    usage = sum((r.usage for record in records for r in record.metrics.values()), Usage())
 
     warnings = [
         f"threshold {c.name} {c.threshold:.2f} not met: no case could be scored on it"
@@ -240,10 +233,10 @@ def judge_failures(records: Sequence[CaseRecord]) -> dict[str, str]:
     judged: set[str] = set()
     for record in records:
         for name, result in record.metrics.items():
-            if result["status"] != "not_judged":
+            if result.status != "not_judged":
                 judged.add(name)
-            elif result.get("cause") == "judge":
-                error = (result.get("details") or {}).get("judge_error") or result.get("reason")
+            elif result.cause == "judge":
+                error = result.details.get("judge_error") or result.reason
                 failures.setdefault(name, str(error or "the judge failed"))
     return {
         name: reason

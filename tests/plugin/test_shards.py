@@ -175,8 +175,20 @@ def test_a_bad_shard_is_fatal(
         (lambda r: r.update(cases={"a": 1}), "'cases' is not a list"),
         (lambda r: r["cases"][0].pop("tests"), "it has no 'cases[0].tests'"),
         (lambda r: r["run"].pop("datasets"), "it has no 'run.datasets'"),
+        (
+            lambda r: r["cases"][0].update(latency_s="slow"),
+            "'cases[0].latency_s': Input should be a valid number",
+        ),
+        (
+            lambda r: r["cases"][0]["metrics"]["retrieval_recall"].update(status="great"),
+            "'cases[0].metrics.retrieval_recall.status': Input should be 'passed', 'failed' or "
+            "'not_judged'",
+        ),
     ],
-    ids=["no-summary", "no-latency", "cases-not-a-list", "case-without-tests", "no-datasets"],
+    ids=[
+        *("no-summary", "no-latency", "cases-not-a-list", "case-without-tests", "no-datasets"),
+        *("latency-not-a-number", "unknown-metric-status"),
+    ],
 )
 def test_a_report_missing_a_part_is_one_message_naming_the_file_and_the_part(
     pytester: pytest.Pytester,

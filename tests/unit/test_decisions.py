@@ -6,8 +6,10 @@ from typing import Any
 
 import pytest
 
-from rag_eval_pytest.collector import CaseRecord, CriticalTest, ItemOutcome
+from rag_eval_pytest.collector import CaseRecord
 from rag_eval_pytest.exit_codes import decide_exit_code
+from rag_eval_pytest.metrics.base import MetricResult
+from rag_eval_pytest.reporting.models import CaseTest, CriticalTest
 from rag_eval_pytest.summary import ThresholdCheck, percentile, summarise, weighted_mean
 
 
@@ -63,8 +65,10 @@ def record(
     }
     rec = CaseRecord(payload=payload)
     for name, (status, score) in metrics.items():
-        rec.add_metric({"metric": name, "status": status, "score": score, "usage": {}})
-    rec.tests["t::" + key] = ItemOutcome("t::" + key, outcome)  # type: ignore[arg-type]
+        rec.add_metric(
+            MetricResult(case=key, metric=name, status=status, score=score, threshold=None)
+        )
+    rec.tests["t::" + key] = CaseTest(nodeid="t::" + key, outcome=outcome, message=None)
     return rec
 
 
@@ -87,7 +91,7 @@ def test_summary_counts_tags_latency_and_critical() -> None:
         weights={"faithfulness": 1.0},
         thresholds={"faithfulness": 0.8},
         slow_threshold=5.0,
-        critical_tests=[CriticalTest("t::other", "failed")],
+        critical_tests=[CriticalTest(nodeid="t::other", outcome="failed")],
     )
     assert (s.cases, s.passed, s.failed, s.errors, s.skipped) == (4, 1, 1, 1, 1)
     assert s.metrics["faithfulness"].mean == 0.75 and s.metrics["faithfulness"].not_judged == 1

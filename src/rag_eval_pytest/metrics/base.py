@@ -108,29 +108,15 @@ class Measurement(BaseModel):
         return cls(score=None, reason=reason, cause=cause, **kwargs)
 
 
-class MetricResult(BaseModel):
-    """The full result of one metric on one case, as assertions return and reports show it."""
-
-    model_config = ConfigDict(extra="forbid")
+class MetricResult(Measurement):
+    """The full result of one metric on one case, as assertions return and reports show it:
+    the :class:`Measurement`, with the case, the metric, the threshold and the verdict.
+    ``cause`` is set only when not judged (``"data"`` unless the judge failed)."""
 
     case: str
     metric: str
-    score: float | None
     threshold: float | None
     status: Status
-    reason: str = ""
-    cause: NotJudgedCause | None = None
-    """Only when not judged: ``"judge"`` when the judge failed, ``"data"`` when the case's
-    data cannot be judged."""
-    evidence: list[Evidence] = Field(default_factory=list)
-    usage: Usage = Field(default_factory=Usage)
-    warnings: list[str] = Field(default_factory=list)
-    details: dict[str, Any] = Field(default_factory=dict)
-
-    @field_validator("score")
-    @classmethod
-    def _score_in_range(cls, value: float | None) -> float | None:
-        return _check_score(value)
 
     @property
     def passed(self) -> bool:
@@ -156,19 +142,9 @@ class MetricResult(BaseModel):
             status = "passed"
         else:
             status = "failed"
-        return cls(
-            case=case,
-            metric=metric,
-            score=measurement.score,
-            threshold=threshold,
-            status=status,
-            reason=measurement.reason,
-            cause=(measurement.cause or "data") if status == "not_judged" else None,
-            evidence=measurement.evidence,
-            usage=measurement.usage,
-            warnings=measurement.warnings,
-            details=measurement.details,
-        )
+        fields = dict(measurement)
+        fields["cause"] = (measurement.cause or "data") if status == "not_judged" else None
+        return cls(**fields, case=case, metric=metric, threshold=threshold, status=status)
 
 
 Embed = Callable[[list[str]], Awaitable[list[list[float]]]]

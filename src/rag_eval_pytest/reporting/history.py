@@ -9,35 +9,40 @@ import os
 import subprocess
 from typing import TYPE_CHECKING, Any
 
+from .models import Selection
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from .models import Report
 
-def history_entry(doc: dict[str, Any]) -> dict[str, Any]:
-    run, summary = doc["run"], doc["summary"]
-    counts = summary["counts"]
+
+def history_entry(report: Report) -> dict[str, Any]:
+    """The run's ``results.jsonl`` line (JSON-safe)."""
+    run, summary = report.run, report.summary
+    counts = summary.counts
     return {
-        "timestamp": run["finished_at"],
-        "run_id": run["id"],
-        "composite_score": summary["composite"]["score"],
-        "metrics": {name: m["mean"] for name, m in summary["metrics"].items()},
-        "test_count": counts["cases"],
-        "passed": counts["passed"],
-        "failures": counts["failed"],
-        "errors": counts["errors"],
-        "skipped": counts["skipped"],
-        "critical_failures": len(summary["critical"]["failed"]),
-        "exit_code": run["exit_code"],
-        "partial": run["partial"],
-        "adapter": run["adapter"],
-        "judge": run["judge"],
-        "judge_calls": summary["usage"]["judge_calls"],
-        "cost_usd": summary["usage"]["cost_usd"],
-        "git_commit": run["git_commit"],
-        "datasets": [d["path"] for d in run["datasets"]],
-        "selection": run.get("selection"),
-        "schema_version": doc["schema_version"],
+        "timestamp": run.finished_at,
+        "run_id": run.id,
+        "composite_score": summary.composite.score,
+        "metrics": {name: m.mean for name, m in summary.metrics.items()},
+        "test_count": counts.cases,
+        "passed": counts.passed,
+        "failures": counts.failed,
+        "errors": counts.errors,
+        "skipped": counts.skipped,
+        "critical_failures": len(summary.critical.failed),
+        "exit_code": run.exit_code,
+        "partial": run.partial,
+        "adapter": run.adapter,
+        "judge": run.judge,
+        "judge_calls": summary.usage.judge_calls,
+        "cost_usd": summary.usage.cost_usd,
+        "git_commit": run.git_commit,
+        "datasets": [d.path for d in run.datasets],
+        "selection": None if run.selection is None else run.selection.model_dump(mode="json"),
+        "schema_version": report.schema_version,
     }
 
 
@@ -60,7 +65,7 @@ def selection(
     judge: str | None,
     datasets_sha256: str | None,
     total_cases: int,
-) -> dict[str, Any]:
+) -> Selection:
     """What a run selected: the keys of the cases it scored (dataset order), the metrics,
     the judge and the datasets' content, and a fingerprint of the four. Two runs with the
     same fingerprint measured the same thing, so their scores can be compared."""
@@ -71,7 +76,7 @@ def selection(
         "datasets_sha256": datasets_sha256,
     }
     fingerprint = _sha256(json.dumps(key, sort_keys=True).encode("utf-8"))[:16]
-    return {**key, "total_cases": total_cases, "fingerprint": fingerprint}
+    return Selection(**key, total_cases=total_cases, fingerprint=fingerprint)
 
 
 def git_commit(cwd: Path) -> str | None:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..options import METRIC_NAMES
 from .escaping import code, inline
+
+if TYPE_CHECKING:
+    from .models import CaseResult, Report, Summary, Trend
 
 _QUOTE = 600
 _GOOD = {"supported", "yes", "found", "expected", "relevant", "useful", "attributed"}
@@ -46,43 +49,41 @@ def _threshold(value: float | None) -> str:
     return "-" if value is None else fmt_score(value)
 
 
-def _summary_table(doc: dict[str, Any]) -> list[str]:
-    summary = doc["summary"]
+def _summary_table(summary: Summary) -> list[str]:
     lines = ["| Metric | Score | Threshold | Status |", "|--------|-------|-----------|--------|"]
-    comp = summary["composite"]
+    comp = summary.composite
     lines.append(
-        f"| **Composite** | {fmt_score(comp['score'])} | {_threshold(comp['threshold'])} "
-        f"| {comp['status'] or '-'} |"
+        f"| **Composite** | {fmt_score(comp.score)} | {_threshold(comp.threshold)} "
+        f"| {comp.status or '-'} |"
     )
-    for name, m in summary["metrics"].items():
-        threshold = "-" if m["threshold"] is None else fmt_score(m["threshold"])
-        extra = f" ({m['not_judged']} not judged)" if m["not_judged"] else ""
+    for name, m in summary.metrics.items():
+        extra = f" ({m.not_judged} not judged)" if m.not_judged else ""
         lines.append(
-            f"| {title(name)} | {fmt_score(m['mean'])}{extra} | {threshold} "
-            f"| {m['status'] or '-'} |"
+            f"| {title(name)} | {fmt_score(m.mean)}{extra} | {_threshold(m.threshold)} "
+            f"| {m.status or '-'} |"
         )
     return lines
 
 
-def _latency_line(doc: dict[str, Any]) -> str:
-    lat = doc["summary"]["latency"]
-    if not lat["count"]:
+def _latency_line(summary: Summary) -> str:
+    lat = summary.latency
+    if not lat.count:
         return "**Latency:** no live queries (pre-recorded answers)"
     return (
-        f"**Latency:** avg {fmt_seconds(lat['avg_s'])} | p50 {fmt_seconds(lat['p50_s'])} | "
-        f"p95 {fmt_seconds(lat['p95_s'])} | slow (>{lat['slow_threshold_s']:g}s): {lat['slow']}"
+        f"**Latency:** avg {fmt_seconds(lat.avg_s)} | p50 {fmt_seconds(lat.p50_s)} | "
+        f"p95 {fmt_seconds(lat.p95_s)} | slow (>{lat.slow_threshold_s:g}s): {lat.slow}"
     )
 
 
-def _case_trace(case: dict[str, Any]) -> list[str]:
-    status = {"failed": "FAILED", "error": "ERROR"}.get(case["status"], "LOW")
-    critical = " (critical)" if case["critical"] else ""
-    lines = [f"### {status}: {_cell(case['key'])}{critical} - {inline(case['question'], 120)}", ""]
-    lines.append(f"**Question:** {_cell(case['question'])}")
+def _case_trace(case: CaseResult) -> list[str]:
+    status = {"failed": "FAILED", "error": "ERROR"}.get(case.status, "LOW")
+    critical = " (critical)" if case.critical else ""
+    lines = [f"### {status}: {_cell(case.key)}{critical} - {inline(case.question, 120)}", ""]
+    lines.append(f"**Question:** {_cell(case.question)}")
     lines.append("")
-    if case["error"]:
-        lines += [f"**Error:** {_cell(case['error'])}", ""]
-    contexts = case["contexts"]
+    if case.error:
+        lines += [f"**Error:** {_cell(case.error)}", ""]
+    contexts = case.contexts
     lines.append("**Retrieved Contexts:**")
     if contexts is None:
         lines.append("_unknown (the RAG system returned no contexts)_")
@@ -90,41 +91,41 @@ def _case_trace(case: dict[str, Any]) -> list[str]:
         lines.append("_none retrieved_")
     else:
         for i, ctx in enumerate(contexts, start=1):
-            source = f" ({_cell(ctx['source'])})" if ctx.get("source") else ""
-            lines.append(f"{i}. {_quote(ctx['text'], 300)}{source}")
+            source = f" ({_cell(ctx.source)})" if ctx.source else ""
+            lines.append(f"{i}. {_quote(ctx.text, 300)}{source}")
     lines.append("")
-    lines.append(f"**Generated Answer:** {_quote(case['answer'])}")
+    lines.append(f"**Generated Answer:** {_quote(case.answer)}")
     lines.append("")
-    lines.append(f"**Ground Truth:** {_quote(case['ground_truth'])}")
-    if case["expected_contexts"] is not None:
+    lines.append(f"**Ground Truth:** {_quote(case.ground_truth)}")
+    if case.expected_contexts is not None:
         lines.append("")
-        expected = ", ".join(_cell(e) for e in case["expected_contexts"])
+        expected = ", ".join(_cell(e) for e in case.expected_contexts)
         lines.append(f"**Expected Contexts:** {expected or '_none_'}")
     lines += ["", "**Scores:**"]
-    if not case["metrics"]:
+    if not case.metrics:
         lines.append("- _no metric was evaluated_")
-    for name, result in case["metrics"].items():
-        if result["status"] == "not_judged":
-            lines.append(f"- {title(name)}: not judged ({_cell(result['reason'])})")
+    for name, result in case.metrics.items():
+        if result.status == "not_judged":
+            lines.append(f"- {title(name)}: not judged ({_cell(result.reason)})")
         else:
             threshold = (
                 ""
-                if result["threshold"] is None
-                else f" (threshold {result['threshold']:.2f}, {result['status'].upper()})"
+                if result.threshold is None
+                else f" (threshold {result.threshold:.2f}, {result.status.upper()})"
             )
-            lines.append(f"- {title(name)}: {fmt_score(result['score'])}{threshold}")
+            lines.append(f"- {title(name)}: {fmt_score(result.score)}{threshold}")
     reasons = [
-        f"- {title(name)}: {_cell(r['reason'])}"
-        for name, r in case["metrics"].items()
-        if r["reason"] and r["status"] != "not_judged"
+        f"- {title(name)}: {_cell(r.reason)}"
+        for name, r in case.metrics.items()
+        if r.reason and r.status != "not_judged"
     ]
     if reasons:
         lines += ["", "**Judge Reasoning:**", *reasons]
     findings = [
         (name, e)
-        for name, r in case["metrics"].items()
-        for e in r["evidence"]
-        if e.get("verdict") and e["verdict"].lower() not in _GOOD
+        for name, r in case.metrics.items()
+        for e in r.evidence
+        if e.verdict and e.verdict.lower() not in _GOOD
     ]
     claims = [(n, e) for n, e in findings if n == "faithfulness"]
     others = [(n, e) for n, e in findings if n != "faithfulness"]
@@ -132,31 +133,31 @@ def _case_trace(case: dict[str, Any]) -> list[str]:
         if group:
             lines += ["", f"**{heading}:**"]
             for name, e in group:
-                why = f" - {_cell(e['reason'])}" if e.get("reason") else ""
-                verdict = _cell(e["verdict"])
-                lines.append(f"- {_quote(e['text'], 200)} ({title(name)}: {verdict}){why}")
-    warnings = [w for r in case["metrics"].values() for w in r.get("warnings", [])]
+                why = f" - {_cell(e.reason)}" if e.reason else ""
+                verdict = _cell(e.verdict)
+                lines.append(f"- {_quote(e.text, 200)} ({title(name)}: {verdict}){why}")
+    warnings = [w for r in case.metrics.values() for w in r.warnings]
     if warnings:
         lines += ["", "**Warnings:**", *(f"- {_cell(w)}" for w in warnings)]
-    failed_tests = [t for t in case["tests"] if t["outcome"] in ("failed", "error")]
+    failed_tests = [t for t in case.tests if t.outcome in ("failed", "error")]
     if failed_tests:
         lines += ["", "**Failed Tests:**"]
         for t in failed_tests:
-            msg = f": {_cell(t['message'])}" if t.get("message") else ""
-            lines.append(f"- {code(t['nodeid'])} {t['outcome']}{msg}")
+            msg = f": {_cell(t.message)}" if t.message else ""
+            lines.append(f"- {code(t.nodeid)} {t.outcome}{msg}")
     lines.append("")
     return lines
 
 
-def _not_judged(cases: list[dict[str, Any]]) -> list[str]:
+def _not_judged(cases: list[CaseResult]) -> list[str]:
     """Why each metric went unjudged (refusal, outage, missing input), for the cases whose
     trace is not shown above: a 'not judged' is never left without its reason."""
     rows = [
-        f"- {_cell(case['key'])}: {title(name)}: {_cell(result['reason'] or 'no reason given')}"
+        f"- {_cell(case.key)}: {title(name)}: {_cell(result.reason or 'no reason given')}"
         for case in cases
-        if case["status"] not in ("failed", "error")
-        for name, result in case["metrics"].items()
-        if result["status"] == "not_judged"
+        if case.status not in ("failed", "error")
+        for name, result in case.metrics.items()
+        if result.status == "not_judged"
     ]
     if not rows:
         return []
@@ -170,33 +171,33 @@ def _metric_rank(name: str) -> tuple[int, str]:
 _SELECTION_MARK = {"other": " (other selection)", "unknown": " (selection not recorded)"}
 
 
-def _trend(trend: dict[str, Any] | None) -> list[str]:
+def _trend(trend: Trend | None) -> list[str]:
     """The last runs: regressions first, a Mermaid chart of the composite, then the numbers."""
-    if not trend or len(trend["points"]) < 2:
+    if trend is None or len(trend.points) < 2:
         return []
-    points = trend["points"]
+    points = trend.points
     lines = [f"## Trend: last {len(points)} runs", ""]
-    compared = trend.get("compared_with")
+    compared = trend.compared_with
     if compared:
         lines.append(
-            f"Compared with run {compared['run_id']}, the last complete run of the same "
+            f"Compared with run {compared.run_id}, the last complete run of the same "
             "selection (the same cases, metrics, judge and dataset content); runs of other "
             "selections are shown, not compared."
         )
     else:
-        lines.append(f"Not compared: {trend.get('not_compared') or 'no comparable run'}.")
+        lines.append(f"Not compared: {trend.not_compared or 'no comparable run'}.")
     lines.append("")
-    for r in trend["regressions"]:
+    for r in trend.regressions:
         lines.append(
-            f"> **Regression:** {title(r['name'])} {fmt_score(r['previous'])} → "
-            f"{fmt_score(r['current'])} since the last run of the same selection "
-            f"({_cell(r['previous_run'])})."
+            f"> **Regression:** {title(r.name)} {fmt_score(r.previous)} → "
+            f"{fmt_score(r.current)} since the last run of the same selection "
+            f"({_cell(r.previous_run)})."
         )
-    if trend["regressions"]:
+    if trend.regressions:
         lines.append("")
-    charted = [p for p in points if p["composite"] is not None]
+    charted = [p.composite for p in points if p.composite is not None]
     if len(charted) >= 2:
-        values = ", ".join(f"{p['composite']:.3f}" for p in charted)
+        values = ", ".join(f"{composite:.3f}" for composite in charted)
         labels = ", ".join(f'"{i + 1}"' for i in range(len(charted)))
         lines += [
             "```mermaid",
@@ -208,78 +209,78 @@ def _trend(trend: dict[str, Any] | None) -> list[str]:
             "```",
             "",
         ]
-    names = sorted({m for p in points for m in p["metrics"]}, key=_metric_rank)
+    names = sorted({m for p in points for m in p.metrics}, key=_metric_rank)
     header = "| Run | Date | Composite | " + " | ".join(title(n) for n in names) + " |"
     lines += [header, "|" + "---|" * (3 + len(names))]
     for i, p in enumerate(points, start=1):
-        date = str(p["timestamp"] or "")[:16].replace("T", " ")
-        mark = " (partial)" if p["partial"] else ""
-        mark += _SELECTION_MARK.get(p.get("selection", "unknown"), "")
-        cells = " | ".join(fmt_score(p["metrics"].get(n)) for n in names)
-        lines.append(f"| {i}{mark} | {date} | {fmt_score(p['composite'])} | {cells} |")
+        date = (p.timestamp or "")[:16].replace("T", " ")
+        mark = " (partial)" if p.partial else ""
+        mark += _SELECTION_MARK.get(p.selection, "")
+        cells = " | ".join(fmt_score(p.metrics.get(n)) for n in names)
+        lines.append(f"| {i}{mark} | {date} | {fmt_score(p.composite)} | {cells} |")
     lines.append("")
     return lines
 
 
-def render_markdown(doc: dict[str, Any]) -> str:
-    run, summary = doc["run"], doc["summary"]
-    counts, critical = summary["counts"], summary["critical"]
+def render_markdown(report: Report) -> str:
+    run, summary = report.run, report.summary
+    counts, critical = summary.counts, summary.critical
     lines = ["# RAG Evaluation Report", ""]
-    if run["partial"]:
+    if run.partial:
         lines += [
             "> **Partial run:** the run was interrupted; only finished cases are reported.",
             "",
         ]
-    lines.append(f"**Date:** {run['started_at'].replace('T', ' ').replace('Z', ' UTC')}  ")
-    if run["adapter"]:
-        lines.append(f"**Adapter:** {_cell(run['adapter'])}  ")
-    lines.append(f"**Judge:** {_cell(run['judge'] or 'none')}  ")
-    for ds in run["datasets"]:
-        name = f" ({_cell(ds['name'])})" if ds.get("name") else ""
-        lines.append(f"**Dataset:** {_cell(ds['path'])}{name}, {ds['cases']} cases  ")
+    lines.append(f"**Date:** {run.started_at.replace('T', ' ').replace('Z', ' UTC')}  ")
+    if run.adapter:
+        lines.append(f"**Adapter:** {_cell(run.adapter)}  ")
+    lines.append(f"**Judge:** {_cell(run.judge or 'none')}  ")
+    for ds in run.datasets:
+        name = f" ({_cell(ds.name)})" if ds.name else ""
+        lines.append(f"**Dataset:** {_cell(ds.path)}{name}, {ds.cases} cases  ")
     lines.append(
-        f"**Test Cases:** {counts['cases']} ({critical['total']} critical): "
-        f"{counts['passed']} passed, "
-        f"{counts['failed']} failed, {counts['errors']} errors, {counts['skipped']} skipped  "
+        f"**Test Cases:** {counts.cases} ({critical.total} critical): "
+        f"{counts.passed} passed, "
+        f"{counts.failed} failed, {counts.errors} errors, {counts.skipped} skipped  "
     )
-    lines.append(f"**Duration:** {fmt_duration(run['duration_s'])}  ")
-    usage = summary["usage"]
-    if usage["judge_calls"] or usage["cache_hits"]:
+    lines.append(f"**Duration:** {fmt_duration(run.duration_s)}  ")
+    usage = summary.usage
+    if usage.judge_calls or usage.cache_hits:
         lines.append(
-            f"**Judge Calls:** {usage['judge_calls']} ({usage['cache_hits']} cached) | "
-            f"**Tokens:** {usage['input_tokens']} in / {usage['output_tokens']} out | "
-            f"**Actual Cost:** ${usage['cost_usd']:.2f}  "
+            f"**Judge Calls:** {usage.judge_calls} ({usage.cache_hits} cached) | "
+            f"**Tokens:** {usage.input_tokens} in / {usage.output_tokens} out | "
+            f"**Actual Cost:** ${usage.cost_usd:.2f}  "
         )
-    lines.append(f"**Exit Code:** {run['exit_code']} ({_cell(run['exit_reason'])})")
-    lines += ["", "## Summary", "", *_summary_table(doc), "", _latency_line(doc), ""]
-    lines += _trend(doc.get("trend"))
+    lines.append(f"**Exit Code:** {run.exit_code} ({_cell(run.exit_reason)})")
+    lines += ["", "## Summary", "", *_summary_table(summary), "", _latency_line(summary), ""]
+    lines += _trend(report.trend)
 
-    if critical["failed"]:
+    if critical.failed:
         lines.append(
-            f"## Critical Tests: {critical['passed']}/{critical['total']} PASSED, "
-            f"{len(critical['failed'])} FAILED"
+            f"## Critical Tests: {critical.passed}/{critical.total} PASSED, "
+            f"{len(critical.failed)} FAILED"
         )
-        lines += ["", *(f"- FAILED: {_cell(key)}" for key in critical["failed"]), ""]
+        lines += ["", *(f"- FAILED: {_cell(key)}" for key in critical.failed), ""]
     else:
-        lines += [f"## Critical Tests: {critical['passed']}/{critical['total']} PASSED", ""]
+        lines += [f"## Critical Tests: {critical.passed}/{critical.total} PASSED", ""]
 
-    issues = [c for c in doc["cases"] if c["status"] in ("failed", "error")]
+    issues = [c for c in report.cases if c.status in ("failed", "error")]
     lines += [f"## Issues Found: {len(issues)}", ""]
     for case in issues:
         lines += _case_trace(case)
-    lines += _not_judged(doc["cases"])
+    lines += _not_judged(report.cases)
 
-    if summary["tags"]:
+    if summary.tags:
         lines += [
             "## Test Results by Tag",
             "",
             "| Tag | Count | Passed | Failed | Avg Score |",
             "|-----|-------|--------|--------|-----------|",
         ]
-        for t in summary["tags"]:
+        for t in summary.tags:
             lines.append(
-                f"| {_cell(t['tag'])} | {t['count']} | {t['passed']} | {t['failed']} "
-                f"| {fmt_score(t['avg_score'])} |"
+                f"| {_cell(t.tag)} | {t.count} | {t.passed} | {t.failed} "
+                f"| {fmt_score(t.avg_score)} |"
             )
         lines.append("")
 
@@ -289,42 +290,40 @@ def render_markdown(doc: dict[str, Any]) -> str:
         "| Case | Status | Composite | Metrics |",
         "|------|--------|-----------|---------|",
     ]
-    for case in doc["cases"]:
+    for case in report.cases:
         scores = ", ".join(
-            f"{name} {fmt_score(r['score']) if r['status'] != 'not_judged' else 'not judged'}"
-            for name, r in case["metrics"].items()
+            f"{name} {fmt_score(r.score) if r.status != 'not_judged' else 'not judged'}"
+            for name, r in case.metrics.items()
         )
-        crit = " (critical)" if case["critical"] else ""
+        crit = " (critical)" if case.critical else ""
         lines.append(
-            f"| {_cell(case['key'])}{crit} | {case['status']} "
-            f"| {fmt_score(case['composite'])} | {scores or '-'} |"
+            f"| {_cell(case.key)}{crit} | {case.status} "
+            f"| {fmt_score(case.composite)} | {scores or '-'} |"
         )
     lines.append("")
-    if doc["warnings"]:
-        lines += ["## Warnings", "", *(f"- {_cell(w)}" for w in doc["warnings"]), ""]
+    if report.warnings:
+        lines += ["## Warnings", "", *(f"- {_cell(w)}" for w in report.warnings), ""]
     return "\n".join(lines)
 
 
 _REASON = 200  # characters of one failing case's reason in the summary
 
 
-def _failure_reason(case: dict[str, Any]) -> str:
+def _failure_reason(case: CaseResult) -> str:
     """One line: why the case failed (its error, its failed metrics, else a failed test)."""
-    if case.get("error"):
-        return inline(case["error"], _REASON)
+    if case.error:
+        return inline(case.error, _REASON)
     parts = [
-        f"{name} {fmt_score(r['score'])} < {fmt_score(r['threshold'])}"
-        + (f" ({_cell(r['reason'])})" if r.get("reason") else "")
-        for name, r in case["metrics"].items()
-        if r["status"] == "failed"
+        f"{name} {fmt_score(r.score)} < {fmt_score(r.threshold)}"
+        + (f" ({_cell(r.reason)})" if r.reason else "")
+        for name, r in case.metrics.items()
+        if r.status == "failed"
     ]
     if not parts:
         parts = [
-            _cell(t["message"] or t["nodeid"])
-            for t in case.get("tests", [])
-            if t["outcome"] in ("failed", "error")
+            _cell(t.message or t.nodeid) for t in case.tests if t.outcome in ("failed", "error")
         ][:1]
-    reason = "; ".join(parts) or case["status"]
+    reason = "; ".join(parts) or case.status
     return reason if len(reason) <= _REASON else _cut(reason, _REASON - 1) + "…"
 
 
@@ -336,35 +335,35 @@ def _cut(escaped: str, limit: int) -> str:
     return head[:-1] if trailing % 2 else head
 
 
-def render_step_summary(doc: dict[str, Any]) -> str:
+def render_step_summary(report: Report) -> str:
     """``eval_summary.md`` and ``$GITHUB_STEP_SUMMARY``: fit for a pull-request comment.
 
     The status line, the composite, the metric table, then every failing case with its
     one-line reason (critical cases first), and every failed critical test."""
-    run, summary = doc["run"], doc["summary"]
-    counts, critical = summary["counts"], summary["critical"]
-    verdict = "passed" if run["exit_code"] == 0 else "FAILED"
-    reason = _cell(run["exit_reason"])
-    lines = [f"## RAG evaluation {verdict}: exit {run['exit_code']}, {reason}", ""]
+    run, summary = report.run, report.summary
+    counts, critical = summary.counts, summary.critical
+    verdict = "passed" if run.exit_code == 0 else "FAILED"
+    reason = _cell(run.exit_reason)
+    lines = [f"## RAG evaluation {verdict}: exit {run.exit_code}, {reason}", ""]
     lines.append(
-        f"**Composite:** {fmt_score(summary['composite']['score'])} | **Cases:** "
-        f"{counts['cases']} ({counts['passed']} passed, {counts['failed']} failed, "
-        f"{counts['errors']} errors, {counts['skipped']} skipped) | **Critical:** "
-        f"{critical['passed']}/{critical['total']} passed "
-        f"| **Judge:** {_cell(run['judge'] or 'none')}"
+        f"**Composite:** {fmt_score(summary.composite.score)} | **Cases:** "
+        f"{counts.cases} ({counts.passed} passed, {counts.failed} failed, "
+        f"{counts.errors} errors, {counts.skipped} skipped) | **Critical:** "
+        f"{critical.passed}/{critical.total} passed "
+        f"| **Judge:** {_cell(run.judge or 'none')}"
     )
-    lines += ["", *_summary_table(doc), "", _latency_line(doc), ""]
-    failing = [c for c in doc["cases"] if c["status"] in ("failed", "error")]
-    failing.sort(key=lambda c: not c["critical"])  # stable: dataset order within each group
-    case_keys = {c["key"] for c in failing}
-    tests = [key for key in critical["failed"] if key not in case_keys]
+    lines += ["", *_summary_table(summary), "", _latency_line(summary), ""]
+    failing = [c for c in report.cases if c.status in ("failed", "error")]
+    failing.sort(key=lambda c: not c.critical)  # stable: dataset order within each group
+    case_keys = {c.key for c in failing}
+    tests = [key for key in critical.failed if key not in case_keys]
     if failing or tests:
         lines += [f"### Failing: {len(failing) + len(tests)}", ""]
         for key in tests:
             lines.append(f"- **{_cell(key)}** (critical test) failed")
         for case in failing:
-            mark = " (critical)" if case["critical"] else ""
-            lines.append(f"- **{_cell(case['key'])}**{mark}: {_failure_reason(case)}")
+            mark = " (critical)" if case.critical else ""
+            lines.append(f"- **{_cell(case.key)}**{mark}: {_failure_reason(case)}")
         lines.append("")
     return "\n".join(lines)
 

@@ -2,34 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .escaping import strip_control
 from .markdown import fmt_score, fmt_seconds, title
 
+if TYPE_CHECKING:
+    from .models import Report
 
-def summary_lines(doc: dict[str, Any], written: list[str], errors: list[str]) -> list[str]:
-    summary, run = doc["summary"], doc["run"]
+
+def summary_lines(report: Report, written: list[str], errors: list[str]) -> list[str]:
+    summary, run = report.summary, report.run
     rows = [("Metric", "Score", "Threshold", "Status")]
-    comp = summary["composite"]
+    comp = summary.composite
     rows.append(
         (
             "Composite",
-            fmt_score(comp["score"]),
-            "-" if comp["threshold"] is None else fmt_score(comp["threshold"]),
-            comp["status"] or "-",
+            fmt_score(comp.score),
+            "-" if comp.threshold is None else fmt_score(comp.threshold),
+            comp.status or "-",
         )
     )
-    for name, m in summary["metrics"].items():
-        score = fmt_score(m["mean"]) + (
-            f" ({m['not_judged']} not judged)" if m["not_judged"] else ""
-        )
+    for name, m in summary.metrics.items():
+        score = fmt_score(m.mean) + (f" ({m.not_judged} not judged)" if m.not_judged else "")
         rows.append(
             (
                 title(name),
                 score,
-                "-" if m["threshold"] is None else fmt_score(m["threshold"]),
-                m["status"] or "-",
+                "-" if m.threshold is None else fmt_score(m.threshold),
+                m.status or "-",
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
@@ -37,28 +38,27 @@ def summary_lines(doc: dict[str, Any], written: list[str], errors: list[str]) ->
         "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    counts, critical = summary["counts"], summary["critical"]
+    counts, critical = summary.counts, summary.critical
     lines.append(
-        f"cases: {counts['cases']} ({counts['passed']} passed, {counts['failed']} failed, "
-        f"{counts['errors']} errors, {counts['skipped']} skipped); "
-        f"critical: {critical['passed']}/{critical['total']} passed"
+        f"cases: {counts.cases} ({counts.passed} passed, {counts.failed} failed, "
+        f"{counts.errors} errors, {counts.skipped} skipped); "
+        f"critical: {critical.passed}/{critical.total} passed"
     )
-    lat = summary["latency"]
-    if lat["count"]:
+    lat = summary.latency
+    if lat.count:
         lines.append(
-            f"latency: avg {fmt_seconds(lat['avg_s'])} | p50 {fmt_seconds(lat['p50_s'])} | "
-            f"p95 {fmt_seconds(lat['p95_s'])} | slow (>{lat['slow_threshold_s']:g}s): {lat['slow']}"
+            f"latency: avg {fmt_seconds(lat.avg_s)} | p50 {fmt_seconds(lat.p50_s)} | "
+            f"p95 {fmt_seconds(lat.p95_s)} | slow (>{lat.slow_threshold_s:g}s): {lat.slow}"
         )
-    usage = summary["usage"]
-    if usage["judge_calls"] or usage["cache_hits"]:
+    usage = summary.usage
+    if usage.judge_calls or usage.cache_hits:
         lines.append(
-            f"judge: {usage['judge_calls']} calls, {usage['cache_hits']} cached, "
-            f"${usage['cost_usd']:.2f}"
+            f"judge: {usage.judge_calls} calls, {usage.cache_hits} cached, ${usage.cost_usd:.2f}"
         )
-    if run["partial"]:
+    if run.partial:
         lines.append("partial run: interrupted before every case finished")
-    lines.extend(f"warning: {strip_control(w)}" for w in doc["warnings"])
+    lines.extend(f"warning: {strip_control(w)}" for w in report.warnings)
     lines.extend(f"reports: {path}" for path in written)
     lines.extend(f"could not write {e}" for e in errors)
-    lines.append(f"rag-eval: exit {run['exit_code']}: {strip_control(run['exit_reason'])}")
+    lines.append(f"rag-eval: exit {run.exit_code}: {strip_control(run.exit_reason)}")
     return lines

@@ -13,7 +13,9 @@ code: use the thresholds for that.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
+
+from .models import ComparedRun, Regression, Trend, TrendPoint
 
 TREND_RUNS = 10
 
@@ -24,18 +26,27 @@ def _fingerprint(entry: dict[str, Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _point(entry: dict[str, Any], fingerprint: str | None) -> dict[str, Any]:
+def _point(entry: dict[str, Any], fingerprint: str | None) -> TrendPoint:
     metrics = entry.get("metrics")
     own = _fingerprint(entry)
-    return {
-        "run_id": entry.get("run_id"),
-        "timestamp": entry.get("timestamp"),
-        "composite": _number(entry.get("composite_score")),
-        "metrics": {k: _number(v) for k, v in metrics.items()} if isinstance(metrics, dict) else {},
-        "partial": bool(entry.get("partial")),
-        # "same", "other", or "unknown" (a line that recorded no selection)
-        "selection": "unknown" if own is None else ("same" if own == fingerprint else "other"),
-    }
+    selected: Literal["same", "other", "unknown"] = (
+        "unknown" if own is None else ("same" if own == fingerprint else "other")
+    )
+    return TrendPoint(
+        run_id=_text(entry.get("run_id")),
+        timestamp=_text(entry.get("timestamp")),
+        composite=_number(entry.get("composite_score")),
+        metrics={str(k): _number(v) for k, v in metrics.items()}
+        if isinstance(metrics, dict)
+        else {},
+        partial=bool(entry.get("partial")),
+        selection=selected,
+    )
+
+
+def _text(value: Any) -> str | None:
+    """A history line's text field (a damaged line may hold another type)."""
+    return None if value is None else str(value)
 
 
 def _number(value: Any) -> float | None:
@@ -44,7 +55,7 @@ def _number(value: Any) -> float | None:
 
 def build_trend(
     history: list[dict[str, Any]], current: dict[str, Any], *, tolerance: float = 0.05
-) -> dict[str, Any]:
+) -> Trend:
     """``history``: earlier ``results.jsonl`` entries, oldest first; ``current``: this run's
     entry. Returns the points (at most :data:`TREND_RUNS`, oldest first), the run compared
     with (the last complete one of the same selection, from the whole history) or why none
@@ -62,30 +73,30 @@ def build_trend(
             ),
             None,
         )
-    regressions: list[dict[str, Any]] = []
+    regressions: list[Regression] = []
     if previous is not None:
         now = points[-1]
-        pairs = [("composite", previous["composite"], now["composite"])]
-        pairs += [(m, previous["metrics"].get(m), v) for m, v in now["metrics"].items()]
+        pairs = [("composite", previous.composite, now.composite)]
+        pairs += [(m, previous.metrics.get(m), v) for m, v in now.metrics.items()]
         for name, before, after in pairs:
             if before is not None and after is not None and before - after > tolerance:
                 regressions.append(
-                    {
-                        "name": name,
-                        "previous": round(before, 4),
-                        "current": round(after, 4),
-                        "previous_run": previous["run_id"],
-                    }
+                    Regression(
+                        name=name,
+                        previous=round(before, 4),
+                        current=round(after, 4),
+                        previous_run=previous.run_id,
+                    )
                 )
-    return {
-        "points": points,
-        "compared_with": None
+    return Trend(
+        points=points,
+        compared_with=None
         if previous is None
-        else {"run_id": previous["run_id"], "timestamp": previous["timestamp"]},
-        "not_compared": None if previous is not None else _why_not(history, fingerprint),
-        "regressions": regressions,
-        "tolerance": tolerance,
-    }
+        else ComparedRun(run_id=previous.run_id, timestamp=previous.timestamp),
+        not_compared=None if previous is not None else _why_not(history, fingerprint),
+        regressions=regressions,
+        tolerance=tolerance,
+    )
 
 
 def _why_not(history: list[dict[str, Any]], fingerprint: str | None) -> str:

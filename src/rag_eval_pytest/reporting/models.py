@@ -1,0 +1,240 @@
+"""The run report as typed, frozen models: ``eval_report.json`` is :meth:`Report.to_json`.
+
+One model per level: :class:`~rag_eval_pytest.metrics.base.MetricResult` for a metric on a
+case, :class:`CaseResult` for a case, :class:`Report` for the run. The renderers (Markdown,
+step summary, terminal, history, merge) read these models, so a renamed field is a type
+error, and ``docs/eval_report.schema.json`` is generated from them
+(:mod:`rag_eval_pytest.reporting.schema`).
+
+A field that a report of schema version 1 may lack (written by an earlier version) has a
+default; every other field is required when a report is read back (``rag-eval merge``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..metrics.base import MetricResult, Usage
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+SCHEMA_VERSION = 1
+
+Outcome = Literal["passed", "failed", "error", "skipped"]
+GateStatus = Literal["PASS", "FAIL", "NOT JUDGED"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Tool(_Model):
+    name: str
+    version: str
+
+
+class DatasetInfo(_Model):
+    path: str
+    name: str | None
+    version: str | None
+    created: str | None = Field(description="The dataset's metadata.created (ISO 8601).")
+    cases: int
+
+
+class Selection(_Model):
+    """What a run selected; two runs with the same ``fingerprint`` measured the same thing."""
+
+    cases: list[str]
+    metrics: list[str]
+    judge: str | None
+    datasets_sha256: str | None
+    total_cases: int
+    fingerprint: str
+
+
+class RunSection(_Model):
+    id: str | None = None
+    started_at: str
+    finished_at: str
+    duration_s: float
+    partial: bool
+    datasets: list[DatasetInfo]
+    selected_cases: int
+    tags_filter: list[str]
+    shard: str | None = None
+    selection: Selection | None = None
+    adapter: str | None
+    judge: str | None
+    git_commit: str | None
+    pytest_exit: int
+    exit_code: int
+    exit_reason: str
+
+
+class CompositeSummary(_Model):
+    score: float | None
+    threshold: float | None
+    status: GateStatus | None = Field(description="null when no gate is set on the composite.")
+
+
+class MetricSummary(_Model):
+    """One metric over the run's cases."""
+
+    mean: float | None
+    threshold: float | None
+    status: GateStatus | None
+    judged: int
+    not_judged: int
+    passed: int
+    failed: int
+    weight: float
+
+
+class Counts(_Model):
+    cases: int
+    passed: int
+    failed: int
+    errors: int
+    skipped: int
+
+
+class LatencySummary(_Model):
+    count: int
+    avg_s: float | None
+    p50_s: float | None
+    p95_s: float | None
+    slow: int
+    slow_threshold_s: float
+
+
+class CriticalTest(_Model):
+    """A test marked ``rag_critical`` whose case, if it has one, is not critical itself."""
+
+    nodeid: str
+    outcome: Outcome
+
+
+class CriticalSummary(_Model):
+    total: int
+    passed: int
+    failed: list[str] = Field(
+        description="The keys of failed critical cases and the node ids of failed critical tests."
+    )
+    tests: list[CriticalTest] = Field(default_factory=list)
+
+
+class TagSummary(_Model):
+    tag: str
+    count: int
+    passed: int
+    failed: int
+    avg_score: float | None
+
+
+class Summary(_Model):
+    composite: CompositeSummary
+    metrics: dict[str, MetricSummary]
+    counts: Counts
+    latency: LatencySummary
+    critical: CriticalSummary
+    tags: list[TagSummary]
+    usage: Usage
+
+
+class ContextResult(_Model):
+    text: str
+    source: str | None
+
+
+class CaseTest(_Model):
+    """One test that used the case, with its worst outcome (the message of a failure)."""
+
+    nodeid: str
+    outcome: Outcome
+    message: str | None
+
+
+class CaseResult(_Model):
+    """One case: the dataset's side, the RAG system's response, and its metrics' results."""
+
+    key: str
+    id: str
+    index: int = 0
+    dataset: str
+    question: str
+    ground_truth: str
+    critical: bool
+    tags: list[str]
+    expected_contexts: list[str] | None
+    status: Outcome
+    composite: float | None
+    recorded: bool
+    answer: str | None
+    contexts: list[ContextResult] | None
+    sources: list[str]
+    latency_s: float | None
+    slow: bool
+    error: str | None
+    tests: list[CaseTest]
+    metrics: dict[str, MetricResult]
+
+
+class TrendPoint(_Model):
+    run_id: str | None
+    timestamp: str | None
+    composite: float | None
+    metrics: dict[str, float | None]
+    partial: bool
+    selection: Literal["same", "other", "unknown"] = Field(
+        description="Whether the run selected what this run did (unknown: it recorded none)."
+    )
+
+
+class ComparedRun(_Model):
+    run_id: str | None
+    timestamp: str | None
+
+
+class Regression(_Model):
+    name: str
+    previous: float
+    current: float
+    previous_run: str | None
+
+
+class Trend(_Model):
+    points: list[TrendPoint]
+    compared_with: ComparedRun | None
+    not_compared: str | None
+    regressions: list[Regression]
+    tolerance: float
+
+
+class Report(_Model):
+    """The whole run: ``eval_report.json``."""
+
+    schema_version: Literal[1]
+    tool: Tool
+    run: RunSection
+    summary: Summary
+    cases: list[CaseResult]
+    warnings: list[str]
+    trend: Trend | None = Field(
+        default=None, description="The last runs from results.jsonl (absent without history)."
+    )
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as JSON-safe data (a report without a trend has no ``trend`` key)."""
+        return self.model_dump(mode="json", exclude={"trend"} if self.trend is None else None)
+
+    @classmethod
+    def from_json(cls, data: object) -> Report:
+        """Read a report; raises :class:`pydantic.ValidationError` on one that is not."""
+        return cls.model_validate(data)
+
+    def with_trend(self, trend: Trend, warnings: Sequence[str] = ()) -> Report:
+        """This report with its trend, and the warnings met reading the history."""
+        return self.model_copy(update={"trend": trend, "warnings": [*self.warnings, *warnings]})
