@@ -253,9 +253,9 @@ def judge_stop(records: Sequence[CaseRecord]) -> tuple[str, int] | None:
     cases = 0
     for record in records:
         failed = [
-            (result.get("details") or {}).get("judge_stopped")
+            result.details.get("judge_stopped")
             for result in record.metrics.values()
-            if result["status"] == "not_judged" and result.get("cause") == "judge"
+            if result.status == "not_judged" and result.cause == "judge"
         ]
         cases += bool(failed)
         reason = reason or next((str(stop) for stop in failed if stop), "")
