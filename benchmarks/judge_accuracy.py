@@ -10,8 +10,9 @@ from the plugin's metric code, every row of a set concurrently (as the plugin pr
 * ``answer_relevance`` sets (label 1: the text answers the question): the answer relevance
   score, predicted relevant at the metric's default threshold (0.7);
 * ``context_relevance`` sets (label 1: the passage is relevant): the context relevance score
-  of the passage (share of its sentences needed for the question), predicted relevant when
-  above 0 (at least one sentence is needed).
+  of the passage (1 when one of its sentences is needed for the question), predicted
+  relevant at the metric's default threshold; ROC AUC is computed on the passage's best
+  sentence score (the metric's score of one passage is 0 or 1).
 
 Each set is split in two halves by group (question, pair or source passage, ordered by
 sha256, so both answers to one question fall in the same half): the *tune* half is where the
@@ -102,21 +103,22 @@ def sample_of(row: dict[str, Any]) -> Sample:
 # ----------------------------------------------------------------------------- scoring
 
 
-async def score_row(judge: LocalJudge, task: str, row: dict[str, Any]) -> tuple[float, bool]:
-    """(metric score, prediction) of one row, through the plugin's metric code."""
+async def score_row(judge: LocalJudge, task: str, row: dict[str, Any]) -> tuple[float, bool, float]:
+    """(metric score, prediction, ranking score) of one row, through the plugin's metric
+    code. The ranking score of context relevance is the best sentence's score."""
     services = Services(judge=judge, embed=judge.embed)
     result = await measure(get_metric(task), sample_of(row), services)
     if result.score is None:
         raise RuntimeError(f"{row.get('id')}: not judged: {result.reason}")
     value = float(result.score)
-    if task == "context_relevance":
-        return value, value > 0.0
-    return value, value >= default_threshold(task)
+    sentence_scores = [e.score for e in result.evidence if e.score is not None]
+    ranking = max(sentence_scores) if task == "context_relevance" and sentence_scores else value
+    return value, value >= default_threshold(task), ranking
 
 
 async def ranking_score(judge: LocalJudge, task: str, row: dict[str, Any], value: float) -> float:
     """The score ROC AUC is computed on: for faithfulness the weakest claim's support score
-    (the metric's score has a few levels only), else the metric's score."""
+    (the metric's score has a few levels only), else the row's ranking score."""
     if task != "faithfulness":
         return value
     claims = split_claims(row["answer"]) or [row["answer"]]
@@ -126,10 +128,10 @@ async def ranking_score(judge: LocalJudge, task: str, row: dict[str, Any], value
 
 async def score_all(
     judge: LocalJudge, task: str, rows: list[dict[str, Any]]
-) -> list[tuple[float, bool]]:
+) -> list[tuple[float, bool, float]]:
     slots = asyncio.Semaphore(CONCURRENCY)
 
-    async def one(row: dict[str, Any]) -> tuple[float, bool]:
+    async def one(row: dict[str, Any]) -> tuple[float, bool, float]:
         async with slots:
             return await score_row(judge, task, row)
 
@@ -324,9 +326,10 @@ async def main() -> None:
         scored = await score_all(fresh, task, rows)
         seconds = time.perf_counter() - started
         rankings = [
-            await ranking_score(fresh, task, r, v) for r, (v, _) in zip(rows, scored, strict=True)
+            await ranking_score(fresh, task, r, rank)
+            for r, (_, _, rank) in zip(rows, scored, strict=True)
         ]
-        results = [(v, p, r) for (v, p), r in zip(scored, rankings, strict=True)]
+        results = [(v, p, r) for (v, p, _), r in zip(scored, rankings, strict=True)]
         labels = [int(r["label"]) for r in rows]
         print(report(name, task, results, labels, seconds), flush=True)
         if task == "faithfulness":

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from .base import Question, check_indexed, keep_indexed
 
@@ -250,6 +251,9 @@ class RelevanceInput(_Model):
 class SentenceRelevance(_Model):
     index: int = Field(ge=0, description="0-based position of the context sentence.")
     relevant: bool = Field(description="Whether the sentence is needed to answer the question.")
+    score: SkipJsonSchema[float | None] = Field(None, ge=0.0, le=1.0)
+    """How close the sentence came, where a judge rates it (the local judge: needed from 0.5);
+    not asked of LLM judges (it is not in their schema)."""
 
 
 class SentenceRelevances(_Model):

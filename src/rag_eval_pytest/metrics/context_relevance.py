@@ -1,8 +1,11 @@
-"""Context relevance: how much of what was retrieved is needed to answer the question.
+"""Context relevance: how much of what was retrieved holds information the question needs.
 
-The contexts are split into sentences; one verdict per sentence (one judge call), score =
-relevant sentences / all sentences. Very long retrievals are cut at ``max_sentences``
-(default 200) with a warning in the report.
+The contexts are split into sentences; one verdict per sentence (one judge call): needed to
+answer the question or not. A context is relevant when at least one of its sentences is
+needed (a passage with one answering sentence among others is relevant, as RAGAS asks
+whether the context contains the information needed); score = relevant contexts / all
+contexts. Very long retrievals are cut at ``max_sentences`` (default 200) with a warning in
+the report; a context none of whose sentences was judged does not count.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ class ContextRelevance(Metric):
     name = "context_relevance"
     default_threshold = 0.5
     requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "judge"})
-    summary = "context sentences needed to answer / all context sentences"
+    summary = "contexts with a sentence needed to answer / all contexts"
     accepted_params = frozenset({"max_sentences"})
 
     async def measure(self, sample: Sample, services: Services) -> Measurement:
@@ -30,8 +33,8 @@ class ContextRelevance(Metric):
         if not sample.contexts:
             return empty_contexts()
         limit = int(self.params.get("max_sentences", 200))
-        sentences: list[tuple[str, str]] = [
-            (sentence, context_label(context, i))
+        sentences: list[tuple[str, int]] = [
+            (sentence, i)
             for i, context in enumerate(sample.contexts)
             for sentence in split_sentences(context.text)
         ]
@@ -51,16 +54,23 @@ class ContextRelevance(Metric):
         if outcome.value is None:
             return not_judged(outcome, "the judge gave no sentence verdicts")
         verdicts = sorted(outcome.value.sentences, key=lambda v: v.index)
-        relevant = sum(v.relevant for v in verdicts)
+        judged = {sentences[v.index][1] for v in verdicts}
+        relevant = {sentences[v.index][1] for v in verdicts if v.relevant}
+        needed = sum(v.relevant for v in verdicts)
+        contexts = "context" if len(judged) == 1 else "contexts"
         return Measurement(
-            score=relevant / len(verdicts),
-            reason=f"{relevant} of {len(verdicts)} context sentences needed for the question",
+            score=len(relevant) / len(judged),
+            reason=f"{len(relevant)} of {len(judged)} {contexts} hold information needed for "
+            f"the question ({needed} of {len(verdicts)} sentences needed)",
             evidence=[
                 Evidence(
                     kind="context_sentence",
                     text=sentences[v.index][0],
                     verdict="relevant" if v.relevant else "not relevant",
-                    source=sentences[v.index][1],
+                    score=v.score,
+                    source=context_label(
+                        sample.contexts[sentences[v.index][1]], sentences[v.index][1]
+                    ),
                 )
                 for v in verdicts
             ],
