@@ -76,29 +76,51 @@ def verdicts(*pairs: tuple[str, str]) -> StatementVerdicts:
     )
 
 
-MIXED = verdicts(("a", "supported"), ("b", "ambiguous"), ("c", "unsupported"), ("d", "supported"))
+MIXED = verdicts(
+    ("a", "supported"), ("b", "not mentioned"), ("c", "contradicted"), ("d", "supported")
+)
 
 
 @pytest.mark.parametrize(
-    ("params", "expected"),
+    ("params", "expected", "reason"),
     [
-        ({}, 0.5),
-        ({"mode": "deepeval"}, 0.75),
-        ({"mode": "deepeval", "penalize_ambiguous": True}, 0.5),
+        ({}, 0.5, "2 of 4 statements supported by the contexts; 1 contradicted, 1 not mentioned"),
+        (
+            {"mode": "deepeval"},
+            0.75,
+            "3 of 4 statements not contradicted by the contexts (2 supported, 1 not mentioned); "
+            "1 contradicted",
+        ),
+        (
+            {"mode": "deepeval", "penalize_ambiguous": True},
+            0.5,
+            "2 of 4 statements supported by the contexts; 1 contradicted, 1 not mentioned",
+        ),
     ],
 )
-def test_faithfulness_modes_count_ambiguous_verdicts_as_documented(
-    params: dict[str, Any], expected: float
+def test_faithfulness_modes_count_not_mentioned_statements_as_documented(
+    params: dict[str, Any], expected: float, reason: str
 ) -> None:
     result = run("faithfulness", sample(), CannedJudge({"statement_support": MIXED}), **params)
     assert result.score == expected
+    assert result.reason == reason
     assert [e.verdict for e in result.evidence] == [
         "supported",
-        "ambiguous",
-        "unsupported",
+        "not mentioned",
+        "contradicted",
         "supported",
     ]
     assert result.usage.judge_calls == 1
+
+
+def test_a_two_way_no_is_unfaithful_in_both_modes() -> None:
+    two_way = verdicts(("a", "supported"), ("b", "unsupported"))
+    for params in ({}, {"mode": "deepeval"}):
+        result = run(
+            "faithfulness", sample(), CannedJudge({"statement_support": two_way}), **params
+        )
+        assert result.score == 0.5
+        assert result.reason.endswith("; 1 not supported")
 
 
 def test_faithfulness_answer_without_statements_is_not_judged_not_zero() -> None:
