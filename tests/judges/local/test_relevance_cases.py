@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from rag_eval_pytest.judges.local.relevance import SentenceScore
 from rag_eval_pytest.metrics.base import Sample, Services
 from rag_eval_pytest.metrics.registry import default_threshold, get_metric
 from rag_eval_pytest.response import Context
@@ -145,3 +146,13 @@ def test_an_answer_about_something_else_does_not_answer_how_data_is_protected(
         local_judge, "How is data at rest protected?", "Our office is closed on public holidays."
     )
     assert not passes(result, "answer_relevance"), (result.score, result.reason)
+
+
+def test_a_sentence_score_shows_the_relevance_threshold_as_one_half() -> None:
+    assert SentenceScore(0.65, answers=False).shown(0.65) == 0.5
+    assert SentenceScore(0.30, answers=False).shown(0.60) == 0.25
+    assert SentenceScore(0.80, answers=False).shown(0.60) == 0.75
+    assert not SentenceScore(0.30, answers=False).relevant(0.60)
+    # A sentence that answers the question by the rule is relevant and shown at the cut.
+    assert SentenceScore(0.30, answers=True).relevant(0.60)
+    assert SentenceScore(0.30, answers=True).shown(0.60) == 0.5
