@@ -225,8 +225,18 @@ def test_context_relevance_is_contexts_with_a_needed_sentence_over_all() -> None
     result = run("context_relevance", s, CannedJudge({"context_sentence_relevance": out}))
     # One answering sentence among others makes its context relevant; the other is not.
     assert result.score == pytest.approx(1 / 2)
-    assert result.reason.startswith("1 of 2 contexts hold information needed")
+    assert result.reason == (
+        "1 of 2 contexts with information needed for the question (1 of 3 sentences needed)"
+    )
     assert [e.source for e in result.evidence] == ["context 1", "context 1", "context 2"]
+
+
+def test_context_relevance_without_any_sentence_verdict_is_not_judged() -> None:
+    out = SentenceRelevances.model_validate({"sentences": []})
+    s = sample(contexts=["Paris is the capital of France."])
+    result = run("context_relevance", s, CannedJudge({"context_sentence_relevance": out}))
+    assert result.score is None
+    assert result.reason == "the judge gave no sentence verdicts"
 
 
 def fake_embed(table: dict[str, list[float]]) -> Any:

@@ -54,13 +54,15 @@ class ContextRelevance(Metric):
         if outcome.value is None:
             return not_judged(outcome, "the judge gave no sentence verdicts")
         verdicts = sorted(outcome.value.sentences, key=lambda v: v.index)
+        if not verdicts:
+            return not_judged(outcome, "the judge gave no sentence verdicts")
         judged = {sentences[v.index][1] for v in verdicts}
         relevant = {sentences[v.index][1] for v in verdicts if v.relevant}
         needed = sum(v.relevant for v in verdicts)
         contexts = "context" if len(judged) == 1 else "contexts"
         return Measurement(
             score=len(relevant) / len(judged),
-            reason=f"{len(relevant)} of {len(judged)} {contexts} hold information needed for "
+            reason=f"{len(relevant)} of {len(judged)} {contexts} with information needed for "
             f"the question ({needed} of {len(verdicts)} sentences needed)",
             evidence=[
                 Evidence(

@@ -3,9 +3,10 @@
 Both are logistic models on a few signals, fitted on the dev halves of human-labelled sets
 (``benchmarks/judge_accuracy.py --fit``). For an answer: the embedding similarity of question
 and answer, the share of the question's content words the answer contains, and whether it
-holds the kind of thing the question asks for (a number for "how many", a date for "when", a
-name for "who"). For a context sentence: its similarity to the question. Similarity alone
-rewards being on topic; these sets' negatives are on topic.
+holds the kind of thing the question asks for (see :func:`expected_type_found`). For a context
+sentence: its similarity to the question, and a rule for a short sentence that answers it
+(:func:`answers_question`). Similarity alone rewards being on topic; these sets' negatives are
+on topic.
 """
 
 from __future__ import annotations
