@@ -152,7 +152,7 @@ def assert_context_recall(
 def assert_context_relevance(
     case: RagCase, threshold: float | None = None, **params: Any
 ) -> MetricResult:
-    """Context relevance: contexts with a sentence needed to answer / all contexts."""
+    """Context relevance: context sentences needed to answer / all context sentences."""
     __tracebackhide__ = True
     return assert_metric(case, "context_relevance", threshold, **params)
 

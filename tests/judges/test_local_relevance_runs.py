@@ -50,7 +50,7 @@ def test_answer(rag_case):
         "no:randomly",
     )
     out = result.stdout.str()
-    assert "onboarding context_relevance 0.00 < 0.50" in out
+    assert "onboarding context_relevance 0.00 < 0.10" in out
     lines = re.findall(r"\[not relevant (\d\.\d\d)\] (.+?) \(context 1\)", out)
     assert [text for _, text in lines] == [
         "The IT desk issues laptops on day one.",

@@ -211,7 +211,7 @@ def test_context_recall_is_attributed_ground_truth_sentences() -> None:
     ]
 
 
-def test_context_relevance_is_contexts_with_a_needed_sentence_over_all() -> None:
+def test_context_relevance_is_needed_sentences_over_all_judged_sentences() -> None:
     out = SentenceRelevances.model_validate(
         {
             "sentences": [
@@ -223,10 +223,9 @@ def test_context_relevance_is_contexts_with_a_needed_sentence_over_all() -> None
     )
     s = sample(contexts=["Paris is the capital of France. It rains.", "Berlin is big."])
     result = run("context_relevance", s, CannedJudge({"context_sentence_relevance": out}))
-    # One answering sentence among others makes its context relevant; the other is not.
-    assert result.score == pytest.approx(1 / 2)
+    assert result.score == pytest.approx(1 / 3)
     assert result.reason == (
-        "1 of 2 contexts with information needed for the question (1 of 3 sentences needed)"
+        "1 of 3 context sentences needed for the question (1 of 2 contexts hold one)"
     )
     assert [e.source for e in result.evidence] == ["context 1", "context 1", "context 2"]
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from rag_eval_pytest.judges.local.relevance import SentenceScore
 from rag_eval_pytest.metrics.base import Sample, Services
 from rag_eval_pytest.metrics.registry import default_threshold, get_metric
@@ -58,7 +60,10 @@ def test_a_context_with_one_answering_sentence_among_unrelated_ones_is_relevant(
     local_judge: Any,
 ) -> None:
     result = context_relevance(local_judge, "Who is assigned to every new hire?", ONBOARDING)
-    assert result.score == 1.0 and passes(result, "context_relevance"), result.reason
+    assert result.score == pytest.approx(1 / 3) and passes(result, "context_relevance")
+    assert result.reason == (
+        "1 of 3 context sentences needed for the question (1 of 1 context holds one)"
+    )
     verdicts = [(e.text, e.verdict) for e in result.evidence]
     assert verdicts[0] == (
         "Every new hire is assigned a mentor for the first three months.",
@@ -75,8 +80,9 @@ def test_a_context_without_the_answer_is_not_relevant(local_judge: Any) -> None:
 
 def test_a_context_with_opening_hours_is_relevant_to_when_it_opens(local_judge: Any) -> None:
     result = context_relevance(local_judge, "When is the store open?", STORE)
-    assert result.score == 1.0, result.evidence
-    assert result.evidence[0].verdict == "relevant"
+    assert result.score == pytest.approx(1 / 3), result.evidence
+    assert [e.verdict for e in result.evidence] == ["relevant", "not relevant", "not relevant"]
+    assert passes(result, "context_relevance")
 
 
 def test_a_context_without_opening_hours_is_not_relevant_to_when_it_opens(
@@ -90,8 +96,9 @@ def test_a_sentence_saying_how_data_is_encrypted_is_relevant_to_how_it_is_protec
     local_judge: Any,
 ) -> None:
     result = context_relevance(local_judge, "How is data at rest protected?", SECURITY)
-    assert result.score == 1.0
+    assert result.score == pytest.approx(1 / 2)
     assert [e.verdict for e in result.evidence] == ["relevant", "not relevant"]
+    assert passes(result, "context_relevance")
 
 
 def test_an_answer_that_restates_the_subject_and_gives_the_role_answers_who(
