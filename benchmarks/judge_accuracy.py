@@ -10,12 +10,14 @@ from the plugin's metric code, every row of a set concurrently (as the plugin pr
 * ``answer_relevance`` sets (label 1: the text answers the question): the answer relevance
   score, predicted relevant at the metric's default threshold (0.7);
 * ``context_relevance`` sets (label 1: the passage is relevant): the context relevance score
-  of the passage (share of its sentences needed for the question), predicted relevant when
-  above 0 (at least one sentence is needed).
+  of the passage (share of its sentences needed for the question), predicted relevant at the
+  metric's default threshold; ROC AUC is computed on that score.
 
 Each set is split in two halves by group (question, pair or source passage, ordered by
 sha256, so both answers to one question fall in the same half): the *tune* half is where the
 calibration and thresholds were chosen (``--fit``), the *held-out* half is what is reported.
+With ``--fit`` the relevance sets also print the balanced accuracy of the metric's own score
+by threshold (how a metric's default threshold is chosen).
 
 For faithfulness sets it also prints the speed against the encoding floor: the time a fresh
 encoder takes to encode every distinct answer and context sentence of the set once (the least
@@ -109,8 +111,6 @@ async def score_row(judge: LocalJudge, task: str, row: dict[str, Any]) -> tuple[
     if result.score is None:
         raise RuntimeError(f"{row.get('id')}: not judged: {result.reason}")
     value = float(result.score)
-    if task == "context_relevance":
-        return value, value > 0.0
     return value, value >= default_threshold(task)
 
 
@@ -263,6 +263,31 @@ def fit(
     )
 
 
+def metric_thresholds(
+    task: str, parts: list[list[tuple[float, int]]], choosing: list[bool]
+) -> None:
+    """Print the balanced accuracy of the metric's own score (per set, in file order) by
+    threshold on these rows, and the threshold with the best worst-set balanced accuracy
+    (ties: the best mean, then the highest: the strictest that loses nothing on these rows)."""
+
+    def per_set(threshold: float) -> list[float]:
+        return [
+            _balanced([v >= threshold for v, _ in part], [y for _, y in part]) for part in parts
+        ]
+
+    def worst_then_mean(threshold: float) -> tuple[float, float, float]:
+        cells = [c for c, use in zip(per_set(threshold), choosing, strict=True) if use]
+        cells = cells or per_set(threshold)
+        return round(min(cells), 3), round(float(np.mean(cells)), 3), threshold
+
+    candidates = [round(float(t), 2) for t in np.arange(0.05, 1.0, 0.05)]
+    print(f"\n{task}: the metric's score, balanced accuracy per set by threshold, these rows")
+    for threshold in candidates:
+        print(f"  {threshold:.2f}: " + "  ".join(f"{c:.3f}" for c in per_set(threshold)))
+    best = max(candidates, key=worst_then_mean)
+    print(f"  default threshold with the best worst-set balanced accuracy: {best:.2f}")
+
+
 def _balanced(preds: list[bool], labels: list[int]) -> float:
     pos = [p for p, y in zip(preds, labels, strict=True) if y == 1]
     neg = [not p for p, y in zip(preds, labels, strict=True) if y == 0]
@@ -301,6 +326,7 @@ async def main() -> None:
     wanted = {s for s in options.sets.split(",") if s}
     floors: list[tuple[str, int, float, float]] = []
     tables: dict[str, list[list[tuple[list[list[float]], int]]]] = {}
+    metric_scores: dict[str, list[list[tuple[float, int]]]] = {}
     choosing: dict[str, list[bool]] = {}
     deciders = {s for s in options.threshold_sets.split(",") if s}
     print(f"judge: {judge.describe()}; rows: {options.split} half of each set\n")
@@ -341,6 +367,8 @@ async def main() -> None:
         if options.fit:
             feats = [await features_of(fresh, task, r) for r in rows]
             tables.setdefault(task, []).append(list(zip(feats, labels, strict=True)))
+            values = [v for v, _ in scored]
+            metric_scores.setdefault(task, []).append(list(zip(values, labels, strict=True)))
             choosing.setdefault(task, []).append(not deciders or name in deciders)
     if floors:
         print("\n| set | rows | faithfulness run | encoding floor | ratio |")
@@ -349,6 +377,8 @@ async def main() -> None:
             print(f"| {name} | {n} | {seconds:.2f} s | {floor:.2f} s | {seconds / floor:.2f} x |")
     for task, table in tables.items():
         fit(task, table, choosing[task])
+        if task != "faithfulness":
+            metric_thresholds(task, metric_scores[task], choosing[task])
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .case import RagCase
+from .reporting.markdown import evidence_label
 
 if TYPE_CHECKING:
     from .metrics.base import Evidence, Metric, MetricResult
@@ -39,7 +40,8 @@ def _short(text: str, limit: int = _TEXT) -> str:
 
 
 def _evidence_line(item: Evidence) -> str:
-    verdict = f"[{item.verdict}] " if item.verdict else ""
+    label = evidence_label(item.verdict, item.score)
+    verdict = f"[{label}] " if label else ""
     source = f" ({item.source})" if item.source else ""
     reason = f" — {_short(item.reason, 120)}" if item.reason else ""
     return f"  {verdict}{_short(item.text)}{source}{reason}"

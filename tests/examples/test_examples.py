@@ -110,4 +110,4 @@ def test_the_demo_runs_offline_with_the_local_judge_and_its_report_shows_everyth
     # 1.3.": the yes is supported, only the unsupported TLS claim is not.
     encrypted = next(c for c in report["cases"] if c["id"] == "tc_008")
     verdicts = [e["verdict"] for e in encrypted["metrics"]["faithfulness"]["evidence"]]
-    assert verdicts == ["supported", "ambiguous"], encrypted["metrics"]["faithfulness"]
+    assert verdicts == ["supported", "not mentioned"], encrypted["metrics"]["faithfulness"]

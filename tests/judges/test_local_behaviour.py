@@ -57,7 +57,7 @@ def test_statement_support_catches_a_negation_and_an_unstated_number(judge: Loca
         StatementsInput(question="q", answer=answer, contexts=[PTO, REFUNDS]),
     )
     verdicts = [s.verdict for s in value.statements]
-    assert verdicts[:2] == ["supported", "unsupported"]
+    assert verdicts[:2] == ["supported", "contradicted"]
     assert verdicts[2] != "supported"
     assert "claims 24 hours; the contexts state no such number" in value.statements[2].reason
 
@@ -73,7 +73,7 @@ def test_a_wrong_number_is_caught_against_its_own_context(judge: LocalJudge) -> 
         ),
     )
     [statement] = value.statements
-    assert statement.verdict == "unsupported"
+    assert statement.verdict == "contradicted"
     assert statement.reason.startswith("claims 30 days; the context says 20 days")
 
 
@@ -87,7 +87,7 @@ def test_a_wrong_number_is_caught_when_another_context_states_it(judge: LocalJud
             contexts=[PTO, REFUNDS],
         ),
     )
-    assert value.statements[0].verdict == "unsupported"
+    assert value.statements[0].verdict == "contradicted"
     assert value.statements[0].reason.startswith("claims 30 days; the context says 20 days")
 
 

@@ -25,11 +25,18 @@ ONE_STATEMENT = (
         ('"yes"', "supported"),
         ("1", "supported"),
         ("true", "supported"),
+        ('"contradicted"', "contradicted"),
+        ('"Contradiction"', "contradicted"),
+        ('"not mentioned"', "not mentioned"),
+        ('"NOT_MENTIONED"', "not mentioned"),
+        # Two-way and yes/no/idk answers still parse: a no says "not supported" only.
         ('"no"', "unsupported"),
+        ('"unsupported"', "unsupported"),
         ("0", "unsupported"),
         ("false", "unsupported"),
-        ('"idk"', "ambiguous"),
-        ('"unclear"', "ambiguous"),
+        ('"idk"', "not mentioned"),
+        ('"unclear"', "not mentioned"),
+        ('"ambiguous"', "not mentioned"),
     ],
 )
 def test_verdict_synonyms_map_to_the_literal(raw: str, expected: str) -> None:

@@ -76,29 +76,51 @@ def verdicts(*pairs: tuple[str, str]) -> StatementVerdicts:
     )
 
 
-MIXED = verdicts(("a", "supported"), ("b", "ambiguous"), ("c", "unsupported"), ("d", "supported"))
+MIXED = verdicts(
+    ("a", "supported"), ("b", "not mentioned"), ("c", "contradicted"), ("d", "supported")
+)
 
 
 @pytest.mark.parametrize(
-    ("params", "expected"),
+    ("params", "expected", "reason"),
     [
-        ({}, 0.5),
-        ({"mode": "deepeval"}, 0.75),
-        ({"mode": "deepeval", "penalize_ambiguous": True}, 0.5),
+        ({}, 0.5, "2 of 4 statements supported by the contexts; 1 contradicted, 1 not mentioned"),
+        (
+            {"mode": "deepeval"},
+            0.75,
+            "3 of 4 statements not contradicted by the contexts (2 supported, 1 not mentioned); "
+            "1 contradicted",
+        ),
+        (
+            {"mode": "deepeval", "penalize_ambiguous": True},
+            0.5,
+            "2 of 4 statements supported by the contexts; 1 contradicted, 1 not mentioned",
+        ),
     ],
 )
-def test_faithfulness_modes_count_ambiguous_verdicts_as_documented(
-    params: dict[str, Any], expected: float
+def test_faithfulness_modes_count_not_mentioned_statements_as_documented(
+    params: dict[str, Any], expected: float, reason: str
 ) -> None:
     result = run("faithfulness", sample(), CannedJudge({"statement_support": MIXED}), **params)
     assert result.score == expected
+    assert result.reason == reason
     assert [e.verdict for e in result.evidence] == [
         "supported",
-        "ambiguous",
-        "unsupported",
+        "not mentioned",
+        "contradicted",
         "supported",
     ]
     assert result.usage.judge_calls == 1
+
+
+def test_a_two_way_no_is_unfaithful_in_both_modes() -> None:
+    two_way = verdicts(("a", "supported"), ("b", "unsupported"))
+    for params in ({}, {"mode": "deepeval"}):
+        result = run(
+            "faithfulness", sample(), CannedJudge({"statement_support": two_way}), **params
+        )
+        assert result.score == 0.5
+        assert result.reason.endswith("; 1 not supported")
 
 
 def test_faithfulness_answer_without_statements_is_not_judged_not_zero() -> None:
@@ -189,7 +211,7 @@ def test_context_recall_is_attributed_ground_truth_sentences() -> None:
     ]
 
 
-def test_context_relevance_is_needed_sentences_over_all() -> None:
+def test_context_relevance_is_needed_sentences_over_all_judged_sentences() -> None:
     out = SentenceRelevances.model_validate(
         {
             "sentences": [
@@ -202,7 +224,18 @@ def test_context_relevance_is_needed_sentences_over_all() -> None:
     s = sample(contexts=["Paris is the capital of France. It rains.", "Berlin is big."])
     result = run("context_relevance", s, CannedJudge({"context_sentence_relevance": out}))
     assert result.score == pytest.approx(1 / 3)
+    assert result.reason == (
+        "1 of 3 context sentences needed for the question (1 of 2 contexts hold one)"
+    )
     assert [e.source for e in result.evidence] == ["context 1", "context 1", "context 2"]
+
+
+def test_context_relevance_without_any_sentence_verdict_is_not_judged() -> None:
+    out = SentenceRelevances.model_validate({"sentences": []})
+    s = sample(contexts=["Paris is the capital of France."])
+    result = run("context_relevance", s, CannedJudge({"context_sentence_relevance": out}))
+    assert result.score is None
+    assert result.reason == "the judge gave no sentence verdicts"
 
 
 def fake_embed(table: dict[str, list[float]]) -> Any:

@@ -65,7 +65,7 @@ def test_faithful(rag_case):
     result.stdout.fnmatch_lines(
         [
             "*refund faithfulness 0.50 < 0.90",
-            "*1 of 2 statements supported by the contexts; 1 not",
+            "*1 of 2 statements supported by the contexts; 1 not supported",
             "*evidence:",
             "*?unsupported? Shipping is free to Mars. — 0% of its words are in the contexts",
         ]

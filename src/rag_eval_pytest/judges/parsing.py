@@ -69,9 +69,22 @@ NEGATIVE = frozenset(
         "not attributed",
         "not_attributed",
         "incorrect",
+        "fail",
+    }
+)
+# A negative that says why: the contexts state otherwise. For a three-way verdict it is
+# "contradicted"; where only yes / no is asked, it is a no.
+CONTRADICTING = frozenset(
+    {
         "contradiction",
         "contradicted",
-        "fail",
+        "contradicts",
+        "contradictory",
+        "refuted",
+        "refutes",
+        "conflict",
+        "conflicts",
+        "conflicting",
     }
 )
 UNSURE = frozenset(
@@ -88,6 +101,17 @@ UNSURE = frozenset(
         "neutral",
         "maybe",
         "partial",
+        "not mentioned",
+        "not_mentioned",
+        "not-mentioned",
+        "unmentioned",
+        "not in context",
+        "not in the context",
+        "not in the contexts",
+        "no information",
+        "not enough information",
+        "not enough info",
+        "nei",
     }
 )
 
@@ -337,7 +361,7 @@ def _to_bool(value: Any) -> Any:
     token = _token(value)
     if token in POSITIVE:
         return True
-    if token in NEGATIVE:
+    if token in NEGATIVE or token in CONTRADICTING:
         return False
     return value
 
@@ -349,7 +373,9 @@ def _to_literal(value: Any, options: tuple[Any, ...]) -> Any:
     for option in options:
         if isinstance(option, str) and option.lower() == token:
             return option
-    for group in (POSITIVE, NEGATIVE, UNSURE):
+    # A contradiction is a no where no verdict says contradicted (a two-way question).
+    groups = (POSITIVE, CONTRADICTING, NEGATIVE, UNSURE, NEGATIVE | CONTRADICTING)
+    for group in groups:
         if token in group:
             matching = [o for o in options if isinstance(o, str) and o.lower() in group]
             if len(matching) == 1:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from .base import Question, check_indexed, keep_indexed
 
@@ -27,11 +28,21 @@ class StatementsInput(_Model):
     contexts: list[str]
 
 
+Verdict = Literal["supported", "contradicted", "not mentioned", "unsupported"]
+"""A statement's verdict: ``supported`` (the contexts state or imply it), ``contradicted``
+(they state something that conflicts with it), ``not mentioned`` (they say nothing of it, or
+too little to decide); ``unsupported`` is a two-way judge's "no" (not supported, without
+saying whether contradicted), counted as unfaithful in every mode."""
+THREE_WAY = ("supported", "contradicted", "not mentioned")
+
+
 class StatementVerdict(_Model):
     statement: str = Field(description="One self-contained claim of the answer.")
-    verdict: Literal["supported", "unsupported", "ambiguous"] = Field(
-        description="supported: the contexts state or directly imply it; unsupported: they "
-        "contradict it or say nothing of it; ambiguous: they do not allow a decision."
+    verdict: Verdict = Field(
+        description="supported: the contexts state or directly imply it; contradicted: they "
+        "state something that conflicts with it; not mentioned: they say nothing of it or too "
+        "little to decide.",
+        json_schema_extra={"enum": list(THREE_WAY)},
     )
     reason: str = Field(description="Short reason, quoting the context where possible.")
 
@@ -51,10 +62,11 @@ class StatementSupport(Question[StatementsInput, StatementVerdicts]):
         return (
             "Break the ANSWER into standalone statements: one factual claim each, pronouns "
             "replaced by what they refer to. Then judge every statement against the CONTEXTS "
-            "only (not your own knowledge): 'supported' if the contexts state or directly "
-            "imply it, 'unsupported' if they contradict it or do not mention it, 'ambiguous' "
-            "if they do not allow a decision. Give a short reason for each. An answer without "
-            "any factual claim (a refusal, a greeting) has no statements."
+            "only (not your own knowledge), with one of three verdicts: 'supported' if the "
+            "contexts state or directly imply it, 'contradicted' if they state something that "
+            "conflicts with it, 'not mentioned' if they say nothing of it or too little to "
+            "decide. Give a short reason for each, quoting the context for a contradiction. An "
+            "answer without any factual claim (a refusal, a greeting) has no statements."
         )
 
     def untrusted(self, inputs: StatementsInput) -> dict[str, str | list[str]]:
@@ -250,6 +262,9 @@ class RelevanceInput(_Model):
 class SentenceRelevance(_Model):
     index: int = Field(ge=0, description="0-based position of the context sentence.")
     relevant: bool = Field(description="Whether the sentence is needed to answer the question.")
+    score: SkipJsonSchema[float | None] = Field(None, ge=0.0, le=1.0)
+    """How close the sentence came, where a judge rates it (the local judge: needed from 0.5);
+    not asked of LLM judges (it is not in their schema)."""
 
 
 class SentenceRelevances(_Model):

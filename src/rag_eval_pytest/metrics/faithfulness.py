@@ -1,11 +1,17 @@
 """Faithfulness: the share of the answer's statements that the contexts support.
 
-The judge splits the answer into standalone statements and gives one verdict per statement
-against all contexts, in one call (:class:`~rag_eval_pytest.judges.questions.StatementSupport`).
+The judge splits the answer into standalone statements and gives one three-way verdict per
+statement against all contexts, in one call
+(:class:`~rag_eval_pytest.judges.questions.StatementSupport`): supported, contradicted or not
+mentioned.
 
-* ``mode="ragas"`` (default): score = supported / total; "ambiguous" counts as unsupported.
-* ``mode="deepeval"``: "ambiguous" (DeepEval's *idk*) counts as faithful unless
-  ``penalize_ambiguous=True``.
+* ``mode="ragas"`` (default): score = supported / total; everything not supported counts
+  against.
+* ``mode="deepeval"``: only a contradiction is unfaithful; "not mentioned" (DeepEval's *idk*)
+  counts as faithful unless ``penalize_ambiguous=True``.
+
+A two-way judge's "no" (``unsupported``: not supported, without saying whether contradicted)
+is unfaithful in both modes.
 
 An answer without statements is *not judged* (not 0, not NaN); contexts ``[]`` score 0 with
 that reason; contexts ``None`` (unknown) are not judged.
@@ -13,9 +19,15 @@ that reason; contexts ``None`` (unknown) are not judged.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, ClassVar
 
-from ..judges.questions import StatementsInput, StatementSupport, StatementVerdicts
+from ..judges.questions import (
+    StatementsInput,
+    StatementSupport,
+    StatementVerdict,
+    StatementVerdicts,
+)
 from .base import Evidence, Measurement, Metric, Requirement
 from .judged import ask, context_texts, details, empty_contexts, not_judged
 
@@ -56,16 +68,12 @@ class Faithfulness(Metric):
                 usage=outcome.usage,
                 warnings=list(outcome.notes),
             )
-        ambiguous_ok = self.mode == "deepeval" and not self.penalize_ambiguous
-        good = {"supported", "ambiguous"} if ambiguous_ok else {"supported"}
+        lenient = self.mode == "deepeval" and not self.penalize_ambiguous
+        good = {"supported", "not mentioned"} if lenient else {"supported"}
         faithful = sum(s.verdict in good for s in statements)
-        unsupported = len(statements) - faithful
-        reason = f"{faithful} of {len(statements)} statements supported by the contexts"
-        if unsupported:
-            reason += f"; {unsupported} not"
         return Measurement(
             score=faithful / len(statements),
-            reason=reason,
+            reason=_reason(statements, faithful, lenient),
             evidence=[
                 Evidence(kind="statement", text=s.statement, verdict=s.verdict, reason=s.reason)
                 for s in statements
@@ -74,3 +82,22 @@ class Faithfulness(Metric):
             warnings=list(outcome.notes),
             details={"mode": self.mode, **details(outcome)},
         )
+
+
+def _reason(statements: list[StatementVerdict], faithful: int, lenient: bool) -> str:
+    """How many statements count, and how many of each other verdict: "2 of 4 statements
+    supported by the contexts; 1 contradicted, 1 not mentioned"."""
+    counts: Counter[str] = Counter(s.verdict for s in statements)
+    total = len(statements)
+    if lenient:
+        reason = (
+            f"{faithful} of {total} statements not contradicted by the contexts "
+            f"({counts['supported']} supported, {counts['not mentioned']} not mentioned)"
+        )
+        others: tuple[str, ...] = ("contradicted", "unsupported")
+    else:
+        reason = f"{counts['supported']} of {total} statements supported by the contexts"
+        others = ("contradicted", "not mentioned", "unsupported")
+    shown = {"unsupported": "not supported"}
+    parts = [f"{counts[v]} {shown.get(v, v)}" for v in others if counts[v]]
+    return reason + ("; " + ", ".join(parts) if parts else "")

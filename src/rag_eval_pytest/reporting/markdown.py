@@ -15,6 +15,15 @@ _QUOTE = 600
 _GOOD = {"supported", "yes", "found", "expected", "relevant", "useful", "attributed"}
 
 
+def evidence_label(verdict: str | None, score: float | None) -> str:
+    """The verdict and the score of one piece of evidence ("not relevant 0.42"), so that a
+    reader sees how close a sentence came; empty when it has neither."""
+    shown = f"{score:.2f}" if score is not None else ""
+    if verdict:
+        return f"{verdict} {shown}".rstrip()
+    return f"score {shown}" if shown else ""
+
+
 def title(name: str) -> str:
     return name.replace("_", " ").title()
 
@@ -134,7 +143,7 @@ def _case_trace(case: CaseResult) -> list[str]:
             lines += ["", f"**{heading}:**"]
             for name, e in group:
                 why = f" - {_cell(e.reason)}" if e.reason else ""
-                verdict = _cell(e.verdict)
+                verdict = _cell(evidence_label(e.verdict, e.score))
                 lines.append(f"- {_quote(e.text, 200)} ({title(name)}: {verdict}){why}")
     warnings = [w for r in case.metrics.values() for w in r.warnings]
     if warnings:

@@ -99,14 +99,14 @@ def test_an_entailing_model_supports_what_the_rules_could_not_find(tmp_path: Pat
 def test_a_conflict_found_by_the_rules_stands_whatever_the_model_says(tmp_path: Path) -> None:
     judge = judge_with(tiny_cross_encoder(tmp_path / "nli", "entailment", LABELS))
     [(verdict, reason)] = statements(judge, "Full-time employees get 30 days paid time off.")
-    assert verdict == "unsupported"
+    assert verdict == "contradicted"
     assert "claims 30 days; the context says 20 days" in reason
 
 
 def test_a_contradicting_model_refutes_what_similarity_would_support(tmp_path: Path) -> None:
     judge = judge_with(tiny_cross_encoder(tmp_path / "nli", "contradiction", LABELS))
     [(verdict, reason)] = statements(judge, "Full-time employees receive 20 days paid time off.")
-    assert verdict == "unsupported"
+    assert verdict == "contradicted"
     assert "contradiction" in reason
 
 
@@ -118,7 +118,7 @@ def test_the_label_order_is_read_from_the_models_config(tmp_path: Path) -> None:
     assert statements(judge, "PTO can be used for travel.")[0][0] == "supported"
     # Labels given in the configuration win over the config file.
     wrong = judge_with(folder, nli_labels=["contradiction", "entailment", "neutral"])
-    assert statements(wrong, "PTO can be used for travel.")[0][0] == "unsupported"
+    assert statements(wrong, "PTO can be used for travel.")[0][0] == "contradicted"
 
 
 def test_a_path_that_is_not_a_model_is_a_config_error_naming_the_setting(tmp_path: Path) -> None:

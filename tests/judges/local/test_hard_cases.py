@@ -47,7 +47,7 @@ def test_an_identifier_with_digits_copied_from_the_context_is_supported(local_ju
 
 def test_an_identifier_with_other_digits_is_contradicted(local_judge: Any) -> None:
     wrong = one(local_judge, "Data at rest is encrypted with AES-128.", [SECURITY])
-    assert wrong.verdict == "unsupported"
+    assert wrong.verdict == "contradicted"
     assert "AES-128" in wrong.reason and "AES-256" in wrong.reason
 
 
@@ -61,7 +61,7 @@ def test_a_replaced_name_fails_answer_correctness(local_judge: Any) -> None:
 
 def test_a_replaced_key_term_is_contradicted(local_judge: Any) -> None:
     wrong = one(local_judge, "Photosynthesis releases carbon dioxide.", [PHOTOSYNTHESIS])
-    assert wrong.verdict == "unsupported"
+    assert wrong.verdict == "contradicted"
     assert "oxygen" in wrong.reason
     right = one(local_judge, "Photosynthesis releases oxygen.", [PHOTOSYNTHESIS])
     assert right.verdict == "supported"
@@ -81,7 +81,7 @@ def test_a_conversion_in_parentheses_is_not_a_conflict(local_judge: Any) -> None
 def test_a_demonym_names_its_country(local_judge: Any) -> None:
     assert one(local_judge, "The painter was from France.", [PAINTER]).verdict == "supported"
     wrong = one(local_judge, "The painter was from Italy.", [PAINTER])
-    assert wrong.verdict == "unsupported"
+    assert wrong.verdict == "contradicted"
     assert "Italy" in wrong.reason
 
 
@@ -90,13 +90,13 @@ def test_a_number_is_checked_against_the_passage_that_supports_it(local_judge: A
     assert right.verdict == "supported", right.reason
     assert "context 1" in right.reason
     wrong = one(local_judge, "Staff get 20 days of SL per year.", SICK_LEAVE)
-    assert wrong.verdict == "unsupported"
+    assert wrong.verdict == "contradicted"
     assert wrong.reason.startswith("claims 20 days")
 
 
 def test_a_date_that_another_context_contradicts_is_caught(local_judge: Any) -> None:
     wrong = one(local_judge, "The treaty was signed in Geneva in 1995.", TREATY)
-    assert wrong.verdict == "unsupported"
+    assert wrong.verdict == "contradicted"
     assert "claims 1995; the context says 1994" in wrong.reason
     assert one(local_judge, "The treaty was signed in Geneva in 1994.", TREATY).verdict == (
         "supported"
@@ -107,7 +107,7 @@ def test_a_one_claim_paraphrase_is_supported(local_judge: Any) -> None:
     right = one(local_judge, "Canberra is the capital of Australia.", [AUSTRALIA])
     assert right.verdict == "supported", right.reason
     wrong = one(local_judge, "Melbourne is the capital of Australia.", [AUSTRALIA])
-    assert wrong.verdict == "unsupported"
+    assert wrong.verdict == "contradicted"
     assert "Melbourne" in wrong.reason and "Canberra" in wrong.reason
 
 
@@ -116,7 +116,7 @@ def test_a_bare_yes_is_checked_as_the_question_it_answers(local_judge: Any) -> N
     closed = ["The store is closed on Sundays."]
     wrong = one(local_judge, "Yes.", closed, question)
     assert wrong.statement == "The store is open on Sundays."
-    assert wrong.verdict == "unsupported"
+    assert wrong.verdict == "contradicted"
     assert "\u201copen\u201d" in wrong.reason and "\u201cclosed\u201d" in wrong.reason
     assert one(local_judge, "No.", closed, question).verdict == "supported"
     opened = ["The store is open on Sundays from 10am to 4pm."]
@@ -140,15 +140,15 @@ def test_a_bare_yes_without_a_question_states_nothing(local_judge: Any) -> None:
     assert ask(local_judge, StatementSupport(), inputs).statements == []
 
 
-def test_only_a_contradiction_is_unsupported_a_claim_not_mentioned_is_ambiguous(
+def test_only_a_contradiction_is_contradicted_a_claim_the_contexts_lack_is_not_mentioned(
     local_judge: Any,
 ) -> None:
     unmentioned = one(
         local_judge, "The store sells garden furniture.", ["The store is closed on Sundays."]
     )
-    assert unmentioned.verdict == "ambiguous"
+    assert unmentioned.verdict == "not mentioned"
     assert "not mentioned" in unmentioned.reason
     contradicted = one(
         local_judge, "The store is open on Sundays.", ["The store is closed on Sundays."]
     )
-    assert contradicted.verdict == "unsupported"
+    assert contradicted.verdict == "contradicted"

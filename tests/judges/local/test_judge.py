@@ -48,7 +48,7 @@ def verdicts(judge: Any, answer: str, contexts: list[str], question: str = "") -
 
 def test_a_wrong_number_is_unsupported_with_both_numbers_in_the_reason(local_judge: Any) -> None:
     [verdict] = verdicts(local_judge, "Full-time employees get 30 days of paid time off.", [POLICY])
-    assert verdict.verdict == "unsupported"
+    assert verdict.verdict == "contradicted"
     assert "claims 30 days; the context says 20 days" in verdict.reason
 
 
@@ -64,7 +64,7 @@ def test_a_faithful_answer_is_supported_claim_by_claim(local_judge: Any) -> None
 
 def test_a_negated_claim_is_unsupported(local_judge: Any) -> None:
     [verdict] = verdicts(local_judge, "Unused days can be carried over to the next year.", [POLICY])
-    assert verdict.verdict == "unsupported"
+    assert verdict.verdict == "contradicted"
     assert "cannot" in verdict.reason
 
 
@@ -75,7 +75,7 @@ def test_a_claim_from_outside_the_contexts_is_not_mentioned(local_judge: Any) ->
         "cryptocurrency through our partner Coinbase.",
         [REFUNDS],
     )
-    assert [v.verdict for v in result] == ["supported", "ambiguous"]
+    assert [v.verdict for v in result] == ["supported", "not mentioned"]
     assert "Coinbase" in result[1].reason and "not mentioned" in result[1].reason
 
 
@@ -89,7 +89,7 @@ def test_an_answer_about_something_else_is_not_supported_by_an_unrelated_context
         ["Orders are delivered within 3 to 5 business days."],
         "How do I get a refund?",
     )
-    assert verdict.verdict == "ambiguous"
+    assert verdict.verdict == "not mentioned"
     assert "not mentioned in the contexts" in verdict.reason
 
 
@@ -99,7 +99,7 @@ def test_a_wrong_name_in_a_short_answer_is_unsupported(local_judge: Any) -> None
     [right] = verdicts(local_judge, "Gustave Eiffel", [context], question)
     [wrong] = verdicts(local_judge, "Alexandre Dumas", [context], question)
     assert right.verdict == "supported"
-    assert wrong.verdict == "unsupported"
+    assert wrong.verdict == "contradicted"
     assert "Alexandre Dumas" in wrong.reason
 
 
@@ -109,7 +109,7 @@ def test_an_answer_that_declines_has_no_statements(local_judge: Any) -> None:
 
 def test_empty_contexts_support_nothing(local_judge: Any) -> None:
     [verdict] = verdicts(local_judge, "Employees get 20 days off.", [])
-    assert verdict.verdict == "unsupported"
+    assert verdict.verdict == "not mentioned"
     assert verdict.reason == "the contexts are empty"
 
 

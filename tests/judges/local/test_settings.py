@@ -34,11 +34,11 @@ def verdict(judge: Any) -> str:
 def test_the_support_thresholds_decide_the_verdict(local_judge: Any) -> None:
     assert verdict(build(local_judge)) == "supported"
     assert verdict(build(local_judge, support_threshold=1.0, ambiguous_threshold=0.0)) == (
-        "ambiguous"
+        "not mentioned"
     )
-    # Below the support threshold a claim no context contradicts is not mentioned: ambiguous.
+    # Below the support threshold a claim no context contradicts is not mentioned.
     assert verdict(build(local_judge, support_threshold=1.0, ambiguous_threshold=1.0)) == (
-        "ambiguous"
+        "not mentioned"
     )
 
 

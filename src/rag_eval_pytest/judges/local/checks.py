@@ -4,7 +4,7 @@ Similarity says "these are about the same thing"; it cannot tell 20 days from 30
 claim from its negation, or Paris from Lyon. Each check compares a claim with its best
 evidence (the closest context passage) and with all the contexts, and returns
 :class:`Finding` objects with a human-readable message ("claims 30 days; the context says 20
-days"). A *conflict* (the contexts state something else) makes a claim unsupported whatever
+days"). A *conflict* (the contexts state something else) makes a claim contradicted whatever
 its similarity; a *gap* (the contexts do not state it) lowers its support score.
 """
 

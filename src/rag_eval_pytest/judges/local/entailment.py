@@ -15,9 +15,9 @@ entails the claim. ``labels`` names the outputs in order; when not given, the fo
 neutral``. A model with one output is read as the logit of entailment.
 
 How it combines with the rules (:func:`combine`): a conflict found by a deterministic check
-(a number, a date, a negation) stays unsupported; otherwise the model decides: entailment
-from ``threshold`` supports, a contradiction that outweighs entailment refutes, anything else
-is unsupported.
+(a number, a date, a negation) stays contradicted; otherwise the model decides: entailment
+from ``threshold`` supports, a contradiction that outweighs entailment contradicts, anything
+else is not mentioned.
 """
 
 from __future__ import annotations
@@ -209,7 +209,7 @@ async def combine(
             )
             final.append(
                 ClaimSupport(
-                    "unsupported",
+                    "contradicted",
                     round(1 - nli.contradiction, 4),
                     reason,
                     verdict.evidence,
@@ -233,7 +233,7 @@ async def combine(
             reason = f"not entailed by {where} (p={nli.entailment:.2f})"
             final.append(
                 ClaimSupport(
-                    "unsupported",
+                    "not mentioned",
                     round(nli.entailment, 4),
                     reason,
                     verdict.evidence,

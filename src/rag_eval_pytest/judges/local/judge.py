@@ -214,7 +214,11 @@ class LocalJudge(Judge):
         return SentenceRelevances.model_validate(
             {
                 "sentences": [
-                    {"index": i, "relevant": score >= self.relevance_threshold}
+                    {
+                        "index": i,
+                        "relevant": score.relevant(self.relevance_threshold),
+                        "score": score.shown(self.relevance_threshold),
+                    }
                     for i, score in enumerate(scores)
                 ]
             }

@@ -3,9 +3,10 @@
 Both are logistic models on a few signals, fitted on the dev halves of human-labelled sets
 (``benchmarks/judge_accuracy.py --fit``). For an answer: the embedding similarity of question
 and answer, the share of the question's content words the answer contains, and whether it
-holds the kind of thing the question asks for (a number for "how many", a date for "when", a
-name for "who"). For a context sentence: its similarity to the question. Similarity alone
-rewards being on topic; these sets' negatives are on topic.
+holds the kind of thing the question asks for (see :func:`expected_type_found`). For a context
+sentence: its similarity to the question, and a rule for a short sentence that answers it
+(:func:`answers_question`). Similarity alone rewards being on topic; these sets' negatives are
+on topic.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from ...text.facts import content_words, dates, names, quantities
+from ...text.facts import content_words, dates, names, quantities, stem
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -57,7 +58,49 @@ RELEVANCE = LogisticModel(weights=(2.68, 0.59, 0.69), bias=-2.15, support=0.57, 
 SENTENCE_RELEVANCE = LogisticModel(weights=(1.72,), bias=-0.46, support=0.65)
 
 _WH = re.compile(
-    r"\b(who|whom|whose|when|where|what year|how (many|much|long|old|far|big))\b", re.I
+    r"\b(who|whom|whose|when|where|why|what year|what time"
+    r"|how (many|much|long|old|far|big|often|soon|late|early)"
+    r"|how (is|are|was|were))\b",
+    re.I,
+)
+# What answers "when": a time of day, a day, a season or a frequency ("9 am to 5 pm on
+# weekdays", "at 8:00 every morning") besides a date.
+_WHEN = re.compile(
+    r"\b(\d{1,2}(:\d\d)?\s*([ap]\.?m\b\.?)|\d{1,2}:\d\d|noon|midnight|morning|mornings"
+    r"|afternoons?|evenings?|night|nights|overnight|weekdays?|weekends?|daily|weekly|monthly"
+    r"|yearly|annually|hourly|every|today|tomorrow|yesterday|until|till|since|ago|monday"
+    r"|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays"
+    r"|thursdays|fridays|saturdays|sundays|january|february|march|april|may|june|july"
+    r"|august|september|october|november|december|spring|summer|autumn|fall|winter"
+    r"|century|decade|year|season|after|before|during)\b",
+    re.I,
+)
+# What answers "who" besides a name: a person, a role or a body named as such ("a mentor",
+# "the facilities team", "a pharmacist"; not "competitors must jump").
+_WHO = re.compile(
+    r"\b(?:a|an|the|his|her|their|its|our|your|my|each|one|two|three)\s+(?:[\w-]+\s+)?"
+    r"(\w{3,}(or|ors|ist|ists|ian|ians|eer|eers|ee|ees|ant|ants)|\w{3,}(er|ers)"
+    r"|person|people|persons|staff|team|teams|department|desk|office|committee|board"
+    r"|council|company|government|agency|authority|parent|parents|child|children|family"
+    r"|friend|friends|colleague|colleagues|boss|chief|head|king|queen|man|men|woman|women"
+    r"|nurse|nurses|doctor|doctors|chef|judge|judges|police|court|army|crew|group|everyone"
+    r"|nobody|anyone|someone|whoever)\b",
+    re.I,
+)
+# Words ending like a role noun that are not one.
+_NOT_WHO_WORDS = (
+    "after other another either neither whether rather never over under order number water "
+    "paper letter matter later however together ever offer power answer center centre "
+    "computer weather summer winter river tower corner border filter register quarter "
+    "chapter cancer dinner finger danger member error minor major floor door important "
+    "constant significant relevant different current recent present percent event content "
+    "frequent urgent patent agent accent talent talents agree degree free three"
+)
+_NOT_WHO = frozenset(_NOT_WHO_WORDS.split())
+# What answers "how is it done": the means or manner ("encrypted with AES-256", "by hand").
+_HOW = re.compile(r"\b(by|with|using|via|through|uses?|used|in order|so that|step|steps)\b", re.I)
+_WHY = re.compile(
+    r"\b(because|due|since|so that|in order|reason|causes?|caused|as a result)\b", re.I
 )
 
 
@@ -71,19 +114,29 @@ def question_coverage(question: str, text: str) -> float:
 
 def expected_type_found(question: str, answer: str) -> float:
     """1 when the answer holds what the question's wh-word asks for, 0 when it does not,
-    0.5 when the question asks for no particular kind of thing."""
+    0.5 when the question asks for no particular kind of thing: a number for "how many", a
+    date, a time of day or a day for "when", a name or a person's role for "who", the means
+    for "how is it done", a cause for "why"."""
     match = _WH.search(question)
     if match is None:
         return 0.5
     wh = match.group(0).lower()
-    if wh.startswith("how") or wh == "what year":
+    if wh in ("when", "what time"):
+        found = bool(dates(answer)) or bool(_WHEN.search(answer))
+    elif wh.startswith("how") and match.group(3):  # "how is it done": the means
+        found = bool(_HOW.search(answer))
+    elif wh.startswith("how") or wh == "what year":
         found = bool(quantities(answer) or dates(answer))
-    elif wh == "when":
-        found = bool(dates(answer)) or bool(
-            re.search(r"\b(century|decade|year|season|after|before|during)\b", answer, re.I)
-        )
-    else:  # who, whom, whose, where: a name
+    elif wh == "why":
+        found = bool(_WHY.search(answer))
+    elif wh == "where":
         found = bool(names(answer))
+    else:  # who, whom, whose: a name, or a person's role
+        asked = content_words(question)
+        found = bool(names(answer)) or any(
+            m.group(1).lower() not in _NOT_WHO and stem(m.group(1)) not in asked
+            for m in _WHO.finditer(answer)
+        )
     return 1.0 if found else 0.0
 
 
@@ -118,14 +171,59 @@ def sentence_features(q: Vector, vectors: list[Vector]) -> list[list[float]]:
     return [[float(x)] for x in own]
 
 
+# A sentence that holds most of the question's words and the kind of thing it asks for, and is
+# at least this close to it in meaning, answers it ("Every new hire is assigned a mentor" for
+# "Who is assigned to every new hire?"): short sentences are farther from their question in
+# embedding space than the on-topic passages the model was fitted on.
+ANSWERING_COVERAGE = 0.6
+ANSWERING_SIMILARITY = 0.45
+
+
+@dataclass(frozen=True)
+class SentenceScore:
+    """One context sentence: the model's probability and whether it answers the question by
+    the rule above."""
+
+    probability: float
+    answers: bool
+
+    def relevant(self, threshold: float) -> bool:
+        return self.answers or self.probability >= threshold
+
+    def shown(self, threshold: float) -> float:
+        """The score a user reads, 0 to 1 with the cut at 0.5: the probability mapped
+        piecewise-linearly so that ``threshold`` shows as 0.5 (monotone)."""
+        p = self.probability
+        if p < threshold:
+            value = p / threshold * 0.5 if threshold > 0 else 0.0
+        else:
+            value = 0.5 + (p - threshold) / (1 - threshold) * 0.5 if threshold < 1 else 1.0
+        if self.answers:
+            value = max(value, 0.5)
+        return round(min(1.0, max(0.0, value)), 4)
+
+
+def answers_question(question: str, sentence: str, similarity: float) -> bool:
+    """Whether the sentence answers the question by the rule of :data:`ANSWERING_COVERAGE`."""
+    return (
+        similarity >= ANSWERING_SIMILARITY
+        and len(content_words(question)) >= 2
+        and question_coverage(question, sentence) >= ANSWERING_COVERAGE
+        and expected_type_found(question, sentence) == 1.0
+    )
+
+
 def sentence_relevance(
     question: str,
     sentences: list[str],
     q: Vector,
     vectors: list[Vector],
     model: LogisticModel = SENTENCE_RELEVANCE,
-) -> list[float]:
-    """Relevance probability of each context sentence to the question."""
+) -> list[SentenceScore]:
+    """Relevance of each context sentence to the question."""
     if not sentences:
         return []
-    return [model.probability(f) for f in sentence_features(q, vectors)]
+    return [
+        SentenceScore(model.probability(f), answers_question(question, sentence, f[0]))
+        for sentence, f in zip(sentences, sentence_features(q, vectors), strict=True)
+    ]

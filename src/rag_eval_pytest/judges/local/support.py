@@ -7,8 +7,9 @@ numbers: its similarity to that passage, the share of its content words that the
 all the contexts contain, and what the deterministic checks found (numbers, dates, negation,
 names). A logistic model turns them into a support probability, fitted on the dev half of
 human-labelled faithfulness sets (``benchmarks/judge_accuracy.py --fit``), and two thresholds
-turn the probability into supported / ambiguous / unsupported. A *conflict* found by a check
-makes the claim unsupported whatever the probability, and its message is the reason.
+turn the probability into supported or not mentioned (the reason says "only partly supported"
+between them). A *conflict* found by a check makes the claim contradicted whatever the
+probability, and its message is the reason.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 Matrix = npt.NDArray[np.float32]
-Verdict = Literal["supported", "unsupported", "ambiguous"]
+Verdict = Literal["supported", "contradicted", "not mentioned"]
 SHORT_CLAIM_WORDS = 6
 WINDOW_SENTENCES = 3
 RESTATED_SIMILARITY = 0.6  # see judge_claim
@@ -63,7 +64,8 @@ FEATURES = (
 @dataclass(frozen=True)
 class Calibration:
     """The logistic support model (weights in :data:`FEATURES` order) and the thresholds on
-    its probability: ``supported`` from ``support``, ``unsupported`` below ``ambiguous``."""
+    its probability: ``supported`` from ``support``; below it "not mentioned", reported as
+"only partly supported" from ``ambiguous``."""
 
     weights: tuple[float, ...]
     bias: float
@@ -249,7 +251,7 @@ def judge_claim(
 ) -> ClaimSupport:
     """Verdict, calibrated score and reason for one claim against all contexts."""
     if not evidence.passages:
-        return ClaimSupport("unsupported", 0.0, "the contexts are empty", "", None)
+        return ClaimSupport("not mentioned", 0.0, "the contexts are empty", "", None)
     features, best, findings = claim_features(claim, claim_vector, evidence, question)
     p = round(calibration.probability(features), 4)
     passage = evidence.passages[best]
@@ -261,7 +263,7 @@ def judge_claim(
     if conflicts:
         reason = "; ".join(f.message for f in conflicts) + f" ({where}: {_short(shown)})"
         return ClaimSupport(
-            "unsupported",
+            "contradicted",
             min(p, calibration.ambiguous / 2),
             reason,
             passage.text,
@@ -285,13 +287,13 @@ def judge_claim(
         reason = f"supported by {where} ({measured}, score {p:.2f}): {_short(shown)}"
         p = max(p, calibration.support)
     elif p >= calibration.ambiguous:
-        verdict = "ambiguous"
+        verdict = "not mentioned"
         reason = (
             f"not mentioned as such, only partly supported: closest is {where} "
             f"({measured}, score {p:.2f})"
         )
     else:
-        verdict = "ambiguous"
+        verdict = "not mentioned"
         reason = f"not mentioned in the contexts: closest is {where} ({measured}, score {p:.2f})"
     if gaps and verdict != "supported":
         reason = "; ".join(f.message for f in gaps) + "; " + reason
