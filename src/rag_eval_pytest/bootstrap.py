@@ -135,7 +135,6 @@ def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
         datasets=datasets,
         redactor=Redactor.from_environment(resolved.secrets),
         run=run,
-        config_file=resolved.file.path,
         search_paths=[config.rootpath, config.invocation_params.dir],
         judge_cache_dir=judge_cache_dir(config),
         notify=terminal_notice(config),

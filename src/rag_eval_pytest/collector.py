@@ -79,7 +79,6 @@ class CriticalTest:
 class RunCollector:
     cases: dict[str, CaseRecord] = field(default_factory=dict)
     critical_tests: dict[str, CriticalTest] = field(default_factory=dict)
-    worker_stats: dict[str, dict[str, Any]] = field(default_factory=dict)
     setup_error: str | None = None
     """The first setup error a test met (a judge that cannot be built): the run is fatal."""
 

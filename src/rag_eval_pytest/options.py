@@ -350,10 +350,3 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="SECONDS",
     ),
 )
-
-
-def option_by_flag(flag: str) -> OptionSpec:
-    for spec in OPTIONS:
-        if spec.flag == flag:
-            return spec
-    raise KeyError(flag)

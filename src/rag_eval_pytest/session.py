@@ -59,7 +59,6 @@ class EvalSession:
     datasets: DatasetCollection
     redactor: Redactor
     run: RunInfo
-    config_file: Path | None = None
     search_paths: list[Path] = field(default_factory=list)
     judge_cache_dir: Path | None = None
     loop: LoopThread = field(default_factory=LoopThread)
@@ -304,23 +303,10 @@ class EvalSession:
         return Services(
             judge=judge,
             embed=self.embedder_for(judge),
-            options={"judge": judge.describe() if judge is not None else None},
             memo=self._questions,
         )
 
     # ------------------------------------------------------------------ metrics
-
-    def evaluate(
-        self,
-        loaded: LoadedCase,
-        response: RAGResponse,
-        metric: str | Metric,
-        *,
-        threshold: float | None,
-        services: Services,
-        params: dict[str, Any],
-    ) -> MetricResult:
-        return self.evaluate_many(loaded, response, [(metric, threshold, params)], services)[0]
 
     def evaluate_many(
         self,

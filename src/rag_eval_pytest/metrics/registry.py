@@ -44,10 +44,6 @@ def registered_names() -> set[str]:
     return set(_BUILTIN) | set(_CUSTOM)
 
 
-def builtin_names() -> list[str]:
-    return list(_BUILTIN)
-
-
 def metric_class(name: str) -> type[Metric]:
     if name in _CUSTOM:
         return _CUSTOM[name]

@@ -143,10 +143,6 @@ class ClaimSupport:
     findings: tuple[Finding, ...] = ()
 
 
-def describe_features(features: Sequence[float]) -> dict[str, float]:
-    return dict(zip(FEATURES, features, strict=True))
-
-
 def claim_features(
     claim: str, claim_vector: Matrix, evidence: Evidence, question: str = ""
 ) -> tuple[list[float], int, list[Finding]]:
