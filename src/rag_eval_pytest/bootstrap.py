@@ -51,6 +51,10 @@ def gather_overrides(config: pytest.Config) -> list[Override]:
             if value in (None, "", []):
                 continue
         value = _converted(spec, value, source)
+        if spec.turns_off:
+            if value is not True:
+                continue
+            value = False
         if spec.setting == "output.directory":
             value = str(base / value)
         overrides.append(Override(spec.setting, value, source))
@@ -136,6 +140,7 @@ def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
         redactor=Redactor.from_environment(resolved.secrets),
         run=run,
         search_paths=[config.rootpath, config.invocation_params.dir],
+        config_warnings=resolved.deprecations,
         judge_cache_dir=judge_cache_dir(config),
         notify=terminal_notice(config),
     )

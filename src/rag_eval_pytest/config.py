@@ -19,7 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from . import bigints
 from .duplicate_keys import DuplicateKeyError, unique_keys_yaml_loader
@@ -357,6 +365,8 @@ class ResolvedConfig:
     settings: Settings
     file: ConfigFile
     secrets: set[str] = field(repr=False)
+    deprecations: list[str] = field(default_factory=list)
+    """One line per deprecated key the config file used (issued as warnings)."""
 
 
 # --------------------------------------------------------------------------- config file
@@ -593,6 +603,28 @@ def _explain(exc: ValidationError, origin: Mapping[str, str], default_label: str
     return ConfigError(f"Invalid configuration {source}: key {key!r}: {msg}{got}")
 
 
+def _replace_deprecated(data: dict[str, Any], label: str) -> list[str]:
+    """Rewrite keys an earlier version accepted as the keys that replace them; one notice
+    per key rewritten."""
+    judge = data.get("judge")
+    if not isinstance(judge, dict) or "no_cache" not in judge:
+        return []
+    value = judge.pop("no_cache")
+    try:
+        cache_off = TypeAdapter(bool).validate_python(value)
+    except ValidationError as exc:
+        msg = exc.errors()[0]["msg"]
+        raise ConfigError(
+            f"Invalid configuration {label}: key 'judge.no_cache': {msg} (got {value!r})"
+        ) from None
+    if cache_off:  # it overrode judge.cache
+        judge["cache"] = False
+    return [
+        f"{label}: 'judge.no_cache' is deprecated: use 'judge.cache' "
+        "(no_cache: true is cache: false)"
+    ]
+
+
 def _anchor_paths(data: dict[str, Any], base: Path) -> None:
     """Relative paths in a config file are relative to the file, not to the cwd."""
     output = data.get("output")
@@ -617,6 +649,7 @@ def resolve_settings(
     secrets: set[str] = set()
     try:
         data = interpolate(file.data, env, file.label, secrets)
+        deprecations = _replace_deprecated(data, file.label)
         if file.path is not None:
             _anchor_paths(data, file.path.parent)
         Settings.model_validate(data)
@@ -633,4 +666,6 @@ def resolve_settings(
     except ValidationError as exc:
         raise _explain(exc, origin, file.label) from None
     file.secrets = secrets
-    return ResolvedConfig(settings=settings, file=file, secrets=secrets)
+    return ResolvedConfig(
+        settings=settings, file=file, secrets=secrets, deprecations=deprecations
+    )

@@ -180,6 +180,8 @@ class OptionSpec:
     metavar: str | None = None
     choices: tuple[str, ...] | None = None
     ini_type: IniType = "string"
+    turns_off: bool = False
+    """A flag that sets its setting to false (``--rag-no-cache``: ``judge.cache``)."""
 
     def convert(self, text: str) -> Any:
         """One value as given (a string) -> the setting's value; raises OptionValueError."""
@@ -331,8 +333,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--rag-no-cache",
         "Do not read or write the judge cache",
-        setting="judge.no_cache",
+        setting="judge.cache",
         action="store_true",
+        turns_off=True,
         ini_type="bool",
     ),
     OptionSpec(

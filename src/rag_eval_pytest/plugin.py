@@ -87,7 +87,9 @@ def pytest_configure(config: pytest.Config) -> None:
     from . import notices
 
     try:
-        config.stash[NOTICES_KEY] = notices.issue(config, session.datasets.warnings)
+        config.stash[NOTICES_KEY] = notices.issue(
+            config, [*session.config_warnings, *session.datasets.warnings]
+        )
     except RagEvalError as exc:
         error = exc
     if error is not None:

@@ -60,6 +60,7 @@ class EvalSession:
     redactor: Redactor
     run: RunInfo
     search_paths: list[Path] = field(default_factory=list)
+    config_warnings: list[str] = field(default_factory=list)
     judge_cache_dir: Path | None = None
     loop: LoopThread = field(default_factory=LoopThread)
     _responses: dict[str, asyncio.Task[RAGResponse]] = field(default_factory=dict)
