@@ -33,18 +33,12 @@ from . import bigints
 from .duplicate_keys import DuplicateKeyError, unique_keys_yaml_loader
 from .errors import ConfigError
 from .judges.settings import JudgeSettings
-from .options import METRIC_NAMES, check_header, header_line, http_url
+from .metrics.registry import DEFAULT_WEIGHTS, registered_names
+from .options import check_header, header_line, http_url
 from .redaction import MASK, display_url, is_credential_name
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
-
-DEFAULT_WEIGHTS: dict[str, float] = {
-    "faithfulness": 40,
-    "answer_relevance": 20,
-    "context_precision": 20,
-    "context_recall": 20,
-}
 
 UnitFloat = Annotated[float, Field(ge=0.0, le=1.0)]
 ExitCode = Annotated[int, Field(ge=1, le=255)]
@@ -236,14 +230,8 @@ class LlamaIndexSettings(_Section):
     source_key: str | None = Field(default=None, description="Node metadata key of the source.")
 
 
-def known_metric_names() -> set[str]:
-    from .metrics.registry import registered_names
-
-    return set(METRIC_NAMES) | registered_names()
-
-
 def _check_metric_keys(value: Mapping[str, Any], *, extra: tuple[str, ...] = ()) -> None:
-    known = known_metric_names() | set(extra)
+    known = registered_names() | set(extra)
     for key in value:
         if key not in known:
             raise ValueError(f"unknown metric {key!r} (known: {', '.join(sorted(known))})")

@@ -12,22 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
+from .metrics.registry import METRIC_NAMES
+
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-# The metrics of SPEC section 5. Kept here, not in the metric registry, so that the
-# ``--rag-fail-under-<metric>`` options can be declared without importing any metric code.
-METRIC_NAMES: tuple[str, ...] = (
-    "faithfulness",
-    "answer_relevance",
-    "context_precision",
-    "context_recall",
-    "context_relevance",
-    "answer_similarity",
-    "answer_correctness",
-    "retrieval_precision",
-    "retrieval_recall",
-)
 
 IniType = Literal["string", "paths", "args", "linelist", "bool"]
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from .assertions import check_results
-from .metrics.registry import registered_names
+from .metrics.registry import DEFAULT_METRICS, registered_names
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -21,17 +21,6 @@ if TYPE_CHECKING:
     from .case import RagCase
     from .config import Settings
     from .dataset import DatasetCollection, LoadedCase
-
-# The metrics a case is checked on when the config names none: the composite's four, then
-# retrieval (judged only for cases with expected_contexts).
-DEFAULT_METRICS = (
-    "faithfulness",
-    "answer_relevance",
-    "context_precision",
-    "context_recall",
-    "retrieval_precision",
-    "retrieval_recall",
-)
 
 ZERO_CODE_CASE = pytest.StashKey[str]()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..options import METRIC_NAMES
+from ..metrics.registry import metric_order
 from .escaping import code, inline
 
 _QUOTE = 600
@@ -163,10 +163,6 @@ def _not_judged(cases: list[dict[str, Any]]) -> list[str]:
     return [f"## Not Judged: {len(rows)}", "", *rows, ""]
 
 
-def _metric_rank(name: str) -> tuple[int, str]:
-    return (METRIC_NAMES.index(name) if name in METRIC_NAMES else len(METRIC_NAMES), name)
-
-
 _SELECTION_MARK = {"other": " (other selection)", "unknown": " (selection not recorded)"}
 
 
@@ -208,7 +204,7 @@ def _trend(trend: dict[str, Any] | None) -> list[str]:
             "```",
             "",
         ]
-    names = sorted({m for p in points for m in p["metrics"]}, key=_metric_rank)
+    names = sorted({m for p in points for m in p["metrics"]}, key=metric_order)
     header = "| Run | Date | Composite | " + " | ".join(title(n) for n in names) + " |"
     lines += [header, "|" + "---|" * (3 + len(names))]
     for i, p in enumerate(points, start=1):
