@@ -13,7 +13,7 @@ import pytest
 
 from .metrics.base import Metric, MetricResult
 from .payload import PAYLOAD_SCHEMA, CasePayload
-from .session import EvalSession, MetricRequest, context_payload
+from .session import EvalSession, MetricRequest, PlannedMetric, context_payload
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .response import Context, RAGResponse
 
 
-class CaseRecorder:
+class ResultRecorder:
     """Collects what one test learned about its case: response, error, metric results."""
 
     def __init__(self, loaded: LoadedCase) -> None:
@@ -35,7 +35,7 @@ class CaseRecorder:
         self.setup_error: str | None = None
         self.adapter: str | None = None
         self.judge: str | None = None
-        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.requests: list[PlannedMetric] = []
         self.results: list[MetricResult] = []
 
     def record(self, result: MetricResult) -> None:
@@ -85,10 +85,10 @@ class RagCase:
         self,
         loaded: LoadedCase,
         session: EvalSession,
-        recorder: CaseRecorder,
+        recorder: ResultRecorder,
         adapter_provider: Callable[[], RAGAdapter],
         judge_provider: Callable[[], Any],
-        on_requests: Callable[[list[tuple[str, dict[str, Any]]]], None] | None = None,
+        on_requests: Callable[[list[PlannedMetric]], None] | None = None,
         on_setup_error: Callable[[str], None] | None = None,
     ) -> None:
         self._loaded = loaded

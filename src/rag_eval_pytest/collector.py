@@ -148,9 +148,9 @@ def crashed_case_payload(
     loaded = _case_of_nodeid(nodeid, cases)
     if loaded is None:
         return None
-    from .case import CaseRecorder
+    from .case import ResultRecorder
 
-    recorder = CaseRecorder(loaded)
+    recorder = ResultRecorder(loaded)
     recorder.error = f"the test process crashed: {message or 'its worker died'}"
     return recorder.payload()
 

@@ -42,7 +42,10 @@ CALL_TIMEOUT = 300.0
 """Seconds a RAG call of an adapter other than HTTP may take when no timeout is given."""
 
 MetricRequest = tuple["str | Metric", "float | None", "dict[str, Any]"]
-"""(metric, threshold or None for the metric's default, parameters)."""
+"""What a test asks for: (metric, threshold or None for the metric's default, parameters)."""
+PlannedMetric = tuple[str, dict[str, Any]]
+"""A metric to measure, by name with its parameters and without a threshold (JSON-safe, so
+the prefetcher can remember what a test function measures)."""
 
 
 @dataclass(frozen=True)
