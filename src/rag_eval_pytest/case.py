@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
-from .metrics.base import Metric, MetricResult
+from .metrics.registry import requirements
 from .payload import PAYLOAD_SCHEMA, CasePayload
 from .session import EvalSession, MetricRequest, PlannedMetric, context_payload
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .config import Settings
     from .dataset import Case, LoadedCase
     from .judges.base import Judge
+    from .metrics.base import Metric, MetricResult
     from .response import Context, RAGResponse
 
 
@@ -171,7 +172,7 @@ class RagCase:
             if isinstance(metric, str) and (metric, params) not in self._recorder.requests:
                 new.append((metric, dict(params)))
         self._recorder.requests.extend(new)
-        needs = frozenset().union(*(_requires(metric) for metric, _, _ in requests))
+        needs = frozenset().union(*(requirements(metric) for metric, _, _ in requests))
         judge = self._judge() if "judge" in needs else None
         if new and self._on_requests is not None:
             self._on_requests(new)
@@ -248,10 +249,3 @@ def _attach_companions(
             result = result.model_copy(update={"details": details})
         out.append(result)
     return out
-
-
-def _requires(metric: str | Metric) -> frozenset[str]:
-    from .metrics.registry import metric_class
-
-    cls = type(metric) if isinstance(metric, Metric) else metric_class(metric)
-    return frozenset(cls.requires)

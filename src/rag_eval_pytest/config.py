@@ -30,7 +30,7 @@ from pydantic import (
 )
 
 from . import bigints
-from .duplicate_keys import DuplicateKeyError, unique_keys_yaml_loader
+from .duplicate_keys import DuplicateKeyError, unique_keys_yaml_loader, yaml_problem
 from .errors import ConfigError
 from .judges.settings import JudgeSettings
 from .metrics.registry import DEFAULT_WEIGHTS, registered_names
@@ -396,10 +396,7 @@ def _load_yaml(path: Path) -> dict[str, Any]:
     except DuplicateKeyError as exc:
         raise ConfigError(f"Invalid configuration {path}: {exc}") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"Invalid configuration {path}: invalid YAML{where}: {problem}") from None
+        raise ConfigError(f"Invalid configuration {path}: {yaml_problem(exc)}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from . import bigints
-from .duplicate_keys import DuplicateKeyError, unique_keys, unique_keys_yaml_loader
+from .duplicate_keys import DuplicateKeyError, unique_keys, unique_keys_yaml_loader, yaml_problem
 from .errors import DatasetError
 from .response import Context
 
@@ -220,10 +220,7 @@ def _parse_yaml(path: Path, text: str) -> object:
     except DuplicateKeyError as exc:
         raise DatasetError(f"Dataset {path}: {exc}") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise DatasetError(f"Dataset {path}: invalid YAML{where}: {problem}") from None
+        raise DatasetError(f"Dataset {path}: {yaml_problem(exc)}") from None
 
 
 def _parse_jsonl(path: Path, text: str) -> list[tuple[str, object]]:

@@ -29,12 +29,16 @@ class OptionValueError(ValueError):
     """
 
 
-def unit_interval(text: str) -> float:
-    """Option type: a float in [0, 1]."""
+def _number(text: str) -> float:
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise OptionValueError(f"{text!r} is not a number") from None
+
+
+def unit_interval(text: str) -> float:
+    """Option type: a float in [0, 1]."""
+    value = _number(text)
     if not 0.0 <= value <= 1.0:
         raise OptionValueError(f"{text.strip()} is not between 0 and 1")
     return value
@@ -42,10 +46,7 @@ def unit_interval(text: str) -> float:
 
 def positive_float(text: str) -> float:
     """Option type: a float > 0 (seconds)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise OptionValueError(f"{text!r} is not a number") from None
+    value = _number(text)
     if not value > 0:
         raise OptionValueError(f"{text.strip()} must be greater than 0")
     return value

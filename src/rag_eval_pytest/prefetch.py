@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .metrics.registry import get_metric
+from .metrics.registry import get_metric, requirements
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -344,10 +344,8 @@ class Prefetcher:
 
 def _requires(request: PlannedMetric) -> frozenset[str]:
     """What the requested metric needs (nothing known for a metric not registered)."""
-    from .metrics.registry import metric_class
-
     with contextlib.suppress(KeyError):
-        return frozenset(metric_class(request[0]).requires)
+        return requirements(request[0])
     return frozenset()
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..metrics.registry import METRIC_NAMES, metric_class
+from ..metrics.registry import METRIC_NAMES, requirements
 from .cost import Estimate, estimate
 from .factory import judge_label, resolve_kind
 from .prompt import estimate_tokens, render
@@ -75,7 +75,7 @@ def _prompt(metric: str, question: str, truth: str, answer: str, contexts: list[
 
 def _judged(metric: str) -> bool:
     """A built-in metric that asks the judge (a custom one is never estimated)."""
-    return metric in METRIC_NAMES and "judge" in metric_class(metric).requires
+    return metric in METRIC_NAMES and "judge" in requirements(metric)
 
 
 def estimate_run(

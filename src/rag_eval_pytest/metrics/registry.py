@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from .base import Metric
+    from .base import Metric, Requirement
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,13 @@ def get_metric(metric: str | Metric, **params: Any) -> Metric:
             raise TypeError("pass parameters to the metric's constructor, not to evaluate()")
         return metric
     return metric_class(metric)(**params)
+
+
+def requirements(metric: str | Metric) -> frozenset[Requirement]:
+    """What ``metric`` needs (``KeyError`` for a name not registered)."""
+    from .base import Metric
+
+    return (type(metric) if isinstance(metric, Metric) else metric_class(metric)).requires
 
 
 def default_threshold(name: str) -> float:

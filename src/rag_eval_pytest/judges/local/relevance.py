@@ -10,7 +10,6 @@ rewards being on topic; these sets' negatives are on topic.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -19,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...text.facts import content_words, dates, names, quantities
+from .support import logistic
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -38,8 +38,7 @@ class LogisticModel:
     shown_at: float = 0.5
 
     def probability(self, features: Sequence[float]) -> float:
-        z = self.bias + sum(w * x for w, x in zip(self.weights, features, strict=True))
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        return logistic(self.weights, self.bias, features)
 
     def score(self, features: Sequence[float]) -> float:
         """The probability mapped piecewise-linearly so that ``support`` shows as

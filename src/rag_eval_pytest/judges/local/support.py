@@ -60,6 +60,12 @@ FEATURES = (
 )
 
 
+def logistic(weights: Sequence[float], bias: float, features: Sequence[float]) -> float:
+    """The probability a logistic model with ``weights`` and ``bias`` gives ``features``."""
+    z = bias + sum(w * x for w, x in zip(weights, features, strict=True))
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
 @dataclass(frozen=True)
 class Calibration:
     """The logistic support model (weights in :data:`FEATURES` order) and the thresholds on
@@ -71,9 +77,7 @@ class Calibration:
     ambiguous: float = 0.3
 
     def probability(self, features: Sequence[float]) -> float:
-        z = self.bias + sum(w * x for w, x in zip(self.weights, features, strict=True))
-        z = max(-30.0, min(30.0, z))
-        return 1.0 / (1.0 + math.exp(-z))
+        return logistic(self.weights, self.bias, features)
 
 
 # Fitted by ``python benchmarks/judge_accuracy.py --fit`` on the dev halves of
