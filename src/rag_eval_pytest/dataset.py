@@ -26,6 +26,7 @@ from . import bigints
 from .duplicate_keys import DuplicateKeyError, unique_keys, unique_keys_yaml_loader, yaml_problem
 from .errors import DatasetError
 from .response import Context
+from .text.shorten import cut
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -296,7 +297,7 @@ def _excerpt(value: object) -> str:
     # Bounded: a YAML alias bomb is a few lines of text but billions of items once expanded,
     # and a plain repr() of it would take minutes and gigabytes before being cut.
     text = repr(value[:_EXCERPT]) if isinstance(value, str) else _BOUNDED_REPR.repr(value)
-    return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"
+    return cut(text, _EXCERPT)
 
 
 def _describe(error: Any) -> str:

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...text.facts import content_words, coverage, dates, phrase_coverage, word_pairs
+from ...text.shorten import shorten
 from .checks import (
     Finding,
     check_dates,
@@ -45,6 +46,7 @@ RESTATED_WORDS = 6
 # passage in meaning, is about something else ("Banana." against a delivery policy): the
 # logistic model, fitted on answers that are at least on topic, must not call it supported.
 UNRELATED_SIMILARITY = 0.3
+_SHOWN = 140  # characters of the passage quoted in a reason
 CANDIDATES = 5  # passages tried when the closest one conflicts with the claim
 CANDIDATE_MARGIN = 0.25  # how much lower than the closest one's their ranking may be
 
@@ -259,7 +261,7 @@ def judge_claim(
     conflicts = [f for f in findings if f.severity == "conflict"]
     gaps = [f for f in findings if f.severity == "gap"]
     if conflicts:
-        reason = "; ".join(f.message for f in conflicts) + f" ({where}: {_short(shown)})"
+        reason = "; ".join(f.message for f in conflicts) + f" ({where}: {shorten(shown, _SHOWN)})"
         return ClaimSupport(
             "unsupported",
             min(p, calibration.ambiguous / 2),
@@ -282,7 +284,7 @@ def judge_claim(
         p = min(p, calibration.ambiguous / 2)
     if p >= calibration.support or restated:
         verdict: Verdict = "supported"
-        reason = f"supported by {where} ({measured}, score {p:.2f}): {_short(shown)}"
+        reason = f"supported by {where} ({measured}, score {p:.2f}): {shorten(shown, _SHOWN)}"
         p = max(p, calibration.support)
     elif p >= calibration.ambiguous:
         verdict = "ambiguous"
@@ -296,8 +298,3 @@ def judge_claim(
     if gaps and verdict != "supported":
         reason = "; ".join(f.message for f in gaps) + "; " + reason
     return ClaimSupport(verdict, p, reason, passage.text, passage.context, tuple(findings))
-
-
-def _short(text: str, limit: int = 140) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
