@@ -46,6 +46,7 @@ import numpy as np
 
 from rag_eval_pytest.judges.factory import _local_judge
 from rag_eval_pytest.judges.local import LocalJudge
+from rag_eval_pytest.judges.local.embeddings import LocalEmbedder
 from rag_eval_pytest.judges.local.relevance import answer_features, sentence_features
 from rag_eval_pytest.judges.local.support import FEATURES, claim_features
 from rag_eval_pytest.judges.settings import JudgeSettings
@@ -165,6 +166,15 @@ def report(
     )
 
 
+def fresh_embedder(judge: LocalJudge) -> LocalEmbedder:
+    """An embedder with the judge's (already loaded) model and nothing memoised: for
+    measuring a set as if it were the first."""
+    loaded = judge.embedder
+    other = LocalEmbedder(loaded.device, loaded.batch_size, loaded.model_folder)
+    other._model = loaded._loaded()
+    return other
+
+
 def encoding_floor(judge: LocalJudge, rows: list[dict[str, Any]]) -> float:
     """Seconds a fresh encoder takes for every distinct answer and context sentence once."""
     texts: set[str] = set()
@@ -172,7 +182,7 @@ def encoding_floor(judge: LocalJudge, rows: list[dict[str, Any]]) -> float:
         texts.update(split_sentences(row.get("answer") or ""))
         for context in row.get("contexts") or []:
             texts.update(split_sentences(context))
-    encoder = judge.embedder.fresh()
+    encoder = fresh_embedder(judge)
     started = time.perf_counter()
     encoder.encode(sorted(texts))
     return time.perf_counter() - started
@@ -342,7 +352,7 @@ async def main() -> None:
             rows = rows[: options.limit]
         task = task_of(name, rows[0])
         fresh = LocalJudge(
-            embedder=judge.embedder.fresh(),  # nothing memoised from other sets
+            embedder=fresh_embedder(judge),  # nothing memoised from other sets
             calibration=judge.calibration,
             relevance_threshold=judge.relevance_threshold,
         )
@@ -358,7 +368,7 @@ async def main() -> None:
         if task == "faithfulness":
             runs, bases = [seconds], [encoding_floor(judge, rows)]
             for _ in range(options.repeat - 1):
-                again = LocalJudge(embedder=judge.embedder.fresh(), calibration=judge.calibration)
+                again = LocalJudge(embedder=fresh_embedder(judge), calibration=judge.calibration)
                 started = time.perf_counter()
                 await score_all(again, task, rows)
                 runs.append(time.perf_counter() - started)

@@ -14,6 +14,7 @@ import pytest
 
 from .case import RagCase
 from .reporting.markdown import evidence_label
+from .text.shorten import shorten
 
 if TYPE_CHECKING:
     from .metrics.base import Evidence, Metric, MetricResult
@@ -34,17 +35,12 @@ class RagAssertionError(AssertionError):
 RagAssertionError.__module__ = "rag_eval_pytest"
 
 
-def _short(text: str, limit: int = _TEXT) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _evidence_line(item: Evidence) -> str:
     label = evidence_label(item.verdict, item.score)
     verdict = f"[{label}] " if label else ""
     source = f" ({item.source})" if item.source else ""
-    reason = f" — {_short(item.reason, 120)}" if item.reason else ""
-    return f"  {verdict}{_short(item.text)}{source}{reason}"
+    reason = f" — {shorten(item.reason, 120)}" if item.reason else ""
+    return f"  {verdict}{shorten(item.text, _TEXT)}{source}{reason}"
 
 
 _GOOD_VERDICTS = {"supported", "yes", "found", "expected", "relevant", "useful", "attributed"}

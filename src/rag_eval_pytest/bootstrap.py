@@ -52,6 +52,10 @@ def gather_overrides(config: pytest.Config) -> list[Override]:
             if value in (None, "", []):
                 continue
         value = _converted(spec, value, source)
+        if spec.turns_off:
+            if value is not True:
+                continue
+            value = False
         if spec.setting == "output.directory":
             value = str(base / value)
         overrides.append(Override(spec.setting, value, source))
@@ -137,9 +141,8 @@ def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
         datasets=datasets,
         redactor=Redactor.from_environment(resolved.secrets),
         run=run,
-        config_file=resolved.file.path,
-        config_deprecations=resolved.deprecations,
         search_paths=[config.rootpath, config.invocation_params.dir],
+        config_warnings=resolved.deprecations,
         judge_cache_dir=judge_cache_dir(config),
         notify=terminal_notice(config),
     )

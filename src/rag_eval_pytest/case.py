@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
-from .metrics.base import Metric, MetricResult
+from .metrics.registry import requirements
 from .payload import PAYLOAD_SCHEMA, CasePayload
-from .session import EvalSession, MetricRequest, context_payload
+from .session import EvalSession, MetricRequest, PlannedMetric, context_payload
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -22,10 +22,11 @@ if TYPE_CHECKING:
     from .config import Settings
     from .dataset import Case, LoadedCase
     from .judges.base import Judge
+    from .metrics.base import Metric, MetricResult
     from .response import Context, RAGResponse
 
 
-class CaseRecorder:
+class ResultRecorder:
     """Collects what one test learned about its case: response, error, metric results."""
 
     def __init__(self, loaded: LoadedCase) -> None:
@@ -35,7 +36,7 @@ class CaseRecorder:
         self.setup_error: str | None = None
         self.adapter: str | None = None
         self.judge: str | None = None
-        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.requests: list[PlannedMetric] = []
         self.results: list[MetricResult] = []
 
     def record(self, result: MetricResult) -> None:
@@ -85,10 +86,10 @@ class RagCase:
         self,
         loaded: LoadedCase,
         session: EvalSession,
-        recorder: CaseRecorder,
+        recorder: ResultRecorder,
         adapter_provider: Callable[[], RAGAdapter],
         judge_provider: Callable[[], Any],
-        on_requests: Callable[[list[tuple[str, dict[str, Any]]]], None] | None = None,
+        on_requests: Callable[[list[PlannedMetric]], None] | None = None,
         on_setup_error: Callable[[str], None] | None = None,
     ) -> None:
         self._loaded = loaded
@@ -171,7 +172,7 @@ class RagCase:
             if isinstance(metric, str) and (metric, params) not in self._recorder.requests:
                 new.append((metric, dict(params)))
         self._recorder.requests.extend(new)
-        needs = frozenset().union(*(_requires(metric) for metric, _, _ in requests))
+        needs = frozenset().union(*(requirements(metric) for metric, _, _ in requests))
         judge = self._judge() if "judge" in needs else None
         if new and self._on_requests is not None:
             self._on_requests(new)
@@ -248,10 +249,3 @@ def _attach_companions(
             result = result.model_copy(update={"details": details})
         out.append(result)
     return out
-
-
-def _requires(metric: str | Metric) -> frozenset[str]:
-    from .metrics.registry import metric_class
-
-    cls = type(metric) if isinstance(metric, Metric) else metric_class(metric)
-    return frozenset(cls.requires)

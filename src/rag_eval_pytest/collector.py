@@ -8,7 +8,7 @@ result does not depend on scheduling.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .metrics.base import MetricResult
 from .reporting.models import CaseTest, CriticalTest, Outcome
@@ -70,7 +70,6 @@ class CaseRecord:
 class RunCollector:
     cases: dict[str, CaseRecord] = field(default_factory=dict)
     critical_tests: dict[str, CriticalTest] = field(default_factory=dict)
-    worker_stats: dict[str, dict[str, Any]] = field(default_factory=dict)
     setup_error: str | None = None
     """The first setup error a test met (a judge that cannot be built): the run is fatal."""
 
@@ -139,9 +138,9 @@ def crashed_case_payload(
     loaded = _case_of_nodeid(nodeid, cases)
     if loaded is None:
         return None
-    from .case import CaseRecorder
+    from .case import ResultRecorder
 
-    recorder = CaseRecorder(loaded)
+    recorder = ResultRecorder(loaded)
     recorder.error = f"the test process crashed: {message or 'its worker died'}"
     return recorder.payload()
 

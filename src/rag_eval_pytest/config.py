@@ -19,25 +19,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from . import bigints
-from .duplicate_keys import DuplicateKeyError, unique_keys_yaml_loader
+from .duplicate_keys import DuplicateKeyError, unique_keys_yaml_loader, yaml_problem
 from .errors import ConfigError
 from .judges.settings import JudgeSettings
-from .options import METRIC_NAMES, check_header, header_line, http_url
+from .metrics.registry import DEFAULT_WEIGHTS, registered_names
+from .options import check_header, header_line, http_url
 from .redaction import MASK, display_url, is_credential_name
 from .retry import MAX_ATTEMPTS, RetrySettings
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
-
-DEFAULT_WEIGHTS: dict[str, float] = {
-    "faithfulness": 40,
-    "answer_relevance": 20,
-    "context_precision": 20,
-    "context_recall": 20,
-}
 
 UnitFloat = Annotated[float, Field(ge=0.0, le=1.0)]
 ExitCode = Annotated[int, Field(ge=1, le=255)]
@@ -215,14 +217,8 @@ class LlamaIndexSettings(_Section):
     source_key: str | None = Field(default=None, description="Node metadata key of the source.")
 
 
-def known_metric_names() -> set[str]:
-    from .metrics.registry import registered_names
-
-    return set(METRIC_NAMES) | registered_names()
-
-
 def _check_metric_keys(value: Mapping[str, Any], *, extra: tuple[str, ...] = ()) -> None:
-    known = known_metric_names() | set(extra)
+    known = registered_names() | set(extra)
     for key in value:
         if key not in known:
             raise ValueError(f"unknown metric {key!r} (known: {', '.join(sorted(known))})")
@@ -387,10 +383,7 @@ def _load_yaml(path: Path) -> dict[str, Any]:
     except DuplicateKeyError as exc:
         raise ConfigError(f"Invalid configuration {path}: {exc}") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"Invalid configuration {path}: invalid YAML{where}: {problem}") from None
+        raise ConfigError(f"Invalid configuration {path}: {yaml_problem(exc)}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -582,6 +575,32 @@ def _explain(exc: ValidationError, origin: Mapping[str, str], default_label: str
     return ConfigError(f"Invalid configuration {source}: key {key!r}: {msg}{got}")
 
 
+def _replace_deprecated(data: dict[str, Any], label: str) -> list[str]:
+    """Rewrite keys an earlier version accepted as the keys that replace them; one notice
+    per key rewritten."""
+    return _replace_no_cache(data, label) + _replace_max_retries(data, label)
+
+
+def _replace_no_cache(data: dict[str, Any], label: str) -> list[str]:
+    judge = data.get("judge")
+    if not isinstance(judge, dict) or "no_cache" not in judge:
+        return []
+    value = judge.pop("no_cache")
+    try:
+        cache_off = TypeAdapter(bool).validate_python(value)
+    except ValidationError as exc:
+        msg = exc.errors()[0]["msg"]
+        raise ConfigError(
+            f"Invalid configuration {label}: key 'judge.no_cache': {msg} (got {value!r})"
+        ) from None
+    if cache_off:  # it overrode judge.cache
+        judge["cache"] = False
+    return [
+        f"{label}: 'judge.no_cache' is deprecated: use 'judge.cache' "
+        "(no_cache: true is cache: false)"
+    ]
+
+
 def _anchor_paths(data: dict[str, Any], base: Path) -> None:
     """Relative paths in a config file are relative to the file, not to the cwd."""
     output = data.get("output")
@@ -596,9 +615,7 @@ def _anchor_paths(data: dict[str, Any], base: Path) -> None:
             data["target"] = f"{base / module}:{attr}"
 
 
-def _convert_deprecated(data: dict[str, Any], label: str) -> list[str]:
-    """Keys of earlier releases that are still accepted: converted in place to the keys that
-    replace them, each with a notice naming the new key."""
+def _replace_max_retries(data: dict[str, Any], label: str) -> list[str]:
     judge = data.get("judge")
     if not isinstance(judge, dict) or "max_retries" not in judge:
         return []
@@ -637,9 +654,9 @@ def resolve_settings(
     secrets: set[str] = set()
     try:
         data = interpolate(file.data, env, file.label, secrets)
+        deprecations = _replace_deprecated(data, file.label)
         if file.path is not None:
             _anchor_paths(data, file.path.parent)
-        deprecations = _convert_deprecated(data, file.label)
         Settings.model_validate(data)
     except ValidationError as exc:
         raise _explain(exc, {}, file.label) from None

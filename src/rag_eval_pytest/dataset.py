@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from . import bigints
-from .duplicate_keys import DuplicateKeyError, unique_keys, unique_keys_yaml_loader
+from .duplicate_keys import DuplicateKeyError, unique_keys, unique_keys_yaml_loader, yaml_problem
 from .errors import DatasetError
 from .response import Context
+from .text.shorten import cut
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -220,10 +221,7 @@ def _parse_yaml(path: Path, text: str) -> object:
     except DuplicateKeyError as exc:
         raise DatasetError(f"Dataset {path}: {exc}") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise DatasetError(f"Dataset {path}: invalid YAML{where}: {problem}") from None
+        raise DatasetError(f"Dataset {path}: {yaml_problem(exc)}") from None
 
 
 def _parse_jsonl(path: Path, text: str) -> list[tuple[str, object]]:
@@ -299,7 +297,7 @@ def _excerpt(value: object) -> str:
     # Bounded: a YAML alias bomb is a few lines of text but billions of items once expanded,
     # and a plain repr() of it would take minutes and gigabytes before being cut.
     text = repr(value[:_EXCERPT]) if isinstance(value, str) else _BOUNDED_REPR.repr(value)
-    return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"
+    return cut(text, _EXCERPT)
 
 
 def _describe(error: Any) -> str:

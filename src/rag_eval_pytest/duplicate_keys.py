@@ -3,7 +3,8 @@ error, not "the last one wins": the earlier value would be dropped without a wor
 
 Hooks for the standard parsers: :func:`unique_keys` is a ``json.loads`` ``object_pairs_hook``,
 :func:`unique_keys_yaml_loader` a YAML ``SafeLoader`` whose mappings check their keys. YAML
-merge keys (``<<: *base``) may still be overridden by the mapping's own keys.
+merge keys (``<<: *base``) may still be overridden by the mapping's own keys;
+:func:`yaml_problem` words any YAML parse error for the message naming the file.
 """
 
 from __future__ import annotations
@@ -53,3 +54,11 @@ def unique_keys_yaml_loader() -> type[yaml.SafeLoader]:
             return super().construct_mapping(node, deep=deep)
 
     return UniqueKeyLoader
+
+
+def yaml_problem(exc: yaml.YAMLError) -> str:
+    """``invalid YAML at line L, column C: <problem>`` (the place when the parser knows it)."""
+    mark = getattr(exc, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return f"invalid YAML{where}: {problem}"

@@ -26,7 +26,6 @@ class AdaptiveLimiter:
         self.limit = maximum
         self.in_flight = 0
         self.peak = 0
-        self.throttles = 0
         self._successes = 0
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self.responded = asyncio.Event()  # the server has answered once (or pushed back)
@@ -74,7 +73,6 @@ class AdaptiveLimiter:
     def throttled(self) -> None:
         """The server pushed back: halve the limit (at least 1)."""
         self.responded.set()
-        self.throttles += 1
         self.limit = max(1, self.limit // 2)
         self._successes = 0
 

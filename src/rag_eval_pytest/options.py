@@ -12,22 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
+from .metrics.registry import METRIC_NAMES
+
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-# The metrics of SPEC section 5. Kept here, not in the metric registry, so that the
-# ``--rag-fail-under-<metric>`` options can be declared without importing any metric code.
-METRIC_NAMES: tuple[str, ...] = (
-    "faithfulness",
-    "answer_relevance",
-    "context_precision",
-    "context_recall",
-    "context_relevance",
-    "answer_similarity",
-    "answer_correctness",
-    "retrieval_precision",
-    "retrieval_recall",
-)
 
 IniType = Literal["string", "paths", "args", "linelist", "bool"]
 
@@ -41,12 +29,16 @@ class OptionValueError(ValueError):
     """
 
 
-def unit_interval(text: str) -> float:
-    """Option type: a float in [0, 1]."""
+def _number(text: str) -> float:
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise OptionValueError(f"{text!r} is not a number") from None
+
+
+def unit_interval(text: str) -> float:
+    """Option type: a float in [0, 1]."""
+    value = _number(text)
     if not 0.0 <= value <= 1.0:
         raise OptionValueError(f"{text.strip()} is not between 0 and 1")
     return value
@@ -54,10 +46,7 @@ def unit_interval(text: str) -> float:
 
 def positive_float(text: str) -> float:
     """Option type: a float > 0 (seconds)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise OptionValueError(f"{text!r} is not a number") from None
+    value = _number(text)
     if not value > 0:
         raise OptionValueError(f"{text.strip()} must be greater than 0")
     return value
@@ -180,6 +169,8 @@ class OptionSpec:
     metavar: str | None = None
     choices: tuple[str, ...] | None = None
     ini_type: IniType = "string"
+    turns_off: bool = False
+    """A flag that sets its setting to false (``--rag-no-cache``: ``judge.cache``)."""
 
     def convert(self, text: str) -> Any:
         """One value as given (a string) -> the setting's value; raises OptionValueError."""
@@ -339,8 +330,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--rag-no-cache",
         "Do not read or write the judge cache",
-        setting="judge.no_cache",
+        setting="judge.cache",
         action="store_true",
+        turns_off=True,
         ini_type="bool",
     ),
     OptionSpec(
@@ -358,10 +350,3 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="SECONDS",
     ),
 )
-
-
-def option_by_flag(flag: str) -> OptionSpec:
-    for spec in OPTIONS:
-        if spec.flag == flag:
-            return spec
-    raise KeyError(flag)

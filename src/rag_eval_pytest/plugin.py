@@ -22,13 +22,13 @@ if TYPE_CHECKING:
     from collections.abc import Generator, Iterator
 
     from .aggregator import Aggregator
-    from .case import CaseRecorder, RagCase
+    from .case import RagCase, ResultRecorder
     from .session import EvalSession
     from .termination import SigtermAsInterrupt
 
 SESSION_KEY: pytest.StashKey[EvalSession] = pytest.StashKey()
 AGGREGATOR_KEY: pytest.StashKey[Aggregator] = pytest.StashKey()
-RECORDER_KEY: pytest.StashKey[CaseRecorder] = pytest.StashKey()
+RECORDER_KEY: pytest.StashKey[ResultRecorder] = pytest.StashKey()
 NEXT_ITEM_KEY: pytest.StashKey[pytest.Item | None] = pytest.StashKey()
 INTERRUPTED_KEY: pytest.StashKey[bool] = pytest.StashKey()  # Ctrl-C ended the run
 NOTICES_KEY: pytest.StashKey[list[str]] = pytest.StashKey()  # warnings a filter made errors
@@ -88,7 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     try:
         config.stash[NOTICES_KEY] = notices.issue(
-            config, [*session.config_deprecations, *session.datasets.warnings]
+            config, [*session.config_warnings, *session.datasets.warnings]
         )
     except RagEvalError as exc:
         error = exc
@@ -380,7 +380,7 @@ def rag_case(request: pytest.FixtureRequest) -> Iterator[RagCase]:
     session = request.config.stash.get(SESSION_KEY, None)
     if session is None:
         pytest.skip("rag_case needs a dataset: run pytest with --rag-dataset PATH")
-    from .case import CaseRecorder, RagCase
+    from .case import RagCase, ResultRecorder
     from .prefetch import function_id
     from .zero_code import ZERO_CODE_CASE
 
@@ -401,7 +401,7 @@ def rag_case(request: pytest.FixtureRequest) -> Iterator[RagCase]:
         )
     key = getattr(request, "param", None) or request.node.stash.get(ZERO_CODE_CASE, None)
     loaded = session.case(str(key))
-    recorder = CaseRecorder(loaded)
+    recorder = ResultRecorder(loaded)
     request.node.stash[RECORDER_KEY] = recorder
     case = RagCase(
         loaded,

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .metrics.registry import get_metric
+from .metrics.registry import get_metric, requirements
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -39,10 +39,7 @@ if TYPE_CHECKING:
     from .judges.base import Judge
     from .limits import AdaptiveLimiter
     from .response import RAGResponse
-    from .session import EvalSession
-
-Request = tuple[str, dict[str, Any]]
-"""A metric asked for by name, with its parameters (JSON-safe, so it can be remembered)."""
+    from .session import EvalSession, PlannedMetric
 
 PLAN_CACHE_KEY = "rag_eval/metric_plan"
 JUDGE_PLAN_CACHE_KEY = "rag_eval/judge_plan"  # each judge group's judge, by fingerprint
@@ -58,7 +55,7 @@ class PlannedTest:
 
     case: str
     function: str
-    requests: list[Request]
+    requests: list[PlannedMetric]
     group: str = ""
     nodeid: str = ""
 
@@ -74,7 +71,7 @@ class Prefetcher:
 
     session: EvalSession
     tests: list[PlannedTest]
-    learned: dict[str, list[Request]] = field(default_factory=dict)
+    learned: dict[str, list[PlannedMetric]] = field(default_factory=dict)
     judge_plan: dict[str, str | None] = field(default_factory=dict)  # from the last run
     lookahead: bool = False
     started: bool = False
@@ -94,7 +91,7 @@ class Prefetcher:
     _by_node: dict[str, PlannedTest] = field(init=False)
     _by_group: dict[str, list[PlannedTest]] = field(init=False)
     _by_function: dict[str, list[PlannedTest]] = field(init=False)
-    _known: dict[str, list[Request]] = field(init=False)  # per function, planned or learned
+    _known: dict[str, list[PlannedMetric]] = field(init=False)  # per function, planned or learned
 
     def __post_init__(self) -> None:
         self._by_node = {t.nodeid: t for t in self.tests if t.nodeid}
@@ -212,7 +209,7 @@ class Prefetcher:
     def learn(
         self,
         function: str,
-        requests: list[Request],
+        requests: list[PlannedMetric],
         judge: Callable[[], Judge | None] | None = None,
     ) -> None:
         """A test of ``function`` asked for ``requests``: measure the same for
@@ -244,7 +241,7 @@ class Prefetcher:
     def after_test(
         self,
         function: str,
-        requests: list[Request],
+        requests: list[PlannedMetric],
         *,
         stopping: bool,
         judge: Callable[[], Judge | None] | None = None,
@@ -341,20 +338,18 @@ class Prefetcher:
         await asyncio.gather(*pending, return_exceptions=True)
 
     @staticmethod
-    def _needs_judge(request: Request) -> bool:
+    def _needs_judge(request: PlannedMetric) -> bool:
         return "judge" in _requires(request)
 
 
-def _requires(request: Request) -> frozenset[str]:
+def _requires(request: PlannedMetric) -> frozenset[str]:
     """What the requested metric needs (nothing known for a metric not registered)."""
-    from .metrics.registry import metric_class
-
     with contextlib.suppress(KeyError):
-        return frozenset(metric_class(request[0]).requires)
+        return requirements(request[0])
     return frozenset()
 
 
-def _uses_model(request: Request) -> bool:
+def _uses_model(request: PlannedMetric) -> bool:
     """Whether a metric may need the embedding model: the embedding metrics, and every
     judged one (the local judge embeds; answer relevance embeds beside any judge)."""
     return bool({"judge", "embeddings"} & _requires(request))
@@ -378,7 +373,7 @@ def judge_group(item: pytest.Item) -> str:
 def plan_tests(
     items: list[pytest.Item],
     session: EvalSession,
-    learned: dict[str, list[Request]],
+    learned: dict[str, list[PlannedMetric]],
     *,
     judge_plan: dict[str, str | None] | None = None,
     lookahead: bool = False,
@@ -386,7 +381,9 @@ def plan_tests(
     """The prefetcher for the selected ``items`` (already in run order)."""
     from .zero_code import ZERO_CODE_CASE, configured_metrics
 
-    zero_code: list[Request] = [(name, {}) for name, _ in configured_metrics(session.settings)]
+    zero_code: list[PlannedMetric] = [
+        (name, {}) for name, _ in configured_metrics(session.settings)
+    ]
     tests: list[PlannedTest] = []
     for item in items:
         callspec = getattr(item, "callspec", None)
@@ -414,10 +411,10 @@ def plan_tests(
     )
 
 
-def read_learned(cache: Any) -> dict[str, list[Request]]:
+def read_learned(cache: Any) -> dict[str, list[PlannedMetric]]:
     """What each test function measured in earlier runs (pytest's cache), validated."""
     raw = cache.get(PLAN_CACHE_KEY, {}) if cache is not None else {}
-    learned: dict[str, list[Request]] = {}
+    learned: dict[str, list[PlannedMetric]] = {}
     if not isinstance(raw, dict):
         return learned
     for function, requests in raw.items():

@@ -23,6 +23,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .text.shorten import cut
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -116,8 +118,7 @@ class ProgressLine:
         text = "  " + text
         if room < 16:
             return
-        if len(text) > room:
-            text = text[: room - 1] + "…"
+        text = cut(text, room)
         if text == self._shown:
             return
         prefix = RESTORE + ERASE if self._shown is not None else SAVE

@@ -43,7 +43,10 @@ CALL_TIMEOUT = 300.0
 """Seconds a RAG call of an adapter other than HTTP may take when no timeout is given."""
 
 MetricRequest = tuple["str | Metric", "float | None", "dict[str, Any]"]
-"""(metric, threshold or None for the metric's default, parameters)."""
+"""What a test asks for: (metric, threshold or None for the metric's default, parameters)."""
+PlannedMetric = tuple[str, dict[str, Any]]
+"""A metric to measure, by name with its parameters and without a threshold (JSON-safe, so
+the prefetcher can remember what a test function measures)."""
 
 
 @dataclass(frozen=True)
@@ -60,9 +63,8 @@ class EvalSession:
     datasets: DatasetCollection
     redactor: Redactor
     run: RunInfo
-    config_file: Path | None = None
-    config_deprecations: list[str] = field(default_factory=list)
     search_paths: list[Path] = field(default_factory=list)
+    config_warnings: list[str] = field(default_factory=list)
     judge_cache_dir: Path | None = None
     loop: LoopThread = field(default_factory=LoopThread)
     _responses: dict[str, asyncio.Task[RAGResponse]] = field(default_factory=dict)
@@ -318,24 +320,11 @@ class EvalSession:
         return Services(
             judge=judge,
             embed=self.embedder_for(judge),
-            options={"judge": judge.describe() if judge is not None else None},
             memo=self._questions,
             scrub=self.redactor.data,
         )
 
     # ------------------------------------------------------------------ metrics
-
-    def evaluate(
-        self,
-        loaded: LoadedCase,
-        response: RAGResponse,
-        metric: str | Metric,
-        *,
-        threshold: float | None,
-        services: Services,
-        params: dict[str, Any],
-    ) -> MetricResult:
-        return self.evaluate_many(loaded, response, [(metric, threshold, params)], services)[0]
 
     def evaluate_many(
         self,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .metrics.base import Usage
-from .options import METRIC_NAMES
+from .metrics.registry import metric_order
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -142,7 +142,7 @@ def summarise(
         for name, result in record.metrics.items():
             by_metric.setdefault(name, []).append(result)
     metrics: dict[str, MetricSummary] = {}
-    for name in sorted(by_metric, key=_metric_order):
+    for name in sorted(by_metric, key=metric_order):
         results = by_metric[name]
         judged = [r.score for r in results if r.status != "not_judged" and r.score is not None]
         metrics[name] = MetricSummary(
@@ -161,7 +161,7 @@ def summarise(
     for name, threshold in thresholds.items():
         score = composite if name == "composite" else means.get(name)
         checks.append(ThresholdCheck(name, score, threshold))
-    checks.sort(key=lambda c: (c.name != "composite", _metric_order(c.name)))
+    checks.sort(key=lambda c: (c.name != "composite", metric_order(c.name)))
 
     latencies: list[float] = [v for v in (r.payload["latency"] for r in records) if v is not None]
     latency = Latency(
@@ -240,7 +240,7 @@ def judge_failures(records: Sequence[CaseRecord]) -> dict[str, str]:
                 failures.setdefault(name, str(error or "the judge failed"))
     return {
         name: reason
-        for name, reason in sorted(failures.items(), key=lambda kv: _metric_order(kv[0]))
+        for name, reason in sorted(failures.items(), key=lambda kv: metric_order(kv[0]))
         if name not in judged
     }
 
@@ -261,6 +261,3 @@ def judge_stop(records: Sequence[CaseRecord]) -> tuple[str, int] | None:
         reason = reason or next((str(stop) for stop in failed if stop), "")
     return (reason, cases) if reason else None
 
-
-def _metric_order(name: str) -> tuple[int, str]:
-    return (METRIC_NAMES.index(name) if name in METRIC_NAMES else len(METRIC_NAMES), name)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from .assertions import check_results
-from .metrics.registry import registered_names
+from .metrics.registry import DEFAULT_METRICS, registered_names
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -21,17 +21,6 @@ if TYPE_CHECKING:
     from .case import RagCase
     from .config import Settings
     from .dataset import DatasetCollection, LoadedCase
-
-# The metrics a case is checked on when the config names none: the composite's four, then
-# retrieval (judged only for cases with expected_contexts).
-DEFAULT_METRICS = (
-    "faithfulness",
-    "answer_relevance",
-    "context_precision",
-    "context_recall",
-    "retrieval_precision",
-    "retrieval_recall",
-)
 
 ZERO_CODE_CASE = pytest.StashKey[str]()
 
@@ -66,7 +55,7 @@ def rag_dataset_case(rag_case: RagCase) -> None:
     check_case(rag_case)
 
 
-class DatasetCaseItem(pytest.Function):
+class ZeroCodeItem(pytest.Function):
     """A zero-code test: reported as ``<dataset>::<case id>``."""
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
@@ -87,12 +76,12 @@ class DatasetFile(pytest.File):
         if any(
             "rag_case" in getattr(item, "fixturenames", ())
             for item in self.session.items
-            if not isinstance(item, DatasetCaseItem)
+            if not isinstance(item, ZeroCodeItem)
         ):
             return []
         items: list[pytest.Item] = []
         for loaded in self.cases:
-            item = DatasetCaseItem.from_parent(self, name=loaded.key, callobj=rag_dataset_case)
+            item = ZeroCodeItem.from_parent(self, name=loaded.key, callobj=rag_dataset_case)
             item.stash[ZERO_CODE_CASE] = loaded.key
             if loaded.critical:
                 item.add_marker("rag_critical")
@@ -121,8 +110,8 @@ def zero_code_cases(
     if any(
         "rag_case" in getattr(item, "fixturenames", ())
         for item in items
-        if not isinstance(item, DatasetCaseItem)
+        if not isinstance(item, ZeroCodeItem)
     ):
         return None
     by_key = datasets.by_key()
-    return [by_key[i.stash[ZERO_CODE_CASE]] for i in items if isinstance(i, DatasetCaseItem)]
+    return [by_key[i.stash[ZERO_CODE_CASE]] for i in items if isinstance(i, ZeroCodeItem)]

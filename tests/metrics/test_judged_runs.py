@@ -118,6 +118,39 @@ def test_twice(rag_case):
     assert len(word_judge.calls) == 1
 
 
+@pytest.mark.parametrize(
+    ("judge_config", "warned"),
+    [("cache: false", False), ("no_cache: true", True), ("no_cache: false\n  cache: false", True)],
+    ids=["cache-false", "deprecated-no-cache", "both"],
+)
+def test_judge_cache_false_in_the_config_turns_the_cache_off_and_no_cache_still_works(
+    judged: pytest.Pytester, judge_config: str, warned: bool
+) -> None:
+    judged.makepyfile(
+        test_rag="""
+from rag_eval_pytest import evaluate
+
+def test_faithful(rag_case):
+    evaluate(rag_case, "faithfulness")
+"""
+    )
+    judged.makefile(".yaml", **{"eval-config": f"judge:\n  {judge_config}\n"})
+    args = ("--rag-dataset", "dataset.json", "--rag-judge-passes", "1", "-p", "no:randomly")
+    for _ in range(2):
+        word_judge.calls.clear()
+        result = judged.runpytest(*args)
+        result.assert_outcomes(passed=2)
+        assert len(word_judge.calls) == 1  # asked again: nothing was cached
+    notice = (
+        "*RagEvalWarning: *"
+        "eval-config.yaml: 'judge.no_cache' is deprecated: use 'judge.cache'*"
+    )
+    if warned:
+        result.stdout.fnmatch_lines(["*warnings summary*", notice])
+    else:
+        result.stdout.no_fnmatch_line(notice)
+
+
 def test_zero_code_checks_the_judge_based_metrics_and_the_composite(
     judged: pytest.Pytester,
 ) -> None:

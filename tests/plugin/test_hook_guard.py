@@ -40,7 +40,7 @@ BREAKS = {
         "import rag_eval_pytest.prefetch as m\nm.plan_tests = boom\n"
     ),
     "pytest_runtest_makereport": (
-        "from rag_eval_pytest.case import CaseRecorder\nCaseRecorder.properties = boom\n"
+        "from rag_eval_pytest.case import ResultRecorder\nResultRecorder.properties = boom\n"
     ),
     "pytest_runtest_logreport": (
         "from rag_eval_pytest.aggregator import Aggregator\nAggregator.add_report = boom\n"

@@ -119,3 +119,36 @@ def test_config_file_must_be_a_mapping(tmp_path: Path) -> None:
     path.write_text("- a\n- b\n")
     with pytest.raises(ConfigError, match="expected a mapping of keys, found list"):
         find_config_file(tmp_path, None)
+
+
+@pytest.mark.parametrize(
+    ("judge", "cache"),
+    [
+        ({"no_cache": True}, False),
+        ({"no_cache": "true", "cache": True}, False),  # it overrode cache, as it did
+        ({"no_cache": False}, True),
+        ({"no_cache": False, "cache": False}, False),
+    ],
+)
+def test_the_deprecated_no_cache_key_becomes_cache_with_a_notice(
+    tmp_path: Path, judge: dict[str, object], cache: bool
+) -> None:
+    path = tmp_path / "eval-config.yaml"
+    resolved = resolve_settings(ConfigFile(path, {"judge": judge}), [], env={})
+    assert resolved.settings.judge.cache is cache
+    [notice] = resolved.deprecations
+    assert "'judge.no_cache' is deprecated: use 'judge.cache'" in notice and str(path) in notice
+
+
+def test_a_bad_no_cache_value_is_named(tmp_path: Path) -> None:
+    file = ConfigFile(tmp_path / "c.yaml", {"judge": {"no_cache": "sometimes"}})
+    with pytest.raises(ConfigError) as info:
+        resolve_settings(file, [], env={})
+    assert "key 'judge.no_cache'" in str(info.value) and "'sometimes'" in str(info.value)
+
+
+def test_cache_is_the_one_key_and_no_notice_without_no_cache(tmp_path: Path) -> None:
+    file = ConfigFile(tmp_path / "c.yaml", {"judge": {"cache": False}})
+    resolved = resolve_settings(file, [], env={})
+    assert resolved.settings.judge.cache is False and resolved.deprecations == []
+    assert "no_cache" not in resolved.settings.judge.model_dump()

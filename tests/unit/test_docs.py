@@ -7,6 +7,7 @@ settings model; every guide the README links exists.
 
 from __future__ import annotations
 
+import inspect
 import re
 from pathlib import Path
 
@@ -14,7 +15,8 @@ import pytest
 import yaml
 
 from rag_eval_pytest.config import ConfigFile, resolve_settings
-from rag_eval_pytest.options import METRIC_NAMES, OPTIONS
+from rag_eval_pytest.metrics.registry import METRIC_NAMES
+from rag_eval_pytest.options import OPTIONS
 
 ROOT = Path(__file__).parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -84,3 +86,43 @@ def test_every_test_the_reliability_guide_names_exists() -> None:
             if not re.search(rf"def {pattern}\(", current.read_text(encoding="utf-8")):
                 missing.append(f"{current.name}::{name}")
     assert missing == []
+
+
+NEEDS = {  # the words of the "needs" column of docs/metrics.md for each requirement
+    "contexts": "contexts",
+    "expected_contexts": "expected_contexts",
+    "ground_truth": "ground truth",
+    "judge": "judge",
+    "embeddings": "embeddings",
+}
+
+
+def metrics_table() -> dict[str, dict[str, str]]:
+    """The rows of the table under "## The metrics" in docs/metrics.md, by metric."""
+    text = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
+    section = text.split("## The metrics", 1)[1].split("\n## ", 1)[0]
+    table = section[section.index("\n|") + 1 :].split("\n\n", 1)[0]  # the first table
+    lines = [line for line in table.splitlines() if line.startswith("|")]
+    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    rows = [dict(zip(header, (c.strip() for c in line.strip("|").split("|")), strict=True))
+            for line in lines[2:]]
+    return {row["metric"].strip("`"): row for row in rows}
+
+
+def test_the_metrics_table_lists_every_built_in_metric_in_report_order() -> None:
+    assert list(metrics_table()) == list(METRIC_NAMES)
+
+
+@pytest.mark.parametrize("name", METRIC_NAMES)
+def test_the_metrics_table_says_what_each_metric_needs_and_its_assertion(name: str) -> None:
+    import rag_eval_pytest
+    from rag_eval_pytest.metrics.registry import metric_class
+
+    row = metrics_table()[name]
+    requires = metric_class(name).requires
+    needs = re.sub(r"\(\+ [^)]*\)", "", row["needs"])  # "(+ embeddings)": optional
+    assert {w.strip() for w in needs.split(",")} == {NEEDS[r] for r in requires}
+    assert (row["judge requests per case (1 pass)"] == "0") == ("judge" not in requires)
+    assertion = row["assertion"].strip("`")
+    assert assertion in rag_eval_pytest.__all__
+    assert f'"{name}"' in inspect.getsource(getattr(rag_eval_pytest, assertion))

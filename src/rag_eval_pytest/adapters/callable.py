@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from ..response import RAGResponse
 
 
+def target_of(spec: Any, search_paths: Sequence[Path] = ()) -> Any:
+    """``spec`` imported with :func:`load_target` when it is text, else ``spec`` itself."""
+    return load_target(spec, search_paths) if isinstance(spec, str) else spec
+
+
 def load_target(spec: str, search_paths: Sequence[Path] = ()) -> Any:
     """Import ``module:attr`` or ``path/to/file.py:attr`` (dotted attrs allowed)."""
     module_part, sep, attr = spec.rpartition(":")
@@ -81,7 +86,7 @@ class CallableAdapter(RAGAdapter):
         search_paths: Sequence[Path] = (),
     ) -> None:
         self._spec = fn if isinstance(fn, str) else None
-        target = load_target(fn, search_paths) if isinstance(fn, str) else fn
+        target = target_of(fn, search_paths)
         if not callable(target):
             raise ConfigError(f"target {fn!r} is not callable")
         self.fn: Callable[[str], Any] = target

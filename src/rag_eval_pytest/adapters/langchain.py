@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import AdapterError, ConfigError
 from ..response import Context, RAGResponse
 from .base import RAGAdapter
-from .callable import load_target
+from .callable import target_of
 from .extras import require_extra
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ class LangChainAdapter(RAGAdapter):
     ) -> None:
         require_extra("langchain")
         self._name = chain if isinstance(chain, str) else type(chain).__name__
-        target = load_target(chain, search_paths) if isinstance(chain, str) else chain
+        target = target_of(chain, search_paths)
         if not (hasattr(target, "ainvoke") or hasattr(target, "invoke")):
             raise ConfigError(
                 f"langchain target {self._name!r} is a {type(target).__name__}, not a Runnable "

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import AdapterError, ConfigError
 from ..response import Context, RAGResponse
 from .base import RAGAdapter
-from .callable import load_target
+from .callable import target_of
 from .extras import require_extra
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ class LlamaIndexAdapter(RAGAdapter):
     ) -> None:
         require_extra("llamaindex")
         self._name = engine if isinstance(engine, str) else type(engine).__name__
-        target = load_target(engine, search_paths) if isinstance(engine, str) else engine
+        target = target_of(engine, search_paths)
         if not (hasattr(target, "aquery") or hasattr(target, "query")) and hasattr(
             target, "as_query_engine"
         ):

@@ -55,10 +55,6 @@ class ResponsePath:
             raise ValueError("a response path cannot be empty")
         return cls(text=text, steps=tuple(steps))
 
-    @property
-    def is_multi(self) -> bool:
-        return EACH in self.steps
-
     def extract(self, data: Any) -> Any:
         """The value at this path (a list when the path has ``[*]``)."""
         return self._walk(data, 0, "")

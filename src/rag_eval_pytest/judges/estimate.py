@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..metrics.registry import METRIC_NAMES, requirements
 from .cost import Estimate, estimate
 from .factory import judge_label, resolve_kind
 from .prompt import estimate_tokens, render
@@ -72,14 +73,9 @@ def _prompt(metric: str, question: str, truth: str, answer: str, contexts: list[
     return render(q, inputs, mode="json")
 
 
-JUDGE_METRICS = (
-    "faithfulness",
-    "answer_relevance",
-    "context_precision",
-    "context_recall",
-    "context_relevance",
-    "answer_correctness",
-)
+def _judged(metric: str) -> bool:
+    """A built-in metric that asks the judge (a custom one is never estimated)."""
+    return metric in METRIC_NAMES and "judge" in requirements(metric)
 
 
 def estimate_run(
@@ -89,7 +85,7 @@ def estimate_run(
     env: Mapping[str, str],
 ) -> Estimate | None:
     """The estimate for ``metrics`` on ``cases``; ``None`` when none of them needs a judge."""
-    judged = [m for m in metrics if m in JUDGE_METRICS]
+    judged = [m for m in metrics if _judged(m)]
     if not judged:
         return None
     kind = resolve_kind(settings, env)

@@ -57,7 +57,7 @@ def judge_label(settings: JudgeSettings, env: Mapping[str, str]) -> str:
 
 def cache_for(settings: JudgeSettings, default_dir: Path | None) -> JudgeCache | bool:
     """The disk cache in force, or ``False`` when caching is off or has no place."""
-    if not settings.use_cache:
+    if not settings.cache:
         return False
     directory = Path(settings.cache_dir) if settings.cache_dir else default_dir
     return JudgeCache(directory) if directory is not None else False

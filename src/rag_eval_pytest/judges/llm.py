@@ -42,6 +42,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..metrics.base import Usage
 from ..retry import RetryPolicy
+from ..text.shorten import shorten
 from .base import I, Judge, JudgeOutcome, O, Question
 from .cache import JudgeCache, cache_key
 from .cost import Prices, cost_usd
@@ -616,17 +617,15 @@ def outcome_from_record(
     return JudgeOutcome(value, reason, Usage(cache_hits=requests), tuple(notes), agreement)
 
 
+_REFUSAL = 200  # characters of a refusal quoted in the reason
+
+
 def _refusal(reply: Reply) -> str | None:
     if reply.refusal is not None:
-        return f"the judge refused: {_excerpt(reply.refusal) or 'no reason given'}"
+        return f"the judge refused: {shorten(reply.refusal, _REFUSAL) or 'no reason given'}"
     if reply.data is None and looks_like_refusal(reply.text):
-        return f"the judge refused: {_excerpt(reply.text)}"
+        return f"the judge refused: {shorten(reply.text, _REFUSAL)}"
     return None
-
-
-def _excerpt(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 __all__ = [

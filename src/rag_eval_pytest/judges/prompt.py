@@ -71,17 +71,12 @@ class RenderedPrompt:
         )
 
 
-def output_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The output model's JSON schema with ``$ref`` inlined (tools and response formats
-    handle self-contained schemas best). A fresh copy each time, built once per model:
-    pydantic takes about a millisecond per schema, which made a dry run of 100,000 cases
-    (eight prompts each) take two minutes."""
-    result: dict[str, Any] = json.loads(_output_schema_json(model))
-    return result
-
-
 @functools.lru_cache(maxsize=64)
 def _output_schema_json(model: type[BaseModel]) -> str:
+    """The output model's JSON schema with ``$ref`` inlined (tools and response formats
+    handle self-contained schemas best), built once per model: pydantic takes about a
+    millisecond per schema, which made a dry run of 100,000 cases (eight prompts each) take
+    two minutes."""
     schema = model.model_json_schema()
     defs = schema.pop("$defs", {})
 

@@ -7,7 +7,7 @@ question) are returned by :meth:`Question.untrusted` so that LLM judges can deli
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
@@ -338,14 +338,3 @@ class AnswerEquivalence(Question[EquivalenceInput, Equivalence]):
             "answer": inputs.answer,
             "ground_truth": inputs.ground_truth,
         }
-
-
-ALL_QUESTIONS: tuple[type[Question[Any, Any]], ...] = (
-    StatementSupport,
-    GeneratedQuestions,
-    AnswerAddressesQuestion,
-    ContextUsefulness,
-    GroundTruthAttribution,
-    ContextSentenceRelevance,
-    AnswerEquivalence,
-)

@@ -110,8 +110,9 @@ class JudgeSettings(_Section):
         None, description="API key (default: ANTHROPIC_API_KEY / OPENAI_API_KEY); use ${VAR}."
     )
     passes: int = Field(3, ge=1, le=15, description="Passes per question, majority vote.")
-    cache: bool = Field(True, description="Cache judge replies on disk.")
-    no_cache: bool = Field(False, description="Same as --rag-no-cache: overrides cache.")
+    cache: bool = Field(
+        True, description="Cache judge replies on disk (false: as --rag-no-cache)."
+    )
     cache_dir: str | None = Field(
         None, description="Cache directory (default: rag_eval_judge in pytest's cache)."
     )
@@ -156,10 +157,6 @@ class JudgeSettings(_Section):
         string (the API key is a ``SecretStr`` already)."""
         for name, value in super().__repr_args__():
             yield name, display_url(value) if name == "base_url" and value else value
-
-    @property
-    def use_cache(self) -> bool:
-        return self.cache and not self.no_cache
 
     def price_table(self) -> dict[str, tuple[float, float]]:
         return {name: (p.input, p.output) for name, p in self.prices.items()}

@@ -152,7 +152,7 @@ Embed = Callable[[list[str]], Awaitable[list[list[float]]]]
 
 @dataclass
 class Services:
-    """What a metric may use besides the sample: the judge, embeddings, the run's settings.
+    """What a metric may use besides the sample: the judge and embeddings.
 
     Metrics ask through :meth:`ask`, not ``judge.ask``: within a run, the same question with
     the same inputs goes to the same judge once, whichever metric or test asks it (a repeat
@@ -163,7 +163,6 @@ class Services:
 
     judge: Any = None
     embed: Embed | None = None
-    options: dict[str, Any] = field(default_factory=dict)
     memo: dict[tuple[str, str, str], asyncio.Future[Any]] = field(default_factory=dict)
     scrub: Callable[[Any], Any] | None = None
 

@@ -1,32 +1,63 @@
-"""The metric registry: names to metric classes.
+"""The metric registry: names to metric classes, and the one list of built-in metric names.
 
 Built-in metrics are listed as import paths and imported on first use, so naming a metric
-costs nothing until it runs. Custom metrics register with :func:`register_metric`.
+costs nothing until it runs; this module imports no metric code, so the options can name
+the built-in metrics without it. Custom metrics register with :func:`register_metric`.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from .base import Metric
+if TYPE_CHECKING:
+    from .base import Metric, Requirement
 
-# name -> "module:Class", relative to this package. Judge-based metrics add their rows here.
-_BUILTIN: dict[str, str] = {
-    "faithfulness": ".faithfulness:Faithfulness",
-    "answer_relevance": ".answer_relevance:AnswerRelevance",
-    "context_precision": ".context_precision:ContextPrecision",
-    "context_recall": ".context_recall:ContextRecall",
-    "context_relevance": ".context_relevance:ContextRelevance",
-    "answer_similarity": ".answer_similarity:AnswerSimilarity",
-    "answer_correctness": ".answer_correctness:AnswerCorrectness",
-    "retrieval_precision": ".retrieval:RetrievalPrecision",
-    "retrieval_recall": ".retrieval:RetrievalRecall",
+
+@dataclass(frozen=True)
+class _Builtin:
+    target: str
+    """``module:Class``, relative to this package."""
+    weight: float = 0.0
+    """Its weight in the composite score by default (0: not in the composite)."""
+    checked_by_default: bool = False
+    """Checked by zero-code tests when the config names no metrics."""
+
+
+# In report order. Judge-based metrics add their rows here.
+_BUILTIN: dict[str, _Builtin] = {
+    "faithfulness": _Builtin(".faithfulness:Faithfulness", 40, checked_by_default=True),
+    "answer_relevance": _Builtin(
+        ".answer_relevance:AnswerRelevance", 20, checked_by_default=True
+    ),
+    "context_precision": _Builtin(
+        ".context_precision:ContextPrecision", 20, checked_by_default=True
+    ),
+    "context_recall": _Builtin(".context_recall:ContextRecall", 20, checked_by_default=True),
+    "context_relevance": _Builtin(".context_relevance:ContextRelevance"),
+    "answer_similarity": _Builtin(".answer_similarity:AnswerSimilarity"),
+    "answer_correctness": _Builtin(".answer_correctness:AnswerCorrectness"),
+    # Judged only for cases with expected_contexts.
+    "retrieval_precision": _Builtin(".retrieval:RetrievalPrecision", checked_by_default=True),
+    "retrieval_recall": _Builtin(".retrieval:RetrievalRecall", checked_by_default=True),
 }
 _CUSTOM: dict[str, type[Metric]] = {}
 
-M = TypeVar("M", bound=type[Metric])
+METRIC_NAMES: tuple[str, ...] = tuple(_BUILTIN)
+"""The built-in metrics, in report order."""
+DEFAULT_WEIGHTS: dict[str, float] = {n: m.weight for n, m in _BUILTIN.items() if m.weight}
+"""The composite's metrics and their weights when the config gives none."""
+DEFAULT_METRICS: tuple[str, ...] = tuple(n for n, m in _BUILTIN.items() if m.checked_by_default)
+"""The metrics a zero-code case is checked on when the config names none."""
+
+M = TypeVar("M", bound="type[Metric]")
+
+
+def metric_order(name: str) -> tuple[int, str]:
+    """Sort key: built-in metrics in report order, then the others by name."""
+    return (METRIC_NAMES.index(name) if name in METRIC_NAMES else len(METRIC_NAMES), name)
 
 
 def register_metric(cls: M) -> M:
@@ -44,18 +75,14 @@ def registered_names() -> set[str]:
     return set(_BUILTIN) | set(_CUSTOM)
 
 
-def builtin_names() -> list[str]:
-    return list(_BUILTIN)
-
-
 def metric_class(name: str) -> type[Metric]:
     if name in _CUSTOM:
         return _CUSTOM[name]
-    target = _BUILTIN.get(name)
-    if target is None:
+    builtin = _BUILTIN.get(name)
+    if builtin is None:
         known = ", ".join(sorted(registered_names()))
         raise KeyError(f"unknown metric {name!r} (known: {known})")
-    return _builtin_class(target)
+    return _builtin_class(builtin.target)
 
 
 @functools.cache
@@ -68,11 +95,20 @@ def _builtin_class(target: str) -> type[Metric]:
 
 def get_metric(metric: str | Metric, **params: Any) -> Metric:
     """A metric instance from a name (with parameters) or an instance (as is)."""
+    from .base import Metric
+
     if isinstance(metric, Metric):
         if params:
             raise TypeError("pass parameters to the metric's constructor, not to evaluate()")
         return metric
     return metric_class(metric)(**params)
+
+
+def requirements(metric: str | Metric) -> frozenset[Requirement]:
+    """What ``metric`` needs (``KeyError`` for a name not registered)."""
+    from .base import Metric
+
+    return (type(metric) if isinstance(metric, Metric) else metric_class(metric)).requires
 
 
 def default_threshold(name: str) -> float:

@@ -29,6 +29,12 @@ def source_matches(expected: str, source: str) -> bool:
     return e == s or s.endswith("/" + e) or e.endswith("/" + s)
 
 
+NO_SOURCES = (
+    "the RAG system returned contexts without sources, so retrieval cannot be compared with "
+    "expected_contexts"
+)
+
+
 class RetrievalPrecision(Metric):
     name = "retrieval_precision"
     default_threshold = 0.5
@@ -40,10 +46,7 @@ class RetrievalPrecision(Metric):
         retrieved = sample.sources
         if not retrieved:
             if sample.contexts:
-                return Measurement.not_judged(
-                    "the RAG system returned contexts without sources, so retrieval "
-                    "cannot be compared with expected_contexts"
-                )
+                return Measurement.not_judged(NO_SOURCES)
             return Measurement.not_judged("nothing was retrieved: precision is undefined")
         evidence = []
         hits = 0
@@ -75,10 +78,7 @@ class RetrievalRecall(Metric):
             return Measurement.not_judged("expected_contexts is empty: recall is undefined")
         retrieved = sample.sources
         if not retrieved and sample.contexts:
-            return Measurement.not_judged(
-                "the RAG system returned contexts without sources, so retrieval "
-                "cannot be compared with expected_contexts"
-            )
+            return Measurement.not_judged(NO_SOURCES)
         evidence = []
         found = 0
         for name in expected:

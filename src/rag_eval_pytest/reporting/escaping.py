@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from ..text.shorten import cut
+
 # ESC ] ... (BEL | ESC \): OSC, e.g. an OSC-8 hyperlink; ESC [ ... final: CSI (colours,
 # cursor moves, screen clears); ESC and one more character; the 8-bit CSI/OSC introducers;
 # then every other C0/C1 control character but tab and newline.
@@ -48,8 +50,8 @@ def inline(text: object, limit: int | None = None) -> str:
     removed, whitespace collapsed, cut at ``limit`` characters (with "…"), then HTML and
     the characters of links, images, code and table cells escaped."""
     flat = " ".join(strip_control(str(text)).split())
-    if limit is not None and len(flat) > limit:
-        flat = flat[: limit - 1] + "…"
+    if limit is not None:
+        flat = cut(flat, limit)
     return flat.translate(_MARKDOWN)
 
 

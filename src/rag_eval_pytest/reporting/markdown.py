@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..options import METRIC_NAMES
+from ..metrics.registry import metric_order
 from .escaping import code, inline
 
 if TYPE_CHECKING:
@@ -173,10 +173,6 @@ def _not_judged(cases: list[CaseResult]) -> list[str]:
     return [f"## Not Judged: {len(rows)}", "", *rows, ""]
 
 
-def _metric_rank(name: str) -> tuple[int, str]:
-    return (METRIC_NAMES.index(name) if name in METRIC_NAMES else len(METRIC_NAMES), name)
-
-
 _SELECTION_MARK = {"other": " (other selection)", "unknown": " (selection not recorded)"}
 
 
@@ -218,7 +214,7 @@ def _trend(trend: Trend | None) -> list[str]:
             "```",
             "",
         ]
-    names = sorted({m for p in points for m in p.metrics}, key=_metric_rank)
+    names = sorted({m for p in points for m in p.metrics}, key=metric_order)
     header = "| Run | Date | Composite | " + " | ".join(title(n) for n in names) + " |"
     lines += [header, "|" + "---|" * (3 + len(names))]
     for i, p in enumerate(points, start=1):

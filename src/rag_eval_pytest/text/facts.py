@@ -312,7 +312,6 @@ _SCALES = {
     "billion": 1_000_000_000,
     "trillion": 1_000_000_000_000,
 }
-_MULTIPLIERS = {"dozen": 12, "twice": 2, "half": 0.5, "once": 1}
 MONTHS = {
     name: i + 1
     for i, names in enumerate(
@@ -659,10 +658,6 @@ def negation_cues(text: str) -> list[str]:
     return cues
 
 
-def negated(text: str) -> bool:
-    return bool(negation_cues(text))
-
-
 # ----------------------------------------------------------------------------- names
 
 _NAME_STOP = STOPWORDS | frozenset(
@@ -736,11 +731,6 @@ def words_of_name(name: str) -> set[str]:
     gym)."""
     words = {re.sub(r"['’]s$", "", word).lower() for word in name.split()}
     return {w for w in words if w and w not in _NAME_STOP}
-
-
-def name_words(text: str) -> set[str]:
-    """The words of the names of ``text`` (see :func:`words_of_name`)."""
-    return {word for name in names(text) for word in words_of_name(name)}
 
 
 _IDENTIFIER = re.compile(r"[^\W_]+(?:['’\-.][^\W_]+)*")

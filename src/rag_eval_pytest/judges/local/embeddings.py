@@ -117,13 +117,6 @@ class LocalEmbedder:
         ``--rag-no-cache``)."""
         self.cache = vector_cache(cache_dir, self.model_folder)
 
-    def fresh(self) -> LocalEmbedder:
-        """An embedder with the same (already loaded) model and nothing memoised: for
-        measuring a run as if it were the first."""
-        other = LocalEmbedder(self.device, self.batch_size, self.model_folder)
-        other._model = self._loaded()
-        return other
-
     # ------------------------------------------------------------------ blocking
 
     def _loaded(self) -> Any:

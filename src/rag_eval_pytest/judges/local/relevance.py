@@ -11,7 +11,6 @@ on topic.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...text.facts import content_words, dates, names, quantities, stem
+from .support import logistic
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -39,8 +39,7 @@ class LogisticModel:
     shown_at: float = 0.5
 
     def probability(self, features: Sequence[float]) -> float:
-        z = self.bias + sum(w * x for w, x in zip(self.weights, features, strict=True))
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        return logistic(self.weights, self.bias, features)
 
     def score(self, features: Sequence[float]) -> float:
         """The probability mapped piecewise-linearly so that ``support`` shows as

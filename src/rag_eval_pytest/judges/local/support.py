@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...text.facts import content_words, coverage, dates, phrase_coverage, word_pairs
+from ...text.shorten import shorten
 from .checks import (
     Finding,
     check_dates,
@@ -46,6 +47,7 @@ RESTATED_WORDS = 6
 # passage in meaning, is about something else ("Banana." against a delivery policy): the
 # logistic model, fitted on answers that are at least on topic, must not call it supported.
 UNRELATED_SIMILARITY = 0.3
+_SHOWN = 140  # characters of the passage quoted in a reason
 CANDIDATES = 5  # passages tried when the closest one conflicts with the claim
 CANDIDATE_MARGIN = 0.25  # how much lower than the closest one's their ranking may be
 
@@ -61,6 +63,12 @@ FEATURES = (
 )
 
 
+def logistic(weights: Sequence[float], bias: float, features: Sequence[float]) -> float:
+    """The probability a logistic model with ``weights`` and ``bias`` gives ``features``."""
+    z = bias + sum(w * x for w, x in zip(weights, features, strict=True))
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
 @dataclass(frozen=True)
 class Calibration:
     """The logistic support model (weights in :data:`FEATURES` order) and the thresholds on
@@ -73,9 +81,7 @@ class Calibration:
     ambiguous: float = 0.3
 
     def probability(self, features: Sequence[float]) -> float:
-        z = self.bias + sum(w * x for w, x in zip(self.weights, features, strict=True))
-        z = max(-30.0, min(30.0, z))
-        return 1.0 / (1.0 + math.exp(-z))
+        return logistic(self.weights, self.bias, features)
 
 
 # Fitted by ``python benchmarks/judge_accuracy.py --fit`` on the dev halves of
@@ -143,10 +149,6 @@ class ClaimSupport:
     evidence: str
     context: int | None
     findings: tuple[Finding, ...] = ()
-
-
-def describe_features(features: Sequence[float]) -> dict[str, float]:
-    return dict(zip(FEATURES, features, strict=True))
 
 
 def claim_features(
@@ -261,7 +263,7 @@ def judge_claim(
     conflicts = [f for f in findings if f.severity == "conflict"]
     gaps = [f for f in findings if f.severity == "gap"]
     if conflicts:
-        reason = "; ".join(f.message for f in conflicts) + f" ({where}: {_short(shown)})"
+        reason = "; ".join(f.message for f in conflicts) + f" ({where}: {shorten(shown, _SHOWN)})"
         return ClaimSupport(
             "contradicted",
             min(p, calibration.ambiguous / 2),
@@ -284,7 +286,7 @@ def judge_claim(
         p = min(p, calibration.ambiguous / 2)
     if p >= calibration.support or restated:
         verdict: Verdict = "supported"
-        reason = f"supported by {where} ({measured}, score {p:.2f}): {_short(shown)}"
+        reason = f"supported by {where} ({measured}, score {p:.2f}): {shorten(shown, _SHOWN)}"
         p = max(p, calibration.support)
     elif p >= calibration.ambiguous:
         verdict = "not mentioned"
@@ -298,8 +300,3 @@ def judge_claim(
     if gaps and verdict != "supported":
         reason = "; ".join(f.message for f in gaps) + "; " + reason
     return ClaimSupport(verdict, p, reason, passage.text, passage.context, tuple(findings))
-
-
-def _short(text: str, limit: int = 140) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
