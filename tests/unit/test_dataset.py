@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rag_eval_pytest.dataset import auto_id, load_dataset, load_datasets
+from rag_eval_pytest.data.dataset import auto_id, load_dataset, load_datasets
 from rag_eval_pytest.errors import DatasetError
 
 NOW = dt.datetime(2026, 11, 22, tzinfo=dt.timezone.utc)

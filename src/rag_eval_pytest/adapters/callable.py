@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
-from ..event_loop import to_thread
+from ..runtime.event_loop import to_thread
 from .base import RAGAdapter, to_response
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from ..response import RAGResponse
+    from ..data.response import RAGResponse
 
 
 def target_of(spec: Any, search_paths: Sequence[Path] = ()) -> Any:

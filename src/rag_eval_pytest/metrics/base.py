@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 if TYPE_CHECKING:
-    from ..response import Context
+    from ..data.response import Context
 
 Requirement = Literal["contexts", "expected_contexts", "ground_truth", "judge", "embeddings"]
 Status = Literal["passed", "failed", "not_judged"]

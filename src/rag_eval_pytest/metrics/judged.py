@@ -11,8 +11,8 @@ from .base import Measurement, Usage
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from ..data.response import Context
     from ..judges.base import JudgeOutcome, Question
-    from ..response import Context
     from .base import Sample, Services
 
 

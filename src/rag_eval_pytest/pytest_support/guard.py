@@ -104,8 +104,8 @@ def _verbose(config: pytest.Config) -> bool:
 
 
 def _redactor(config: pytest.Config | None) -> Callable[[str], str]:
-    from .plugin import SESSION_KEY
-    from .redaction import Redactor
+    from ..plugin import SESSION_KEY
+    from ..redaction import Redactor
 
     session = config.stash.get(SESSION_KEY, None) if config is not None else None
     redactor = session.redactor if session is not None else Redactor.from_environment()

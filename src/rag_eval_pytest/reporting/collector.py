@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .metrics.base import MetricResult
-from .reporting.models import CaseTest, CriticalTest, Outcome
+from ..metrics.base import MetricResult
+from .models import CaseTest, CriticalTest, Outcome
 
 if TYPE_CHECKING:
-    from .dataset import LoadedCase
+    from ..data.dataset import LoadedCase
     from .payload import CasePayload
 
 _SEVERITY: dict[str, int] = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
@@ -138,7 +138,7 @@ def crashed_case_payload(
     loaded = _case_of_nodeid(nodeid, cases)
     if loaded is None:
         return None
-    from .case import ResultRecorder
+    from ..engine.case import ResultRecorder
 
     recorder = ResultRecorder(loaded)
     recorder.error = f"the test process crashed: {message or 'its worker died'}"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from .metrics.registry import METRIC_NAMES
+from ..metrics.registry import METRIC_NAMES
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -85,7 +85,7 @@ def judge_kind(text: str) -> str:
 
 def shard(text: str) -> str:
     """Option type: ``I/N``."""
-    from .sharding import parse_shard
+    from ..data.sharding import parse_shard
 
     try:
         return str(parse_shard(text))

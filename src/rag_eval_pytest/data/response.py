@@ -19,7 +19,7 @@ def _inert(value: _T) -> _T:
     OSC-8 hyperlinks): they would act on the terminal, be stored in the reports and be
     read by a judge as words."""
     if isinstance(value, str):
-        from .reporting.escaping import strip_control
+        from ..text.escaping import strip_control
 
         return cast("_T", strip_control(value))
     return value

@@ -11,19 +11,19 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
-from .metrics.registry import requirements
-from .payload import PAYLOAD_SCHEMA, CasePayload
+from ..metrics.registry import requirements
+from ..reporting.payload import PAYLOAD_SCHEMA, CasePayload
 from .session import EvalSession, MetricRequest, PlannedMetric, context_payload
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .adapters.base import RAGAdapter
-    from .config import Settings
-    from .dataset import Case, LoadedCase
-    from .judges.base import Judge
-    from .metrics.base import Metric, MetricResult
-    from .response import Context, RAGResponse
+    from ..adapters.base import RAGAdapter
+    from ..config.settings import Settings
+    from ..data.dataset import Case, LoadedCase
+    from ..data.response import Context, RAGResponse
+    from ..judges.base import Judge
+    from ..metrics.base import Metric, MetricResult
 
 
 class ResultRecorder:
@@ -177,7 +177,7 @@ class RagCase:
         if new and self._on_requests is not None:
             self._on_requests(new)
         services = self._session.services(judge)
-        from .errors import ConfigError
+        from ..errors import ConfigError
 
         try:
             results = self._session.evaluate_many(
@@ -191,7 +191,7 @@ class RagCase:
         return results
 
     def _judge(self) -> Judge | None:
-        from .errors import ConfigError
+        from ..errors import ConfigError
 
         try:
             judge = self._session.judge_for(self._judge_provider())
