@@ -17,18 +17,19 @@ import pytest
 
 from .config.options import OPTIONS
 from .errors import RagEvalError
-from .pytest_support.guard import exit_if_deferred, guarded
+from .pytest_support.guard import SESSION_KEY, exit_if_deferred, guarded
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Iterator
 
     from .engine.case import RagCase, ResultRecorder
+    from .engine.prefetch import Prefetcher
     from .engine.session import EvalSession
     from .pytest_support.termination import SigtermAsInterrupt
     from .reporting.aggregator import Aggregator
 
-SESSION_KEY: pytest.StashKey[EvalSession] = pytest.StashKey()
 AGGREGATOR_KEY: pytest.StashKey[Aggregator] = pytest.StashKey()
+PREFETCHER_KEY: pytest.StashKey[Prefetcher] = pytest.StashKey()
 RECORDER_KEY: pytest.StashKey[ResultRecorder] = pytest.StashKey()
 NEXT_ITEM_KEY: pytest.StashKey[pytest.Item | None] = pytest.StashKey()
 INTERRUPTED_KEY: pytest.StashKey[bool] = pytest.StashKey()  # Ctrl-C ended the run
@@ -134,12 +135,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             config.pluginmanager.unregister(plugin)
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
-        if session.prefetcher is not None and not _is_worker(config):
+        prefetcher = config.stash.get(PREFETCHER_KEY, None)
+        if prefetcher is not None and not _is_worker(config):
             from .engine.prefetch import write_learned
 
-            write_learned(getattr(config, "cache", None), session.prefetcher)
+            write_learned(getattr(config, "cache", None), prefetcher)
         session.close(interrupted=config.stash.get(INTERRUPTED_KEY, False))
         del config.stash[SESSION_KEY]
+    if PREFETCHER_KEY in config.stash:
+        del config.stash[PREFETCHER_KEY]
     if AGGREGATOR_KEY in config.stash:
         del config.stash[AGGREGATOR_KEY]
     sigterm = config.stash.get(SIGTERM_KEY, None)
@@ -220,7 +224,7 @@ def _order_and_plan(config: pytest.Config, items: list[pytest.Item]) -> None:
 
         worker = _is_worker(config)
         cache = getattr(config, "cache", None)
-        eval_session.prefetcher = plan_tests(
+        config.stash[PREFETCHER_KEY] = plan_tests(
             items,
             eval_session,
             read_learned(cache),
@@ -392,7 +396,7 @@ def rag_case(request: pytest.FixtureRequest) -> Iterator[RagCase]:
             resolved.append(session.judge_for(request.getfixturevalue("rag_judge")))
         return resolved[0]
 
-    prefetcher = session.prefetcher
+    prefetcher = request.config.stash.get(PREFETCHER_KEY, None)
     if prefetcher is not None:
         prefetcher.before_test(
             request.node,

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from rag_eval_pytest.data.response import Context
 from rag_eval_pytest.engine.session import measure
-from rag_eval_pytest.judges.base import Judge, JudgeOutcome, Question
+from rag_eval_pytest.judges.base import Judge, JudgeOutcome, Question, Usage
 from rag_eval_pytest.judges.questions import (
     AnswerAddressesQuestion,
     Attributions,
@@ -23,7 +23,7 @@ from rag_eval_pytest.judges.questions import (
     SentenceRelevances,
     StatementVerdicts,
 )
-from rag_eval_pytest.metrics.base import Measurement, Sample, Services, Usage
+from rag_eval_pytest.metrics.base import Measurement, Sample, Services
 from rag_eval_pytest.metrics.context_precision import average_precision
 from rag_eval_pytest.metrics.registry import get_metric
 

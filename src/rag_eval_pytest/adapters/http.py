@@ -27,12 +27,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from ..config.options import OptionValueError, check_header, http_url
 from ..data.response import Context, RAGResponse
 from ..errors import AdapterError, ConfigError
 from ..redaction import Redactor, basic_credentials, url_secrets
 from ..redaction import display_url as _display_url
 from ..runtime.retry import RetryPolicy, Sleep, is_transient_status, retry_after
+from ..values import OptionValueError, check_header, http_url
 from .base import RAGAdapter
 from .paths import PathError, ResponsePath
 

@@ -36,7 +36,7 @@ from ..judges.settings import JudgeSettings
 from ..metrics.registry import DEFAULT_WEIGHTS, registered_names
 from ..redaction import MASK, display_url, is_credential_name
 from ..runtime.retry import MAX_ATTEMPTS, RetrySettings
-from .options import check_header, header_line, http_url
+from ..values import check_header, header_line, http_url
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -2,7 +2,7 @@
 
 Renders the prompt each judge-based metric would send for each case (pre-recorded answers
 and contexts as they are; a typical size where the RAG system has not answered yet) and
-prices it with :mod:`.cost`. With N passes it counts the passes of an agreeing vote
+prices it with :mod:`..judges.cost`. With N passes it counts the passes of an agreeing vote
 (``N // 2 + 1``); disagreements cost more, cache hits less.
 """
 

@@ -2,8 +2,9 @@
 
 Every process that runs tests (a plain run, or each xdist worker) has one. It queries the RAG
 system once per case however many tests use the case, and computes each metric once per case
-and parameter set. Results leave the process on test reports (see :mod:`.payload`); writing
-reports is the aggregating process's job (:mod:`.collector`).
+and parameter set. Results leave the process on test reports (see
+:mod:`..reporting.payload`); writing reports is the aggregating process's job
+(:mod:`..reporting.collector`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..data.response import Context, RAGResponse
+from ..data.response import RAGResponse
 from ..errors import AdapterError
 from ..metrics.base import Measurement, Metric, MetricResult, Sample, Services
 from ..metrics.registry import get_metric
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from ..judges.llm import JudgeDeadline
     from ..metrics.base import Embed
     from ..redaction import Redactor
-    from .prefetch import Prefetcher
+    from ..reporting.payload import RunInfo
 
 THREADS_TIMEOUT = 30.0
 """Seconds the end of a run waits for blocking calls still running in worker threads."""
@@ -47,14 +48,6 @@ MetricRequest = tuple["str | Metric", "float | None", "dict[str, Any]"]
 PlannedMetric = tuple[str, dict[str, Any]]
 """A metric to measure, by name with its parameters and without a threshold (JSON-safe, so
 the prefetcher can remember what a test function measures)."""
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    """Identity of the run, decided once by the aggregating process and sent to workers."""
-
-    run_id: str
-    started_at: str
 
 
 @dataclass
@@ -84,7 +77,6 @@ class EvalSession:
     judge_limiter: AdaptiveLimiter = field(init=False)
     case_limiter: AdaptiveLimiter = field(init=False)
     judge_deadline: JudgeDeadline = field(init=False)
-    prefetcher: Prefetcher | None = None
     progress: RunProgress = field(default_factory=RunProgress)
     notify: Callable[[str], None] | None = None  # a line of information on the terminal
     _notices: set[str] = field(default_factory=set)
@@ -456,9 +448,3 @@ async def measure(metric: Metric, sample: Sample, services: Services) -> Measure
     if missing is not None:
         return Measurement.not_judged(missing)
     return await metric.measure(sample, services)
-
-
-def context_payload(contexts: list[Context] | None) -> list[dict[str, str | None]] | None:
-    if contexts is None:
-        return None
-    return [{"text": c.text, "source": c.source} for c in contexts]

@@ -184,7 +184,7 @@ def _local_judge(settings: JudgeSettings, cache_dir: Path | None = None) -> Judg
 
 def _custom_judge(spec: str, search_paths: Sequence[Path]) -> Judge:
     if ":" in spec:
-        from ..adapters.callable import load_target
+        from ..targets import load_target
 
         obj = load_target(spec, search_paths)
     else:
@@ -229,7 +229,7 @@ def check_base_url(settings: JudgeSettings, env: Mapping[str, str]) -> None:
     variable = BASE_URL_VARIABLES.get(resolve_kind(settings, env))
     url = env.get(variable, "") if variable and settings.base_url is None else ""
     if url:
-        from ..config.options import OptionValueError, http_url
+        from ..values import OptionValueError, http_url
 
         try:
             http_url(url)

@@ -40,10 +40,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..metrics.base import Usage
 from ..runtime.retry import RetryPolicy
 from ..text.shorten import shorten
-from .base import I, Judge, JudgeOutcome, O, Question
+from .base import I, Judge, JudgeOutcome, O, Question, Usage
 from .cache import JudgeCache, cache_key
 from .cost import Prices, cost_usd
 from .parsing import ParseResult, looks_like_refusal, parse_reply

@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from .base import Measurement, Usage
+from ..judges.base import Usage
+from .base import Measurement
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

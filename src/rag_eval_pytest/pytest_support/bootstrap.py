@@ -14,7 +14,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config.options import OPTIONS, OptionSpec, OptionValueError
+from ..config.options import OPTIONS, OptionSpec
 from ..config.settings import (
     ConfigFile,
     Override,
@@ -23,9 +23,11 @@ from ..config.settings import (
     resolve_settings,
 )
 from ..data.dataset import load_datasets
-from ..engine.session import EvalSession, RunInfo
+from ..engine.session import EvalSession
 from ..errors import ConfigError
 from ..redaction import Redactor
+from ..reporting.payload import RunInfo
+from ..values import OptionValueError
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 
     from ..config.settings import Settings
     from ..data.dataset import DatasetCollection
-    from ..engine.session import RunInfo
     from ..redaction import Redactor
+    from .payload import RunInfo
 
 
 @dataclass

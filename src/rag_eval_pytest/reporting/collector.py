@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..metrics.base import MetricResult
 from .models import CaseTest, CriticalTest, Outcome
+from .payload import case_payload
 
 if TYPE_CHECKING:
     from ..data.dataset import LoadedCase
@@ -138,11 +139,8 @@ def crashed_case_payload(
     loaded = _case_of_nodeid(nodeid, cases)
     if loaded is None:
         return None
-    from ..engine.case import ResultRecorder
-
-    recorder = ResultRecorder(loaded)
-    recorder.error = f"the test process crashed: {message or 'its worker died'}"
-    return recorder.payload()
+    error = f"the test process crashed: {message or 'its worker died'}"
+    return case_payload(loaded, None, [], error=error)
 
 
 def _case_of_nodeid(nodeid: str, cases: dict[str, LoadedCase]) -> LoadedCase | None:

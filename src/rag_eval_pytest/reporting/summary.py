@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..metrics.base import Usage
+from ..judges.base import Usage
 from ..metrics.registry import metric_order
 
 if TYPE_CHECKING:
