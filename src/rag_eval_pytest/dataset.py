@@ -18,6 +18,7 @@ import re
 import reprlib
 import unicodedata
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -28,7 +29,7 @@ from .errors import DatasetError
 from .response import Context
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
     from pathlib import Path
 
 STALE_AFTER_DAYS = 30
@@ -151,8 +152,17 @@ class DatasetCollection:
     warnings: list[str]
     total_cases: int
 
-    def by_key(self) -> dict[str, LoadedCase]:
-        return {c.key: c for c in self.cases}
+    _index: tuple[list[LoadedCase], int, dict[str, LoadedCase]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def by_key(self) -> Mapping[str, LoadedCase]:
+        """The selected cases by key, built once (every test looks its case up here; a
+        search through the list would make a run quadratic in the number of cases)."""
+        index = self._index
+        if index is None or index[0] is not self.cases or index[1] != len(self.cases):
+            index = self._index = (self.cases, len(self.cases), {c.key: c for c in self.cases})
+        return MappingProxyType(index[2])
 
 
 # --------------------------------------------------------------------------- reading files
