@@ -11,7 +11,9 @@ same cases, in the same order, with the same ids).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import gc
 import hashlib
 import json
 import re
@@ -29,7 +31,7 @@ from .errors import DatasetError
 from .response import Context
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
     from pathlib import Path
 
 STALE_AFTER_DAYS = 30
@@ -468,6 +470,21 @@ def select_by_tags(cases: Iterable[LoadedCase], tags: Sequence[str]) -> list[Loa
 _UNSAFE_STEM = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
+@contextlib.contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector paused while the datasets are read: the objects of the cases
+    live until the end of the run, and the collections that their number triggered found
+    nothing to free (a third of the time of reading 50,000 cases)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@_no_cycle_collection()
 def load_datasets(
     paths: Sequence[Path], *, tags: Sequence[str] = (), now: dt.datetime | None = None
 ) -> DatasetCollection:
