@@ -236,3 +236,22 @@ def test_reading_datasets_leaves_the_cycle_collector_as_it_was(tmp_path: Path) -
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ('{"n": ' + "7" * 4301 + "}", True),  # one digit over the limit
+        ('{"n": ' + "7" * 4300 + "}", False),  # at the limit: Python reads it
+        ('{"n": ' + "1234567890" * 500 + ', "q": "é"}', True),  # not ASCII: the pattern
+        ('{"n": "' + "٣" * 4301 + '"}', True),  # Arabic-Indic digits count as digits too
+        ('{"n": ' + "12 " * 3000 + "}", False),  # many short numbers
+    ],
+)
+def test_long_digit_runs_are_found_in_any_text(text: str, found: bool) -> None:
+    """Whether a file may hold an integer too long to read (then searched for it, and
+    reported naming the field): the same answer for ASCII text, searched quickly, and other
+    text, searched with the pattern."""
+    from rag_eval_pytest import bigints
+
+    assert bigints.may_hold_one(text) is found
