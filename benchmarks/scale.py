@@ -18,8 +18,8 @@ Then runs real ``pytest`` processes in zero-code mode, as a user would, and meas
     one more test costs, and the figure that shows whether that grows with the dataset.
 * ``pytest --rag-dry-run`` on the largest dataset.
 
-Usage: ``python benchmarks/scale.py [--sizes 1000,10000,50000] [--runs 1]``
-(``--sizes 1000,10000`` for a quick run).
+Usage: ``python benchmarks/scale.py [--sizes 1000,10000,50000] [--runs 1] [--dry-run-only]``
+(``--sizes 1000,10000`` for a quick run; ``--dry-run-only`` times only the dry run).
 """
 
 from __future__ import annotations
@@ -148,12 +148,24 @@ def main() -> None:
     parser.add_argument(
         "--fixed-size", type=int, default=10, help="cases of the run that measures fixed costs"
     )
+    parser.add_argument(
+        "--dry-run-only", action="store_true", help="only the dry run of the largest size"
+    )
     options = parser.parse_args()
     sizes = [int(s) for s in options.sizes.split(",")]
     fixed_size = options.fixed_size
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, runs of each: {options.runs}")
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         print("note: PYTHONDONTWRITEBYTECODE is set: every start compiles pytest's plugins again")
+    if options.dry_run_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            dry_run(max(sizes), Path(tmp), 1)  # bytecode caches written, the file read once
+            dry = dry_run(max(sizes), Path(tmp), options.runs)
+        print(
+            f"--rag-dry-run, {max(sizes):,} cases: {dry.seconds:.2f} s ({dry.cpu_seconds:.2f} s "
+            f"CPU), {dry.max_rss_mb:.0f} MB (median of {options.runs})"
+        )
+        return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         measure(fixed_size, root / "warm-up", 1)  # bytecode caches written, files read once
