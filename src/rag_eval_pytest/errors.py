@@ -7,6 +7,7 @@ cheap when the plugin is dormant.
 from __future__ import annotations
 
 import pytest
+from _pytest.outcomes import Failed
 
 
 class RagEvalError(Exception):
@@ -23,6 +24,13 @@ class ConfigError(RagEvalError):
 
 class AdapterError(RagEvalError):
     """The RAG system could not be queried or returned something unusable for one case."""
+
+
+class SetupFailed(Failed):
+    """A test's fixture could not give the judge or the RAG system (a missing key or extra):
+    the test fails with the one message, and the run ends with the fatal code."""
+
+    __module__ = "builtins"  # shown as "SetupFailed: ...", as pytest shows "Failed: ..."
 
 
 class RagEvalWarning(pytest.PytestWarning):

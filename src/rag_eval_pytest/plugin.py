@@ -10,13 +10,14 @@ Hooks translate pytest events into calls on those objects.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .config.options import OPTIONS
-from .errors import RagEvalError
+from .errors import RagEvalError, SetupFailed
 from .pytest_support.guard import SESSION_KEY, exit_if_deferred, guarded
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ INTERRUPTED_KEY: pytest.StashKey[bool] = pytest.StashKey()  # Ctrl-C ended the r
 NOTICES_KEY: pytest.StashKey[list[str]] = pytest.StashKey()  # warnings a filter made errors
 SIGTERM_KEY: pytest.StashKey[SigtermAsInterrupt] = pytest.StashKey()
 CRITICAL_MARKER = "rag_critical"
+SETUP_ERROR_ATTRIBUTE = "rag_eval_setup_error"  # on a test report: why a fixture failed
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -296,6 +298,8 @@ def _record_properties(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
 def _attach_payload(
     item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
 ) -> None:
+    if call.excinfo is not None and isinstance(call.excinfo.value, SetupFailed):
+        setattr(report, SETUP_ERROR_ATTRIBUTE, str(call.excinfo.value.msg))
     recorder = item.stash.get(RECORDER_KEY, None)
     if recorder is not None and (report.when == "call" or not report.passed):
         from .reporting.payload import REPORT_ATTRIBUTE
@@ -326,6 +330,9 @@ class AggregatorHooks:
         if aggregator is None:
             return
         payload = getattr(report, REPORT_ATTRIBUTE, None)
+        setup_error = getattr(report, SETUP_ERROR_ATTRIBUTE, None)
+        if isinstance(setup_error, str):
+            aggregator.setup_failed(setup_error)
         aggregator.add_report(
             nodeid=report.nodeid,
             when=report.when,
@@ -453,7 +460,8 @@ def rag_adapter(request: pytest.FixtureRequest) -> Any:
         pytest.skip("rag_adapter needs a dataset: run pytest with --rag-dataset PATH")
     from .adapters.factory import adapter_from_settings
 
-    return adapter_from_settings(session.settings, session.search_paths)
+    with _setup_errors_fail(request, session):
+        return adapter_from_settings(session.settings, session.search_paths)
 
 
 @pytest.fixture(scope="session")
@@ -466,7 +474,23 @@ def rag_judge(request: pytest.FixtureRequest) -> Any:
     session = request.config.stash.get(SESSION_KEY, None)
     if session is None:
         pytest.skip("rag_judge needs a dataset: run pytest with --rag-dataset PATH")
-    return session.default_judge()
+    with _setup_errors_fail(request, session):
+        return session.default_judge()
+
+
+@contextlib.contextmanager
+def _setup_errors_fail(request: pytest.FixtureRequest, session: EvalSession) -> Iterator[None]:
+    """A judge or RAG system that cannot be built (a missing key or extra) fails the test
+    with one redacted line and stops the run with the fatal code: no traceback, whose
+    arguments would print the settings and the environment."""
+    from .errors import RagEvalError
+
+    try:
+        yield
+    except RagEvalError as exc:
+        message = session.redactor.text(str(exc))
+        request.session.shouldfail = f"rag-eval: {message}"
+        raise SetupFailed(message, pytrace=False) from None
 
 
 # --------------------------------------------------------------------------- helpers

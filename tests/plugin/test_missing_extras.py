@@ -95,3 +95,26 @@ def test_an_embedding_model_folder_without_sentence_transformers_names_its_extra
     result.stdout.fnmatch_lines(["*judge local (my-model + rules)*"])
     assert "judge.local.embedding_model needs sentence-transformers" in output, output
     assert "pip install 'rag-eval-pytest[sentence-transformers]'" in output
+
+
+def test_a_test_taking_the_judge_fixture_directly_gets_one_message_and_no_environment(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A test that takes ``rag_judge`` itself, when the judge cannot be built (no key): one
+    line naming what to set, the fatal code, and no traceback, whose arguments would print
+    the whole environment (any token in it) on the terminal and in the JUnit XML."""
+    monkeypatch.setenv("DEPLOY_TOKEN", "tok-5ecret-fixture-env")
+    write_dataset(JUDGED)
+    pytester.makepyfile(test_direct="def test_direct(rag_judge):\n    assert rag_judge\n")
+    result = pytester.runpytest_subprocess(
+        "--rag-dataset=dataset.json", "--rag-judge=anthropic", "--junitxml=junit.xml",
+        "test_direct.py",
+    )
+    output = assert_no_crash(result)
+    junit = (pytester.path / "junit.xml").read_text(encoding="utf-8")
+    assert "tok-5ecret-fixture-env" not in output + junit
+    assert "environ(" not in output and "Traceback" not in output, output
+    assert result.ret == 3, output
+    result.stdout.fnmatch_lines(["*the anthropic judge needs an API key*"])

@@ -88,7 +88,9 @@ def test_a_stop_after_some_cases_were_judged_ends_the_run_with_the_fatal_code(
 ) -> None:
     judge(2, anthropic_error(500, "api_error", FAST))  # then an outage
     cases(write_dataset, 9)
-    result = run(pytester, config=FAITHFULNESS + "judge:\n  retry:\n    max_attempts: 1\n")
+    # one request at a time, so that the two answers go to two cases whatever the machine's load
+    config = "judge:\n  retry:\n    max_attempts: 1\nconcurrency:\n  judge: 1\n"
+    result = run(pytester, config=FAITHFULNESS + config)
     assert result.ret == 3, result.stdout.str()
     result.stdout.fnmatch_lines(
         ["rag-eval: exit 3: fatal: judge unreachable: 5 requests in a row ran out of retries"

@@ -215,3 +215,43 @@ def test_tag_filter_keeps_cases_with_any_tag(tmp_path: Path) -> None:
     selected = load_datasets([path], tags=["ui", "billing"], now=NOW)
     assert [c.key for c in selected.cases] == ["a", "b"]
     assert selected.total_cases == 3
+
+
+def test_reading_datasets_leaves_the_cycle_collector_as_it_was(tmp_path: Path) -> None:
+    """The collector is paused while datasets are read (speed), and is running again
+    afterwards, also when a file is invalid; a process that had it off keeps it off."""
+    import gc
+
+    good = write(tmp_path, "good.json", doc({"id": "a", "question": "q?", "ground_truth": "g"}))
+    bad = write(tmp_path, "bad.json", doc({"id": "a"}))
+    assert gc.isenabled()
+    assert [c.key for c in load_datasets([good]).cases] == ["a"]
+    assert gc.isenabled()
+    with pytest.raises(DatasetError):
+        load_datasets([bad])
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        load_datasets([good])
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ('{"n": ' + "7" * 4301 + "}", True),  # one digit over the limit
+        ('{"n": ' + "7" * 4300 + "}", False),  # at the limit: Python reads it
+        ('{"n": ' + "1234567890" * 500 + ', "q": "é"}', True),  # not ASCII: the pattern
+        ('{"n": "' + "٣" * 4301 + '"}', True),  # Arabic-Indic digits count as digits too
+        ('{"n": ' + "12 " * 3000 + "}", False),  # many short numbers
+    ],
+)
+def test_long_digit_runs_are_found_in_any_text(text: str, found: bool) -> None:
+    """Whether a file may hold an integer too long to read (then searched for it, and
+    reported naming the field): the same answer for ASCII text, searched quickly, and other
+    text, searched with the pattern."""
+    from rag_eval_pytest import bigints
+
+    assert bigints.may_hold_one(text) is found

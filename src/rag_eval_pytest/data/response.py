@@ -11,6 +11,8 @@ from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..text.escaping import strip_control
+
 _T = TypeVar("_T")
 
 
@@ -19,8 +21,6 @@ def _inert(value: _T) -> _T:
     OSC-8 hyperlinks): they would act on the terminal, be stored in the reports and be
     read by a judge as words."""
     if isinstance(value, str):
-        from ..text.escaping import strip_control
-
         return cast("_T", strip_control(value))
     return value
 

@@ -170,28 +170,30 @@ class RagCase:
                 self._loaded, self.response, _with_companions(requests, self.settings), services
             )
         except ConfigError as exc:  # a setting found wrong only when used (a missing GPU)
-            self._setup_failed(exc)
+            self._setup_failed(str(exc))
         results = _attach_companions(results[: len(requests)], results[len(requests) :])
         for result in results:
             self._recorder.record(result)
         return results
 
     def _judge(self) -> Judge | None:
-        from ..errors import ConfigError
+        from ..errors import ConfigError, SetupFailed
 
         try:
             judge = self._session.judge_for(self._judge_provider())
+        except SetupFailed as exc:  # from the rag_judge fixture
+            self._setup_failed(str(exc.msg))
         except ConfigError as exc:
-            self._setup_failed(exc)
+            self._setup_failed(str(exc))
         if judge is not None:
             self._recorder.judge = judge.describe()
         return judge
 
-    def _setup_failed(self, exc: Exception) -> NoReturn:
+    def _setup_failed(self, error: str) -> NoReturn:
         """A setup error (a judge that cannot be built, a missing extra or key): the same for
         every case, so the run stops here with one message and the fatal exit code."""
         __tracebackhide__ = True
-        message = self._session.redactor.text(str(exc))
+        message = self._session.redactor.text(error)
         self._recorder.setup_error = message
         if self._on_setup_error is not None:
             self._on_setup_error(message)

@@ -113,10 +113,8 @@ class EvalSession:
         return self.datasets.cases
 
     def case(self, key: str) -> LoadedCase:
-        for loaded in self.datasets.cases:
-            if loaded.key == key:
-                return loaded
-        raise KeyError(key)
+        """The selected case ``key`` (``KeyError`` when there is none), by its key."""
+        return self.datasets.by_key()[key]
 
     # ------------------------------------------------------------------ responses
 

@@ -83,6 +83,11 @@ class Aggregator:
             self.judge_label = payload["judge"]
         self.collector.add(**report)
 
+    def setup_failed(self, message: str) -> None:
+        """A test's fixture could not give the judge or the RAG system: the run is fatal."""
+        if self.collector.setup_error is None:
+            self.collector.setup_error = message
+
     def finish(self, *, pytest_status: int, failed_tests: int, interrupted: bool) -> ExitDecision:
         """Summarise, decide, write. Returns the exit decision for pytest's session."""
         settings = self.settings

@@ -15,6 +15,8 @@ from .models import CaseTest, CriticalTest, Outcome
 from .payload import case_payload
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..data.dataset import LoadedCase
     from .payload import CasePayload
 
@@ -132,7 +134,7 @@ CRASHED = "???"
 
 
 def crashed_case_payload(
-    nodeid: str, cases: dict[str, LoadedCase], message: str | None
+    nodeid: str, cases: Mapping[str, LoadedCase], message: str | None
 ) -> CasePayload | None:
     """The payload of the case a crashed test ran, found from its node id (xdist's report of
     a dead worker carries none): the case is an error with the crash as its reason."""
@@ -143,11 +145,14 @@ def crashed_case_payload(
     return case_payload(loaded, None, [], error=error)
 
 
-def _case_of_nodeid(nodeid: str, cases: dict[str, LoadedCase]) -> LoadedCase | None:
+def _case_of_nodeid(nodeid: str, cases: Mapping[str, LoadedCase]) -> LoadedCase | None:
     """The case of a ``test_x.py::test_y[<key>]`` test (its parametrization id, possibly
     joined with other parameters' ids by ``-``) or of a zero-code ``data.json::<key>`` item."""
     name = nodeid.rsplit("::", 1)[-1]
     label = name[name.index("[") + 1 : -1] if name.endswith("]") and "[" in name else name
+    exact = cases.get(label)
+    if exact is not None:  # no other key that matches is as long (each is in the label)
+        return exact
     best: LoadedCase | None = None
     for key, loaded in cases.items():
         # pytest shows non-ASCII ids escaped
