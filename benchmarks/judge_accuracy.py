@@ -19,6 +19,11 @@ calibration and thresholds were chosen (``--fit``), the *held-out* half is what 
 With ``--fit`` the relevance sets also print the balanced accuracy of the metric's own score
 by threshold (how a metric's default threshold is chosen).
 
+The *hard-cases* set (``data/hard_cases.jsonl``, ``--hard``) is hand-written and hand-labelled,
+a test set never tuned on: every row, each scored by its own ``task`` metric (answer
+correctness against its ``ground_truth`` too), reported with the accuracy on each label and
+per ``failure_class``. ``--sets hard_cases`` runs it alone.
+
 For faithfulness sets it also prints the speed against the encoding floor: the time a fresh
 encoder takes to encode every distinct answer and context sentence of the set once (the least
 work any embedding judge does), beside the time of the whole faithfulness run (medians of
@@ -28,6 +33,7 @@ Usage::
 
     python benchmarks/judge_accuracy.py                          # benchmarks/data (HaluEval)
     python benchmarks/judge_accuracy.py --data ../shared/benchmarks --repeat 3
+    python benchmarks/judge_accuracy.py --sets hard_cases
     python benchmarks/judge_accuracy.py --data ../shared/benchmarks --split tune --fit
 """
 
