@@ -19,6 +19,11 @@ calibration and thresholds were chosen (``--fit``), the *held-out* half is what 
 With ``--fit`` the relevance sets also print the balanced accuracy of the metric's own score
 by threshold (how a metric's default threshold is chosen).
 
+The *hard-cases* set (``data/hard_cases.jsonl``, ``--hard``) is hand-written and hand-labelled,
+a test set never tuned on: every row, each scored by its own ``task`` metric (answer
+correctness against its ``ground_truth`` too), reported with the accuracy on each label and
+per ``failure_class``. ``--sets hard_cases`` runs it alone.
+
 For faithfulness sets it also prints the speed against the encoding floor: the time a fresh
 encoder takes to encode every distinct answer and context sentence of the set once (the least
 work any embedding judge does), beside the time of the whole faithfulness run (medians of
@@ -28,6 +33,7 @@ Usage::
 
     python benchmarks/judge_accuracy.py                          # benchmarks/data (HaluEval)
     python benchmarks/judge_accuracy.py --data ../shared/benchmarks --repeat 3
+    python benchmarks/judge_accuracy.py --sets hard_cases
     python benchmarks/judge_accuracy.py --data ../shared/benchmarks --split tune --fit
 """
 
@@ -94,7 +100,7 @@ def sample_of(row: dict[str, Any]) -> Sample:
     return Sample(
         case_key=str(row.get("id", "")),
         question=row.get("question") or "",
-        ground_truth="",
+        ground_truth=row.get("ground_truth") or "",
         answer=row.get("answer") or "",
         contexts=[Context(text=c) for c in row.get("contexts") or []],
         sources=[],
@@ -186,6 +192,43 @@ def encoding_floor(judge: LocalJudge, rows: list[dict[str, Any]]) -> float:
     started = time.perf_counter()
     encoder.encode(sorted(texts))
     return time.perf_counter() - started
+
+
+async def hard_cases(judge: LocalJudge, path: Path) -> None:
+    """Score the hard-cases set (every row, each by its own metric at its default threshold:
+    a test set, never tuned on) and print its row, the accuracy on each label and per
+    failure class."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    slots = asyncio.Semaphore(CONCURRENCY)
+
+    async def one(row: dict[str, Any]) -> bool:
+        async with slots:
+            return (await score_row(judge, str(row["task"]), row))[1]
+
+    preds = await asyncio.gather(*(one(r) for r in rows))
+    labels = [int(r["label"]) for r in rows]
+    right = [p == bool(y) for p, y in zip(preds, labels, strict=True)]
+
+    def share(keep: list[bool]) -> str:
+        hits = [r for r, k in zip(right, keep, strict=True) if k]
+        return f"{sum(hits) / len(hits):.3f} ({sum(hits)}/{len(hits)})" if hits else "n/a"
+
+    print(
+        f"\nhard cases ({path.name}, {len(rows)} rows, all of them): balanced accuracy "
+        f"{_balanced(preds, labels):.3f}; label 1 (pass) {share([y == 1 for y in labels])}, "
+        f"label 0 (fail) {share([y == 0 for y in labels])}"
+    )
+    print("\n| failure class | metric | rows | right | wrong ids |")
+    print("|---|---|---|---|---|")
+    for kind in dict.fromkeys(r["failure_class"] for r in rows):
+        keep = [r["failure_class"] == kind for r in rows]
+        metrics = ", ".join(sorted({r["task"] for r, k in zip(rows, keep, strict=True) if k}))
+        wrong = [
+            f"{r['id']} ({'pass' if r['label'] else 'fail'})"
+            for r, k, ok in zip(rows, keep, right, strict=True)
+            if k and not ok
+        ]
+        print(f"| {kind} | {metrics} | {sum(keep)} | {share(keep)} | {', '.join(wrong)} |")
 
 
 # ----------------------------------------------------------------------------- fitting
@@ -329,6 +372,13 @@ async def main() -> None:
         help="with --fit: the sets whose worst balanced accuracy chooses the threshold "
         "(default: all)",
     )
+    parser.add_argument(
+        "--hard",
+        type=Path,
+        default=HERE / "data" / "hard_cases.jsonl",
+        help="the hard-cases set, scored whole beside the sets (name it in --sets as "
+        "hard_cases to run it alone)",
+    )
     options = parser.parse_args()
     judge = _local_judge(JudgeSettings(kind="local"))
     assert isinstance(judge, LocalJudge)
@@ -380,6 +430,15 @@ async def main() -> None:
             values = [v for v, _ in scored]
             metric_scores.setdefault(task, []).append(list(zip(values, labels, strict=True)))
             choosing.setdefault(task, []).append(not deciders or name in deciders)
+    if not wanted or "hard_cases" in wanted:
+        await hard_cases(
+            LocalJudge(
+                embedder=fresh_embedder(judge),
+                calibration=judge.calibration,
+                relevance_threshold=judge.relevance_threshold,
+            ),
+            options.hard,
+        )
     if floors:
         print("\n| set | rows | faithfulness run | encoding floor | ratio |")
         print("|---|---|---|---|---|")

@@ -152,3 +152,35 @@ def test_only_a_contradiction_is_contradicted_a_claim_the_contexts_lack_is_not_m
         local_judge, "The store is open on Sundays.", ["The store is closed on Sundays."]
     )
     assert contradicted.verdict == "contradicted"
+
+
+def test_a_term_replaced_inside_the_claim_is_contradicted(local_judge: Any) -> None:
+    bees = ["Bees collect nectar and pollen from flowers."]
+    wrong = one(local_judge, "Bees collect resin from flowers.", bees, "What do bees collect?")
+    assert wrong.verdict == "contradicted"
+    assert "resin" in wrong.reason and "nectar" in wrong.reason
+    right = one(local_judge, "Bees collect nectar from flowers.", bees, "What do bees collect?")
+    assert right.verdict == "supported"
+
+
+def test_good_and_poor_are_opposites(local_judge: Any) -> None:
+    copper = ["Copper is a good conductor of electricity and heat."]
+    wrong = one(local_judge, "Copper is a poor conductor of electricity.", copper)
+    assert wrong.verdict == "contradicted"
+    assert "\u201cpoor\u201d" in wrong.reason and "\u201cgood\u201d" in wrong.reason
+
+
+def test_a_short_answer_read_with_its_question_still_fails_a_replaced_term(
+    local_judge: Any,
+) -> None:
+    truth = "Humans exhale carbon dioxide."
+    inputs = EquivalenceInput(
+        question="Which gas do humans exhale?", answer="Humans exhale nitrogen.", ground_truth=truth
+    )
+    wrong = ask(local_judge, AnswerEquivalence(), inputs)
+    assert not wrong.same_information
+    assert wrong.wrong_or_extra_facts == ["Humans exhale nitrogen."]
+    inputs = EquivalenceInput(
+        question="Which gas do humans exhale?", answer=truth, ground_truth=truth
+    )
+    assert ask(local_judge, AnswerEquivalence(), inputs).same_information

@@ -212,6 +212,9 @@ _OPPOSITES = (
     ("win", "lose"),
     ("won", "lost"),
     ("hot", "cold"),
+    ("good", "poor"),
+    ("good", "bad"),
+    ("well", "poorly"),
     ("wet", "dry"),
     ("early", "late"),
     ("success", "failure"),
@@ -301,7 +304,15 @@ def check_swaps(
         return []
     sequence = _sequence(clause)
     shared = set(sequence)
-    swapped = _replaced_tail(_sequence(claim), sequence, _words_of(contexts))
+    known = _words_of(contexts)
+    # A short claim read with its question is also read alone: the question's words ("Which
+    # gas ...") are not the evidence's, and only the claim's own words have the fact's order.
+    own = _sequence(said)
+    swapped = (
+        _replaced_tail(_sequence(claim), sequence, known)
+        or _replaced_tail(own, sequence, known)
+        or (None if negation_cues(said) else _replaced_middle(own, sequence, known))
+    )
     if swapped:
         said, stated = swapped
         return [
@@ -363,6 +374,27 @@ def _replaced_tail(
         rest = theirs[at + 1 :]
         if 1 <= len(rest) <= 2 and not set(rest) & set(mine) and set(head) <= set(theirs):
             return tail[0], rest[0]
+    return None
+
+
+def _replaced_middle(
+    mine: list[str], theirs: list[str], known: frozenset[str]
+) -> tuple[str, str] | None:
+    """(claim's word, evidence's word) when the claim has every word of its evidence's
+    statement in the same order but one, which no context holds, in the place where the
+    evidence has one to three words the claim lacks ("Bees collect resin from flowers"
+    against "Bees collect nectar and pollen from flowers"). Not for a negated claim: "not
+    free" beside "charges a fee" is the same statement."""
+    for at in range(1, len(mine) - 1):
+        word, before, after = mine[at], mine[at - 1], mine[at + 1]
+        others = mine[:at] + mine[at + 1 :]
+        if word in known or not set(others) <= set(theirs):
+            continue
+        start, end = theirs.index(before), theirs.index(after)
+        between = theirs[start + 1 : end]
+        opposite = _OPPOSITE.get(word) in between  # a negation: check_negation says so
+        if 1 <= len(between) <= 3 and not set(between) & set(mine) and not opposite:
+            return word, between[0]
     return None
 
 
