@@ -39,6 +39,7 @@ test: $(VENV)/.test-deps
 lint: $(VENV)/.test-deps
 	$(BIN)/ruff check src tests examples benchmarks
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: $(VENV)/.test-deps
 	$(BIN)/python benchmarks/dormant_overhead.py

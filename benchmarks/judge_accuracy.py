@@ -50,6 +50,8 @@ from typing import Any
 
 import numpy as np
 
+from rag_eval_pytest.data.response import Context
+from rag_eval_pytest.engine.session import measure
 from rag_eval_pytest.judges.factory import _local_judge
 from rag_eval_pytest.judges.local import LocalJudge
 from rag_eval_pytest.judges.local.embeddings import LocalEmbedder
@@ -58,8 +60,6 @@ from rag_eval_pytest.judges.local.support import FEATURES, claim_features
 from rag_eval_pytest.judges.settings import JudgeSettings
 from rag_eval_pytest.metrics.base import Sample, Services
 from rag_eval_pytest.metrics.registry import default_threshold, get_metric
-from rag_eval_pytest.response import Context
-from rag_eval_pytest.session import measure
 from rag_eval_pytest.text.claims import split_claims
 from rag_eval_pytest.text.sentences import split_sentences
 

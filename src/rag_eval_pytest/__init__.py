@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .adapters.base import RAGAdapter
     from .adapters.callable import CallableAdapter
-    from .assertions import (
+    from .data.dataset import Case
+    from .data.response import Context, RAGResponse
+    from .engine.assertions import (
         RagAssertionError,
         assert_context_precision,
         assert_context_recall,
@@ -25,29 +27,27 @@ if TYPE_CHECKING:
         assert_similar,
         evaluate,
     )
-    from .case import RagCase
-    from .dataset import Case
+    from .engine.case import RagCase
     from .errors import AdapterError, ConfigError, DatasetError, RagEvalError, RagEvalWarning
     from .metrics.base import Evidence, Measurement, Metric, MetricResult, Sample, Services
     from .metrics.registry import register_metric
-    from .response import Context, RAGResponse
 
 _EXPORTS: dict[str, str] = {
     "RAGAdapter": ".adapters.base",
     "CallableAdapter": ".adapters.callable",
-    "RagAssertionError": ".assertions",
-    "assert_context_precision": ".assertions",
-    "assert_context_recall": ".assertions",
-    "assert_context_relevance": ".assertions",
-    "assert_correct": ".assertions",
-    "assert_faithful": ".assertions",
-    "assert_metric": ".assertions",
-    "assert_relevant": ".assertions",
-    "assert_retrieval": ".assertions",
-    "assert_similar": ".assertions",
-    "evaluate": ".assertions",
-    "RagCase": ".case",
-    "Case": ".dataset",
+    "RagAssertionError": ".engine.assertions",
+    "assert_context_precision": ".engine.assertions",
+    "assert_context_recall": ".engine.assertions",
+    "assert_context_relevance": ".engine.assertions",
+    "assert_correct": ".engine.assertions",
+    "assert_faithful": ".engine.assertions",
+    "assert_metric": ".engine.assertions",
+    "assert_relevant": ".engine.assertions",
+    "assert_retrieval": ".engine.assertions",
+    "assert_similar": ".engine.assertions",
+    "evaluate": ".engine.assertions",
+    "RagCase": ".engine.case",
+    "Case": ".data.dataset",
     "AdapterError": ".errors",
     "ConfigError": ".errors",
     "DatasetError": ".errors",
@@ -60,8 +60,8 @@ _EXPORTS: dict[str, str] = {
     "Sample": ".metrics.base",
     "Services": ".metrics.base",
     "register_metric": ".metrics.registry",
-    "Context": ".response",
-    "RAGResponse": ".response",
+    "Context": ".data.response",
+    "RAGResponse": ".data.response",
 }
 
 __all__ = [

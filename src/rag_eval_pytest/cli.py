@@ -38,7 +38,6 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     options = _parser().parse_args(argv)
     from .atomic import write_atomic
-    from .merge import load_report, merge_reports
     from .reporting.files import (
         HISTORY_FILE,
         JSON_REPORT,
@@ -48,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     from .reporting.history import history_entry
     from .reporting.markdown import render_markdown
+    from .reporting.merge import load_report, merge_reports
 
     try:
         docs = [(path, load_report(path)) for path in options.reports]

@@ -2,9 +2,10 @@
 
 Dormant without ``--rag-dataset``: this module imports only pytest and the stdlib, and every
 hook returns at once. With a dataset, ``pytest_configure`` builds the process's
-:class:`~rag_eval_pytest.session.EvalSession`, and — in the aggregating process (a plain run or
-the xdist controller) — a :class:`~rag_eval_pytest.aggregator.Aggregator` that writes the
-reports. Hooks translate pytest events into calls on those objects.
+:class:`~rag_eval_pytest.engine.session.EvalSession`, and — in the aggregating process (a
+plain run or the xdist controller) — a
+:class:`~rag_eval_pytest.reporting.aggregator.Aggregator` that writes the reports.
+Hooks translate pytest events into calls on those objects.
 """
 
 from __future__ import annotations
@@ -15,20 +16,21 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .config.options import OPTIONS
 from .errors import RagEvalError, SetupFailed
-from .guard import exit_if_deferred, guarded
-from .options import OPTIONS
+from .pytest_support.guard import SESSION_KEY, exit_if_deferred, guarded
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Iterator
 
-    from .aggregator import Aggregator
-    from .case import RagCase, ResultRecorder
-    from .session import EvalSession
-    from .termination import SigtermAsInterrupt
+    from .engine.case import RagCase, ResultRecorder
+    from .engine.prefetch import Prefetcher
+    from .engine.session import EvalSession
+    from .pytest_support.termination import SigtermAsInterrupt
+    from .reporting.aggregator import Aggregator
 
-SESSION_KEY: pytest.StashKey[EvalSession] = pytest.StashKey()
 AGGREGATOR_KEY: pytest.StashKey[Aggregator] = pytest.StashKey()
+PREFETCHER_KEY: pytest.StashKey[Prefetcher] = pytest.StashKey()
 RECORDER_KEY: pytest.StashKey[ResultRecorder] = pytest.StashKey()
 NEXT_ITEM_KEY: pytest.StashKey[pytest.Item | None] = pytest.StashKey()
 INTERRUPTED_KEY: pytest.StashKey[bool] = pytest.StashKey()  # Ctrl-C ended the run
@@ -66,8 +68,8 @@ def pytest_configure(config: pytest.Config) -> None:
     paths = dataset_paths(config)
     if not paths:
         return
-    from .bootstrap import build_session, fatal_exit_code
-    from .guard import SingleExitMessage
+    from .pytest_support.bootstrap import build_session, fatal_exit_code
+    from .pytest_support.guard import SingleExitMessage
 
     config.pluginmanager.register(SingleExitMessage(config), "rag_eval_single_exit_message")
     error: RagEvalError | None = None
@@ -86,7 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SESSION_KEY] = session
     if hasattr(config, "workerinput"):
         return
-    from . import notices
+    from .pytest_support import notices
 
     try:
         config.stash[NOTICES_KEY] = notices.issue(
@@ -97,13 +99,13 @@ def pytest_configure(config: pytest.Config) -> None:
     if error is not None:
         pytest.exit(f"rag-eval: {error}", returncode=fatal_exit_code(config))
     if session.settings.dry_run:
-        from .dry_run import render_plan
+        from .pytest_support.dry_run import render_plan
 
         config.get_terminal_writer().line(render_plan(session))
         pytest.exit("rag-eval: dry run, nothing was called", returncode=0)
-    from .aggregator import Aggregator
-    from .bootstrap import output_dir
-    from .termination import SigtermAsInterrupt
+    from .pytest_support.bootstrap import output_dir
+    from .pytest_support.termination import SigtermAsInterrupt
+    from .reporting.aggregator import Aggregator
 
     sigterm = config.stash[SIGTERM_KEY] = SigtermAsInterrupt()
     sigterm.install()
@@ -120,7 +122,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.pluginmanager.register(AggregatorHooks(config), "rag_eval_aggregator")
     if config.pluginmanager.hasplugin("xdist"):
-        from .xdist import XdistHooks
+        from .pytest_support.xdist import XdistHooks
 
         config.pluginmanager.register(XdistHooks(session.run), "rag_eval_xdist")
 
@@ -135,12 +137,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             config.pluginmanager.unregister(plugin)
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
-        if session.prefetcher is not None and not _is_worker(config):
-            from .prefetch import write_learned
+        prefetcher = config.stash.get(PREFETCHER_KEY, None)
+        if prefetcher is not None and not _is_worker(config):
+            from .engine.prefetch import write_learned
 
-            write_learned(getattr(config, "cache", None), session.prefetcher)
+            write_learned(getattr(config, "cache", None), prefetcher)
         session.close(interrupted=config.stash.get(INTERRUPTED_KEY, False))
         del config.stash[SESSION_KEY]
+    if PREFETCHER_KEY in config.stash:
+        del config.stash[PREFETCHER_KEY]
     if AGGREGATOR_KEY in config.stash:
         del config.stash[AGGREGATOR_KEY]
     sigterm = config.stash.get(SIGTERM_KEY, None)
@@ -155,7 +160,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     session = config.stash.get(SESSION_KEY, None)
     if session is None:
         return None
-    from .dry_run import header_line
+    from .pytest_support.dry_run import header_line
 
     return [header_line(session), *config.stash.get(NOTICES_KEY, [])]
 
@@ -194,7 +199,7 @@ def pytest_make_collect_report(
 def _add_dataset_collectors(session: pytest.Session, report: pytest.CollectReport) -> None:
     eval_session = session.config.stash.get(SESSION_KEY, None)
     if eval_session is not None:
-        from .zero_code import dataset_collectors
+        from .engine.zero_code import dataset_collectors
 
         report.result.extend(dataset_collectors(session, eval_session.cases))
 
@@ -216,12 +221,12 @@ def _order_and_plan(config: pytest.Config, items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker(CRITICAL_MARKER) is None)
     eval_session = config.stash.get(SESSION_KEY, None)
     if eval_session is not None and eval_session.settings.concurrency.prefetch:
-        from .prefetch import plan_tests, read_judge_plan, read_learned
-        from .progress import terminal_line
+        from .engine.prefetch import plan_tests, read_judge_plan, read_learned
+        from .engine.progress import terminal_line
 
         worker = _is_worker(config)
         cache = getattr(config, "cache", None)
-        eval_session.prefetcher = plan_tests(
+        config.stash[PREFETCHER_KEY] = plan_tests(
             items,
             eval_session,
             read_learned(cache),
@@ -239,7 +244,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     SDKs' request dumps out."""
     eval_session = session.config.stash.get(SESSION_KEY, None)
     if eval_session is not None:
-        from .log_capture import install
+        from .pytest_support.log_capture import install
 
         sdk_debug = eval_session.settings.judge.sdk_debug_logs
         install(session.config, eval_session.redactor, sdk_debug=sdk_debug)
@@ -252,8 +257,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     eval_session = session.config.stash.get(SESSION_KEY, None)
     if eval_session is None or _is_worker(session.config) or not session.items:
         return
-    from .dry_run import cost_line
-    from .zero_code import zero_code_cases
+    from .engine.zero_code import zero_code_cases
+    from .pytest_support.dry_run import cost_line
 
     line = cost_line(eval_session, zero_code_cases(session.items, eval_session.datasets))
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
@@ -297,7 +302,7 @@ def _attach_payload(
         setattr(report, SETUP_ERROR_ATTRIBUTE, str(call.excinfo.value.msg))
     recorder = item.stash.get(RECORDER_KEY, None)
     if recorder is not None and (report.when == "call" or not report.passed):
-        from .payload import REPORT_ATTRIBUTE
+        from .reporting.payload import REPORT_ATTRIBUTE
 
         setattr(report, REPORT_ATTRIBUTE, recorder.payload())
     if recorder is not None and call.when == "teardown":
@@ -319,7 +324,7 @@ class AggregatorHooks:
 
     @guarded("pytest_runtest_logreport")
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        from .payload import REPORT_ATTRIBUTE, is_payload
+        from .reporting.payload import REPORT_ATTRIBUTE, is_payload
 
         aggregator = self.config.stash.get(AGGREGATOR_KEY, None)
         if aggregator is None:
@@ -387,9 +392,9 @@ def rag_case(request: pytest.FixtureRequest) -> Iterator[RagCase]:
     session = request.config.stash.get(SESSION_KEY, None)
     if session is None:
         pytest.skip("rag_case needs a dataset: run pytest with --rag-dataset PATH")
-    from .case import RagCase, ResultRecorder
-    from .prefetch import function_id
-    from .zero_code import ZERO_CODE_CASE
+    from .engine.case import RagCase, ResultRecorder
+    from .engine.prefetch import function_id
+    from .engine.zero_code import ZERO_CODE_CASE
 
     resolved: list[Any] = []
 
@@ -398,7 +403,7 @@ def rag_case(request: pytest.FixtureRequest) -> Iterator[RagCase]:
             resolved.append(session.judge_for(request.getfixturevalue("rag_judge")))
         return resolved[0]
 
-    prefetcher = session.prefetcher
+    prefetcher = request.config.stash.get(PREFETCHER_KEY, None)
     if prefetcher is not None:
         prefetcher.before_test(
             request.node,

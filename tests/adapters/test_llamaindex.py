@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from rag_eval_pytest.adapters.llamaindex import LlamaIndexAdapter
+from rag_eval_pytest.data.response import Context
 from rag_eval_pytest.errors import AdapterError, ConfigError
-from rag_eval_pytest.response import Context
 from tests.helpers import case, read_report
 
 pytest.importorskip("llama_index.core")

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from rag_eval_pytest.retry import RetryPolicy
+from rag_eval_pytest.runtime.retry import RetryPolicy
 from tests.servers.fake_llm import FakeLLMServer
 
 

@@ -14,7 +14,7 @@ from rag_eval_pytest.judges.questions import (
     StatementsInput,
     StatementSupport,
 )
-from rag_eval_pytest.retry import RetryPolicy
+from rag_eval_pytest.runtime.retry import RetryPolicy
 from tests.judges.conftest import RecordingSleep
 from tests.servers.fake_llm import (
     FakeLLMServer,

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from rag_eval_pytest.judges.base import Judge, JudgeOutcome, Question
+from rag_eval_pytest.data.response import Context
+from rag_eval_pytest.engine.session import measure
+from rag_eval_pytest.judges.base import Judge, JudgeOutcome, Question, Usage
 from rag_eval_pytest.judges.questions import (
     AnswerAddressesQuestion,
     Attributions,
@@ -21,11 +23,9 @@ from rag_eval_pytest.judges.questions import (
     SentenceRelevances,
     StatementVerdicts,
 )
-from rag_eval_pytest.metrics.base import Measurement, Sample, Services, Usage
+from rag_eval_pytest.metrics.base import Measurement, Sample, Services
 from rag_eval_pytest.metrics.context_precision import average_precision
 from rag_eval_pytest.metrics.registry import get_metric
-from rag_eval_pytest.response import Context
-from rag_eval_pytest.session import measure
 
 
 class CannedJudge(Judge):

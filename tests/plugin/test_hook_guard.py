@@ -25,34 +25,39 @@ def boom(*args, **kwargs):
 
 # hook -> conftest lines that make a plugin internal used by that hook raise
 BREAKS = {
-    "pytest_configure": "import rag_eval_pytest.notices as m\nm.issue = boom\n",
-    "pytest_report_header": "import rag_eval_pytest.dry_run as m\nm.header_line = boom\n",
+    "pytest_configure": "import rag_eval_pytest.pytest_support.notices as m\nm.issue = boom\n",
+    "pytest_report_header": (
+        "import rag_eval_pytest.pytest_support.dry_run as m\nm.header_line = boom\n"
+    ),
     "pytest_generate_tests": (
-        "from rag_eval_pytest.dataset import LoadedCase\n"
+        "from rag_eval_pytest.data.dataset import LoadedCase\n"
         "def pytest_collection(session):\n"
         "    LoadedCase.critical = property(boom)\n"
     ),
     "pytest_make_collect_report": (
-        "import rag_eval_pytest.zero_code as m\nm.dataset_collectors = boom\n"
+        "import rag_eval_pytest.engine.zero_code as m\nm.dataset_collectors = boom\n"
     ),
-    "pytest_collection_finish": "import rag_eval_pytest.dry_run as m\nm.cost_line = boom\n",
+    "pytest_collection_finish": (
+        "import rag_eval_pytest.pytest_support.dry_run as m\nm.cost_line = boom\n"
+    ),
     "pytest_collection_modifyitems": (
-        "import rag_eval_pytest.prefetch as m\nm.plan_tests = boom\n"
+        "import rag_eval_pytest.engine.prefetch as m\nm.plan_tests = boom\n"
     ),
     "pytest_runtest_makereport": (
-        "from rag_eval_pytest.case import ResultRecorder\nResultRecorder.properties = boom\n"
+        "from rag_eval_pytest.engine.case import ResultRecorder\nResultRecorder.properties = boom\n"
     ),
     "pytest_runtest_logreport": (
-        "from rag_eval_pytest.aggregator import Aggregator\nAggregator.add_report = boom\n"
+        "from rag_eval_pytest.reporting.aggregator import Aggregator\n"
+        "Aggregator.add_report = boom\n"
     ),
     "pytest_sessionfinish": (
-        "from rag_eval_pytest.aggregator import Aggregator\nAggregator.finish = boom\n"
+        "from rag_eval_pytest.reporting.aggregator import Aggregator\nAggregator.finish = boom\n"
     ),
     "pytest_terminal_summary": (
         "import rag_eval_pytest.reporting.terminal as m\nm.summary_lines = boom\n"
     ),
     "pytest_unconfigure": (
-        "from rag_eval_pytest.session import EvalSession\nEvalSession.close = boom\n"
+        "from rag_eval_pytest.engine.session import EvalSession\nEvalSession.close = boom\n"
     ),
 }
 

@@ -12,7 +12,7 @@ from tests.helpers import case
 # Counts every pass over the run's list of selected cases, from the session's start.
 COUNTING = """
 import pytest
-from rag_eval_pytest.plugin import SESSION_KEY
+from rag_eval_pytest.pytest_support.guard import SESSION_KEY
 
 PASSES = []
 

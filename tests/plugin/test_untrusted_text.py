@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rag_eval_pytest.reporting.escaping import inline, strip_control
+from rag_eval_pytest.text.escaping import inline, strip_control
 from tests.helpers import case, read_report
 
 HOSTILE = (

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rag_eval_pytest.dataset import load_dataset
+from rag_eval_pytest.data.dataset import load_dataset
 from rag_eval_pytest.errors import DatasetError
 
 

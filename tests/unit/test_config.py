@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rag_eval_pytest.config import (
+from rag_eval_pytest.config.settings import (
     ConfigFile,
     Override,
     find_config_file,

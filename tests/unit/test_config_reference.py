@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rag_eval_pytest.config import Settings
-from rag_eval_pytest.config_reference import render
+from rag_eval_pytest.config.reference import render
+from rag_eval_pytest.config.settings import Settings
 
 DOC = Path(__file__).parents[2] / "docs" / "configuration-reference.md"
 
@@ -13,7 +13,7 @@ DOC = Path(__file__).parents[2] / "docs" / "configuration-reference.md"
 def test_configuration_reference_is_current() -> None:
     assert DOC.read_text(encoding="utf-8") == render(), (
         "docs/configuration-reference.md is stale: regenerate it with "
-        "`python -m rag_eval_pytest.config_reference > docs/configuration-reference.md`"
+        "`python -m rag_eval_pytest.config.reference > docs/configuration-reference.md`"
     )
 
 

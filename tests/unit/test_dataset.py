@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rag_eval_pytest.dataset import auto_id, load_dataset, load_datasets
+from rag_eval_pytest.data.dataset import auto_id, load_dataset, load_datasets
 from rag_eval_pytest.errors import DatasetError
 
 NOW = dt.datetime(2026, 11, 22, tzinfo=dt.timezone.utc)
@@ -252,6 +252,6 @@ def test_long_digit_runs_are_found_in_any_text(text: str, found: bool) -> None:
     """Whether a file may hold an integer too long to read (then searched for it, and
     reported naming the field): the same answer for ASCII text, searched quickly, and other
     text, searched with the pattern."""
-    from rag_eval_pytest import bigints
+    from rag_eval_pytest.data import bigints
 
     assert bigints.may_hold_one(text) is found

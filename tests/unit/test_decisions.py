@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from rag_eval_pytest.collector import CaseRecord
-from rag_eval_pytest.exit_codes import decide_exit_code
 from rag_eval_pytest.metrics.base import MetricResult
+from rag_eval_pytest.reporting.collector import CaseRecord
+from rag_eval_pytest.reporting.exit_codes import decide_exit_code
 from rag_eval_pytest.reporting.models import CaseTest, CriticalTest
-from rag_eval_pytest.summary import ThresholdCheck, percentile, summarise, weighted_mean
+from rag_eval_pytest.reporting.summary import ThresholdCheck, percentile, summarise, weighted_mean
 
 
 def test_weighted_mean_renormalises_over_metrics_present() -> None:

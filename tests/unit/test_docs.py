@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rag_eval_pytest.config import ConfigFile, resolve_settings
+from rag_eval_pytest.config.options import OPTIONS
+from rag_eval_pytest.config.settings import ConfigFile, resolve_settings
 from rag_eval_pytest.metrics.registry import METRIC_NAMES
-from rag_eval_pytest.options import OPTIONS
 
 ROOT = Path(__file__).parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

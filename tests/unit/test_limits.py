@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from rag_eval_pytest.limits import AdaptiveLimiter
+from rag_eval_pytest.runtime.limits import AdaptiveLimiter
 
 
 def test_never_more_than_the_limit_in_flight_and_served_in_order() -> None:

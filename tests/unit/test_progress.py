@@ -6,8 +6,8 @@ import asyncio
 import concurrent.futures
 import threading
 
-from rag_eval_pytest.metrics.base import Usage
-from rag_eval_pytest.progress import ERASE, RESTORE, SAVE, ProgressLine, RunProgress
+from rag_eval_pytest.engine.progress import ERASE, RESTORE, SAVE, ProgressLine, RunProgress
+from rag_eval_pytest.judges.base import Usage
 
 
 def test_the_line_counts_finished_cases_judge_calls_cache_hits_and_cost() -> None:

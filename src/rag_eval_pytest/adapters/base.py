@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..data.response import RAGResponse
 from ..errors import AdapterError
-from ..event_loop import to_thread
-from ..response import RAGResponse
+from ..runtime.event_loop import to_thread
 
 
 class RAGAdapter:

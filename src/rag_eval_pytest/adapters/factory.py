@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from ..config import Settings
+    from ..config.settings import Settings
     from .base import RAGAdapter
 
 

@@ -3,8 +3,9 @@
 One ``httpx.AsyncClient`` per adapter, created on the plugin's event loop at the first query,
 so every case reuses its connections; :meth:`HttpAdapter.aclose` closes it at the end of the
 run. Each attempt is bounded by the timeout; connect errors, timeouts, dropped connections,
-408, 409, 429 and 5xx are retried by the plugin's one retry policy (:mod:`rag_eval_pytest.retry`:
-exponential backoff 1, 2, 4 s plus jitter, or the server's ``Retry-After`` capped at 60 s).
+408, 409, 429 and 5xx are retried by the plugin's one retry policy
+(:mod:`rag_eval_pytest.runtime.retry`: exponential backoff 1, 2, 4 s plus jitter, or the
+server's ``Retry-After`` capped at 60 s).
 Anything else that goes wrong is an :class:`~rag_eval_pytest.errors.AdapterError`
 naming what was expected and showing a short excerpt of the body, which makes the case an
 *error* rather than a failure.
@@ -26,19 +27,19 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+from ..data.response import Context, RAGResponse
 from ..errors import AdapterError, ConfigError
-from ..options import OptionValueError, check_header, http_url
 from ..redaction import Redactor, basic_credentials, url_secrets
 from ..redaction import display_url as _display_url
-from ..response import Context, RAGResponse
-from ..retry import RetryPolicy, Sleep, is_transient_status, retry_after
+from ..runtime.retry import RetryPolicy, Sleep, is_transient_status, retry_after
+from ..values import OptionValueError, check_header, http_url
 from .base import RAGAdapter
 from .paths import PathError, ResponsePath
 
 if TYPE_CHECKING:
     import httpx
 
-    from ..config import HttpSettings
+    from ..config.settings import HttpSettings
 
 log = logging.getLogger(__name__)
 

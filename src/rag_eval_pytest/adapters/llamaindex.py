@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..data.response import Context, RAGResponse
 from ..errors import AdapterError, ConfigError
-from ..response import Context, RAGResponse
+from ..extras import require_extra
 from .base import RAGAdapter
 from .callable import target_of
-from .extras import require_extra
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -15,7 +15,7 @@ import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..redaction import url_secrets
-from ..retry import is_transient_status, retry_after
+from ..runtime.retry import is_transient_status, retry_after
 from .llm import (
     AuthenticationFailed,
     LLMJudge,

@@ -20,15 +20,34 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel
-
-from ..metrics.base import Usage
+from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
 I = TypeVar("I", bound=BaseModel)  # noqa: E741 - the conventional name of an input type
 O = TypeVar("O", bound=BaseModel)  # noqa: E741
+
+
+class Usage(BaseModel):
+    """Judge work spent on one measurement."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    judge_calls: int = 0
+    cache_hits: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            judge_calls=self.judge_calls + other.judge_calls,
+            cache_hits=self.cache_hits + other.cache_hits,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cost_usd=self.cost_usd + other.cost_usd,
+        )
 
 
 class Question(ABC, Generic[I, O]):

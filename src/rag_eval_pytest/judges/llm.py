@@ -12,7 +12,7 @@ for all of them:
   a count mismatch that survives it keeps only the verdicts that matched, with a note;
 * a refusal is *not judged* with the judge's words as the reason; nothing becomes a number;
 * transient failures (timeouts, 408, 409, 429, 5xx, overload) are retried by the plugin's one
-  retry policy (:mod:`rag_eval_pytest.retry`, as for the HTTP adapter: ``max_attempts``
+  retry policy (:mod:`rag_eval_pytest.runtime.retry`, as for the HTTP adapter: ``max_attempts``
   counting the first try, exponential backoff with jitter, ``retry-after`` capped at
   ``max_delay``); other failures are not judged at once;
 * a refused key (401, 403) stops the judge: no retry, no further request for any case. The
@@ -25,7 +25,7 @@ for all of them:
   the voted outcome of each question is cached too, so a warm re-run reads one entry per
   question.
 
-Runs on the process's judge event loop (:mod:`rag_eval_pytest.event_loop`).
+Runs on the process's judge event loop (:mod:`rag_eval_pytest.runtime.event_loop`).
 """
 
 from __future__ import annotations
@@ -40,10 +40,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..metrics.base import Usage
-from ..retry import RetryPolicy
+from ..runtime.retry import RetryPolicy
 from ..text.shorten import shorten
-from .base import I, Judge, JudgeOutcome, O, Question
+from .base import I, Judge, JudgeOutcome, O, Question, Usage
 from .cache import JudgeCache, cache_key
 from .cost import Prices, cost_usd
 from .parsing import ParseResult, looks_like_refusal, parse_reply
@@ -53,8 +52,8 @@ from .voting import vote
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from ..limits import AdaptiveLimiter
     from ..redaction import Redactor
+    from ..runtime.limits import AdaptiveLimiter
 
 T = TypeVar("T")
 MAX_CONSECUTIVE_FAILURES = 5

@@ -21,7 +21,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from ..reporting.escaping import strip_control
+from ..text.escaping import strip_control
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\n?(.*?)```", re.DOTALL)
 _REFUSAL = re.compile(

@@ -9,9 +9,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
-from ..options import http_url
 from ..redaction import display_url
-from ..retry import RetrySettings
+from ..runtime.retry import RetrySettings
+from ..values import http_url
 
 DEFAULT_DEADLINE = 7200.0
 """Two hours of judging: a judge that hangs, or answers 429 for ever, cannot hold a CI job

@@ -21,8 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..metrics.base import Usage
-from .base import JudgeOutcome
+from .base import JudgeOutcome, Usage
 from .parsing import is_verdict_annotation
 
 VerdictKey = tuple[Hashable, ...]

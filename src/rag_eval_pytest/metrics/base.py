@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..judges.base import Usage, judge_key
+
 if TYPE_CHECKING:
-    from ..response import Context
+    from ..data.response import Context
 
 Requirement = Literal["contexts", "expected_contexts", "ground_truth", "judge", "embeddings"]
 Status = Literal["passed", "failed", "not_judged"]
@@ -38,27 +40,6 @@ class Sample:
     contexts: list[Context] | None
     sources: list[str]
     expected_contexts: list[str] | None
-
-
-class Usage(BaseModel):
-    """Judge work spent on one measurement."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    judge_calls: int = 0
-    cache_hits: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            judge_calls=self.judge_calls + other.judge_calls,
-            cache_hits=self.cache_hits + other.cache_hits,
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cost_usd=self.cost_usd + other.cost_usd,
-        )
 
 
 class Evidence(BaseModel):
@@ -168,8 +149,6 @@ class Services:
 
     async def ask(self, question: Any, inputs: BaseModel) -> Any:
         """The judge's :class:`~rag_eval_pytest.judges.base.JudgeOutcome` for ``question``."""
-        from ..judges.base import judge_key
-
         if self.scrub is not None:
             inputs = type(inputs).model_validate(self.scrub(inputs.model_dump()))
         # Keyed by the judge's fingerprint too: tests that use different judges never share

@@ -6,13 +6,14 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from .base import Measurement, Usage
+from ..judges.base import Usage
+from .base import Measurement
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from ..data.response import Context
     from ..judges.base import JudgeOutcome, Question
-    from ..response import Context
     from .base import Sample, Services
 
 

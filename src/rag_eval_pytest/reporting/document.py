@@ -29,8 +29,8 @@ from .models import (
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ..collector import CaseRecord
-    from ..summary import RunSummary
+    from .collector import CaseRecord
+    from .summary import RunSummary
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:

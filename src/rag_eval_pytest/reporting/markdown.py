@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..metrics.registry import metric_order
-from .escaping import code, inline
+from ..text.escaping import code, inline
 
 if TYPE_CHECKING:
     from .models import CaseResult, Report, Summary, Trend

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..metrics.base import MetricResult, Usage
+from ..judges.base import Usage
+from ..metrics.base import MetricResult
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .escaping import strip_control
+from ..text.escaping import strip_control
 from .markdown import fmt_score, fmt_seconds, title
 
 if TYPE_CHECKING:

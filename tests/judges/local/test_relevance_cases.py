@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from rag_eval_pytest.data.response import Context
+from rag_eval_pytest.engine.session import measure
 from rag_eval_pytest.judges.local.relevance import SentenceScore
 from rag_eval_pytest.metrics.base import Sample, Services
 from rag_eval_pytest.metrics.registry import default_threshold, get_metric
-from rag_eval_pytest.response import Context
-from rag_eval_pytest.session import measure
 
 ONBOARDING = (
     "Every new hire is assigned a mentor for the first three months. The IT desk issues "

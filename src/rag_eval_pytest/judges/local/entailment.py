@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...adapters.extras import install_line
 from ...errors import ConfigError
+from ...extras import install_line
 from ..extras import installed
 
 if TYPE_CHECKING:

@@ -2,8 +2,9 @@
 
 Every process that runs tests (a plain run, or each xdist worker) has one. It queries the RAG
 system once per case however many tests use the case, and computes each metric once per case
-and parameter set. Results leave the process on test reports (see :mod:`.payload`); writing
-reports is the aggregating process's job (:mod:`.collector`).
+and parameter set. Results leave the process on test reports (see
+:mod:`..reporting.payload`); writing reports is the aggregating process's job
+(:mod:`..reporting.collector`).
 """
 
 from __future__ import annotations
@@ -15,26 +16,26 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .errors import AdapterError
-from .event_loop import LoopThread, watch_blocking_calls
-from .limits import AdaptiveLimiter
-from .metrics.base import Measurement, Metric, MetricResult, Sample, Services
-from .metrics.registry import get_metric
+from ..data.response import RAGResponse
+from ..errors import AdapterError
+from ..metrics.base import Measurement, Metric, MetricResult, Sample, Services
+from ..metrics.registry import get_metric
+from ..runtime.event_loop import LoopThread, watch_blocking_calls
+from ..runtime.limits import AdaptiveLimiter
 from .progress import RunProgress
-from .response import Context, RAGResponse
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from .adapters.base import RAGAdapter
-    from .config import Settings
-    from .dataset import DatasetCollection, LoadedCase
-    from .judges.base import Judge
-    from .judges.llm import JudgeDeadline
-    from .metrics.base import Embed
-    from .prefetch import Prefetcher
-    from .redaction import Redactor
+    from ..adapters.base import RAGAdapter
+    from ..config.settings import Settings
+    from ..data.dataset import DatasetCollection, LoadedCase
+    from ..judges.base import Judge
+    from ..judges.llm import JudgeDeadline
+    from ..metrics.base import Embed
+    from ..redaction import Redactor
+    from ..reporting.payload import RunInfo
 
 THREADS_TIMEOUT = 30.0
 """Seconds the end of a run waits for blocking calls still running in worker threads."""
@@ -47,14 +48,6 @@ MetricRequest = tuple["str | Metric", "float | None", "dict[str, Any]"]
 PlannedMetric = tuple[str, dict[str, Any]]
 """A metric to measure, by name with its parameters and without a threshold (JSON-safe, so
 the prefetcher can remember what a test function measures)."""
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    """Identity of the run, decided once by the aggregating process and sent to workers."""
-
-    run_id: str
-    started_at: str
 
 
 @dataclass
@@ -84,7 +77,6 @@ class EvalSession:
     judge_limiter: AdaptiveLimiter = field(init=False)
     case_limiter: AdaptiveLimiter = field(init=False)
     judge_deadline: JudgeDeadline = field(init=False)
-    prefetcher: Prefetcher | None = None
     progress: RunProgress = field(default_factory=RunProgress)
     notify: Callable[[str], None] | None = None  # a line of information on the terminal
     _notices: set[str] = field(default_factory=set)
@@ -96,13 +88,13 @@ class EvalSession:
         # being parsed (the limiter halves itself on 429 and overload).
         self.judge_limiter = AdaptiveLimiter(limits.judge or 2 * limits.limit)
         self.case_limiter = AdaptiveLimiter(limits.limit)
-        from .judges.llm import JudgeDeadline
+        from ..judges.llm import JudgeDeadline
 
         self.judge_deadline = JudgeDeadline(self.settings.judge.deadline)
         # Configured auth headers are secrets in every process, the aggregating one included,
         # before any adapter exists (workers may be the ones that build it).
-        from .adapters.http import settings_secrets
-        from .redaction import url_secrets
+        from ..adapters.http import settings_secrets
+        from ..redaction import url_secrets
 
         self.redactor.add(*settings_secrets(self.settings.http))
         self.redactor.add(*url_secrets(self.settings.judge.base_url or ""))
@@ -233,7 +225,7 @@ class EvalSession:
         """The judge the settings name (``--rag-judge``, config ``judge:``), built once.
         Raises :class:`ConfigError` when none can be built (no key, no local judge)."""
         if self._default_judge is None:
-            from .judges.factory import build_judge
+            from ..judges.factory import build_judge
 
             judge = build_judge(
                 self.settings.judge,
@@ -253,7 +245,7 @@ class EvalSession:
         kept = self._judges.get(id(value))
         if kept is not None:
             return kept[1]
-        from .judges.factory import as_judge
+        from ..judges.factory import as_judge
 
         judge = as_judge(value, self.settings.judge, self.judge_cache_dir)
         if judge is None:
@@ -262,7 +254,7 @@ class EvalSession:
         return judge
 
     def _keep_judge(self, value: Any, judge: Judge) -> None:
-        from .judges.llm import LLMJudge
+        from ..judges.llm import LLMJudge
 
         # The value is kept alive with the judge, so its id() cannot be reused in this run.
         self._judges[id(value)] = (value, judge)
@@ -291,7 +283,7 @@ class EvalSession:
     def embedder_for(self, judge: Judge | None) -> Embed | None:
         """Embeddings for the embedding-based metrics: the judge's own when it has them,
         else the offline model when its extra is installed, else ``None``."""
-        from .judges.base import Judge as JudgeBase
+        from ..judges.base import Judge as JudgeBase
 
         if judge is not None and type(judge).embed is not JudgeBase.embed:
             scrubbed = self._judge_embeds.get(id(judge))
@@ -308,8 +300,8 @@ class EvalSession:
     def vector_cache_dir(self) -> Path | None:
         """Where sentence vectors are kept between runs: the judge cache's folder, unless
         caching is off."""
-        from .judges.cache import JudgeCache
-        from .judges.factory import cache_for
+        from ..judges.cache import JudgeCache
+        from ..judges.factory import cache_for
 
         cache = cache_for(self.settings.judge, self.judge_cache_dir)
         return cache.directory if isinstance(cache, JudgeCache) else None
@@ -399,7 +391,7 @@ def _services_identity(metric: Metric, services: Services) -> str:
     others. A test module with its own rag_judge gets its own results; retrieval metrics are
     shared by all."""
     if "judge" in metric.requires:
-        from .judges.base import judge_key
+        from ..judges.base import judge_key
 
         return judge_key(services.judge)
     if "embeddings" in metric.requires and services.embed is not None:
@@ -420,7 +412,7 @@ def scrubbing(embed: Embed, redactor: Redactor) -> Embed:
 def local_embedder(device: str = "cpu", cache_dir: Path | None = None) -> Embed | None:
     """The offline embedding model's ``embed``, or ``None`` when the extra is missing."""
     try:
-        from .judges.local.embeddings import shared_embedder
+        from ..judges.local.embeddings import shared_embedder
     except ImportError:
         return None
     embedder = shared_embedder(device)
@@ -454,9 +446,3 @@ async def measure(metric: Metric, sample: Sample, services: Services) -> Measure
     if missing is not None:
         return Measurement.not_judged(missing)
     return await metric.measure(sample, services)
-
-
-def context_payload(contexts: list[Context] | None) -> list[dict[str, str | None]] | None:
-    if contexts is None:
-        return None
-    return [{"text": c.text, "source": c.source} for c in contexts]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .bootstrap import WORKER_RUN_KEY
 
 if TYPE_CHECKING:
-    from .session import RunInfo
+    from ..reporting.payload import RunInfo
 
 
 class XdistHooks:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING
 
-from .errors import ConfigError, RagEvalWarning
+from ..errors import ConfigError, RagEvalWarning
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

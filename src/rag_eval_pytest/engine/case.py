@@ -11,19 +11,19 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
-from .metrics.registry import requirements
-from .payload import PAYLOAD_SCHEMA, CasePayload
-from .session import EvalSession, MetricRequest, PlannedMetric, context_payload
+from ..metrics.registry import requirements
+from ..reporting.payload import CasePayload, case_payload
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .adapters.base import RAGAdapter
-    from .config import Settings
-    from .dataset import Case, LoadedCase
-    from .judges.base import Judge
-    from .metrics.base import Metric, MetricResult
-    from .response import Context, RAGResponse
+    from ..adapters.base import RAGAdapter
+    from ..config.settings import Settings
+    from ..data.dataset import Case, LoadedCase
+    from ..data.response import Context, RAGResponse
+    from ..judges.base import Judge
+    from ..metrics.base import Metric, MetricResult
+    from .session import EvalSession, MetricRequest, PlannedMetric
 
 
 class ResultRecorder:
@@ -53,29 +53,15 @@ class ResultRecorder:
         return props
 
     def payload(self) -> CasePayload:
-        case, response = self.loaded.case, self.response
-        return {
-            "schema": PAYLOAD_SCHEMA,
-            "key": self.loaded.key,
-            "id": case.id or self.loaded.key,
-            "index": self.loaded.index,
-            "dataset": str(self.loaded.dataset),
-            "question": case.question,
-            "ground_truth": case.ground_truth,
-            "critical": case.critical,
-            "tags": list(case.tags),
-            "expected_contexts": case.expected_contexts,
-            "recorded": case.has_recorded_answer,
-            "answer": response.answer if response else None,
-            "contexts": context_payload(response.contexts) if response else None,  # type: ignore[typeddict-item]
-            "sources": response.retrieved_sources if response else [],
-            "latency": response.latency if response else None,
-            "error": self.error,
-            "setup_error": self.setup_error,
-            "adapter": self.adapter,
-            "judge": self.judge,
-            "metrics": [r.model_dump(mode="json") for r in self.results],
-        }
+        return case_payload(
+            self.loaded,
+            self.response,
+            self.results,
+            error=self.error,
+            setup_error=self.setup_error,
+            adapter=self.adapter,
+            judge=self.judge,
+        )
 
 
 class RagCase:
@@ -177,7 +163,7 @@ class RagCase:
         if new and self._on_requests is not None:
             self._on_requests(new)
         services = self._session.services(judge)
-        from .errors import ConfigError
+        from ..errors import ConfigError
 
         try:
             results = self._session.evaluate_many(
@@ -191,7 +177,7 @@ class RagCase:
         return results
 
     def _judge(self) -> Judge | None:
-        from .errors import ConfigError, SetupFailed
+        from ..errors import ConfigError, SetupFailed
 
         try:
             judge = self._session.judge_for(self._judge_provider())

@@ -11,16 +11,16 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from ..metrics.registry import DEFAULT_METRICS, registered_names
 from .assertions import check_results
-from .metrics.registry import DEFAULT_METRICS, registered_names
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from ..config.settings import Settings
+    from ..data.dataset import DatasetCollection, LoadedCase
     from .case import RagCase
-    from .config import Settings
-    from .dataset import DatasetCollection, LoadedCase
 
 ZERO_CODE_CASE = pytest.StashKey[str]()
 

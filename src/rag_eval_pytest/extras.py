@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from ..errors import ConfigError
+from .errors import ConfigError
 
 if TYPE_CHECKING:
     from types import ModuleType

@@ -14,12 +14,20 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config import ConfigFile, Override, ResolvedConfig, find_config_file, resolve_settings
-from .dataset import load_datasets
-from .errors import ConfigError
-from .options import OPTIONS, OptionSpec, OptionValueError
-from .redaction import Redactor
-from .session import EvalSession, RunInfo
+from ..config.options import OPTIONS, OptionSpec
+from ..config.settings import (
+    ConfigFile,
+    Override,
+    ResolvedConfig,
+    find_config_file,
+    resolve_settings,
+)
+from ..data.dataset import load_datasets
+from ..engine.session import EvalSession
+from ..errors import ConfigError
+from ..redaction import Redactor
+from ..reporting.payload import RunInfo
+from ..values import OptionValueError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -118,17 +126,17 @@ def new_run_info() -> RunInfo:
 def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
     resolved = resolve_config(config)
     settings = resolved.settings
-    from .judges.factory import check_base_url, check_kind
+    from ..judges.factory import check_base_url, check_kind
 
     check_kind(settings.judge.kind)
     check_base_url(settings.judge, os.environ)
     if settings.adapter == "http" or settings.http.endpoint:
-        from .adapters.http import resolve_headers
+        from ..adapters.http import resolve_headers
 
         resolve_headers(settings.http.headers, settings.http.header_args)  # RAG_AUTH_HEADER too
     datasets = load_datasets(paths, tags=settings.tags)
     if settings.shard is not None:
-        from .sharding import parse_shard, select_shard
+        from ..data.sharding import parse_shard, select_shard
 
         datasets = select_shard(datasets, parse_shard(settings.shard))
     workerinput = getattr(config, "workerinput", None)

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import ValidationError
 
-from .atomic import write_atomic
+from ..atomic import write_atomic
 from .collector import CRASHED, RunCollector, crashed_case_payload
+from .document import build_document, now_iso
 from .exit_codes import ExitDecision, decide_exit_code
-from .reporting.document import build_document, now_iso
-from .reporting.files import (
+from .files import (
     HISTORY_FILE,
     JSON_REPORT,
     MARKDOWN_REPORT,
@@ -25,20 +25,20 @@ from .reporting.files import (
     read_history,
     report_json,
 )
-from .reporting.history import datasets_digest, git_commit, history_entry, selection
-from .reporting.markdown import render_markdown, render_step_summary
-from .reporting.models import DatasetInfo, Report, RunSection
-from .reporting.step_summary import SUMMARY_FILE, append_step_summary
-from .reporting.trend import build_trend
+from .history import datasets_digest, git_commit, history_entry, selection
+from .markdown import render_markdown, render_step_summary
+from .models import DatasetInfo, Report, RunSection
+from .step_summary import SUMMARY_FILE, append_step_summary
 from .summary import judge_failures, judge_stop, summarise
+from .trend import build_trend
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from .config import Settings
-    from .dataset import DatasetCollection
-    from .redaction import Redactor
-    from .session import RunInfo
+    from ..config.settings import Settings
+    from ..data.dataset import DatasetCollection
+    from ..redaction import Redactor
+    from .payload import RunInfo
 
 
 @dataclass

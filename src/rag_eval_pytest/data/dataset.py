@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..errors import DatasetError
+from ..text.shorten import cut
 from . import bigints
 from .duplicate_keys import DuplicateKeyError, unique_keys, unique_keys_yaml_loader, yaml_problem
-from .errors import DatasetError
 from .response import Context
-from .text.shorten import cut
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence

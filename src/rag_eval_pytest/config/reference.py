@@ -1,7 +1,8 @@
-"""The configuration reference, generated from the :class:`~rag_eval_pytest.config.Settings`
-model so that the documentation cannot drift from the code.
+"""The configuration reference, generated from the settings model
+(:class:`~rag_eval_pytest.config.settings.Settings`) so that the documentation cannot drift
+from the code.
 
-``python -m rag_eval_pytest.config_reference > docs/configuration-reference.md``
+``python -m rag_eval_pytest.config.reference > docs/configuration-reference.md``
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from .config import Settings
+from .settings import Settings
 
 if typing.TYPE_CHECKING:
     from pydantic.fields import FieldInfo
 
 HEADER = """# Configuration reference
 
-Generated from the settings model by `python -m rag_eval_pytest.config_reference`; do not
+Generated from the settings model by `python -m rag_eval_pytest.config.reference`; do not
 edit by hand (a test checks that this file is current).
 
 Keys go in `eval-config.yaml` (or `[tool.rag_eval]` in `pyproject.toml`). Dotted keys are

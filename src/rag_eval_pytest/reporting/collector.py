@@ -10,13 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .metrics.base import MetricResult
-from .reporting.models import CaseTest, CriticalTest, Outcome
+from ..metrics.base import MetricResult
+from .models import CaseTest, CriticalTest, Outcome
+from .payload import case_payload
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from .dataset import LoadedCase
+    from ..data.dataset import LoadedCase
     from .payload import CasePayload
 
 _SEVERITY: dict[str, int] = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
@@ -140,11 +141,8 @@ def crashed_case_payload(
     loaded = _case_of_nodeid(nodeid, cases)
     if loaded is None:
         return None
-    from .case import ResultRecorder
-
-    recorder = ResultRecorder(loaded)
-    recorder.error = f"the test process crashed: {message or 'its worker died'}"
-    return recorder.payload()
+    error = f"the test process crashed: {message or 'its worker died'}"
+    return case_payload(loaded, None, [], error=error)
 
 
 def _case_of_nodeid(nodeid: str, cases: Mapping[str, LoadedCase]) -> LoadedCase | None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pytest
 
-    from .redaction import Redactor
+    from ..redaction import Redactor
 
 SDK_LOGGERS = re.compile(r"(anthropic|openai|httpx\d*|httpcore\d*)(\.|$)")
 """Loggers (with their children) whose DEBUG records dump requests: the SDKs' and those of

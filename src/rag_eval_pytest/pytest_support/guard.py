@@ -20,11 +20,15 @@ import pytest
 if TYPE_CHECKING:
     from collections.abc import Callable, Generator
 
+    from ..engine.session import EvalSession
+
 F = TypeVar("F", bound="Callable[..., Any]")
 
 # A failure while pytest collects: pytest would turn pytest.exit into one more collection
 # error, so the run ends at the first hook after collection (exit_if_deferred).
 DEFERRED_KEY: pytest.StashKey[tuple[str, int]] = pytest.StashKey()
+# The process's evaluation session, set by the entry module; the guard reads its redactor.
+SESSION_KEY: pytest.StashKey[EvalSession] = pytest.StashKey()
 
 HINT = (
     "this is a bug in rag-eval-pytest: please report it with the traceback "
@@ -104,8 +108,7 @@ def _verbose(config: pytest.Config) -> bool:
 
 
 def _redactor(config: pytest.Config | None) -> Callable[[str], str]:
-    from .plugin import SESSION_KEY
-    from .redaction import Redactor
+    from ..redaction import Redactor
 
     session = config.stash.get(SESSION_KEY, None) if config is not None else None
     redactor = session.redactor if session is not None else Redactor.from_environment()

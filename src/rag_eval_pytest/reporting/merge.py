@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from ..errors import RagEvalError
 from .collector import CaseRecord
-from .errors import RagEvalError
+from .document import build_document, now_iso
 from .exit_codes import ExitDecision, decide_exit_code
-from .reporting.document import build_document, now_iso
-from .reporting.history import selection
-from .reporting.models import (
+from .history import selection
+from .models import (
     SCHEMA_VERSION,
     CaseResult,
     CriticalTest,
@@ -37,8 +37,8 @@ from .summary import summarise
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from .models import DatasetInfo
     from .payload import CasePayload
-    from .reporting.models import DatasetInfo
 
 
 class MergeError(RagEvalError):

@@ -23,12 +23,12 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .text.shorten import cut
+from ..text.shorten import cut
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .metrics.base import Usage
+    from ..judges.base import Usage
 
 # ANSI: save the cursor, go back to it, erase to the end of the line.
 SAVE, RESTORE, ERASE = "\x1b7", "\x1b8", "\x1b[K"

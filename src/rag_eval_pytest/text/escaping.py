@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..text.shorten import cut
+from .shorten import cut
 
 # ESC ] ... (BEL | ESC \): OSC, e.g. an OSC-8 hyperlink; ESC [ ... final: CSI (colours,
 # cursor moves, screen clears); ESC and one more character; the 8-bit CSI/OSC introducers;

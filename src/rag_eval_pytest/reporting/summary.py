@@ -11,15 +11,15 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .metrics.base import Usage
-from .metrics.registry import metric_order
+from ..judges.base import Usage
+from ..metrics.registry import metric_order
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from ..metrics.base import MetricResult
     from .collector import CaseRecord
-    from .metrics.base import MetricResult
-    from .reporting.models import CriticalTest
+    from .models import CriticalTest
 
 
 @dataclass(frozen=True)

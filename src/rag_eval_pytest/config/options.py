@@ -7,26 +7,16 @@ on every pytest run, with or without ``--rag-dataset``.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit
 
-from .metrics.registry import METRIC_NAMES
+from ..metrics.registry import METRIC_NAMES
+from ..values import OptionValueError, header_line, http_url
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 IniType = Literal["string", "paths", "args", "linelist", "bool"]
-
-
-class OptionValueError(ValueError):
-    """A value of a ``--rag-*`` option or ``rag_*`` ini key that the option does not accept.
-
-    argparse takes every value as a string; the plugin converts it with the option's ``type``
-    when it resolves the settings, so that a bad value ends the run with the fatal code and
-    one message naming its source, on the command line and in the ini file alike.
-    """
 
 
 def _number(text: str) -> float:
@@ -85,7 +75,7 @@ def judge_kind(text: str) -> str:
 
 def shard(text: str) -> str:
     """Option type: ``I/N``."""
-    from .sharding import parse_shard
+    from ..data.sharding import parse_shard
 
     try:
         return str(parse_shard(text))
@@ -100,60 +90,6 @@ def module_attr(text: str) -> str:
         raise OptionValueError(
             f"{text!r} is not of the form module:attribute (or path/to/file.py:attribute)"
         )
-    return text
-
-
-_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-# C0 controls but the tab, and DEL: a header value holding one (a pasted newline) is refused by
-# the HTTP client at every request, with the value in its message.
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
-
-
-def check_header(name: str, value: str) -> None:
-    """Raise OptionValueError for a header the HTTP client would refuse; never echo the value
-    (a header value is usually a credential)."""
-    if not _HEADER_NAME.fullmatch(name):
-        raise OptionValueError("the header name is not a valid HTTP header name")
-    if _CONTROL.search(value):
-        raise OptionValueError(
-            f"the value of header {name} contains a line break or another control character"
-        )
-
-
-def header_line(text: str) -> str:
-    """Option type: an HTTP header as ``"Name: value"``."""
-    name, sep, value = text.partition(":")
-    if not sep or not name.strip() or not value.strip() or " " in name.strip():
-        # Never echo the text: it is usually a credential.
-        raise OptionValueError('expected "Name: value", e.g. "Authorization: ..."')
-    check_header(name.strip(), value.strip())
-    return text
-
-
-def http_url(text: str) -> str:
-    """Option type: an ``http://`` or ``https://`` URL that an HTTP client accepts.
-
-    The messages never repeat the URL: its user info or query string may hold a credential.
-    """
-    scheme, sep, _ = text.partition("://")
-    if not sep or scheme.lower() not in ("http", "https"):
-        plain = sep and scheme.isalnum() and len(scheme) < 16
-        shown = f" (its scheme is {scheme!r})" if plain else ""
-        raise OptionValueError(f"not an http:// or https:// URL{shown}")
-    if _CONTROL.search(text) or any(ch.isspace() for ch in text):
-        raise OptionValueError("the URL contains a space, a line break or a control character")
-    try:
-        parts = urlsplit(text)
-    except ValueError:
-        raise OptionValueError("the URL's host is not a valid name or IPv6 address") from None
-    try:
-        port = parts.port
-    except ValueError:
-        port = 0
-    if port == 0:
-        raise OptionValueError("the URL's port is not a number from 1 to 65535")
-    if not parts.hostname:
-        raise OptionValueError("the URL names no host")
     return text
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from .zero_code import configured_metrics
+from ..engine.zero_code import configured_metrics
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from .dataset import LoadedCase
-    from .session import EvalSession
+    from ..data.dataset import LoadedCase
+    from ..engine.session import EvalSession
 
 
 def header_line(session: EvalSession) -> str:
@@ -37,8 +37,8 @@ def cost_line(session: EvalSession, zero_code_cases: Sequence[LoadedCase] | None
     metrics, so their cost is estimated on the cases selected; tests that take ``rag_case``
     choose their metrics as they run, so their cost is not known before then
     (``zero_code_cases`` is ``None`` for such a suite)."""
-    from .judges.estimate import estimate_run
-    from .judges.factory import resolve_kind
+    from ..engine.estimate import estimate_run
+    from ..judges.factory import resolve_kind
 
     settings = session.settings
     if resolve_kind(settings.judge, os.environ) == "local":
@@ -60,7 +60,7 @@ def cost_line(session: EvalSession, zero_code_cases: Sequence[LoadedCase] | None
 
 def judge_description(session: EvalSession) -> str:
     """The configured judge, without building it (no SDK import, no key needed)."""
-    from .judges.factory import judge_label
+    from ..judges.factory import judge_label
 
     return judge_label(session.settings.judge, os.environ)
 
@@ -95,8 +95,8 @@ def render_plan(session: EvalSession) -> str:
     lines.append(f"run thresholds: {gates or 'none'}")
     queried = sum(not c.case.has_recorded_answer for c in ordered)
     lines.append(f"RAG queries: {queried}")
-    from .judges.estimate import estimate_run
-    from .judges.factory import resolve_kind
+    from ..engine.estimate import estimate_run
+    from ..judges.factory import resolve_kind
 
     names = [m for m, _ in configured_metrics(settings)]
     estimate = estimate_run(settings.judge, ordered, names, os.environ)

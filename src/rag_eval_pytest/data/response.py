@@ -11,7 +11,7 @@ from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .reporting.escaping import strip_control
+from ..text.escaping import strip_control
 
 _T = TypeVar("_T")
 

@@ -29,14 +29,14 @@ from pydantic import (
     model_validator,
 )
 
-from . import bigints
-from .duplicate_keys import DuplicateKeyError, unique_keys_yaml_loader, yaml_problem
-from .errors import ConfigError
-from .judges.settings import JudgeSettings
-from .metrics.registry import DEFAULT_WEIGHTS, registered_names
-from .options import check_header, header_line, http_url
-from .redaction import MASK, display_url, is_credential_name
-from .retry import MAX_ATTEMPTS, RetrySettings
+from ..data import bigints
+from ..data.duplicate_keys import DuplicateKeyError, unique_keys_yaml_loader, yaml_problem
+from ..errors import ConfigError
+from ..judges.settings import JudgeSettings
+from ..metrics.registry import DEFAULT_WEIGHTS, registered_names
+from ..redaction import MASK, display_url, is_credential_name
+from ..runtime.retry import MAX_ATTEMPTS, RetrySettings
+from ..values import check_header, header_line, http_url
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -281,7 +281,7 @@ class Settings(_Section):
     @classmethod
     def _shard_valid(cls, value: str | None) -> str | None:
         if value is not None:
-            from .sharding import parse_shard
+            from ..data.sharding import parse_shard
 
             return str(parse_shard(value))
         return value

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..reporting.markdown import evidence_label
+from ..text.shorten import shorten
 from .case import RagCase
-from .reporting.markdown import evidence_label
-from .text.shorten import shorten
 
 if TYPE_CHECKING:
-    from .metrics.base import Evidence, Metric, MetricResult
+    from ..metrics.base import Evidence, Metric, MetricResult
 
 _EVIDENCE_LINES = 12
 _TEXT = 160

@@ -29,16 +29,16 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .metrics.registry import get_metric, requirements
+from ..metrics.registry import get_metric, requirements
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from .adapters.base import RAGAdapter
-    from .dataset import LoadedCase
-    from .judges.base import Judge
-    from .limits import AdaptiveLimiter
-    from .response import RAGResponse
+    from ..adapters.base import RAGAdapter
+    from ..data.dataset import LoadedCase
+    from ..data.response import RAGResponse
+    from ..judges.base import Judge
+    from ..runtime.limits import AdaptiveLimiter
     from .session import EvalSession, PlannedMetric
 
 PLAN_CACHE_KEY = "rag_eval/metric_plan"
@@ -324,7 +324,7 @@ class Prefetcher:
         """Load the embedding model before a metric needs it. Beside an LLM judge, only once
         the judge has answered: importing its SDK and sending the first requests is the
         critical path, and two large imports at once delay both."""
-        from .judges.llm import LLMJudge
+        from ..judges.llm import LLMJudge
 
         if isinstance(judge, LLMJudge):
             with contextlib.suppress(asyncio.TimeoutError):

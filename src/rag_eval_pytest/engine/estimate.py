@@ -2,7 +2,7 @@
 
 Renders the prompt each judge-based metric would send for each case (pre-recorded answers
 and contexts as they are; a typical size where the RAG system has not answered yet) and
-prices it with :mod:`.cost`. With N passes it counts the passes of an agreeing vote
+prices it with :mod:`..judges.cost`. With N passes it counts the passes of an agreeing vote
 (``N // 2 + 1``); disagreements cost more, cache hits less.
 """
 
@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..metrics.registry import METRIC_NAMES, requirements
-from .cost import Estimate, estimate
-from .factory import judge_label, resolve_kind
-from .prompt import estimate_tokens, render
-from .questions import (
+from ..judges.cost import Estimate, estimate
+from ..judges.factory import judge_label, resolve_kind
+from ..judges.prompt import estimate_tokens, render
+from ..judges.questions import (
     AnswerEquivalence,
     AttributionInput,
     ContextSentenceRelevance,
@@ -28,15 +27,16 @@ from .questions import (
     StatementsInput,
     StatementSupport,
 )
+from ..metrics.registry import METRIC_NAMES, requirements
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
     from pydantic import BaseModel
 
-    from ..dataset import LoadedCase
-    from .base import Question
-    from .settings import JudgeSettings
+    from ..data.dataset import LoadedCase
+    from ..judges.base import Question
+    from ..judges.settings import JudgeSettings
 
 TYPICAL_ANSWER = "x" * 600
 TYPICAL_CONTEXTS = ["x" * 800] * 4

@@ -1,0 +1,101 @@
+"""The per-case payload that travels on a test report, from the process that ran the test to
+the process that writes the reports (the same process without xdist; worker to controller with
+it). JSON-safe builtins only: xdist serialises report attributes with execnet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    from ..data.dataset import LoadedCase
+    from ..data.response import RAGResponse
+    from ..metrics.base import MetricResult
+
+PAYLOAD_SCHEMA = 1
+REPORT_ATTRIBUTE = "rag_eval"
+
+
+class ContextPayload(TypedDict):
+    text: str
+    source: str | None
+
+
+class _CaseFields(TypedDict):
+    schema: int
+    key: str
+    id: str
+    index: int
+    dataset: str
+    question: str
+    ground_truth: str
+    critical: bool
+    tags: list[str]
+    expected_contexts: list[str] | None
+    recorded: bool
+    answer: str | None
+    contexts: list[ContextPayload] | None
+    sources: list[str]
+    latency: float | None
+    error: str | None
+    adapter: str | None
+    judge: str | None
+    metrics: list[dict[str, Any]]
+
+
+class CasePayload(_CaseFields, total=False):
+    setup_error: str | None
+    """A setup error the test met (a judge that cannot be built): the run is fatal."""
+
+
+def is_payload(value: object) -> bool:
+    return isinstance(value, dict) and value.get("schema") == PAYLOAD_SCHEMA and "key" in value
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """Identity of the run, decided once by the aggregating process and sent to workers."""
+
+    run_id: str
+    started_at: str
+
+
+def case_payload(
+    loaded: LoadedCase,
+    response: RAGResponse | None,
+    results: list[MetricResult],
+    *,
+    error: str | None = None,
+    setup_error: str | None = None,
+    adapter: str | None = None,
+    judge: str | None = None,
+) -> CasePayload:
+    """What one test learned about its case, as it travels on the test's report."""
+    case = loaded.case
+    return {
+        "schema": PAYLOAD_SCHEMA,
+        "key": loaded.key,
+        "id": case.id or loaded.key,
+        "index": loaded.index,
+        "dataset": str(loaded.dataset),
+        "question": case.question,
+        "ground_truth": case.ground_truth,
+        "critical": case.critical,
+        "tags": list(case.tags),
+        "expected_contexts": case.expected_contexts,
+        "recorded": case.has_recorded_answer,
+        "answer": response.answer if response else None,
+        "contexts": (
+            [{"text": c.text, "source": c.source} for c in response.contexts]
+            if response and response.contexts is not None
+            else None
+        ),
+        "sources": response.retrieved_sources if response else [],
+        "latency": response.latency if response else None,
+        "error": error,
+        "setup_error": setup_error,
+        "adapter": adapter,
+        "judge": judge,
+        "metrics": [r.model_dump(mode="json") for r in results],
+    }
