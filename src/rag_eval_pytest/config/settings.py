@@ -30,7 +30,7 @@ from pydantic import (
 )
 
 from ..data import bigints
-from ..data.duplicate_keys import DuplicateKeyError, unique_keys_yaml_loader, yaml_problem
+from ..data.duplicate_keys import DuplicateKeyError, yaml_problem
 from ..errors import ConfigError
 from ..judges.settings import JudgeSettings
 from ..metrics.registry import DEFAULT_WEIGHTS, registered_names
@@ -371,19 +371,15 @@ def _load_yaml(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ConfigError(f"Invalid configuration {path}: not UTF-8 text") from None
     try:
-        if bigints.may_hold_one(text):
-            data = yaml.load(text, Loader=bigints.yaml_loader())
-            problem = bigints.find(data)
-            if problem is not None:
-                raise ConfigError(f"Invalid configuration {path}: {problem}")
-        else:
-            data = yaml.load(text, Loader=unique_keys_yaml_loader())  # a SafeLoader
+        data, problem = bigints.load_yaml(text)
     except RecursionError:
         raise ConfigError(f"Invalid configuration {path}: {_TOO_DEEP}") from None
     except DuplicateKeyError as exc:
         raise ConfigError(f"Invalid configuration {path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"Invalid configuration {path}: {yaml_problem(exc)}") from None
+    if problem is not None:
+        raise ConfigError(f"Invalid configuration {path}: {problem}")
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -95,3 +95,24 @@ def find(document: object, line: int | None = None) -> str | None:
             ]
             stack.extend(reversed(children))
     return None
+
+
+def load_json(text: str, line: int | None = None) -> tuple[Any, str | None]:
+    """``text`` read as JSON with each key once, and the message for an integer too long to
+    read in it (``None`` when there is none): the slower parse runs only when digits could
+    be that long."""
+    if not may_hold_one(text):
+        return json.loads(text, object_pairs_hook=unique_keys), None
+    document = json_loads(text)
+    return document, find(document, line)
+
+
+def load_yaml(text: str) -> tuple[Any, str | None]:
+    """``text`` read as YAML (a safe loader, each key once), and the message for an integer
+    too long to read in it, as :func:`load_json`."""
+    import yaml
+
+    if not may_hold_one(text):
+        return yaml.load(text, Loader=unique_keys_yaml_loader()), None
+    document = yaml.load(text, Loader=yaml_loader())
+    return document, find(document)

@@ -28,11 +28,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..errors import DatasetError
 from ..text.shorten import cut
 from . import bigints
-from .duplicate_keys import DuplicateKeyError, unique_keys, unique_keys_yaml_loader, yaml_problem
+from .duplicate_keys import DuplicateKeyError, yaml_problem
 from .response import Context
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
     from pathlib import Path
 
 STALE_AFTER_DAYS = 30
@@ -194,9 +194,7 @@ def _read_text(path: Path) -> str:
 
 def _parse_json(path: Path, text: str) -> object:
     try:
-        if bigints.may_hold_one(text):
-            return _without_huge_integers(path, bigints.json_loads, text)
-        return json.loads(text, object_pairs_hook=unique_keys)
+        document, problem = bigints.load_json(text)
     except DuplicateKeyError as exc:
         raise DatasetError(f"Dataset {path}: {exc}") from None
     except json.JSONDecodeError as exc:
@@ -205,15 +203,12 @@ def _parse_json(path: Path, text: str) -> object:
         ) from None
     except RecursionError:
         raise DatasetError(f"Dataset {path}: {_TOO_DEEP}") from None
+    return _refuse_huge_integers(path, document, problem)
 
 
-def _without_huge_integers(
-    path: Path, parse: Callable[[str], object], text: str, line: int | None = None
-) -> object:
-    """Parse ``text`` keeping integers too long to read as placeholders, and refuse them by
-    field (Python would raise deep in the parser, with no file or field)."""
-    document = parse(text)
-    problem = bigints.find(document, line)
+def _refuse_huge_integers(path: Path, document: object, problem: str | None) -> object:
+    """An integer too long to read is refused by field (Python would raise deep in the
+    parser, with no file or field)."""
     if problem is not None:
         raise DatasetError(f"Dataset {path}: {problem}")
     return document
@@ -223,17 +218,14 @@ def _parse_yaml(path: Path, text: str) -> object:
     import yaml
 
     try:
-        if bigints.may_hold_one(text):
-            return _without_huge_integers(
-                path, lambda t: yaml.load(t, Loader=bigints.yaml_loader()), text
-            )
-        return yaml.load(text, Loader=unique_keys_yaml_loader())  # a SafeLoader
+        document, problem = bigints.load_yaml(text)
     except RecursionError:
         raise DatasetError(f"Dataset {path}: {_TOO_DEEP}") from None
     except DuplicateKeyError as exc:
         raise DatasetError(f"Dataset {path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise DatasetError(f"Dataset {path}: {yaml_problem(exc)}") from None
+    return _refuse_huge_integers(path, document, problem)
 
 
 def _parse_jsonl(path: Path, text: str) -> list[tuple[str, object]]:
@@ -244,11 +236,7 @@ def _parse_jsonl(path: Path, text: str) -> list[tuple[str, object]]:
         if not line.strip():
             continue
         try:
-            if bigints.may_hold_one(line):
-                row = _without_huge_integers(path, bigints.json_loads, line, line=lineno)
-            else:
-                row = json.loads(line, object_pairs_hook=unique_keys)
-            rows.append((f"line {lineno}", row))
+            row, problem = bigints.load_json(line, line=lineno)
         except DuplicateKeyError as exc:
             raise DatasetError(f"Dataset {path}: line {lineno}: {exc}") from None
         except json.JSONDecodeError as exc:
@@ -257,6 +245,7 @@ def _parse_jsonl(path: Path, text: str) -> list[tuple[str, object]]:
             ) from None
         except RecursionError:
             raise DatasetError(f"Dataset {path}: line {lineno} is {_TOO_DEEP}") from None
+        rows.append((f"line {lineno}", _refuse_huge_integers(path, row, problem)))
     if not rows:
         raise DatasetError(f"Dataset {path}: the file has no cases")
     return rows
