@@ -28,9 +28,18 @@ if TYPE_CHECKING:
         evaluate,
     )
     from .engine.case import RagCase
-    from .errors import AdapterError, ConfigError, DatasetError, RagEvalError, RagEvalWarning
+    from .errors import (
+        AdapterError,
+        ConfigError,
+        DatasetError,
+        RagEvalError,
+        RagEvalWarning,
+        ReportError,
+    )
     from .metrics.base import Evidence, Measurement, Metric, MetricResult, Sample, Services
     from .metrics.registry import register_metric
+    from .reporting.models import Report
+    from .reporting.reader import load_report
 
 _EXPORTS: dict[str, str] = {
     "RAGAdapter": ".adapters.base",
@@ -53,6 +62,7 @@ _EXPORTS: dict[str, str] = {
     "DatasetError": ".errors",
     "RagEvalError": ".errors",
     "RagEvalWarning": ".errors",
+    "ReportError": ".errors",
     "Evidence": ".metrics.base",
     "Measurement": ".metrics.base",
     "Metric": ".metrics.base",
@@ -60,6 +70,8 @@ _EXPORTS: dict[str, str] = {
     "Sample": ".metrics.base",
     "Services": ".metrics.base",
     "register_metric": ".metrics.registry",
+    "Report": ".reporting.models",
+    "load_report": ".reporting.reader",
     "Context": ".data.response",
     "RAGResponse": ".data.response",
 }
@@ -81,6 +93,8 @@ __all__ = [
     "RagCase",
     "RagEvalError",
     "RagEvalWarning",
+    "Report",
+    "ReportError",
     "Sample",
     "Services",
     "assert_context_precision",
@@ -93,6 +107,7 @@ __all__ = [
     "assert_retrieval",
     "assert_similar",
     "evaluate",
+    "load_report",
     "register_metric",
 ]
 

@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     from .reporting.history import history_entry
     from .reporting.markdown import render_markdown
-    from .reporting.merge import load_report, merge_reports
+    from .reporting.merge import merge_reports
+    from .reporting.reader import load_report
 
     try:
         docs = [(path, load_report(path)) for path in options.reports]

@@ -22,6 +22,10 @@ class ConfigError(RagEvalError):
     """The configuration (file, ini or command line) is invalid: the message names the key."""
 
 
+class ReportError(RagEvalError):
+    """A report file cannot be read back: the message names the file and what is wrong."""
+
+
 class AdapterError(RagEvalError):
     """The RAG system could not be queried or returned something unusable for one case."""
 

@@ -12,12 +12,9 @@ judge. A merge that lacks a shard, has one twice or mixes runs is refused (fatal
 
 from __future__ import annotations
 
-import json
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING
 
 from ..errors import RagEvalError
 from .collector import CaseRecord
@@ -25,7 +22,6 @@ from .document import build_document, now_iso
 from .exit_codes import ExitDecision, decide_exit_code
 from .history import selection
 from .models import (
-    SCHEMA_VERSION,
     CaseResult,
     CriticalTest,
     Report,
@@ -42,46 +38,13 @@ if TYPE_CHECKING:
 
 
 class MergeError(RagEvalError):
-    """A shard report that cannot be merged (missing, not a report, another schema)."""
+    """Shard reports that cannot be merged into one (none, not one run's, a case twice)."""
 
 
 @dataclass
 class Merged:
     report: Report
     decision: ExitDecision
-
-
-def load_report(path: Path) -> Report:
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise MergeError(f"{path}: file not found") from None
-    except (OSError, ValueError) as exc:
-        raise MergeError(f"{path}: not a JSON report ({exc})") from None
-    if not isinstance(doc, dict) or doc.get("schema_version") != SCHEMA_VERSION:
-        raise MergeError(f"{path}: not an eval_report.json of schema version {SCHEMA_VERSION}")
-    try:
-        return Report.from_json(doc)
-    except ValidationError as exc:
-        # A report cut short or edited by hand is refused by name instead of failing
-        # halfway through the merge.
-        problem = _problem(exc.errors()[0])
-        raise MergeError(f"{path}: not a complete eval_report.json: {problem}") from None
-
-
-_KINDS = {"list_type": "a list", "dict_type": "an object", "model_type": "an object"}
-
-
-def _problem(error: Any) -> str:
-    """One validation error of a report, in its words: which part, what is wrong."""
-    where = "".join(
-        f"[{step}]" if isinstance(step, int) else f".{step}" for step in error["loc"]
-    ).lstrip(".")
-    if error["type"] == "missing":
-        return f"it has no {where!r}"
-    if error["type"] in _KINDS:
-        return f"{where!r} is not {_KINDS[error['type']]}"
-    return f"{where!r}: {error['msg']}"
 
 
 def _record(case: CaseResult) -> CaseRecord:

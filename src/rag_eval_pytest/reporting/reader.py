@@ -1,0 +1,63 @@
+"""Reading ``eval_report.json`` back as the typed :class:`~.models.Report`.
+
+``load_report`` is public (``from rag_eval_pytest import load_report``) for notebooks and
+scripts that post-process a run's results; ``rag-eval merge`` reads its shards with it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from ..errors import ReportError
+from .files import JSON_REPORT
+from .models import SCHEMA_VERSION, Report
+
+if TYPE_CHECKING:
+    import os
+
+
+def load_report(path: str | os.PathLike[str]) -> Report:
+    """The run report at ``path``: an ``eval_report.json``, or a folder that holds one (a
+    run's output folder, ``results/`` by default).
+
+    Raises :class:`~rag_eval_pytest.errors.ReportError`, naming the file and what is wrong,
+    for a file that is missing, not JSON, of another schema version, or not a whole report.
+    """
+    file = Path(path)
+    if file.is_dir():
+        file = file / JSON_REPORT
+    try:
+        doc = json.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ReportError(f"{file}: file not found") from None
+    except (OSError, ValueError) as exc:
+        raise ReportError(f"{file}: not a JSON report ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("schema_version") != SCHEMA_VERSION:
+        raise ReportError(f"{file}: not an eval_report.json of schema version {SCHEMA_VERSION}")
+    try:
+        return Report.from_json(doc)
+    except ValidationError as exc:
+        # A report cut short or edited by hand is refused by name, not halfway through
+        # whatever reads it.
+        raise ReportError(
+            f"{file}: not a complete eval_report.json: {_problem(exc.errors()[0])}"
+        ) from None
+
+
+_KINDS = {"list_type": "a list", "dict_type": "an object", "model_type": "an object"}
+
+
+def _problem(error: Any) -> str:
+    """One validation error of a report, in its words: which part, what is wrong."""
+    where = "".join(
+        f"[{step}]" if isinstance(step, int) else f".{step}" for step in error["loc"]
+    ).lstrip(".")
+    if error["type"] == "missing":
+        return f"it has no {where!r}"
+    if error["type"] in _KINDS:
+        return f"{where!r} is not {_KINDS[error['type']]}"
+    return f"{where!r}: {error['msg']}"
