@@ -171,6 +171,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="bool",
     ),
     OptionSpec(
+        "--rag-report-only",
+        "Report scores without failing tests on per-case thresholds; run-level gates "
+        "(thresholds:) still decide the exit code",
+        setting="report_only",
+        action="store_true",
+        ini_type="bool",
+    ),
+    OptionSpec(
         "--rag-tags",
         "Run only cases with at least one of these tags (comma-separated). Repeatable.",
         setting="tags",

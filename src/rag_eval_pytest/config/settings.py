@@ -259,6 +259,11 @@ class Settings(_Section):
         description="Zero-code mode: metrics checked for every case, with per-case thresholds "
         "(null = the metric's default threshold).",
     )
+    report_only: bool = Field(
+        False,
+        description="Per-case thresholds do not fail tests: scores below them are reported "
+        "(and counted in the exit reason); run-level gates (`thresholds`) still apply.",
+    )
     not_judged: Literal["skip", "fail"] = Field(
         "skip",
         description="What an assertion does when its metric could not be judged.",

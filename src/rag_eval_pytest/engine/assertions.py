@@ -85,11 +85,12 @@ def evaluate(
 
 
 def check_results(results: list[MetricResult], case: RagCase) -> None:
-    """Raise for any failed result. When nothing could be judged, skip (or fail, with
-    ``not_judged: fail``) with the reasons; results judged beside unjudged ones stand."""
+    """Raise for any failed result, unless the run is report-only (the results are recorded
+    either way). When nothing could be judged, skip (or fail, with ``not_judged: fail``)
+    with the reasons; results judged beside unjudged ones stand."""
     __tracebackhide__ = True
     failed = [r for r in results if r.status == "failed"]
-    if failed:
+    if failed and not case.settings.report_only:
         raise RagAssertionError("\n".join(failure_message(r) for r in failed), failed)
     if results and not any(r.judged for r in results):
         message = "; ".join(failure_message(r) for r in results)

@@ -109,6 +109,7 @@ class Aggregator:
             critical_code=settings.exit_codes.critical,
             fatal_code=settings.exit_codes.fatal,
             pytest_detail=self.interruption,
+            report_only_misses=summary.below_threshold if settings.report_only else 0,
         )
         self.decision = decision
         if not self.ran_tests:
@@ -145,6 +146,7 @@ class Aggregator:
             pytest_exit=pytest_status,
             exit_code=decision.code,
             exit_reason=decision.reason,
+            report_only=settings.report_only,
         )
         report = build_document(
             run,
@@ -260,3 +262,4 @@ def _redacted(doc: dict[str, Any], redactor: Redactor) -> Report:
                 target, source = target[step], source[step]
             target[last] = source[last]
     return Report.from_json(masked)
+

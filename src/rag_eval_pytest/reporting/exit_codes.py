@@ -56,9 +56,12 @@ def decide_exit_code(
     critical_code: int = 2,
     fatal_code: int = 3,
     pytest_detail: str = "",
+    report_only_misses: int = 0,
 ) -> ExitDecision:
     """Decide the exit code and say why, in one line. ``pytest_detail`` says why pytest
-    ended as it did ("1 error during collection")."""
+    ended as it did ("1 error during collection"); ``report_only_misses`` counts the scores
+    below their per-case thresholds that a report-only run let pass, so that a green run
+    does not read as "all thresholds met"."""
     if pytest_status not in (0, 1):
         if fatal_reason and pytest_status == 2:  # the run was stopped for the fatal reason
             return ExitDecision(fatal_code, f"fatal: {fatal_reason}")
@@ -79,6 +82,13 @@ def decide_exit_code(
     if failed_tests or pytest_status == 1:
         count = max(failed_tests, 1)
         reasons.append(f"{count} test{'s' if count != 1 else ''} failed")
-    if reasons:
+    if report_only_misses:
+        scores = "score" if report_only_misses == 1 else "scores"
+        reasons.append(
+            f"report only: {report_only_misses} {scores} below per-case thresholds failed no test"
+        )
+    if failed_tests or pytest_status == 1 or unmet:
         return ExitDecision(1, "; ".join(reasons))
+    if reasons:
+        return ExitDecision(0, "all tests passed and run-level thresholds met; " + reasons[-1])
     return ExitDecision(0, "all tests passed and all thresholds met")

@@ -236,6 +236,12 @@ def render_markdown(report: Report) -> str:
             "> **Partial run:** the run was interrupted; only finished cases are reported.",
             "",
         ]
+    if run.report_only:
+        lines += [
+            "> **Report only:** per-case thresholds did not fail tests; scores below them are "
+            "marked FAIL in the tables. Run-level thresholds still set the exit code.",
+            "",
+        ]
     lines.append(f"**Date:** {run.started_at.replace('T', ' ').replace('Z', ' UTC')}  ")
     if run.adapter:
         lines.append(f"**Adapter:** {_cell(run.adapter)}  ")

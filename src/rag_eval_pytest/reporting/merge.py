@@ -186,6 +186,7 @@ def merge_reports(
         critical_tests=list(critical_tests.values()),
     )
     runs = [doc.run for _, doc in docs]
+    report_only = all(r.report_only for r in runs)
     pytest_exit = max((r.pytest_exit for r in runs), default=0)
     fatal = None
     if ordered and all(r.status == "error" and r.payload.get("error") for r in ordered):
@@ -198,6 +199,7 @@ def merge_reports(
         fatal_reason=fatal,
         critical_code=critical_code,
         fatal_code=fatal_code,
+        report_only_misses=summary.below_threshold if report_only else 0,
     )
     datasets: dict[str, DatasetInfo] = {}
     for run in runs:
@@ -220,6 +222,7 @@ def merge_reports(
         pytest_exit=pytest_exit,
         exit_code=decision.code,
         exit_reason=decision.reason,
+        report_only=report_only,
     )
     report = build_document(
         merged_run,

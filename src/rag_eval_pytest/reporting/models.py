@@ -73,6 +73,10 @@ class RunSection(_Model):
     pytest_exit: int
     exit_code: int
     exit_reason: str
+    report_only: bool = Field(
+        default=False,
+        description="Per-case thresholds did not fail tests (--rag-report-only).",
+    )
 
 
 class CompositeSummary(_Model):

@@ -96,6 +96,11 @@ class RunSummary:
     def unmet(self) -> list[ThresholdCheck]:
         return [c for c in self.checks if c.met is False]
 
+    @property
+    def below_threshold(self) -> int:
+        """The metric results below their per-case thresholds, over all cases."""
+        return sum(m.failed for m in self.metrics.values())
+
 
 def weighted_mean(scores: Mapping[str, float], weights: Mapping[str, float]) -> float | None:
     """Weighted mean of ``scores`` over the weighted metrics present, weights renormalised."""
