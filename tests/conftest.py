@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.helpers import APP, DEFAULT_CASES, preload_plugin_modules
+from tests.servers.fake_llm import FakeLLMServer
 
 # In-process pytester runs drop the modules they imported when they end; loading the
 # plugin's modules here first keeps one copy of each class across all inner runs.
@@ -73,3 +74,13 @@ def rag_app(pytester: pytest.Pytester) -> str:
     pytester.makepyfile(app=APP)
     pytester.syspathinsert()
     return "app:answer"
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeLLMServer]:
+    """The scripted fake LLM server (Messages and Chat Completions APIs) on 127.0.0.1."""
+    server = FakeLLMServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -100,6 +100,17 @@ def word_judge(prompt: str) -> str:
             "missing_facts": missing,
             "wrong_or_extra_facts": wrong,
         }
+    elif "meets the criterion given under" in task:
+        # The criterion names a word in single quotes that the answer must contain.
+        criterion = json.loads(task.split("- criterion: ", 1)[1].splitlines()[0])
+        word = criterion.split("'")[1].lower()
+        said = data["ANSWER"]
+        meets = word in said.lower()
+        answer = {
+            "meets": "fully" if meets else "not at all",
+            "violations": [] if meets else split_sentences(said)[:1],
+            "reason": f"the answer {'says' if meets else 'never says'} {word!r}",
+        }
     else:  # pragma: no cover - a new question the stand-in does not know yet
         raise AssertionError(f"word_judge does not know this task: {task[:200]}")
     return "Here is my evaluation:\n```json\n" + json.dumps(answer) + "\n```"

@@ -2,21 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from rag_eval_pytest.runtime.retry import RetryPolicy
-from tests.servers.fake_llm import FakeLLMServer
-
-
-@pytest.fixture
-def fake_llm() -> Iterator[FakeLLMServer]:
-    server = FakeLLMServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 class RecordingSleep:

@@ -3,7 +3,7 @@ fake Messages API on 127.0.0.1."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -33,15 +33,6 @@ from rag_eval_pytest import assert_faithful
 def test_faithful(rag_case):
     assert_faithful(rag_case, threshold=0.4)
 """
-
-
-@pytest.fixture
-def fake_llm() -> Iterator[FakeLLMServer]:
-    server = FakeLLMServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def test_anthropic_judge_scores_then_a_second_run_is_served_from_the_cache(

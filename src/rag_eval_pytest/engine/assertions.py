@@ -166,6 +166,22 @@ def assert_correct(case: RagCase, threshold: float | None = None, **params: Any)
     return assert_metric(case, "answer_correctness", threshold, **params)
 
 
+def assert_criteria(
+    case: RagCase, criterion: str, threshold: float | None = None, *, name: str | None = None
+) -> MetricResult:
+    """A criterion in plain words ("the answer must not promise refunds beyond 30 days"),
+    checked by an LLM judge: fully 1.0, mostly 0.75, partly 0.5, barely 0.25, not at all 0
+    (default threshold 0.75). Reported as ``criteria: <name>`` (the criterion shortened when
+    no ``name`` is given). The local judge cannot read a criterion: not judged, with why."""
+    __tracebackhide__ = True
+    from ..metrics.criteria import Criteria
+
+    params: dict[str, Any] = {"criterion": criterion}
+    if name is not None:
+        params["name"] = name
+    return assert_metric(case, Criteria(**params), threshold)
+
+
 def assert_retrieval(
     case: RagCase,
     threshold: float | None = None,

@@ -337,7 +337,7 @@ class EvalSession:
         return [
             MetricResult.from_measurement(
                 loaded.key,
-                instance.name,
+                instance.result_name,
                 measurement,
                 instance.default_threshold if threshold is None else threshold,
             )

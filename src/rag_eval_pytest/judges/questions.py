@@ -338,3 +338,63 @@ class AnswerEquivalence(Question[EquivalenceInput, Equivalence]):
             "answer": inputs.answer,
             "ground_truth": inputs.ground_truth,
         }
+
+
+# --------------------------------------------------------------------------- criteria
+
+
+class CriterionInput(_Model):
+    criterion: str
+    """Written by the test's author, so a trusted parameter of the task, not data."""
+    question: str
+    answer: str
+    contexts: list[str]
+    ground_truth: str
+
+
+CriterionLevel = Literal["fully", "mostly", "partly", "barely", "not at all"]
+CRITERION_SCORES: dict[str, float] = {
+    "fully": 1.0,
+    "mostly": 0.75,
+    "partly": 0.5,
+    "barely": 0.25,
+    "not at all": 0.0,
+}
+
+
+class CriterionVerdict(_Model):
+    meets: CriterionLevel = Field(
+        description="How far the answer meets the criterion: fully, mostly, partly, barely or "
+        "not at all."
+    )
+    violations: list[str] = Field(
+        description="The parts of the answer that break the criterion, quoted; empty when none."
+    )
+    reason: str = Field(description="One or two sentences: why this verdict.")
+
+
+class CriterionCheck(Question[CriterionInput, CriterionVerdict]):
+    """A criterion in plain words, written by the test's author ("the answer must not promise
+    refunds beyond 30 days"), checked against the answer."""
+
+    name = "criterion_check"
+    input_model: ClassVar[type[BaseModel]] = CriterionInput
+    output_model: ClassVar[type[BaseModel]] = CriterionVerdict
+
+    def instructions(self) -> str:
+        return (
+            "Decide how far the ANSWER to the QUESTION meets the criterion given under "
+            "Parameters. Judge the answer against the criterion only, not on other qualities. "
+            "Use the CONTEXTS and the GROUND TRUTH only where the criterion refers to them "
+            "(they may be empty). Say whether the answer meets the criterion fully, mostly, "
+            "partly, barely or not at all; quote each part of the answer that breaks it; give "
+            "a short reason."
+        )
+
+    def untrusted(self, inputs: CriterionInput) -> dict[str, str | list[str]]:
+        return {
+            "question": inputs.question,
+            "answer": inputs.answer,
+            "contexts": inputs.contexts,
+            "ground_truth": inputs.ground_truth,
+        }

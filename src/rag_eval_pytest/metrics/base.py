@@ -212,5 +212,11 @@ class Metric(ABC):
     async def measure(self, sample: Sample, services: Services) -> Measurement:
         """Score the sample. Return ``Measurement.not_judged(reason)`` when it cannot."""
 
+    @property
+    def result_name(self) -> str:
+        """The name its results are reported under: the metric's name, unless its parameters
+        make each instance a check of its own (a criterion)."""
+        return self.name
+
     def cache_key(self) -> tuple[str, tuple[tuple[str, str], ...]]:
         return self.name, tuple(sorted((k, repr(v)) for k, v in self.params.items()))

@@ -25,7 +25,10 @@ def evidence_label(verdict: str | None, score: float | None) -> str:
 
 
 def title(name: str) -> str:
-    return name.replace("_", " ").title()
+    """A metric's name as a heading: "Answer Relevance"; a named check keeps its own words
+    ("Criteria: the answer must not promise refunds")."""
+    kind, colon, label = name.partition(": ")
+    return kind.replace("_", " ").title() + colon + label
 
 
 def fmt_score(value: float | None) -> str:
@@ -68,7 +71,7 @@ def _summary_table(summary: Summary) -> list[str]:
     for name, m in summary.metrics.items():
         extra = f" ({m.not_judged} not judged)" if m.not_judged else ""
         lines.append(
-            f"| {title(name)} | {fmt_score(m.mean)}{extra} | {_threshold(m.threshold)} "
+            f"| {_cell(title(name))} | {fmt_score(m.mean)}{extra} | {_threshold(m.threshold)} "
             f"| {m.status or '-'} |"
         )
     return lines
@@ -115,16 +118,16 @@ def _case_trace(case: CaseResult) -> list[str]:
         lines.append("- _no metric was evaluated_")
     for name, result in case.metrics.items():
         if result.status == "not_judged":
-            lines.append(f"- {title(name)}: not judged ({_cell(result.reason)})")
+            lines.append(f"- {_cell(title(name))}: not judged ({_cell(result.reason)})")
         else:
             threshold = (
                 ""
                 if result.threshold is None
                 else f" (threshold {result.threshold:.2f}, {result.status.upper()})"
             )
-            lines.append(f"- {title(name)}: {fmt_score(result.score)}{threshold}")
+            lines.append(f"- {_cell(title(name))}: {fmt_score(result.score)}{threshold}")
     reasons = [
-        f"- {title(name)}: {_cell(r.reason)}"
+        f"- {_cell(title(name))}: {_cell(r.reason)}"
         for name, r in case.metrics.items()
         if r.reason and r.status != "not_judged"
     ]
@@ -144,7 +147,7 @@ def _case_trace(case: CaseResult) -> list[str]:
             for name, e in group:
                 why = f" - {_cell(e.reason)}" if e.reason else ""
                 verdict = _cell(evidence_label(e.verdict, e.score))
-                lines.append(f"- {_quote(e.text, 200)} ({title(name)}: {verdict}){why}")
+                lines.append(f"- {_quote(e.text, 200)} ({_cell(title(name))}: {verdict}){why}")
     warnings = [w for r in case.metrics.values() for w in r.warnings]
     if warnings:
         lines += ["", "**Warnings:**", *(f"- {_cell(w)}" for w in warnings)]
@@ -162,7 +165,7 @@ def _not_judged(cases: list[CaseResult]) -> list[str]:
     """Why each metric went unjudged (refusal, outage, missing input), for the cases whose
     trace is not shown above: a 'not judged' is never left without its reason."""
     rows = [
-        f"- {_cell(case.key)}: {title(name)}: {_cell(result.reason or 'no reason given')}"
+        f"- {_cell(case.key)}: {_cell(title(name))}: {_cell(result.reason or 'no reason given')}"
         for case in cases
         if case.status not in ("failed", "error")
         for name, result in case.metrics.items()
@@ -194,7 +197,7 @@ def _trend(trend: Trend | None) -> list[str]:
     lines.append("")
     for r in trend.regressions:
         lines.append(
-            f"> **Regression:** {title(r.name)} {fmt_score(r.previous)} → "
+            f"> **Regression:** {_cell(title(r.name))} {fmt_score(r.previous)} → "
             f"{fmt_score(r.current)} since the last run of the same selection "
             f"({_cell(r.previous_run)})."
         )
@@ -215,7 +218,7 @@ def _trend(trend: Trend | None) -> list[str]:
             "",
         ]
     names = sorted({m for p in points for m in p.metrics}, key=metric_order)
-    header = "| Run | Date | Composite | " + " | ".join(title(n) for n in names) + " |"
+    header = "| Run | Date | Composite | " + " | ".join(_cell(title(n)) for n in names) + " |"
     lines += [header, "|" + "---|" * (3 + len(names))]
     for i, p in enumerate(points, start=1):
         date = (p.timestamp or "")[:16].replace("T", " ")
