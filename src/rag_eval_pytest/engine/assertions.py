@@ -8,6 +8,8 @@ followed by the evidence. A metric that could not be judged skips the test (or f
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -97,6 +99,66 @@ def check_results(results: list[MetricResult], case: RagCase) -> None:
         if case.settings.not_judged == "fail":
             raise RagAssertionError(message, results)
         pytest.skip(message)
+
+
+def check_together(results: list[MetricResult], case: RagCase) -> None:
+    """Check the results of several metrics asserted at once: fail once for every metric
+    that missed, each with its evidence; one the judge failed on leaves the case unchecked,
+    not passed (skipped, or failed with ``not_judged: fail``), whatever else was judged."""
+    __tracebackhide__ = True
+    failed = [r for r in results if r.status == "failed"]
+    if len(failed) > 1 and not case.settings.report_only:
+        missed = ", ".join(f"{r.metric} {r.score:.2f} < {r.threshold:.2f}" for r in failed)
+        header = f"{case.id}: {len(failed)} of {len(results)} metrics missed: {missed}"
+        body = "\n\n".join(failure_message(r) for r in failed)
+        raise RagAssertionError(f"{header}\n{body}", failed)
+    check_results(results, case)
+    unjudged = [r for r in results if r.judge_failed]
+    if unjudged:
+        check_results(unjudged, case)
+
+
+def assert_rag(
+    case: RagCase, **metrics: float | Mapping[str, Any] | None
+) -> dict[str, MetricResult]:
+    """Several metrics at once: ``assert_rag(case, faithfulness=0.9, answer_relevance=None)``.
+
+    Each keyword names a metric (built-in or registered); its value is the threshold, ``None``
+    for the metric's default, or a mapping of the threshold and the metric's parameters
+    (``retrieval_ndcg={"threshold": 0.8, "k": 5}``). The metrics are scored concurrently and
+    all recorded; the test fails once, listing every metric that missed with its evidence.
+    Returns the results by metric name.
+    """
+    __tracebackhide__ = True
+    rag_case = _require_case(case)
+    if not metrics:
+        raise TypeError(
+            "assert_rag needs at least one metric, e.g. assert_rag(case, faithfulness=0.9)"
+        )
+    requests: list[tuple[str, float | None, dict[str, Any]]] = []
+    for name, value in metrics.items():
+        _known_metric(name)
+        if isinstance(value, Mapping):
+            params = dict(value)
+            threshold = params.pop("threshold", None)
+        else:
+            params, threshold = {}, value
+        if threshold is not None and not isinstance(threshold, (int, float)):
+            raise TypeError(f"assert_rag: {name}'s threshold must be a number, got {threshold!r}")
+        requests.append((name, None if threshold is None else float(threshold), params))
+    results = rag_case.evaluate_many(list(requests))
+    check_together(results, rag_case)
+    return {r.metric: r for r in results}
+
+
+def _known_metric(name: str) -> None:
+    from ..metrics.registry import registered_names
+
+    known = registered_names()
+    if name not in known:
+        close = difflib.get_close_matches(name, sorted(known), n=1)
+        hint = f"; did you mean {close[0]}?" if close else f" (known: {', '.join(sorted(known))})"
+        raise TypeError(f"assert_rag: unknown metric {name!r}{hint}")
 
 
 def assert_metric(

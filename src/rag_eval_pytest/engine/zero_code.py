@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from ..metrics.registry import DEFAULT_METRICS, registered_names
-from .assertions import check_results
+from .assertions import check_together
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -41,12 +41,7 @@ def check_case(rag_case: RagCase) -> None:
     __tracebackhide__ = True
     requested = configured_metrics(rag_case.settings)
     results = rag_case.evaluate_many([(metric, threshold, {}) for metric, threshold in requested])
-    check_results(results, rag_case)
-    # Checked on every configured metric: one the judge failed on leaves the case unchecked,
-    # not passed (skipped, or failed with ``not_judged: fail``), whatever else was judged.
-    unjudged = [r for r in results if r.judge_failed]
-    if unjudged:
-        check_results(unjudged, rag_case)
+    check_together(results, rag_case)
 
 
 def rag_dataset_case(rag_case: RagCase) -> None:
