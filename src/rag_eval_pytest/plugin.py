@@ -368,7 +368,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     aggregator = config.stash.get(AGGREGATOR_KEY, None)
     if aggregator is None:
         return
-    if not aggregator.ran_tests:
+    if aggregator.report is None and not aggregator.ran_tests:
         terminalreporter.write_line("rag-eval: no test ran: no report or history line written")
         decision = aggregator.decision
         if decision is not None and decision.code != 0:

@@ -208,3 +208,30 @@ def test_a_report_missing_a_part_is_one_message_naming_the_file_and_the_part(
     assert f"cut.json: not a complete eval_report.json: {message}" in done.stderr
     assert "Traceback" not in done.stderr and "KeyError" not in done.stderr
     assert not (pytester.path / "merged").exists()
+
+
+def test_a_shard_without_cases_passes_and_its_report_completes_the_merge(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    # A fixed CI matrix of 4 jobs over a dataset of 3 cases: the 4th shard holds none.
+    write_dataset(cases()[:3])
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    base = ("--rag-dataset", "dataset.json", "--rag-target", rag_app, "-p", "no:randomly")
+    empty = pytester.runpytest(*base, "--rag-shard", "4/4", "--rag-output-dir", "s4")
+    assert empty.ret == 0, empty.stdout.str()  # pytest alone says 5, "no tests collected"
+    empty.stdout.fnmatch_lines(
+        ["rag-eval: exit 0: shard 4/4 holds none of the 3 cases: its report has no case, *"]
+    )
+    report = read_report(pytester, "s4")
+    assert (report["run"]["shard"], report["cases"]) == ("4/4", [])
+    assert not (pytester.path / "s4" / "results.jsonl").exists()  # no empty point in the trend
+
+    for index in (1, 2, 3):
+        pytester.runpytest(*base, "--rag-shard", f"{index}/4", "--rag-output-dir", f"s{index}")
+    reports = [f"s{i}/eval_report.json" for i in (1, 2, 3, 4)]
+    done = merge(pytester.path, *reports, "--output-dir", "m")
+    assert "merged 4 reports: 3 cases" in done.stdout, done.stderr
+    merged = read_report(pytester, "m")
+    assert [c["key"] for c in merged["cases"]] == ["c0", "c1", "c2"]
+    assert merged["run"]["pytest_exit"] == 1  # shard 1's failed test; not the empty one's 5
+    assert done.returncode == merged["run"]["exit_code"] == 2  # c0 is critical and fails

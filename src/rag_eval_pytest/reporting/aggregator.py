@@ -111,8 +111,11 @@ class Aggregator:
             pytest_detail=self.interruption,
             report_only_misses=summary.below_threshold if settings.report_only else 0,
         )
+        empty_shard = self._empty_shard(pytest_status, fatal)
+        if empty_shard is not None:
+            decision = empty_shard
         self.decision = decision
-        if not self.ran_tests:
+        if not self.ran_tests and empty_shard is None:
             return decision
         run = RunSection(
             id=self.run.run_id,
@@ -158,14 +161,30 @@ class Aggregator:
             weights=settings.normalised_weights(),
             version=self.version,
         )
-        if self.settings.output.history:
+        # An empty shard's report exists for the merge; it adds no line to the history.
+        history = self.settings.output.history and empty_shard is None
+        if history:
             report = self._with_trend(report)
         doc = report.to_json()
         redacted = self.redactor.data(doc)
         self.report = report if redacted is doc else _redacted(doc, self.redactor)
-        self._write(self.report, redacted)
+        self._write(self.report, redacted, history=history)
         self._append_step_summary(self.report)
         return decision
+
+    def _empty_shard(self, pytest_status: int, fatal: str | None) -> ExitDecision | None:
+        """The decision for a shard that holds none of the selected cases (more shards than
+        cases, as a fixed CI matrix over a small dataset has): it passes, and writes a report
+        without cases so that ``rag-eval merge`` finds every shard. pytest would exit 5 (no
+        tests collected), turning the job red though nothing got worse."""
+        shard = self.settings.shard
+        if shard is None or self.datasets.cases or fatal or pytest_status not in (0, 5):
+            return None
+        return ExitDecision(
+            0,
+            f"shard {shard} holds none of the {self.datasets.total_cases} cases: "
+            "its report has no case, for rag-eval merge",
+        )
 
     def _fatal_reason(self, records: list[Any]) -> str | None:
         """Why the run gives no verdict: a setup error, a RAG system or a judge that failed
@@ -213,8 +232,9 @@ class Aggregator:
         if problem:
             self.write_errors.append(problem)
 
-    def _write(self, report: Report, doc: dict[str, Any]) -> None:
-        """Write the report (``doc`` is its JSON form) and its history line."""
+    def _write(self, report: Report, doc: dict[str, Any], *, history: bool) -> None:
+        """Write the report (``doc`` is its JSON form) and, with ``history``, its history
+        line."""
         out = self.output_dir
         formats = self.settings.output.formats
         targets: list[tuple[Path, Any]] = []
@@ -228,7 +248,7 @@ class Aggregator:
                 self.written.append(str(path))
             except OSError as exc:
                 self.write_errors.append(f"{path}: {exc.strerror or exc}")
-        if self.settings.output.history:
+        if history:
             path = out / HISTORY_FILE
             try:
                 append_history(path, history_entry(report))
