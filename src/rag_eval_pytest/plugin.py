@@ -44,17 +44,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     """All processes: the ``--rag-*`` options and their ``rag_*`` ini keys."""
     group = parser.getgroup("rag-eval", "RAG evaluation (rag-eval-pytest)")
     for spec in OPTIONS:
+        parser.addini(spec.ini_name, spec.help, type=spec.ini_type, default=None)
+        if spec.flag is None:
+            continue
         kwargs: dict[str, Any] = {"dest": spec.dest, "help": spec.help, "action": spec.action}
         if spec.action not in ("store_true",):
-            # A string, checked when the settings are resolved (bootstrap.gather_overrides):
-            # a bad value exits with the fatal code like the same value in the ini file.
+            # A string, validated by the settings model (bootstrap.gather_overrides): a bad
+            # value exits with the fatal code like the same value in the ini file.
             kwargs.update(metavar=spec.metavar)
         group.addoption(spec.flag, **{k: v for k, v in kwargs.items() if v is not None})
-        parser.addini(spec.ini_name, spec.help, type=spec.ini_type, default=None)
-    parser.addini(
-        "rag_critical_exit_code", "Exit code when a critical case fails (default 2)", default=None
-    )
-    parser.addini("rag_fatal_exit_code", "Exit code for fatal errors (default 3)", default=None)
 
 
 @pytest.hookimpl(trylast=True)  # after the terminal reporter exists (the dry run prints)

@@ -10,11 +10,11 @@ from urllib.parse import urlsplit
 
 
 class OptionValueError(ValueError):
-    """A value of a ``--rag-*`` option or ``rag_*`` ini key that the option does not accept.
+    """A URL or HTTP header value that cannot be used, whatever gave it.
 
-    argparse takes every value as a string; the plugin converts it with the option's ``type``
-    when it resolves the settings, so that a bad value ends the run with the fatal code and
-    one message naming its source, on the command line and in the ini file alike.
+    The settings model's validators raise it (a ``ValueError``, which pydantic reports with
+    the key), and so do the checks of values read from the environment and of an adapter
+    built by hand; the message never repeats the value.
     """
 
 
@@ -36,7 +36,7 @@ def check_header(name: str, value: str) -> None:
 
 
 def header_line(text: str) -> str:
-    """Option type: an HTTP header as ``"Name: value"``."""
+    """An HTTP header as ``"Name: value"`` (``--rag-header``), returned as given."""
     name, sep, value = text.partition(":")
     if not sep or not name.strip() or not value.strip() or " " in name.strip():
         # Never echo the text: it is usually a credential.
@@ -46,7 +46,7 @@ def header_line(text: str) -> str:
 
 
 def http_url(text: str) -> str:
-    """Option type: an ``http://`` or ``https://`` URL that an HTTP client accepts.
+    """An ``http://`` or ``https://`` URL that an HTTP client accepts, returned as given.
 
     The messages never repeat the URL: its user info or query string may hold a credential.
     """

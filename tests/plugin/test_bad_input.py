@@ -67,7 +67,7 @@ def test_fatal_code_is_configurable(pytester: pytest.Pytester) -> None:
     [
         ("thresholds:\n  composit: 0.8\n", "unknown metric 'composit'"),
         ("outputs:\n  directory: x\n", "unknown key 'outputs'"),
-        ("slow_threshold: soon\n", "key 'slow_threshold': Input should be a valid number"),
+        ("slow_threshold: soon\n", "key 'slow_threshold': 'soon' is not a number"),
         (
             "target: ${RAG_TARGET_NOT_SET}\n",
             "key 'target': environment variable RAG_TARGET_NOT_SET is not set",

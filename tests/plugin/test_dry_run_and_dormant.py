@@ -142,5 +142,5 @@ def test_dormant_run_imports_nothing_heavy(pytester: pytest.Pytester) -> None:
         "rag_eval_pytest", "rag_eval_pytest.errors", "rag_eval_pytest.plugin",
         "rag_eval_pytest.pytest_support", "rag_eval_pytest.pytest_support.guard",
         "rag_eval_pytest.metrics", "rag_eval_pytest.metrics.registry",
-        "rag_eval_pytest.config", "rag_eval_pytest.config.options", "rag_eval_pytest.values",
+        "rag_eval_pytest.config", "rag_eval_pytest.config.options",
     ])

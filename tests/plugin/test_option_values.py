@@ -1,5 +1,6 @@
 """A value an option does not accept ends the run with the fatal code and one line naming
-where it came from, whether it was given on the command line or in the ini file."""
+where it came from: the flag, the ini key and its file, or the config file and its key.
+The settings model validates every value once, so each source gets the same message."""
 
 from __future__ import annotations
 
@@ -20,15 +21,26 @@ BAD_VALUES = [
     ("adapter", "grpc", "'grpc' is not one of callable, http, langchain, llamaindex"),
     ("target", "no_colon", "'no_colon' is not of the form module:attribute"),
     ("endpoint", "ftp://x", "not an http:// or https:// URL (its scheme is 'ftp')"),
-    ("judge", "two words", "'two words' is not a judge"),
-    ("tags", ",", "',' names no tag"),
+    ("judge", "two words", "unknown judge 'two words': use auto, anthropic, openai, local"),
+    ("tags", ",", "a tag must not be blank"),
 ]
 IDS = [name for name, _, _ in BAD_VALUES]
 
 
+def assert_one_fatal_line(result: pytest.RunResult, expected: str) -> None:
+    assert result.ret == 3, result.stderr.str()
+    stderr = result.stderr.str()
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Exit: rag-eval: {expected}"), stderr
+    output = stderr + result.stdout.str()
+    assert "usage:" not in output
+    assert "Traceback" not in output and "INTERNALERROR" not in output
+    result.stdout.no_fnmatch_line("*collected*")
+
+
 @pytest.mark.parametrize("where", ["command line", "ini file"])
 @pytest.mark.parametrize(("name", "value", "message"), BAD_VALUES, ids=IDS)
-def test_a_bad_value_is_fatal_and_names_the_flag_or_ini_key(
+def test_a_bad_value_is_fatal_and_names_the_flag_or_the_ini_key_and_file(
     pytester: pytest.Pytester,
     write_dataset: Callable[..., Path],
     where: str,
@@ -43,30 +55,124 @@ def test_a_bad_value_is_fatal_and_names_the_flag_or_ini_key(
         result = pytester.runpytest("--rag-dataset", "dataset.json", source, value)
     else:
         key = "rag_" + name.replace("-", "_")
-        source = f"ini option {key}"
+        source = f"{key} in tox.ini"
         pytester.makeini(f"[pytest]\n{key} = {value}\n")
         result = pytester.runpytest("--rag-dataset", "dataset.json")
-    assert result.ret == 3, result.stderr.str()
-    stderr = result.stderr.str()
-    lines = stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"Exit: rag-eval: {source}: {message}"), stderr
-    output = stderr + result.stdout.str()
-    assert "usage:" not in output
-    assert "Traceback" not in output and "INTERNALERROR" not in output
-    result.stdout.no_fnmatch_line("*collected*")
+    assert_one_fatal_line(result, f"{source}: {message}")
 
 
-def test_a_bad_value_in_the_config_file_exits_with_the_same_code(
+CONFIG_VALUES = [
+    ("thresholds:\n  composite: 2\n", "thresholds.composite", "2 is not between 0 and 1"),
+    ("slow_threshold: soon\n", "slow_threshold", "'soon' is not a number"),
+    ("judge:\n  passes: 0\n", "judge.passes", "0 must be 1 or more"),
+    ("judge:\n  passes: 2.5\n", "judge.passes", "2.5 is not a whole number"),
+    ("judge:\n  local:\n    device: gpu\n", "judge.local.device",
+     "'gpu' is not one of cpu, cuda, auto"),
+    ("target: no_colon\n", "target", "'no_colon' is not of the form module:attribute"),
+    ("judge:\n  kind: two words\n", "judge.kind", "unknown judge 'two words'"),
+    ("tags: [billing, ' ']\n", "tags", "a tag must not be blank"),
+    ("output:\n  history: maybe\n", "output.history", "'maybe' is not true or false"),
+]
+
+
+@pytest.mark.parametrize(("config", "key", "message"), CONFIG_VALUES,
+                         ids=[key for _, key, _ in CONFIG_VALUES])
+def test_a_bad_value_in_the_config_file_names_the_file_and_key_with_the_same_words(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    config: str,
+    key: str,
+    message: str,
+) -> None:
+    write_dataset()
+    path = pytester.makefile(".yaml", **{"eval-config": config})
+    pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
+    result = pytester.runpytest("--rag-dataset", "dataset.json")
+    assert_one_fatal_line(result, f"Invalid configuration {path}: key {key!r}: {message}")
+
+
+def test_a_bad_value_from_the_environment_names_the_reference(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    write_dataset()
+    monkeypatch.setenv("RAG_SLOW", "soon")
+    path = pytester.makefile(".yaml", **{"eval-config": "slow_threshold: ${RAG_SLOW}\n"})
+    pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
+    result = pytester.runpytest("--rag-dataset", "dataset.json")
+    assert_one_fatal_line(
+        result,
+        f"Invalid configuration {path}: key 'slow_threshold' ('${{RAG_SLOW}}' from the "
+        "environment): 'soon' is not a number",
+    )
+
+
+def test_a_bad_value_from_a_credential_variable_is_not_repeated(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    write_dataset()
+    monkeypatch.setenv("RAG_API_TOKEN", "sk-never-shown-4711")
+    pytester.makefile(".yaml", **{"eval-config": "judge:\n  passes: ${RAG_API_TOKEN}\n"})
+    pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
+    result = pytester.runpytest("--rag-dataset", "dataset.json")
+    assert_one_fatal_line(result, "Invalid configuration")
+    result.stderr.fnmatch_lines(["*key 'judge.passes' (*RAG_API_TOKEN*): the value is not a "
+                                 "whole number"])
+    assert "sk-never-shown-4711" not in result.stderr.str() + result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    ("ini", "message"),
+    [
+        ("rag_fatal_exit_code = x", "rag_fatal_exit_code in tox.ini: 'x' is not a whole number"),
+        ("rag_critical_exit_code = 300",
+         "rag_critical_exit_code in tox.ini: 300 must be 255 or less"),
+    ],
+)
+def test_an_ini_only_key_is_validated_by_the_same_model_and_named(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], ini: str, message: str
+) -> None:
+    write_dataset()
+    pytester.makeini(f"[pytest]\n{ini}\n")
+    pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
+    result = pytester.runpytest("--rag-dataset", "dataset.json")
+    assert_one_fatal_line(result, message)
+
+
+def test_the_ini_file_is_named_as_it_is_found(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
     write_dataset()
-    pytester.makefile(".yaml", **{"eval-config": "thresholds:\n  composite: 2\n"})
+    pytester.makepyprojecttoml('[tool.pytest.ini_options]\nrag_fail_under = "1.5"\n')
     pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
     result = pytester.runpytest("--rag-dataset", "dataset.json")
-    assert result.ret == 3
-    result.stderr.fnmatch_lines(
-        ["Exit: rag-eval: Invalid configuration *eval-config.yaml: key 'thresholds.composite'*"]
+    assert_one_fatal_line(result, "rag_fail_under in pyproject.toml: 1.5 is not between 0 and 1")
+
+
+def test_a_bad_item_of_a_repeated_flag_names_the_flag(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset()
+    pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
+    result = pytester.runpytest(
+        "--rag-dataset", "dataset.json",
+        "--rag-header", "X-Team: search", "--rag-header", "secret-4711-without-a-name",
     )
+    assert_one_fatal_line(result, '--rag-header: expected "Name: value"')
+    assert "secret-4711" not in result.stderr.str() + result.stdout.str()
+
+
+def test_a_flag_wins_over_the_ini_key_and_is_the_one_named(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset()
+    pytester.makeini("[pytest]\nrag_judge_passes = 1\n")
+    pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-judge-passes", "16")
+    assert_one_fatal_line(result, "--rag-judge-passes: 16 must be 15 or less")
 
 
 def test_good_values_from_both_sources_are_used(

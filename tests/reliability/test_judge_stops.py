@@ -196,7 +196,7 @@ def test_retry_after_is_capped_so_an_hour_long_wait_does_not_hang_the_run(
     ("source", "message"),
     [
         (("--rag-judge-deadline=0",), "--rag-judge-deadline: 0 must be greater than 0"),
-        ((), "key 'judge.deadline': Input should be greater than 0"),
+        ((), "key 'judge.deadline': -1 must be greater than 0"),
     ],
     ids=["option", "config"],
 )

@@ -152,3 +152,39 @@ def test_cache_is_the_one_key_and_no_notice_without_no_cache(tmp_path: Path) -> 
     resolved = resolve_settings(file, [], env={})
     assert resolved.settings.judge.cache is False and resolved.deprecations == []
     assert "no_cache" not in resolved.settings.judge.model_dump()
+
+
+def test_an_override_and_the_config_file_get_the_same_words(tmp_path: Path) -> None:
+    file = ConfigFile(tmp_path / "eval-config.yaml", {"thresholds": {"composite": 2}})
+    with pytest.raises(ConfigError) as from_file:
+        resolve_settings(file, [], env={})
+    with pytest.raises(ConfigError) as from_flag:
+        resolve_settings(
+            ConfigFile(None, {}), [Override("thresholds.composite", "2", "--rag-fail-under")],
+            env={},
+        )
+    assert str(from_file.value) == (
+        f"Invalid configuration {tmp_path / 'eval-config.yaml'}: key 'thresholds.composite': "
+        "2 is not between 0 and 1"
+    )
+    assert str(from_flag.value) == "--rag-fail-under: 2 is not between 0 and 1"
+
+
+def test_a_bad_item_of_a_list_override_names_the_override() -> None:
+    with pytest.raises(ConfigError) as info:
+        resolve_settings(
+            ConfigFile(None, {}),
+            [Override("tags", ["billing", " "], "rag_tags in pytest.ini")],
+            env={},
+        )
+    assert str(info.value) == "rag_tags in pytest.ini: a tag must not be blank"
+
+
+def test_a_value_from_a_variable_names_the_reference(tmp_path: Path) -> None:
+    file = ConfigFile(tmp_path / "c.yaml", {"judge": {"passes": "${PASSES:-many}"}})
+    with pytest.raises(ConfigError) as info:
+        resolve_settings(file, [], env={})
+    assert str(info.value).endswith(
+        "key 'judge.passes' ('${PASSES:-many}' from the environment): 'many' is not a whole "
+        "number"
+    )

@@ -1,126 +1,57 @@
 """Command-line and ini options of the plugin, declared once as data.
 
-Each :class:`OptionSpec` becomes a ``--rag-*`` command-line option and a ``rag_*`` ini key,
-and names the settings path it overrides. Stdlib only: the entry point imports this module
-on every pytest run, with or without ``--rag-dataset``.
+Each :class:`OptionSpec` names a ``--rag-*`` command-line option, the ``rag_*`` ini key beside
+it and the settings path it overrides. The table checks no value: the raw text goes to the
+settings model (:func:`~rag_eval_pytest.config.settings.resolve_settings`), which validates
+every value once, wherever it came from, and names its source in the error. Stdlib only: the
+entry point imports this module on every pytest run, with or without ``--rag-dataset``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
 from ..metrics.registry import METRIC_NAMES
-from ..values import OptionValueError, header_line, http_url
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
 
 IniType = Literal["string", "paths", "args", "linelist", "bool"]
-
-
-def _number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise OptionValueError(f"{text!r} is not a number") from None
-
-
-def unit_interval(text: str) -> float:
-    """Option type: a float in [0, 1]."""
-    value = _number(text)
-    if not 0.0 <= value <= 1.0:
-        raise OptionValueError(f"{text.strip()} is not between 0 and 1")
-    return value
-
-
-def positive_float(text: str) -> float:
-    """Option type: a float > 0 (seconds)."""
-    value = _number(text)
-    if not value > 0:
-        raise OptionValueError(f"{text.strip()} must be greater than 0")
-    return value
-
-
-def tag_list(text: str) -> list[str]:
-    """Option type: comma-separated tags, blanks dropped."""
-    tags = [part.strip() for part in text.split(",") if part.strip()]
-    if not tags:
-        raise OptionValueError(f"{text!r} names no tag")
-    return tags
-
-
-def positive_int(text: str) -> int:
-    """Option type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise OptionValueError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise OptionValueError(f"{text.strip()} must be 1 or more")
-    return value
-
-
-def judge_kind(text: str) -> str:
-    """Option type: ``auto``, ``anthropic``, ``openai``, ``local``, ``module:attr`` or an
-    entry point name."""
-    text = text.strip()
-    if not text or any(ch.isspace() for ch in text):
-        raise OptionValueError(
-            f"{text!r} is not a judge: use auto, anthropic, openai, local, module:attribute "
-            "or the name of an installed judge"
-        )
-    return text
-
-
-def shard(text: str) -> str:
-    """Option type: ``I/N``."""
-    from ..data.sharding import parse_shard
-
-    try:
-        return str(parse_shard(text))
-    except ValueError as exc:
-        raise OptionValueError(str(exc)) from None
-
-
-def module_attr(text: str) -> str:
-    """Option type: ``module:attr`` or ``path/to/file.py:attr``."""
-    module, sep, attr = text.rpartition(":")
-    if not sep or not module or not attr or not attr.replace(".", "_").isidentifier():
-        raise OptionValueError(
-            f"{text!r} is not of the form module:attribute (or path/to/file.py:attribute)"
-        )
-    return text
 
 
 @dataclass(frozen=True)
 class OptionSpec:
     """One option: its flag, the ini key beside it, and the settings path it overrides."""
 
-    flag: str
+    flag: str | None
+    """``None``: an ini key only (``ini`` names it)."""
     help: str
     setting: str | None
-    type: Callable[[str], Any] | None = None
     action: str = "store"
     metavar: str | None = None
-    choices: tuple[str, ...] | None = None
     ini_type: IniType = "string"
+    ini: str | None = None
+    """The ini key, when it is not the flag's name (``--rag-x-y``: ``rag_x_y``)."""
+    split: str | None = None
+    """A value is a list of items joined by this separator (``--rag-tags a,b``)."""
+    path: bool = False
+    """The value is a path, relative to where it was given (the working directory for a
+    flag, the ini file's directory for an ini key)."""
     turns_off: bool = False
     """A flag that sets its setting to false (``--rag-no-cache``: ``judge.cache``)."""
 
-    def convert(self, text: str) -> Any:
-        """One value as given (a string) -> the setting's value; raises OptionValueError."""
-        if self.choices is not None and text not in self.choices:
-            raise OptionValueError(f"{text!r} is not one of {', '.join(self.choices)}")
-        return text if self.type is None else self.type(text)
-
     @property
     def dest(self) -> str:
-        return self.flag.lstrip("-").replace("-", "_")
+        return self.ini or (self.flag or "").lstrip("-").replace("-", "_")
 
     @property
     def ini_name(self) -> str:
         return self.dest
+
+    def items(self, text: str) -> list[str]:
+        """One value as given -> its items: split at ``split`` (blanks dropped), else itself.
+        A value that holds only separators stays one blank item, which the settings refuse."""
+        if self.split is None:
+            return [text]
+        return [part.strip() for part in text.split(self.split) if part.strip()] or [""]
 
 
 OPTIONS: tuple[OptionSpec, ...] = (
@@ -145,12 +76,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Directory of eval_report.md, eval_report.json and results.jsonl (default: results)",
         setting="output.directory",
         metavar="DIR",
+        path=True,
     ),
     OptionSpec(
         "--rag-fail-under",
         "Exit 1 when the composite score of the run is below this value",
         setting="thresholds.composite",
-        type=unit_interval,
         metavar="SCORE",
     ),
     *(
@@ -158,7 +89,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
             f"--rag-fail-under-{metric.replace('_', '-')}",
             f"Exit 1 when the mean {metric} of the run is below this value",
             setting=f"thresholds.{metric}",
-            type=unit_interval,
             metavar="SCORE",
         )
         for metric in METRIC_NAMES
@@ -182,8 +112,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--rag-tags",
         "Run only cases with at least one of these tags (comma-separated). Repeatable.",
         setting="tags",
-        type=tag_list,
         action="append",
+        split=",",
         metavar="TAGS",
         ini_type="args",
     ),
@@ -192,14 +122,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Run shard I of N (every N-th case, from the I-th), for CI matrices; combine the "
         "reports with `rag-eval merge`",
         setting="shard",
-        type=shard,
         metavar="I/N",
     ),
     OptionSpec(
         "--rag-adapter",
         "How to reach the RAG system when no rag_adapter fixture is defined",
         setting="adapter",
-        choices=("callable", "http", "langchain", "llamaindex"),
         metavar="KIND",
     ),
     OptionSpec(
@@ -207,14 +135,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "The RAG callable (or LangChain runnable, LlamaIndex query engine or index), as "
         "module:attr or path/to/file.py:attr",
         setting="target",
-        type=module_attr,
         metavar="MODULE:ATTR",
     ),
     OptionSpec(
         "--rag-endpoint",
         "URL of the RAG system for the HTTP adapter (implies --rag-adapter http)",
         setting="http.endpoint",
-        type=http_url,
         metavar="URL",
     ),
     OptionSpec(
@@ -222,7 +148,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         'HTTP header "Name: value" for the HTTP adapter. Repeatable. Config http.headers wins '
         "over it; it wins over the RAG_AUTH_HEADER environment variable.",
         setting="http.header_args",
-        type=header_line,
         action="append",
         metavar='"NAME: VALUE"',
         ini_type="linelist",
@@ -232,7 +157,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Seconds per HTTP attempt (default: 30), or per call of any other adapter "
         "(default: 300), before it counts as a timeout",
         setting="http.timeout",
-        type=positive_float,
         metavar="SECONDS",
     ),
     OptionSpec(
@@ -240,7 +164,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Judge of the judge-based metrics: auto (Anthropic when ANTHROPIC_API_KEY is set, else "
         "the offline local judge), anthropic, openai, local, or module:attribute",
         setting="judge.kind",
-        type=judge_kind,
         metavar="JUDGE",
     ),
     OptionSpec(
@@ -253,7 +176,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--rag-judge-passes",
         "Ask each judge question N times and take the majority verdict (default: 3)",
         setting="judge.passes",
-        type=positive_int,
         metavar="N",
     ),
     OptionSpec(
@@ -261,14 +183,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Seconds the judge may take in all, from its first request (default: 7200); then it "
         "stops, and the run ends with the fatal code naming the deadline",
         setting="judge.deadline",
-        type=positive_float,
         metavar="SECONDS",
     ),
     OptionSpec(
         "--rag-device",
         "Where the local judge's models run: cpu (default), cuda, or auto (cuda when present)",
         setting="judge.local.device",
-        choices=("cpu", "cuda", "auto"),
         metavar="DEVICE",
     ),
     OptionSpec(
@@ -283,14 +203,24 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--rag-concurrency",
         "Cases queried and judged at once, ahead of the tests (default: 8)",
         setting="concurrency.limit",
-        type=positive_int,
         metavar="N",
     ),
     OptionSpec(
         "--rag-slow-threshold",
         "Flag queries slower than this many seconds (default: 5)",
         setting="slow_threshold",
-        type=positive_float,
         metavar="SECONDS",
+    ),
+    OptionSpec(
+        None,
+        "Exit code when a critical case fails (default 2)",
+        setting="exit_codes.critical",
+        ini="rag_critical_exit_code",
+    ),
+    OptionSpec(
+        None,
+        "Exit code for fatal errors (default 3)",
+        setting="exit_codes.fatal",
+        ini="rag_fatal_exit_code",
     ),
 )

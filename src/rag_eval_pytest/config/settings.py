@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -41,7 +42,21 @@ from ..values import check_header, header_line, http_url
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-UnitFloat = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+def _number_text(value: float) -> str:
+    """``2.0`` -> ``2``, ``0.25`` -> ``0.25``: a number as a person would type it."""
+    text = repr(value)
+    return text.removesuffix(".0") if text.endswith(".0") else text
+
+
+def _unit_interval(value: float) -> float:
+    if not 0.0 <= value <= 1.0:  # NaN included
+        raise ValueError(f"{_number_text(value)} is not between 0 and 1")
+    return value
+
+
+UnitFloat = Annotated[float, AfterValidator(_unit_interval)]
 ExitCode = Annotated[int, Field(ge=1, le=255)]
 CONFIG_FILE_NAMES = ("eval-config.yaml", "eval-config.yml")
 _TOO_DEEP = "nested too deeply to be a configuration"
@@ -64,10 +79,8 @@ class OutputSettings(_Section):
         description="Which reports to write: eval_report.md and/or eval_report.json.",
     )
     history: bool = Field(True, description="Append one line per run to results.jsonl.")
-    regression_tolerance: float = Field(
+    regression_tolerance: UnitFloat = Field(
         0.05,
-        ge=0,
-        le=1,
         description="The report flags a score that dropped by more than this since the "
         "previous run (flagged only; thresholds decide the exit code).",
     )
@@ -282,6 +295,26 @@ class Settings(_Section):
     langchain: LangChainSettings = Field(default_factory=LangChainSettings)
     llamaindex: LlamaIndexSettings = Field(default_factory=LlamaIndexSettings)
 
+    @field_validator("target")
+    @classmethod
+    def _target_valid(cls, value: str | None) -> str | None:
+        if value is not None:
+            module, sep, attr = value.rpartition(":")
+            if not sep or not module or not attr or not attr.replace(".", "_").isidentifier():
+                raise ValueError(
+                    f"{value!r} is not of the form module:attribute "
+                    "(or path/to/file.py:attribute)"
+                )
+        return value
+
+    @field_validator("tags")
+    @classmethod
+    def _tags_named(cls, value: list[str]) -> list[str]:
+        tags = [tag.strip() for tag in value]
+        if "" in tags:
+            raise ValueError("a tag must not be blank")
+        return tags
+
     @field_validator("shard")
     @classmethod
     def _shard_valid(cls, value: str | None) -> str | None:
@@ -321,7 +354,10 @@ class Settings(_Section):
 
 @dataclass(frozen=True)
 class Override:
-    """A value from the command line or the ini file, with where it came from."""
+    """A value from the command line or the ini file, as given (text, or a list of texts),
+    with where it came from as the user would name it (``--rag-fail-under``,
+    ``rag_fail_under in pytest.ini``): the model validates it, and an error starts with
+    ``source``."""
 
     path: str
     value: Any
@@ -431,12 +467,16 @@ def interpolate(
     secrets: set[str],
     path: str = "",
     _done: dict[int, Any] | None = None,
+    *,
+    references: dict[str, str] | None = None,
 ) -> Any:
     """Replace ``${VAR}`` / ``${VAR:-default}`` in every string of ``data``.
 
-    Values taken from variables whose names look like credentials are added to ``secrets``.
-    A list or mapping that appears several times (a YAML alias) is interpolated once and stays
-    shared, so a few lines of aliases never expand into millions of copies.
+    Values taken from variables whose names look like credentials are added to ``secrets``;
+    each string that held a reference is added to ``references`` under its key, so that an
+    error can say where its value came from. A list or mapping that appears several times (a
+    YAML alias) is interpolated once and stays shared, so a few lines of aliases never expand
+    into millions of copies.
     """
     done: dict[int, Any] = {} if _done is None else _done
     if isinstance(data, (dict, list)):
@@ -447,18 +487,21 @@ def interpolate(
             done[id(data)] = result
             for k, v in data.items():
                 result[k] = interpolate(
-                    v, env, label, secrets, f"{path}.{k}" if path else str(k), done
+                    v, env, label, secrets, f"{path}.{k}" if path else str(k), done,
+                    references=references,
                 )
         else:
             result = []
             done[id(data)] = result
             result.extend(
-                interpolate(v, env, label, secrets, f"{path}[{i}]", done)
+                interpolate(v, env, label, secrets, f"{path}[{i}]", done, references=references)
                 for i, v in enumerate(data)
             )
         return result
     if not isinstance(data, str):
         return data
+    if references is not None and "${" in data:
+        references[path] = data
 
     return _Expansion(data, env, label, secrets, path).run()
 
@@ -547,17 +590,73 @@ def _loc(loc: tuple[int | str, ...]) -> str:
     return out
 
 
-def _explain(exc: ValidationError, origin: Mapping[str, str], default_label: str) -> ConfigError:
+_PROBLEMS = {
+    "float_parsing": "{value} is not a number",
+    "float_type": "{value} is not a number",
+    "int_parsing": "{value} is not a whole number",
+    "int_type": "{value} is not a whole number",
+    "int_from_float": "{value} is not a whole number",
+    "bool_parsing": "{value} is not true or false",
+    "bool_type": "{value} is not true or false",
+    "greater_than": "{value} must be greater than {gt}",
+    "greater_than_equal": "{value} must be {ge} or more",
+    "less_than": "{value} must be less than {lt}",
+    "less_than_equal": "{value} must be {le} or less",
+    "literal_error": "{value} is not one of {expected}",
+}
+"""Pydantic's error types, said the way the option table's messages say them."""
+
+
+def _shown(value: Any) -> str:
+    """A value in a message, as it was typed: numbers bare, text quoted."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, float)):
+        return _number_text(float(value)) if isinstance(value, float) else str(value)
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return repr(value if len(value) <= 80 else value[:80] + "...")
+        return value.strip()
+    return {dict: "a mapping", list: "a list", type(None): "null"}.get(type(value), "the value")
+
+
+def _problem(err: Any, *, echo: bool) -> str:
+    """What is wrong with the value, in one sentence that shows it unless it is secret."""
+    msg = str(err["msg"]).removeprefix("Value error, ")
+    template = _PROBLEMS.get(err["type"])
+    value = err.get("input")
+    if template is not None:
+        ctx = {k: _shown(v) for k, v in (err.get("ctx") or {}).items()}
+        if "expected" in ctx:  # "'a', 'b' or 'c'" -> "a, b, c"
+            ctx["expected"] = ", ".join(re.findall(r"'([^']*)'", str(err["ctx"]["expected"])))
+        return template.format(value=_shown(value) if echo else "the value", **ctx)
+    if not echo or isinstance(value, (dict, list, type(None))) or _shown(value) in msg:
+        return msg
+    return f"{msg} (got {value!r})"
+
+
+def _explain(
+    exc: ValidationError,
+    origin: Mapping[str, str],
+    file_label: str,
+    secrets: set[str],
+    references: Mapping[str, str],
+) -> ConfigError:
+    """One line: the source of the value (the flag, the ini key and its file, or the config
+    file and key) and what is wrong with it."""
     err = exc.errors()[0]
     loc = err["loc"]
     # A dict-key validator reports at the dict itself; name the offending key instead.
     key = _loc(tuple(loc))
-    source = default_label
+    source: str | None = None
     for prefix, label in origin.items():
-        if key == prefix or key.startswith(prefix + ".") or prefix.startswith(key + "."):
+        if key == prefix or key.startswith((prefix + ".", prefix + "[")) or prefix.startswith(
+            key + "."
+        ):
             source = label
             break
-    msg = str(err["msg"]).removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
         parent = Settings
         for part in loc[:-1]:
@@ -566,14 +665,16 @@ def _explain(exc: ValidationError, origin: Mapping[str, str], default_label: str
                 parent = annotation  # type: ignore[assignment]
         allowed = ", ".join(parent.model_fields)
         return ConfigError(
-            f"Invalid configuration {source}: unknown key {key!r} (allowed: {allowed})"
+            f"Invalid configuration {file_label}: unknown key {key!r} (allowed: {allowed})"
         )
-    got = ""
-    unechoed = any(key == k or key.startswith(k + ".") or key.startswith(k + "[")
-                   for k in _UNECHOED_KEYS)
-    if not unechoed and not isinstance(err.get("input"), (dict, list, type(None))):
-        got = f" (got {err['input']!r})"
-    return ConfigError(f"Invalid configuration {source}: key {key!r}: {msg}{got}")
+    unechoed = any(key == k or key.startswith((k + ".", k + "[")) for k in _UNECHOED_KEYS)
+    secret = isinstance(err.get("input"), str) and err["input"] in secrets
+    problem = _problem(err, echo=not (unechoed or secret))
+    if source is not None:
+        return ConfigError(f"{source}: {problem}")
+    written = references.get(key)
+    where = f"key {key!r}" + (f" ({written!r} from the environment)" if written else "")
+    return ConfigError(f"Invalid configuration {file_label}: {where}: {problem}")
 
 
 def _replace_deprecated(data: dict[str, Any], label: str) -> list[str]:
@@ -653,14 +754,15 @@ def resolve_settings(
     """Merge defaults < config file < overrides into validated :class:`Settings`."""
     env = os.environ if env is None else env
     secrets: set[str] = set()
+    references: dict[str, str] = {}
     try:
-        data = interpolate(file.data, env, file.label, secrets)
+        data = interpolate(file.data, env, file.label, secrets, references=references)
         deprecations = _replace_deprecated(data, file.label)
         if file.path is not None:
             _anchor_paths(data, file.path.parent)
         Settings.model_validate(data)
     except ValidationError as exc:
-        raise _explain(exc, {}, file.label) from None
+        raise _explain(exc, {}, file.label, secrets, references) from None
     except RecursionError:
         raise ConfigError(f"Invalid configuration {file.label}: {_TOO_DEEP}") from None
     origin: dict[str, str] = {}
@@ -670,6 +772,6 @@ def resolve_settings(
     try:
         settings = Settings.model_validate(data)
     except ValidationError as exc:
-        raise _explain(exc, origin, file.label) from None
+        raise _explain(exc, origin, file.label, secrets, references) from None
     file.secrets = secrets
     return ResolvedConfig(settings=settings, file=file, secrets=secrets, deprecations=deprecations)

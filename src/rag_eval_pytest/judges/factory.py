@@ -16,14 +16,13 @@ from ..errors import ConfigError
 from .base import Judge
 from .cache import JudgeCache
 from .extras import local_available
+from .settings import ENTRY_POINT_GROUP, unknown_judge
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from .settings import JudgeSettings
 
-ENTRY_POINT_GROUP = "rag_eval.judges"
-BUILTIN_KINDS = ("auto", "anthropic", "openai", "local")
 CONTEXT_WINDOWS = {"anthropic": 200_000, "openai": 128_000}
 
 
@@ -200,25 +199,6 @@ def _custom_judge(spec: str, search_paths: Sequence[Path]) -> Judge:
     raise ConfigError(f"judge {spec!r} is a {type(obj).__name__}, not a Judge or a callable")
 
 
-def check_kind(kind: str) -> None:
-    """Refuse a judge that cannot exist before anything runs (a dry run included): a name
-    that is neither built in nor an installed entry point, or a malformed ``module:attr``.
-    Loads nothing: a ``module:attr`` is imported when the first judged metric needs it."""
-    if kind in BUILTIN_KINDS:
-        return
-    if ":" in kind:
-        module, _, attribute = kind.rpartition(":")
-        if not module or not attribute.isidentifier():
-            raise ConfigError(
-                f"judge {kind!r}: expected module:attribute or path/to/file.py:attribute"
-            )
-        return
-    from importlib.metadata import entry_points
-
-    if not any(ep.name == kind for ep in entry_points(group=ENTRY_POINT_GROUP)):
-        raise _unknown(kind)
-
-
 BASE_URL_VARIABLES = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
 
 
@@ -243,12 +223,4 @@ def _entry_point(name: str) -> Any:
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name:
             return ep.load()
-    raise _unknown(name)
-
-
-def _unknown(name: str) -> ConfigError:
-    known = ", ".join(BUILTIN_KINDS)
-    return ConfigError(
-        f"unknown judge {name!r}: use {known}, module:attribute, or the name of an entry point "
-        f"in the {ENTRY_POINT_GROUP!r} group"
-    )
+    raise ConfigError(unknown_judge(name))

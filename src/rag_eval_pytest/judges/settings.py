@@ -13,6 +13,8 @@ from ..redaction import display_url
 from ..runtime.retry import RetrySettings
 from ..values import http_url
 
+ENTRY_POINT_GROUP = "rag_eval.judges"
+BUILTIN_KINDS = ("auto", "anthropic", "openai", "local")
 DEFAULT_DEADLINE = 7200.0
 """Two hours of judging: a judge that hangs, or answers 429 for ever, cannot hold a CI job
 until the job's own timeout kills it without a report."""
@@ -141,10 +143,25 @@ class JudgeSettings(_Section):
 
     @field_validator("kind")
     @classmethod
-    def _kind_not_blank(cls, value: str) -> str:
+    def _kind_exists(cls, value: str) -> str:
+        """Refuse a judge that cannot exist before anything runs (a dry run included): a name
+        that is neither built in nor an installed entry point, or a malformed
+        ``module:attr``. Loads nothing: a ``module:attr`` is imported when the first judged
+        metric needs it."""
         value = value.strip()
-        if not value:
-            raise ValueError("judge kind must not be empty")
+        if value in BUILTIN_KINDS:
+            return value
+        if ":" in value:
+            module, _, attribute = value.rpartition(":")
+            if not module.strip() or not attribute.isidentifier():
+                raise ValueError(
+                    f"judge {value!r}: expected module:attribute or path/to/file.py:attribute"
+                )
+            return value
+        from importlib.metadata import entry_points
+
+        if not any(ep.name == value for ep in entry_points(group=ENTRY_POINT_GROUP)):
+            raise ValueError(unknown_judge(value))
         return value
 
     @field_validator("base_url")
@@ -160,3 +177,11 @@ class JudgeSettings(_Section):
 
     def price_table(self) -> dict[str, tuple[float, float]]:
         return {name: (p.input, p.output) for name, p in self.prices.items()}
+
+
+def unknown_judge(name: str) -> str:
+    """The message for a judge name that is neither built in nor an installed entry point."""
+    return (
+        f"unknown judge {name!r}: use {', '.join(BUILTIN_KINDS)}, module:attribute, or the "
+        f"name of an entry point in the {ENTRY_POINT_GROUP!r} group"
+    )

@@ -14,7 +14,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config.options import OPTIONS, OptionSpec
+from ..config.options import OPTIONS
 from ..config.settings import (
     ConfigFile,
     Override,
@@ -24,10 +24,8 @@ from ..config.settings import (
 )
 from ..data.dataset import load_datasets
 from ..engine.session import EvalSession
-from ..errors import ConfigError
 from ..redaction import Redactor
 from ..reporting.payload import RunInfo
-from ..values import OptionValueError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -44,47 +42,41 @@ def _ini_base(config: pytest.Config) -> Path:
 def gather_overrides(config: pytest.Config) -> list[Override]:
     """Values given on the command line, else in the ini file, as settings overrides.
 
-    Both arrive as strings and are converted by the option's own type here, so a value the
-    option does not accept is a :class:`ConfigError` naming the flag or the ini key."""
+    Values stay as given (text, split into items where the option says so): the settings
+    model validates them, and an error names the flag or the ini key and its file."""
     overrides: list[Override] = []
     for spec in OPTIONS:
         if spec.setting is None:
             continue
-        value: Any = config.getoption(spec.dest, None)
-        source = spec.flag
+        value: Any = config.getoption(spec.dest, None) if spec.flag else None
+        source = spec.flag or ""
         base = config.invocation_params.dir
         if value in (None, False, []):
             value = config.getini(spec.ini_name)
-            source = f"ini option {spec.ini_name}"
+            source = f"{spec.ini_name} in {_ini_label(config)}"
             base = _ini_base(config)
             if value in (None, "", []):
                 continue
-        value = _converted(spec, value, source)
         if spec.turns_off:
             if value is not True:
                 continue
             value = False
-        if spec.setting == "output.directory":
-            value = str(base / value)
+        elif isinstance(value, list):  # a repeated flag, or a list ini key
+            value = [item for text in value for item in spec.items(str(text))]
+        elif spec.path:
+            value = str(base / str(value))
         overrides.append(Override(spec.setting, value, source))
-    for name, path in (("rag_critical_exit_code", "exit_codes.critical"),
-                       ("rag_fatal_exit_code", "exit_codes.fatal")):
-        ini_value = config.getini(name)
-        if ini_value not in (None, ""):
-            overrides.append(Override(path, ini_value, f"ini option {name}"))
     return overrides
 
 
-def _converted(spec: OptionSpec, value: Any, source: str) -> Any:
-    if isinstance(value, bool):  # a flag, or a bool ini key
-        return value
+def _ini_label(config: pytest.Config) -> str:
+    """The ini file as the user would name it: relative to the working directory when below."""
+    if config.inipath is None:
+        return "the ini file"
     try:
-        if isinstance(value, list):  # a repeated flag, or a list ini key
-            items = [spec.convert(str(item)) for item in value]
-            return [tag for group in items for tag in group] if spec.setting == "tags" else items
-        return spec.convert(str(value))
-    except OptionValueError as exc:
-        raise ConfigError(f"{source}: {exc}") from None
+        return str(config.inipath.relative_to(config.invocation_params.dir))
+    except ValueError:
+        return str(config.inipath)
 
 
 def fatal_exit_code(config: pytest.Config) -> int:
@@ -126,9 +118,8 @@ def new_run_info() -> RunInfo:
 def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
     resolved = resolve_config(config)
     settings = resolved.settings
-    from ..judges.factory import check_base_url, check_kind
+    from ..judges.factory import check_base_url
 
-    check_kind(settings.judge.kind)
     check_base_url(settings.judge, os.environ)
     if settings.adapter == "http" or settings.http.endpoint:
         from ..adapters.http import resolve_headers
