@@ -68,7 +68,8 @@ class Case(BaseModel):
 
     id: str | None = None
     question: str
-    ground_truth: str
+    ground_truth: str | None = None
+    """The reference answer; metrics that need one are not judged for a case without it."""
     expected_contexts: list[str] | None = None
     critical: bool = Field(default=False, strict=True)  # "yes" or 1 is a mistake, not True
     tags: list[str] = Field(default_factory=list)
@@ -98,11 +99,18 @@ class Case(BaseModel):
             raise ValueError("must be printable text on one line")
         return value
 
-    @field_validator("question", "ground_truth")
+    @field_validator("question")
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("must not be empty")
+        return value
+
+    @field_validator("ground_truth")
+    @classmethod
+    def _not_blank_when_given(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("must not be empty (leave the field out when the case has none)")
         return value
 
     @field_validator("contexts", mode="before")
@@ -378,6 +386,20 @@ def _optional_field_warnings(path: Path, cases: list[Case]) -> list[str]:
         f"{path}: {len(without)} of {len(cases)} cases have no 'expected_contexts' "
         f"(retrieval metrics are not judged for them): {shown}"
     ]
+
+
+def missing_ground_truth_notice(cases: Sequence[LoadedCase], metrics: Sequence[str]) -> str | None:
+    """One line for the whole run naming the selected cases without a ``ground_truth`` and
+    the ``metrics`` (those that need one) left not judged on them; ``None`` when every case
+    has one. Issued once, by the process that reports, not once per case or per worker."""
+    without = [c.key for c in cases if c.case.ground_truth is None]
+    if not without or not metrics:
+        return None
+    shown = ", ".join(without[:5]) + (", …" if len(without) > 5 else "")
+    return (
+        f"{len(without)} of {len(cases)} cases have no 'ground_truth'; the metrics that need "
+        f"one ({', '.join(metrics)}) are not judged for them: {shown}"
+    )
 
 
 def _staleness_warning(path: Path, metadata: DatasetMetadata, now: dt.datetime) -> str | None:
