@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import difflib
 import gc
 import hashlib
 import json
@@ -29,6 +30,7 @@ from ..errors import DatasetError
 from ..text.shorten import cut
 from . import bigints
 from .duplicate_keys import DuplicateKeyError, yaml_problem
+from .foreign import NAMES, converter_command, foreign_format
 from .response import Context
 
 if TYPE_CHECKING:
@@ -316,13 +318,33 @@ def _describe(error: Any) -> str:
         return f"field {loc!r} is required"
     if error["type"] == "extra_forbidden":
         model = Context if error["loc"][0] == "contexts" else Case
+        # A close spelling only: "score" is not a misspelt "source".
+        close = difflib.get_close_matches(str(error["loc"][-1]), model.model_fields, 1, 0.8)
+        if close:
+            return f"unknown field {loc!r} (did you mean {close[0]!r}?)"
         return f"unknown field {loc!r} (allowed: {', '.join(model.model_fields)})"
     where = f"field {loc!r}" if loc else "the case"
     got = f" (got {_excerpt(error['input'])})" if error["type"].endswith("_type") else ""
     return f"{where}: {msg}{got}"
 
 
+def _refuse_foreign_fields(path: Path, rows: list[tuple[str, object]]) -> None:
+    """A file in DeepEval's or RAGAS's own format is one error naming the converter, not an
+    "unknown field" per field and case."""
+    keys = {
+        k for _, raw in rows if isinstance(raw, dict) for k in raw if k not in Case.model_fields
+    }
+    fmt = foreign_format(keys) if keys else None
+    if fmt is not None:
+        theirs = ", ".join(repr(k) for k in sorted(keys))
+        raise DatasetError(
+            f"Dataset {path}: the cases use {NAMES[fmt]}'s field names ({theirs}), not this "
+            f"plugin's; convert the file with: {converter_command(fmt, path)}"
+        )
+
+
 def _validate_cases(path: Path, rows: list[tuple[str, object]]) -> list[Case]:
+    _refuse_foreign_fields(path, rows)
     cases: list[Case] = []
     problems: list[str] = []
     first_use: dict[str, str] = {}
