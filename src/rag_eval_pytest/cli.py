@@ -1,15 +1,24 @@
-"""The ``rag-eval`` command: ``rag-eval merge`` combines the reports of shards.
+"""The ``rag-eval`` command: ``rag-eval merge`` combines the reports of shards;
+``rag-eval convert`` turns a DeepEval or RAGAS dataset into one of ours.
 
 rag-eval merge shard-*/eval_report.json --output-dir results
+rag-eval convert --from deepeval goldens.json dataset.json
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
+from .data.foreign import FORMATS, Format
 from .errors import RagEvalError
+
+_FATAL = 3
+_PROBLEMS_SHOWN = 10
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -32,11 +41,94 @@ def _parser() -> argparse.ArgumentParser:
         help="merge even when shards are missing, given twice or from different runs: the "
         "report is marked partial and says what is missing (otherwise: the fatal code)",
     )
+    convert = commands.add_parser(
+        "convert",
+        help="convert a DeepEval or RAGAS dataset file into a dataset of rag-eval-pytest",
+        description="Convert DeepEval goldens or test cases, or RAGAS samples (JSON, JSONL or "
+        "CSV), into a dataset file (JSON, JSONL or YAML by OUT's suffix). Items with an "
+        "answer become cases with a recorded answer: the RAG system is not called for them.",
+    )
+    convert.add_argument("--from", dest="source", required=True, choices=FORMATS)
+    convert.add_argument("input", type=Path, metavar="IN")
+    convert.add_argument("output", type=Path, metavar="OUT")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     options = _parser().parse_args(argv)
+    if options.command == "convert":
+        return _convert(options.source, options.input, options.output)
+    return _merge(options)
+
+
+def _convert(source: Format, path: Path, out: Path) -> int:
+    """``rag-eval convert``: 0 when written, 3 (one message naming the file) otherwise."""
+    from .data.foreign import NAMES, ConversionError, convert_rows, read_items
+
+    if out.suffix.lower() not in (".json", ".jsonl", ".yaml", ".yml"):
+        print(
+            f"rag-eval convert: {out}: unknown file type {out.suffix or '(none)'!r} "
+            "(use .json, .jsonl, .yaml or .yml)",
+            file=sys.stderr,
+        )
+        return _FATAL
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as exc:
+        print(f"rag-eval convert: {path}: cannot be read ({exc.strerror})", file=sys.stderr)
+        return _FATAL
+    except UnicodeDecodeError:
+        print(f"rag-eval convert: {path}: not UTF-8 text", file=sys.stderr)
+        return _FATAL
+    try:
+        items = read_items(path.name, text)
+        conversion = convert_rows(source, items, cells=path.suffix.lower() == ".csv")
+    except ConversionError as exc:
+        shown = exc.problems[:_PROBLEMS_SHOWN]
+        more = len(exc.problems) - len(shown)
+        lines = "".join(f"\n  {p}" for p in shown) + (f"\n  … and {more} more" if more else "")
+        count = "1 problem" if len(exc.problems) == 1 else f"{len(exc.problems)} problems"
+        print(
+            f"rag-eval convert: cannot convert {path} as {NAMES[source]} ({count}):{lines}",
+            file=sys.stderr,
+        )
+        return _FATAL
+    document = {
+        "metadata": {
+            "name": path.stem,
+            "description": f"converted from the {NAMES[source]} file {path.name}",
+            "created": dt.date.today().isoformat(),
+        },
+        "test_cases": conversion.cases,
+    }
+    from .atomic import write_atomic
+
+    try:
+        write_atomic(out, _dataset_text(document, out.suffix.lower()), shared=True)
+    except OSError as exc:
+        print(f"rag-eval convert: {out}: cannot be written ({exc.strerror})", file=sys.stderr)
+        return _FATAL
+    for note in conversion.notes:
+        print(f"note: {path}: {note}", file=sys.stderr)
+    recorded = sum("answer" in case for case in conversion.cases)
+    print(
+        f"converted {len(conversion.cases)} cases from {path} ({recorded} with a recorded "
+        f"answer, {len(conversion.cases) - recorded} to ask the RAG system): wrote {out}"
+    )
+    return 0
+
+
+def _dataset_text(document: dict[str, Any], suffix: str) -> str:
+    if suffix == ".jsonl":
+        return "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in document["test_cases"])
+    if suffix in (".yaml", ".yml"):
+        import yaml
+
+        return str(yaml.safe_dump(document, sort_keys=False, allow_unicode=True))
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _merge(options: argparse.Namespace) -> int:
     from .atomic import write_atomic
     from .reporting.files import (
         HISTORY_FILE,

@@ -18,8 +18,8 @@ def run_bad(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
         ("", "dataset.json: the file is empty"),
         ('{"test_cases": [', "dataset.json: invalid JSON at line 1, column 17"),
         (
-            json.dumps({"test_cases": [{"id": "tc_9", "question": "q"}]}),
-            "case 'tc_9' (test_cases[0]): field 'ground_truth' is required",
+            json.dumps({"test_cases": [{"id": "tc_9", "ground_truth": "g"}]}),
+            "case 'tc_9' (test_cases[0]): field 'question' is required",
         ),
         (
             json.dumps(

@@ -9,7 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from rag_eval_pytest.data.dataset import auto_id, load_dataset, load_datasets
+from rag_eval_pytest.data.dataset import (
+    auto_id,
+    load_dataset,
+    load_datasets,
+    missing_ground_truth_notice,
+)
 from rag_eval_pytest.errors import DatasetError
 
 NOW = dt.datetime(2026, 11, 22, tzinfo=dt.timezone.utc)
@@ -255,3 +260,42 @@ def test_long_digit_runs_are_found_in_any_text(text: str, found: bool) -> None:
     from rag_eval_pytest.data import bigints
 
     assert bigints.may_hold_one(text) is found
+
+
+def test_ground_truth_is_optional_and_null_is_the_same_as_absent(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "d.json",
+        doc({"id": "a", "question": "q"}, {"id": "b", "question": "q2", "ground_truth": None}),
+    )
+    cases = load_dataset(path, now=NOW).cases
+    assert [c.ground_truth for c in cases] == [None, None]
+
+
+def test_an_empty_ground_truth_is_still_an_error(tmp_path: Path) -> None:
+    path = write(tmp_path, "d.json", doc({"id": "a", "question": "q", "ground_truth": " "}))
+    with pytest.raises(
+        DatasetError,
+        match=r"case 'a' \(test_cases\[0\]\): field 'ground_truth': "
+        "must not be empty",
+    ):
+        load_dataset(path, now=NOW)
+
+
+def test_the_ground_truth_notice_names_the_cases_and_metrics_in_one_line(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "d.json",
+        doc(
+            {"id": "has", "question": "q", "ground_truth": "g"},
+            *({"id": f"c{i}", "question": f"q{i}"} for i in range(6)),
+        ),
+    )
+    cases = load_datasets([path], now=NOW).cases
+    notice = missing_ground_truth_notice(cases, ["context_recall", "answer_correctness"])
+    assert notice == (
+        "6 of 7 cases have no 'ground_truth'; the metrics that need one (context_recall, "
+        "answer_correctness) are not judged for them: c0, c1, c2, c3, c4, …"
+    )
+    assert missing_ground_truth_notice(cases[:1], ["context_recall"]) is None
+    assert missing_ground_truth_notice(cases, []) is None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import difflib
 import gc
 import hashlib
 import json
@@ -29,6 +30,7 @@ from ..errors import DatasetError
 from ..text.shorten import cut
 from . import bigints
 from .duplicate_keys import DuplicateKeyError, yaml_problem
+from .foreign import NAMES, converter_command, foreign_format
 from .response import Context
 
 if TYPE_CHECKING:
@@ -68,7 +70,8 @@ class Case(BaseModel):
 
     id: str | None = None
     question: str
-    ground_truth: str
+    ground_truth: str | None = None
+    """The reference answer; metrics that need one are not judged for a case without it."""
     expected_contexts: list[str] | None = None
     critical: bool = Field(default=False, strict=True)  # "yes" or 1 is a mistake, not True
     tags: list[str] = Field(default_factory=list)
@@ -98,11 +101,18 @@ class Case(BaseModel):
             raise ValueError("must be printable text on one line")
         return value
 
-    @field_validator("question", "ground_truth")
+    @field_validator("question")
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("must not be empty")
+        return value
+
+    @field_validator("ground_truth")
+    @classmethod
+    def _not_blank_when_given(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("must not be empty (leave the field out when the case has none)")
         return value
 
     @field_validator("contexts", mode="before")
@@ -308,13 +318,33 @@ def _describe(error: Any) -> str:
         return f"field {loc!r} is required"
     if error["type"] == "extra_forbidden":
         model = Context if error["loc"][0] == "contexts" else Case
+        # A close spelling only: "score" is not a misspelt "source".
+        close = difflib.get_close_matches(str(error["loc"][-1]), model.model_fields, 1, 0.8)
+        if close:
+            return f"unknown field {loc!r} (did you mean {close[0]!r}?)"
         return f"unknown field {loc!r} (allowed: {', '.join(model.model_fields)})"
     where = f"field {loc!r}" if loc else "the case"
     got = f" (got {_excerpt(error['input'])})" if error["type"].endswith("_type") else ""
     return f"{where}: {msg}{got}"
 
 
+def _refuse_foreign_fields(path: Path, rows: list[tuple[str, object]]) -> None:
+    """A file in DeepEval's or RAGAS's own format is one error naming the converter, not an
+    "unknown field" per field and case."""
+    keys = {
+        k for _, raw in rows if isinstance(raw, dict) for k in raw if k not in Case.model_fields
+    }
+    fmt = foreign_format(keys) if keys else None
+    if fmt is not None:
+        theirs = ", ".join(repr(k) for k in sorted(keys))
+        raise DatasetError(
+            f"Dataset {path}: the cases use {NAMES[fmt]}'s field names ({theirs}), not this "
+            f"plugin's; convert the file with: {converter_command(fmt, path)}"
+        )
+
+
 def _validate_cases(path: Path, rows: list[tuple[str, object]]) -> list[Case]:
+    _refuse_foreign_fields(path, rows)
     cases: list[Case] = []
     problems: list[str] = []
     first_use: dict[str, str] = {}
@@ -378,6 +408,20 @@ def _optional_field_warnings(path: Path, cases: list[Case]) -> list[str]:
         f"{path}: {len(without)} of {len(cases)} cases have no 'expected_contexts' "
         f"(retrieval metrics are not judged for them): {shown}"
     ]
+
+
+def missing_ground_truth_notice(cases: Sequence[LoadedCase], metrics: Sequence[str]) -> str | None:
+    """One line for the whole run naming the selected cases without a ``ground_truth`` and
+    the ``metrics`` (those that need one) left not judged on them; ``None`` when every case
+    has one. Issued once, by the process that reports, not once per case or per worker."""
+    without = [c.key for c in cases if c.case.ground_truth is None]
+    if not without or not metrics:
+        return None
+    shown = ", ".join(without[:5]) + (", …" if len(without) > 5 else "")
+    return (
+        f"{len(without)} of {len(cases)} cases have no 'ground_truth'; the metrics that need "
+        f"one ({', '.join(metrics)}) are not judged for them: {shown}"
+    )
 
 
 def _staleness_warning(path: Path, metadata: DatasetMetadata, now: dt.datetime) -> str | None:

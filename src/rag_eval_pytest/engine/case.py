@@ -105,7 +105,8 @@ class RagCase:
         return self.case.question
 
     @property
-    def ground_truth(self) -> str:
+    def ground_truth(self) -> str | None:
+        """The case's reference answer; ``None`` when the dataset gives none."""
         return self.case.ground_truth
 
     @property

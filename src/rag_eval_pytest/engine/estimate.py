@@ -100,7 +100,9 @@ def estimate_run(
             [c.text for c in case.contexts] if case.contexts is not None else TYPICAL_CONTEXTS
         )
         for metric in judged:
-            prompt = _prompt(metric, case.question, case.ground_truth, answer, contexts)
+            if case.ground_truth is None and "ground_truth" in requirements(metric):
+                continue  # not judged: no judge call
+            prompt = _prompt(metric, case.question, case.ground_truth or "", answer, contexts)
             if prompt is not None:
                 tokens.extend([estimate_tokens(prompt.text)] * passes)
     if kind == "local":

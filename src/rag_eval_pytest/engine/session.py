@@ -432,7 +432,7 @@ def make_sample(loaded: LoadedCase, response: RAGResponse) -> Sample:
     return Sample(
         case_key=loaded.key,
         question=case.question,
-        ground_truth=case.ground_truth,
+        ground_truth=case.ground_truth or "",
         answer=response.answer,
         contexts=list(response.contexts) if response.contexts is not None else None,
         sources=response.retrieved_sources,

@@ -36,6 +36,7 @@ class Sample:
     case_key: str
     question: str
     ground_truth: str
+    """Empty when the case has none (a metric that ``requires`` it is then not judged)."""
     answer: str
     contexts: list[Context] | None
     sources: list[str]

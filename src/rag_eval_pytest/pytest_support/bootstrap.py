@@ -22,7 +22,7 @@ from ..config.settings import (
     find_config_file,
     resolve_settings,
 )
-from ..data.dataset import load_datasets
+from ..data.dataset import load_datasets, missing_ground_truth_notice
 from ..engine.session import EvalSession
 from ..redaction import Redactor
 from ..reporting.payload import RunInfo
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     import pytest
+
+    from ..metrics.base import Requirement
 
 WORKER_RUN_KEY = "rag_eval_run"
 
@@ -115,6 +117,16 @@ def new_run_info() -> RunInfo:
     )
 
 
+def _metrics_needing(requirement: Requirement) -> list[str]:
+    """The registered metrics (built in and custom) that need ``requirement``, in report
+    order."""
+    from ..metrics.registry import metric_order, registered_names, requirements
+
+    return [
+        n for n in sorted(registered_names(), key=metric_order) if requirement in requirements(n)
+    ]
+
+
 def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
     resolved = resolve_config(config)
     settings = resolved.settings
@@ -130,6 +142,9 @@ def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
         from ..data.sharding import parse_shard, select_shard
 
         datasets = select_shard(datasets, parse_shard(settings.shard))
+    notice = missing_ground_truth_notice(datasets.cases, _metrics_needing("ground_truth"))
+    if notice is not None:
+        datasets.warnings.append(notice)
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and WORKER_RUN_KEY in workerinput:
         run = RunInfo(**workerinput[WORKER_RUN_KEY])

@@ -170,7 +170,8 @@ class CaseResult(_Model):
     index: int = 0
     dataset: str
     question: str
-    ground_truth: str
+    ground_truth: str | None
+    """``null`` when the case has none."""
     critical: bool
     tags: list[str]
     expected_contexts: list[str] | None

@@ -29,7 +29,7 @@ class _CaseFields(TypedDict):
     index: int
     dataset: str
     question: str
-    ground_truth: str
+    ground_truth: str | None
     critical: bool
     tags: list[str]
     expected_contexts: list[str] | None

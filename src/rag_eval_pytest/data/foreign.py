@@ -1,0 +1,308 @@
+"""The dataset formats of DeepEval and RAGAS, field by field, and their conversion to ours.
+
+DeepEval keeps goldens and test cases (``input``, ``actual_output``, ``expected_output``,
+``retrieval_context``, ``context``; ``EvaluationDataset.save_as`` writes them as a JSON list
+or a CSV file). RAGAS keeps single-turn samples (``user_input``, ``response``,
+``retrieved_contexts``, ``reference``, ``reference_contexts``; ``EvaluationDataset.to_jsonl``
+and ``to_csv``), and before version 0.2 ``question``, ``answer``, ``contexts``,
+``ground_truth`` or ``ground_truths``.
+
+:func:`convert_rows` maps each item to a case of ours: the question, the reference answer as
+``ground_truth``, a recorded answer with its contexts (the RAG system is then not called), and
+what has no field of ours in the case's ``metadata``. Every problem names the item and the
+field as the source file spells it. :func:`foreign_format` tells which format a dataset's
+field names come from, for the hint that names the converter.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import difflib
+import io
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from . import bigints
+from .duplicate_keys import DuplicateKeyError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+Format = Literal["deepeval", "ragas"]
+FORMATS: tuple[Format, ...] = ("deepeval", "ragas")
+NAMES: dict[Format, str] = {"deepeval": "DeepEval", "ragas": "RAGAS"}
+
+# Our field for each of theirs; "metadata" keeps the value under its own name.
+_DEEPEVAL: dict[str, str] = {
+    "input": "question",
+    "expected_output": "ground_truth",
+    "actual_output": "answer",
+    "retrieval_context": "contexts",
+    "context": "metadata",
+    "additional_metadata": "metadata",
+    "source_file": "metadata",
+    "name": "metadata",
+    "comments": "metadata",
+    "tools_called": "metadata",
+    "expected_tools": "metadata",
+    "custom_column_key_values": "metadata",
+}
+_DEEPEVAL_ALIASES = {
+    "actualOutput": "actual_output",
+    "expectedOutput": "expected_output",
+    "retrievalContext": "retrieval_context",
+    "additionalMetadata": "additional_metadata",
+    "sourceFile": "source_file",
+    "toolsCalled": "tools_called",
+    "expectedTools": "expected_tools",
+}
+_RAGAS: dict[str, str] = {
+    "user_input": "question",
+    "reference": "ground_truth",
+    "response": "answer",
+    "retrieved_contexts": "contexts",
+    "retrieved_context_ids": "sources",
+    "reference_context_ids": "expected_contexts",
+    "reference_contexts": "metadata",
+    "multi_responses": "metadata",
+    "rubric": "metadata",
+    "rubrics": "metadata",
+    # Before RAGAS 0.2.
+    "question": "question",
+    "answer": "answer",
+    "contexts": "contexts",
+    "ground_truth": "ground_truth",
+    "ground_truths": "ground_truth",
+}
+FIELDS: dict[Format, dict[str, str]] = {"deepeval": _DEEPEVAL, "ragas": _RAGAS}
+
+# Field names that only their format uses: one of them in a dataset of ours names the format.
+_DISTINCT: dict[Format, frozenset[str]] = {
+    "deepeval": frozenset({"input", "actual_output", "expected_output", "retrieval_context"})
+    | frozenset(_DEEPEVAL_ALIASES),
+    "ragas": frozenset(
+        {"user_input", "response", "retrieved_contexts", "reference", "reference_contexts"}
+        | {"ground_truths", "retrieved_context_ids", "reference_context_ids"}
+    ),
+}
+
+
+_QUESTION: dict[Format, str] = {"deepeval": "input", "ragas": "user_input"}
+
+
+def foreign_format(keys: Iterable[str]) -> Format | None:
+    """The format whose own field names ``keys`` use most, or ``None``. A format is named
+    when its question field or two of its own fields are there: one misspelt field of ours
+    that happens to be one of theirs is a typo, not their format."""
+    given = set(keys)
+    counts = {fmt: len(given & names) for fmt, names in _DISTINCT.items()}
+    best = max(FORMATS, key=lambda fmt: counts[fmt])
+    if counts[best] >= 2 or _QUESTION[best] in given:
+        return best
+    return None
+
+
+def converter_command(fmt: Format, path: object) -> str:
+    return f"rag-eval convert --from {fmt} {path} converted.json"
+
+
+class ConversionError(Exception):
+    """Problems of the input file, one line each (item and field named)."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass
+class Conversion:
+    cases: list[dict[str, Any]]
+    notes: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _parse_json(text: str, where: str) -> object:
+    """One JSON document; every way it can fail is one :class:`ConversionError`."""
+    try:
+        document, problem = bigints.load_json(text)
+    except DuplicateKeyError as exc:
+        raise ConversionError([f"{where}{exc}"]) from None
+    except json.JSONDecodeError as exc:
+        raise ConversionError(
+            [f"{where}invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"]
+        ) from None
+    except RecursionError:
+        raise ConversionError([f"{where}nested too deeply to be a dataset"]) from None
+    if problem is not None:
+        raise ConversionError([f"{where}{problem}"])
+    return document
+
+
+def read_items(name: str, text: str) -> list[tuple[str, object]]:
+    """The items of a JSON (a list, or an object holding one), JSONL or CSV file, each with
+    where it is (``item 3``, ``line 4``, ``row 2``). Raises :class:`ConversionError`."""
+    suffix = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    if suffix == "jsonl":
+        items: list[tuple[str, object]] = []
+        for lineno, line in enumerate(text.split("\n"), start=1):
+            if line.strip():
+                items.append((f"line {lineno}", _parse_json(line, f"line {lineno}: ")))
+        return items
+    if suffix == "csv":
+        reader = csv.DictReader(io.StringIO(text))
+        # Row 1 is the header: the first item is row 2, as a spreadsheet shows it.
+        return [
+            (f"row {index}", {k: v for k, v in row.items() if k is not None and v != ""})
+            for index, row in enumerate(reader, start=2)
+        ]
+    if suffix != "json":
+        raise ConversionError(
+            [
+                f"unknown file type {('.' + suffix) if suffix else '(none)'!r} "
+                "(use .json, .jsonl or .csv)"
+            ]
+        )
+    document = _parse_json(text, "")
+    if isinstance(document, dict):
+        lists = [key for key in ("goldens", "test_cases", "samples") if key in document]
+        if not lists or not isinstance(document[lists[0]], list):
+            raise ConversionError(
+                [
+                    "expected a list of items (or an object with 'goldens', 'test_cases' or "
+                    "'samples'), found an object without one"
+                ]
+            )
+        document = document[lists[0]]
+    if not isinstance(document, list):
+        raise ConversionError([f"expected a list of items, found {type(document).__name__}"])
+    return [(f"item {index}", raw) for index, raw in enumerate(document)]
+
+
+# --------------------------------------------------------------------------- converting
+
+
+def _text(where: str, name: str, value: object, problems: list[str]) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        problems.append(f"{where}: field {name!r} must be text, found {type(value).__name__}")
+        return None
+    return value
+
+
+def _texts(
+    where: str, name: str, value: object, problems: list[str], *, cell: bool = False
+) -> list[str] | None:
+    if value is None:
+        return None
+    if cell and isinstance(value, str):  # a Python list as RAGAS writes it, or "a|b"
+        stripped = value.strip()
+        if stripped.startswith("["):
+            try:
+                value = ast.literal_eval(stripped)
+            except (ValueError, SyntaxError):
+                problems.append(f"{where}: field {name!r} is not a readable list")
+                return None
+        else:
+            value = [part for part in stripped.split("|") if part.strip()]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        problems.append(f"{where}: field {name!r} must be a list of texts")
+        return None
+    return list(value)
+
+
+def _convert_item(
+    fmt: Format, where: str, raw: object, problems: list[str], notes: list[str], *, cell: bool
+) -> dict[str, Any] | None:
+    if not isinstance(raw, dict):
+        problems.append(f"{where}: expected an object, found {type(raw).__name__}")
+        return None
+    item: dict[str, Any] = {str(k): v for k, v in raw.items()}
+    if fmt == "deepeval":
+        item = {_DEEPEVAL_ALIASES.get(k, k): v for k, v in item.items()}
+    table = FIELDS[fmt]
+    unknown = [k for k in item if k not in table]
+    for key in unknown:
+        close = difflib.get_close_matches(key, table, 1, 0.8)
+        hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(table)}"
+        problems.append(f"{where}: unknown field {key!r} for {NAMES[fmt]} ({hint})")
+    if fmt == "ragas" and isinstance(item.get("user_input"), list):
+        problems.append(
+            f"{where}: field 'user_input' is a conversation; only single-turn "
+            "samples can be converted"
+        )
+        return None
+    ours: dict[str, Any] = {}
+    metadata: dict[str, Any] = {}
+    sources: list[str] | None = None
+    for key, value in item.items():
+        target = table.get(key)
+        if target is None or value is None:
+            continue
+        if target == "metadata":
+            metadata[key] = value
+        elif target in ("contexts", "expected_contexts"):
+            ours[target] = _texts(where, key, value, problems, cell=cell)
+        elif target == "sources":
+            sources = _texts(where, key, value, problems, cell=cell)
+        elif key == "ground_truths":
+            truths = _texts(where, key, value, problems, cell=cell)
+            ours[target] = "\n".join(truths) if truths else None
+        else:
+            ours[target] = _text(where, key, value, problems)
+    if not (ours.get("ground_truth") or "").strip():  # an empty reference is no reference
+        ours.pop("ground_truth", None)
+    question_field = next(k for k, v in table.items() if v == "question")
+    if not (ours.get("question") or "").strip():
+        named = [k for k, v in table.items() if v == "question" and item.get(k) is not None]
+        if not named:
+            problems.append(f"{where}: field {question_field!r} is required")
+        elif isinstance(item[named[0]], str):
+            problems.append(f"{where}: field {named[0]!r} must not be empty")
+        return None
+    contexts = ours.pop("contexts", None)
+    if sources is not None and contexts is not None:
+        if len(sources) == len(contexts):
+            contexts = [{"text": t, "source": s} for t, s in zip(contexts, sources, strict=True)]
+        else:
+            problems.append(
+                f"{where}: field 'retrieved_context_ids' has {len(sources)} ids for "
+                f"{len(contexts)} retrieved_contexts"
+            )
+    if ours.get("answer") is not None:
+        if contexts is not None:
+            ours["contexts"] = contexts
+    elif contexts is not None:
+        contexts_field = next(k for k, v in table.items() if v == "contexts" and k in item)
+        metadata[contexts_field] = item[contexts_field]
+        notes.append(
+            f"{where}: {contexts_field!r} without an answer is kept in the case's "
+            "metadata only: the RAG system is called for this case"
+        )
+    case = {k: v for k, v in ours.items() if v is not None}
+    if metadata:
+        case["metadata"] = metadata
+    return case
+
+
+def convert_rows(
+    fmt: Format, items: list[tuple[str, object]], *, cells: bool = False
+) -> Conversion:
+    """Our cases for the items of a ``fmt`` file. ``cells``: the items are rows of a CSV
+    file, whose lists are texts. Raises :class:`ConversionError` listing every problem."""
+    if not items:
+        raise ConversionError(["the file has no items"])
+    problems: list[str] = []
+    notes: list[str] = []
+    cases = []
+    for where, raw in items:
+        case = _convert_item(fmt, where, raw, problems, notes, cell=cells)
+        if case is not None:
+            cases.append(case)
+    if problems:
+        raise ConversionError(problems)
+    return Conversion(cases=cases, notes=notes)

@@ -1,0 +1,309 @@
+"""``rag-eval convert``: DeepEval and RAGAS files become datasets that run as they are, and a
+file in their format given to ``--rag-dataset`` names the converter."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from rag_eval_pytest.cli import main
+from tests import word_judge  # noqa: F401  imported before any inner run, so inner runs share it
+from tests.helpers import read_report
+
+JUDGE_CONFTEST = """
+import pytest
+from tests.word_judge import word_judge
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    return word_judge
+"""
+CONFIG = "metrics:\n  faithfulness: 0.9\n"
+
+# As DeepEval's EvaluationDataset.save_as(file_type="json") writes goldens, with test-case
+# fields (actual_output, retrieval_context) filled in.
+DEEPEVAL_GOLDENS = [
+    {
+        "input": "How many days of paid time off do employees get?",
+        "actual_output": "Full-time employees receive 20 days of paid time off.",
+        "expected_output": "20 days a year.",
+        "retrieval_context": ["Full-time employees receive 20 days paid time off annually."],
+        "context": ["Employees get 20 days of paid time off."],
+        "source_file": "handbook.pdf",
+    },
+    {
+        "input": "Can employees work remotely?",
+        "actual_output": "Employees may work remotely two days a week.",
+        "expected_output": None,
+        "retrieval_context": ["Employees may work remotely up to two days per week."],
+        "additional_metadata": {"team": "hr"},
+    },
+]
+# As RAGAS's EvaluationDataset.to_jsonl writes single-turn samples.
+RAGAS_SAMPLES = [
+    {
+        "user_input": "When was the first super bowl?",
+        "retrieved_contexts": [
+            "The first super bowl, the AFL-NFL World Championship Game, was played on "
+            "January 15, 1967."
+        ],
+        "response": "The first super bowl was played on January 15, 1967.",
+        "reference": "The first superbowl was held on Jan 15, 1967",
+    },
+    {
+        "user_input": "Who won the first super bowl?",
+        "retrieved_contexts": ["The Green Bay Packers won the first championship game."],
+        "response": "The Green Bay Packers won the first championship game.",
+    },
+]
+
+
+def convert(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "rag_eval_pytest.cli", "convert", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def run_zero_code(pytester: pytest.Pytester, dataset: str) -> pytest.RunResult:
+    pytester.makeconftest(JUDGE_CONFTEST)
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    return pytester.runpytest(
+        "--rag-dataset", dataset, "--rag-judge-passes", "1", "-v", "-p", "no:randomly"
+    )
+
+
+def test_a_converted_deepeval_golden_file_runs_in_zero_code_mode(pytester: pytest.Pytester) -> None:
+    (pytester.path / "goldens.json").write_text(json.dumps(DEEPEVAL_GOLDENS), encoding="utf-8")
+    done = convert(pytester.path, "--from", "deepeval", "goldens.json", "converted.json")
+    assert done.returncode == 0, done.stderr
+    assert "converted 2 cases from goldens.json (2 with a recorded answer" in done.stdout
+    dataset = json.loads((pytester.path / "converted.json").read_text(encoding="utf-8"))
+    first, second = dataset["test_cases"]
+    assert first == {
+        "question": DEEPEVAL_GOLDENS[0]["input"],
+        "ground_truth": "20 days a year.",
+        "answer": DEEPEVAL_GOLDENS[0]["actual_output"],
+        "contexts": DEEPEVAL_GOLDENS[0]["retrieval_context"],
+        "metadata": {
+            "context": ["Employees get 20 days of paid time off."],
+            "source_file": "handbook.pdf",
+        },
+    }
+    assert "ground_truth" not in second and second["metadata"] == {
+        "additional_metadata": {"team": "hr"}
+    }
+
+    result = run_zero_code(pytester, "converted.json")
+    result.stdout.fnmatch_lines(["*converted.json::case-* PASSED*"] * 2)
+    assert result.ret == 0
+    report = read_report(pytester)
+    assert [c["metrics"]["faithfulness"]["score"] for c in report["cases"]] == [1.0, 1.0]
+    assert all(c["recorded"] for c in report["cases"])
+
+
+def test_a_converted_ragas_sample_file_runs_in_zero_code_mode(pytester: pytest.Pytester) -> None:
+    lines = "".join(json.dumps(sample) + "\n" for sample in RAGAS_SAMPLES)
+    (pytester.path / "samples.jsonl").write_text(lines, encoding="utf-8")
+    done = convert(pytester.path, "--from", "ragas", "samples.jsonl", "converted.yaml")
+    assert done.returncode == 0, done.stderr
+    dataset = yaml.safe_load((pytester.path / "converted.yaml").read_text(encoding="utf-8"))
+    first = dataset["test_cases"][0]
+    assert first["question"] == RAGAS_SAMPLES[0]["user_input"]
+    assert first["ground_truth"] == RAGAS_SAMPLES[0]["reference"]
+    assert first["answer"] == RAGAS_SAMPLES[0]["response"]
+    assert first["contexts"] == RAGAS_SAMPLES[0]["retrieved_contexts"]
+
+    result = run_zero_code(pytester, "converted.yaml")
+    result.stdout.fnmatch_lines(["*converted.yaml::case-* PASSED*"] * 2)
+    assert result.ret == 0
+
+
+def write(tmp_path: Path, name: str, items: Any) -> Path:
+    path = tmp_path / name
+    path.write_text(items if isinstance(items, str) else json.dumps(items), encoding="utf-8")
+    return path
+
+
+def test_older_ragas_fields_csv_and_ids_are_converted(tmp_path: Path) -> None:
+    csv_file = write(
+        tmp_path,
+        "old.csv",
+        "question,answer,contexts,ground_truths\n"
+        "What is 2+2?,4,\"['2+2 is 4', 'maths']\",\"['4', 'four']\"\n",
+    )
+    assert main(["convert", "--from", "ragas", str(csv_file), str(tmp_path / "out.json")]) == 0
+    (case,) = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["test_cases"]
+    assert case == {
+        "question": "What is 2+2?",
+        "answer": "4",
+        "contexts": ["2+2 is 4", "maths"],
+        "ground_truth": "4\nfour",
+    }
+    with_ids = write(
+        tmp_path,
+        "ids.json",
+        [
+            {
+                "user_input": "q",
+                "response": "a",
+                "retrieved_contexts": ["t1", "t2"],
+                "retrieved_context_ids": ["doc1", "doc2"],
+                "reference_context_ids": ["doc1"],
+            }
+        ],
+    )
+    assert main(["convert", "--from", "ragas", str(with_ids), str(tmp_path / "ids.jsonl")]) == 0
+    converted = json.loads((tmp_path / "ids.jsonl").read_text(encoding="utf-8"))
+    assert converted["contexts"] == [
+        {"text": "t1", "source": "doc1"},
+        {"text": "t2", "source": "doc2"},
+    ]
+    assert converted["expected_contexts"] == ["doc1"]
+
+
+def test_a_golden_without_an_answer_asks_the_rag_system(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    goldens = write(
+        tmp_path,
+        "g.json",
+        [{"input": "q?", "expected_output": "a", "retrieval_context": ["ctx"]}],
+    )
+    assert main(["convert", "--from", "deepeval", str(goldens), str(tmp_path / "o.json")]) == 0
+    (case,) = json.loads((tmp_path / "o.json").read_text(encoding="utf-8"))["test_cases"]
+    assert case == {
+        "question": "q?",
+        "ground_truth": "a",
+        "metadata": {"retrieval_context": ["ctx"]},
+    }
+    captured = capsys.readouterr()
+    assert "0 with a recorded answer, 1 to ask the RAG system" in captured.out
+    assert "item 0: 'retrieval_context' without an answer is kept in the case's metadata" in (
+        captured.err
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "content", "problems"),
+    [
+        (
+            "deepeval",
+            [{"input": "q", "retrieval_context": "one"}, {"actual_output": "a"}, "text"],
+            [
+                "item 0: field 'retrieval_context' must be a list of texts",
+                "item 1: field 'input' is required",
+                "item 2: expected an object, found str",
+            ],
+        ),
+        (
+            "deepeval",
+            [{"input": "q", "expected_ouput": "a", "golden": 1}],
+            [
+                "item 0: unknown field 'expected_ouput' for DeepEval (did you mean "
+                "'expected_output'?)",
+                "item 0: unknown field 'golden' for DeepEval (known: input, expected_output, ",
+            ],
+        ),
+        (
+            "ragas",
+            [{"user_input": ["hi"], "response": "a"}],
+            ["item 0: field 'user_input' is a conversation"],
+        ),
+        (
+            "ragas",
+            [{"user_input": "", "response": 3}],
+            [
+                "item 0: field 'response' must be text, found int",
+                "item 0: field 'user_input' must not be empty",
+            ],
+        ),
+        ("ragas", '{"user_input": "q",', ["invalid JSON at line 1, column 20"]),
+        ("ragas", [], ["the file has no items"]),
+        ("ragas", {"rows": []}, ["expected a list of items"]),
+    ],
+)
+def test_bad_input_is_one_message_naming_file_item_and_field(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    source: str,
+    content: Any,
+    problems: list[str],
+) -> None:
+    path = write(tmp_path, "in.json", content)
+    assert main(["convert", "--from", source, str(path), str(tmp_path / "out.json")]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith(f"rag-eval convert: cannot convert {path} as ")
+    for problem in problems:
+        assert f"\n  {problem}" in err, err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [("missing.json", "missing.json: cannot be read (No such file or directory)")],
+)
+def test_unreadable_input_and_unknown_output_type(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, message: str
+) -> None:
+    assert main(["convert", "--from", "ragas", str(tmp_path / name), str(tmp_path / "o.json")]) == 3
+    assert message in capsys.readouterr().err
+    path = write(tmp_path, "in.json", [{"user_input": "q"}])
+    assert main(["convert", "--from", "ragas", str(path), str(tmp_path / "o.txt")]) == 3
+    assert "o.txt: unknown file type '.txt' (use .json, .jsonl, .yaml or .yml)" in (
+        capsys.readouterr().err
+    )
+
+
+@pytest.mark.parametrize(
+    ("case", "fmt", "fields"),
+    [
+        (
+            {"input": "q", "actual_output": "a", "retrieval_context": ["c"]},
+            "deepeval",
+            "'actual_output', 'input', 'retrieval_context'",
+        ),
+        (
+            {"user_input": "q", "response": "a", "reference": "r"},
+            "ragas",
+            "'reference', 'response', 'user_input'",
+        ),
+    ],
+)
+def test_a_dataset_with_their_field_names_names_the_converter(
+    pytester: pytest.Pytester, case: dict[str, Any], fmt: str, fields: str
+) -> None:
+    (pytester.path / "theirs.json").write_text(json.dumps([case, case]), encoding="utf-8")
+    result = pytester.runpytest("--rag-dataset", "theirs.json")
+    assert result.ret == 3
+    text = result.stdout.str() + result.stderr.str()
+    name = {"deepeval": "DeepEval", "ragas": "RAGAS"}[fmt]
+    assert (
+        f"theirs.json: the cases use {name}'s field names ({fields}), not this plugin's; "
+        f"convert the file with: rag-eval convert --from {fmt} "
+    ) in text, text
+    assert "theirs.json converted.json" in text
+    assert "unknown field" not in text
+    assert "Traceback" not in text and "INTERNALERROR" not in text
+
+
+def test_a_misspelt_field_gets_a_did_you_mean(pytester: pytest.Pytester) -> None:
+    case = {"id": "tc_1", "questoin": "q", "ground_truth": "g", "expected_context": ["a.md"]}
+    (pytester.path / "d.json").write_text(json.dumps([case]), encoding="utf-8")
+    result = pytester.runpytest("--rag-dataset", "d.json")
+    assert result.ret == 3
+    text = result.stdout.str() + result.stderr.str()
+    assert "case 'tc_1' (test_cases[0]): unknown field 'questoin' (did you mean 'question'?)" in (
+        text
+    )
+    assert "unknown field 'expected_context' (did you mean 'expected_contexts'?)" in text
