@@ -33,6 +33,7 @@ class AnswerRelevance(Metric):
     name = "answer_relevance"
     default_threshold = 0.7
     requires: ClassVar[frozenset[Requirement]] = frozenset({"judge"})
+    optional: ClassVar[frozenset[Requirement]] = frozenset({"embeddings"})
     summary = "mean similarity of questions generated from the answer to the question"
     accepted_params = frozenset({"questions"})
 
@@ -46,9 +47,11 @@ class AnswerRelevance(Metric):
     async def measure(self, sample: Sample, services: Services) -> Measurement:
         if not sample.answer.strip():
             return Measurement(score=0.0, reason="the answer is empty")
-        if services.embed is not None and services.judge.supports(GeneratedQuestions):
+        judge = services.judge
+        assert judge is not None, "a metric that requires a judge runs only with one"
+        if services.embed is not None and judge.supports(GeneratedQuestions):
             return await self._generated(sample, services)
-        if services.judge.supports(AnswerAddressesQuestion):
+        if judge.supports(AnswerAddressesQuestion):
             return await self._direct(sample, services)
         return Measurement.not_judged(
             "the judge cannot generate questions and no embedding model is available"
