@@ -62,11 +62,7 @@ class EvalSession:
         self.judge_deadline = JudgeDeadline(self.settings.judge.deadline)
         # Configured auth headers are secrets in every process, the aggregating one included,
         # before any adapter exists (workers may be the ones that build it).
-        from ..adapters.http import settings_secrets
-        from ..redaction import url_secrets
-
-        self.redactor.add(*settings_secrets(self.settings.http))
-        self.redactor.add(*url_secrets(self.settings.judge.base_url or ""))
+        self.redactor.add(*configured_secrets(self.settings))
 
     def __repr__(self) -> str:
         # Short, and without the settings' credentials (``pytest -l`` prints it).
@@ -106,6 +102,22 @@ class EvalSession:
                     await aclose()
 
         self.loop.close(close_all(), threads_timeout=0 if interrupted else THREADS_TIMEOUT)
+
+
+def configured_secrets(settings: Settings) -> list[str]:
+    """The secrets the settings name, known before any client is built: the RAG endpoint's
+    and the judge URL's credentials, and the values of the configured HTTP headers."""
+    from ..errors import ConfigError
+    from ..redaction import header_secrets, url_secrets
+    from ..values import resolve_headers
+
+    http = settings.http
+    found = url_secrets(http.endpoint) if http.endpoint else []
+    found += url_secrets(settings.judge.base_url or "")
+    try:
+        return found + header_secrets(resolve_headers(http.headers, http.header_args))
+    except ConfigError:  # reported where the headers are used
+        return found
 
 
 def recorded_response(loaded: LoadedCase) -> RAGResponse:

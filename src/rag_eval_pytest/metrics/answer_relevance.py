@@ -21,7 +21,7 @@ from ..judges.questions import (
     QuestionsInput,
 )
 from .base import Evidence, Measurement, Metric, Requirement
-from .judged import ask, cosine, details, not_judged
+from .judged import cosine, details, not_judged
 
 if TYPE_CHECKING:
     from .base import Sample, Services
@@ -60,7 +60,7 @@ class AnswerRelevance(Metric):
     async def _generated(self, sample: Sample, services: Services) -> Measurement:
         assert services.embed is not None
         inputs = QuestionsInput(answer=sample.answer, count=self.count)
-        outcome = await ask(services, GeneratedQuestions(), inputs)
+        outcome = await services.ask(GeneratedQuestions(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge generated no questions")
         generated = outcome.value
@@ -91,7 +91,7 @@ class AnswerRelevance(Metric):
 
     async def _direct(self, sample: Sample, services: Services) -> Measurement:
         inputs = DirectRelevanceInput(question=sample.question, answer=sample.answer)
-        outcome = await ask(services, AnswerAddressesQuestion(), inputs)
+        outcome = await services.ask(AnswerAddressesQuestion(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge did not rate the answer")
         rating = outcome.value
