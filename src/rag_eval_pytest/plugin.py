@@ -23,16 +23,14 @@ from .pytest_support.guard import SESSION_KEY, exit_if_deferred, guarded
 if TYPE_CHECKING:
     from collections.abc import Generator, Iterator
 
-    from .engine.case import RagCase, ResultRecorder
-    from .engine.prefetch import Prefetcher
+    from .engine.case import RagCase
+    from .engine.engine import Engine
     from .engine.session import EvalSession
     from .pytest_support.termination import SigtermAsInterrupt
     from .reporting.aggregator import Aggregator
 
 AGGREGATOR_KEY: pytest.StashKey[Aggregator] = pytest.StashKey()
-PREFETCHER_KEY: pytest.StashKey[Prefetcher] = pytest.StashKey()
-RECORDER_KEY: pytest.StashKey[ResultRecorder] = pytest.StashKey()
-NEXT_ITEM_KEY: pytest.StashKey[pytest.Item | None] = pytest.StashKey()
+ENGINE_KEY: pytest.StashKey[Engine] = pytest.StashKey()
 INTERRUPTED_KEY: pytest.StashKey[bool] = pytest.StashKey()  # Ctrl-C ended the run
 NOTICES_KEY: pytest.StashKey[list[str]] = pytest.StashKey()  # warnings a filter made errors
 SIGTERM_KEY: pytest.StashKey[SigtermAsInterrupt] = pytest.StashKey()
@@ -84,6 +82,9 @@ def pytest_configure(config: pytest.Config) -> None:
         # frames' arguments (the raw config, the environment) pytest would render.
         pytest.exit(f"rag-eval: {error}", returncode=code)
     config.stash[SESSION_KEY] = session
+    from .engine.engine import Engine
+
+    config.stash[ENGINE_KEY] = Engine(session)
     if hasattr(config, "workerinput"):
         return
     from .pytest_support import notices
@@ -133,17 +134,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
             config.pluginmanager.unregister(plugin)
-    session = config.stash.get(SESSION_KEY, None)
-    if session is not None:
-        prefetcher = config.stash.get(PREFETCHER_KEY, None)
-        if prefetcher is not None and not _is_worker(config):
-            from .engine.prefetch import write_learned
-
-            write_learned(getattr(config, "cache", None), prefetcher)
-        session.close(interrupted=config.stash.get(INTERRUPTED_KEY, False))
+    engine = config.stash.get(ENGINE_KEY, None)
+    if engine is not None:
+        engine.close(interrupted=config.stash.get(INTERRUPTED_KEY, False))
+        del config.stash[ENGINE_KEY]
         del config.stash[SESSION_KEY]
-    if PREFETCHER_KEY in config.stash:
-        del config.stash[PREFETCHER_KEY]
     if AGGREGATOR_KEY in config.stash:
         del config.stash[AGGREGATOR_KEY]
     sigterm = config.stash.get(SIGTERM_KEY, None)
@@ -217,23 +212,15 @@ def pytest_collection_modifyitems(
 @guarded("pytest_collection_modifyitems")
 def _order_and_plan(config: pytest.Config, items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker(CRITICAL_MARKER) is None)
-    eval_session = config.stash.get(SESSION_KEY, None)
-    if eval_session is not None and eval_session.settings.concurrency.prefetch:
-        from .engine.prefetch import plan_tests, read_judge_plan, read_learned
+    engine = config.stash.get(ENGINE_KEY, None)
+    if engine is not None and engine.settings.concurrency.prefetch:
         from .engine.progress import terminal_line
 
         worker = _is_worker(config)
-        cache = getattr(config, "cache", None)
-        config.stash[PREFETCHER_KEY] = plan_tests(
-            items,
-            eval_session,
-            read_learned(cache),
-            judge_plan=read_judge_plan(cache),
-            lookahead=worker,
-        )
-        line = None if worker else terminal_line(config, eval_session.progress)
+        engine.plan(items, lookahead=worker)
+        line = None if worker else terminal_line(config, engine.session.progress)
         if line is not None:
-            eval_session.loop.waiter = line.wait
+            engine.session.loop.waiter = line.wait
 
 
 @guarded("pytest_sessionstart")
@@ -268,8 +255,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
     """xdist workers: remember the test that runs next, whose case is then evaluated while
     this one runs (a worker learns its tests one at a time)."""
-    if _is_worker(item.config) and SESSION_KEY in item.config.stash:
-        item.stash[NEXT_ITEM_KEY] = nextitem
+    engine = item.config.stash.get(ENGINE_KEY, None)
+    if engine is not None and _is_worker(item.config):
+        engine.following = nextitem
 
 
 @pytest.hookimpl(wrapper=True)
@@ -287,6 +275,10 @@ def pytest_runtest_makereport(
 
 @guarded("pytest_runtest_makereport")
 def _record_properties(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
+    if ENGINE_KEY not in item.config.stash:
+        return
+    from .engine.case import RECORDER_KEY
+
     recorder = item.stash.get(RECORDER_KEY, None)
     if recorder is not None and call.when == "call":
         item.user_properties.extend(recorder.properties())
@@ -298,6 +290,10 @@ def _attach_payload(
 ) -> None:
     if call.excinfo is not None and isinstance(call.excinfo.value, SetupFailed):
         setattr(report, SETUP_ERROR_ATTRIBUTE, str(call.excinfo.value.msg))
+    if ENGINE_KEY not in item.config.stash:
+        return
+    from .engine.case import RECORDER_KEY
+
     recorder = item.stash.get(RECORDER_KEY, None)
     if recorder is not None and (report.when == "call" or not report.passed):
         from .reporting.payload import REPORT_ATTRIBUTE
@@ -387,66 +383,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 @pytest.fixture
 def rag_case(request: pytest.FixtureRequest) -> Iterator[RagCase]:
     """The dataset case of this test, with the RAG system's response (queried once per run)."""
-    session = request.config.stash.get(SESSION_KEY, None)
-    if session is None:
+    engine = request.config.stash.get(ENGINE_KEY, None)
+    if engine is None:
         pytest.skip("rag_case needs a dataset: run pytest with --rag-dataset PATH")
-    from .engine.case import RagCase, ResultRecorder
-    from .engine.prefetch import function_id
-    from .engine.zero_code import ZERO_CODE_CASE
-
-    resolved: list[Any] = []
-
-    def judge() -> Any:
-        if not resolved:
-            resolved.append(session.judge_for(request.getfixturevalue("rag_judge")))
-        return resolved[0]
-
-    prefetcher = request.config.stash.get(PREFETCHER_KEY, None)
-    if prefetcher is not None:
-        prefetcher.before_test(
-            request.node,
-            request.node.stash.get(NEXT_ITEM_KEY, None),
-            adapter=lambda: _adapter(request),
-            judge=judge,
-        )
-    key = getattr(request, "param", None) or request.node.stash.get(ZERO_CODE_CASE, None)
-    loaded = session.case(str(key))
-    recorder = ResultRecorder(loaded)
-    request.node.stash[RECORDER_KEY] = recorder
-    case = RagCase(
-        loaded,
-        session,
-        recorder,
-        adapter_provider=lambda: _adapter(request),
-        judge_provider=lambda: request.getfixturevalue("rag_judge"),
-        # On a first run, what the test asks for is measured ahead for the function's other
-        # cases at once, while this test waits for its own results.
-        on_requests=(
-            (lambda requests: prefetcher.learn(function_id(request.node), requests, judge))
-            if prefetcher is not None
-            else None
-        ),
-        on_setup_error=lambda reason: setattr(request.session, "shouldfail", f"rag-eval: {reason}"),
-    )
-    from .errors import AdapterError, ConfigError
-
-    try:
-        case.response  # noqa: B018 - query now, so a failing RAG system is a setup error
-    except (AdapterError, ConfigError) as exc:
-        recorder.error = session.redactor.text(str(exc))
-    if recorder.error is not None:
-        pytest.fail(f"{loaded.key}: {recorder.error}", pytrace=False)
-    yield case
-    if prefetcher is not None:
-        stopping = bool(request.session.shouldfail or request.session.shouldstop)
-        # The judge fixture is never requested once the test is over (pytest 10 refuses it):
-        # the judge is known here only if the test resolved it.
-        prefetcher.after_test(
-            function_id(request.node),
-            recorder.requests,
-            stopping=stopping,
-            judge=judge if resolved else None,
-        )
+    yield from engine.rag_case(request)
 
 
 @pytest.fixture(scope="session")
@@ -469,11 +409,11 @@ def rag_judge(request: pytest.FixtureRequest) -> Any:
 
     Override it in a conftest to use your own: return a ``Judge``, any ``prompt -> text``
     callable (sync or async; the plugin does the prompting and parsing), or ``None``."""
-    session = request.config.stash.get(SESSION_KEY, None)
-    if session is None:
+    engine = request.config.stash.get(ENGINE_KEY, None)
+    if engine is None:
         pytest.skip("rag_judge needs a dataset: run pytest with --rag-dataset PATH")
-    with _setup_errors_fail(request, session):
-        return session.default_judge()
+    with _setup_errors_fail(request, engine.session):
+        return engine.judges.default()
 
 
 @contextlib.contextmanager
@@ -507,12 +447,6 @@ def dataset_paths(config: pytest.Config) -> list[Path]:
 def _is_worker(config: pytest.Config) -> bool:
     """An xdist worker: it learns which tests it runs one at a time, from the controller."""
     return hasattr(config, "workerinput")
-
-
-def _adapter(request: pytest.FixtureRequest) -> Any:
-    from .adapters.callable import as_adapter
-
-    return as_adapter(request.getfixturevalue("rag_adapter"))
 
 
 def _adapter_label(session: EvalSession) -> str | None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit, urlunsplit
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
 MASK = "[REDACTED]"
 # Environment variables whose values are credentials wherever they appear...
@@ -17,6 +17,18 @@ SECRET_ENV_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "RAG_AUTH_HEADER", "RA
 # ...and those holding a URL whose user info or credential parameters are.
 SECRET_URL_ENV_VARS = ("ANTHROPIC_BASE_URL", "OPENAI_BASE_URL")
 _MIN_SECRET_LENGTH = 4
+# Values of these HTTP headers are not credentials; every other header value is redacted.
+PLAIN_HEADERS = frozenset(
+    {
+        "accept",
+        "accept-encoding",
+        "accept-language",
+        "cache-control",
+        "connection",
+        "content-type",
+        "user-agent",
+    }
+)
 # Names that mark a credential, wherever a name comes with a value: header names, query
 # parameters of the endpoint, config keys and environment variables (``API_KEY``,
 # ``X-Auth-Token``, ``?sig=``, ``DB_PASSWD``), matched anywhere in the name...
@@ -116,6 +128,11 @@ class Redactor:
         if isinstance(value, (list, tuple)):
             return [self.data(v) for v in value]
         return value
+
+
+def header_secrets(headers: Mapping[str, str]) -> list[str]:
+    """The header values to redact: all but a few well-known non-credential headers."""
+    return [v for k, v in headers.items() if k.lower() not in PLAIN_HEADERS and v.strip()]
 
 
 def display_url(url: str) -> str:

@@ -1,12 +1,22 @@
-"""Values of options and settings that lower layers check too: URLs and HTTP headers.
+"""Values of options and settings that lower layers check too: URLs and HTTP headers, and
+the headers a configuration gives (config, ``--rag-header``, ``RAG_AUTH_HEADER``).
 
 Stdlib only, and the messages never repeat a value that may hold a credential.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+from .errors import ConfigError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+AUTH_HEADER_ENV = "RAG_AUTH_HEADER"
 
 
 class OptionValueError(ValueError):
@@ -70,3 +80,41 @@ def http_url(text: str) -> str:
     if not parts.hostname:
         raise OptionValueError("the URL names no host")
     return text
+
+
+def parse_header_line(line: str, *, origin: str) -> tuple[str, str]:
+    """``"Name: value"`` -> ``(name, value)``; the error never repeats the value."""
+    name, sep, value = line.partition(":")
+    name, value = name.strip(), value.strip()
+    if not sep or not name or not value or " " in name:
+        raise ConfigError(f'{origin} is not of the form "Name: value"')
+    try:
+        check_header(name, value)
+    except OptionValueError as exc:
+        raise ConfigError(f"{origin}: {exc}") from None
+    return name, value
+
+
+def resolve_headers(
+    config_headers: Mapping[str, str] | None = None,
+    header_args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """Merge headers, highest precedence first: config ``http.headers`` > ``--rag-header``
+    > ``RAG_AUTH_HEADER``. Names compare case-insensitively; the winner's spelling is kept."""
+    env = os.environ if env is None else env
+    merged: dict[str, tuple[str, str]] = {}
+    env_line = env.get(AUTH_HEADER_ENV, "").strip()
+    if env_line:
+        name, value = parse_header_line(env_line, origin=f"environment variable {AUTH_HEADER_ENV}")
+        merged[name.lower()] = (name, value)
+    for n, line in enumerate(header_args, 1):
+        name, value = parse_header_line(line, origin=f"--rag-header number {n}")
+        merged[name.lower()] = (name, value)
+    for name, value in (config_headers or {}).items():
+        try:
+            check_header(name, str(value))
+        except OptionValueError as exc:
+            raise ConfigError(f"http.headers: {exc}") from None
+        merged[name.lower()] = (name, str(value))
+    return dict(merged.values())

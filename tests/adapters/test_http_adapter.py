@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from rag_eval_pytest.adapters.http import HttpAdapter, resolve_headers
+from rag_eval_pytest.adapters.http import HttpAdapter
 from rag_eval_pytest.data.response import Context, RAGResponse
 from rag_eval_pytest.errors import AdapterError, ConfigError
 from rag_eval_pytest.runtime.retry import RetryPolicy, parse_retry_after
+from rag_eval_pytest.values import resolve_headers
 
 from .conftest import SleepRecorder
 from .server import Fault, FaultServer, Request, closed_port_url, ok

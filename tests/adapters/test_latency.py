@@ -112,18 +112,12 @@ def rag_adapter():
     return answer
 """
     )
-    pytester.makepyfile(
-        test_rag="""
-from rag_eval_pytest import evaluate
-def test_case(rag_case):
-    evaluate(rag_case, "blocking")
-"""
+    # Zero-code: the metric is known from the start, so it is measured beside the queries.
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  blocking: null\n"})
+    result = pytester.runpytest(
+        "--rag-dataset=dataset.json", "--rag-concurrency=16", "-p", "no:randomly"
     )
-    for _ in range(2):  # the second run knows the metric ahead: measured beside the queries
-        result = pytester.runpytest(
-            "--rag-dataset=dataset.json", "--rag-concurrency=16", "-p", "no:randomly"
-        )
-        result.assert_outcomes(passed=24)
+    result.assert_outcomes(passed=24)
     latency = json.loads((pytester.path / "results" / "eval_report.json").read_text())[
         "summary"
     ]["latency"]

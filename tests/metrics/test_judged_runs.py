@@ -316,8 +316,7 @@ def test_tests_with_different_judges_get_each_its_own_judges_scores(
     """Two test modules that override ``rag_judge`` with different judges and ask the same
     metric of the same cases: each gets its own judge's verdicts, never the other's answer
     remembered from earlier in the run; and the evaluation ahead of the tests asks each
-    judge only what its own module asks (no request is spent on the wrong judge, also when
-    the metrics each test function asks for are known from the previous run)."""
+    judge only what its own module asks (no request is spent on the wrong judge)."""
     write_dataset(
         [case(f"c{i}", f"q{i}?", answer="a", contexts=["x", "y"]) for i in range(3)]
     )
@@ -344,7 +343,7 @@ def test_recall(rag_case):
         test_b_useless=module.format(judge="useless_judge", name="b") + recall,
     )
     calls = pytester.path / "judge_calls.log"
-    for run in ("first", "second"):  # the second run has the metric plan learned
+    for run in ("first", "second"):  # the second run the same: nothing is carried over
         calls.unlink(missing_ok=True)
         result = pytester.runpytest(
             "--rag-dataset=dataset.json",

@@ -41,7 +41,7 @@ BREAKS = {
         "import rag_eval_pytest.pytest_support.dry_run as m\nm.cost_line = boom\n"
     ),
     "pytest_collection_modifyitems": (
-        "import rag_eval_pytest.engine.prefetch as m\nm.plan_tests = boom\n"
+        "from rag_eval_pytest.engine.engine import Engine\nEngine.plan = boom\n"
     ),
     "pytest_runtest_makereport": (
         "from rag_eval_pytest.engine.case import ResultRecorder\nResultRecorder.properties = boom\n"
@@ -57,7 +57,7 @@ BREAKS = {
         "import rag_eval_pytest.reporting.terminal as m\nm.summary_lines = boom\n"
     ),
     "pytest_unconfigure": (
-        "from rag_eval_pytest.engine.session import EvalSession\nEvalSession.close = boom\n"
+        "from rag_eval_pytest.engine.engine import Engine\nEngine.close = boom\n"
     ),
 }
 

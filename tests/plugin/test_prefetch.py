@@ -1,4 +1,5 @@
-"""Evaluating ahead of the tests: concurrency, test order, -x, and learned plans."""
+"""Evaluating ahead of the tests: concurrency, test order, -x, metrics learned within a run,
+and the embedding model loaded only when needed."""
 
 from __future__ import annotations
 
@@ -156,19 +157,13 @@ def test_zz_elapsed():
         line = next(x for x in result.outlines if "ELAPSED" in x)
         return float(line.split("ELAPSED ")[1].split()[0])
 
-    # First run: the first case teaches what test_slow measures; the other four are then
-    # measured together (0.3 s + 0.3 s), not one after the other (5 x 0.3 s).
+    # The first case teaches what test_slow measures; the other four are then measured
+    # together (0.3 s + 0.3 s), not one after the other (5 x 0.3 s).
     first = pytester.runpytest(*args)
     first.assert_outcomes(passed=6)
     assert elapsed(first) < 1.0
-    plan = json.loads(
-        (pytester.path / ".pytest_cache" / "v" / "rag_eval" / "metric_plan").read_text()
-    )
-    assert plan == {"test_rag.py::test_slow": [["slow_metric", {}]]}
-    # Second run: known from the start, all five at once.
-    second = pytester.runpytest(*args)
-    second.assert_outcomes(passed=6)
-    assert elapsed(second) < 0.6
+    # Nothing is kept for the next run: each run learns within itself.
+    assert not (pytester.path / ".pytest_cache" / "v" / "rag_eval").exists()
     pytester.makefile(".yaml", **{"eval-config": "concurrency:\n  prefetch: false\n"})
     off = pytester.runpytest(*args)  # each test measures its own case: 5 x 0.3 s
     off.assert_outcomes(passed=6)
@@ -213,7 +208,7 @@ def test_zz_elapsed():
     print(f"ELAPSED {time.monotonic() - started[0]:.2f}")
 """
     )
-    # No pytest cache yet: the first case teaches that test_judged needs the judge; the judge
+    # The first case teaches that test_judged needs the judge; the judge
     # that test used is then given to the prefetcher, and the other four cases are judged
     # together (0.3 s + 0.3 s), not one test at a time (5 x 0.3 s).
     result = pytester.runpytest("--rag-dataset", "dataset.json", "-s", "-p", "no:randomly")
@@ -272,12 +267,12 @@ def test_zz_report():
         assert starts[f"{other}/second_metric"] < 0, starts
 
 
-def test_a_known_plan_judges_every_functions_cases_from_the_start_with_a_shared_judge(
+def test_a_functions_judged_metrics_wait_for_its_first_test_to_give_the_judge(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
-    """Two test functions ask for judged metrics with the session's one judge: once their
-    metrics and judge are known from the previous run, the second function's cases are
-    judged from the start, before its first test."""
+    """Two test functions ask for judged metrics: the second function's cases are judged
+    ahead only once its first test has resolved its judge (a module or class may override
+    rag_judge), never before with another function's judge."""
     write_dataset([case(f"c{i}", f"refund {i}?", answer="a", contexts=["c"]) for i in range(3)])
     pytester.makeconftest(
         SETUP_LOG
@@ -327,11 +322,12 @@ def test_two(rag_case):
 
     args = ("--rag-dataset=dataset.json", "-p", "no:randomly")
     pytester.runpytest(*args).assert_outcomes(passed=6)
-    assert second_function_judged_ahead() == [False] * 3  # a first run learns it from test_two
+    assert second_function_judged_ahead() == [False] * 3  # learned from test_two's first test
+    # ... and a second run the same: nothing is planned from the last run.
     for log in ("setups.jsonl", "measured.jsonl"):
         (pytester.path / log).unlink()
     pytester.runpytest(*args).assert_outcomes(passed=6)
-    assert second_function_judged_ahead() == [True] * 3
+    assert second_function_judged_ahead() == [False] * 3
 
 
 def test_an_xdist_worker_evaluates_its_next_tests_case_while_the_current_test_runs(
@@ -376,3 +372,33 @@ def test_prefetch_can_be_turned_off(pytester: pytest.Pytester, slow_app: str) ->
     result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", slow_app)
     result.assert_outcomes(passed=12)
     assert max_overlap(queries(pytester)) == 1
+
+
+def test_an_llm_judged_suite_without_an_embedding_metric_never_imports_torch(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """The embedding model (PyTorch) is loaded only for a metric or judge that embeds: a
+    suite judged by an LLM on faithfulness alone, evaluated ahead, never imports it."""
+    policy = "Refunds are given within 30 days."
+    write_dataset(
+        [case(f"c{i}", f"refund {i}?", answer=policy, contexts=[policy]) for i in range(4)]
+    )
+    pytester.makepyfile(word_judge=(Path(__file__).parents[1] / "word_judge.py").read_text())
+    pytester.makeconftest(
+        """
+import sys, pytest
+from word_judge import word_judge
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    return word_judge
+
+def pytest_sessionfinish(session):
+    print("\\nTORCH", "torch" in sys.modules, "sentence_transformers" in sys.modules)
+"""
+    )
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  faithfulness: null\n"})
+    # In a process of its own: the modules of the run around it do not count.
+    result = pytester.runpytest_subprocess("--rag-dataset=dataset.json", "-s", "-p", "no:randomly")
+    result.assert_outcomes(passed=4)
+    assert "TORCH False False" in result.outlines, result.outlines

@@ -119,9 +119,9 @@ def test_the_plugin_uses_no_api_that_pytest_10_removes(
     rag_app: str,
     deprecations: str,
 ) -> None:
-    """A test function taking cases with a judged metric, and a second run that plans from
-    the first: pytest's deprecation warnings are never triggered, and as errors change
-    nothing."""
+    """A test function taking cases with a judged metric, learned from its first case and
+    judged ahead for the others: pytest's deprecation warnings are never triggered, and as
+    errors change nothing."""
     write_dataset(PASSING)
     pytester.makepyfile(test_judged=JUDGED_TEST)
     pytester.makeconftest(NAMED_JUDGE)
@@ -135,12 +135,11 @@ def test_the_plugin_uses_no_api_that_pytest_10_removes(
         "-W",
         f"{deprecations}::pytest.PytestDeprecationWarning",
     )
-    for _ in range(2):  # the second run starts from the plan the first one learned
-        result = pytester.runpytest_subprocess(*args)
-        text = output(result)
-        assert "PytestRemovedIn" not in text and "PytestDeprecationWarning" not in text, text
-        assert result.ret == 0, text
-        result.assert_outcomes(passed=2)
+    result = pytester.runpytest_subprocess(*args)
+    text = output(result)
+    assert "PytestRemovedIn" not in text and "PytestDeprecationWarning" not in text, text
+    assert result.ret == 0, text
+    result.assert_outcomes(passed=2)
 
 
 def test_a_judge_fixture_that_fails_is_not_requested_again_during_teardown(

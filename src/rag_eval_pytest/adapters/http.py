@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -29,10 +28,16 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from ..data.response import Context, RAGResponse
 from ..errors import AdapterError, ConfigError
-from ..redaction import Redactor, basic_credentials, url_secrets
+from ..redaction import (
+    PLAIN_HEADERS,
+    Redactor,
+    basic_credentials,
+    header_secrets,
+    url_secrets,
+)
 from ..redaction import display_url as _display_url
 from ..runtime.retry import RetryPolicy, Sleep, is_transient_status, retry_after
-from ..values import OptionValueError, check_header, http_url
+from ..values import OptionValueError, http_url, resolve_headers
 from .base import RAGAdapter
 from .paths import PathError, ResponsePath
 
@@ -43,62 +48,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-AUTH_HEADER_ENV = "RAG_AUTH_HEADER"
 DEFAULT_TEMPLATE: dict[str, Any] = {"question": "{question}"}
 PLACEHOLDER = "{question}"
 EXCERPT_CHARS = 200
-# Values of these headers are not credentials; every other header value is redacted.
-_PLAIN_HEADERS = frozenset(
-    {"accept", "accept-encoding", "accept-language", "cache-control", "connection",
-     "content-type", "user-agent"}
-)
 _TEXT_KEYS = ("text", "content", "page_content", "chunk")
 _SOURCE_KEYS = ("source", "doc_id", "document_id", "id", "file_name", "filename", "url")
 
 # --------------------------------------------------------------------------- headers
-
-
-def parse_header_line(line: str, *, origin: str) -> tuple[str, str]:
-    """``"Name: value"`` -> ``(name, value)``; the error never repeats the value."""
-    name, sep, value = line.partition(":")
-    name, value = name.strip(), value.strip()
-    if not sep or not name or not value or " " in name:
-        raise ConfigError(f'{origin} is not of the form "Name: value"')
-    try:
-        check_header(name, value)
-    except OptionValueError as exc:
-        raise ConfigError(f"{origin}: {exc}") from None
-    return name, value
-
-
-def resolve_headers(
-    config_headers: Mapping[str, str] | None = None,
-    header_args: Sequence[str] = (),
-    env: Mapping[str, str] | None = None,
-) -> dict[str, str]:
-    """Merge headers, highest precedence first: config ``http.headers`` > ``--rag-header``
-    > ``RAG_AUTH_HEADER``. Names compare case-insensitively; the winner's spelling is kept."""
-    env = os.environ if env is None else env
-    merged: dict[str, tuple[str, str]] = {}
-    env_line = env.get(AUTH_HEADER_ENV, "").strip()
-    if env_line:
-        name, value = parse_header_line(env_line, origin=f"environment variable {AUTH_HEADER_ENV}")
-        merged[name.lower()] = (name, value)
-    for n, line in enumerate(header_args, 1):
-        name, value = parse_header_line(line, origin=f"--rag-header number {n}")
-        merged[name.lower()] = (name, value)
-    for name, value in (config_headers or {}).items():
-        try:
-            check_header(name, str(value))
-        except OptionValueError as exc:
-            raise ConfigError(f"http.headers: {exc}") from None
-        merged[name.lower()] = (name, str(value))
-    return dict(merged.values())
-
-
-def header_secrets(headers: Mapping[str, str]) -> list[str]:
-    """The header values to redact: all but a few well-known non-credential headers."""
-    return [v for k, v in headers.items() if k.lower() not in _PLAIN_HEADERS and v.strip()]
 
 
 def basic_auth_header(url: str) -> tuple[str, str | None]:
@@ -111,16 +67,6 @@ def basic_auth_header(url: str) -> tuple[str, str | None]:
     bare = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
     token = basic_credentials(unquote(parts.username or ""), unquote(parts.password or ""))
     return bare, f"Basic {token}"
-
-
-def settings_secrets(settings: HttpSettings, env: Mapping[str, str] | None = None) -> list[str]:
-    """Secrets of the configured HTTP headers and endpoint, known before any adapter is built
-    (so the aggregating process redacts them even when workers make the calls)."""
-    found = url_secrets(settings.endpoint) if settings.endpoint else []
-    try:
-        return found + header_secrets(resolve_headers(settings.headers, settings.header_args, env))
-    except ConfigError:
-        return found
 
 
 # --------------------------------------------------------------------------- retries
@@ -286,7 +232,7 @@ class HttpAdapter(RAGAdapter):
         if _origin(str(request.url)) == _origin(self._url):
             return
         for name in self.headers:
-            if name.lower() not in _PLAIN_HEADERS and name in request.headers:
+            if name.lower() not in PLAIN_HEADERS and name in request.headers:
                 del request.headers[name]
 
     def _fail(self, message: str) -> AdapterError:

@@ -1,29 +1,37 @@
 """The ``rag_case`` a test receives, and the recorder that turns its results into a payload.
 
 Runs in the process that runs the test. One :class:`RagCase` per test item: it knows its
-dataset case, the RAG response (queried once per run by the session), and records every
-metric result for the reports.
+dataset case and asks the run's engine (:class:`CaseEngine`) for the RAG response (queried
+once per run) and for metric results, which the test's :class:`ResultRecorder` keeps for the
+reports. :class:`CaseTest` is what the engine knows of the test: its fixtures.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 import pytest
 
-from ..metrics.registry import requirements
 from ..reporting.payload import CasePayload, case_payload
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from ..adapters.base import RAGAdapter
     from ..config.settings import Settings
     from ..data.dataset import Case, LoadedCase
     from ..data.response import Context, RAGResponse
     from ..judges.base import Judge
     from ..metrics.base import Metric, MetricResult
-    from .session import EvalSession, MetricRequest, PlannedMetric
+    from ..redaction import Redactor
+    from .judging import JudgeRegistry
+
+MetricRequest = tuple["str | Metric", "float | None", "dict[str, Any]"]
+"""What a test asks for: (metric, threshold or None for the metric's default, parameters)."""
+PlannedMetric = tuple[str, dict[str, Any]]
+"""A metric to measure, by name with its parameters and without a threshold (what the engine
+learns a test function measures)."""
+
+RECORDER_KEY: pytest.StashKey[ResultRecorder] = pytest.StashKey()
+"""The recorder of a test taking a case, on its item (the report hooks read it)."""
 
 
 class ResultRecorder:
@@ -64,29 +72,95 @@ class ResultRecorder:
         )
 
 
+class CaseTest:
+    """One test taking a case, as the engine sees it: its case, its recorder and its
+    fixtures. The adapter and the judge are resolved from the test's own fixtures (a module
+    or class may override ``rag_judge``), the judge once."""
+
+    def __init__(
+        self,
+        request: pytest.FixtureRequest,
+        loaded: LoadedCase,
+        judges: JudgeRegistry,
+        redactor: Redactor,
+    ) -> None:
+        self.request = request
+        self.loaded = loaded
+        self.recorder = ResultRecorder(loaded)
+        self._judges = judges
+        self._redactor = redactor
+        self._judge: list[Judge | None] = []  # resolved once
+
+    @property
+    def item(self) -> pytest.Item:
+        node = self.request.node
+        assert isinstance(node, pytest.Item)
+        return node
+
+    @property
+    def judge_resolved(self) -> bool:
+        """Whether the test resolved its judge (once it is over, the fixture cannot be)."""
+        return bool(self._judge)
+
+    def adapter(self) -> RAGAdapter:
+        """The test's RAG system (the ``rag_adapter`` fixture, as an adapter)."""
+        from ..adapters.callable import as_adapter
+
+        adapter = as_adapter(self.request.getfixturevalue("rag_adapter"))
+        self.recorder.adapter = adapter.describe()
+        return adapter
+
+    def judge(self) -> Judge | None:
+        """The test's judge (the ``rag_judge`` fixture, adopted by the run); raises what the
+        fixture raised."""
+        if not self._judge:
+            self._judge.append(self._judges.adopt(self.request.getfixturevalue("rag_judge")))
+        return self._judge[0]
+
+    def judge_for_metrics(self) -> Judge | None:
+        """The test's judge for its judged metrics: a judge that cannot be built stops the
+        run (:meth:`setup_failed`)."""
+        from ..errors import ConfigError, SetupFailed
+
+        try:
+            judge = self.judge()
+        except SetupFailed as exc:  # from the rag_judge fixture
+            self.setup_failed(str(exc.msg))
+        except ConfigError as exc:
+            self.setup_failed(str(exc))
+        if judge is not None:
+            self.recorder.judge = judge.describe()
+        return judge
+
+    def setup_failed(self, error: str) -> NoReturn:
+        """A setup error (a judge that cannot be built, a missing extra or key): the same for
+        every case, so the run stops here with one message and the fatal exit code."""
+        __tracebackhide__ = True
+        message = self._redactor.text(error)
+        self.recorder.setup_error = message
+        self.request.session.shouldfail = f"rag-eval: {message}"
+        pytest.fail(f"{self.loaded.key}: {message}", pytrace=False)
+
+
+class CaseEngine(Protocol):
+    """What a :class:`RagCase` asks of the run's engine."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    def response(self, test: CaseTest) -> RAGResponse: ...
+
+    def evaluate(self, test: CaseTest, requests: list[MetricRequest]) -> list[MetricResult]: ...
+
+
 class RagCase:
     """One dataset case inside a test: its fields, the RAG system's response, and
     :meth:`evaluate`. Tests usually pass it to the ``assert_*`` helpers."""
 
-    def __init__(
-        self,
-        loaded: LoadedCase,
-        session: EvalSession,
-        recorder: ResultRecorder,
-        adapter_provider: Callable[[], RAGAdapter],
-        judge_provider: Callable[[], Any],
-        on_requests: Callable[[list[PlannedMetric]], None] | None = None,
-        on_setup_error: Callable[[str], None] | None = None,
-    ) -> None:
-        self._loaded = loaded
-        self._session = session
-        self._recorder = recorder
-        self._adapter_provider = adapter_provider
-        self._judge_provider = judge_provider
-        # Told what this test asks for, before it is measured (the prefetcher learns from it).
-        self._on_requests = on_requests
-        # Told when the run cannot be set up (a judge that cannot be built): it stops the run.
-        self._on_setup_error = on_setup_error
+    def __init__(self, test: CaseTest, engine: CaseEngine) -> None:
+        self._test = test
+        self._loaded = test.loaded
+        self._engine = engine
 
     def __repr__(self) -> str:
         return f"<RagCase {self.id} critical={self.critical}>"
@@ -125,16 +199,7 @@ class RagCase:
     @property
     def response(self) -> RAGResponse:
         """The RAG response (queried on first access, once per run for this case)."""
-        if self._recorder.response is None:
-            self._recorder.response = self._session.response(self._loaded, self._provide_adapter)
-            if self._recorder.adapter is None and not self.case.has_recorded_answer:
-                self._recorder.adapter = self._session.adapter_description
-        return self._recorder.response
-
-    def _provide_adapter(self) -> RAGAdapter:
-        adapter = self._adapter_provider()
-        self._recorder.adapter = adapter.describe()
-        return adapter
+        return self._engine.response(self._test)
 
     @property
     def answer(self) -> str:
@@ -154,55 +219,11 @@ class RagCase:
     def evaluate_many(self, requests: list[MetricRequest]) -> list[MetricResult]:
         """Score several metrics concurrently (one judge round trip for all of them) and
         record every result. ``requests`` are ``(metric, threshold, params)``."""
-        new = []
-        for metric, _, params in requests:
-            if isinstance(metric, str) and (metric, params) not in self._recorder.requests:
-                new.append((metric, dict(params)))
-        self._recorder.requests.extend(new)
-        needs = frozenset().union(*(requirements(metric) for metric, _, _ in requests))
-        judge = self._judge() if "judge" in needs else None
-        if new and self._on_requests is not None:
-            self._on_requests(new)
-        services = self._session.services(judge)
-        from ..errors import ConfigError
-
-        try:
-            results = self._session.evaluate_many(
-                self._loaded, self.response, _with_companions(requests, self.settings), services
-            )
-        except ConfigError as exc:  # a setting found wrong only when used (a missing GPU)
-            self._setup_failed(str(exc))
-        results = _attach_companions(results[: len(requests)], results[len(requests) :])
-        for result in results:
-            self._recorder.record(result)
-        return results
-
-    def _judge(self) -> Judge | None:
-        from ..errors import ConfigError, SetupFailed
-
-        try:
-            judge = self._session.judge_for(self._judge_provider())
-        except SetupFailed as exc:  # from the rag_judge fixture
-            self._setup_failed(str(exc.msg))
-        except ConfigError as exc:
-            self._setup_failed(str(exc))
-        if judge is not None:
-            self._recorder.judge = judge.describe()
-        return judge
-
-    def _setup_failed(self, error: str) -> NoReturn:
-        """A setup error (a judge that cannot be built, a missing extra or key): the same for
-        every case, so the run stops here with one message and the fatal exit code."""
-        __tracebackhide__ = True
-        message = self._session.redactor.text(error)
-        self._recorder.setup_error = message
-        if self._on_setup_error is not None:
-            self._on_setup_error(message)
-        pytest.fail(f"{self.id}: {message}", pytrace=False)
+        return self._engine.evaluate(self._test, requests)
 
     @property
     def settings(self) -> Settings:
-        return self._session.settings
+        return self._engine.settings
 
 
 # answer_similarity and answer_correctness run beside each other (the PRD's "answer
@@ -210,7 +231,7 @@ class RagCase:
 _COMPANIONS = {"answer_similarity": "answer_correctness", "answer_correctness": "answer_similarity"}
 
 
-def _with_companions(requests: list[MetricRequest], settings: Settings) -> list[MetricRequest]:
+def with_companions(requests: list[MetricRequest]) -> list[MetricRequest]:
     names = {m if isinstance(m, str) else m.name for m, _, _ in requests}
     extra: list[MetricRequest] = []
     for metric, _, _ in requests:
@@ -221,7 +242,7 @@ def _with_companions(requests: list[MetricRequest], settings: Settings) -> list[
     return [*requests, *extra]
 
 
-def _attach_companions(
+def attach_companions(
     results: list[MetricResult], companions: list[MetricResult]
 ) -> list[MetricResult]:
     by_name = {c.metric: c for c in companions}

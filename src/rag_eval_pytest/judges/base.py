@@ -134,8 +134,8 @@ class Judge(ABC):
 
     def fingerprint(self) -> str | None:
         """The judge's one identity, used wherever answers are remembered: within a run
-        (two tests asking the same question of the same judge), in the disk cache and in the
-        plan learned for the next run. Two judges share answers only when their fingerprints
+        (two tests asking the same question of the same judge, a metric measured once per
+        judge) and in the disk cache. Two judges share answers only when their fingerprints
         are equal; ``None`` means no stable identity: nothing is remembered beyond this
         object, in this run."""
         identity = self.identity()
@@ -158,16 +158,6 @@ class Judge(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release clients and models. Called once at the end of the run."""
-
-
-def judge_key(judge: Judge | None) -> str:
-    """The key under which a run remembers ``judge``'s answers: its fingerprint, or the
-    object itself (by ``id``, kept alive by the run) when it has none."""
-    if judge is None:
-        return ""
-    fingerprint = judge.fingerprint()
-    passes = getattr(judge, "passes", None)  # another vote is another outcome
-    return f"{fingerprint or f'object {id(judge)}'} passes={passes}"
 
 
 def check_indexed(items: Sequence[Any], count: int, what: str) -> list[str]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from ..judges.questions import AnswerEquivalence, EquivalenceInput
 from .base import Evidence, Measurement, Metric, Requirement
-from .judged import ask, details, not_judged
+from .judged import details, not_judged
 
 if TYPE_CHECKING:
     from .base import Sample, Services
@@ -37,7 +37,7 @@ class AnswerCorrectness(Metric):
         inputs = EquivalenceInput(
             question=sample.question, answer=sample.answer, ground_truth=sample.ground_truth
         )
-        outcome = await ask(services, AnswerEquivalence(), inputs)
+        outcome = await services.ask(AnswerEquivalence(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge did not compare the answers")
         eq = outcome.value

@@ -21,7 +21,7 @@ from ..judges.questions import (
     QuestionsInput,
 )
 from .base import Evidence, Measurement, Metric, Requirement
-from .judged import ask, cosine, details, not_judged
+from .judged import cosine, details, not_judged
 
 if TYPE_CHECKING:
     from .base import Sample, Services
@@ -33,6 +33,7 @@ class AnswerRelevance(Metric):
     name = "answer_relevance"
     default_threshold = 0.7
     requires: ClassVar[frozenset[Requirement]] = frozenset({"judge"})
+    optional: ClassVar[frozenset[Requirement]] = frozenset({"embeddings"})
     summary = "mean similarity of questions generated from the answer to the question"
     accepted_params = frozenset({"questions"})
 
@@ -46,9 +47,11 @@ class AnswerRelevance(Metric):
     async def measure(self, sample: Sample, services: Services) -> Measurement:
         if not sample.answer.strip():
             return Measurement(score=0.0, reason="the answer is empty")
-        if services.embed is not None and services.judge.supports(GeneratedQuestions):
+        judge = services.judge
+        assert judge is not None, "a metric that requires a judge runs only with one"
+        if services.embed is not None and judge.supports(GeneratedQuestions):
             return await self._generated(sample, services)
-        if services.judge.supports(AnswerAddressesQuestion):
+        if judge.supports(AnswerAddressesQuestion):
             return await self._direct(sample, services)
         return Measurement.not_judged(
             "the judge cannot generate questions and no embedding model is available"
@@ -57,7 +60,7 @@ class AnswerRelevance(Metric):
     async def _generated(self, sample: Sample, services: Services) -> Measurement:
         assert services.embed is not None
         inputs = QuestionsInput(answer=sample.answer, count=self.count)
-        outcome = await ask(services, GeneratedQuestions(), inputs)
+        outcome = await services.ask(GeneratedQuestions(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge generated no questions")
         generated = outcome.value
@@ -88,7 +91,7 @@ class AnswerRelevance(Metric):
 
     async def _direct(self, sample: Sample, services: Services) -> Measurement:
         inputs = DirectRelevanceInput(question=sample.question, answer=sample.answer)
-        outcome = await ask(services, AnswerAddressesQuestion(), inputs)
+        outcome = await services.ask(AnswerAddressesQuestion(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge did not rate the answer")
         rating = outcome.value

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..judges.base import Usage, judge_key
+from ..judges.base import I, Judge, JudgeOutcome, O, Question, Usage
 
 if TYPE_CHECKING:
     from ..data.response import Context
@@ -138,31 +138,37 @@ class Services:
 
     Metrics ask through :meth:`ask`, not ``judge.ask``: within a run, the same question with
     the same inputs goes to the same judge once, whichever metric or test asks it (a repeat
-    is answered from memory and costs nothing). ``scrub`` (the run's redactor) takes every
-    known secret out of the question's texts before any judge sees them: a RAG service that
-    echoes its credentials must not send them on to a model provider.
+    is answered from memory and costs nothing). ``judge_id`` is the judge's identity in the
+    run (its fingerprint): answers are shared only between equal identities. ``scrub`` (the
+    run's redactor) takes every known secret out of the question's texts before any judge
+    sees them: a RAG service that echoes its credentials must not send them on to a model
+    provider. ``embed`` is given only to a metric that embeds (``requires`` or ``optional``
+    names ``"embeddings"``).
     """
 
-    judge: Any = None
+    judge: Judge | None = None
     embed: Embed | None = None
-    memo: dict[tuple[str, str, str], asyncio.Future[Any]] = field(default_factory=dict)
-    scrub: Callable[[Any], Any] | None = None
+    memo: dict[tuple[str, str, str], asyncio.Future[JudgeOutcome[Any]]] = field(
+        default_factory=dict
+    )
+    scrub: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    judge_id: str = ""
 
-    async def ask(self, question: Any, inputs: BaseModel) -> Any:
-        """The judge's :class:`~rag_eval_pytest.judges.base.JudgeOutcome` for ``question``."""
+    async def ask(self, question: Question[I, O], inputs: I) -> JudgeOutcome[O]:
+        """The judge's outcome for ``question`` (a judged metric runs only with a judge)."""
+        judge = self.judge
+        assert judge is not None, "a metric that requires a judge runs only with one"
         if self.scrub is not None:
             inputs = type(inputs).model_validate(self.scrub(inputs.model_dump()))
-        # Keyed by the judge's fingerprint too: tests that use different judges never share
-        # an answer (a judge without a stable identity is known by the object itself).
-        key = (judge_key(self.judge), question.name, inputs.model_dump_json())
+        key = (self.judge_id, question.name, inputs.model_dump_json())
         future = self.memo.get(key)
         if future is not None:
-            outcome = await asyncio.shield(future)
+            outcome: JudgeOutcome[O] = await asyncio.shield(future)
             return dataclasses.replace(outcome, usage=Usage())  # paid for by the first ask
-        future = asyncio.ensure_future(self.judge.ask(question, inputs))
-        self.memo[key] = future
+        asked: asyncio.Future[JudgeOutcome[O]] = asyncio.ensure_future(judge.ask(question, inputs))
+        self.memo[key] = asked
         try:
-            return await asyncio.shield(future)
+            return await asyncio.shield(asked)
         except BaseException:
             self.memo.pop(key, None)
             raise
@@ -179,6 +185,9 @@ class Metric(ABC):
     name: ClassVar[str]
     default_threshold: ClassVar[float] = 0.7
     requires: ClassVar[frozenset[Requirement]] = frozenset()
+    optional: ClassVar[frozenset[Requirement]] = frozenset()
+    """What the metric uses when it is there, without requiring it (answer relevance
+    embeds the questions a judge writes when an embedding model is available)."""
     summary: ClassVar[str] = ""
     accepted_params: ClassVar[frozenset[str]] = frozenset()
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from ..judges.questions import ContextsInput, ContextUsefulness
 from .base import Evidence, Measurement, Metric, Requirement
-from .judged import ask, context_label, context_texts, details, empty_contexts, not_judged
+from .judged import context_label, context_texts, details, empty_contexts, not_judged
 
 if TYPE_CHECKING:
     from .base import Sample, Services
@@ -42,7 +42,7 @@ class ContextPrecision(Metric):
         inputs = ContextsInput(
             question=sample.question, ground_truth=sample.ground_truth, contexts=contexts
         )
-        outcome = await ask(services, ContextUsefulness(), inputs)
+        outcome = await services.ask(ContextUsefulness(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge gave no context verdicts")
         verdicts = sorted(outcome.value.verdicts, key=lambda v: v.index)

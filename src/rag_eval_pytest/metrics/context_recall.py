@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, ClassVar
 from ..judges.questions import AttributionInput, GroundTruthAttribution
 from ..text.sentences import split_sentences
 from .base import Evidence, Measurement, Metric, Requirement
-from .judged import ask, context_texts, details, empty_contexts, not_judged
+from .judged import context_texts, details, empty_contexts, not_judged
 
 if TYPE_CHECKING:
     from .base import Sample, Services
@@ -33,7 +33,7 @@ class ContextRecall(Metric):
         inputs = AttributionInput(
             question=sample.question, ground_truth_sentences=sentences, contexts=contexts
         )
-        outcome = await ask(services, GroundTruthAttribution(), inputs)
+        outcome = await services.ask(GroundTruthAttribution(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge gave no attribution verdicts")
         verdicts = sorted(outcome.value.sentences, key=lambda v: v.index)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, ClassVar
 from ..judges.questions import ContextSentenceRelevance, RelevanceInput
 from ..text.sentences import split_sentences
 from .base import Evidence, Measurement, Metric, Requirement
-from .judged import ask, context_label, details, empty_contexts, not_judged
+from .judged import context_label, details, empty_contexts, not_judged
 
 if TYPE_CHECKING:
     from .base import Sample, Services
@@ -55,7 +55,7 @@ class ContextRelevance(Metric):
         inputs = RelevanceInput(
             question=sample.question, context_sentences=[text for text, _ in sentences]
         )
-        outcome = await ask(services, ContextSentenceRelevance(), inputs)
+        outcome = await services.ask(ContextSentenceRelevance(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge gave no sentence verdicts")
         verdicts = sorted(outcome.value.sentences, key=lambda v: v.index)

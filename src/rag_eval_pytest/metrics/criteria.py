@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 from ..judges.questions import CRITERION_SCORES, CriterionCheck, CriterionInput
 from ..text.shorten import shorten
 from .base import Evidence, Measurement, Metric, Requirement
-from .judged import ask, details, not_judged
+from .judged import details, not_judged
 
 if TYPE_CHECKING:
     from .base import Sample, Services
@@ -50,9 +50,11 @@ class Criteria(Metric):
         return f"criteria: {self.label or shorten(self.criterion, _LABEL_CHARS)}"
 
     async def measure(self, sample: Sample, services: Services) -> Measurement:
-        if not services.judge.supports(CriterionCheck):
+        judge = services.judge
+        assert judge is not None, "metrics requiring a judge are not run without one"
+        if not judge.supports(CriterionCheck):
             return Measurement.not_judged(
-                f"the judge ({services.judge.describe()}) cannot check a criterion in plain "
+                f"the judge ({judge.describe()}) cannot check a criterion in plain "
                 "words; use an LLM judge (--rag-judge anthropic or openai)"
             )
         inputs = CriterionInput(
@@ -62,7 +64,7 @@ class Criteria(Metric):
             contexts=[c.text for c in sample.contexts or []],
             ground_truth=sample.ground_truth,
         )
-        outcome = await ask(services, CriterionCheck(), inputs)
+        outcome = await services.ask(CriterionCheck(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge did not check the criterion")
         verdict = outcome.value

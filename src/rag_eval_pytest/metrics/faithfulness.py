@@ -29,7 +29,7 @@ from ..judges.questions import (
     StatementVerdicts,
 )
 from .base import Evidence, Measurement, Metric, Requirement
-from .judged import ask, context_texts, details, empty_contexts, not_judged
+from .judged import context_texts, details, empty_contexts, not_judged
 
 if TYPE_CHECKING:
     from .base import Sample, Services
@@ -57,7 +57,7 @@ class Faithfulness(Metric):
         if not contexts:
             return empty_contexts()
         inputs = StatementsInput(question=sample.question, answer=sample.answer, contexts=contexts)
-        outcome = await ask(services, StatementSupport(), inputs)
+        outcome = await services.ask(StatementSupport(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge gave no statement verdicts")
         verdicts: StatementVerdicts = outcome.value

@@ -1,5 +1,6 @@
-"""What the judge-based metrics share: asking through :class:`Services` and turning a
-:class:`~rag_eval_pytest.judges.base.JudgeOutcome` into the pieces of a measurement."""
+"""What the judge-based metrics share: turning a
+:class:`~rag_eval_pytest.judges.base.JudgeOutcome` into the pieces of a measurement, and the
+texts and vectors they compare."""
 
 from __future__ import annotations
 
@@ -10,18 +11,9 @@ from ..judges.base import Usage
 from .base import Measurement
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
     from ..data.response import Context
-    from ..judges.base import JudgeOutcome, Question
-    from .base import Sample, Services
-
-
-async def ask(
-    services: Services, question: Question[Any, Any], inputs: BaseModel
-) -> JudgeOutcome[Any]:
-    outcome: JudgeOutcome[Any] = await services.ask(question, inputs)
-    return outcome
+    from ..judges.base import JudgeOutcome
+    from .base import Sample
 
 
 def not_judged(outcome: JudgeOutcome[Any], what: str) -> Measurement:

@@ -134,7 +134,7 @@ def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
 
     check_base_url(settings.judge, os.environ)
     if settings.adapter == "http" or settings.http.endpoint:
-        from ..adapters.http import resolve_headers
+        from ..values import resolve_headers
 
         resolve_headers(settings.http.headers, settings.http.header_args)  # RAG_AUTH_HEADER too
     datasets = load_datasets(paths, tags=settings.tags)
