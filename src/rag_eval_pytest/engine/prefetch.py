@@ -382,7 +382,7 @@ def plan_tests(
     from .zero_code import ZERO_CODE_CASE, configured_metrics
 
     zero_code: list[PlannedMetric] = [
-        (name, {}) for name, _ in configured_metrics(session.settings)
+        (m.name, m.params) for m in configured_metrics(session.settings)
     ]
     tests: list[PlannedTest] = []
     for item in items:

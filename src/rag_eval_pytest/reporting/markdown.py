@@ -24,8 +24,12 @@ def evidence_label(verdict: str | None, score: float | None) -> str:
     return f"score {shown}" if shown else ""
 
 
+_ACRONYMS = {"mrr": "MRR", "ndcg": "nDCG"}
+
+
 def title(name: str) -> str:
-    return name.replace("_", " ").title()
+    """A metric's name as a heading: ``retrieval_ndcg`` is "Retrieval nDCG"."""
+    return " ".join(_ACRONYMS.get(word, word.title()) for word in name.split("_"))
 
 
 def fmt_score(value: float | None) -> str:
