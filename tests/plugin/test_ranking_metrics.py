@@ -191,3 +191,18 @@ def test_bad_grade_in_the_dataset_exits_3_naming_file_case_and_field(
             "must be a whole number of 0 or more, got 'very'*",
         ]
     )
+
+
+def test_the_dry_run_lists_the_parameters(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset(MRR_CASES)
+    pytester.makefile(".yaml", **{"eval-config": ZERO_CODE_CONFIG})
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-dry-run")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        [
+            "metrics (zero-code mode): retrieval_hit_rate k=1 (default threshold), "
+            "retrieval_mrr k=3 >= 0.50, retrieval_ndcg k=6 >= 0.78, retrieval_recall >= 0.70"
+        ]
+    )

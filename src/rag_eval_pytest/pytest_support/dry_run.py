@@ -87,8 +87,10 @@ def render_plan(session: EvalSession) -> str:
         lines.append(f"  {loaded.key}{suffix}: {case.question[:80]}")
     lines.append("")
     metrics = ", ".join(
-        f"{m} >= {t:.2f}" if t is not None else f"{m} (default threshold)"
-        for m, t, _ in configured_metrics(settings)
+        m.name
+        + "".join(f" {key}={value!r}" for key, value in m.params.items())
+        + (f" >= {m.threshold:.2f}" if m.threshold is not None else " (default threshold)")
+        for m in configured_metrics(settings)
     )
     lines.append(f"metrics (zero-code mode): {metrics or 'none'}")
     gates = ", ".join(f"{k} >= {v:.2f}" for k, v in settings.thresholds.items())
