@@ -125,4 +125,5 @@ def test_the_metrics_table_says_what_each_metric_needs_and_its_assertion(name: s
     assert (row["judge requests per case (1 pass)"] == "0") == ("judge" not in requires)
     assertion = row["assertion"].strip("`")
     assert assertion in rag_eval_pytest.__all__
-    assert f'"{name}"' in inspect.getsource(getattr(rag_eval_pytest, assertion))
+    if assertion != "assert_metric":  # the generic assertion takes every registered name
+        assert f'"{name}"' in inspect.getsource(getattr(rag_eval_pytest, assertion))

@@ -237,6 +237,30 @@ def _check_metric_keys(value: Mapping[str, Any], *, extra: tuple[str, ...] = ())
             raise ValueError(f"unknown metric {key!r} (known: {', '.join(sorted(known))})")
 
 
+class MetricCheck(BaseModel):
+    """A zero-code metric's entry as a map: its per-case threshold and the metric's
+    parameters (``retrieval_ndcg: {threshold: 0.6, k: 5}``)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    threshold: UnitFloat | None = None
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+def _check_metric_params(name: str, check: MetricCheck) -> None:
+    """Build the metric once, so that an unknown or invalid parameter stops the run here."""
+    from ..metrics.registry import get_metric
+
+    if check.params:
+        try:
+            get_metric(name, **check.params)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(str(exc)) from None
+
+
 class Settings(_Section):
     """Everything the plugin can be told. Field docs feed the configuration reference."""
 
@@ -267,10 +291,11 @@ class Settings(_Section):
         default_factory=dict,
         description="Run-level gates: 'composite' and per-metric means; exit 1 when not met.",
     )
-    metrics: dict[str, UnitFloat | None] | None = Field(
+    metrics: dict[str, MetricCheck] | None = Field(
         None,
-        description="Zero-code mode: metrics checked for every case, with per-case thresholds "
-        "(null = the metric's default threshold).",
+        description="Zero-code mode: metrics checked for every case, each with its per-case "
+        "threshold (null = the metric's default threshold), or a map of `threshold` and the "
+        "metric's parameters (`retrieval_ndcg: {threshold: 0.6, k: 5}`).",
     )
     report_only: bool = Field(
         False,
@@ -338,13 +363,21 @@ class Settings(_Section):
         _check_metric_keys(value, extra=("composite",))
         return value
 
+    @field_validator("metrics", mode="before")
+    @classmethod
+    def _bare_thresholds(cls, value: object) -> object:
+        # `faithfulness: 0.9` is short for `faithfulness: {threshold: 0.9}`.
+        if isinstance(value, dict):
+            return {k: v if isinstance(v, dict) else {"threshold": v} for k, v in value.items()}
+        return value
+
     @field_validator("metrics")
     @classmethod
-    def _metrics_known(
-        cls, value: dict[str, float | None] | None
-    ) -> dict[str, float | None] | None:
+    def _metrics_known(cls, value: dict[str, MetricCheck] | None) -> dict[str, MetricCheck] | None:
         if value is not None:
             _check_metric_keys(value)
+            for name, entry in value.items():
+                _check_metric_params(name, entry)
         return value
 
     def normalised_weights(self) -> dict[str, float]:

@@ -24,13 +24,23 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ..errors import DatasetError
 from ..text.shorten import cut
 from . import bigints
 from .duplicate_keys import DuplicateKeyError, yaml_problem
 from .foreign import NAMES, converter_command, foreign_format
+from .relevance import expected_names, graded_expected_contexts
 from .response import Context
 
 if TYPE_CHECKING:
@@ -78,6 +88,7 @@ class Case(BaseModel):
     answer: str | None = None
     contexts: list[Context] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    _expected_grades: dict[str, int] | None = PrivateAttr(default=None)
 
     @field_validator("id", mode="before")
     @classmethod
@@ -121,6 +132,26 @@ class Case(BaseModel):
         if isinstance(value, list):
             return [Context(text=item) if isinstance(item, str) else item for item in value]
         return value
+
+    @field_validator("expected_contexts", mode="before")
+    @classmethod
+    def _expected_names(cls, value: object) -> object:
+        grades = graded_expected_contexts(value)
+        return value if grades is None else expected_names(grades)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_grades(cls, data: Any, handler: ModelWrapValidatorHandler[Case]) -> Case:
+        case = handler(data)
+        if isinstance(data, dict):  # valid by now: the field's own check has read it
+            case._expected_grades = graded_expected_contexts(data.get("expected_contexts"))
+        return case
+
+    @property
+    def expected_grades(self) -> dict[str, int] | None:
+        """The grade of each ``expected_contexts`` document when the dataset grades them
+        (``None`` for a plain list of names)."""
+        return self._expected_grades
 
     @property
     def has_recorded_answer(self) -> bool:

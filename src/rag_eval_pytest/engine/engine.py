@@ -372,7 +372,7 @@ class Engine:
         ``lookahead`` (an xdist worker, which learns its tests one by one), only the running
         test's case and the next test's are scheduled, as each test starts."""
         zero_code: list[PlannedMetric] = [
-            (name, {}) for name, _ in configured_metrics(self.settings)
+            (m.name, m.params) for m in configured_metrics(self.settings)
         ]
         tests: list[PlannedTest] = []
         for item in items:

@@ -7,7 +7,7 @@ they get fixtures (a conftest's ``rag_adapter``) and node ids like ``data/qa.jso
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pytest
 
@@ -25,22 +25,36 @@ if TYPE_CHECKING:
 ZERO_CODE_CASE = pytest.StashKey[str]()
 
 
-def configured_metrics(settings: Settings) -> list[tuple[str, float | None]]:
-    """(metric, per-case threshold or None for the metric's default), in check order."""
+class ConfiguredMetric(NamedTuple):
+    """A metric the zero-code tests check: its per-case threshold (``None``: the metric's
+    default) and its parameters."""
+
+    name: str
+    threshold: float | None
+    params: dict[str, Any]
+
+
+def configured_metrics(settings: Settings) -> list[ConfiguredMetric]:
+    """The metrics the zero-code tests check, in check order."""
     if settings.metrics is not None:
-        return list(settings.metrics.items())
+        return [
+            ConfiguredMetric(name, entry.threshold, entry.params)
+            for name, entry in settings.metrics.items()
+        ]
     available = registered_names()
     names = list(DEFAULT_METRICS)
     if settings.answer_comparison is not None:
         names.append(f"answer_{settings.answer_comparison}")
-    return [(name, None) for name in names if name in available]
+    return [ConfiguredMetric(name, None, {}) for name in names if name in available]
 
 
 def check_case(rag_case: RagCase) -> None:
     """The body of every zero-code test."""
     __tracebackhide__ = True
     requested = configured_metrics(rag_case.settings)
-    results = rag_case.evaluate_many([(metric, threshold, {}) for metric, threshold in requested])
+    results = rag_case.evaluate_many(
+        [(metric.name, metric.threshold, metric.params) for metric in requested]
+    )
     check_together(results, rag_case)
 
 

@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -41,6 +41,9 @@ class Sample:
     contexts: list[Context] | None
     sources: list[str]
     expected_contexts: list[str] | None
+    expected_grades: Mapping[str, int] | None = None
+    """The relevance grade of each expected document when the dataset grades them (``None``:
+    a plain list, every expected document relevant alike)."""
 
 
 class Evidence(BaseModel):

@@ -42,6 +42,9 @@ _BUILTIN: dict[str, _Builtin] = {
     # Judged only for cases with expected_contexts.
     "retrieval_precision": _Builtin(".retrieval:RetrievalPrecision", checked_by_default=True),
     "retrieval_recall": _Builtin(".retrieval:RetrievalRecall", checked_by_default=True),
+    "retrieval_hit_rate": _Builtin(".ranking:RetrievalHitRate"),
+    "retrieval_mrr": _Builtin(".ranking:RetrievalMRR"),
+    "retrieval_ndcg": _Builtin(".ranking:RetrievalNDCG"),
 }
 _CUSTOM: dict[str, type[Metric]] = {}
 

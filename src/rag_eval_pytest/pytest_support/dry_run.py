@@ -48,7 +48,7 @@ def cost_line(session: EvalSession, zero_code_cases: Sequence[LoadedCase] | None
             "rag-eval: judge cost not estimated: the tests that take rag_case choose their "
             "metrics as they run (the report gives the actual cost)"
         )
-    names = [m for m, _ in configured_metrics(settings)]
+    names = [m.name for m in configured_metrics(settings)]
     estimate = estimate_run(settings.judge, zero_code_cases, names, os.environ)
     if estimate is None or estimate.cost_usd is None:
         return None
@@ -87,8 +87,10 @@ def render_plan(session: EvalSession) -> str:
         lines.append(f"  {loaded.key}{suffix}: {case.question[:80]}")
     lines.append("")
     metrics = ", ".join(
-        f"{m} >= {t:.2f}" if t is not None else f"{m} (default threshold)"
-        for m, t in configured_metrics(settings)
+        m.name
+        + "".join(f" {key}={value!r}" for key, value in m.params.items())
+        + (f" >= {m.threshold:.2f}" if m.threshold is not None else " (default threshold)")
+        for m in configured_metrics(settings)
     )
     lines.append(f"metrics (zero-code mode): {metrics or 'none'}")
     gates = ", ".join(f"{k} >= {v:.2f}" for k, v in settings.thresholds.items())
@@ -98,7 +100,7 @@ def render_plan(session: EvalSession) -> str:
     from ..engine.estimate import estimate_run
     from ..judges.factory import resolve_kind
 
-    names = [m for m, _ in configured_metrics(settings)]
+    names = [m.name for m in configured_metrics(settings)]
     estimate = estimate_run(settings.judge, ordered, names, os.environ)
     if estimate is None:
         lines.append("judge: not needed (no judge-based metric in zero-code mode)")

@@ -24,11 +24,15 @@ def evidence_label(verdict: str | None, score: float | None) -> str:
     return f"score {shown}" if shown else ""
 
 
+_ACRONYMS = {"mrr": "MRR", "ndcg": "nDCG"}
+
+
 def title(name: str) -> str:
-    """A metric's name as a heading: "Answer Relevance"; a named check keeps its own words
-    ("Criteria: the answer must not promise refunds")."""
+    """A metric's name as a heading: ``retrieval_ndcg`` is "Retrieval nDCG"; a named check
+    keeps its own words ("Criteria: the answer must not promise refunds")."""
     kind, colon, label = name.partition(": ")
-    return kind.replace("_", " ").title() + colon + label
+    words = " ".join(_ACRONYMS.get(word, word.title()) for word in kind.split("_"))
+    return words + colon + label
 
 
 def fmt_score(value: float | None) -> str:
