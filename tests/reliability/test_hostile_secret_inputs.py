@@ -218,7 +218,7 @@ def test_showlocals_prints_no_credential(
     write_dataset([case("a", "Refund?", "Full refund.")])
     pytester.makepyfile(
         test_rag="def test_x(rag_case):\n"
-        "    http, session = rag_case.settings.http, rag_case._session\n"
+        "    http, session = rag_case.settings.http, rag_case._engine.session\n"
         "    assert rag_case.answer == 'no'\n"
     )
     pytester.makefile(".yaml", **{"eval-config": PATHS})

@@ -61,7 +61,7 @@ def test_faithful(rag_case):
     assert_faithful(rag_case)
 
 def test_locals(rag_case):
-    settings, session = rag_case.settings, rag_case._session
+    settings, session = rag_case.settings, rag_case._engine.session
     assert rag_case.id != "echo"
 """
 
