@@ -127,7 +127,10 @@ def split_sentences(text: str) -> list[str]:
                 _is_title_or_initial(word) or (_is_abbreviation(word) and not following.isupper())
             ):
                 continue
-            if following and following.islower():
+            # Tokenised text ("louisiana . todd phillips ...", as news corpora keep it) sets
+            # the period apart: that ends a sentence whatever case follows.
+            detached = bool(re.search(r"\s[.!?]+$", piece))
+            if following and following.islower() and not detached:
                 continue
             sentences.append(piece.strip())
             start = match.end()

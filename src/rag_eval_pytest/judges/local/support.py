@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import numpy.typing as npt
 
-from ...text.facts import content_words, coverage, dates, phrase_coverage, word_pairs
+from ...text.facts import (
+    content_words,
+    coverage,
+    dates,
+    negation_cues,
+    phrase_coverage,
+    word_pairs,
+)
 from ...text.shorten import shorten
 from .checks import (
     Finding,
@@ -221,7 +228,7 @@ def _findings(
     return (
         check_numbers(claim, passage, evidence.all_text)
         + check_dates(claim, passage, evidence.all_text, dated)
-        + check_negation(claim, clause, coverage(claim, clause))
+        + _negation(claim, passage)
         + check_swaps(claim, clause, context, evidence.all_text, framed)
         + check_names(claim, evidence.all_text)
     )
@@ -242,6 +249,26 @@ def _best_sentence(claim: str, passage: str) -> str:
     sentence = _closest_sentence(claim, passage)
     clauses = [c for c in _CLAUSE.split(sentence) if c and len(c.split()) >= 3] or [sentence]
     return max(clauses, key=lambda c: coverage(claim, c))
+
+
+def _negation(claim: str, passage: str) -> list[Finding]:
+    """A negation conflict of the claim with the passage's clause that shares most of its
+    words; for a claim of several clauses, kept only when a clause of the claim that can be
+    read alone conflicts with its own closest clause too. A claim copied from a passage whose
+    second clause holds the "not" ("... 89 percent, not even close to completion") is read
+    against that clause, not against the first one."""
+    clause = _best_sentence(claim, passage)
+    found = check_negation(claim, clause, coverage(claim, clause))
+    pieces = _CLAUSE.split(claim)
+    parts = [c for c in pieces if len(content_words(c)) >= 2]
+    # A "not" in a clause too short to read alone ("..., but not on Sundays") stays the claim's.
+    if not found or len(parts) < 2 or any(negation_cues(c) for c in pieces if c not in parts):
+        return found
+    for part in parts:
+        own = _best_sentence(part, passage)
+        if check_negation(part, own, coverage(part, own)):
+            return found
+    return []
 
 
 def judge_claim(
