@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         evaluate,
     )
     from .engine.case import RagCase
+    from .engine.inline import make_case
     from .errors import (
         AdapterError,
         ConfigError,
@@ -60,6 +61,7 @@ _EXPORTS: dict[str, str] = {
     "assert_similar": ".engine.assertions",
     "evaluate": ".engine.assertions",
     "RagCase": ".engine.case",
+    "make_case": ".engine.inline",
     "Case": ".data.dataset",
     "AdapterError": ".errors",
     "ConfigError": ".errors",
@@ -114,6 +116,7 @@ __all__ = [
     "assert_similar",
     "evaluate",
     "load_report",
+    "make_case",
     "register_metric",
 ]
 

@@ -1,9 +1,11 @@
 """The pytest entry point (``pytest11: rag_eval``): options, markers, fixtures and thin hooks.
 
-Dormant without ``--rag-dataset``: this module imports only pytest and the stdlib, and every
-hook returns at once. With a dataset, ``pytest_configure`` builds the process's
-:class:`~rag_eval_pytest.engine.session.EvalSession`, and — in the aggregating process (a
-plain run or the xdist controller) — a
+Dormant without ``--rag-dataset``: this module imports only pytest, the stdlib and a few
+light modules of its own, and every hook returns at once until a test evaluates a case made
+in code (``make_case``), which activates the run (:mod:`.pytest_support.inline`). With a
+dataset, ``pytest_configure`` builds the process's
+:class:`~rag_eval_pytest.engine.session.EvalSession` and its engine, and — in the
+aggregating process (a plain run or the xdist controller) — a
 :class:`~rag_eval_pytest.reporting.aggregator.Aggregator` that writes the reports.
 Hooks translate pytest events into calls on those objects.
 """
@@ -11,31 +13,30 @@ Hooks translate pytest events into calls on those objects.
 from __future__ import annotations
 
 import contextlib
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .config.options import OPTIONS
+from .engine.running import ACTIVATE_KEY, ENGINE_KEY, running
 from .errors import RagEvalError, SetupFailed
+from .pytest_support.aggregation import AGGREGATOR_KEY, CRITICAL_MARKER
 from .pytest_support.guard import SESSION_KEY, exit_if_deferred, guarded
+from .reporting.payload import INLINE_ATTRIBUTE, REPORT_ATTRIBUTE, SETUP_ERROR_ATTRIBUTE
 
 if TYPE_CHECKING:
-    from collections.abc import Generator, Iterator
+    from collections.abc import Callable, Generator, Iterator
 
     from .engine.case import RagCase
     from .engine.engine import Engine
     from .engine.session import EvalSession
     from .pytest_support.termination import SigtermAsInterrupt
-    from .reporting.aggregator import Aggregator
 
-AGGREGATOR_KEY: pytest.StashKey[Aggregator] = pytest.StashKey()
-ENGINE_KEY: pytest.StashKey[Engine] = pytest.StashKey()
 INTERRUPTED_KEY: pytest.StashKey[bool] = pytest.StashKey()  # Ctrl-C ended the run
 NOTICES_KEY: pytest.StashKey[list[str]] = pytest.StashKey()  # warnings a filter made errors
 SIGTERM_KEY: pytest.StashKey[SigtermAsInterrupt] = pytest.StashKey()
-CRITICAL_MARKER = "rag_critical"
-SETUP_ERROR_ATTRIBUTE = "rag_eval_setup_error"  # on a test report: why a fixture failed
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -63,6 +64,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     paths = dataset_paths(config)
     if not paths:
+        _wait_for_inline_cases(config)
         return
     from .pytest_support.bootstrap import build_session, fatal_exit_code
     from .pytest_support.guard import SingleExitMessage
@@ -102,35 +104,40 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.get_terminal_writer().line(render_plan(session))
         pytest.exit("rag-eval: dry run, nothing was called", returncode=0)
-    from .pytest_support.bootstrap import output_dir
+    from .pytest_support.aggregation import start_aggregator
     from .pytest_support.termination import SigtermAsInterrupt
-    from .reporting.aggregator import Aggregator
 
     sigterm = config.stash[SIGTERM_KEY] = SigtermAsInterrupt()
     sigterm.install()
-
-    config.stash[AGGREGATOR_KEY] = Aggregator(
-        settings=session.settings,
-        datasets=session.datasets,
-        run=session.run,
-        redactor=session.redactor,
-        output_dir=output_dir(config, session),
-        rootdir=config.rootpath,
-        version=_version(),
-        adapter_label=_adapter_label(session),
-    )
-    config.pluginmanager.register(AggregatorHooks(config), "rag_eval_aggregator")
+    start_aggregator(config, session)
     if config.pluginmanager.hasplugin("xdist"):
         from .pytest_support.xdist import XdistHooks
 
         config.pluginmanager.register(XdistHooks(session.run), "rag_eval_xdist")
 
 
+def _wait_for_inline_cases(config: pytest.Config) -> None:
+    """A run without a dataset: dormant until a test evaluates a case made in code."""
+    from .pytest_support.inline import (
+        DORMANT_PLUGIN,
+        DormantRun,
+        activate,
+        dry_run_without_dataset,
+    )
+
+    if config.getoption("rag_dry_run", False) or config.getini("rag_dry_run"):
+        dry_run_without_dataset(config)
+    activation: Callable[[], Engine] = functools.partial(activate, config)
+    config.stash[ACTIVATE_KEY] = activation
+    if not _is_worker(config):
+        config.pluginmanager.register(DormantRun(config), DORMANT_PLUGIN)
+
+
 @guarded("pytest_unconfigure", stop="at the end")
 def pytest_unconfigure(config: pytest.Config) -> None:
     """All processes: close clients and the event loop, and let go of the run's results
     (before pytest's own garbage collection at exit, which then has less to walk)."""
-    for name in ("rag_eval_aggregator", "rag_eval_xdist"):
+    for name in ("rag_eval_aggregator", "rag_eval_xdist", "rag_eval_dormant"):
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
             config.pluginmanager.unregister(plugin)
@@ -251,13 +258,16 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         reporter.write_line(line)
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    """xdist workers: remember the test that runs next, whose case is then evaluated while
-    this one runs (a worker learns its tests one at a time)."""
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None]:
+    """All processes: the test running now, which a case made in code is evaluated by.
+    xdist workers: remember the test that runs next, whose case is then evaluated while this
+    one runs (a worker learns its tests one at a time)."""
     engine = item.config.stash.get(ENGINE_KEY, None)
     if engine is not None and _is_worker(item.config):
         engine.following = nextitem
+    with running(item):
+        return (yield)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -275,13 +285,15 @@ def pytest_runtest_makereport(
 
 @guarded("pytest_runtest_makereport")
 def _record_properties(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
-    if ENGINE_KEY not in item.config.stash:
+    if ENGINE_KEY not in item.config.stash or call.when != "call":
         return
     from .engine.case import RECORDER_KEY
+    from .engine.inline import inline_properties
 
     recorder = item.stash.get(RECORDER_KEY, None)
-    if recorder is not None and call.when == "call":
+    if recorder is not None:
         item.user_properties.extend(recorder.properties())
+    item.user_properties.extend(inline_properties(item))
 
 
 @guarded("pytest_runtest_makereport")
@@ -293,48 +305,19 @@ def _attach_payload(
     if ENGINE_KEY not in item.config.stash:
         return
     from .engine.case import RECORDER_KEY
+    from .engine.inline import INLINE_KEY, inline_payloads
 
     recorder = item.stash.get(RECORDER_KEY, None)
-    if recorder is not None and (report.when == "call" or not report.passed):
-        from .reporting.payload import REPORT_ATTRIBUTE
-
+    carries = report.when == "call" or not report.passed
+    if recorder is not None and carries:
         setattr(report, REPORT_ATTRIBUTE, recorder.payload())
-    if recorder is not None and call.when == "teardown":
-        del item.stash[RECORDER_KEY]  # the reports carry what it recorded
-
-
-class AggregatorHooks:
-    """Controller and plain runs: hands each test report to the aggregator. A plugin object,
-    because ``pytest_runtest_logreport`` receives no config to find the aggregator by; it
-    holds the config, not the aggregator, as pytest keeps registered plugins to the end."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-
-    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-        aggregator = self.config.stash.get(AGGREGATOR_KEY, None)
-        if aggregator is not None:  # why pytest stopped ("1 error during collection")
-            aggregator.interruption = str(excinfo.value)
-
-    @guarded("pytest_runtest_logreport")
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        from .reporting.payload import REPORT_ATTRIBUTE, is_payload
-
-        aggregator = self.config.stash.get(AGGREGATOR_KEY, None)
-        if aggregator is None:
-            return
-        payload = getattr(report, REPORT_ATTRIBUTE, None)
-        setup_error = getattr(report, SETUP_ERROR_ATTRIBUTE, None)
-        if isinstance(setup_error, str):
-            aggregator.setup_failed(setup_error)
-        aggregator.add_report(
-            nodeid=report.nodeid,
-            when=report.when,
-            outcome=report.outcome,
-            payload=payload if is_payload(payload) else None,
-            critical_marker=CRITICAL_MARKER in report.keywords,
-            message=_short_message(report),
-        )
+    if INLINE_KEY in item.stash and carries:
+        setattr(report, INLINE_ATTRIBUTE, inline_payloads(item))
+    if call.when == "teardown":  # the reports carry what was recorded
+        if recorder is not None:
+            del item.stash[RECORDER_KEY]
+        if INLINE_KEY in item.stash:
+            del item.stash[INLINE_KEY]
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -447,33 +430,3 @@ def dataset_paths(config: pytest.Config) -> list[Path]:
 def _is_worker(config: pytest.Config) -> bool:
     """An xdist worker: it learns which tests it runs one at a time, from the controller."""
     return hasattr(config, "workerinput")
-
-
-def _adapter_label(session: EvalSession) -> str | None:
-    settings = session.settings
-    if settings.target:
-        return f"{settings.adapter or 'callable'} {settings.target}"
-    return settings.adapter
-
-
-def _short_message(report: pytest.TestReport) -> str | None:
-    """The one-line reason of a failed or skipped test, for the reports."""
-    if report.passed:
-        return None
-    longrepr = report.longrepr
-    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, lineno, reason)
-        return str(longrepr[2]).removeprefix("Skipped: ")
-    crash = getattr(longrepr, "reprcrash", None)
-    message = getattr(crash, "message", None)
-    if message is None:
-        message = str(longrepr).strip().splitlines()[-1] if longrepr else None
-    return message.splitlines()[0][:300] if message else None
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("rag-eval-pytest")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "0+unknown"

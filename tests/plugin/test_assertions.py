@@ -117,7 +117,7 @@ def test_params(rag_case):
     with pytest.raises(TypeError, match="got unknown parameter 'mode'"):
         evaluate(rag_case, "answer_length", mode="x")
 def test_not_a_case():
-    with pytest.raises(TypeError, match="expected the rag_case fixture"):
+    with pytest.raises(TypeError, match="expected a case, got str: the rag_case fixture"):
         evaluate("tc_001", "answer_length")
 """
     )

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import case, read_report
+from tests.helpers import GROUNDED_CASES, case, read_report
+from tests.metrics.test_judged_runs import JUDGE_CONFTEST
 
 CONFIG = "metrics:\n  retrieval_recall: null\n"
 TESTS = """
@@ -125,3 +126,30 @@ def test_a_history_line_without_a_selection_is_shown_but_never_compared(
         "Not compared: no earlier complete run of the same selection: of the earlier runs, "
         "1 recorded no selection (written by an earlier version)." in text
     )
+
+
+def test_a_judge_that_votes_differently_is_another_selection_though_it_reads_alike(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset(GROUNDED_CASES)
+    pytester.makeconftest(JUDGE_CONFTEST)
+    pytester.makepyfile(
+        test_rag="""
+from rag_eval_pytest import assert_faithful
+def test_faithful(rag_case):
+    assert_faithful(rag_case)
+"""
+    )
+    args = ("--rag-dataset", "dataset.json", "-p", "no:randomly", "--rag-no-cache")
+    pytester.runpytest(*args, "--rag-judge-passes", "1")
+    once = read_report(pytester)["run"]["selection"]
+    pytester.runpytest(*args, "--rag-judge-passes", "3")
+    report = read_report(pytester)
+    thrice = report["run"]["selection"]
+    assert once["judge"] == thrice["judge"]  # the same description
+    assert once["judge_identity"] != thrice["judge_identity"]
+    assert once["fingerprint"] != thrice["fingerprint"]
+    assert report["trend"]["compared_with"] is None
+    assert [p["selection"] for p in report["trend"]["points"]] == ["other", "same"]
+    pytester.runpytest(*args, "--rag-judge-passes", "3")
+    assert read_report(pytester)["trend"]["compared_with"] is not None

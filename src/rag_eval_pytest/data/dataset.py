@@ -359,6 +359,12 @@ def _describe(error: Any) -> str:
     return f"{where}: {msg}{got}"
 
 
+def describe_problems(error: ValidationError) -> list[str]:
+    """Each problem of a case that is not valid, naming its field (``field 'question': must
+    not be empty``), as dataset errors name them."""
+    return [_describe(err) for err in error.errors()]
+
+
 def _refuse_foreign_fields(path: Path, rows: list[tuple[str, object]]) -> None:
     """A file in DeepEval's or RAGAS's own format is one error naming the converter, not an
     "unknown field" per field and case."""

@@ -72,8 +72,9 @@ def failure_message(result: MetricResult) -> str:
 def _require_case(case: object) -> RagCase:
     if not isinstance(case, RagCase):
         raise TypeError(
-            f"expected the rag_case fixture, got {type(case).__name__}; "
-            "write the test as `def test_x(rag_case): assert_faithful(rag_case, ...)`"
+            f"expected a case, got {type(case).__name__}: the rag_case fixture "
+            "(`def test_x(rag_case): assert_faithful(rag_case, ...)`) or a case made in code "
+            "(`assert_faithful(make_case(question=..., answer=..., contexts=[...]), ...)`)"
         )
     return case
 

@@ -15,6 +15,8 @@ import pytest
 from ..reporting.payload import CasePayload, case_payload
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..adapters.base import RAGAdapter
     from ..config.settings import Settings
     from ..data.dataset import Case, LoadedCase
@@ -33,6 +35,9 @@ learns a test function measures)."""
 RECORDER_KEY: pytest.StashKey[ResultRecorder] = pytest.StashKey()
 """The recorder of a test taking a case, on its item (the report hooks read it)."""
 
+INLINE_INDEX = 1_000_000_000
+"""The index of a case made in code: reports sort them after every dataset case, by key."""
+
 
 class ResultRecorder:
     """Collects what one test learned about its case: response, error, metric results."""
@@ -44,6 +49,7 @@ class ResultRecorder:
         self.setup_error: str | None = None
         self.adapter: str | None = None
         self.judge: str | None = None
+        self.judge_identity: str | None = None
         self.requests: list[PlannedMetric] = []
         self.results: list[MetricResult] = []
 
@@ -61,7 +67,7 @@ class ResultRecorder:
         return props
 
     def payload(self) -> CasePayload:
-        return case_payload(
+        payload = case_payload(
             self.loaded,
             self.response,
             self.results,
@@ -70,32 +76,38 @@ class ResultRecorder:
             adapter=self.adapter,
             judge=self.judge,
         )
+        if self.judge_identity is not None:
+            payload["judge_identity"] = self.judge_identity
+        return payload
 
 
 class CaseTest:
-    """One test taking a case, as the engine sees it: its case, its recorder and its
-    fixtures. The adapter and the judge are resolved from the test's own fixtures (a module
-    or class may override ``rag_judge``), the judge once."""
+    """One test taking a case, as the engine sees it: its item, its case, its recorder and
+    its fixtures. The adapter and the judge are resolved from the test's own fixtures (a
+    module or class may override ``rag_judge``), the judge once. ``fixture`` is the running
+    test's ``getfixturevalue``; without it (a case made in code in a test that has no
+    fixtures) the judge is the run's configured one."""
 
     def __init__(
         self,
-        request: pytest.FixtureRequest,
+        item: pytest.Item,
         loaded: LoadedCase,
         judges: JudgeRegistry,
         redactor: Redactor,
+        fixture: Callable[[str], Any] | None,
     ) -> None:
-        self.request = request
+        self.item = item
         self.loaded = loaded
         self.recorder = ResultRecorder(loaded)
+        self._fixture = fixture
         self._judges = judges
         self._redactor = redactor
         self._judge: list[Judge | None] = []  # resolved once
 
     @property
-    def item(self) -> pytest.Item:
-        node = self.request.node
-        assert isinstance(node, pytest.Item)
-        return node
+    def inline(self) -> bool:
+        """A case made in code (``make_case``), not one of the run's datasets."""
+        return self.loaded.index >= INLINE_INDEX
 
     @property
     def judge_resolved(self) -> bool:
@@ -106,7 +118,9 @@ class CaseTest:
         """The test's RAG system (the ``rag_adapter`` fixture, as an adapter)."""
         from ..adapters.callable import as_adapter
 
-        adapter = as_adapter(self.request.getfixturevalue("rag_adapter"))
+        if self._fixture is None:
+            raise AssertionError("a case made in code has its answer: no RAG system is called")
+        adapter = as_adapter(self._fixture("rag_adapter"))
         self.recorder.adapter = adapter.describe()
         return adapter
 
@@ -114,7 +128,10 @@ class CaseTest:
         """The test's judge (the ``rag_judge`` fixture, adopted by the run); raises what the
         fixture raised."""
         if not self._judge:
-            self._judge.append(self._judges.adopt(self.request.getfixturevalue("rag_judge")))
+            if self._fixture is None:
+                self._judge.append(self._judges.default())
+            else:
+                self._judge.append(self._judges.adopt(self._fixture("rag_judge")))
         return self._judge[0]
 
     def judge_for_metrics(self) -> Judge | None:
@@ -130,6 +147,7 @@ class CaseTest:
             self.setup_failed(str(exc))
         if judge is not None:
             self.recorder.judge = judge.describe()
+            self.recorder.judge_identity = self._judges.identity(judge)
         return judge
 
     def setup_failed(self, error: str) -> NoReturn:
@@ -138,7 +156,7 @@ class CaseTest:
         __tracebackhide__ = True
         message = self._redactor.text(error)
         self.recorder.setup_error = message
-        self.request.session.shouldfail = f"rag-eval: {message}"
+        self.item.session.shouldfail = f"rag-eval: {message}"
         pytest.fail(f"{self.loaded.key}: {message}", pytrace=False)
 
 
@@ -154,25 +172,30 @@ class CaseEngine(Protocol):
 
 
 class RagCase:
-    """One dataset case inside a test: its fields, the RAG system's response, and
-    :meth:`evaluate`. Tests usually pass it to the ``assert_*`` helpers."""
+    """One case inside a test: its fields, the RAG system's response, and :meth:`evaluate`.
+    The ``rag_case`` fixture gives a dataset's cases, :func:`~rag_eval_pytest.make_case`
+    cases made in code. Tests usually pass it to the ``assert_*`` helpers."""
 
     def __init__(self, test: CaseTest, engine: CaseEngine) -> None:
         self._test = test
-        self._loaded = test.loaded
         self._engine = engine
 
     def __repr__(self) -> str:
         return f"<RagCase {self.id} critical={self.critical}>"
 
+    def _bind(self) -> tuple[CaseTest, CaseEngine]:
+        """The test this case is evaluated in, and the run's engine."""
+        return self._test, self._engine
+
     # --- the dataset side
     @property
     def id(self) -> str:
-        return self._loaded.key
+        """The case's key in the run's reports."""
+        return self._test.loaded.key
 
     @property
     def case(self) -> Case:
-        return self._loaded.case
+        return self._test.loaded.case
 
     @property
     def question(self) -> str:
@@ -180,7 +203,7 @@ class RagCase:
 
     @property
     def ground_truth(self) -> str | None:
-        """The case's reference answer; ``None`` when the dataset gives none."""
+        """The case's reference answer; ``None`` when it has none."""
         return self.case.ground_truth
 
     @property
@@ -199,7 +222,8 @@ class RagCase:
     @property
     def response(self) -> RAGResponse:
         """The RAG response (queried on first access, once per run for this case)."""
-        return self._engine.response(self._test)
+        test, engine = self._bind()
+        return engine.response(test)
 
     @property
     def answer(self) -> str:
@@ -219,11 +243,12 @@ class RagCase:
     def evaluate_many(self, requests: list[MetricRequest]) -> list[MetricResult]:
         """Score several metrics concurrently (one judge round trip for all of them) and
         record every result. ``requests`` are ``(metric, threshold, params)``."""
-        return self._engine.evaluate(self._test, requests)
+        test, engine = self._bind()
+        return engine.evaluate(test, requests)
 
     @property
     def settings(self) -> Settings:
-        return self._engine.settings
+        return self._bind()[1].settings
 
 
 # answer_similarity and answer_correctness run beside each other (the PRD's "answer

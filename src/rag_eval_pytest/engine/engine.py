@@ -140,7 +140,9 @@ class Engine:
         system fails the test here), and, around it, the evaluation ahead of the tests."""
         node = request.node
         key = getattr(request, "param", None) or node.stash.get(ZERO_CODE_CASE, None)
-        test = CaseTest(request, self.session.case(str(key)), self.judges, self.session.redactor)
+        loaded = self.session.case(str(key))
+        redactor = self.session.redactor
+        test = CaseTest(node, loaded, self.judges, redactor, request.getfixturevalue)
         following, self.following = self.following, None
         self._before_test(test, following)
         recorder = node.stash[RECORDER_KEY] = test.recorder
@@ -275,7 +277,7 @@ class Engine:
         recorder.requests.extend(new)
         needs = frozenset().union(*(requirements(metric) for metric, _, _ in requests))
         judge = test.judge_for_metrics() if "judge" in needs else None
-        if new:
+        if new and not test.inline:
             # Measured ahead for the function's other cases at once, while this test waits.
             self._learn(test, new)
         from ..errors import ConfigError

@@ -52,6 +52,7 @@ class Aggregator:
     version: str
     adapter_label: str | None = None
     judge_label: str | None = None
+    judge_identity: str | None = None
     collector: RunCollector = field(default_factory=RunCollector)
     started: float = field(default_factory=time.monotonic)
     report: Report | None = None
@@ -81,6 +82,8 @@ class Aggregator:
             self.adapter_label = payload["adapter"]
         if payload is not None and self.judge_label is None and payload.get("judge"):
             self.judge_label = payload["judge"]
+        if payload is not None and self.judge_identity is None:
+            self.judge_identity = payload.get("judge_identity")
         self.collector.add(**report)
 
     def setup_failed(self, message: str) -> None:
@@ -117,6 +120,7 @@ class Aggregator:
         self.decision = decision
         if not self.ran_tests and empty_shard is None:
             return decision
+        inline = [r for r in records if r.payload.get("inline")]
         run = RunSection(
             id=self.run.run_id,
             started_at=self.run.started_at,
@@ -133,15 +137,18 @@ class Aggregator:
                 )
                 for ds in self.datasets.datasets
             ],
-            selected_cases=len(self.datasets.cases),
+            selected_cases=len(self.datasets.cases) + len(inline),
             tags_filter=list(settings.tags),
             shard=settings.shard,
             selection=selection(
                 cases=[r.payload["key"] for r in records],
                 metrics=list(summary.metrics),
                 judge=self.judge_label,
-                datasets_sha256=datasets_digest([ds.sha256 for ds in self.datasets.datasets]),
-                total_cases=self.datasets.total_cases,
+                judge_identity=self.judge_identity,
+                datasets_sha256=datasets_digest(
+                    [ds.sha256 for ds in self.datasets.datasets], [r.payload for r in inline]
+                ),
+                total_cases=self.datasets.total_cases + len(inline),
             ),
             adapter=self.adapter_label,
             judge=self.judge_label,

@@ -70,6 +70,7 @@ def _case(record: CaseRecord, summary: RunSummary, order: list[str]) -> CaseResu
         error=payload["error"],
         tests=sorted(record.tests.values(), key=lambda t: t.nodeid),
         metrics={name: record.metrics[name] for name in sorted(record.metrics, key=order.index)},
+        inline=payload.get("inline", False),
     )
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .models import Selection
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
 
     from .models import Report
@@ -50,12 +50,21 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def datasets_digest(digests: Sequence[str | None]) -> str | None:
+def datasets_digest(
+    digests: Sequence[str | None], inline: Sequence[Mapping[str, Any]] = ()
+) -> str | None:
     """One hash of the datasets' content (each file's hash, in the run's order), from the
-    text read when the run started; ``None`` when one is unknown."""
+    text read when the run started, and of what defines the cases made in code (key,
+    question, ground truth, expected documents: not the answer, which is the RAG system's);
+    ``None`` when a file's is unknown."""
     if any(d is None for d in digests):
         return None
-    return _sha256("".join(d for d in digests if d is not None).encode("ascii"))
+    material = "".join(d for d in digests if d is not None)
+    if inline:
+        fields = ("key", "question", "ground_truth", "expected_contexts")
+        defined = sorted(([case.get(f) for f in fields] for case in inline), key=str)
+        material += _sha256(json.dumps(defined, sort_keys=True).encode("utf-8"))
+    return _sha256(material.encode("ascii"))
 
 
 def selection(
@@ -65,18 +74,24 @@ def selection(
     judge: str | None,
     datasets_sha256: str | None,
     total_cases: int,
+    judge_identity: str | None = None,
 ) -> Selection:
     """What a run selected: the keys of the cases it scored (dataset order), the metrics,
-    the judge and the datasets' content, and a fingerprint of the four. Two runs with the
-    same fingerprint measured the same thing, so their scores can be compared."""
+    the judge and the datasets' content, and a fingerprint of the four (the judge's by its
+    one identity, when known: a judge whose model settings or prompts changed reads alike
+    but measures differently). Two runs with the same fingerprint measured the same thing,
+    so their scores can be compared."""
     key = {
         "cases": list(cases),
         "metrics": sorted(metrics),
         "judge": judge,
         "datasets_sha256": datasets_sha256,
     }
-    fingerprint = _sha256(json.dumps(key, sort_keys=True).encode("utf-8"))[:16]
-    return Selection(**key, total_cases=total_cases, fingerprint=fingerprint)
+    material = {**key, "judge": judge_identity} if judge_identity is not None else key
+    fingerprint = _sha256(json.dumps(material, sort_keys=True).encode("utf-8"))[:16]
+    return Selection(
+        **key, total_cases=total_cases, fingerprint=fingerprint, judge_identity=judge_identity
+    )
 
 
 def git_commit(cwd: Path) -> str | None:

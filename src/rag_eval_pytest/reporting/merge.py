@@ -254,10 +254,12 @@ def _merged_selection(
         return None
     digests = {s.datasets_sha256 for s in selections}
     judges = {s.judge for s in selections} - {None}
+    identities = {s.judge_identity for s in selections} - {None}
     return selection(
         cases=[r.payload["key"] for r in records],
         metrics=metrics,
         judge=judges.pop() if len(judges) == 1 else None,
+        judge_identity=identities.pop() if len(identities) == 1 else None,
         datasets_sha256=digests.pop() if len(digests) == 1 else None,
         total_cases=max(s.total_cases for s in selections),
     )

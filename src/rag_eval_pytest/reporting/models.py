@@ -54,6 +54,11 @@ class Selection(_Model):
     datasets_sha256: str | None
     total_cases: int
     fingerprint: str
+    judge_identity: str | None = Field(
+        default=None,
+        description="The judge's one identity (its fingerprint and number of votes), which "
+        "the fingerprint covers instead of the judge's description when it is known.",
+    )
 
 
 class RunSection(_Model):
@@ -186,6 +191,11 @@ class CaseResult(_Model):
     error: str | None
     tests: list[CaseTest]
     metrics: dict[str, MetricResult]
+    inline: bool = Field(
+        default=False,
+        description="A case made in code (make_case) by the test it is keyed by, whose file "
+        "is its dataset; false for a dataset file's case.",
+    )
 
 
 class TrendPoint(_Model):

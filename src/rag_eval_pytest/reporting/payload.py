@@ -15,6 +15,11 @@ if TYPE_CHECKING:
 
 PAYLOAD_SCHEMA = 1
 REPORT_ATTRIBUTE = "rag_eval"
+"""The test report attribute that carries the payload of a test's dataset case."""
+INLINE_ATTRIBUTE = "rag_eval_inline"
+"""The test report attribute that carries the payloads of the cases a test made in code."""
+SETUP_ERROR_ATTRIBUTE = "rag_eval_setup_error"
+"""On a test report: why the test could not get its judge or RAG system (the run is fatal)."""
 
 
 class ContextPayload(TypedDict):
@@ -47,6 +52,11 @@ class _CaseFields(TypedDict):
 class CasePayload(_CaseFields, total=False):
     setup_error: str | None
     """A setup error the test met (a judge that cannot be built): the run is fatal."""
+    inline: bool
+    """A case the test made in code (``make_case``), not a dataset's."""
+    judge_identity: str
+    """The judge's one identity (its fingerprint and votes): two runs whose judges differ
+    in it did not measure the same thing, though their descriptions may read alike."""
 
 
 def is_payload(value: object) -> bool:

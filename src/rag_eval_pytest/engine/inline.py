@@ -1,0 +1,216 @@
+"""Cases made in code: :func:`make_case`, for tests that call the RAG system themselves.
+
+A test builds a case from what its app returned and passes it to any ``assert_*`` helper or
+:func:`~rag_eval_pytest.evaluate`, with or without ``--rag-dataset``. The case is evaluated
+by the test running at that moment (:mod:`.running`): with the test's ``rag_judge``, through
+the run's engine (made on first use in a run without a dataset), and its results are
+recorded under the test's node id, so they reach the reports and the history like a dataset
+case's.
+
+Keys: the first case a test evaluates without an ``id`` is recorded as the test's node id;
+a case with ``id="x"`` as ``<node id>::x``; another case without an ``id`` in the same test as
+``<node id>::case-<hash of its question>``. Evaluating an equal case again in the same test
+adds to the same record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from pydantic import ValidationError
+
+from ..data.dataset import Case, LoadedCase, auto_id, describe_problems
+from ..data.response import Context, RAGResponse
+from ..errors import RagEvalError, SetupFailed
+from .case import INLINE_INDEX, CaseTest, RagCase
+from .running import current_item, engine_for
+
+if TYPE_CHECKING:
+    from ..config.settings import Settings
+    from ..reporting.payload import CasePayload
+    from .case import CaseEngine
+
+INLINE_KEY: pytest.StashKey[list[tuple[Case, CaseTest]]] = pytest.StashKey()
+"""The cases made in code that a test evaluated, with what the engine knows of each."""
+
+
+def make_case(
+    *,
+    question: str,
+    answer: str,
+    contexts: Sequence[Any] | None = None,
+    ground_truth: str | None = None,
+    expected_contexts: Sequence[str] | Mapping[str, int] | None = None,
+    id: str | None = None,
+    critical: bool = False,
+    tags: Sequence[str] = (),
+    metadata: Mapping[str, Any] | None = None,
+) -> RagCase:
+    """A case built in code from what the RAG system returned, for the ``assert_*`` helpers
+    and :func:`~rag_eval_pytest.evaluate`.
+
+    ``contexts`` are the retrieved passages: strings, ``{"text": ..., "source": ...}``
+    mappings, :class:`~rag_eval_pytest.Context` objects or LangChain / LlamaIndex documents
+    (``None`` when the system does not say what it retrieved). ``ground_truth`` is the
+    reference answer (only the metrics that compare with one need it); ``expected_contexts``
+    the documents that should be retrieved (names, or names with grades for
+    ``retrieval_ndcg``). ``critical=True`` makes a failure of the case exit with the critical
+    code. Raises :class:`ValueError` naming each field that is not valid.
+    """
+    if isinstance(contexts, (str, bytes)):
+        raise ValueError(
+            "make_case(): field 'contexts': expected a list of passages, got one string; "
+            "write contexts=[text]"
+        )
+    if isinstance(tags, (str, bytes)):
+        raise ValueError("make_case(): field 'tags': expected a list of tags, got one string")
+    fields: dict[str, Any] = {
+        "id": id,
+        "question": question,
+        "answer": answer,
+        "ground_truth": ground_truth,
+        "critical": critical,
+        "tags": list(tags),
+        "metadata": dict(metadata or {}),
+    }
+    if expected_contexts is not None:
+        fields["expected_contexts"] = (
+            dict(expected_contexts)
+            if isinstance(expected_contexts, Mapping)
+            else list(expected_contexts)
+        )
+    problems: list[str] = []
+    if contexts is not None:
+        passages: list[Context] = []
+        for number, passage in enumerate(contexts):
+            try:
+                passages.append(Context.coerce(passage))
+            except (TypeError, ValidationError) as exc:
+                detail = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else exc
+                problems.append(f"field 'contexts[{number}]': {detail}")
+        fields["contexts"] = passages
+    if not problems:
+        try:
+            case = Case.model_validate(fields)
+        except ValidationError as exc:
+            problems = describe_problems(exc)
+    if problems:
+        raise ValueError("make_case(): " + "; ".join(problems))
+    return InlineCase(case)
+
+
+class InlineCase(RagCase):
+    """A case made in code. Its fields and answer are readable anywhere; evaluating it needs
+    a running test, whose results it joins."""
+
+    def __init__(self, case: Case) -> None:  # no test yet: bound when evaluated
+        self._case = case
+        self._response = RAGResponse(answer=case.answer or "", contexts=case.contexts)
+
+    def __repr__(self) -> str:
+        return f"<RagCase {self.id} made in code critical={self.critical}>"
+
+    @property
+    def id(self) -> str:
+        """The key the case is recorded under in the running test (its id, or a name made
+        from its question, outside a test)."""
+        item = current_item()
+        bound = _bound_test(item, self._case) if item is not None else None
+        if bound is not None:
+            return bound.loaded.key
+        return self._case.id or auto_id(self._case.question)
+
+    @property
+    def case(self) -> Case:
+        return self._case
+
+    @property
+    def response(self) -> RAGResponse:
+        return self._response
+
+    @property
+    def settings(self) -> Settings:
+        return self._bind()[1].settings
+
+    def _bind(self) -> tuple[CaseTest, CaseEngine]:
+        """The running test's record of this case, and the run's engine: made at the first
+        evaluation in each test."""
+        __tracebackhide__ = True
+        item = current_item()
+        if item is None:
+            raise RuntimeError(
+                "a case made with make_case() is evaluated inside a pytest test (the plugin "
+                "records its results there); call the assert_* helper from a test"
+            )
+        try:
+            engine = engine_for(item.config)
+        except RagEvalError as exc:
+            item.session.shouldfail = f"rag-eval: {exc}"
+            raise SetupFailed(str(exc), pytrace=False) from None
+        if engine is None:
+            raise RuntimeError(
+                "the rag-eval plugin is disabled in this run (-p no:rag_eval): a case made "
+                "with make_case() cannot be evaluated"
+            )
+        bound = _bound_test(item, self._case)
+        if bound is None:
+            bindings = item.stash.setdefault(INLINE_KEY, [])
+            loaded = LoadedCase(
+                key=_new_key(item, self._case, {t.loaded.key for _, t in bindings}),
+                index=INLINE_INDEX,
+                case=self._case,
+                dataset=_test_file(item),
+            )
+            request = getattr(item, "_request", None)  # the running test's fixtures
+            fixture = request.getfixturevalue if request is not None else None
+            bound = CaseTest(item, loaded, engine.judges, engine.session.redactor, fixture)
+            bindings.append((self._case, bound))
+        return bound, engine
+
+
+def _bound_test(item: pytest.Item, case: Case) -> CaseTest | None:
+    for known, test in item.stash.get(INLINE_KEY, []):
+        if known == case:
+            return test
+    return None
+
+
+def _new_key(item: pytest.Item, case: Case, taken: set[str]) -> str:
+    nodeid = item.nodeid
+    if case.id is not None:
+        key = f"{nodeid}::{case.id}"
+    elif nodeid not in taken:
+        key = nodeid
+    else:
+        key = f"{nodeid}::{auto_id(case.question)}"
+    unique, number = key, 2
+    while unique in taken:
+        unique, number = f"{key}-{number}", number + 1
+    return unique
+
+
+def _test_file(item: pytest.Item) -> Path:
+    """The test's file, relative to the root directory when below it."""
+    path = Path(item.path)
+    try:
+        return path.relative_to(item.config.rootpath)
+    except ValueError:
+        return path
+
+
+def inline_payloads(item: pytest.Item) -> list[CasePayload]:
+    """What the test learned about the cases it made in code, for its report."""
+    payloads: list[CasePayload] = []
+    for _, test in item.stash.get(INLINE_KEY, []):
+        payload = test.recorder.payload()
+        payload["inline"] = True
+        payloads.append(payload)
+    return payloads
+
+
+def inline_properties(item: pytest.Item) -> list[tuple[str, object]]:
+    """The scores of the test's cases made in code, for JUnit XML."""
+    return [p for _, test in item.stash.get(INLINE_KEY, []) for p in test.recorder.properties()]

@@ -1,0 +1,121 @@
+"""The aggregating process's side of the run (a plain run, or the xdist controller): the
+:class:`~rag_eval_pytest.reporting.aggregator.Aggregator` that writes the reports, and the
+hooks that hand it each test report.
+
+Imported by the entry module in every run: the heavy modules are imported when a run
+evaluates cases.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ..reporting.payload import INLINE_ATTRIBUTE, REPORT_ATTRIBUTE, SETUP_ERROR_ATTRIBUTE
+from .guard import guarded
+
+if TYPE_CHECKING:
+    from ..engine.session import EvalSession
+    from ..reporting.aggregator import Aggregator
+    from ..reporting.payload import CasePayload
+
+AGGREGATOR_KEY: pytest.StashKey[Aggregator] = pytest.StashKey()
+CRITICAL_MARKER = "rag_critical"
+
+
+def start_aggregator(config: pytest.Config, session: EvalSession) -> Aggregator:
+    """Make the run's aggregator and register the hooks that feed it."""
+    from ..reporting.aggregator import Aggregator
+    from .bootstrap import output_dir
+
+    aggregator = config.stash[AGGREGATOR_KEY] = Aggregator(
+        settings=session.settings,
+        datasets=session.datasets,
+        run=session.run,
+        redactor=session.redactor,
+        output_dir=output_dir(config, session),
+        rootdir=config.rootpath,
+        version=_version(),
+        adapter_label=_adapter_label(session),
+    )
+    config.pluginmanager.register(AggregatorHooks(config), "rag_eval_aggregator")
+    return aggregator
+
+
+class AggregatorHooks:
+    """Controller and plain runs: hands each test report to the aggregator. A plugin object,
+    because ``pytest_runtest_logreport`` receives no config to find the aggregator by; it
+    holds the config, not the aggregator, as pytest keeps registered plugins to the end."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        aggregator = self.config.stash.get(AGGREGATOR_KEY, None)
+        if aggregator is not None:  # why pytest stopped ("1 error during collection")
+            aggregator.interruption = str(excinfo.value)
+
+    @guarded("pytest_runtest_logreport")
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        aggregator = self.config.stash.get(AGGREGATOR_KEY, None)
+        if aggregator is not None:
+            hand_over(aggregator, report)
+
+
+def hand_over(aggregator: Aggregator, report: pytest.TestReport) -> None:
+    """Give the aggregator one test report: its outcome and the payloads it carries (the
+    dataset case of a test taking ``rag_case``, the cases the test made in code)."""
+    setup_error = getattr(report, SETUP_ERROR_ATTRIBUTE, None)
+    if isinstance(setup_error, str):
+        aggregator.setup_failed(setup_error)
+    payloads: list[CasePayload | None] = [*report_payloads(report)] or [None]
+    for payload in payloads:
+        aggregator.add_report(
+            nodeid=report.nodeid,
+            when=report.when,
+            outcome=report.outcome,
+            payload=payload,
+            critical_marker=CRITICAL_MARKER in report.keywords,
+            message=short_message(report),
+        )
+
+
+def report_payloads(report: pytest.TestReport) -> list[CasePayload]:
+    """The case payloads a test report carries."""
+    from ..reporting.payload import is_payload
+
+    payload = getattr(report, REPORT_ATTRIBUTE, None)
+    found: list[Any] = [payload] if payload is not None else []
+    found.extend(getattr(report, INLINE_ATTRIBUTE, None) or [])
+    return [p for p in found if is_payload(p)]
+
+
+def short_message(report: pytest.TestReport) -> str | None:
+    """The one-line reason of a failed or skipped test, for the reports."""
+    if report.passed:
+        return None
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, lineno, reason)
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    crash = getattr(longrepr, "reprcrash", None)
+    message = getattr(crash, "message", None)
+    if message is None:
+        message = str(longrepr).strip().splitlines()[-1] if longrepr else None
+    return message.splitlines()[0][:300] if message else None
+
+
+def _adapter_label(session: EvalSession) -> str | None:
+    settings = session.settings
+    if settings.target:
+        return f"{settings.adapter or 'callable'} {settings.target}"
+    return settings.adapter
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rag-eval-pytest")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "0+unknown"
