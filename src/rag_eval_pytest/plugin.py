@@ -22,9 +22,14 @@ import pytest
 from .config.options import OPTIONS
 from .engine.running import ACTIVATE_KEY, ENGINE_KEY, running
 from .errors import RagEvalError, SetupFailed
-from .pytest_support.aggregation import AGGREGATOR_KEY, CRITICAL_MARKER
+from .pytest_support.aggregation import (
+    AGGREGATOR_KEY,
+    CRITICAL_MARKER,
+    INLINE_ATTRIBUTE,
+    REPORT_ATTRIBUTE,
+    SETUP_ERROR_ATTRIBUTE,
+)
 from .pytest_support.guard import SESSION_KEY, exit_if_deferred, guarded
-from .reporting.payload import INLINE_ATTRIBUTE, REPORT_ATTRIBUTE, SETUP_ERROR_ATTRIBUTE
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Generator, Iterator

@@ -121,6 +121,10 @@ class Reply:
         return reply
 
 
+_UNREAD = ParseResult(None, "no reply to read")
+"""The parse of a reply that ended its pass before it was read (none, or a refusal)."""
+
+
 @dataclass
 class _Attempt:
     reply: Reply | None
@@ -329,27 +333,17 @@ class LLMJudge(Judge):
     ) -> JudgeOutcome[O]:
         first = await self._request(prompt, question.name, index)
         usage = first.usage
-        if first.reply is None:
-            return JudgeOutcome.not_judged(first.failure, usage, first.stopped)
-        refused = _refusal(first.reply)
-        if refused is not None:
-            return JudgeOutcome.not_judged(refused, usage)
-        parsed, problems = self._interpret(question, inputs, prompt, first.reply)
-        if parsed.value is not None and not problems:
-            return JudgeOutcome(parsed.value, usage=usage)  # type: ignore[arg-type]
+        parsed, problems, ended = self._read(first, question, inputs, prompt, usage)
+        if ended is not None:
+            return ended
 
         error = parsed.error or "; ".join(problems)
         second = await self._request(prompt.with_correction(error), question.name, index)
         usage = usage + second.usage
-        notes = [f"re-asked once: {error}"]
-        if second.reply is None:
-            return JudgeOutcome.not_judged(second.failure, usage, second.stopped)
-        refused = _refusal(second.reply)
-        if refused is not None:
-            return JudgeOutcome.not_judged(refused, usage)
-        reparsed, reproblems = self._interpret(question, inputs, prompt, second.reply)
-        if reparsed.value is not None and not reproblems:
-            return JudgeOutcome(reparsed.value, usage=usage, notes=tuple(notes))  # type: ignore[arg-type]
+        notes = (f"re-asked once: {error}",)
+        reparsed, reproblems, ended = self._read(second, question, inputs, prompt, usage, notes)
+        if ended is not None:
+            return ended
         # Still wrong. A reply that parsed but miscounted can be partly used; prefer the
         # re-ask's, as it was told what was wrong.
         for value, value_problems in ((reparsed.value, reproblems), (parsed.value, problems)):
@@ -369,6 +363,28 @@ class LLMJudge(Judge):
             + (reparsed.error or parsed.error),
             usage,
         )
+
+    def _read(
+        self,
+        attempt: _Attempt,
+        question: Question[I, O],
+        inputs: I,
+        prompt: RenderedPrompt,
+        usage: Usage,
+        notes: tuple[str, ...] = (),
+    ) -> tuple[ParseResult, list[str], JudgeOutcome[O] | None]:
+        """One reply read: its parse and problems, and the outcome when it ends the pass (no
+        reply, a refusal, or a reply that parsed and passed the checks)."""
+        if attempt.reply is None:
+            return _UNREAD, [], JudgeOutcome.not_judged(attempt.failure, usage, attempt.stopped)
+        refused = _refusal(attempt.reply)
+        if refused is not None:
+            return _UNREAD, [], JudgeOutcome.not_judged(refused, usage)
+        parsed, problems = self._interpret(question, inputs, prompt, attempt.reply)
+        if parsed.value is not None and not problems:
+            outcome: JudgeOutcome[O] = JudgeOutcome(parsed.value, usage=usage, notes=notes)  # type: ignore[arg-type]
+            return parsed, problems, outcome
+        return parsed, problems, None
 
     def _interpret(
         self, question: Question[I, O], inputs: I, prompt: RenderedPrompt, reply: Reply

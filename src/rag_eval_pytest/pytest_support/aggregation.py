@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..reporting.payload import INLINE_ATTRIBUTE, REPORT_ATTRIBUTE, SETUP_ERROR_ATTRIBUTE
 from .guard import guarded
 
 if TYPE_CHECKING:
@@ -22,6 +21,15 @@ if TYPE_CHECKING:
 
 AGGREGATOR_KEY: pytest.StashKey[Aggregator] = pytest.StashKey()
 CRITICAL_MARKER = "rag_critical"
+
+# What travels on a test report, from the process that ran the test to this one (xdist
+# serialises report attributes): JSON-safe payloads (reporting/payload.py) and a setup error.
+REPORT_ATTRIBUTE = "rag_eval"
+"""The payload of the test's dataset case."""
+INLINE_ATTRIBUTE = "rag_eval_inline"
+"""The payloads of the cases the test made in code."""
+SETUP_ERROR_ATTRIBUTE = "rag_eval_setup_error"
+"""Why the test could not get its judge or RAG system (the run is fatal)."""
 
 
 def start_aggregator(config: pytest.Config, session: EvalSession) -> Aggregator:
@@ -83,11 +91,12 @@ def hand_over(aggregator: Aggregator, report: pytest.TestReport) -> None:
 
 def report_payloads(report: pytest.TestReport) -> list[CasePayload]:
     """The case payloads a test report carries."""
+    found: list[Any] = [getattr(report, REPORT_ATTRIBUTE, None)]
+    found.extend(getattr(report, INLINE_ATTRIBUTE, None) or [])
+    if found == [None]:
+        return []
     from ..reporting.payload import is_payload
 
-    payload = getattr(report, REPORT_ATTRIBUTE, None)
-    found: list[Any] = [payload] if payload is not None else []
-    found.extend(getattr(report, INLINE_ATTRIBUTE, None) or [])
     return [p for p in found if is_payload(p)]
 
 

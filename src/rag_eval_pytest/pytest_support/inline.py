@@ -19,10 +19,10 @@ import pytest
 
 from ..engine.running import ENGINE_KEY
 from ..errors import RagEvalError
-from ..reporting.payload import SETUP_ERROR_ATTRIBUTE
 from .aggregation import (
     AGGREGATOR_KEY,
     CRITICAL_MARKER,
+    SETUP_ERROR_ATTRIBUTE,
     hand_over,
     report_payloads,
     start_aggregator,

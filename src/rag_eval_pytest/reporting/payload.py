@@ -14,12 +14,6 @@ if TYPE_CHECKING:
     from ..metrics.base import MetricResult
 
 PAYLOAD_SCHEMA = 1
-REPORT_ATTRIBUTE = "rag_eval"
-"""The test report attribute that carries the payload of a test's dataset case."""
-INLINE_ATTRIBUTE = "rag_eval_inline"
-"""The test report attribute that carries the payloads of the cases a test made in code."""
-SETUP_ERROR_ATTRIBUTE = "rag_eval_setup_error"
-"""On a test report: why the test could not get its judge or RAG system (the run is fatal)."""
 
 
 class ContextPayload(TypedDict):

@@ -28,16 +28,8 @@ _TITLES = frozenset(
         "hon",
     ]
 )
-_ABBREVIATIONS = frozenset(
+_ABBREVIATIONS = _TITLES | frozenset(
     [
-        "mr",
-        "mrs",
-        "ms",
-        "dr",
-        "prof",
-        "sr",
-        "jr",
-        "st",
         "vs",
         "etc",
         "e.g",
@@ -79,7 +71,7 @@ _ABBREVIATIONS = frozenset(
         "ca",
         "cf",
         "al",
-    ]
+]
 )
 
 # A candidate boundary: terminal punctuation, optional closing quotes/brackets, whitespace.
