@@ -322,3 +322,19 @@ def test_a_dry_run_without_a_dataset_runs_no_test_and_says_why(
     result = inline_suite.runpytest("-p", "no:randomly", "--rag-dry-run")
     assert result.ret == 3
     result.stdout.fnmatch_lines(["*rag-eval: Invalid configuration*judge.passes*"])
+
+
+def test_with_the_plugin_disabled_evaluating_a_case_says_so(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_app="""
+import pytest
+from rag_eval_pytest import assert_faithful, make_case
+
+def test_answer():
+    case = make_case(question="Refunds?", answer="Within 30 days.", contexts=["30 days."])
+    with pytest.raises(RuntimeError, match="plugin loaded .not with -p no:rag_eval"):
+        assert_faithful(case)
+"""
+    )
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:rag_eval")
+    result.assert_outcomes(passed=1)
