@@ -310,7 +310,7 @@ def _attach_payload(
     if ENGINE_KEY not in item.config.stash:
         return
     from .engine.case import RECORDER_KEY
-    from .engine.inline import INLINE_KEY, inline_payloads
+    from .engine.inline import INLINE_KEY, inline_finished, inline_payloads
 
     recorder = item.stash.get(RECORDER_KEY, None)
     carries = report.when == "call" or not report.passed
@@ -321,8 +321,7 @@ def _attach_payload(
     if call.when == "teardown":  # the reports carry what was recorded
         if recorder is not None:
             del item.stash[RECORDER_KEY]
-        if INLINE_KEY in item.stash:
-            del item.stash[INLINE_KEY]
+        inline_finished(item)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -402,3 +402,41 @@ def pytest_sessionfinish(session):
     result = pytester.runpytest_subprocess("--rag-dataset=dataset.json", "-s", "-p", "no:randomly")
     result.assert_outcomes(passed=4)
     assert "TORCH False False" in result.outlines, result.outlines
+
+
+def test_a_metric_first_asked_by_a_later_case_is_not_measured_for_cases_already_done(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """A test function that asks one case for a metric the earlier cases did not need: the
+    metric is measured ahead for the cases still to come, and never for the cases whose tests
+    have all run, which nothing would read (with a paid judge, requests for nothing)."""
+    write_dataset([case(f"c{i}", f"refund {i}?", answer="a", contexts=["c"]) for i in range(4)])
+    pytester.makepyfile(
+        test_rag="""
+import json
+from rag_eval_pytest import evaluate
+from rag_eval_pytest.metrics.base import Measurement, Metric
+from rag_eval_pytest.metrics.registry import register_metric
+
+measured = []
+
+class Counted(Metric):
+    name = "counted_metric"
+    async def measure(self, sample, services):
+        measured.append(sample.case_key)
+        return Measurement(score=1.0)
+
+register_metric(Counted)
+
+def test_some_cases(rag_case):
+    if rag_case.id in ("c2", "c3"):
+        evaluate(rag_case, "counted_metric")
+
+def test_zz_report():
+    print("MEASURED " + json.dumps(sorted(measured)))
+"""
+    )
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "-s", "-p", "no:randomly")
+    result.assert_outcomes(passed=5)
+    line = next(x for x in result.outlines if "MEASURED " in x)
+    assert json.loads(line.split("MEASURED ", 1)[1]) == ["c2", "c3"]

@@ -5,7 +5,9 @@ the :class:`~.judging.JudgeRegistry` beside it. The ``rag_case`` fixture is one 
 :meth:`Engine.rag_case`; everything the test then asks of its case comes back here:
 
 * **Memos.** The RAG system is queried once per case however many tests use it, and each
-  metric is measured once per case, parameter set and judge identity.
+  metric is measured once per case, parameter set and judge identity. A case's memos are let
+  go when its last selected test has run (a case made in code: when its test has), so a run
+  keeps only what later tests will read, whatever the dataset's size.
 * **Evaluating ahead.** When the first test taking a case starts (it has the fixtures: the
   adapter and the judge), the engine schedules, for every case this process will run and in
   test order (critical cases first), the RAG query and the metrics known in advance: the
@@ -110,7 +112,11 @@ class Engine:
     _stopped: bool = False
     _adapter: RAGAdapter | None = None
     _ahead: set[str] = field(default_factory=set)  # lookahead: node ids scheduled
-    _tasks: list[asyncio.Future[Any]] = field(default_factory=list)
+    _tasks: set[asyncio.Future[Any]] = field(default_factory=set)  # pending, to cancel
+    # The selected tests of each case that have not finished (0: all have), and the keys of
+    # its measurements, so that its memos are let go after its last test.
+    _unfinished: dict[str, int] = field(default_factory=dict)
+    _memo_keys: dict[str, list[tuple[str, Any, str]]] = field(default_factory=dict)
     # The judge of each group whose test has resolved it: another group's judged metrics
     # wait for one of its tests to start.
     _group_judges: dict[str, Judge | None] = field(default_factory=dict)
@@ -157,6 +163,7 @@ class Engine:
         yield RagCase(test, self)
         if request.session.shouldfail or request.session.shouldstop:
             self.stop()
+        self.finished(test)
 
     # ------------------------------------------------------------------ responses
 
@@ -350,6 +357,7 @@ class Engine:
             task = asyncio.ensure_future(measure(metric, make_sample(loaded, response), services))
             task.add_done_callback(self._count_usage)
             self._measurements[memo_key] = task
+            self._memo_keys.setdefault(loaded.key, []).append(memo_key)
         return task
 
     def _depends_on(self, metric: Metric, judge: Judge | None) -> str:
@@ -392,6 +400,9 @@ class Engine:
                 )
         self._tests, self._planned, self._lookahead = tests, True, lookahead
         self._by_node = {t.nodeid: t for t in tests if t.nodeid}
+        if not lookahead:  # a worker runs only some of the tests it collected: it keeps all
+            for test in tests:
+                self._unfinished[test.case] = self._unfinished.get(test.case, 0) + 1
         for test in tests:
             self._by_group.setdefault(test.group, []).append(test)
             self._by_function.setdefault(test.function, []).append(test)
@@ -469,7 +480,11 @@ class Engine:
                 planned.requests.extend(new)
             pending = [t for t in tests if t.nodeid in self._ahead]
         else:
-            pending = [PlannedTest(t.case, t.function, new, t.group) for t in tests]
+            pending = [
+                PlannedTest(t.case, t.function, new, t.group)
+                for t in tests
+                if self._unfinished.get(t.case) != 0  # a case whose tests have all run
+            ]
         self._schedule(pending)
 
     def stop(self) -> None:
@@ -492,13 +507,13 @@ class Engine:
         for test in tests:
             task = asyncio.ensure_future(self._prefetch(test, limiter))
             progress.track(test.case, task)
-            self._tasks.append(task)
+            self._keep(task)
 
     async def _prefetch(self, test: PlannedTest, limiter: AdaptiveLimiter) -> None:
         # The case slot bounds the queries; the judge limiter bounds the judging, in the order
         # the metrics were scheduled, so a slow metric never holds back the next cases.
         async with limiter.slot():
-            if self._stopped:
+            if self._stopped or self._unfinished.get(test.case) == 0:
                 return
             loaded = self.session.case(test.case)
             if not loaded.case.has_recorded_answer and (
@@ -506,7 +521,7 @@ class Engine:
             ):
                 return
             response_task = self._response_task(loaded, self._adapter)
-            self._tasks.append(response_task)
+            self._keep(response_task)
             try:
                 response = await asyncio.shield(response_task)
             except Exception:  # the test reports the adapter's error
@@ -539,11 +554,11 @@ class Engine:
                 warm_up = asyncio.ensure_future(self._warm_up(embed, judge))
                 # A model that fails to load fails the tests that need it, with the reason.
                 warm_up.add_done_callback(lambda t: t.cancelled() or t.exception())
-                self._tasks.append(warm_up)
+                self._keep(warm_up)
         for metric in metrics:
             task = self._measure_task(loaded, response, metric, services)
             self.session.progress.track(test.case, task)
-            self._tasks.append(task)
+            self._keep(task)
 
     def _uses_model(self, metrics: list[Metric], judge: Judge | None) -> bool:
         """Whether these metrics load an embedding model: an embedding metric, or a judged
@@ -564,6 +579,32 @@ class Engine:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.session.judge_limiter.responded.wait(), WARM_UP_WAIT)
         await embed(["warm up"])
+
+    def _keep(self, task: asyncio.Future[Any]) -> None:
+        """Remember pending work, to cancel on a stop. Call on the loop."""
+        if not task.done():
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    def finished(self, test: CaseTest) -> None:
+        """A test taking a case is over: after the last selected test of its case (for a case
+        made in code, after its one test), let go of the case's response and results."""
+        key = test.loaded.key
+        if not test.inline:
+            left = self._unfinished.get(key)
+            if left is None:  # not a selected test of a plan that counts (xdist)
+                return
+            self._unfinished[key] = left - 1 if left > 1 else 0
+            if left > 1:
+                return
+        self.session.loop.call_soon(self._release, key)
+
+    def _release(self, key: str) -> None:
+        """Let go of a case's memos. Call on the loop."""
+        for memo_key in self._memo_keys.pop(key, ()):
+            self._measurements.pop(memo_key, None)
+        self._responses.pop(key, None)
+        self._recorded.pop(key, None)
 
     async def _cancel(self) -> None:
         pending = [t for t in self._tasks if not t.done()]

@@ -64,11 +64,17 @@ class AggregatorHooks:
         if aggregator is not None:  # why pytest stopped ("1 error during collection")
             aggregator.interruption = str(excinfo.value)
 
+    @pytest.hookimpl(trylast=True)  # after other plugins have seen the report whole
     @guarded("pytest_runtest_logreport")
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         aggregator = self.config.stash.get(AGGREGATOR_KEY, None)
         if aggregator is not None:
             hand_over(aggregator, report)
+            # pytest keeps every report to the end of the run: without the payloads, which
+            # the aggregator has taken, a long run holds a copy less of each case's results.
+            for name in (REPORT_ATTRIBUTE, INLINE_ATTRIBUTE):
+                if name in report.__dict__:
+                    delattr(report, name)
 
 
 def hand_over(aggregator: Aggregator, report: pytest.TestReport) -> None:

@@ -71,6 +71,14 @@ class LoopThread:
             waiter(future)
         return future.result()
 
+    def call_soon(self, callback: Callable[..., object], *args: Any) -> None:
+        """Run ``callback(*args)`` on the loop soon, without waiting for it; nothing when the
+        loop was never started (no work has been done on it)."""
+        with self._lock:
+            loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(callback, *args)
+
     def close(
         self, cleanup: Coroutine[Any, Any, Any] | None = None, *, threads_timeout: float = 0
     ) -> None:
