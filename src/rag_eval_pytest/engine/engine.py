@@ -102,7 +102,11 @@ class Engine:
     _measurements: dict[tuple[str, Any, str], asyncio.Future[Measurement]] = field(
         default_factory=dict
     )
-    _questions: dict[tuple[str, str, str], asyncio.Future[Any]] = field(default_factory=dict)
+    # The questions asked of judges, per case (a repeat within the case is answered from
+    # memory; across cases the judge's disk cache answers it).
+    _questions: dict[str, dict[tuple[str, str, str], asyncio.Future[Any]]] = field(
+        default_factory=dict
+    )
     _adapters: list[RAGAdapter] = field(default_factory=list)
     # evaluation ahead of the tests (set by plan)
     _tests: list[PlannedTest] = field(default_factory=list)
@@ -308,7 +312,7 @@ class Engine:
         judge: Judge | None,
     ) -> list[MetricResult]:
         instances = [get_metric(metric, **params) for metric, _, params in requests]
-        services = self.services(judge, instances)
+        services = self.services(loaded.key, judge, instances)
 
         async def measure_all() -> list[Measurement]:
             return list(
@@ -333,9 +337,9 @@ class Engine:
             )
         ]
 
-    def services(self, judge: Judge | None, metrics: list[Metric]) -> Services:
-        """What ``metrics`` may use: the judge, and embeddings only when one of them embeds
-        (the embedding model is loaded for nothing else)."""
+    def services(self, case: str, judge: Judge | None, metrics: list[Metric]) -> Services:
+        """What ``metrics`` of ``case`` may use: the judge, and embeddings only when one of
+        them embeds (the embedding model is loaded for nothing else)."""
         embed: Embed | None = None
         if any("embeddings" in m.requires | m.optional for m in metrics):
             embed = self.judges.embedder(judge)
@@ -343,7 +347,7 @@ class Engine:
             judge=judge,
             judge_id=self.judges.identity(judge),
             embed=embed,
-            memo=self._questions,
+            memo=self._questions.setdefault(case, {}),
             scrub=self.session.redactor.data,
         )
 
@@ -546,7 +550,7 @@ class Engine:
                 metrics.append(get_metric(name, **params))
             except (KeyError, TypeError, ValueError):  # the test reports its own mistake
                 continue
-        services = self.services(judge, metrics)
+        services = self.services(loaded.key, judge, metrics)
         if not self._warmed and self._uses_model(metrics, judge):
             self._warmed = True  # load the embedding model while the judge is busy
             embed = services.embed or self.judges.embedder(judge)
@@ -603,6 +607,7 @@ class Engine:
         """Let go of a case's memos. Call on the loop."""
         for memo_key in self._memo_keys.pop(key, ()):
             self._measurements.pop(memo_key, None)
+        self._questions.pop(key, None)
         self._responses.pop(key, None)
         self._recorded.pop(key, None)
 
