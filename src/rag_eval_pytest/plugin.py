@@ -148,6 +148,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             config.pluginmanager.unregister(plugin)
     engine = config.stash.get(ENGINE_KEY, None)
     if engine is not None:
+        from .runtime.heap import restore
+
+        restore()
         engine.close(interrupted=config.stash.get(INTERRUPTED_KEY, False))
         del config.stash[ENGINE_KEY]
         del config.stash[SESSION_KEY]
@@ -233,6 +236,10 @@ def _order_and_plan(config: pytest.Config, items: list[pytest.Item]) -> None:
         line = None if worker else terminal_line(config, engine.session.progress)
         if line is not None:
             engine.session.loop.waiter = line.wait
+    if engine is not None and items:
+        from .runtime.heap import set_aside_collected
+
+        set_aside_collected()
 
 
 @guarded("pytest_sessionstart")

@@ -9,10 +9,13 @@ the :class:`~.judging.JudgeRegistry` beside it. The ``rag_case`` fixture is one 
   go when its last selected test has run (a case made in code: when its test has), so a run
   keeps only what later tests will read, whatever the dataset's size.
 * **Evaluating ahead.** When the first test taking a case starts (it has the fixtures: the
-  adapter and the judge), the engine schedules, for every case this process will run and in
+  adapter and the judge), the engine schedules, for the tests this process will run and in
   test order (critical cases first), the RAG query and the metrics known in advance: the
   zero-code metrics, and for tests taking ``rag_case`` the metrics the same test function
-  asked for, learned from its first case to ask. Every piece of work goes through the memos,
+  asked for, learned from its first case to ask. It works a window of tests ahead of the
+  running one (:data:`AHEAD_PER_SLOT` per case slot), refilled as the tests go: far enough
+  to keep the RAG system and the judge busy, near enough that the results waiting for their
+  tests stay few whatever the dataset's size. Every piece of work goes through the memos,
   so a test waits for exactly its own results and nothing is done twice. Concurrency is
   bounded per case (``concurrency.limit``), per RAG query and per judge request (adaptive).
   With ``-x`` or ``--maxfail`` nothing more starts and what has not finished is cancelled.
@@ -38,7 +41,7 @@ import pytest
 
 from ..errors import AdapterError
 from ..metrics.base import Measurement, MetricResult, Services
-from ..metrics.registry import get_metric, requirements
+from ..metrics.registry import get_metric, metric_class, requirements
 from ..runtime.event_loop import watch_blocking_calls
 from .case import (
     RECORDER_KEY,
@@ -70,6 +73,10 @@ CALL_TIMEOUT = 300.0
 
 WARM_UP_WAIT = 10.0
 """Seconds the embedding model waits for an LLM judge's first answer before loading."""
+
+AHEAD_PER_SLOT = 4
+"""How far ahead of the running test the engine works: tests per case slot
+(``concurrency.limit``; 32 tests with the default 8)."""
 
 
 @dataclass
@@ -115,7 +122,9 @@ class Engine:
     _started: bool = False
     _stopped: bool = False
     _adapter: RAGAdapter | None = None
-    _ahead: set[str] = field(default_factory=set)  # lookahead: node ids scheduled
+    _ahead: set[str] = field(default_factory=set)  # node ids scheduled
+    _position: dict[str, int] = field(default_factory=dict)  # node id: place in the plan
+    _cursor: int = 0  # the planned tests before it are scheduled
     _tasks: set[asyncio.Future[Any]] = field(default_factory=set)  # pending, to cancel
     # The selected tests of each case that have not finished (0: all have), and the keys of
     # its measurements, so that its memos are let go after its last test.
@@ -404,6 +413,7 @@ class Engine:
                 )
         self._tests, self._planned, self._lookahead = tests, True, lookahead
         self._by_node = {t.nodeid: t for t in tests if t.nodeid}
+        self._position = {t.nodeid: i for i, t in enumerate(tests) if t.nodeid}
         if not lookahead:  # a worker runs only some of the tests it collected: it keeps all
             for test in tests:
                 self._unfinished[test.case] = self._unfinished.get(test.case, 0) + 1
@@ -415,8 +425,8 @@ class Engine:
 
     def _before_test(self, test: CaseTest, following: pytest.Item | None) -> None:
         """As a test that takes a case starts: the first one starts the evaluation ahead;
-        the first of each judge group gives the group's judge; with lookahead, its case and
-        the following test's are scheduled."""
+        the first of each judge group gives the group's judge; the window ahead moves on
+        (with lookahead: to this test's case and the following test's)."""
         if not self._planned or self._stopped:
             return
         group = judge_group(test.item)
@@ -430,10 +440,27 @@ class Engine:
             new = [n for n in nodeids if n not in self._ahead]
             self._ahead.update(new)
             self._schedule([self._by_node[n] for n in new if n in self._by_node])
+        else:
+            self._advance(test.item.nodeid)
+
+    def _advance(self, nodeid: str) -> None:
+        """Schedule the planned tests up to the window ahead of test ``nodeid``, once less
+        than half of the window is left (so a thread switch is paid every few tests)."""
+        position = self._position.get(nodeid)
+        if position is None:  # a test the plan does not know: a case made in code
+            return
+        window = AHEAD_PER_SLOT * self.settings.concurrency.limit
+        if self._cursor > position + window // 2:
+            return
+        end = min(len(self._tests), position + 1 + window)
+        new = self._tests[self._cursor : end]
+        self._cursor = max(self._cursor, end)
+        self._ahead.update(t.nodeid for t in new)
+        self._schedule(new)
 
     def _start(self, test: CaseTest, group: str) -> None:
-        """Schedule everything known, as the first test (of judge group ``group``) starts.
-        Its fixtures give the adapter and the judge; a failure there only means less is
+        """Start evaluating ahead, as the first test (of judge group ``group``) starts. Its
+        fixtures give the adapter and the judge; a failure there only means less is
         prefetched (the tests report it themselves)."""
         self._started = True
         session = self.session
@@ -443,19 +470,16 @@ class Engine:
                 self._adapter = test.adapter()
         if any(_needs_judge(r) for t in self._by_group.get(group, []) for r in t.requests):
             self._resolve(group, test)
-        if not self._lookahead:
-            self._schedule(self._tests)
 
     def _group_started(self, test: CaseTest, group: str) -> None:
         """The first test of another judge group gives the group's judge, and the group's
-        judged metrics are scheduled with it."""
+        judged metrics are scheduled with it (those within the window; the others as it
+        reaches them)."""
         tests = self._by_group.get(group, [])
         if not any(_needs_judge(r) for t in tests for r in t.requests):
             return
         self._resolve(group, test)
-        if self._lookahead:
-            tests = [t for t in tests if t.nodeid in self._ahead]
-        self._schedule(tests)
+        self._schedule([t for t in tests if t.nodeid in self._ahead])
 
     def _resolve(self, group: str, test: CaseTest) -> None:
         """The group's judge, from one of its tests (``None`` when it has none or it fails:
@@ -477,19 +501,15 @@ class Engine:
         known.extend(new)
         if function not in self._group_judges and any(_needs_judge(r) for r in new):
             self._resolve(function, test)  # the judge this test used
+        # The function's tests within the window are scheduled again (what they already
+        # have is not measured twice); the later ones take the new metrics when it reaches
+        # them. A case whose tests have all run is left alone: nothing would read it.
         tests = self._by_function.get(function, [])
-        pending: list[PlannedTest]
-        if self._lookahead:  # the function's later tests are scheduled as they come
-            for planned in tests:
-                planned.requests.extend(new)
-            pending = [t for t in tests if t.nodeid in self._ahead]
-        else:
-            pending = [
-                PlannedTest(t.case, t.function, new, t.group)
-                for t in tests
-                if self._unfinished.get(t.case) != 0  # a case whose tests have all run
-            ]
-        self._schedule(pending)
+        for planned in tests:
+            planned.requests.extend(new)
+        self._schedule(
+            [t for t in tests if t.nodeid in self._ahead and self._unfinished.get(t.case) != 0]
+        )
 
     def stop(self) -> None:
         """Start nothing more; cancel what has not finished (``-x``, ``--maxfail``)."""
@@ -500,8 +520,16 @@ class Engine:
             self.session.loop.run(self._cancel())
 
     def _schedule(self, tests: list[PlannedTest]) -> None:
+        tests = [t for t in tests if self._waits(t)]
         if tests:
             self.session.loop.run(self._schedule_on_loop(tests))
+
+    def _waits(self, test: PlannedTest) -> bool:
+        """Whether evaluating the test's case ahead saves its test a wait: a RAG query, or a
+        metric that is not immediate (a judge, a model, a custom metric's own work)."""
+        if not self.session.case(test.case).case.has_recorded_answer:
+            return True
+        return any(not _immediate(r) for r in test.requests)
 
     # ------------------------------------------------------------------ on the loop
 
@@ -541,6 +569,7 @@ class Engine:
         ]
         if judge is None:
             requests = [r for r in requests if not _needs_judge(r)]
+        requests = [r for r in requests if not _immediate(r)]
         if not requests or self._stopped:
             return
         self._scheduled.update((test.case, repr(r), identity) for r in requests)
@@ -623,6 +652,13 @@ class Engine:
         """Close the adapters' and judges' clients, then the session's loop."""
         closers = [a.aclose for a in self._adapters] + [j.aclose for j in self.judges.all()]
         self.session.close(closers, interrupted=interrupted)
+
+
+def _immediate(request: PlannedMetric) -> bool:
+    """Whether the requested metric is computed from the case alone (never ahead)."""
+    with contextlib.suppress(KeyError):
+        return metric_class(request[0]).immediate
+    return False
 
 
 def _needs_judge(request: PlannedMetric) -> bool:

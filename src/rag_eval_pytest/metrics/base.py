@@ -193,6 +193,10 @@ class Metric(ABC):
     embeds the questions a judge writes when an embedding model is available)."""
     summary: ClassVar[str] = ""
     accepted_params: ClassVar[frozenset[str]] = frozenset()
+    immediate: ClassVar[bool] = False
+    """Computed from the case alone, waiting on nothing (no judge, no model, no network):
+    measured when a test asks for it, never ahead of the tests, where it would only keep
+    its result waiting. Custom metrics may wait on anything, so they are not."""
 
     def __init__(self, **params: Any) -> None:
         unknown = sorted(set(params) - self.accepted_params)

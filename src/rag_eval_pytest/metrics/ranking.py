@@ -111,6 +111,7 @@ class RankingMetric(Metric):
     """The shared part of the ranking metrics: ``k``, matching, the not-judged paths."""
 
     requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "expected_contexts"})
+    immediate = True
     accepted_params = frozenset({"k"})
 
     def __init__(self, **params: Any) -> None:

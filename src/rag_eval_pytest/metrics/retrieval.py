@@ -39,6 +39,7 @@ class RetrievalPrecision(Metric):
     name = "retrieval_precision"
     default_threshold = 0.5
     requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "expected_contexts"})
+    immediate = True
     summary = "retrieved contexts from an expected document / retrieved contexts"
 
     async def measure(self, sample: Sample, services: Services) -> Measurement:
@@ -70,6 +71,7 @@ class RetrievalRecall(Metric):
     name = "retrieval_recall"
     default_threshold = 0.8
     requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "expected_contexts"})
+    immediate = True
     summary = "expected documents found among the retrieved sources / expected documents"
 
     async def measure(self, sample: Sample, services: Services) -> Measurement:

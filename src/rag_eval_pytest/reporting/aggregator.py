@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import ValidationError
 
 from ..atomic import write_atomic
+from ..runtime.heap import paused_collection
 from .collector import CRASHED, RunCollector, crashed_case_payload
 from .document import build_document, now_iso
 from .exit_codes import ExitDecision, decide_exit_code
@@ -91,6 +92,7 @@ class Aggregator:
         if self.collector.setup_error is None:
             self.collector.setup_error = message
 
+    @paused_collection()  # the report's many objects live until written: no cyclic garbage
     def finish(self, *, pytest_status: int, failed_tests: int, interrupted: bool) -> ExitDecision:
         """Summarise, decide, write. Returns the exit decision for pytest's session."""
         settings = self.settings

@@ -7,6 +7,7 @@ result does not depend on scheduling.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -23,36 +24,87 @@ if TYPE_CHECKING:
 _SEVERITY: dict[str, int] = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
 
 
-@dataclass
 class CaseRecord:
-    """Everything learned about one case across the tests that used it."""
+    """Everything learned about one case across the tests that used it.
 
-    payload: CasePayload
-    """The case and its response; its ``metrics`` (the transport's form) are in ``metrics``."""
-    tests: dict[str, CaseTest] = field(default_factory=dict)
-    metrics: dict[str, MetricResult] = field(default_factory=dict)
+    While the run goes on, the record keeps its case, its tests and its metrics' results as
+    JSON text and tuples of text: Python's cycle collector never walks those, while it walks
+    every dict, list and model again at each of its full collections, which in a run of tens
+    of thousands of cases cost more than everything else the plugin does per test. They are
+    read back when the run's end asks for them (:attr:`payload`, :attr:`tests`,
+    :attr:`metrics`).
+    """
+
+    __slots__ = ("_metric_cache", "_metrics", "_payload", "_payload_cache", "_tests")
+
+    def __init__(self, payload: CasePayload) -> None:
+        kept = dict(payload)
+        kept["metrics"] = []  # the transport's form; the results are kept in _metrics
+        self._payload = json.dumps(kept)
+        self._payload_cache: CasePayload | None = None
+        self._tests: dict[str, tuple[str, Outcome, str | None]] = {}
+        self._metrics: dict[str, tuple[str, str]] = {}  # name: (status, result as JSON)
+        self._metric_cache: dict[str, MetricResult] | None = None
+
+    @property
+    def payload(self) -> CasePayload:
+        """The case and its response (its ``metrics`` are in :attr:`metrics`)."""
+        if self._payload_cache is None:
+            self._payload_cache = json.loads(self._payload)
+        return self._payload_cache
+
+    @property
+    def tests(self) -> dict[str, CaseTest]:
+        """The tests that used the case, each with its worst outcome."""
+        return {n: CaseTest(nodeid=n, outcome=o, message=m) for n, o, m in self._tests.values()}
+
+    @property
+    def metrics(self) -> dict[str, MetricResult]:
+        """Each metric's most telling result."""
+        if self._metric_cache is None:
+            self._metric_cache = {
+                name: MetricResult.model_validate_json(text)
+                for name, (_, text) in self._metrics.items()
+            }
+        return self._metric_cache
+
+    def add_test(self, nodeid: str, outcome: Outcome, message: str | None) -> None:
+        """A test of the case, kept with its worst outcome."""
+        previous = self._tests.get(nodeid)
+        if previous is None or _SEVERITY[outcome] > _SEVERITY[previous[1]]:
+            self._tests[nodeid] = (nodeid, outcome, message)
 
     def merge(self, payload: CasePayload) -> None:
         # Later payloads may carry the response an earlier (failed) test did not reach.
+        current = self.payload
+        changed = False
         for key in ("answer", "contexts", "sources", "latency"):
-            if self.payload.get(key) in (None, []) and payload.get(key) not in (None, []):
-                self.payload[key] = payload[key]  # type: ignore[literal-required,unused-ignore]
-        if payload.get("error") and not self.payload.get("error"):
-            self.payload["error"] = payload["error"]
+            if current.get(key) in (None, []) and payload.get(key) not in (None, []):
+                current[key] = payload[key]  # type: ignore[literal-required,unused-ignore]
+                changed = True
+        if payload.get("error") and not current.get("error"):
+            current["error"] = payload["error"]
+            changed = True
+        if changed:
+            self._payload = json.dumps(current)
+        self._payload_cache = None
         self.add_payload_metrics(payload)
 
     def add_payload_metrics(self, payload: CasePayload) -> None:
-        """The metric results a payload carries, read back from their JSON form."""
+        """The metric results a payload carries, in their JSON form."""
         for result in payload["metrics"]:
-            self.add_metric(MetricResult.model_validate(result))
+            self._keep_metric(str(result["metric"]), str(result["status"]), json.dumps(result))
 
     def add_metric(self, result: MetricResult) -> None:
-        current = self.metrics.get(result.metric)
+        self._keep_metric(result.metric, result.status, result.model_dump_json())
+
+    def _keep_metric(self, name: str, status: str, text: str) -> None:
+        current = self._metrics.get(name)
         # Keep the most telling result of a metric asserted by several tests: a failure
         # over a pass, a pass over "not judged".
-        rank = {"failed": 2, "passed": 1, "not_judged": 0}
-        if current is None or rank[result.status] >= rank[current.status]:
-            self.metrics[result.metric] = result
+        if current is None or _RANK[status] >= _RANK[current[0]]:
+            self._metrics[name] = (status, text)
+            self._metric_cache = None
 
     @property
     def status(self) -> Outcome:
@@ -60,13 +112,16 @@ class CaseRecord:
             return "error"
         # From the tests' outcomes: a score below its threshold that a test only recorded
         # (evaluate() without asserting) is shown in the report but fails nothing.
-        outcomes = [t.outcome for t in self.tests.values()]
+        outcomes = [outcome for _, outcome, _ in self._tests.values()]
         if not outcomes:
             return "skipped"
         worst = max(outcomes, key=lambda o: _SEVERITY[o])
         if worst == "skipped" and "passed" in outcomes:
             return "passed"
         return worst
+
+
+_RANK = {"failed": 2, "passed": 1, "not_judged": 0}
 
 
 @dataclass
@@ -102,14 +157,12 @@ class RunCollector:
             self.setup_error = payload["setup_error"]
         record = self.cases.get(payload["key"])
         if record is None:
-            record = CaseRecord(payload=_copy_payload(payload))
+            record = CaseRecord(payload)
             record.add_payload_metrics(payload)
             self.cases[payload["key"]] = record
         else:
             record.merge(payload)
-        previous_test = record.tests.get(nodeid)
-        if previous_test is None or _SEVERITY[mapped] > _SEVERITY[previous_test.outcome]:
-            record.tests[nodeid] = CaseTest(nodeid=nodeid, outcome=mapped, message=message)
+        record.add_test(nodeid, mapped, message)
 
     def sorted_cases(self) -> list[CaseRecord]:
         return sorted(self.cases.values(), key=lambda r: (r.payload["index"], r.payload["key"]))
@@ -166,9 +219,3 @@ def _case_of_nodeid(nodeid: str, cases: Mapping[str, LoadedCase]) -> LoadedCase 
             if matches and (best is None or len(key) > len(best.key)):
                 best = loaded
     return best
-
-
-def _copy_payload(payload: CasePayload) -> CasePayload:
-    copied: CasePayload = dict(payload)  # type: ignore[assignment]
-    copied["metrics"] = []
-    return copied

@@ -70,10 +70,11 @@ def _record(case: CaseResult) -> CaseRecord:
         "adapter": None,
         "judge": None,
         "metrics": [],
+        "inline": case.inline,
     }
-    record = CaseRecord(payload=payload)
+    record = CaseRecord(payload)
     for test in case.tests:
-        record.tests[test.nodeid] = test
+        record.add_test(test.nodeid, test.outcome, test.message)
     for result in case.metrics.values():
         record.add_metric(result)
     return record
