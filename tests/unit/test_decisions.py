@@ -9,7 +9,7 @@ import pytest
 from rag_eval_pytest.metrics.base import MetricResult
 from rag_eval_pytest.reporting.collector import CaseRecord
 from rag_eval_pytest.reporting.exit_codes import decide_exit_code
-from rag_eval_pytest.reporting.models import CaseTest, CriticalTest
+from rag_eval_pytest.reporting.models import CriticalTest
 from rag_eval_pytest.reporting.summary import ThresholdCheck, percentile, summarise, weighted_mean
 
 
@@ -68,7 +68,7 @@ def record(
         rec.add_metric(
             MetricResult(case=key, metric=name, status=status, score=score, threshold=None)
         )
-    rec.tests["t::" + key] = CaseTest(nodeid="t::" + key, outcome=outcome, message=None)
+    rec.add_test("t::" + key, outcome, None)
     return rec
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from ..metrics.base import MetricResult
@@ -54,9 +55,12 @@ class CaseRecord:
         return self._payload_cache
 
     @property
-    def tests(self) -> dict[str, CaseTest]:
-        """The tests that used the case, each with its worst outcome."""
-        return {n: CaseTest(nodeid=n, outcome=o, message=m) for n, o, m in self._tests.values()}
+    def tests(self) -> Mapping[str, CaseTest]:
+        """The tests that used the case, each with its worst outcome (:meth:`add_test` adds
+        one)."""
+        return MappingProxyType(
+            {n: CaseTest(nodeid=n, outcome=o, message=m) for n, o, m in self._tests.values()}
+        )
 
     @property
     def metrics(self) -> dict[str, MetricResult]:
