@@ -148,9 +148,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             config.pluginmanager.unregister(plugin)
     engine = config.stash.get(ENGINE_KEY, None)
     if engine is not None:
-        from .runtime.heap import restore
-
-        restore()
         engine.close(interrupted=config.stash.get(INTERRUPTED_KEY, False))
         del config.stash[ENGINE_KEY]
         del config.stash[SESSION_KEY]
@@ -160,6 +157,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if sigterm is not None:
         sigterm.restore()
         del config.stash[SIGTERM_KEY]
+    if engine is not None:  # what the run let go of is freed by now: the rest goes back
+        from .runtime.heap import restore
+
+        restore()
 
 
 @guarded("pytest_report_header")
@@ -213,6 +214,18 @@ def _add_dataset_collectors(session: pytest.Session, report: pytest.CollectRepor
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Generator[None, None, object]:
+    """Workers and plain runs with a dataset: the cycle collector paused while pytest
+    collects (the test items live to the end of the run; see runtime/heap.py)."""
+    if ENGINE_KEY not in session.config.stash:
+        return (yield)
+    from .runtime.heap import paused_collection
+
+    with paused_collection():
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> Generator[None, None, None]:
@@ -237,9 +250,9 @@ def _order_and_plan(config: pytest.Config, items: list[pytest.Item]) -> None:
         if line is not None:
             engine.session.loop.waiter = line.wait
     if engine is not None and items:
-        from .runtime.heap import set_aside_collected
+        from .runtime.heap import set_aside
 
-        set_aside_collected()
+        set_aside()
 
 
 @guarded("pytest_sessionstart")
@@ -348,6 +361,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         pytest_status=int(exitstatus), failed_tests=session.testsfailed, interrupted=interrupted
     )
     session.exitstatus = decision.code
+    from .runtime.heap import set_aside
+
+    set_aside()  # the report lives until the terminal summary is printed
 
 
 @guarded("pytest_terminal_summary")

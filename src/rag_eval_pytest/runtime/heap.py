@@ -8,11 +8,14 @@ run of tens of thousands of cases that walking cost more per test than the plugi
 and more the larger the dataset. So:
 
 * :func:`paused_collection` pauses the collector while a large structure that lives on is
-  built (the datasets read, the reports made); reference counting frees as usual.
-* :func:`set_aside_collected` sets what exists once the tests are collected (the modules, the
-  test items, the dataset) aside for the collector until the run ends (:func:`restore`): its
-  collections then walk only what the tests make. An object that existed then and later
+  built (the datasets read, the tests collected, the reports made); reference counting
+  frees as usual.
+* :func:`set_aside` sets what exists once the tests are collected (the modules, the test
+  items, the dataset), and again once the reports are made, aside for the collector until
+  the run ends (:func:`restore`): its collections then walk only what the tests make, and
+  the terminal summary does not walk the reports. An object that existed then and later
   becomes unreachable inside a reference cycle is freed at the end of the run instead.
+  Objects without cycles are freed by reference counting as usual, set aside or not.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ def paused_collection() -> Iterator[None]:
             gc.enable()
 
 
-def set_aside_collected() -> None:
+def set_aside() -> None:
     """Keep the collector from walking what exists now, until :func:`restore`."""
     gc.freeze()
 
