@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -120,6 +121,8 @@ STOPWORDS = frozenset(
         "more",
         "most",
         "other",
+        "another",
+        "every",
         "up",
         "out",
         "over",
@@ -349,6 +352,12 @@ _MONTH_NAMES = [
 
 _TOKEN = re.compile(r"\$?\d+(?:[.,]\d+)*(?:%|st|nd|rd|th|s)?|[^\W\d_]+(?:['’\-][^\W\d_]+)*")
 _NUMERIC = re.compile(r"^\$?(\d+(?:[.,]\d+)*)(%|st|nd|rd|th|s)?$")
+
+
+def composed(text: str) -> str:
+    """``text`` with one spelling per accented letter (NFC): "Angoulême" written as "e" and a
+    combining circumflex is the same word as with "ê", and both are read as one word."""
+    return unicodedata.normalize("NFC", text)
 
 
 def tokens(text: str) -> list[str]:
@@ -746,7 +755,17 @@ def lower_words(text: str) -> frozenset[str]:
     for word in list(words):
         words.update(part for part in word.split("-") if part)
     words.update(PLACES[w] for w in list(words) if w in PLACES)
+    words.update(unaccented(w) for w in list(words) if not w.isascii())
     return frozenset(words)
+
+
+def unaccented(word: str) -> str:
+    """``word`` without its accents ("François" -> "Francois", "Péruwelz" -> "Peruwelz"):
+    a name is often written both ways."""
+    spelled = unicodedata.normalize("NFD", word)
+    return unicodedata.normalize(
+        "NFC", "".join(ch for ch in spelled if not unicodedata.combining(ch))
+    )
 
 
 @lru_cache(maxsize=256)
@@ -761,6 +780,8 @@ def known_name(name: str, text: str) -> bool:
     known = lower_words(text)
     for word in name.split():
         low = re.sub(r"['’]s$", "", word).lower()
+        if not low.isascii():
+            low = unaccented(low)
         if not low or low in _NAME_STOP or low in known or PLACES.get(low, low) in known:
             continue
         if word.isupper() and len(word) >= 3 and low in initials(text):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ...text.claims import noncommittal, split_claims, yes_no_statement
-from ...text.facts import without_asides
+from ...text.facts import composed, without_asides
 from ...text.sentences import split_sentences
 from ..base import Judge, JudgeOutcome, Question
 from ..extras import LOCAL_INSTALL
@@ -122,9 +122,12 @@ class LocalJudge(Judge):
         question it answers."""
         if not claims:
             return []
+        # Text from PDFs and web pages may spell an accented letter as two characters.
+        contexts = [composed(c) for c in contexts]
+        question = composed(question)
         sentences = [split_sentences(c) or ([c] if c.strip() else []) for c in contexts]
         # "0 degrees Celsius (32 degrees Fahrenheit)" states one fact: the aside restates it.
-        claims = [without_asides(c) for c in claims]
+        claims = [without_asides(composed(c)) for c in claims]
         framed = [
             f"{question} {c}" if question and len(c.split()) < SHORT_CLAIM_WORDS else c
             for c in claims
