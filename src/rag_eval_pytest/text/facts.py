@@ -391,9 +391,11 @@ def stem(word: str) -> str:
     return word
 
 
-def content_words(text: str) -> set[str]:
+@lru_cache(maxsize=8192)
+def content_words(text: str) -> frozenset[str]:
     """Stemmed words that carry meaning: no stopwords, negations, numbers or short words. A
-    demonym counts as its place ("French", "French-born" -> france)."""
+    demonym counts as its place ("French", "French-born" -> france). Memoised: a claim's
+    checks read the same passages many times."""
     words = set()
     for t in tokens(text):
         low = t.lower()
@@ -403,7 +405,7 @@ def content_words(text: str) -> set[str]:
             words.add(PLACES.get(low) or stem(t))
         if "-" in low:
             words.update(PLACES[part] for part in low.split("-") if part in PLACES)
-    return words
+    return frozenset(words)
 
 
 def coverage(claim: str, evidence: str) -> float:
@@ -510,6 +512,11 @@ def unit_of(word: str) -> str:
 def quantities(text: str) -> list[Quantity]:
     """The numbers of ``text`` with the word after each as its unit ("30 days"). Numbers that
     are part of a date ("8 December 1984", "in 2010") are left to :func:`dates`."""
+    return list(_quantities(text))
+
+
+@lru_cache(maxsize=4096)
+def _quantities(text: str) -> tuple[Quantity, ...]:
     taken = _date_spans(text)
     words = [
         m.group(0) for m in _TOKEN.finditer(text) if not any(s <= m.start() < e for s, e in taken)
@@ -548,7 +555,7 @@ def quantities(text: str) -> list[Quantity]:
         shown = " ".join(words[i : j + 1] if with_unit else words[i:j])
         found.append(Quantity(value, unit, shown))
         i = j
-    return found
+    return tuple(found)
 
 
 _ASIDE = re.compile(
