@@ -94,9 +94,9 @@ class Calibration:
 # Fitted by ``python benchmarks/judge_accuracy.py --fit`` on the dev halves of
 # lfqa_verification, halueval_qa and faithbench (see benchmarks/README.md).
 DEFAULT_CALIBRATION = Calibration(
-    weights=(1.03, 0.95, 0.27, 0.22, -0.36, -2.98, 0.19, 2.74),
-    bias=-1.85,
-    support=0.6,
+    weights=(2.44, 1.05, 0.33, 0.34, -0.49, -2.8, 0.18, 2.69),
+    bias=-3.06,
+    support=0.64,
     ambiguous=0.4,
 )
 
