@@ -79,7 +79,7 @@ def logistic(weights: Sequence[float], bias: float, features: Sequence[float]) -
 @dataclass(frozen=True)
 class Calibration:
     """The logistic support model (weights in :data:`FEATURES` order) and the thresholds on
-        its probability: ``supported`` from ``support``; below it "not mentioned", reported as
+    its probability: ``supported`` from ``support``; below it "not mentioned", reported as
     "only partly supported" from ``ambiguous``."""
 
     weights: tuple[float, ...]
