@@ -23,7 +23,7 @@ _PLEASANTRY = re.compile(
     r"of course|certainly|bye|goodbye|i hope (this|that) helps)\W*$",
     re.IGNORECASE,
 )
-_HEADER = re.compile(r"^[^.!?]{0,80}:\s*$")
+_HEADER = re.compile(r"^[^.!?]{0,160}:\s*$")
 _NONCOMMITTAL = re.compile(
     r"\b(i (do not|don't|cannot|can't|am not able to) (know|say|tell|help|answer|find|provide)|"
     r"no (information|idea)|not (sure|able to (answer|find|say))|"

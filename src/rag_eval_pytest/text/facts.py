@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -120,6 +121,8 @@ STOPWORDS = frozenset(
         "more",
         "most",
         "other",
+        "another",
+        "every",
         "up",
         "out",
         "over",
@@ -351,6 +354,12 @@ _TOKEN = re.compile(r"\$?\d+(?:[.,]\d+)*(?:%|st|nd|rd|th|s)?|[^\W\d_]+(?:['’\-
 _NUMERIC = re.compile(r"^\$?(\d+(?:[.,]\d+)*)(%|st|nd|rd|th|s)?$")
 
 
+def composed(text: str) -> str:
+    """``text`` with one spelling per accented letter (NFC): "Angoulême" written as "e" and a
+    combining circumflex is the same word as with "ê", and both are read as one word."""
+    return unicodedata.normalize("NFC", text)
+
+
 def tokens(text: str) -> list[str]:
     """Words and numbers of ``text`` in order (hyphenated words and "don't" stay whole)."""
     return _TOKEN.findall(text)
@@ -382,9 +391,11 @@ def stem(word: str) -> str:
     return word
 
 
-def content_words(text: str) -> set[str]:
+@lru_cache(maxsize=8192)
+def content_words(text: str) -> frozenset[str]:
     """Stemmed words that carry meaning: no stopwords, negations, numbers or short words. A
-    demonym counts as its place ("French", "French-born" -> france)."""
+    demonym counts as its place ("French", "French-born" -> france). Memoised: a claim's
+    checks read the same passages many times."""
     words = set()
     for t in tokens(text):
         low = t.lower()
@@ -394,7 +405,7 @@ def content_words(text: str) -> set[str]:
             words.add(PLACES.get(low) or stem(t))
         if "-" in low:
             words.update(PLACES[part] for part in low.split("-") if part in PLACES)
-    return words
+    return frozenset(words)
 
 
 def coverage(claim: str, evidence: str) -> float:
@@ -501,6 +512,11 @@ def unit_of(word: str) -> str:
 def quantities(text: str) -> list[Quantity]:
     """The numbers of ``text`` with the word after each as its unit ("30 days"). Numbers that
     are part of a date ("8 December 1984", "in 2010") are left to :func:`dates`."""
+    return list(_quantities(text))
+
+
+@lru_cache(maxsize=4096)
+def _quantities(text: str) -> tuple[Quantity, ...]:
     taken = _date_spans(text)
     words = [
         m.group(0) for m in _TOKEN.finditer(text) if not any(s <= m.start() < e for s, e in taken)
@@ -539,7 +555,7 @@ def quantities(text: str) -> list[Quantity]:
         shown = " ".join(words[i : j + 1] if with_unit else words[i:j])
         found.append(Quantity(value, unit, shown))
         i = j
-    return found
+    return tuple(found)
 
 
 _ASIDE = re.compile(
@@ -746,7 +762,17 @@ def lower_words(text: str) -> frozenset[str]:
     for word in list(words):
         words.update(part for part in word.split("-") if part)
     words.update(PLACES[w] for w in list(words) if w in PLACES)
+    words.update(unaccented(w) for w in list(words) if not w.isascii())
     return frozenset(words)
+
+
+def unaccented(word: str) -> str:
+    """``word`` without its accents ("François" -> "Francois", "Péruwelz" -> "Peruwelz"):
+    a name is often written both ways."""
+    spelled = unicodedata.normalize("NFD", word)
+    return unicodedata.normalize(
+        "NFC", "".join(ch for ch in spelled if not unicodedata.combining(ch))
+    )
 
 
 @lru_cache(maxsize=256)
@@ -761,6 +787,8 @@ def known_name(name: str, text: str) -> bool:
     known = lower_words(text)
     for word in name.split():
         low = re.sub(r"['’]s$", "", word).lower()
+        if not low.isascii():
+            low = unaccented(low)
         if not low or low in _NAME_STOP or low in known or PLACES.get(low, low) in known:
             continue
         if word.isupper() and len(word) >= 3 and low in initials(text):

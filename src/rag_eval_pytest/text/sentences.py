@@ -7,6 +7,7 @@ relevance) and by the local judge (claims). Rule-based and deterministic; no mod
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Titles never end a sentence; other abbreviations do when a capital follows ("... etc. The").
 _TITLES = frozenset(
@@ -100,6 +101,12 @@ def split_sentences(text: str) -> list[str]:
     Line breaks that start list items or separate paragraphs are boundaries; a period inside
     a number ("3.5"), after an abbreviation ("e.g.") or an initial ("J.") is not.
     """
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=4096)
+def _sentences(text: str) -> tuple[str, ...]:
+    # Memoised: the local judge splits the same contexts and passages for every claim.
     sentences: list[str] = []
     for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d{1,3}[.)])\s)", text):
         block = _LIST_ITEM.sub("", block.strip())
@@ -129,4 +136,4 @@ def split_sentences(text: str) -> list[str]:
         tail = block[start:].strip()
         if tail:
             sentences.append(tail)
-    return [s for s in sentences if any(ch.isalnum() for ch in s)]
+    return tuple(s for s in sentences if any(ch.isalnum() for ch in s))

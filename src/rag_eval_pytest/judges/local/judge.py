@@ -11,12 +11,13 @@ rating (:mod:`.relevance`); coreference ("it", "they") is not resolved.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from ...text.claims import noncommittal, split_claims, yes_no_statement
-from ...text.facts import without_asides
+from ...text.facts import composed, without_asides
 from ...text.sentences import split_sentences
 from ..base import Judge, JudgeOutcome, Question
 from ..extras import LOCAL_INSTALL
@@ -34,15 +35,23 @@ from ..questions import (
     StatementSupport,
     StatementVerdicts,
 )
-from .embeddings import LocalEmbedder, shared_embedder
+from .embeddings import LocalEmbedder, Vector, shared_embedder
 from .relevance import SENTENCE_RELEVANCE, answer_relevance, sentence_relevance
-from .support import DEFAULT_CALIBRATION, SHORT_CLAIM_WORDS, Calibration, ClaimSupport, Evidence
+from .support import (
+    DEFAULT_CALIBRATION,
+    SHORT_CLAIM_WORDS,
+    Calibration,
+    ClaimSupport,
+    Evidence,
+    read_with_question,
+)
 from .support import judge_claim as _judge_claim
 
 if TYPE_CHECKING:
     from .entailment import EntailmentModel
 
 NOT_INSTALLED = f"the local judge needs its extra: {LOCAL_INSTALL}"
+EVIDENCE_KEPT = 64  # contexts whose passages a judge keeps, the most recently used
 
 
 class LocalJudge(Judge):
@@ -82,6 +91,7 @@ class LocalJudge(Judge):
         )
         self.entailment = entailment
         self.nli_threshold = nli_threshold
+        self._evidence: OrderedDict[tuple[str, ...], Evidence] = OrderedDict()
         self.model = f"{self.embedder.name} + rules" + (
             f" + {entailment.name}" if entailment is not None else ""
         )
@@ -117,28 +127,10 @@ class LocalJudge(Judge):
     async def support(
         self, claims: list[str], contexts: list[str], question: str = ""
     ) -> list[ClaimSupport]:
-        """One verdict per claim against all ``contexts`` (one encoder call for all texts).
-        A short claim ("Mike's Gym in Oostzaan") is compared in meaning together with the
-        question it answers."""
+        """One verdict per claim against all ``contexts`` (one encoder call for all texts)."""
         if not claims:
             return []
-        sentences = [split_sentences(c) or ([c] if c.strip() else []) for c in contexts]
-        # "0 degrees Celsius (32 degrees Fahrenheit)" states one fact: the aside restates it.
-        claims = [without_asides(c) for c in claims]
-        framed = [
-            f"{question} {c}" if question and len(c.split()) < SHORT_CLAIM_WORDS else c
-            for c in claims
-        ]
-        flat = [s for parts in sentences for s in parts]
-        vectors = await self.embedder.vectors(framed + flat)
-        claim_vectors, rest = vectors[: len(claims)], vectors[len(claims) :]
-        per_context = []
-        offset = 0
-        for parts in sentences:
-            chunk = rest[offset : offset + len(parts)]
-            per_context.append(np.vstack(chunk) if chunk else np.zeros((0, 384), np.float32))
-            offset += len(parts)
-        evidence = Evidence.build(contexts, sentences, per_context)
+        claims, evidence, claim_vectors, question = await self.read(claims, contexts, question)
         verdicts = [
             _judge_claim(claim, vector, evidence, self.calibration, question)
             for claim, vector in zip(claims, claim_vectors, strict=True)
@@ -148,6 +140,50 @@ class LocalJudge(Judge):
         from .entailment import combine
 
         return await combine(self.entailment, claims, verdicts, self.nli_threshold)
+
+    async def read(
+        self, claims: list[str], contexts: list[str], question: str = ""
+    ) -> tuple[list[str], Evidence, list[Vector], str]:
+        """The claims as checked, the contexts' passages, one vector per claim and the
+        question, from one encoder call. A short claim ("Mike's Gym in Oostzaan") is compared
+        in meaning together with the question it answers: its vector is the question's and
+        its own, weighted by their words (the question is encoded once, not once per
+        answer)."""
+        # Text from PDFs and web pages may spell an accented letter as two characters.
+        contexts = [composed(c) for c in contexts]
+        question = composed(question)
+        # "0 degrees Celsius (32 degrees Fahrenheit)" states one fact: the aside restates it.
+        claims = [without_asides(composed(c)) for c in claims]
+        short = [bool(question) and len(c.split()) < SHORT_CLAIM_WORDS for c in claims]
+        asked = [question] if any(short) else []
+        key = tuple(contexts)
+        evidence = self._evidence.get(key)
+        sentences: list[list[str]] = []
+        if evidence is None:
+            sentences = [split_sentences(c) or ([c] if c.strip() else []) for c in contexts]
+        else:
+            self._evidence.move_to_end(key)
+        flat = [s for parts in sentences for s in parts]
+        vectors = await self.embedder.vectors(claims + asked + flat)
+        own, rest = vectors[: len(claims)], vectors[len(claims) + len(asked) :]
+        claim_vectors = [
+            read_with_question(vector, vectors[len(claims)], claim, question) if framed else vector
+            for claim, vector, framed in zip(claims, own, short, strict=True)
+        ]
+        if evidence is None:
+            per_context = []
+            offset = 0
+            for parts in sentences:
+                chunk = rest[offset : offset + len(parts)]
+                per_context.append(np.vstack(chunk) if chunk else np.zeros((0, 384), np.float32))
+                offset += len(parts)
+            evidence = Evidence.build(contexts, sentences, per_context)
+            # Cases that share their contexts (one document, several answers) share its
+            # passages, their vectors and their words.
+            self._evidence[key] = evidence
+            if len(self._evidence) > EVIDENCE_KEPT:
+                self._evidence.popitem(last=False)
+        return claims, evidence, claim_vectors, question
 
     def _supported(self, verdict: ClaimSupport) -> bool:
         return verdict.verdict == "supported"

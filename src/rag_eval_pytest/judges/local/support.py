@@ -80,7 +80,7 @@ def logistic(weights: Sequence[float], bias: float, features: Sequence[float]) -
 class Calibration:
     """The logistic support model (weights in :data:`FEATURES` order) and the thresholds on
     its probability: ``supported`` from ``support``; below it "not mentioned", reported as
-"only partly supported" from ``ambiguous``."""
+    "only partly supported" from ``ambiguous``."""
 
     weights: tuple[float, ...]
     bias: float
@@ -94,9 +94,9 @@ class Calibration:
 # Fitted by ``python benchmarks/judge_accuracy.py --fit`` on the dev halves of
 # lfqa_verification, halueval_qa and faithbench (see benchmarks/README.md).
 DEFAULT_CALIBRATION = Calibration(
-    weights=(1.03, 0.95, 0.27, 0.22, -0.36, -2.98, 0.19, 2.74),
-    bias=-1.85,
-    support=0.6,
+    weights=(2.44, 1.05, 0.33, 0.34, -0.49, -2.8, 0.18, 2.69),
+    bias=-3.06,
+    support=0.64,
     ambiguous=0.4,
 )
 
@@ -116,13 +116,12 @@ class Evidence:
     contexts: list[str]
     passages: list[Passage]
     vectors: Matrix  # (passages, dim)
+    passage_words: list[frozenset[str]]
     all_text: str = field(init=False)
-    all_words: set[str] = field(init=False)
+    all_words: frozenset[str] = field(init=False)
     all_pairs: set[tuple[str, str]] = field(init=False)
-    passage_words: list[set[str]] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.passage_words = [content_words(p.text) for p in self.passages]
         self.all_text = "\n".join(self.contexts)
         self.all_words = content_words(self.all_text)
         self.all_pairs = word_pairs(self.all_text)
@@ -132,18 +131,43 @@ class Evidence:
         cls, contexts: list[str], sentences: list[list[str]], sentence_vectors: list[Matrix]
     ) -> Evidence:
         """Passages of up to :data:`WINDOW_SENTENCES` adjacent sentences per context; a
-        window's vector is the normalised sum of its sentences' vectors."""
+        window's vector is the normalised sum of its sentences' vectors, and its words the
+        union of theirs."""
         passages: list[Passage] = []
-        rows: list[Matrix] = []
+        words: list[frozenset[str]] = []
+        blocks: list[Matrix] = []
         for index, (parts, vectors) in enumerate(zip(sentences, sentence_vectors, strict=True)):
+            own = [content_words(part) for part in parts]
+            if parts:
+                running = np.vstack([np.zeros((1, vectors.shape[1])), np.cumsum(vectors, axis=0)])
             for size in range(1, WINDOW_SENTENCES + 1):
-                for start in range(0, len(parts) - size + 1):
+                count = len(parts) - size + 1
+                if count <= 0:
+                    break
+                for start in range(count):
                     passages.append(Passage(" ".join(parts[start : start + size]), index))
-                    summed = vectors[start : start + size].sum(axis=0)
-                    norm = float(np.linalg.norm(summed)) or 1.0
-                    rows.append((summed / norm).astype(np.float32))
-        matrix = np.vstack(rows) if rows else np.zeros((0, 1), dtype=np.float32)
-        return cls(contexts, passages, matrix)
+                    words.append(
+                        own[start] if size == 1 else frozenset().union(*own[start : start + size])
+                    )
+                blocks.append(running[size : size + count] - running[:count])
+        if blocks:
+            summed = np.vstack(blocks)
+            norms = np.linalg.norm(summed, axis=1, keepdims=True)
+            norms[norms == 0] = 1.0
+            matrix = (summed / norms).astype(np.float32)
+        else:
+            matrix = np.zeros((0, 1), dtype=np.float32)
+        return cls(contexts, passages, matrix, words)
+
+
+def read_with_question(
+    claim_vector: Matrix, question_vector: Matrix, claim: str, question: str
+) -> Matrix:
+    """The vector of a short claim read with the question it answers ("Who wrote it?" +
+    "Alexandre Dumas"): the two vectors weighted by their words, unit length."""
+    mixed = len(question.split()) * question_vector + len(claim.split()) * claim_vector
+    norm = float(np.linalg.norm(mixed)) or 1.0
+    return (mixed / norm).astype(np.float32)
 
 
 @dataclass(frozen=True)
