@@ -335,6 +335,12 @@ def judge_claim(
     )
     if features[2] == 0.0 and similarity < UNRELATED_SIMILARITY:
         p = min(p, calibration.ambiguous / 2)
+    # A claim that brings facts of two kinds no context states (a name and a number, a number
+    # and a date) says more than the contexts, however much of its wording they share: "data
+    # is encrypted at rest with AES-256 and in transit with TLS 1.3" against "data is
+    # encrypted at rest with AES-256".
+    if len({f.kind for f in gaps}) >= 2:
+        p = min(p, round(calibration.support - 0.01, 4))
     if p >= calibration.support or restated:
         verdict: Verdict = "supported"
         reason = f"supported by {where} ({measured}, score {p:.2f}): {shorten(shown, _SHOWN)}"
