@@ -31,7 +31,6 @@ from pydantic import (
 )
 
 from ..data import bigints
-from ..data.duplicate_keys import DuplicateKeyError, yaml_problem
 from ..errors import ConfigError
 from ..judges.settings import JudgeSettings
 from ..metrics.registry import DEFAULT_WEIGHTS, registered_names
@@ -438,20 +437,14 @@ def _load_toml(path: Path) -> dict[str, Any]:
 
 
 def _load_yaml(path: Path) -> dict[str, Any]:
-    import yaml
-
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"Invalid configuration {path}: not UTF-8 text") from None
     try:
-        data, problem = bigints.load_yaml(text)
-    except RecursionError:
-        raise ConfigError(f"Invalid configuration {path}: {_TOO_DEEP}") from None
-    except DuplicateKeyError as exc:
+        data, problem = bigints.read_yaml(text, "a configuration")
+    except bigints.Unreadable as exc:
         raise ConfigError(f"Invalid configuration {path}: {exc}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"Invalid configuration {path}: {yaml_problem(exc)}") from None
     if problem is not None:
         raise ConfigError(f"Invalid configuration {path}: {problem}")
     if data is None:

@@ -107,6 +107,28 @@ def load_json(text: str, line: int | None = None) -> tuple[Any, str | None]:
     return document, find(document, line)
 
 
+class Unreadable(ValueError):
+    """Why a text could not be read, in words (the caller names the file)."""
+
+
+def read_yaml(text: str, what: str) -> tuple[Any, str | None]:
+    """:func:`load_yaml`, with each reason it cannot be read as one :class:`Unreadable`:
+    YAML that is not valid, a key given twice, nesting too deep to be ``what`` (``a
+    dataset``)."""
+    import yaml
+
+    from .duplicate_keys import DuplicateKeyError, yaml_problem
+
+    try:
+        return load_yaml(text)
+    except RecursionError:
+        raise Unreadable(f"nested too deeply to be {what}") from None
+    except DuplicateKeyError as exc:
+        raise Unreadable(str(exc)) from None
+    except yaml.YAMLError as exc:
+        raise Unreadable(yaml_problem(exc)) from None
+
+
 def load_yaml(text: str) -> tuple[Any, str | None]:
     """``text`` read as YAML (a safe loader, each key once), and the message for an integer
     too long to read in it, as :func:`load_json`."""

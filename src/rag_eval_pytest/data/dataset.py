@@ -37,7 +37,7 @@ from ..errors import DatasetError
 from ..runtime.heap import paused_collection
 from ..text.shorten import cut
 from . import bigints
-from .duplicate_keys import DuplicateKeyError, yaml_problem
+from .duplicate_keys import DuplicateKeyError
 from .foreign import NAMES, converter_command, foreign_format
 from .relevance import expected_names, graded_expected_contexts
 from .response import Context
@@ -255,16 +255,10 @@ def _refuse_huge_integers(path: Path, document: object, problem: str | None) -> 
 
 
 def _parse_yaml(path: Path, text: str) -> object:
-    import yaml
-
     try:
-        document, problem = bigints.load_yaml(text)
-    except RecursionError:
-        raise DatasetError(f"Dataset {path}: {_TOO_DEEP}") from None
-    except DuplicateKeyError as exc:
+        document, problem = bigints.read_yaml(text, "a dataset")
+    except bigints.Unreadable as exc:
         raise DatasetError(f"Dataset {path}: {exc}") from None
-    except yaml.YAMLError as exc:
-        raise DatasetError(f"Dataset {path}: {yaml_problem(exc)}") from None
     return _refuse_huge_integers(path, document, problem)
 
 
