@@ -40,12 +40,22 @@ def paused_collection() -> Iterator[None]:
             gc.enable()
 
 
+_set_aside = False  # whether the objects frozen now are the run's
+
+
 def set_aside() -> None:
-    """Keep the collector from walking what exists now, until :func:`restore`."""
+    """Keep the collector from walking what exists now, until :func:`restore`. A process that
+    froze objects of its own (a server preloaded before it forks) is left as it is."""
+    global _set_aside
+    if gc.get_freeze_count() and not _set_aside:
+        return
     gc.freeze()
+    _set_aside = True
 
 
 def restore() -> None:
-    """Give the collector back everything set aside."""
-    if gc.get_freeze_count():
+    """Give the collector back everything the run set aside."""
+    global _set_aside
+    if _set_aside:
         gc.unfreeze()
+        _set_aside = False
