@@ -153,3 +153,27 @@ def test_exit_code_decision(status: int, kwargs: dict[str, Any], expected: tuple
     args.update(kwargs)
     decision = decide_exit_code(status, **args)
     assert (decision.code, decision.reason) == expected
+
+
+def test_a_later_test_brings_the_response_an_earlier_one_did_not_reach() -> None:
+    first = record("a", 0, {"faithfulness": ("failed", 0.2)}, outcome="failed", latency=None)
+    first.payload["answer"] = None  # the first test failed before the response
+    reached: Any = {
+        **first.payload,
+        "answer": "Refunds within 30 days.",
+        "contexts": [{"text": "Refunds within 30 days.", "source": "policy.md"}],
+        "latency": 0.3,
+        "metrics": [
+            MetricResult(
+                case="a", metric="faithfulness", status="passed", score=1.0, threshold=None
+            ).model_dump(mode="json")
+        ],
+    }
+    stored = CaseRecord(first.payload)
+    stored.add_metric(first.metrics["faithfulness"])
+    stored.merge(reached)
+    stored.merge({**reached, "answer": "another answer", "metrics": []})  # kept as first seen
+    assert stored.payload["answer"] == "Refunds within 30 days."
+    assert stored.payload["contexts"] == reached["contexts"]
+    assert stored.payload["latency"] == 0.3
+    assert stored.metrics["faithfulness"].status == "failed"  # the most telling result

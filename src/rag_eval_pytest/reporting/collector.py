@@ -36,13 +36,23 @@ class CaseRecord:
     :attr:`metrics`).
     """
 
-    __slots__ = ("_metric_cache", "_metrics", "_payload", "_payload_cache", "_tests")
+    __slots__ = (
+        "_metric_cache",
+        "_metrics",
+        "_missing",
+        "_payload",
+        "_payload_cache",
+        "_tests",
+    )
 
     def __init__(self, payload: CasePayload) -> None:
         kept = dict(payload)
         kept["metrics"] = []  # the transport's form; the results are kept in _metrics
         self._payload = json.dumps(kept)
         self._payload_cache: CasePayload | None = None
+        # What a later test's payload may still bring: the response an earlier (failed) test
+        # did not reach, an error. Only then is the text read back and written again.
+        self._missing = {k for k in _FILLABLE if payload.get(k) in (None, [])}
         self._tests: dict[str, tuple[str, Outcome, str | None]] = {}
         self._metrics: dict[str, tuple[str, str]] = {}  # name: (status, result as JSON)
         self._metric_cache: dict[str, MetricResult] | None = None
@@ -80,18 +90,14 @@ class CaseRecord:
 
     def merge(self, payload: CasePayload) -> None:
         # Later payloads may carry the response an earlier (failed) test did not reach.
-        current = self.payload
-        changed = False
-        for key in ("answer", "contexts", "sources", "latency"):
-            if current.get(key) in (None, []) and payload.get(key) not in (None, []):
-                current[key] = payload[key]  # type: ignore[literal-required,unused-ignore]
-                changed = True
-        if payload.get("error") and not current.get("error"):
-            current["error"] = payload["error"]
-            changed = True
-        if changed:
+        filled = [k for k in self._missing if payload.get(k) not in (None, [])]
+        if filled:
+            current = self.payload
+            for key in filled:
+                current[key] = payload[key]  # type: ignore[literal-required]
             self._payload = json.dumps(current)
-        self._payload_cache = None
+            self._missing.difference_update(filled)
+            self._payload_cache = None
         self.add_payload_metrics(payload)
 
     def add_payload_metrics(self, payload: CasePayload) -> None:
@@ -126,6 +132,7 @@ class CaseRecord:
 
 
 _RANK = {"failed": 2, "passed": 1, "not_judged": 0}
+_FILLABLE = ("answer", "contexts", "sources", "latency", "error")
 
 
 @dataclass
