@@ -81,25 +81,80 @@ def test_a_criterion_without_words_is_a_clear_error_in_the_test(
     result.stdout.fnmatch_lines(["*ValueError: the criteria metric needs the criterion*"])
 
 
-def test_the_local_judge_reports_a_criterion_not_judged_with_why(
-    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+# A ported DeepEval test: a criterion, then faithfulness. The answer has a planted claim that
+# no context supports ("Shipping is free to Mars").
+PORTED = """
+from rag_eval_pytest import assert_criteria, assert_faithful, make_case
+
+def test_polite_and_grounded():
+    case = make_case(
+        question="What is the refund policy?",
+        answer="Refunds are available within 30 days of purchase. Shipping is free to Mars.",
+        contexts=["Refunds are available within 30 days of purchase."],
+    )
+    assert_criteria(case, "The answer must be polite.")
+    assert_faithful(case, 0.9)
+"""
+CRITERION_ONLY = """
+from rag_eval_pytest import assert_criteria
+
+def test_polite(rag_case):
+    assert_criteria(rag_case, "The answer must be polite.")
+"""
+NOT_CHECKED = (
+    "1 check could not run on local (*): criteria: The answer must be polite. (1); "
+    "use an LLM judge (--rag-judge anthropic or openai) to run them"
+)
+
+
+def test_a_criterion_the_local_judge_cannot_check_does_not_end_the_test(
+    pytester: pytest.Pytester,
+) -> None:
+    """The check is recorded as not judged and the assertions after it run: the planted
+    unsupported claim fails the test (a skip used to end it there, and the run was green)."""
+    pytester.makepyfile(PORTED)
+    result = pytester.runpytest("--rag-judge", "local", "-p", "no:randomly")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*faithfulness 0.50 < 0.90*", f"not checked: {NOT_CHECKED}"])
+    assert result.ret == 1
+    metrics = read_report(pytester)["cases"][0]["metrics"]
+    criterion = metrics["criteria: The answer must be polite."]
+    assert (criterion["status"], criterion["cause"]) == ("not_judged", "unsupported")
+
+
+@pytest.mark.parametrize(
+    ("args", "config", "code", "reason"),
+    [
+        # auto fell back to the local judge (no key: a fork's pull request): fatal.
+        ((), "", 3, f"fatal: {NOT_CHECKED}"),
+        (("--rag-judge", "local"), "", 1, NOT_CHECKED),
+        (
+            ("--rag-judge", "local"),
+            "judge:\n  unsupported: report\n",
+            0,
+            f"all tests passed and run-level thresholds met; {NOT_CHECKED}",
+        ),
+    ],
+    ids=["auto-fell-back", "local-chosen", "report"],
+)
+def test_a_run_whose_checks_could_not_run_on_its_judge_is_not_silently_green(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    args: tuple[str, ...],
+    config: str,
+    code: int,
+    reason: str,
 ) -> None:
     write_dataset(GROUNDED_CASES)
-    pytester.makepyfile(
-        """
-        from rag_eval_pytest import assert_criteria
-
-        def test_polite(rag_case):
-            assert_criteria(rag_case, "The answer must be polite.")
-        """
-    )
-    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-judge", "local", "-rs")
-    result.assert_outcomes(skipped=1)
-    result.stdout.fnmatch_lines(
-        ["*criteria: The answer must be polite. not judged: the judge (local*) cannot check a "
-         "criterion in plain words; use an LLM judge (--rag-judge anthropic or openai)*"]
-    )  # fmt: skip
-    assert result.ret == 0  # the judge did not fail: it cannot do this, and said so
+    pytester.makepyfile(CRITERION_ONLY)
+    if config:
+        pytester.makefile(".yaml", **{"eval-config": config})
+    result = pytester.runpytest("--rag-dataset", "dataset.json", *args)
+    result.assert_outcomes(passed=1)
+    assert result.ret == code, result.stdout.str()
+    result.stdout.fnmatch_lines([f"rag-eval: exit {code}: {reason}"])
+    summary = (pytester.path / "results" / "eval_summary.md").read_text()
+    assert "**Not checked:** 1 check could not run on local" in summary
 
 
 def test_the_anthropic_judge_gets_the_criterion_as_a_trusted_parameter_beside_the_data(

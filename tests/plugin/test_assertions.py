@@ -169,3 +169,43 @@ def test_defaults(rag_case):
     assert [line.split(": ", 1)[-1] for line in failures] == [
         "refund retrieval_precision 0.33 < 0.50"
     ] * 2
+
+
+BAD_THRESHOLDS = """
+import pytest
+from rag_eval_pytest import assert_metric, assert_rag, assert_retrieval
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), 1e400, -1, 1.5, "0.5", True])
+def test_bad(rag_case, value):
+    assert_metric(rag_case, "retrieval_recall", value)
+
+def test_bad_in_assert_rag(rag_case):
+    assert_rag(rag_case, retrieval_recall=float("nan"))
+
+def test_good(rag_case):
+    assert_retrieval(rag_case, recall=1.0)
+"""
+
+
+def test_a_threshold_that_is_not_a_number_in_0_1_is_an_error_of_its_test_only(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+) -> None:
+    """NaN used to lose the whole run's reports (ValueError in pytest_sessionfinish, exit 3
+    while the terminal said 1); -1 always passed; "0.5" raised a raw TypeError."""
+    write_dataset([case("tc_001", "What is the refund policy?", expected_contexts=["policy.md"])])
+    pytester.makepyfile(test_rag=BAD_THRESHOLDS)
+    result = pytester.runpytest("--rag-dataset=dataset.json", f"--rag-target={rag_app}")
+    result.assert_outcomes(failed=8, passed=1)
+    output = result.stdout.str()
+    words = "retrieval_recall: a threshold is a number between 0 and 1, got"
+    assert f"ValueError: {words} nan" in output
+    assert f"{words} -1" in output and f"{words} 1.5" in output
+    assert f"TypeError: {words} str '0.5'" in output
+    assert f"{words} bool True" in output
+    assert f"assert_rag: {words} nan" in output
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["rag-eval: exit 1: 8 tests failed"])
+    report = read_report(pytester)
+    assert report["run"]["exit_code"] == 1
+    assert report["cases"][0]["metrics"]["retrieval_recall"]["threshold"] == 1.0
+    assert (pytester.path / "results" / "results.jsonl").read_text().count("\n") == 1

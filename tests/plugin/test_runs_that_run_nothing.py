@@ -64,6 +64,22 @@ def test_a_run_that_runs_no_test_leaves_reports_history_and_step_summary_alone(
     result.stdout.fnmatch_lines(["rag-eval: no test ran: no report or history line written"])
 
 
+@pytest.mark.parametrize(
+    "args", [("--collect-only",), ("--setup-plan",)], ids=["collect-only", "setup-plan"]
+)
+def test_a_run_that_runs_no_test_decides_nothing_whatever_the_gates(
+    project: pytest.Pytester, args: tuple[str, ...]
+) -> None:
+    project.makefile(
+        ".yaml",
+        **{"eval-config": CONFIG + "thresholds:\n  composite: 0.9\n  retrieval_precision: 0.9\n"},
+    )
+    result = run(project, *args)
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.no_fnmatch_line("*gate*not met*")
+    result.stdout.fnmatch_lines(["rag-eval: no test ran: no report or history line written"])
+
+
 def test_collect_only_between_two_runs_does_not_hide_their_regression(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -153,3 +153,39 @@ def test_faithful(rag_case):
     assert [p["selection"] for p in report["trend"]["points"]] == ["other", "same"]
     pytester.runpytest(*args, "--rag-judge-passes", "3")
     assert read_report(pytester)["trend"]["compared_with"] is not None
+
+
+def test_a_run_records_every_judge_its_tests_used(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two modules with judges A and B, then A and C: two selections, each with both judges
+    (the report used to keep the first test's judge only, so the trend compared the runs)."""
+    write_dataset(GROUNDED_CASES)
+    judge = "CallableJudge(word_judge, model={!r})"
+    imports = "import os, pytest\nfrom rag_eval_pytest import assert_faithful\n"
+    imports += "from rag_eval_pytest.judges.callable import CallableJudge\n"
+    imports += "from tests.word_judge import word_judge\n"
+    pytester.makeconftest(
+        imports + "@pytest.fixture(scope='session')\n"
+        f"def rag_judge():\n    return {judge.format('judge-a')}\n"
+    )
+    test = "def test_faithful(rag_case):\n    assert_faithful(rag_case)\n"
+    pytester.makepyfile(
+        test_one=imports + test,
+        test_two=imports
+        + "@pytest.fixture(scope='module')\n"
+        + "def rag_judge():\n    return CallableJudge(word_judge, model=os.environ['JUDGE2'])\n"
+        + test,
+    )
+    args = ("--rag-dataset", "dataset.json", "-p", "no:randomly", "--rag-no-cache")
+    monkeypatch.setenv("JUDGE2", "judge-b")
+    assert pytester.runpytest(*args).ret == 0
+    first = read_report(pytester)
+    monkeypatch.setenv("JUDGE2", "judge-c")
+    assert pytester.runpytest(*args).ret == 0
+    second = read_report(pytester)
+    for report, other in ((first, "judge-b"), (second, "judge-c")):
+        assert report["run"]["judge"] == f"custom (judge-a); custom ({other})"
+        assert len(report["run"]["selection"]["judge_identities"]) == 2
+    assert first["run"]["selection"]["fingerprint"] != second["run"]["selection"]["fingerprint"]
+    assert second["trend"]["compared_with"] is None

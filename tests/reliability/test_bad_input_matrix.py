@@ -129,7 +129,7 @@ def test_any_generated_dataset_loads_or_gives_a_dataset_error(
     for case in dataset.cases:
         assert isinstance(case.question, str)
         assert case.question
-        assert isinstance(case.ground_truth, str)
+        assert case.ground_truth is None or isinstance(case.ground_truth, str)  # optional
 
 
 @settings(
@@ -161,6 +161,8 @@ DATASET_ROWS = [
     ("d.json", "42", "d.json: expected an object with 'test_cases' (or a list of cases)"),
     ("d.json", '{"test_cases": {"question": "q"}}', "d.json: field 'test_cases' must be a list"),
     ("d.json", '{"test_cases": []}', "d.json: field 'test_cases' has no cases"),
+    ("d.json", "[]", "d.json: the list of cases is empty"),
+    ("d.yaml", "[]\n", "d.yaml: the list of cases is empty"),
     ("d.json", '{"cases": []}', "d.json: unknown top-level key 'cases'"),
     ("d.json", '{"test_cases": ["what?"]}', "case at test_cases[0]: expected an object, found str"),
     ("d.json",
@@ -188,6 +190,7 @@ DATASET_ROWS = [
     DATASET_ROWS,
     ids=[
         "jsonl-bad-line", "top-level-number", "test-cases-not-a-list", "no-cases",
+        "empty-json-list", "empty-yaml-list",
         "unknown-top-level-key", "case-not-an-object", "context-without-text", "tags-not-a-list",
         "blank-question", "nan-answer", "yaml-wrong-type", "unknown-extension",
         "json-nested-too-deep", "yaml-nested-too-deep", "yaml-alias-bomb",

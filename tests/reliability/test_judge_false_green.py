@@ -169,7 +169,11 @@ def test_a_zero_code_case_the_judge_failed_on_is_not_passed(
     assert statuses == {"ok": "passed", "outage": "skipped"}
     recall = {c["id"]: c["metrics"]["retrieval_recall"]["score"] for c in report["cases"]}
     assert recall == {"ok": 1.0, "outage": 1.0}
-    assert result.ret == 0
+    # A check the judge failed to make is no pass: the run gives no verdict.
+    assert result.ret == 3
+    result.stdout.fnmatch_lines(
+        ["rag-eval: exit 3: fatal: the judge failed on 1 of 2 cases (outage)*"]
+    )
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["plain", "xdist"])
@@ -242,3 +246,37 @@ def test_a_judge_that_stays_overloaded_or_hangs_stops_the_run_in_seconds(
     assert any("judge unreachable: 5 requests in a row ran out of retries" in r for r in reasons)
     assert took < 45, f"{took:.0f} s"  # minutes without the stop (one request at a time)
     assert len(server.requests) <= 2 * 9  # at most each case's attempts: nothing more
+
+
+MOSTLY_DOWN_JUDGE = """
+import json
+
+def judge(prompt):
+    if "[OK]" not in prompt:
+        raise RuntimeError("judge backend down")
+    verdict = {"statement": "s", "verdict": "supported", "reason": "stated"}
+    return json.dumps({"statements": [verdict]})
+"""
+
+
+def test_a_custom_judge_down_for_most_cases_is_the_same_verdict_as_an_llm_outage(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """One case judged, nine not, the critical one among them: no green run."""
+    write_dataset(
+        [case("ok", "Question?", "truth", answer="Answer [OK].", contexts=["ctx"]), *cases(8)]
+    )
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  faithfulness: 0.5\n"})
+    pytester.makepyfile(judging=MOSTLY_DOWN_JUDGE)
+    result = pytester.runpytest(
+        "--rag-dataset=dataset.json", "--rag-judge=judging.py:judge", "-p", "no:randomly"
+    )
+    output = result.stdout.str()
+    assert result.ret == 3, output
+    result.stdout.fnmatch_lines(
+        ["rag-eval: exit 3: fatal: the judge failed on 9 of 10 cases (*): "
+         "*raised RuntimeError: judge backend down"]
+    )
+    report = read_report(pytester)
+    assert report["run"]["exit_code"] == 3
+    assert report["summary"]["metrics"]["faithfulness"]["not_judged"] == 9

@@ -133,7 +133,12 @@ def test_every_judge_fault_ends_its_case_with_a_status_and_a_reason(
     assert "Traceback" not in output
     assert "INTERNALERROR" not in output
     result.assert_outcomes(passed=4, failed=1, skipped=4)
-    assert result.ret == 1
+    # Four checks the judge failed to make: no verdict, whatever the other cases say.
+    assert result.ret == 3
+    result.stdout.fnmatch_lines(
+        ["rag-eval: exit 3: fatal: the judge failed on 4 of 9 cases "
+         "(outage, slow, refuse, garbage)*"]
+    )
 
     report = read_report(pytester)
     cases = {c["id"]: c for c in report["cases"]}

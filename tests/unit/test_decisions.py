@@ -8,9 +8,9 @@ import pytest
 
 from rag_eval_pytest.metrics.base import MetricResult
 from rag_eval_pytest.reporting.collector import CaseRecord
-from rag_eval_pytest.reporting.exit_codes import decide_exit_code
 from rag_eval_pytest.reporting.models import CriticalTest
 from rag_eval_pytest.reporting.summary import ThresholdCheck, percentile, summarise, weighted_mean
+from rag_eval_pytest.reporting.verdict import decide_exit_code
 
 
 def test_weighted_mean_renormalises_over_metrics_present() -> None:
@@ -177,3 +177,39 @@ def test_a_later_test_brings_the_response_an_earlier_one_did_not_reach() -> None
     assert stored.payload["contexts"] == reached["contexts"]
     assert stored.payload["latency"] == 0.3
     assert stored.metrics["faithfulness"].status == "failed"  # the most telling result
+
+
+def test_a_failed_case_never_reads_as_perfect_in_its_composite_or_its_tag() -> None:
+    """Correctness and retrieval carry no weight by default: a critical case that passed
+    faithfulness and failed retrieval recall used to show composite 1.00, and its tag too."""
+    weights = {"faithfulness": 0.4, "answer_relevance": 0.2}
+    records = [
+        record(
+            "crit",
+            0,
+            {"faithfulness": ("passed", 1.0), "retrieval_recall": ("failed", 0.0)},
+            outcome="failed",
+            critical=True,
+            tags=["billing"],
+        ),
+        record("fine", 1, {"faithfulness": ("passed", 0.9)}, tags=["billing"]),
+    ]
+    s = summarise(records, weights=weights, thresholds={}, slow_threshold=5.0)
+    assert s.case_composites == {"crit": 0.0, "fine": 0.9}
+    assert s.tags[0].avg_score == pytest.approx(0.45)
+    assert s.critical.failed == ["crit"]
+
+
+def test_the_thresholds_the_tests_applied_are_in_the_summary() -> None:
+    rec = record("a", 0, {})
+    for case, threshold in (("a", 0.9), ("a", 0.7)):
+        rec.add_metric(
+            MetricResult(case=case, metric="faithfulness", status="failed", score=0.5,
+                         threshold=threshold)
+        )
+    b = record("b", 1, {})
+    b.add_metric(
+        MetricResult(case="b", metric="faithfulness", status="passed", score=0.95, threshold=0.9)
+    )
+    s = summarise([rec, b], weights={}, thresholds={}, slow_threshold=5.0)
+    assert s.metrics["faithfulness"].case_thresholds == [0.7, 0.9]

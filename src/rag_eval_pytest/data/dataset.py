@@ -288,6 +288,8 @@ def _parse_jsonl(path: Path, text: str) -> list[tuple[str, object]]:
 def _split_document(path: Path, document: object) -> tuple[object, list[tuple[str, object]]]:
     """Return (metadata, [(where, raw case)]) from a parsed JSON/YAML document."""
     if isinstance(document, list):
+        if not document:  # as empty as {"test_cases": []}: a run of it would decide nothing
+            raise DatasetError(f"Dataset {path}: the list of cases is empty")
         return None, [(f"test_cases[{i}]", raw) for i, raw in enumerate(document)]
     if not isinstance(document, dict):
         raise DatasetError(

@@ -3,7 +3,10 @@
 Every helper scores the case, records the result for the reports *before* deciding, and
 raises :class:`RagAssertionError` with a short first line (``tc_001 faithfulness 0.50 < 0.90``)
 followed by the evidence. A metric that could not be judged skips the test (or fails it, with
-``not_judged: fail`` in the config), with the reason; it is never turned into a number.
+``not_judged: fail`` in the config), with the reason; it is never turned into a number. A
+check the judge cannot make at all (a criterion under the local judge) neither skips nor fails
+the test: it is recorded as not judged with the reason, the test's other assertions still run,
+and the run's verdict says what it could not check (``judge.unsupported``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..metrics.base import check_threshold
 from ..reporting.markdown import evidence_label
 from ..text.shorten import shorten
 from .case import RagCase
@@ -95,6 +99,7 @@ def check_results(results: list[MetricResult], case: RagCase) -> None:
     failed = [r for r in results if r.status == "failed"]
     if failed and not case.settings.report_only:
         raise RagAssertionError("\n".join(failure_message(r) for r in failed), failed)
+    results = [r for r in results if not r.unsupported]  # the run's verdict says so
     if results and not any(r.judged for r in results):
         message = "; ".join(failure_message(r) for r in results)
         if case.settings.not_judged == "fail":
@@ -144,9 +149,7 @@ def assert_rag(
             threshold = params.pop("threshold", None)
         else:
             params, threshold = {}, value
-        if threshold is not None and not isinstance(threshold, (int, float)):
-            raise TypeError(f"assert_rag: {name}'s threshold must be a number, got {threshold!r}")
-        requests.append((name, None if threshold is None else float(threshold), params))
+        requests.append((name, check_threshold(threshold, f"assert_rag: {name}"), params))
     results = rag_case.evaluate_many(list(requests))
     check_together(results, rag_case)
     return {r.metric: r for r in results}

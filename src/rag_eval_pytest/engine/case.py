@@ -242,7 +242,18 @@ class RagCase:
 
     def evaluate_many(self, requests: list[MetricRequest]) -> list[MetricResult]:
         """Score several metrics concurrently (one judge round trip for all of them) and
-        record every result. ``requests`` are ``(metric, threshold, params)``."""
+        record every result. ``requests`` are ``(metric, threshold, params)``; a threshold
+        that is not a number in [0, 1] is an error of the test, before anything is measured."""
+        from ..metrics.base import check_threshold
+
+        requests = [
+            (
+                metric,
+                check_threshold(threshold, metric if isinstance(metric, str) else metric.name),
+                params,
+            )
+            for metric, threshold, params in requests
+        ]
         test, engine = self._bind()
         return engine.evaluate(test, requests)
 

@@ -100,6 +100,8 @@ class JudgeOutcome(Generic[O]):
     notes: tuple[str, ...] = ()
     agreement: float | None = None
     stopped: str = ""
+    unsupported: bool = False
+    """The judge cannot answer this kind of question at all (the local judge writes no text)."""
 
     @property
     def judged(self) -> bool:

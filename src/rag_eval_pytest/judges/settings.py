@@ -131,6 +131,13 @@ class JudgeSettings(_Section):
         default_factory=dict, description="Price overrides per model name (prefix)."
     )
     local: LocalJudgeSettings = Field(default_factory=LocalJudgeSettings)
+    unsupported: Literal["fatal", "fail", "report"] | None = Field(
+        None,
+        description="A run in which a check could not run with the judge it got (a criterion "
+        "under the local judge): fatal (exit 3), fail (exit 1) or report (reported, the run "
+        "may pass). The test's other assertions run either way. Default: fatal when `auto` "
+        "fell back to the local judge (no key: a fork's pull request), else fail.",
+    )
     max_context_tokens: int | None = Field(
         None, ge=1000, description="The judge's window; longer data is truncated with a note."
     )

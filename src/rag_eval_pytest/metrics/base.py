@@ -18,15 +18,18 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..judges.base import I, Judge, JudgeOutcome, O, Question, Usage
+from ..text.shorten import shorten
 
 if TYPE_CHECKING:
     from ..data.response import Context
 
 Requirement = Literal["contexts", "expected_contexts", "ground_truth", "judge", "embeddings"]
 Status = Literal["passed", "failed", "not_judged"]
-NotJudgedCause = Literal["data", "judge"]
+NotJudgedCause = Literal["data", "judge", "unsupported"]
 """Why a metric was not judged: the case's own data (no contexts, no claims, no ground truth:
-``not_judged: skip`` applies) or the judge (an error, a refusal, a reply that never parsed)."""
+``not_judged: skip`` applies), the judge (an error, a refusal, a reply that never parsed), or
+a check the judge cannot make at all (a criterion under the local judge: ``judge.unsupported``
+decides what the run does; the test's other assertions still run)."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,35 @@ def _check_score(value: float | None) -> float | None:
     return float(value)
 
 
+def check_threshold(value: object, metric: str) -> float | None:
+    """A threshold as given by a test or a metric: ``None`` (the metric's default) or a
+    finite number in [0, 1]; anything else is one clear error of that test (a bool, a string,
+    NaN, infinity or ``-1``, which would always pass, never reach the reports)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(
+            f"{metric}: a threshold is a number between 0 and 1, got {type(value).__name__} "
+            f"{shorten(repr(value), 40)}"
+        )
+    number = float(value)
+    if not math.isfinite(number) or not 0.0 <= number <= 1.0:
+        raise ValueError(f"{metric}: a threshold is a number between 0 and 1, got {value!r}")
+    return number
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float (NaN, infinity) in it replaced by ``None``: a
+    metric's details are written to JSON reports, which have no such numbers."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
 class Measurement(BaseModel):
     """What :meth:`Metric.measure` returns. ``score=None`` means not judged, with ``reason``."""
 
@@ -86,6 +118,12 @@ class Measurement(BaseModel):
     def _score_in_range(cls, value: float | None) -> float | None:
         return _check_score(value)
 
+    @field_validator("details")
+    @classmethod
+    def _details_finite(cls, value: dict[str, Any]) -> dict[str, Any]:
+        finite: dict[str, Any] = _finite(value)
+        return finite
+
     @classmethod
     def not_judged(
         cls, reason: str, *, cause: NotJudgedCause = "data", **kwargs: Any
@@ -103,6 +141,11 @@ class MetricResult(Measurement):
     threshold: float | None
     status: Status
 
+    @field_validator("threshold")
+    @classmethod
+    def _threshold_in_range(cls, value: float | None) -> float | None:
+        return check_threshold(value, "threshold")
+
     @property
     def passed(self) -> bool:
         return self.status == "passed"
@@ -115,6 +158,11 @@ class MetricResult(Measurement):
     def judge_failed(self) -> bool:
         """Not judged because the judge failed (not because of the case's data)."""
         return self.status == "not_judged" and self.cause == "judge"
+
+    @property
+    def unsupported(self) -> bool:
+        """Not judged because the judge cannot make this check at all."""
+        return self.status == "not_judged" and self.cause == "unsupported"
 
     @classmethod
     def from_measurement(

@@ -55,7 +55,8 @@ class Criteria(Metric):
         if not judge.supports(CriterionCheck):
             return Measurement.not_judged(
                 f"the judge ({judge.describe()}) cannot check a criterion in plain "
-                "words; use an LLM judge (--rag-judge anthropic or openai)"
+                "words; use an LLM judge (--rag-judge anthropic or openai)",
+                cause="unsupported",
             )
         inputs = CriterionInput(
             criterion=self.criterion,

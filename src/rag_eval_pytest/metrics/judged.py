@@ -24,7 +24,7 @@ def not_judged(outcome: JudgeOutcome[Any], what: str) -> Measurement:
         details["judge_stopped"] = outcome.stopped
     return Measurement.not_judged(
         f"{what}: {outcome.reason}" if outcome.reason else what,
-        cause="judge",
+        cause="unsupported" if outcome.unsupported else "judge",
         usage=outcome.usage,
         warnings=list(outcome.notes),
         details=details,

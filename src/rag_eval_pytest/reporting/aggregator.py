@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pydantic import ValidationError
 
@@ -17,7 +17,6 @@ from ..atomic import write_atomic
 from ..runtime.heap import paused_collection
 from .collector import CRASHED, RunCollector, crashed_case_payload
 from .document import build_document, now_iso
-from .exit_codes import ExitDecision, decide_exit_code
 from .files import (
     HISTORY_FILE,
     JSON_REPORT,
@@ -30,8 +29,9 @@ from .history import datasets_digest, git_commit, history_entry, selection
 from .markdown import render_markdown, render_step_summary
 from .models import DatasetInfo, Report, RunSection
 from .step_summary import SUMMARY_FILE, append_step_summary
-from .summary import judge_failures, judge_stop, summarise
+from .summary import summarise
 from .trend import build_trend
+from .verdict import ExitCodes, ExitDecision, RunEnd, decide_verdict
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -52,8 +52,10 @@ class Aggregator:
     rootdir: Path
     version: str
     adapter_label: str | None = None
-    judge_label: str | None = None
-    judge_identity: str | None = None
+    judge_labels: list[str] = field(default_factory=list)
+    """Every judge the run's tests used (described), in the order first met."""
+    judge_identities: list[str] = field(default_factory=list)
+    """Every judge identity the run's tests used: the trend compares only runs of the same."""
     collector: RunCollector = field(default_factory=RunCollector)
     started: float = field(default_factory=time.monotonic)
     report: Report | None = None
@@ -81,11 +83,32 @@ class Aggregator:
             )
         if payload is not None and self.adapter_label is None and payload.get("adapter"):
             self.adapter_label = payload["adapter"]
-        if payload is not None and self.judge_label is None and payload.get("judge"):
-            self.judge_label = payload["judge"]
-        if payload is not None and self.judge_identity is None:
-            self.judge_identity = payload.get("judge_identity")
+        if payload is not None:
+            label, identity = payload.get("judge"), payload.get("judge_identity")
+            if label and label not in self.judge_labels:
+                self.judge_labels.append(label)
+            if identity and identity not in self.judge_identities:
+                self.judge_identities.append(identity)
         self.collector.add(**report)
+
+    @property
+    def judge_label(self) -> str | None:
+        """The judges the run used, as the reports name them ("a; b" for two)."""
+        return "; ".join(self.judge_labels) or None
+
+    @property
+    def unsupported_policy(self) -> Literal["fatal", "fail", "report"]:
+        """``judge.unsupported``, or its default: fatal when ``auto`` fell back to the local
+        judge (a fork's pull request without the key must not pass unchecked), else fail."""
+        import os
+
+        from ..judges.factory import resolve_kind
+
+        judge = self.settings.judge
+        if judge.unsupported is not None:
+            return judge.unsupported
+        fell_back = judge.kind == "auto" and resolve_kind(judge, os.environ) == "local"
+        return "fatal" if fell_back else "fail"
 
     def setup_failed(self, message: str) -> None:
         """A test's fixture could not give the judge or the RAG system: the run is fatal."""
@@ -104,23 +127,32 @@ class Aggregator:
             slow_threshold=settings.slow_threshold,
             critical_tests=list(self.collector.critical_tests.values()),
         )
-        fatal = self._fatal_reason(records)
-        decision = decide_exit_code(
-            pytest_status,
-            failed_tests=failed_tests,
-            critical_failures=summary.critical.failed,
-            unmet=summary.unmet,
-            fatal_reason=fatal,
-            critical_code=settings.exit_codes.critical,
-            fatal_code=settings.exit_codes.fatal,
-            pytest_detail=self.interruption,
-            report_only_misses=summary.below_threshold if settings.report_only else 0,
+        shard = settings.shard
+        empty_shard = (
+            f"shard {shard} holds none of the {self.datasets.total_cases} cases: "
+            "its report has no case, for rag-eval merge"
+            if shard is not None and not self.datasets.cases
+            else None
         )
-        empty_shard = self._empty_shard(pytest_status, fatal)
-        if empty_shard is not None:
-            decision = empty_shard
+        decision = decide_verdict(
+            summary,
+            RunEnd(
+                pytest_status=pytest_status,
+                pytest_detail=self.interruption,
+                ran_tests=self.ran_tests,
+                failed_tests=failed_tests,
+                setup_error=self.collector.setup_error,
+                report_only=settings.report_only,
+                empty_shard=empty_shard,
+                unsupported=self.unsupported_policy,
+            ),
+            ExitCodes(critical=settings.exit_codes.critical, fatal=settings.exit_codes.fatal),
+        )
+        # A shard without cases passes (pytest would exit 5, turning a fixed CI matrix over
+        # a small dataset red though nothing got worse) and writes a report for the merge.
+        empty_shard_report = empty_shard is not None and decision.reason == empty_shard
         self.decision = decision
-        if not self.ran_tests and empty_shard is None:
+        if not self.ran_tests and not empty_shard_report:
             return decision
         inline = [r for r in records if r.payload.get("inline")]
         run = RunSection(
@@ -146,7 +178,7 @@ class Aggregator:
                 cases=[r.payload["key"] for r in records],
                 metrics=list(summary.metrics),
                 judge=self.judge_label,
-                judge_identity=self.judge_identity,
+                judge_identities=self.judge_identities,
                 datasets_sha256=datasets_digest(
                     [ds.sha256 for ds in self.datasets.datasets], [r.payload for r in inline]
                 ),
@@ -159,6 +191,7 @@ class Aggregator:
             exit_code=decision.code,
             exit_reason=decision.reason,
             report_only=settings.report_only,
+            unsupported=self.unsupported_policy,
         )
         report = build_document(
             run,
@@ -171,7 +204,7 @@ class Aggregator:
             version=self.version,
         )
         # An empty shard's report exists for the merge; it adds no line to the history.
-        history = self.settings.output.history and empty_shard is None
+        history = self.settings.output.history and not empty_shard_report
         if history:
             report = self._with_trend(report)
         doc = report.to_json()
@@ -180,38 +213,6 @@ class Aggregator:
         self._write(self.report, redacted, history=history)
         self._append_step_summary(self.report)
         return decision
-
-    def _empty_shard(self, pytest_status: int, fatal: str | None) -> ExitDecision | None:
-        """The decision for a shard that holds none of the selected cases (more shards than
-        cases, as a fixed CI matrix over a small dataset has): it passes, and writes a report
-        without cases so that ``rag-eval merge`` finds every shard. pytest would exit 5 (no
-        tests collected), turning the job red though nothing got worse."""
-        shard = self.settings.shard
-        if shard is None or self.datasets.cases or fatal or pytest_status not in (0, 5):
-            return None
-        return ExitDecision(
-            0,
-            f"shard {shard} holds none of the {self.datasets.total_cases} cases: "
-            "its report has no case, for rag-eval merge",
-        )
-
-    def _fatal_reason(self, records: list[Any]) -> str | None:
-        """Why the run gives no verdict: a setup error, a RAG system or a judge that failed
-        for every case (a green or red run needs judgements), a judge stopped during the run
-        (by a refused key, failures in a row or its deadline) that left cases not judged."""
-        if self.collector.setup_error:
-            return self.collector.setup_error
-        if records and all(r.status == "error" and r.payload.get("error") for r in records):
-            return f"the RAG system failed for every case ({len(records)})"
-        failures = judge_failures(records)
-        if failures:
-            error = next(iter(failures.values()))
-            return f"{error}; no case could be judged on {', '.join(failures)}"
-        stop = judge_stop(records)
-        if stop is not None:  # a verdict on the cases judged before the stop only is none
-            reason, cases = stop
-            return f"{reason}; {cases} of {len(records)} cases not judged"
-        return None
 
     def _with_trend(self, report: Report) -> Report:
         """The report with the last runs from results.jsonl and this one, regressions
@@ -257,12 +258,14 @@ class Aggregator:
                 self.written.append(str(path))
             except OSError as exc:
                 self.write_errors.append(f"{path}: {exc.strerror or exc}")
+            except ValueError as exc:  # a value no report can hold: the others are still written
+                self.write_errors.append(f"{path}: {exc}")
         if history:
             path = out / HISTORY_FILE
             try:
                 append_history(path, history_entry(report))
                 self.written.append(str(path))
-            except (OSError, TimeoutError) as exc:
+            except (OSError, TimeoutError, ValueError) as exc:
                 self.write_errors.append(f"{path}: {exc}")
 
 
@@ -291,4 +294,3 @@ def _redacted(doc: dict[str, Any], redactor: Redactor) -> Report:
                 target, source = target[step], source[step]
             target[last] = source[last]
     return Report.from_json(masked)
-

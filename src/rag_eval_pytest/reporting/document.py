@@ -98,6 +98,7 @@ def build_document(
             passed=m.passed,
             failed=m.failed,
             weight=weights.get(name, 0.0),
+            case_thresholds=m.case_thresholds,
         )
     composite_check = checks.get("composite")
     order = list(summary.metrics)
@@ -145,6 +146,7 @@ def build_document(
                 for t in summary.tags
             ],
             usage=usage.model_copy(update={"cost_usd": round(usage.cost_usd, 6)}),
+            unchecked=summary.judge.unsupported_line() or None,
         ),
         cases=[_case(record, summary, order) for record in records],
         warnings=[*warnings, *summary.warnings],

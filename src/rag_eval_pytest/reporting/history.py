@@ -74,13 +74,16 @@ def selection(
     judge: str | None,
     datasets_sha256: str | None,
     total_cases: int,
-    judge_identity: str | None = None,
+    judge_identities: Sequence[str] = (),
 ) -> Selection:
     """What a run selected: the keys of the cases it scored (dataset order), the metrics,
     the judge and the datasets' content, and a fingerprint of the four (the judge's by its
     one identity, when known: a judge whose model settings or prompts changed reads alike
     but measures differently). Two runs with the same fingerprint measured the same thing,
-    so their scores can be compared."""
+    so their scores can be compared. A run whose tests used several judges records each
+    identity: it measured with all of them."""
+    identities = sorted(set(judge_identities))
+    judge_identity = "+".join(identities) or None
     key = {
         "cases": list(cases),
         "metrics": sorted(metrics),
@@ -90,7 +93,11 @@ def selection(
     material = {**key, "judge": judge_identity} if judge_identity is not None else key
     fingerprint = _sha256(json.dumps(material, sort_keys=True).encode("utf-8"))[:16]
     return Selection(
-        **key, total_cases=total_cases, fingerprint=fingerprint, judge_identity=judge_identity
+        **key,
+        total_cases=total_cases,
+        fingerprint=fingerprint,
+        judge_identity=judge_identity,
+        judge_identities=identities,
     )
 
 

@@ -9,7 +9,7 @@ from ..metrics.registry import metric_order
 from ..text.escaping import code, inline
 
 if TYPE_CHECKING:
-    from .models import CaseResult, Report, Summary, Trend
+    from .models import CaseResult, MetricSummary, Report, Summary, Trend
 
 _QUOTE = 600
 _GOOD = {"supported", "yes", "found", "expected", "relevant", "useful", "attributed"}
@@ -65,6 +65,29 @@ def _threshold(value: float | None) -> str:
     return "-" if value is None else fmt_score(value)
 
 
+def metric_threshold(m: MetricSummary) -> str:
+    """The thresholds a metric was held to: its run gate, else the per-case thresholds the
+    tests applied ("0.90 per case", "0.70-0.90 per case"), both when it has both, else "-"."""
+    gate = None if m.threshold is None else fmt_score(m.threshold)
+    applied = m.case_thresholds
+    if not applied:
+        return gate or "-"
+    low, high = applied[0], applied[-1]
+    shown = fmt_score(low) if low == high else f"{fmt_score(low)}-{fmt_score(high)}"
+    return f"{gate} (mean); {shown} per case" if gate else f"{shown} per case"
+
+
+def metric_status(m: MetricSummary) -> str:
+    """The gate's status, else whether the cases met their own thresholds ("FAIL (2 of 5
+    cases)"), else "-"."""
+    if m.status is not None:
+        return m.status
+    if not m.case_thresholds:
+        return "-"
+    held = m.passed + m.failed
+    return f"FAIL ({m.failed} of {held} cases)" if m.failed else "PASS"
+
+
 def _summary_table(summary: Summary) -> list[str]:
     lines = ["| Metric | Score | Threshold | Status |", "|--------|-------|-----------|--------|"]
     comp = summary.composite
@@ -75,8 +98,8 @@ def _summary_table(summary: Summary) -> list[str]:
     for name, m in summary.metrics.items():
         extra = f" ({m.not_judged} not judged)" if m.not_judged else ""
         lines.append(
-            f"| {_cell(title(name))} | {fmt_score(m.mean)}{extra} | {_threshold(m.threshold)} "
-            f"| {m.status or '-'} |"
+            f"| {_cell(title(name))} | {fmt_score(m.mean)}{extra} | {metric_threshold(m)} "
+            f"| {metric_status(m)} |"
         )
     return lines
 
@@ -271,6 +294,8 @@ def render_markdown(report: Report) -> str:
         )
     lines.append(f"**Exit Code:** {run.exit_code} ({_cell(run.exit_reason)})")
     lines += ["", "## Summary", "", *_summary_table(summary), "", _latency_line(summary), ""]
+    if summary.unchecked:
+        lines += [f"> **Not checked:** {_cell(summary.unchecked)}", ""]
     lines += _trend(report.trend)
 
     if critical.failed:
@@ -371,6 +396,8 @@ def render_step_summary(report: Report) -> str:
         f"| **Judge:** {_cell(run.judge or 'none')}"
     )
     lines += ["", *_summary_table(summary), "", _latency_line(summary), ""]
+    if summary.unchecked:
+        lines += [f"> **Not checked:** {_cell(summary.unchecked)}", ""]
     failing = [c for c in report.cases if c.status in ("failed", "error")]
     failing.sort(key=lambda c: not c.critical)  # stable: dataset order within each group
     case_keys = {c.key for c in failing}

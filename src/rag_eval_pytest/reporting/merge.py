@@ -2,8 +2,8 @@
 
 The merged report is recomputed from the shards' cases, as if one run had produced them: the
 composite, per-metric means, counts, latency, per-tag and critical sections; thresholds and
-weights come from the shards' reports (they must agree). The exit code follows the same rules
-as a run's.
+weights come from the shards' reports (they must agree). The exit code is decided by the
+same function as a run's (:func:`~.verdict.decide_verdict`), from the merged cases.
 
 The shards must be one run's: every shard ``I/N`` once, of the same datasets (content) and
 judge. A merge that lacks a shard, has one twice or mixes runs is refused (fatal) unless
@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 from ..errors import RagEvalError
 from .collector import CaseRecord
 from .document import build_document, now_iso
-from .exit_codes import ExitDecision, decide_exit_code
 from .history import selection
 from .models import (
     CaseResult,
@@ -29,6 +28,7 @@ from .models import (
     Selection,
 )
 from .summary import summarise
+from .verdict import ExitCodes, ExitDecision, RunEnd, decide_verdict
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -188,23 +188,32 @@ def merge_reports(
     )
     runs = [doc.run for _, doc in docs]
     report_only = all(r.report_only for r in runs)
+    unsupported = min((r.unsupported for r in runs), key=("fatal", "fail", "report").index)
     # A shard without cases ran no test (pytest's 5) by design: that says nothing of the run.
     pytest_exit = max(
         (r.pytest_exit for r in runs if not (r.selected_cases == 0 and r.pytest_exit == 5)),
         default=0,
     )
-    fatal = None
-    if ordered and all(r.status == "error" and r.payload.get("error") for r in ordered):
-        fatal = f"the RAG system failed for every case ({len(ordered)})"
-    decision = decide_exit_code(
-        pytest_exit,
-        failed_tests=summary.failed + summary.errors,
-        critical_failures=summary.critical.failed,
-        unmet=summary.unmet,
-        fatal_reason=fatal,
-        critical_code=critical_code,
-        fatal_code=fatal_code,
-        report_only_misses=summary.below_threshold if report_only else 0,
+    decision = decide_verdict(
+        summary,
+        RunEnd(
+            pytest_status=pytest_exit,
+            ran_tests=bool(ordered) or any(r.pytest_exit != 5 for r in runs),
+            failed_tests=summary.failed + summary.errors,
+            report_only=report_only,
+            unsupported=unsupported,
+            empty_shard=None
+            if ordered
+            else f"none of the {len(runs)} shards holds a case: the merged report has none",
+            # A shard stopped before its end (a setup error, an interruption) says why; what
+            # its cases show (a judge that failed) is decided again from the merged cases.
+            carried=tuple(
+                f"shard {r.shard or '?'}: {r.exit_reason.removeprefix('fatal: ')}"
+                for r in runs
+                if r.exit_reason.startswith("fatal: ") and r.pytest_exit not in (0, 1, 5)
+            ),
+        ),
+        ExitCodes(critical=critical_code, fatal=fatal_code),
     )
     datasets: dict[str, DatasetInfo] = {}
     for run in runs:
@@ -228,6 +237,7 @@ def merge_reports(
         exit_code=decision.code,
         exit_reason=decision.reason,
         report_only=report_only,
+        unsupported=unsupported,
     )
     report = build_document(
         merged_run,
@@ -255,12 +265,16 @@ def _merged_selection(
         return None
     digests = {s.datasets_sha256 for s in selections}
     judges = {s.judge for s in selections} - {None}
-    identities = {s.judge_identity for s in selections} - {None}
+    identities = {
+        identity
+        for s in selections
+        for identity in s.judge_identities or ([s.judge_identity] if s.judge_identity else [])
+    }
     return selection(
         cases=[r.payload["key"] for r in records],
         metrics=metrics,
         judge=judges.pop() if len(judges) == 1 else None,
-        judge_identity=identities.pop() if len(identities) == 1 else None,
+        judge_identities=sorted(identities),
         datasets_sha256=digests.pop() if len(digests) == 1 else None,
         total_cases=max(s.total_cases for s in selections),
     )

@@ -57,7 +57,12 @@ class Selection(_Model):
     judge_identity: str | None = Field(
         default=None,
         description="The judge's one identity (its fingerprint and number of votes), which "
-        "the fingerprint covers instead of the judge's description when it is known.",
+        "the fingerprint covers instead of the judge's description when it is known; the "
+        "identities joined by '+' when the run's tests used several judges.",
+    )
+    judge_identities: list[str] = Field(
+        default_factory=list,
+        description="Every judge identity the run's tests used, sorted.",
     )
 
 
@@ -82,6 +87,11 @@ class RunSection(_Model):
         default=False,
         description="Per-case thresholds did not fail tests (--rag-report-only).",
     )
+    unsupported: Literal["fatal", "fail", "report"] = Field(
+        default="fail",
+        description="What checks the judge could not make did to the verdict "
+        "(judge.unsupported, resolved).",
+    )
 
 
 class CompositeSummary(_Model):
@@ -94,13 +104,18 @@ class MetricSummary(_Model):
     """One metric over the run's cases."""
 
     mean: float | None
-    threshold: float | None
+    threshold: float | None = Field(description="The run-level gate on the mean, if any.")
     status: GateStatus | None
     judged: int
     not_judged: int
     passed: int
     failed: int
     weight: float
+    case_thresholds: list[float] = Field(
+        default_factory=list,
+        description="The per-case thresholds the tests applied (distinct, ascending): what "
+        "'passed' and 'failed' were counted against.",
+    )
 
 
 class Counts(_Model):
@@ -152,6 +167,11 @@ class Summary(_Model):
     critical: CriticalSummary
     tags: list[TagSummary]
     usage: Usage
+    unchecked: str | None = Field(
+        default=None,
+        description="The checks that could not run with the judge the tests got (a criterion "
+        "under the local judge), in one line; null when every check ran.",
+    )
 
 
 class ContextResult(_Model):

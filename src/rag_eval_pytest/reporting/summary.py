@@ -47,6 +47,8 @@ class MetricSummary:
     not_judged: int
     passed: int
     failed: int
+    case_thresholds: list[float] = field(default_factory=list)
+    """The per-case thresholds the run's tests applied (distinct, ascending)."""
 
 
 @dataclass
@@ -75,6 +77,41 @@ class CriticalSummary:
     failed: list[str]
 
 
+@dataclass(frozen=True)
+class JudgeTrouble:
+    """What the judges failed to decide in a run: the facts a verdict needs besides the
+    scores. A case the judge failed on is a check that was asked for and not made, whichever
+    judge it was (an LLM, the local one, a callable of the user's)."""
+
+    unjudged_metrics: dict[str, str] = field(default_factory=dict)
+    """The metrics no case could be judged on because of the judge, each with its first
+    reason (:func:`judge_failures`)."""
+    stopped: tuple[str, int] | None = None
+    """Why the judge stopped for the rest of the run, with the cases it left
+    (:func:`judge_stop`)."""
+    failed_cases: tuple[str, ...] = ()
+    """The keys of the cases with a metric the judge failed on, in run order."""
+    first_error: str = ""
+    """The judge's first error on those cases."""
+    unsupported: dict[str, int] = field(default_factory=dict)
+    """Checks the judge could not make at all (a criterion under the local judge): the
+    number of cases per metric."""
+    unsupported_judges: tuple[str, ...] = ()
+    """The judges that could not make them, as described."""
+
+    def unsupported_line(self) -> str:
+        """ "3 checks could not run on the local judge (...)": empty when every check ran."""
+        if not self.unsupported:
+            return ""
+        count = sum(self.unsupported.values())
+        judges = ", ".join(self.unsupported_judges) or "the judge"
+        checks = "; ".join(f"{name} ({cases})" for name, cases in self.unsupported.items())
+        return (
+            f"{count} check{'s' if count != 1 else ''} could not run on {judges}: {checks}; "
+            "use an LLM judge (--rag-judge anthropic or openai) to run them"
+        )
+
+
 @dataclass
 class RunSummary:
     cases: int
@@ -91,6 +128,9 @@ class RunSummary:
     critical: CriticalSummary
     usage: Usage
     warnings: list[str] = field(default_factory=list)
+    judge: JudgeTrouble = field(default_factory=lambda: JudgeTrouble())
+    rag_failed_all: bool = False
+    """Every case is an error of the RAG system (none got an answer to judge)."""
 
     @property
     def unmet(self) -> list[ThresholdCheck]:
@@ -133,6 +173,22 @@ def _judged_scores(record: CaseRecord) -> dict[str, float]:
     }
 
 
+def case_composite(record: CaseRecord, weights: Mapping[str, float]) -> float | None:
+    """A case's composite: the weighted mean of its judged scores, and never more than the
+    lowest score that failed its threshold. A metric without weight (correctness and the
+    retrieval metrics by default) still fails its case, and a failed case must not read as
+    perfect."""
+    composite = weighted_mean(_judged_scores(record), weights)
+    failed = [
+        result.score
+        for result in record.metrics.values()
+        if result.status == "failed" and result.score is not None
+    ]
+    if not failed:
+        return composite
+    return min(failed) if composite is None else min(composite, *failed)
+
+
 def summarise(
     records: Sequence[CaseRecord],
     *,
@@ -157,10 +213,11 @@ def summarise(
             not_judged=len(results) - len(judged),
             passed=sum(r.status == "passed" for r in results),
             failed=sum(r.status == "failed" for r in results),
+            case_thresholds=sorted({r.threshold for r in results if r.threshold is not None}),
         )
     means = {n: m.mean for n, m in metrics.items() if m.mean is not None}
     composite = weighted_mean(means, weights)
-    case_composites = {r.payload["key"]: weighted_mean(_judged_scores(r), weights) for r in records}
+    case_composites = {r.payload["key"]: case_composite(r, weights) for r in records}
 
     checks = []
     for name, threshold in thresholds.items():
@@ -212,7 +269,11 @@ def summarise(
         for c in checks
         if c.score is None
     ]
+    trouble = judge_trouble(records)
     return RunSummary(
+        judge=trouble,
+        rag_failed_all=bool(records)
+        and all(r.status == "error" and r.payload.get("error") for r in records),
         cases=len(records),
         passed=statuses.count("passed"),
         failed=statuses.count("failed"),
@@ -266,3 +327,33 @@ def judge_stop(records: Sequence[CaseRecord]) -> tuple[str, int] | None:
         reason = reason or next((str(stop) for stop in failed if stop), "")
     return (reason, cases) if reason else None
 
+
+def judge_trouble(records: Sequence[CaseRecord]) -> JudgeTrouble:
+    """The judge's failures over the run's cases (see :class:`JudgeTrouble`)."""
+    failed: list[str] = []
+    first = ""
+    unsupported: dict[str, int] = {}
+    judges: list[str] = []
+    for record in records:
+        for name, result in record.metrics.items():
+            if result.unsupported:
+                unsupported[name] = unsupported.get(name, 0) + 1
+                label = record.payload.get("judge")
+                if label and label not in judges:
+                    judges.append(label)
+        errors = [
+            str(result.details.get("judge_error") or result.reason or "the judge failed")
+            for result in record.metrics.values()
+            if result.judge_failed
+        ]
+        if errors:
+            failed.append(record.payload["key"])
+            first = first or errors[0]
+    return JudgeTrouble(
+        unjudged_metrics=judge_failures(records),
+        stopped=judge_stop(records),
+        failed_cases=tuple(failed),
+        first_error=first,
+        unsupported=unsupported,
+        unsupported_judges=tuple(judges),
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..text.escaping import strip_control
-from .markdown import fmt_score, fmt_seconds, title
+from .markdown import fmt_score, fmt_seconds, metric_status, metric_threshold, title
 
 if TYPE_CHECKING:
     from .models import Report
@@ -29,8 +29,8 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
             (
                 title(name),
                 score,
-                "-" if m.threshold is None else fmt_score(m.threshold),
-                m.status or "-",
+                metric_threshold(m),
+                metric_status(m),
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
@@ -55,6 +55,8 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
         lines.append(
             f"judge: {usage.judge_calls} calls, {usage.cache_hits} cached, ${usage.cost_usd:.2f}"
         )
+    if summary.unchecked:
+        lines.append(f"not checked: {strip_control(summary.unchecked)}")
     if run.partial:
         lines.append("partial run: interrupted before every case finished")
     lines.extend(f"warning: {strip_control(w)}" for w in report.warnings)

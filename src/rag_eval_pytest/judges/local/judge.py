@@ -116,8 +116,10 @@ class LocalJudge(Judge):
     async def ask(self, question: Question[Any, Any], inputs: Any) -> JudgeOutcome[Any]:
         answer = _ANSWERS.get(type(question))
         if answer is None:
-            return JudgeOutcome.not_judged(
-                f"the local judge cannot answer {question.name} (it writes no text)"
+            return JudgeOutcome(
+                value=None,
+                reason=f"the local judge cannot answer {question.name} (it writes no text)",
+                unsupported=True,
             )
         value = await answer(self, inputs)
         return JudgeOutcome(value=value, agreement=1.0)

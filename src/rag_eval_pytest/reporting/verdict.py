@@ -1,0 +1,194 @@
+"""The verdict of a run: its exit code and the reason, decided in one place (SPEC 7, 9, 10).
+
+:func:`decide_verdict` is the one function that decides it, from the run's summary (the cases'
+scores, statuses and what the judges failed to decide) and how the run ended (:class:`RunEnd`:
+pytest's status, a setup error, whether any test ran). A run (``reporting/aggregator.py``) and
+``rag-eval merge`` (``reporting/merge.py``) both call it, so shards merged into one report get
+the verdict one run of all their cases would have got.
+
+0 all passed and thresholds met; 1 a test failed or a run threshold was not met; the critical
+code (default 2) when a critical case failed; the fatal code (default 3) for fatal conditions.
+pytest's own 0 or 1 become the plugin's verdict. Its other codes (interrupted, internal error,
+usage error, no tests, warnings) already mean "stop the line" and stand, except the one equal
+to the critical code (pytest's 2, "interrupted", with the default): it becomes the fatal code,
+so the critical code means only "a critical case failed". A run the plugin stopped itself (a
+setup error) is fatal, though pytest calls it interrupted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .summary import RunSummary, ThresholdCheck
+
+
+@dataclass(frozen=True)
+class ExitDecision:
+    code: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class RunEnd:
+    """How a run ended, besides what its cases say."""
+
+    pytest_status: int = 0
+    pytest_detail: str = ""
+    """Why pytest ended as it did ("1 error during collection")."""
+    ran_tests: bool = True
+    """Whether any test ran (a collection, ``--setup-plan`` or a ``-k`` matching nothing ran
+    none: such a run decides nothing, whatever the gates)."""
+    failed_tests: int = 0
+    setup_error: str | None = None
+    """The plugin stopped the run: a judge or RAG system a fixture could not give."""
+    report_only: bool = False
+    empty_shard: str | None = None
+    """A shard that holds none of the selected cases, said as such (it passes)."""
+    carried: tuple[str, ...] = ()
+    """Fatal reasons of the shards merged, that their cases do not show (a setup error)."""
+    unsupported: str = "fail"
+    """What checks the judge could not make do to the run (``judge.unsupported``)."""
+
+
+@dataclass(frozen=True)
+class ExitCodes:
+    critical: int = 2
+    fatal: int = 3
+
+
+def fatal_reason(summary: RunSummary, end: RunEnd) -> str | None:
+    """Why the run gives no verdict on the RAG system: a setup error, a RAG system that
+    failed for every case, a judge that failed (for every case of a metric, stopped during
+    the run, or on some cases: a check asked for and not made is no pass, whichever judge
+    it was)."""
+    if end.setup_error:
+        return end.setup_error
+    if summary.rag_failed_all:
+        return f"the RAG system failed for every case ({summary.cases})"
+    trouble = summary.judge
+    if trouble.unjudged_metrics:
+        error = next(iter(trouble.unjudged_metrics.values()))
+        return f"{error}; no case could be judged on {', '.join(trouble.unjudged_metrics)}"
+    if trouble.stopped is not None:  # a verdict on the cases judged before the stop is none
+        reason, cases = trouble.stopped
+        return f"{reason}; {cases} of {summary.cases} cases not judged"
+    if trouble.failed_cases:
+        count, cases = len(trouble.failed_cases), summary.cases
+        return (
+            f"the judge failed on {count} of {cases} case{'s' if cases != 1 else ''}"
+            f" ({_names(list(trouble.failed_cases))}): {trouble.first_error}"
+        )
+    if trouble.unsupported and end.unsupported == "fatal":
+        return trouble.unsupported_line()
+    if end.carried:
+        return "; ".join(end.carried)
+    return None
+
+
+def decide_verdict(
+    summary: RunSummary, end: RunEnd, codes: ExitCodes | None = None
+) -> ExitDecision:
+    """The run's exit code and its reason: the one place a verdict is decided."""
+    codes = codes or ExitCodes()
+    if not end.ran_tests and end.empty_shard is None and end.pytest_status in (0, 5):
+        if end.pytest_status == 5:
+            return ExitDecision(5, pytest_status_reason(5) + " (pytest's exit status kept)")
+        return ExitDecision(0, "no test ran: nothing was evaluated, no gate applies")
+    fatal = fatal_reason(summary, end)
+    if end.empty_shard is not None and not fatal and end.pytest_status in (0, 5):
+        return ExitDecision(0, end.empty_shard)
+    unsupported = summary.judge.unsupported_line()
+    return decide_exit_code(
+        end.pytest_status,
+        failed_tests=end.failed_tests,
+        critical_failures=summary.critical.failed,
+        unmet=summary.unmet,
+        unchecked=unsupported if end.unsupported == "fail" else "",
+        notice=unsupported if end.unsupported == "report" else "",
+        fatal_reason=fatal,
+        critical_code=codes.critical,
+        fatal_code=codes.fatal,
+        pytest_detail=end.pytest_detail,
+        report_only_misses=summary.below_threshold if end.report_only else 0,
+    )
+
+
+PYTEST_STATUS = {
+    2: "interrupted",
+    3: "internal error",
+    4: "usage error",
+    5: "no tests collected",
+    6: "too many warnings",
+}
+
+
+def pytest_status_reason(status: int, detail: str = "") -> str:
+    """What pytest's own exit status means, for the reason line."""
+    what = PYTEST_STATUS.get(status, f"exit status {status}")
+    return f"pytest: {what}" + (f": {detail}" if detail else "")
+
+
+def _names(items: Sequence[str], limit: int = 5) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def decide_exit_code(
+    pytest_status: int,
+    *,
+    failed_tests: int,
+    critical_failures: Sequence[str],
+    unmet: Sequence[ThresholdCheck],
+    fatal_reason: str | None = None,
+    critical_code: int = 2,
+    fatal_code: int = 3,
+    pytest_detail: str = "",
+    report_only_misses: int = 0,
+    unchecked: str = "",
+    notice: str = "",
+) -> ExitDecision:
+    """Decide the exit code and say why, in one line. ``pytest_detail`` says why pytest
+    ended as it did ("1 error during collection"); ``report_only_misses`` counts the scores
+    below their per-case thresholds that a report-only run let pass, so that a green run
+    does not read as "all thresholds met". ``unchecked`` says which checks could not run
+    (the run fails); ``notice`` the same when the run may pass (``judge.unsupported: report``)."""
+    if pytest_status not in (0, 1):
+        if fatal_reason and pytest_status == 2:  # the run was stopped for the fatal reason
+            return ExitDecision(fatal_code, f"fatal: {fatal_reason}")
+        reason = pytest_status_reason(pytest_status, pytest_detail)
+        if pytest_status == critical_code:
+            return ExitDecision(fatal_code, f"fatal: {reason}")
+        return ExitDecision(pytest_status, f"{reason} (pytest's exit status kept)")
+    if fatal_reason:
+        return ExitDecision(fatal_code, f"fatal: {fatal_reason}")
+    if critical_failures:
+        noun = "case" if len(critical_failures) == 1 else "cases"
+        return ExitDecision(
+            critical_code, f"critical {noun} {_names(list(critical_failures))} failed"
+        )
+    reasons = []
+    if unmet:
+        reasons.append("; ".join(c.describe() for c in unmet))
+    if failed_tests or pytest_status == 1:
+        count = max(failed_tests, 1)
+        reasons.append(f"{count} test{'s' if count != 1 else ''} failed")
+    if unchecked:
+        reasons.append(unchecked)
+    if report_only_misses:
+        scores = "score" if report_only_misses == 1 else "scores"
+        reasons.append(
+            f"report only: {report_only_misses} {scores} below per-case thresholds failed no test"
+        )
+    if failed_tests or pytest_status == 1 or unmet or unchecked:
+        return ExitDecision(1, "; ".join(reasons))
+    if notice:
+        reasons.append(notice)
+    if reasons:
+        return ExitDecision(
+            0, "all tests passed and run-level thresholds met; " + "; ".join(reasons)
+        )
+    return ExitDecision(0, "all tests passed and all thresholds met")
