@@ -409,7 +409,9 @@ def rag_adapter(request: pytest.FixtureRequest) -> Any:
     from .adapters.factory import adapter_from_settings
 
     with _setup_errors_fail(request, session):
-        return adapter_from_settings(session.settings, session.search_paths)
+        return adapter_from_settings(
+            session.settings, session.search_paths, session.config_file
+        )
 
 
 @pytest.fixture(scope="session")

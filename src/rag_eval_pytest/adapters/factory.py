@@ -18,7 +18,11 @@ if TYPE_CHECKING:
     from .base import RAGAdapter
 
 
-def adapter_from_settings(settings: Settings, search_paths: Sequence[Path] = ()) -> RAGAdapter:
+def adapter_from_settings(
+    settings: Settings, search_paths: Sequence[Path] = (), config_file: str = ""
+) -> RAGAdapter:
+    """The adapter the settings name; ``config_file`` says which config file is in force
+    (or where none was found), for the error when none is configured."""
     kind = settings.adapter
     if kind is None:
         if settings.http.endpoint:
@@ -30,6 +34,7 @@ def adapter_from_settings(settings: Settings, search_paths: Sequence[Path] = ())
             "no RAG adapter configured: define a rag_adapter fixture in conftest.py, "
             "or pass --rag-target module:function or --rag-endpoint URL (or set 'target' "
             "or 'http.endpoint' in eval-config.yaml)"
+            + (f"; config file in force: {config_file}" if config_file else "")
         )
     if kind == "http":
         from .http import HttpAdapter

@@ -66,8 +66,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--rag-config",
-        "Configuration file (default: eval-config.yaml at the rootdir, else [tool.rag_eval] "
-        "in pyproject.toml)",
+        "Configuration file (default: eval-config.yaml in the current folder, then at the "
+        "rootdir, else [tool.rag_eval] in pyproject.toml)",
         setting=None,
         metavar="PATH",
     ),

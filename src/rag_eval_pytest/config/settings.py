@@ -402,10 +402,23 @@ class ConfigFile:
     # Not in the repr: the data may be huge (YAML aliases) and the secrets are secrets.
     data: dict[str, Any] = field(repr=False)
     secrets: set[str] = field(default_factory=set, repr=False)
+    searched: tuple[Path, ...] = ()
+    """The folders looked in for a config file (none given by --rag-config)."""
 
     @property
     def label(self) -> str:
         return str(self.path) if self.path else "defaults"
+
+    def describe(self) -> str:
+        """Which file configured the run, or where none was found: for the header line and
+        the errors that send the user to the config."""
+        if self.path is not None:
+            return str(self.path)
+        folders = " and ".join(str(folder) for folder in self.searched) or "the rootdir"
+        return (
+            f"none (no {' or '.join(CONFIG_FILE_NAMES)} or [tool.rag_eval] in "
+            f"pyproject.toml in {folders})"
+        )
 
 
 @dataclass
@@ -456,8 +469,13 @@ def _load_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def find_config_file(rootpath: Path, explicit: Path | None) -> ConfigFile:
-    """The config file in force: explicit, else eval-config.yaml, else [tool.rag_eval]."""
+def find_config_file(
+    rootpath: Path, explicit: Path | None, current: Path | None = None
+) -> ConfigFile:
+    """The config file in force: explicit, else eval-config.yaml (or .yml), else
+    [tool.rag_eval] in pyproject.toml, looked for in the current folder (``current``, where
+    pytest was started) and then in the rootdir: a config beside the tests one runs from a
+    sub-folder of the project is the one meant."""
     if explicit is not None:
         if not explicit.is_file():
             raise ConfigError(f"Configuration file {explicit} not found")
@@ -466,16 +484,18 @@ def find_config_file(rootpath: Path, explicit: Path | None) -> ConfigFile:
         if explicit.suffix.lower() == ".toml":
             return ConfigFile(explicit, _load_toml(explicit))
         return ConfigFile(explicit, _load_yaml(explicit))
-    for name in CONFIG_FILE_NAMES:
-        candidate = rootpath / name
-        if candidate.is_file():
-            return ConfigFile(candidate, _load_yaml(candidate))
-    pyproject = rootpath / "pyproject.toml"
-    if pyproject.is_file():
-        section = _tool_section(pyproject)
-        if section:
-            return ConfigFile(pyproject, section)
-    return ConfigFile(None, {})
+    folders = tuple(dict.fromkeys(f for f in (current, rootpath) if f is not None))
+    for folder in folders:
+        for name in CONFIG_FILE_NAMES:
+            candidate = folder / name
+            if candidate.is_file():
+                return ConfigFile(candidate, _load_yaml(candidate), searched=folders)
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file():
+            section = _tool_section(pyproject)
+            if section:
+                return ConfigFile(pyproject, section, searched=folders)
+    return ConfigFile(None, {}, searched=folders)
 
 
 def _tool_section(pyproject: Path) -> dict[str, Any]:

@@ -40,6 +40,8 @@ class EvalSession:
     run: RunInfo
     search_paths: list[Path] = field(default_factory=list)
     config_warnings: list[str] = field(default_factory=list)
+    config_file: str = ""
+    """The config file in force, or where none was found (``ConfigFile.describe``)."""
     judge_cache_dir: Path | None = None
     loop: LoopThread = field(default_factory=LoopThread)
     rag_limiter: AdaptiveLimiter = field(init=False)

@@ -105,7 +105,9 @@ def resolve_config(config: pytest.Config) -> ResolvedConfig:
         explicit_path = config.invocation_params.dir / explicit
     elif config.getini("rag_config"):
         explicit_path = _ini_base(config) / str(config.getini("rag_config"))
-    file: ConfigFile = find_config_file(config.rootpath, explicit_path)
+    file: ConfigFile = find_config_file(
+        config.rootpath, explicit_path, config.invocation_params.dir
+    )
     return resolve_settings(file, gather_overrides(config))
 
 
@@ -157,6 +159,7 @@ def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
         run=run,
         search_paths=[config.rootpath, config.invocation_params.dir],
         config_warnings=resolved.deprecations,
+        config_file=resolved.file.describe(),
         judge_cache_dir=judge_cache_dir(config),
         notify=terminal_notice(config),
     )

@@ -28,6 +28,7 @@ def header_line(session: EvalSession) -> str:
     return (
         f"rag-eval: dataset {datasets} ({selected}, {critical} critical) | adapter {adapter} "
         f"| judge {judge_description(session)} | output {settings.output.directory}"
+        + (f" | config {session.config_file}" if session.config_file else "")
     )
 
 
