@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # PyTorch is pinned to the CPU wheel: a plain `torch` requirement pulls a multi-GB CUDA build.
 TORCH := torch==2.13.0
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench dist clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,8 +41,14 @@ lint: $(VENV)/.test-deps
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# The wheel and the sdist a release would publish, with their metadata checked.
+dist: $(VENV)/.test-deps
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/twine check --strict dist/*
+
 bench: $(VENV)/.test-deps
 	$(BIN)/python benchmarks/dormant_overhead.py
 
 clean:
-	rm -rf $(VENV) examples/results results .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) dist build examples/results results .pytest_cache .mypy_cache .ruff_cache
