@@ -46,6 +46,7 @@ import json
 import resource
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +60,10 @@ from rag_eval_pytest.judges.local.embeddings import LocalEmbedder
 from rag_eval_pytest.judges.local.relevance import answer_features, sentence_features
 from rag_eval_pytest.judges.local.support import FEATURES, claim_features
 from rag_eval_pytest.judges.settings import JudgeSettings
-from rag_eval_pytest.metrics.base import Sample, Services
+from rag_eval_pytest.metrics.base import MetricResult, Sample, Services
 from rag_eval_pytest.metrics.registry import default_threshold, get_metric
 from rag_eval_pytest.text.claims import split_claims
+from rag_eval_pytest.text.facts import content_words
 from rag_eval_pytest.text.sentences import split_sentences
 
 HERE = Path(__file__).parent
@@ -113,13 +115,36 @@ def sample_of(row: dict[str, Any]) -> Sample:
 
 
 async def score_row(judge: LocalJudge, task: str, row: dict[str, Any]) -> tuple[float, bool]:
-    """(metric score, prediction) of one row, through the plugin's metric code."""
+    """(metric score, prediction) of one row, through the plugin's metric code, the judge's
+    verdict forced (a judge without an unsure band: every item decided)."""
     services = Services(judge=judge, embed=judge.embed)
     result = await measure(get_metric(task), sample_of(row), services)
     if result.score is None:
         raise RuntimeError(f"{row.get('id')}: not judged: {result.reason}")
     value = float(result.score)
     return value, value >= default_threshold(task)
+
+
+async def decided_row(judge: LocalJudge, task: str, row: dict[str, Any]) -> bool | None:
+    """The verdict of one row at the metric's default threshold with the judge's unsure band,
+    as a run gets it: ``None`` when it depends on items the judge was unsure of."""
+    services = Services(judge=judge, embed=judge.embed)
+    measured = await measure(get_metric(task), sample_of(row), services)
+    result = MetricResult.from_measurement("row", task, measured, default_threshold(task))
+    if result.undecided:
+        return None
+    if result.score is None:
+        raise RuntimeError(f"{row.get('id')}: not judged: {result.reason}")
+    return result.passed
+
+
+def forced(judge: LocalJudge) -> LocalJudge:
+    """The judge without its unsure band: every item decided at its threshold."""
+    return LocalJudge(
+        embedder=judge.embedder,
+        calibration=replace(judge.calibration, unsure=None),
+        relevance_threshold=judge.relevance_threshold,
+    )
 
 
 async def ranking_score(judge: LocalJudge, task: str, row: dict[str, Any], value: float) -> float:
@@ -153,8 +178,54 @@ def auc(scores: list[float], labels: list[int]) -> float | None:
     return wins / (len(pos) * len(neg))
 
 
+def lexical_overlap(task: str, row: dict[str, Any]) -> float:
+    """The simple baseline a judge must beat: the share of the answer's content words found
+    in its contexts (faithfulness), of the question's content words found in the answer
+    (answer relevance) or in the passage (context relevance)."""
+    question, answer = row.get("question") or "", row.get("answer") or ""
+    contexts = "\n".join(row.get("contexts") or [])
+    said, source = {
+        "faithfulness": (answer, contexts),
+        "answer_relevance": (question, answer),
+    }.get(task, (question, contexts))
+    words = content_words(said)
+    return len(words & content_words(source)) / len(words) if words else 1.0
+
+
+def baseline(task: str, rows: list[dict[str, Any]], others: list[dict[str, Any]]) -> str:
+    """The overlap baseline on ``rows``: its balanced accuracy at the threshold that is best
+    on ``others`` (the other half of the set), and its ROC AUC."""
+    labels = [int(r["label"]) for r in rows]
+    scores = [lexical_overlap(task, r) for r in rows]
+    other = [lexical_overlap(task, r) for r in others]
+    other_labels = [int(r["label"]) for r in others]
+    cut = max(
+        sorted(set(other)) or [0.5],
+        key=lambda t: _balanced([s >= t for s in other], other_labels),
+    )
+    area = auc(scores, labels)
+    return (
+        f"{_balanced([s >= cut for s in scores], labels):.3f} | "
+        f"{'n/a' if area is None else f'{area:.3f}'}"
+    )
+
+
+def decided_cells(decided: list[bool | None], labels: list[int]) -> str:
+    """The balanced accuracy of the verdicts the judge decided, and their share of the rows."""
+    kept = [(d, y) for d, y in zip(decided, labels, strict=True) if d is not None]
+    if not kept:
+        return "n/a | 0.00"
+    accuracy = _balanced([d for d, _ in kept], [y for _, y in kept])
+    return f"{accuracy:.3f} | {len(kept) / len(labels):.2f}"
+
+
 def report(
-    name: str, task: str, results: list[tuple[float, bool, float]], labels: list[int], secs: float
+    name: str,
+    task: str,
+    results: list[tuple[float, bool, float]],
+    labels: list[int],
+    secs: float,
+    extra: str,
 ) -> str:
     preds = [p for _, p, _ in results]
     tp = sum(p and y == 1 for p, y in zip(preds, labels, strict=True))
@@ -169,7 +240,8 @@ def report(
     memory = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return (
         f"| {name} | {task} | {n} | {(tp + tn) / n:.3f} | {(tpr + tnr) / 2:.3f} | {f1:.3f} | "
-        f"{'n/a' if area is None else f'{area:.3f}'} | {n / secs:.1f} | {memory:.0f} MB |"
+        f"{'n/a' if area is None else f'{area:.3f}'} | {extra} | {n / secs:.1f} | "
+        f"{memory:.0f} MB |"
     )
 
 
@@ -225,11 +297,15 @@ async def hard_cases(judge: LocalJudge, path: Path) -> None:
 
     async def one(row: dict[str, Any]) -> bool:
         async with slots:
-            return (await score_row(judge, str(row["task"]), row))[1]
+            return (await score_row(forced(judge), str(row["task"]), row))[1]
 
     preds = await asyncio.gather(*(one(r) for r in rows))
     labels = [int(r["label"]) for r in rows]
     right = [p == bool(y) for p, y in zip(preds, labels, strict=True)]
+    decided = await asyncio.gather(*(decided_row(judge, str(r["task"]), r) for r in rows))
+    wrong_decided = [
+        r["id"] for r, d, y in zip(rows, decided, labels, strict=True) if d is not None and d != y
+    ]
 
     def share(keep: list[bool]) -> str:
         hits = [r for r, k in zip(right, keep, strict=True) if k]
@@ -239,6 +315,11 @@ async def hard_cases(judge: LocalJudge, path: Path) -> None:
         f"\nhard cases ({path.name}, {len(rows)} rows, all of them): balanced accuracy "
         f"{_balanced(preds, labels):.3f}; label 1 (pass) {share([y == 1 for y in labels])}, "
         f"label 0 (fail) {share([y == 0 for y in labels])}"
+    )
+    print(
+        f"decided (the unsure band): balanced accuracy and coverage "
+        f"{decided_cells(list(decided), labels)}; wrong decided verdicts: "
+        f"{', '.join(wrong_decided) or 'none'}"
     )
     print("\n| failure class | metric | rows | right | wrong ids |")
     print("|---|---|---|---|---|")
@@ -404,14 +485,19 @@ async def main() -> None:
     choosing: dict[str, list[bool]] = {}
     deciders = {s for s in options.threshold_sets.split(",") if s}
     print(f"judge: {judge.describe()}; rows: {options.split} half of each set\n")
-    print("| set | task | rows | accuracy | balanced acc. | F1 | ROC AUC | rows/s | peak memory |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(
+        "| set | task | rows | accuracy | balanced acc. | F1 | ROC AUC | decided: balanced acc. "
+        "| decided: coverage | overlap baseline: balanced acc. | overlap baseline: ROC AUC "
+        "| rows/s | peak memory |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for path in sorted(options.data.glob("*/dev.jsonl")):
         name = path.parent.name
         if wanted and name not in wanted:
             continue
-        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-        rows = split(rows, options.split)
+        every = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+        rows = split(every, options.split)
+        others = [r for r in every if r not in rows] if options.split != "all" else every
         if options.limit:
             rows = rows[: options.limit]
         task = task_of(name, rows[0])
@@ -422,14 +508,16 @@ async def main() -> None:
         )
         cold_caches()
         started, cpu = time.perf_counter(), time.process_time()
-        scored = await score_all(fresh, task, rows)
+        scored = await score_all(forced(fresh), task, rows)
         seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
         rankings = [
             await ranking_score(fresh, task, r, v) for r, (v, _) in zip(rows, scored, strict=True)
         ]
         results = [(v, p, r) for (v, p), r in zip(scored, rankings, strict=True)]
         labels = [int(r["label"]) for r in rows]
-        print(report(name, task, results, labels, seconds), flush=True)
+        decided = await asyncio.gather(*(decided_row(fresh, task, r) for r in rows))
+        extra = f"{decided_cells(decided, labels)} | {baseline(task, rows, others)}"
+        print(report(name, task, results, labels, seconds, extra), flush=True)
         if task == "faithfulness":
             runs, bases = [(seconds, cpu)], [encoding_floor(judge, rows)]
             for _ in range(options.repeat - 1):

@@ -99,7 +99,9 @@ def check_results(results: list[MetricResult], case: RagCase) -> None:
     failed = [r for r in results if r.status == "failed"]
     if failed and not case.settings.report_only:
         raise RagAssertionError("\n".join(failure_message(r) for r in failed), failed)
-    results = [r for r in results if not r.unsupported]  # the run's verdict says so
+    # Checks the judge cannot make, and verdicts it was unsure of, do not end the test: the
+    # run's verdict says so.
+    results = [r for r in results if not (r.unsupported or r.undecided)]
     if results and not any(r.judged for r in results):
         message = "; ".join(failure_message(r) for r in results)
         if case.settings.not_judged == "fail":

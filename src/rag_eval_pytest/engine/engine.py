@@ -340,6 +340,7 @@ class Engine:
                 instance.result_name,
                 measurement,
                 instance.default_threshold if threshold is None else threshold,
+                self.session.settings.judge.local.unsure,
             )
             for instance, (_, threshold, _), measurement in zip(
                 instances, requests, measurements, strict=True

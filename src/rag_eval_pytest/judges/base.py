@@ -102,6 +102,10 @@ class JudgeOutcome(Generic[O]):
     stopped: str = ""
     unsupported: bool = False
     """The judge cannot answer this kind of question at all (the local judge writes no text)."""
+    unsure: tuple[int, ...] = ()
+    """The items of the answer (by position in its list: statements, sentences; ``(0,)`` for
+    a single rating) that the judge gave as its best guess only: the local judge's three-way
+    verdicts. An LLM judge decides every item."""
 
     @property
     def judged(self) -> bool:

@@ -58,6 +58,14 @@ class LocalJudgeSettings(_Section):
         description="Relevance score from which a context sentence counts as needed for the "
         "question (context relevance; default: calibrated, 0.65).",
     )
+    unsure: Literal["escalate", "pass", "fail", "not_judged"] = Field(
+        "not_judged",
+        description="A verdict that depends on items the local judge was unsure of (a claim, "
+        "an answer or a context sentence whose score falls in its calibrated unsure band): "
+        "not_judged (reported, with a line saying how many cases need an LLM judge; the run "
+        "is not green, see judge.unsupported), pass (the unsure items count as yes), fail "
+        "(as no), or escalate (asked of an LLM judge; without one, not judged).",
+    )
     device: Literal["cpu", "cuda", "auto"] = Field(
         "cpu", description="Where the embedding model runs: cpu, cuda, or auto (cuda if present)."
     )
@@ -134,7 +142,9 @@ class JudgeSettings(_Section):
     unsupported: Literal["fatal", "fail", "report"] | None = Field(
         None,
         description="A run in which a check could not run with the judge it got (a criterion "
-        "under the local judge): fatal (exit 3), fail (exit 1) or report (reported, the run "
+        "under the local judge), or whose verdicts depended on items the local judge was "
+        "unsure of (judge.local.unsure: not_judged): fatal (exit 3), fail (exit 1) or report "
+        "(reported, the run "
         "may pass). The test's other assertions run either way. Default: fatal when `auto` "
         "fell back to the local judge (no key: a fork's pull request), else fail.",
     )

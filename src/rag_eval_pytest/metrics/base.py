@@ -25,11 +25,17 @@ if TYPE_CHECKING:
 
 Requirement = Literal["contexts", "expected_contexts", "ground_truth", "judge", "embeddings"]
 Status = Literal["passed", "failed", "not_judged"]
-NotJudgedCause = Literal["data", "judge", "unsupported"]
+NotJudgedCause = Literal["data", "judge", "unsupported", "unsure"]
 """Why a metric was not judged: the case's own data (no contexts, no claims, no ground truth:
 ``not_judged: skip`` applies), the judge (an error, a refusal, a reply that never parsed), or
 a check the judge cannot make at all (a criterion under the local judge: ``judge.unsupported``
-decides what the run does; the test's other assertions still run)."""
+decides what the run does; the test's other assertions still run), or a verdict that depends
+on items the judge was unsure of (the local judge's three-way verdicts, under
+``judge.local.unsure: not_judged``)."""
+UnsurePolicy = Literal["escalate", "pass", "fail", "not_judged"]
+"""What a verdict that depends on items the judge was unsure of becomes
+(``judge.local.unsure``): decided by an LLM judge (a cascade), passed (the unsure items
+counted as yes), failed (counted as no) or not judged."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,12 @@ class Measurement(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     warnings: list[str] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
+    unsure: int = 0
+    """How many items (claims, sentences, the answer) the judge was unsure of: the score is
+    computed from the items it decided."""
+    bounds: tuple[float, float] | None = None
+    """With unsure items: the score if every unsure item were no, and if every one were
+    yes. A threshold between them is a verdict that depends on the unsure items."""
 
     @field_validator("score")
     @classmethod
@@ -164,19 +176,58 @@ class MetricResult(Measurement):
         """Not judged because the judge cannot make this check at all."""
         return self.status == "not_judged" and self.cause == "unsupported"
 
+    @property
+    def undecided(self) -> bool:
+        """Not judged because its verdict depends on items the judge was unsure of."""
+        return self.status == "not_judged" and self.cause == "unsure"
+
     @classmethod
     def from_measurement(
-        cls, case: str, metric: str, measurement: Measurement, threshold: float | None
+        cls,
+        case: str,
+        metric: str,
+        measurement: Measurement,
+        threshold: float | None,
+        unsure: UnsurePolicy = "not_judged",
     ) -> MetricResult:
+        """The result of ``measurement`` against ``threshold``. A verdict that depends on
+        items the judge was unsure of (the threshold between the measurement's bounds)
+        follows ``unsure``: passed with the unsure items counted as yes, failed with them
+        counted as no, or not judged (``escalate`` had no LLM judge to ask: not judged)."""
+        fields = dict(measurement)
+        depends = measurement.bounds is not None and (
+            (threshold is None and measurement.score is None)
+            or (
+                threshold is not None and measurement.bounds[0] < threshold <= measurement.bounds[1]
+            )
+        )
+        if depends and measurement.bounds is not None and unsure in ("pass", "fail"):
+            low, high = measurement.bounds
+            fields["score"] = high if unsure == "pass" else low
+            counted = "yes" if unsure == "pass" else "no"
+            fields["reason"] = (
+                f"{measurement.unsure} unsure counted as {counted} (judge.local.unsure: "
+                f"{unsure}); {measurement.reason}"
+            )
+        elif depends:
+            fields["details"] = {**measurement.details, "decided_score": measurement.score}
+            fields["score"] = None
+            fields["cause"] = "unsure"
+            fields["reason"] = (
+                f"the verdict depends on {measurement.unsure} item"
+                f"{'s' if measurement.unsure != 1 else ''} the judge was unsure of "
+                "(an LLM judge decides them; judge.local.unsure: pass or fail counts them); "
+                f"{measurement.reason}"
+            )
+        score = fields["score"]
         status: Status
-        if measurement.score is None:
+        if score is None:
             status = "not_judged"
-        elif threshold is None or measurement.score >= threshold:
+        elif threshold is None or score >= threshold:
             status = "passed"
         else:
             status = "failed"
-        fields = dict(measurement)
-        fields["cause"] = (measurement.cause or "data") if status == "not_judged" else None
+        fields["cause"] = (fields.get("cause") or "data") if status == "not_judged" else None
         return cls(**fields, case=case, metric=metric, threshold=threshold, status=status)
 
 

@@ -28,6 +28,7 @@ from ..judges.questions import (
     StatementVerdict,
     StatementVerdicts,
 )
+from ..text.shorten import shorten
 from .base import Evidence, Measurement, Metric, Requirement
 from .judged import context_texts, details, empty_contexts, not_judged
 
@@ -70,21 +71,48 @@ class Faithfulness(Metric):
             )
         lenient = self.mode == "deepeval" and not self.penalize_ambiguous
         good = {"supported", "not mentioned"} if lenient else {"supported"}
-        faithful = sum(s.verdict in good for s in statements)
+        unsure = set(outcome.unsure)
+        decided = [s for i, s in enumerate(statements) if i not in unsure]
+        doubtful = [s for i, s in enumerate(statements) if i in unsure]
+        faithful = sum(s.verdict in good for s in decided)
+        # An unsure statement is supported or not mentioned (a contradiction is never
+        # unsure): which one changes the score only where "not mentioned" counts against.
+        low = (faithful + (len(doubtful) if lenient else 0)) / len(statements)
+        high = (faithful + len(doubtful)) / len(statements)
+        reason = _reason(decided, faithful, lenient)
+        if doubtful:
+            shown = ", ".join(f'"{shorten(s.statement, 60)}"' for s in doubtful[:3])
+            more = f" and {len(doubtful) - 3} more" if len(doubtful) > 3 else ""
+            noun = "claim" if len(doubtful) == 1 else "claims"
+            reason = f"{reason}; {len(doubtful)} {noun} unsure: {shown}{more}"
+        if low == high:  # the unsure statements count the same either way
+            score: float | None = low
+        else:
+            score = faithful / len(decided) if decided else None
         return Measurement(
-            score=faithful / len(statements),
-            reason=_reason(statements, faithful, lenient),
+            score=score,
+            reason=reason,
+            cause="unsure" if score is None else None,
             evidence=[
-                Evidence(kind="statement", text=s.statement, verdict=s.verdict, reason=s.reason)
-                for s in statements
+                Evidence(
+                    kind="statement",
+                    text=s.statement,
+                    verdict="unsure" if i in unsure else s.verdict,
+                    reason=s.reason,
+                )
+                for i, s in enumerate(statements)
             ],
             usage=outcome.usage,
             warnings=list(outcome.notes),
             details={"mode": self.mode, **details(outcome)},
+            unsure=len(doubtful),
+            bounds=(low, high) if low != high else None,
         )
 
 
 def _reason(statements: list[StatementVerdict], faithful: int, lenient: bool) -> str:
+    if not statements:
+        return "no statement decided"
     """How many statements count, and how many of each other verdict: "2 of 4 statements
     supported by the contexts; 1 contradicted, 1 not mentioned"."""
     counts: Counter[str] = Counter(s.verdict for s in statements)

@@ -146,7 +146,7 @@ def build_document(
                 for t in summary.tags
             ],
             usage=usage.model_copy(update={"cost_usd": round(usage.cost_usd, 6)}),
-            unchecked=summary.judge.unsupported_line() or None,
+            unchecked=summary.judge.unchecked_line() or None,
         ),
         cases=[_case(record, summary, order) for record in records],
         warnings=[*warnings, *summary.warnings],

@@ -98,6 +98,25 @@ class JudgeTrouble:
     number of cases per metric."""
     unsupported_judges: tuple[str, ...] = ()
     """The judges that could not make them, as described."""
+    undecided: dict[str, int] = field(default_factory=dict)
+    """Verdicts that depend on items the judge was unsure of (``judge.local.unsure:
+    not_judged``): the number of cases per metric."""
+    undecided_cases: int = 0
+    """The cases with at least one such verdict."""
+
+    def unchecked_line(self) -> str:
+        """What the run could not check with the judges it got, in one line (the checks they
+        cannot make, the verdicts they were unsure of); empty when everything was checked."""
+        parts = [self.unsupported_line()]
+        if self.undecided:
+            cases = self.undecided_cases
+            metrics = "; ".join(f"{name} ({count})" for name, count in self.undecided.items())
+            parts.append(
+                f"{cases} case{'s' if cases != 1 else ''} need{'s' if cases == 1 else ''} an "
+                f"LLM judge to decide: {metrics} (the local judge was unsure; "
+                "judge.local.unsure)"
+            )
+        return "; ".join(p for p in parts if p)
 
     def unsupported_line(self) -> str:
         """ "3 checks could not run on the local judge (...)": empty when every check ran."""
@@ -333,8 +352,14 @@ def judge_trouble(records: Sequence[CaseRecord]) -> JudgeTrouble:
     failed: list[str] = []
     first = ""
     unsupported: dict[str, int] = {}
+    undecided: dict[str, int] = {}
+    undecided_cases = 0
     judges: list[str] = []
     for record in records:
+        unsure = [name for name, result in record.metrics.items() if result.undecided]
+        for name in unsure:
+            undecided[name] = undecided.get(name, 0) + 1
+        undecided_cases += bool(unsure)
         for name, result in record.metrics.items():
             if result.unsupported:
                 unsupported[name] = unsupported.get(name, 0) + 1
@@ -356,4 +381,6 @@ def judge_trouble(records: Sequence[CaseRecord]) -> JudgeTrouble:
         first_error=first,
         unsupported=unsupported,
         unsupported_judges=tuple(judges),
+        undecided=undecided,
+        undecided_cases=undecided_cases,
     )

@@ -82,8 +82,8 @@ def fatal_reason(summary: RunSummary, end: RunEnd) -> str | None:
             f"the judge failed on {count} of {cases} case{'s' if cases != 1 else ''}"
             f" ({_names(list(trouble.failed_cases))}): {trouble.first_error}"
         )
-    if trouble.unsupported and end.unsupported == "fatal":
-        return trouble.unsupported_line()
+    if (trouble.unsupported or trouble.undecided) and end.unsupported == "fatal":
+        return trouble.unchecked_line()
     if end.carried:
         return "; ".join(end.carried)
     return None
@@ -101,7 +101,7 @@ def decide_verdict(
     fatal = fatal_reason(summary, end)
     if end.empty_shard is not None and not fatal and end.pytest_status in (0, 5):
         return ExitDecision(0, end.empty_shard)
-    unsupported = summary.judge.unsupported_line()
+    unsupported = summary.judge.unchecked_line()
     return decide_exit_code(
         end.pytest_status,
         failed_tests=end.failed_tests,

@@ -85,7 +85,10 @@ class LocalJudge(Judge):
             ambiguous = ambiguous_threshold
         if ambiguous > support:
             raise ValueError("the ambiguous threshold must not exceed the support threshold")
-        self.calibration = Calibration(base.weights, base.bias, support, ambiguous)
+        band = base.unsure
+        if band is not None:  # the unsure band holds the support threshold, whatever it is
+            band = (min(band[0], support), max(band[1], support))
+        self.calibration = Calibration(base.weights, base.bias, support, ambiguous, band)
         self.relevance_threshold = (
             SENTENCE_RELEVANCE.support if relevance_threshold is None else relevance_threshold
         )
@@ -122,7 +125,10 @@ class LocalJudge(Judge):
                 unsupported=True,
             )
         value = await answer(self, inputs)
-        return JudgeOutcome(value=value, agreement=1.0)
+        unsure: tuple[int, ...] = ()
+        if isinstance(value, tuple):  # (the answer, the items it is unsure of)
+            value, unsure = value
+        return JudgeOutcome(value=value, agreement=1.0, unsure=unsure)
 
     # ------------------------------------------------------------------ support
 
@@ -192,7 +198,7 @@ class LocalJudge(Judge):
 
     # ------------------------------------------------------------------ the questions
 
-    async def _statements(self, inputs: Any) -> StatementVerdicts:
+    async def _statements(self, inputs: Any) -> tuple[StatementVerdicts, tuple[int, ...]]:
         claims = []
         for claim in split_claims(inputs.answer):
             # A bare "Yes." states the question's proposition; without a yes/no question it
@@ -203,7 +209,7 @@ class LocalJudge(Judge):
             elif yes_no_statement(claim, "Is it so?") is None:
                 claims.append(claim)
         verdicts = await self.support(claims, inputs.contexts, inputs.question)
-        return StatementVerdicts.model_validate(
+        statements = StatementVerdicts.model_validate(
             {
                 "statements": [
                     {"statement": c, "verdict": v.verdict, "reason": v.reason}
@@ -211,6 +217,7 @@ class LocalJudge(Judge):
                 ]
             }
         )
+        return statements, tuple(i for i, v in enumerate(verdicts) if v.unsure)
 
     async def _usefulness(self, inputs: Any) -> ContextVerdicts:
         truths = split_claims(inputs.ground_truth) or [inputs.ground_truth]
