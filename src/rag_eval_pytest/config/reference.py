@@ -82,22 +82,30 @@ def _map_of_sections(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
-def rows(model: type[BaseModel], prefix: str = "") -> list[str]:
+def rows(
+    model: type[BaseModel], prefix: str = "", outer: tuple[type[BaseModel], ...] = ()
+) -> list[str]:
     out = []
     for name, info in model.model_fields.items():
         key = f"{prefix}{name}"
+        inner = _section(info.annotation)
+        if inner is not None and (inner is model or inner in outer):
+            # A section that holds itself (a cascade's judge.then): named once, not unrolled.
+            description = " ".join((info.description or "").split()).replace("|", "\\|")
+            out.append(f"| `{key}` | section, as `{prefix.rstrip('.') or name}` | | {description} |")
+            continue
         entries = _map_of_sections(info.annotation)
         if entries is not None:
             description = " ".join((info.description or "").split()).replace("|", "\\|")
             out.append(f"| `{key}` | map of name to section | {_default(info)} | {description} |")
-            out.extend(rows(entries, f"{key}.<name>."))
+            out.extend(rows(entries, f"{key}.<name>.", (*outer, model)))
             continue
         section = _section(info.annotation)
         description = (info.description or (section.__doc__ or "" if section else "")).strip()
         description = " ".join(description.split()).replace("|", "\\|")
         if section is not None:
             out.append(f"| `{key}` | section | | {description} |")
-            out.extend(rows(section, f"{key}."))
+            out.extend(rows(section, f"{key}.", (*outer, model)))
         else:
             out.append(
                 f"| `{key}` | {_type_name(info.annotation)} | {_default(info)} | {description} |"

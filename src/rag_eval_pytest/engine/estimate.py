@@ -89,6 +89,15 @@ def estimate_run(
     if not judged:
         return None
     kind = resolve_kind(settings, env)
+    if kind == "cascade":  # at most what its LLM tier would cost alone
+        from ..errors import ConfigError
+        from ..judges.factory import cascade_tier
+
+        try:
+            settings = cascade_tier(settings, env)
+        except ConfigError:
+            return None
+        kind = resolve_kind(settings, env)
     label = judge_label(settings, env)
     model = label.split("(", 1)[1].rstrip(")") if "(" in label else kind
     passes = 1 if settings.passes == 1 else settings.passes // 2 + 1

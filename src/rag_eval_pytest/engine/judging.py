@@ -79,12 +79,13 @@ class JudgeRegistry:
         if any(known is judge for known in self._judges):
             return
         self._judges.append(judge)
-        if isinstance(judge, LLMJudge):
-            judge.adopt(
-                limiter=session.judge_limiter,
-                redactor=session.redactor,
-                deadline=session.judge_deadline,
-            )
+        for part in judge.parts():  # a cascade's LLM tier is limited like any LLM judge
+            if isinstance(part, LLMJudge):
+                part.adopt(
+                    limiter=session.judge_limiter,
+                    redactor=session.redactor,
+                    deadline=session.judge_deadline,
+                )
         secrets = getattr(judge, "secrets", None)
         if callable(secrets):
             session.redactor.add(*secrets())

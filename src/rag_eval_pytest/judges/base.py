@@ -106,6 +106,8 @@ class JudgeOutcome(Generic[O]):
     """The items of the answer (by position in its list: statements, sentences; ``(0,)`` for
     a single rating) that the judge gave as its best guess only: the local judge's three-way
     verdicts. An LLM judge decides every item."""
+    tiers: tuple[tuple[str, int], ...] = ()
+    """How many items each tier of a cascade judge decided (``(("local", 3), ("llm", 1))``)."""
 
     @property
     def judged(self) -> bool:
@@ -164,6 +166,10 @@ class Judge(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release clients and models. Called once at the end of the run."""
+
+    def parts(self) -> list[Judge]:
+        """The judges this one asks (a cascade's tiers); itself for a judge of one part."""
+        return [self]
 
 
 def check_indexed(items: Sequence[Any], count: int, what: str) -> list[str]:

@@ -27,7 +27,8 @@ CONTEXT_WINDOWS = {"anthropic": 200_000, "openai": 128_000}
 
 
 def resolve_kind(settings: JudgeSettings, env: Mapping[str, str]) -> str:
-    """``auto`` resolved: ``anthropic`` with a key, else ``local``; other kinds as given."""
+    """``auto`` resolved: ``anthropic`` with a key, else ``local``; other kinds as given (a
+    cascade is ``cascade``: :func:`cascade_tier` says which LLM judge it ends with)."""
     if settings.kind != "auto":
         return settings.kind
     if env.get("ANTHROPIC_API_KEY") or settings.api_key is not None:
@@ -35,9 +36,32 @@ def resolve_kind(settings: JudgeSettings, env: Mapping[str, str]) -> str:
     return "local"
 
 
+def cascade_tier(settings: JudgeSettings, env: Mapping[str, str]) -> JudgeSettings:
+    """A cascade's LLM judge: ``judge.then``, else Anthropic when its key is set. Raises
+    :class:`ConfigError` when there is none."""
+    from .settings import JudgeSettings as Settings
+
+    if settings.then is not None:
+        return settings.then
+    if env.get("ANTHROPIC_API_KEY"):
+        return Settings(kind="anthropic", passes=settings.passes, cache=settings.cache)
+    raise ConfigError(
+        "the cascade judge needs an LLM judge for what the local judge is unsure of: set "
+        "judge.then (kind: anthropic, openai or module:attribute) in the config, or "
+        "ANTHROPIC_API_KEY"
+    )
+
+
 def judge_label(settings: JudgeSettings, env: Mapping[str, str]) -> str:
     """Which judge and model will score, for the header line and reports (builds nothing)."""
     kind = resolve_kind(settings, env)
+    if kind == "cascade":
+        local = judge_label(settings.model_copy(update={"kind": "local"}), env)
+        try:
+            then = judge_label(cascade_tier(settings, env), env)
+        except ConfigError:
+            then = "no LLM judge configured"
+        return f"cascade ({local}, then {then})"
     if kind == "anthropic":
         from .anthropic import DEFAULT_MODEL
 
@@ -114,6 +138,13 @@ def build_judge(
         "max_context_tokens": settings.max_context_tokens or CONTEXT_WINDOWS.get(kind),
     }
     judge: Judge
+    if kind == "cascade":
+        from .cascade import CascadeJudge
+
+        then = build_judge(
+            cascade_tier(settings, env), env=env, cache_dir=cache_dir, search_paths=search_paths
+        )
+        return CascadeJudge(_local_judge(settings, cache_dir), then)
     if kind == "anthropic":
         from .anthropic import AnthropicJudge
         from .extras import require_anthropic

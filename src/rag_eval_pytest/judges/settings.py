@@ -14,7 +14,7 @@ from ..runtime.retry import RetrySettings
 from ..values import http_url
 
 ENTRY_POINT_GROUP = "rag_eval.judges"
-BUILTIN_KINDS = ("auto", "anthropic", "openai", "local")
+BUILTIN_KINDS = ("auto", "anthropic", "openai", "local", "cascade")
 DEFAULT_DEADLINE = 7200.0
 """Two hours of judging: a judge that hangs, or answers 429 for ever, cannot hold a CI job
 until the job's own timeout kills it without a report."""
@@ -109,8 +109,9 @@ class JudgeSettings(_Section):
     kind: str = Field(
         "auto",
         description="auto (Anthropic when ANTHROPIC_API_KEY is set, else local), anthropic, "
-        "openai, local, or a custom judge as module:attribute or an entry point name of the "
-        "rag_eval.judges group.",
+        "openai, local, cascade (the local judge, then the LLM judge of judge.then for what "
+        "it is unsure of), or a custom judge as module:attribute or an entry point name of "
+        "the rag_eval.judges group.",
     )
     model: str | None = Field(None, description="The judge model (default: the kind's default).")
     base_url: str | None = Field(
@@ -139,6 +140,13 @@ class JudgeSettings(_Section):
         default_factory=dict, description="Price overrides per model name (prefix)."
     )
     local: LocalJudgeSettings = Field(default_factory=LocalJudgeSettings)
+    then: JudgeSettings | None = Field(
+        None,
+        description="kind: cascade: the LLM judge asked what the local judge (judge.local) is "
+        "unsure of, and what it cannot answer, configured as the judge section is (kind, "
+        "model, base_url, api_key, passes, ...). Default: anthropic when ANTHROPIC_API_KEY is "
+        "set.",
+    )
     unsupported: Literal["fatal", "fail", "report"] | None = Field(
         None,
         description="A run in which a check could not run with the judge it got (a criterion "
@@ -192,8 +200,19 @@ class JudgeSettings(_Section):
         for name, value in super().__repr_args__():
             yield name, display_url(value) if name == "base_url" and value else value
 
+    @model_validator(mode="after")
+    def _then_is_an_llm_judge(self) -> JudgeSettings:
+        if self.then is not None and self.then.kind in ("cascade", "local"):
+            raise ValueError(
+                f"judge.then: a cascade's second tier is an LLM judge, not {self.then.kind!r}"
+            )
+        return self
+
     def price_table(self) -> dict[str, tuple[float, float]]:
         return {name: (p.input, p.output) for name, p in self.prices.items()}
+
+
+JudgeSettings.model_rebuild()  # ``then`` is a JudgeSettings itself
 
 
 def unknown_judge(name: str) -> str:

@@ -32,7 +32,14 @@ def not_judged(outcome: JudgeOutcome[Any], what: str) -> Measurement:
 
 
 def details(outcome: JudgeOutcome[Any]) -> dict[str, Any]:
-    return {"agreement": outcome.agreement} if outcome.agreement is not None else {}
+    """What a judged measurement's details say of the judge's answer: the votes' agreement,
+    and for a cascade judge how many items each tier decided (``tiers``)."""
+    found: dict[str, Any] = {}
+    if outcome.agreement is not None:
+        found["agreement"] = outcome.agreement
+    if outcome.tiers:
+        found["tiers"] = dict(outcome.tiers)
+    return found
 
 
 def context_texts(sample: Sample) -> list[str]:

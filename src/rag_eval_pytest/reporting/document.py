@@ -99,6 +99,7 @@ def build_document(
             failed=m.failed,
             weight=weights.get(name, 0.0),
             case_thresholds=m.case_thresholds,
+            tiers=m.tiers,
         )
     composite_check = checks.get("composite")
     order = list(summary.metrics)

@@ -77,6 +77,23 @@ def metric_threshold(m: MetricSummary) -> str:
     return f"{gate} (mean); {shown} per case" if gate else f"{shown} per case"
 
 
+def cascade_lines(summary: Summary) -> list[str]:
+    """What each tier of a cascade judge decided, per metric: "faithfulness: the local judge
+    decided 12 of 15 items, the LLM judge 3; 8 of 10 cases never asked the LLM judge"."""
+    lines = []
+    for name, m in summary.metrics.items():
+        tiers = m.tiers
+        if not tiers:
+            continue
+        local, llm, unasked = tiers.get("local", 0), tiers.get("llm", 0), tiers.get("unasked", 0)
+        cases = m.judged + m.not_judged
+        lines.append(
+            f"{title(name)}: the local judge decided {local} of {local + llm} items, the LLM "
+            f"judge {llm}; {unasked} of {cases} cases never asked the LLM judge"
+        )
+    return lines
+
+
 def metric_status(m: MetricSummary) -> str:
     """The gate's status, else whether the cases met their own thresholds ("FAIL (2 of 5
     cases)"), else "-"."""
@@ -296,6 +313,9 @@ def render_markdown(report: Report) -> str:
     lines += ["", "## Summary", "", *_summary_table(summary), "", _latency_line(summary), ""]
     if summary.unchecked:
         lines += [f"> **Not checked:** {_cell(summary.unchecked)}", ""]
+    cascade = cascade_lines(summary)
+    if cascade:
+        lines += ["**Cascade judge:**", *(f"- {_cell(line)}" for line in cascade), ""]
     lines += _trend(report.trend)
 
     if critical.failed:

@@ -116,6 +116,11 @@ class MetricSummary(_Model):
         description="The per-case thresholds the tests applied (distinct, ascending): what "
         "'passed' and 'failed' were counted against.",
     )
+    tiers: dict[str, int] = Field(
+        default_factory=dict,
+        description="A cascade judge: the items each tier decided ('local', 'llm') over the "
+        "cases, and 'unasked', the cases whose question never went to the LLM tier.",
+    )
 
 
 class Counts(_Model):

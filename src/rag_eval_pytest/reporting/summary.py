@@ -49,6 +49,9 @@ class MetricSummary:
     failed: int
     case_thresholds: list[float] = field(default_factory=list)
     """The per-case thresholds the run's tests applied (distinct, ascending)."""
+    tiers: dict[str, int] = field(default_factory=dict)
+    """A cascade judge: the items each tier decided over the cases, and ``unasked``, the
+    cases whose question never went to the LLM tier."""
 
 
 @dataclass
@@ -192,6 +195,21 @@ def _judged_scores(record: CaseRecord) -> dict[str, float]:
     }
 
 
+def _tiers(results: Sequence[MetricResult]) -> dict[str, int]:
+    """The items each tier of a cascade judge decided over ``results`` (empty without one),
+    and how many of them the LLM tier was never asked about (``unasked``)."""
+    total: dict[str, int] = {}
+    for result in results:
+        tiers = result.details.get("tiers")
+        if not isinstance(tiers, dict):
+            continue
+        for tier, count in tiers.items():
+            if isinstance(count, int):
+                total[str(tier)] = total.get(str(tier), 0) + count
+        total["unasked"] = total.get("unasked", 0) + (not tiers.get("llm"))
+    return total
+
+
 def case_composite(record: CaseRecord, weights: Mapping[str, float]) -> float | None:
     """A case's composite: the weighted mean of its judged scores, and never more than the
     lowest score that failed its threshold. A metric without weight (correctness and the
@@ -233,6 +251,7 @@ def summarise(
             passed=sum(r.status == "passed" for r in results),
             failed=sum(r.status == "failed" for r in results),
             case_thresholds=sorted({r.threshold for r in results if r.threshold is not None}),
+            tiers=_tiers(results),
         )
     means = {n: m.mean for n, m in metrics.items() if m.mean is not None}
     composite = weighted_mean(means, weights)

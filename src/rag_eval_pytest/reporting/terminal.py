@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..text.escaping import strip_control
-from .markdown import fmt_score, fmt_seconds, metric_status, metric_threshold, title
+from .markdown import (
+    cascade_lines,
+    fmt_score,
+    fmt_seconds,
+    metric_status,
+    metric_threshold,
+    title,
+)
 
 if TYPE_CHECKING:
     from .models import Report
@@ -55,6 +62,7 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
         lines.append(
             f"judge: {usage.judge_calls} calls, {usage.cache_hits} cached, ${usage.cost_usd:.2f}"
         )
+    lines.extend(f"cascade: {line}" for line in cascade_lines(summary))
     if summary.unchecked:
         lines.append(f"not checked: {strip_control(summary.unchecked)}")
     if run.partial:

@@ -1,0 +1,125 @@
+"""The cascade judge: the local judge first, an LLM judge only for what it is unsure of.
+
+``judge: {kind: cascade, then: {kind: anthropic}}`` (or ``--rag-judge cascade``). Every
+question goes to the local judge; an answer with items it was unsure of (claims whose support
+score falls in its unsure band) sends only those items to the LLM judge, in the same typed
+question, through the LLM judge's own cache, votes, deadline and cost accounting; the items
+the local judge decided keep its verdicts. A question the local judge cannot answer at all (a
+criterion in plain words) goes to the LLM judge whole. The outcome says how many items each
+tier decided (``JudgeOutcome.tiers``), and the metrics put that in their details.
+
+The LLM judge's failure is the cascade's failure: a question it could not answer is not
+judged with its reason, as with the LLM judge alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from .base import Judge, JudgeOutcome, Question
+from .questions import StatementsInput, StatementSupport, StatementVerdicts
+
+if TYPE_CHECKING:
+    from .base import I, O
+
+LOCAL, LLM = "local", "llm"
+
+
+class CascadeJudge(Judge):
+    """``first`` (the local judge) answers; ``then`` (an LLM judge) decides what it is
+    unsure of."""
+
+    kind: ClassVar[str] = "cascade"
+
+    def __init__(self, first: Judge, then: Judge) -> None:
+        self.first = first
+        self.then = then
+        self.model = f"{first.describe()} then {then.describe()}"
+
+    def describe(self) -> str:
+        return f"cascade ({self.first.describe()}, then {self.then.describe()})"
+
+    def identity(self) -> dict[str, str] | None:
+        """Both tiers (the local one's identity holds its calibration and unsure band)."""
+        first, then = self.first.fingerprint(), self.then.fingerprint()
+        if first is None or then is None:
+            return None
+        votes = str(getattr(self.then, "passes", None))
+        return {"kind": self.kind, "first": first, "then": then, "then_passes": votes}
+
+    def parts(self) -> list[Judge]:
+        return [self.first, self.then]
+
+    def secrets(self) -> list[str]:
+        found = getattr(self.then, "secrets", None)
+        return list(found()) if callable(found) else []
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        return await self.first.embed(texts)
+
+    async def aclose(self) -> None:
+        await self.first.aclose()
+        await self.then.aclose()
+
+    async def ask(self, question: Question[I, O], inputs: I) -> JudgeOutcome[O]:
+        if not self.first.supports(type(question)):
+            return tiered(await self.then.ask(question, inputs), llm=_items(None))
+        local = await self.first.ask(question, inputs)
+        if local.value is None or not local.unsure:
+            return tiered(local, local=_items(local.value))
+        narrowed = _narrowed(question, inputs, local)
+        if narrowed is None:  # a single rating, or items the LLM cannot be asked apart
+            outcome = await self.then.ask(question, inputs)
+            return tiered(outcome, llm=_items(outcome.value))
+        asked, merge = narrowed
+        outcome = await self.then.ask(question, asked)
+        if outcome.value is None:
+            return outcome
+        decided = _items(local.value) - len(local.unsure)
+        merged = merge(outcome.value)
+        return JudgeOutcome(
+            merged,
+            usage=outcome.usage,
+            notes=(*local.notes, *outcome.notes),
+            agreement=outcome.agreement,
+            tiers=((LOCAL, decided), (LLM, _items(merged) - decided)),
+        )
+
+
+def tiered(outcome: JudgeOutcome[O], *, local: int = 0, llm: int = 0) -> JudgeOutcome[O]:
+    """``outcome`` with the items each tier decided (none when it was not judged)."""
+    if outcome.value is None:
+        return outcome
+    tiers = tuple((tier, count) for tier, count in ((LOCAL, local), (LLM, llm)) if count)
+    return replace(outcome, tiers=tiers)
+
+
+def _items(value: Any) -> int:
+    """How many items an answer decides: its statements or verdicts, else one rating."""
+    for name in ("statements", "verdicts", "sentences"):
+        items = getattr(value, name, None)
+        if isinstance(items, list):
+            return len(items)
+    return 1
+
+
+def _narrowed(question: Question[Any, Any], inputs: Any, local: JudgeOutcome[Any]) -> Any:
+    """The question asked of the LLM judge about the unsure items only, and how its answer
+    joins the local judge's decided items; ``None`` when the question has no items to split."""
+    if isinstance(question, StatementSupport):
+        verdicts = local.value
+        assert isinstance(verdicts, StatementVerdicts)
+        unsure = set(local.unsure)
+        doubtful = [s.statement for i, s in enumerate(verdicts.statements) if i in unsure]
+        asked = StatementsInput(
+            question=inputs.question, answer=" ".join(doubtful), contexts=inputs.contexts
+        )
+
+        def merge(answer: StatementVerdicts) -> StatementVerdicts:
+            kept = [s for i, s in enumerate(verdicts.statements) if i not in unsure]
+            return StatementVerdicts(statements=[*kept, *answer.statements])
+
+        return asked, merge
+    return None
+
