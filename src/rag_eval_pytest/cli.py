@@ -3,6 +3,7 @@
 
 rag-eval merge shard-*/eval_report.json --output-dir results
 rag-eval convert --from deepeval goldens.json dataset.json
+rag-eval calibrate labelled.json --output calibration.json
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -51,11 +53,75 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument("--from", dest="source", required=True, choices=FORMATS)
     convert.add_argument("input", type=Path, metavar="IN")
     convert.add_argument("output", type=Path, metavar="OUT")
+    _calibrate_parser(commands)
     return parser
+
+
+def _calibrate_parser(commands: Any) -> None:
+    calibrate = commands.add_parser(
+        "calibrate",
+        help="measure the configured judge against your own labels and write its thresholds",
+        description="Score every labelled case of LABELS (a dataset whose cases have their "
+        "recorded answer and contexts and labels: {metric: pass|fail}) with the judge of the "
+        "config, print per metric the balanced accuracy with its 95 %% interval, Cohen's "
+        "kappa, the ROC AUC and the threshold that fits the labels best, and write them to a "
+        "calibration file for judge.calibration.",
+    )
+    calibrate.add_argument("labels", type=Path, metavar="LABELS")
+    calibrate.add_argument(
+        "--config", type=Path, default=None, metavar="PATH", help="default: eval-config.yaml"
+    )
+    calibrate.add_argument("--judge", default=None, metavar="KIND", help="as --rag-judge")
+    calibrate.add_argument("--output", type=Path, default=Path("calibration.json"), metavar="FILE")
+
+
+def _calibrate(options: argparse.Namespace) -> int:
+    """``rag-eval calibrate``: 0 when the calibration is written, 3 (one message) otherwise."""
+    from .config.settings import Override, find_config_file, resolve_settings
+    from .engine.calibration import calibrate
+
+    try:
+        here = Path.cwd()
+        file = find_config_file(here, options.config, here)
+        overrides = (
+            [] if options.judge is None else [Override("judge.kind", options.judge, "--judge")]
+        )
+        settings = resolve_settings(file, overrides).settings
+        result = calibrate(settings, options.labels, dict(os.environ))
+    except RagEvalError as exc:
+        print(f"rag-eval calibrate: {exc}", file=sys.stderr)
+        return _FATAL
+    print(f"judge: {result.judge}; labelled cases of {result.dataset}\n")
+    print(
+        "| metric | cases | threshold | balanced accuracy | 95 % interval | Cohen's kappa "
+        "| ROC AUC | best threshold | its balanced accuracy | decided | decided: balanced "
+        "accuracy |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for a in result.metrics.values():
+        auc = "n/a" if a.auc is None else f"{a.auc:.3f}"
+        decided = (
+            "n/a" if a.decided_balanced_accuracy is None else f"{a.decided_balanced_accuracy:.3f}"
+        )
+        print(
+            f"| {a.metric} | {a.cases} | {a.threshold:.2f} | {a.balanced_accuracy:.3f} | "
+            f"{a.interval[0]:.3f}-{a.interval[1]:.3f} | {a.kappa:.3f} | {auc} | "
+            f"{a.best_threshold:.2f} | {a.best_balanced_accuracy:.3f} | {a.decided} of "
+            f"{a.cases} | {decided} |"
+        )
+    try:
+        options.output.write_text(json.dumps(result.to_json(), indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        print(f"rag-eval calibrate: {options.output}: {exc.strerror}", file=sys.stderr)
+        return _FATAL
+    print(f"\nwritten: {options.output} (point judge.calibration at it)")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     options = _parser().parse_args(argv)
+    if options.command == "calibrate":
+        return _calibrate(options)
     if options.command == "convert":
         return _convert(options.source, options.input, options.output)
     return _merge(options)

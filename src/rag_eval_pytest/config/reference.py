@@ -92,7 +92,8 @@ def rows(
         if inner is not None and (inner is model or inner in outer):
             # A section that holds itself (a cascade's judge.then): named once, not unrolled.
             description = " ".join((info.description or "").split()).replace("|", "\\|")
-            out.append(f"| `{key}` | section, as `{prefix.rstrip('.') or name}` | | {description} |")
+            same = prefix.rstrip(".") or name
+            out.append(f"| `{key}` | section, as `{same}` | | {description} |")
             continue
         entries = _map_of_sections(info.annotation)
         if entries is not None:

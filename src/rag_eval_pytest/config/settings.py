@@ -756,6 +756,11 @@ def _anchor_paths(data: dict[str, Any], base: Path) -> None:
         directory = Path(output["directory"])
         if not directory.is_absolute():
             output["directory"] = str(base / directory)
+    judge = data.get("judge")
+    if isinstance(judge, dict) and isinstance(judge.get("calibration"), str):
+        calibration = Path(judge["calibration"])
+        if not calibration.is_absolute():
+            judge["calibration"] = str(base / calibration)
     target = data.get("target")
     if isinstance(target, str):
         module, sep, attr = target.rpartition(":")

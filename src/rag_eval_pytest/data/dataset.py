@@ -20,7 +20,7 @@ import reprlib
 import unicodedata
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -87,6 +87,9 @@ class Case(BaseModel):
     answer: str | None = None
     contexts: list[Context] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    labels: dict[str, Literal["pass", "fail"]] | None = None
+    """A person's verdict per metric (``{"faithfulness": "fail"}``), for ``rag-eval
+    calibrate``; a run ignores it."""
     _expected_grades: dict[str, int] | None = PrivateAttr(default=None)
 
     @field_validator("id", mode="before")

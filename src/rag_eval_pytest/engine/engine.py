@@ -339,7 +339,7 @@ class Engine:
                 loaded.key,
                 instance.result_name,
                 measurement,
-                instance.default_threshold if threshold is None else threshold,
+                self.session.default_threshold(instance) if threshold is None else threshold,
                 self.session.settings.judge.local.unsure,
             )
             for instance, (_, threshold, _), measurement in zip(

@@ -104,17 +104,20 @@ class JudgeRegistry:
         another vote is another outcome), or, for a judge without one, its place among the
         run's unnamed judges. ``""`` for no judge. Answers are shared only between equal
         identities."""
+        from ..judges.base import run_identity
+
         if judge is None:
             return ""
-        fingerprint = judge.fingerprint()
-        if fingerprint is None:
+        fingerprint = None
+        if judge.fingerprint() is None:
             number = next((i for i, j in enumerate(self._unnamed) if j is judge), None)
             if number is None:
                 number = len(self._unnamed)
                 self._unnamed.append(judge)
             fingerprint = f"unnamed {number}"
-        passes = getattr(judge, "passes", None)
-        return f"{fingerprint} passes={passes}"
+        identity = run_identity(judge, fingerprint)
+        assert identity is not None
+        return identity
 
     # ------------------------------------------------------------------ embeddings
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..data.response import RAGResponse
 from ..metrics.base import Measurement, Metric, Sample, Services
@@ -42,6 +42,9 @@ class EvalSession:
     config_warnings: list[str] = field(default_factory=list)
     config_file: str = ""
     """The config file in force, or where none was found (``ConfigFile.describe``)."""
+    calibration: dict[str, Any] | None = None
+    """The calibration file of ``judge.calibration``, read at the start (``rag-eval
+    calibrate``)."""
     judge_cache_dir: Path | None = None
     loop: LoopThread = field(default_factory=LoopThread)
     rag_limiter: AdaptiveLimiter = field(init=False)
@@ -51,6 +54,14 @@ class EvalSession:
     progress: RunProgress = field(default_factory=RunProgress)
     notify: Callable[[str], None] | None = None  # a line of information on the terminal
     _notices: set[str] = field(default_factory=set)
+
+    def default_threshold(self, metric: Metric) -> float:
+        """A metric's threshold when a test gives none: the calibration's, else its own."""
+        if self.calibration is not None:
+            entry = self.calibration["metrics"].get(metric.result_name)
+            if entry is not None:
+                return float(entry["best_threshold"])
+        return metric.default_threshold
 
     def __post_init__(self) -> None:
         limits = self.settings.concurrency

@@ -172,6 +172,15 @@ class Judge(ABC):
         return [self]
 
 
+def run_identity(judge: Judge, fingerprint: str | None = None) -> str | None:
+    """The judge's identity as a run records it: its fingerprint (or ``fingerprint`` for a
+    judge without one) and its number of votes (another vote is another outcome)."""
+    fingerprint = judge.fingerprint() or fingerprint
+    if fingerprint is None:
+        return None
+    return f"{fingerprint} passes={getattr(judge, 'passes', None)}"
+
+
 def check_indexed(items: Sequence[Any], count: int, what: str) -> list[str]:
     """The problem of an index-keyed verdict list that is not exactly ``0..count-1``."""
     indexes = sorted(item.index for item in items)

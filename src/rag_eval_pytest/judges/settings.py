@@ -140,6 +140,13 @@ class JudgeSettings(_Section):
         default_factory=dict, description="Price overrides per model name (prefix)."
     )
     local: LocalJudgeSettings = Field(default_factory=LocalJudgeSettings)
+    calibration: str | None = Field(
+        None,
+        description="A calibration file written by `rag-eval calibrate` (relative to the "
+        "config file): its thresholds, chosen on your own labels, become the metrics' "
+        "defaults (a test's own threshold still wins); the header says whether the run's judge "
+        "is the one it was calibrated for.",
+    )
     then: JudgeSettings | None = Field(
         None,
         description="kind: cascade: the LLM judge asked what the local judge (judge.local) is "

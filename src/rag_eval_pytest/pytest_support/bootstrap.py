@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     import pytest
 
+    from ..config.settings import Settings
     from ..metrics.base import Requirement
 
 WORKER_RUN_KEY = "rag_eval_run"
@@ -160,9 +161,19 @@ def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
         search_paths=[config.rootpath, config.invocation_params.dir],
         config_warnings=resolved.deprecations,
         config_file=resolved.file.describe(),
+        calibration=_calibration(settings),
         judge_cache_dir=judge_cache_dir(config),
         notify=terminal_notice(config),
     )
+
+
+def _calibration(settings: Settings) -> dict[str, Any] | None:
+    """The calibration file of ``judge.calibration``, read once (a bad one is fatal)."""
+    if settings.judge.calibration is None:
+        return None
+    from ..engine.calibration import read_calibration
+
+    return read_calibration(Path(settings.judge.calibration))
 
 
 def terminal_notice(config: pytest.Config) -> Callable[[str], None]:

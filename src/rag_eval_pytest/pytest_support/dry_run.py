@@ -25,11 +25,26 @@ def header_line(session: EvalSession) -> str:
         if len(cases) != session.datasets.total_cases
         else f"{len(cases)} cases"
     )
+    judge = judge_description(session)
     return (
         f"rag-eval: dataset {datasets} ({selected}, {critical} critical) | adapter {adapter} "
-        f"| judge {judge_description(session)} | output {settings.output.directory}"
+        f"| judge {judge} | output {settings.output.directory}"
         + (f" | config {session.config_file}" if session.config_file else "")
+        + calibration_note(session, judge)
     )
+
+
+def calibration_note(session: EvalSession, judge: str) -> str:
+    """" | calibration FILE (...)": whether the run's judge is the one the thresholds of
+    ``judge.calibration`` were chosen for (compared by description here, before any judge is
+    built; the report compares identities)."""
+    if session.calibration is None:
+        return ""
+    name = session.settings.judge.calibration
+    calibrated = session.calibration.get("judge")
+    if calibrated == judge:
+        return f" | calibration {name} (for this judge)"
+    return f" | calibration {name} (made for {calibrated}, not for this judge)"
 
 
 def cost_line(session: EvalSession, zero_code_cases: Sequence[LoadedCase] | None) -> str | None:

@@ -110,6 +110,28 @@ class Aggregator:
         fell_back = judge.kind == "auto" and resolve_kind(judge, os.environ) == "local"
         return "fatal" if fell_back else "fail"
 
+    def _calibration_warnings(self) -> list[str]:
+        """Whether the judges the tests used are the one ``judge.calibration`` was made for:
+        thresholds chosen on another judge's scores may not fit."""
+        path = self.settings.judge.calibration
+        if path is None or not self.judge_identities:
+            return []
+        import json
+        from pathlib import Path
+
+        try:
+            calibrated = json.loads(Path(path).read_text(encoding="utf-8")).get("judge_identity")
+        except (OSError, ValueError, AttributeError):
+            return []
+        others = [i for i in self.judge_identities if i != calibrated]
+        if not others:
+            return []
+        return [
+            f"judge.calibration {path} was made for another judge identity ({calibrated}) than "
+            f"this run's ({', '.join(others)}): its thresholds may not fit; run rag-eval "
+            "calibrate again with this judge"
+        ]
+
     def setup_failed(self, message: str) -> None:
         """A test's fixture could not give the judge or the RAG system: the run is fatal."""
         if self.collector.setup_error is None:
@@ -198,7 +220,7 @@ class Aggregator:
             summary,
             records,
             critical_tests=list(self.collector.critical_tests.values()),
-            warnings=self.datasets.warnings,
+            warnings=[*self.datasets.warnings, *self._calibration_warnings()],
             thresholds=dict(settings.thresholds),
             weights=settings.normalised_weights(),
             version=self.version,

@@ -1,0 +1,301 @@
+"""``rag-eval calibrate``: how well the configured judge agrees with a team's own labels.
+
+A labelled dataset is a dataset whose cases carry recorded answers and contexts and a
+person's verdict per metric (``labels: {faithfulness: fail}``). Each labelled metric of each
+case is scored by the configured judge through the metrics' own code, as a run scores it, and
+compared with the label:
+
+* the balanced accuracy of the verdicts at the metric's threshold (the config's ``metrics:``
+  threshold, else the metric's default), with a 95 % bootstrap interval over the cases
+  (seeded: the same labels give the same interval), Cohen's kappa and the ROC AUC of the
+  scores;
+* the threshold that would maximise the balanced accuracy on these labels;
+* for the local and the cascade judges, how many verdicts were decided (did not depend on
+  items the local judge was unsure of) and how right those were.
+
+The result is written to a calibration file (JSON) with the judge's identity; a run's config
+points at it with ``judge.calibration``: its thresholds become the metrics' defaults, and a
+run whose judge identity differs from the file's says so in its header.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import math
+import random
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
+
+    from ..config.settings import Settings
+    from ..data.dataset import LoadedCase
+    from ..judges.base import Judge
+
+CALIBRATION_VERSION = 1
+BOOTSTRAP_ROUNDS = 2000
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """The judge against the labels of one metric."""
+
+    metric: str
+    cases: int
+    threshold: float
+    balanced_accuracy: float
+    interval: tuple[float, float]
+    kappa: float
+    auc: float | None
+    best_threshold: float
+    best_balanced_accuracy: float
+    decided: int
+    decided_balanced_accuracy: float | None
+
+
+@dataclass(frozen=True)
+class Calibration:
+    judge: str
+    judge_identity: str | None
+    dataset: str
+    created: str
+    metrics: dict[str, Agreement]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": CALIBRATION_VERSION,
+            "judge": self.judge,
+            "judge_identity": self.judge_identity,
+            "dataset": self.dataset,
+            "created": self.created,
+            "metrics": {name: asdict(agreement) for name, agreement in self.metrics.items()},
+        }
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+def balanced_accuracy(predictions: Sequence[bool], labels: Sequence[bool]) -> float:
+    """The mean of the share of passes called passes and of failures called failures (0.5
+    for a class the labels do not have)."""
+    positives = [p for p, y in zip(predictions, labels, strict=True) if y]
+    negatives = [not p for p, y in zip(predictions, labels, strict=True) if not y]
+    hit = sum(positives) / len(positives) if positives else 0.5
+    rejected = sum(negatives) / len(negatives) if negatives else 0.5
+    return (hit + rejected) / 2
+
+
+def cohen_kappa(predictions: Sequence[bool], labels: Sequence[bool]) -> float:
+    """Agreement beyond chance: 1 perfect, 0 what chance gives, below 0 worse."""
+    n = len(labels)
+    if not n:
+        return 0.0
+    observed = sum(p == y for p, y in zip(predictions, labels, strict=True)) / n
+    p_yes = sum(predictions) / n
+    y_yes = sum(labels) / n
+    expected = p_yes * y_yes + (1 - p_yes) * (1 - y_yes)
+    return 1.0 if expected == 1 else (observed - expected) / (1 - expected)
+
+
+def roc_auc(scores: Sequence[float], labels: Sequence[bool]) -> float | None:
+    """The chance that a labelled pass scores above a labelled failure (ties count half);
+    ``None`` without both."""
+    positives = [s for s, y in zip(scores, labels, strict=True) if y]
+    negatives = [s for s, y in zip(scores, labels, strict=True) if not y]
+    if not positives or not negatives:
+        return None
+    wins = sum((p > q) + 0.5 * (p == q) for p in positives for q in negatives)
+    return wins / (len(positives) * len(negatives))
+
+
+def best_threshold(scores: Sequence[float], labels: Sequence[bool]) -> tuple[float, float]:
+    """The threshold (one of the scores, or 0.5) with the best balanced accuracy on these
+    labels, ties to the one closest to 0.5; with that accuracy."""
+    candidates = sorted({round(s, 4) for s in scores} | {0.5})
+
+    def quality(threshold: float) -> tuple[float, float]:
+        accuracy = balanced_accuracy([s >= threshold for s in scores], labels)
+        return accuracy, -abs(threshold - 0.5)
+
+    best = max(candidates, key=quality)
+    return best, quality(best)[0]
+
+
+def bootstrap_interval(
+    predictions: Sequence[bool], labels: Sequence[bool], *, seed: int = 0
+) -> tuple[float, float]:
+    """A 95 % interval of the balanced accuracy, resampling the cases (seeded)."""
+    n = len(labels)
+    if n < 2:
+        value = balanced_accuracy(predictions, labels)
+        return (value, value)
+    rng = random.Random(seed)
+    values = []
+    for _ in range(BOOTSTRAP_ROUNDS):
+        picks = [rng.randrange(n) for _ in range(n)]
+        values.append(
+            balanced_accuracy([predictions[i] for i in picks], [labels[i] for i in picks])
+        )
+    values.sort()
+    return (values[int(0.025 * len(values))], values[math.ceil(0.975 * len(values)) - 1])
+
+
+def agreement(
+    metric: str,
+    threshold: float,
+    scored: Sequence[tuple[float, bool | None, bool]],
+) -> Agreement:
+    """``scored``: per case (score, the run's verdict or ``None`` when it depended on unsure
+    items, label). The verdict at the threshold is the score's, forced where undecided."""
+    scores = [s for s, _, _ in scored]
+    labels = [y for _, _, y in scored]
+    predictions = [s >= threshold for s in scores]
+    decided = [(d, y) for _, d, y in scored if d is not None]
+    best, best_accuracy = best_threshold(scores, labels)
+    return Agreement(
+        metric=metric,
+        cases=len(scored),
+        threshold=threshold,
+        balanced_accuracy=round(balanced_accuracy(predictions, labels), 4),
+        interval=tuple(round(v, 4) for v in bootstrap_interval(predictions, labels)),  # type: ignore[arg-type]
+        kappa=round(cohen_kappa(predictions, labels), 4),
+        auc=None if (area := roc_auc(scores, labels)) is None else round(area, 4),
+        best_threshold=best,
+        best_balanced_accuracy=round(best_accuracy, 4),
+        decided=len(decided),
+        decided_balanced_accuracy=round(
+            balanced_accuracy([d for d, _ in decided], [y for _, y in decided]), 4
+        )
+        if decided
+        else None,
+    )
+
+
+# --------------------------------------------------------------------------- running
+
+
+def labelled_cases(cases: Sequence[LoadedCase]) -> list[LoadedCase]:
+    """The cases with labels; each needs its recorded answer and contexts (the judge is
+    calibrated on answers a person labelled, not on new ones)."""
+    labelled = [c for c in cases if c.case.labels]
+    if not labelled:
+        raise ConfigError("no case has labels: give each case labels: {metric: pass|fail}")
+    for loaded in labelled:
+        if loaded.case.answer is None or loaded.case.contexts is None:
+            raise ConfigError(
+                f"case {loaded.key!r}: a labelled case needs its recorded answer and contexts "
+                "(the answer the label is about)"
+            )
+    return labelled
+
+
+async def _score(
+    judge: Judge,
+    cases: Sequence[LoadedCase],
+    thresholds: Mapping[str, float],
+    concurrency: int,
+) -> dict[str, list[tuple[float, bool | None, bool]]]:
+    from ..metrics.base import MetricResult, Services
+    from ..metrics.registry import get_metric
+    from .session import make_sample, measure, recorded_response
+
+    slots = asyncio.Semaphore(concurrency)
+
+    async def one(loaded: LoadedCase, name: str) -> tuple[str, tuple[float, bool | None, bool]]:
+        case = loaded.case
+        sample = make_sample(loaded, recorded_response(loaded))
+        async with slots:
+            measured = await measure(
+                get_metric(name), sample, Services(judge=judge, embed=judge.embed)
+            )
+        if measured.score is None and measured.bounds is None:
+            raise ConfigError(f"case {loaded.key!r}: {name} not judged: {measured.reason}")
+        result = MetricResult.from_measurement(loaded.key, name, measured, thresholds[name])
+        if measured.score is not None:
+            score = measured.score
+        else:
+            assert measured.bounds is not None
+            score = sum(measured.bounds) / 2
+        decided = None if result.undecided else result.passed
+        label = (case.labels or {})[name] == "pass"
+        return name, (score, decided, label)
+
+    jobs = [one(c, name) for c in cases for name in (c.case.labels or {})]
+    scored: dict[str, list[tuple[float, bool | None, bool]]] = {}
+    for name, row in await asyncio.gather(*jobs):
+        scored.setdefault(name, []).append(row)
+    return scored
+
+
+def calibrate(settings: Settings, dataset: Path, env: Mapping[str, str]) -> Calibration:
+    """Score the labelled cases of ``dataset`` with the configured judge and compare."""
+    from ..data.dataset import load_datasets
+    from ..judges.base import run_identity
+    from ..judges.factory import build_judge, judge_label
+    from ..metrics.registry import default_threshold, registered_names
+
+    cases = labelled_cases(load_datasets([dataset]).cases)
+    known = registered_names()
+    thresholds: dict[str, float] = {}
+    for loaded in cases:
+        for name in loaded.case.labels or {}:
+            if name not in known:
+                raise ConfigError(f"case {loaded.key!r}: labels: unknown metric {name!r}")
+            configured = settings.metrics.get(name) if settings.metrics else None
+            threshold = configured.threshold if configured is not None else None
+            thresholds[name] = default_threshold(name) if threshold is None else threshold
+    judge = build_judge(settings.judge, env=env)
+
+    async def run() -> dict[str, list[tuple[float, bool | None, bool]]]:
+        try:
+            return await _score(judge, cases, thresholds, settings.concurrency.limit)
+        finally:
+            await judge.aclose()
+
+    scored = asyncio.run(run())
+    return Calibration(
+        judge=judge_label(settings.judge, env),
+        judge_identity=run_identity(judge),
+        dataset=str(dataset),
+        created=dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat(),
+        metrics={
+            name: agreement(name, thresholds[name], rows) for name, rows in sorted(scored.items())
+        },
+    )
+
+
+def read_calibration(path: Path) -> dict[str, Any]:
+    """A calibration file as written by :func:`Calibration.to_json`; one clear error for
+    anything else."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"judge.calibration {path}: cannot be read ({exc.strerror})") from None
+    except ValueError as exc:
+        raise ConfigError(f"judge.calibration {path}: not a calibration file ({exc})") from None
+    metrics = data.get("metrics") if isinstance(data, dict) else None
+    if not isinstance(metrics, dict) or data.get("version") != CALIBRATION_VERSION:
+        raise ConfigError(
+            f"judge.calibration {path}: not a calibration file written by rag-eval calibrate"
+        )
+    for name, entry in metrics.items():
+        threshold = entry.get("best_threshold") if isinstance(entry, dict) else None
+        if (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, (int, float))
+            or not 0 <= threshold <= 1
+        ):
+            raise ConfigError(f"judge.calibration {path}: metric {name!r} has no threshold")
+    read: dict[str, Any] = data
+    return read
+
+
+def calibrated_thresholds(data: Mapping[str, Any]) -> dict[str, float]:
+    """The threshold per metric a calibration file gives (its best threshold)."""
+    return {name: float(entry["best_threshold"]) for name, entry in data["metrics"].items()}
