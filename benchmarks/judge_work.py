@@ -232,7 +232,7 @@ def run(cases: list[dict[str, Any]], options: argparse.Namespace) -> dict[str, A
                 "--rag-dataset",
                 "cases.json",
                 "--rag-judge",
-                "anthropic",
+                options.judge,
                 "--rag-judge-passes",
                 "1",
                 "--rag-no-cache",
@@ -284,6 +284,13 @@ def main() -> int:
         metavar="PEER_BENCH_DIR",
         help="use the peer bench's own cases (its make_dataset.py) instead of ours",
     )
+    parser.add_argument(
+        "--judge",
+        choices=("anthropic", "cascade"),
+        default="anthropic",
+        help="cascade: the local judge first, the fake Anthropic judge only for what it is "
+        "unsure of (compare its requests per case with anthropic's)",
+    )
     parser.add_argument("--max-requests-per-case", type=float, default=4.0)
     parser.add_argument("--json", type=Path, default=None, help="also write the numbers here")
     options = parser.parse_args()
@@ -305,8 +312,8 @@ def main() -> int:
         f"{options.latency_ms:.0f} ms, {options.slots} slots, arrays of {options.array_len}"
     )
     print(
-        "command: pytest --rag-dataset cases.json --rag-judge anthropic --rag-judge-passes 1 "
-        "--rag-no-cache -p no:randomly -q"
+        f"command: pytest --rag-dataset cases.json --rag-judge {options.judge} "
+        "--rag-judge-passes 1 --rag-no-cache -p no:randomly -q"
     )
     print(f"pytest: {result['pytest_tail'].strip().splitlines()[-1]}")
     print()
@@ -323,7 +330,7 @@ def main() -> int:
         )
     print()
     ours = {
-        "tool": "rag-eval-pytest",
+        "tool": "rag-eval-pytest" + (" (cascade)" if options.judge == "cascade" else ""),
         "requests": stats["requests"] / n,
         "input": stats["input_tokens"] / n,
         "output": stats["output_tokens"] / n,

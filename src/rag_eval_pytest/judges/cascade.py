@@ -18,12 +18,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .base import Judge, JudgeOutcome, Question
-from .questions import StatementsInput, StatementSupport, StatementVerdicts
+from .questions import GeneratedQuestions, StatementsInput, StatementSupport, StatementVerdicts
 
 if TYPE_CHECKING:
     from .base import I, O
 
 LOCAL, LLM = "local", "llm"
+_LOCAL_WAY: frozenset[type[Question[Any, Any]]] = frozenset({GeneratedQuestions})
+"""Questions the local tier cannot answer whose metric has another way it can."""
 
 
 class CascadeJudge(Judge):
@@ -47,6 +49,12 @@ class CascadeJudge(Judge):
             return None
         votes = str(getattr(self.then, "passes", None))
         return {"kind": self.kind, "first": first, "then": then, "then_passes": votes}
+
+    def supports(self, question: type[Question[Any, Any]]) -> bool:
+        """What the local tier answers, and what only an LLM answers (a criterion) unless
+        the metric has a way the local tier answers: answer relevance rates the answer
+        directly rather than asking the LLM to write questions."""
+        return self.first.supports(question) or question not in _LOCAL_WAY
 
     def parts(self) -> list[Judge]:
         return [self.first, self.then]
