@@ -19,6 +19,16 @@ _STOP = {"what", "which", "when", "where", "does", "have", "with", "that", "this
 calls: list[str] = []
 """Every prompt received, in order (tests count judge calls with it)."""
 
+CONFTEST = """
+import pytest
+from tests.word_judge import word_judge
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    return word_judge
+"""
+"""An inner run's conftest.py whose ``rag_judge`` is :func:`word_judge`."""
+
 
 def words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 3 and w not in _STOP}

@@ -15,14 +15,7 @@ from tests.helpers import GROUNDED_CASES, read_report
 from tests.json_schema import validate
 from tests.plugin.test_report_schema import published
 
-JUDGE = """
-import pytest
-from tests.word_judge import word_judge
-
-@pytest.fixture(scope="session")
-def rag_judge():
-    return word_judge
-"""
+JUDGE = word_judge.CONFTEST
 
 APP_TESTS = """
 from rag_eval_pytest import assert_faithful, assert_rag, assert_retrieval, make_case
