@@ -7,9 +7,13 @@ checking, voting, caching and the metrics built on top.
 from __future__ import annotations
 
 import json
+import math
 import re
+import zlib
 from typing import Any
 
+from rag_eval_pytest.judges.callable import CallableJudge
+from rag_eval_pytest.judges.questions import GeneratedQuestions
 from rag_eval_pytest.text.sentences import split_sentences
 
 _SECTION = re.compile(r'<data section="([\w ]+)" id="(\w+)"[^>]*>\n(.*?)\n</data id="\2">', re.S)
@@ -18,6 +22,16 @@ _STOP = {"what", "which", "when", "where", "does", "have", "with", "that", "this
 
 calls: list[str] = []
 """Every prompt received, in order (tests count judge calls with it)."""
+
+CONFTEST = """
+import pytest
+from tests.word_judge import word_judge
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    return word_judge
+"""
+"""An inner run's conftest.py whose ``rag_judge`` is :func:`word_judge`."""
 
 
 def words(text: str) -> set[str]:
@@ -114,3 +128,51 @@ def word_judge(prompt: str) -> str:
     else:  # pragma: no cover - a new question the stand-in does not know yet
         raise AssertionError(f"word_judge does not know this task: {task[:200]}")
     return "Here is my evaluation:\n```json\n" + json.dumps(answer) + "\n```"
+
+
+def three_way(prompt: str) -> str:
+    """:func:`word_judge` with the three verdicts of a judge that tells a contradiction from
+    silence: a statement it does not find supported is ``contradicted`` when it says "never"
+    of what the contexts say, else ``not mentioned``."""
+    reply = word_judge(prompt)
+    if "Break the ANSWER into standalone statements" not in prompt.split("# Data", 1)[0]:
+        return reply
+    answer = json.loads(reply.split("```json\n", 1)[1].split("\n```", 1)[0])
+    contexts = " ".join(sections(prompt)["CONTEXTS"])
+    for item in answer["statements"]:
+        if item["verdict"] == "unsupported":
+            statement = item["statement"]
+            denied = (
+                "never" in words(statement)
+                and overlap(statement.replace("never", ""), contexts) >= 0.5
+            )
+            item["verdict"] = "contradicted" if denied else "not mentioned"
+    return "```json\n" + json.dumps(answer) + "\n```"
+
+
+def word_vectors(texts: list[str]) -> list[list[float]]:
+    """Unit vectors of the texts' word counts (hashed into 256 dimensions): texts with the
+    same words are alike, texts without a word in common are orthogonal."""
+    vectors = []
+    for text in texts:
+        vector = [0.0] * 256
+        for word in re.findall(r"[a-z0-9]+", text.lower()):
+            if word in words(word):
+                vector[zlib.crc32(word.encode()) % 256] += 1.0
+        if not any(vector):
+            vector[0] = 1.0
+        norm = math.sqrt(sum(x * x for x in vector))
+        vectors.append([x / norm for x in vector])
+    return vectors
+
+
+class WordJudge(CallableJudge):
+    """A custom judge of a ``prompt -> text`` function of this module, with
+    :func:`word_vectors` as its embeddings (no model to load), that rates an answer's
+    relevance directly: the share of the question's words it has."""
+
+    def supports(self, question: type[Any]) -> bool:
+        return question is not GeneratedQuestions
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        return word_vectors(texts)

@@ -28,6 +28,7 @@ from .pytest_support.aggregation import (
     INLINE_ATTRIBUTE,
     REPORT_ATTRIBUTE,
     SETUP_ERROR_ATTRIBUTE,
+    prune_judge_cache,
 )
 from .pytest_support.guard import SESSION_KEY, exit_if_deferred, guarded
 
@@ -361,6 +362,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         pytest_status=int(exitstatus), failed_tests=session.testsfailed, interrupted=interrupted
     )
     session.exitstatus = decision.code
+    prune_judge_cache(session.config)
     from .runtime.heap import set_aside
 
     set_aside()  # the report lives until the terminal summary is printed

@@ -15,14 +15,7 @@ from tests.helpers import GROUNDED_CASES, read_report
 from tests.json_schema import validate
 from tests.plugin.test_report_schema import published
 
-JUDGE = """
-import pytest
-from tests.word_judge import word_judge
-
-@pytest.fixture(scope="session")
-def rag_judge():
-    return word_judge
-"""
+JUDGE = word_judge.CONFTEST
 
 APP_TESTS = """
 from rag_eval_pytest import assert_faithful, assert_rag, assert_retrieval, make_case
@@ -86,7 +79,10 @@ def test_a_suite_without_a_dataset_writes_reports_keyed_by_the_tests_node_ids(
     assert validate(report, published()) == []
     history = (inline_suite.path / "results" / "results.jsonl").read_text().splitlines()
     assert len(history) == 1
-    assert json.loads(history[0])["selection"]["cases"] == list(cases)
+    assert report["run"]["selection"]["cases"] == list(cases)
+    line = json.loads(history[0])["selection"]
+    assert line["case_count"] == 2
+    assert line["fingerprint"] == report["run"]["selection"]["fingerprint"]
 
 
 def test_a_suite_that_makes_no_case_stays_dormant_and_writes_nothing(

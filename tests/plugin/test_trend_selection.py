@@ -9,6 +9,10 @@ from typing import Any
 
 import pytest
 
+from rag_eval_pytest import load_report
+from rag_eval_pytest.reporting.history import history_entry, selection
+from rag_eval_pytest.reporting.models import Selection
+from rag_eval_pytest.reporting.trend import build_trend
 from tests.helpers import GROUNDED_CASES, case, read_report
 from tests.metrics.test_judged_runs import JUDGE_CONFTEST
 
@@ -66,7 +70,9 @@ def test_subset_runs_are_not_compared_with_full_runs(project: pytest.Pytester) -
     assert selected["cases"] == ["refund", "abroad"]
     assert selected["metrics"] == ["retrieval_recall"] and selected["total_cases"] == 2
     assert len(selected["datasets_sha256"]) == 64
-    assert history(project)[-1]["selection"] == selected
+    line = history(project)[-1]["selection"]
+    assert line["case_count"] == 2 and len(line["cases_sha256"]) == 64 and "cases" not in line
+    assert line["fingerprint"] == selected["fingerprint"]
 
     for args in (("--rag-tags", "api"), ("-k", "abroad"), ("--rag-shard", "2/2")):
         subset = run(project, *args)
@@ -189,3 +195,76 @@ def test_a_run_records_every_judge_its_tests_used(
         assert len(report["run"]["selection"]["judge_identities"]) == 2
     assert first["run"]["selection"]["fingerprint"] != second["run"]["selection"]["fingerprint"]
     assert second["trend"]["compared_with"] is None
+
+
+def test_a_history_line_stays_small_and_compares_with_lines_that_list_every_case(
+    project: pytest.Pytester,
+) -> None:
+    """A history line keeps a hash and a count of the case keys, not the keys (half a
+    megabyte a line at 50,000 cases); the fingerprint is the same, so a line written by an
+    earlier version, which lists them, is compared with."""
+    full = run(project)
+    old = {**history(project)[-1], "run_id": "listed", "selection": full["run"]["selection"]}
+    (project.path / "results" / "results.jsonl").write_text(json.dumps(old) + "\n")
+    assert run(project)["trend"]["compared_with"]["run_id"] == "listed"
+
+    report = load_report(project.path / "results")
+    measured = report.run.selection
+    assert measured is not None
+
+    def listing(keys: list[str]) -> tuple[Selection, dict[str, Any]]:
+        """A selection of ``keys``, and its history line as an earlier version wrote it."""
+        chosen = selection(
+            cases=keys,
+            metrics=measured.metrics,
+            judge=measured.judge,
+            datasets_sha256=measured.datasets_sha256,
+            total_cases=len(keys),
+            judge_identities=measured.judge_identities,
+        )
+        return chosen, {**old, "selection": chosen.model_dump(mode="json")}
+
+    keys = [f"customer-question-{i:05d}" for i in range(5000)]
+    big, earlier = listing(keys)
+    entry = history_entry(
+        report.model_copy(update={"run": report.run.model_copy(update={"selection": big})})
+    )
+    assert len(json.dumps(entry)) < 2048  # the keys alone are 120 KB
+    assert entry["selection"]["case_count"] == 5000
+    assert build_trend([earlier], entry).compared_with is not None
+    assert build_trend([listing(keys[1:])[1]], entry).compared_with is None
+
+
+def test_the_trend_chart_draws_each_judges_runs_as_their_own_line(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs of judges A and B in turn: two lines, each joining one judge's runs (one line
+    through all four drew a judge's scores against the other's)."""
+    write_dataset(GROUNDED_CASES)
+    pytester.makeconftest(
+        "import os, pytest\n"
+        "from rag_eval_pytest.judges.callable import CallableJudge\n"
+        "from tests.word_judge import word_judge\n"
+        "@pytest.fixture(scope='session')\n"
+        "def rag_judge():\n    return CallableJudge(word_judge, model=os.environ['JUDGE'])\n"
+    )
+    pytester.makepyfile(
+        test_rag="""
+from rag_eval_pytest import assert_faithful
+def test_faithful(rag_case):
+    assert_faithful(rag_case)
+"""
+    )
+    for judge in ("judge-a", "judge-b", "judge-a", "judge-b"):
+        monkeypatch.setenv("JUDGE", judge)
+        pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly")
+    points = read_report(pytester)["trend"]["points"]
+    assert [p["judge"] for p in points] == ["custom (judge-a)", "custom (judge-b)"] * 2
+    assert len({p["judge_identity"] for p in points}) == 2
+    charts = markdown(pytester).split("```mermaid\n")[1:]
+    assert len(charts) == 2
+    for chart, judge, runs in zip(
+        charts, ("judge-a", "judge-b"), ('"1", "3"', '"2", "4"'), strict=True
+    ):
+        assert f'title "Composite score by run, judge custom ({judge}) (oldest first)"' in chart
+        assert f"x-axis [{runs}]" in chart and "line [1.000, 1.000]" in chart

@@ -16,23 +16,39 @@ carries a checksum of its key and value: an entry that cannot be read or whose c
 not match (truncated, edited, another version, written before entries had checksums) is a
 miss and is rewritten. The checksum detects damage and hand edits; it is no signature, so a
 cache is restored only from runs that are trusted (never from a fork's).
+
+The cache does not only grow: reading an entry refreshes its file's modification time (at
+most once an hour per entry, so a warm run writes almost nothing), and at the end of each run
+the process that aggregates it calls :func:`prune_cache`, which removes the entries (and the
+sentence vectors kept beside them) not used for ``judge.cache_max_age_days``, then the least
+recently used ones until the folder is under ``judge.cache_max_mb``. A warm run reads a
+question's outcome, not the replies it was voted from: those go when unused for the age, and
+the outcome goes on answering.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import math
+import os
+import re
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..atomic import write_atomic
+from ..atomic import TEMP_PREFIX, write_atomic
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
 CACHE_VERSION = 1
+REFRESH_AFTER_S = 3600.0
+"""A read refreshes an entry's modification time when it is older than this: pruning counts
+in days, so a warm run need not write the time of every entry it reads."""
 
 
 def cache_key(
@@ -100,13 +116,15 @@ class JudgeCache:
     def get(self, key: str, field: str = "reply") -> dict[str, Any] | None:
         """The stored record (a request's ``reply``, a question's voted ``outcome``), or
         ``None`` for a miss (absent or unreadable)."""
+        path = self._path(key)
+        raw = read_entry(path)
+        if raw is None:
+            return None
         try:
             data = json.loads(
-                self._path(key).read_text(encoding="utf-8"),
-                parse_float=_finite_float,
-                parse_constant=_no_constant,
+                raw.decode("utf-8"), parse_float=_finite_float, parse_constant=_no_constant
             )
-        except (OSError, ValueError):
+        except ValueError:
             return None
         if (
             not isinstance(data, dict)
@@ -135,6 +153,116 @@ def _checksum(key: str, field: str, record: dict[str, Any]) -> str:
     """SHA-256 of the entry's key, field name and value, serialised canonically."""
     material = json.dumps([key, field, record], sort_keys=True, ensure_ascii=False)
     return "sha256:" + hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+def read_entry(path: Path) -> bytes | None:
+    """The bytes of a cache file, or ``None`` when it cannot be read; a file read is marked as
+    used (its modification time set to now, when older than :data:`REFRESH_AFTER_S`), which
+    keeps it from :func:`prune_cache`. A refresh that fails (a read-only cache) costs
+    nothing but that."""
+    try:
+        with path.open("rb") as fh:
+            data = fh.read()
+            used = os.fstat(fh.fileno()).st_mtime
+    except OSError:
+        return None
+    if time.time() - used > REFRESH_AFTER_S:
+        with contextlib.suppress(OSError):
+            os.utime(path)
+    return data
+
+
+@dataclass(frozen=True)
+class Pruned:
+    """What :func:`prune_cache` did: the files removed and kept, and their bytes."""
+
+    removed: int
+    removed_bytes: int
+    kept: int
+    kept_bytes: int
+
+
+_ENTRY = re.compile(r"[0-9a-f]{64}\.(json|f32)")
+_SHARD = re.compile(r"[0-9a-f]{2}")
+
+
+def prune_cache(
+    directory: Path,
+    *,
+    max_age_days: float | None,
+    max_mb: float | None,
+    now: float | None = None,
+) -> Pruned:
+    """Remove the cache files (reply and outcome entries, and the sentence vectors in its
+    ``vectors-*`` folders) not used for ``max_age_days``, then the least recently used until
+    the rest fit in ``max_mb`` (``None``: no limit of that kind). Only files named as the
+    caches name theirs are touched (a ``judge.cache_dir`` shared with other files keeps
+    them), and a temporary file older than a day (a write cut short) goes too. A file that
+    cannot be removed is left; nothing here raises."""
+    now = time.time() if now is None else now
+    files: list[tuple[float, int, Path]] = []
+    stale: list[Path] = []
+    for path in _cache_files(directory):
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        if path.name.startswith(TEMP_PREFIX):
+            if now - stat.st_mtime > 86400:
+                stale.append(path)
+            continue
+        files.append((stat.st_mtime, stat.st_size, path))
+    files.sort(key=lambda item: item[0], reverse=True)  # the most recently used first
+    cutoff = None if max_age_days is None else now - max_age_days * 86400
+    limit = None if max_mb is None else max_mb * 1024 * 1024
+    kept: list[tuple[float, int, Path]] = []
+    removed: list[tuple[float, int, Path]] = []
+    total = 0
+    full = False  # once a file does not fit, every older one goes too
+    for item in files:
+        used, size, _ = item
+        full = full or (limit is not None and total + size > limit)
+        if full or (cutoff is not None and used < cutoff):
+            removed.append(item)
+        else:
+            kept.append(item)
+            total += size
+    for path in [p for _, _, p in removed] + stale:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    return Pruned(
+        removed=len(removed),
+        removed_bytes=sum(size for _, size, _ in removed),
+        kept=len(kept),
+        kept_bytes=total,
+    )
+
+
+def _cache_files(directory: Path) -> list[Path]:
+    """The cache's files: ``<2 hex>/<64 hex>.json`` and ``vectors-*/<2 hex>/<64 hex>.f32``,
+    with the temporary files beside them."""
+    found: list[Path] = []
+    folders = [directory]
+    try:
+        folders += [p for p in directory.iterdir() if p.name.startswith("vectors-")]
+    except OSError:
+        return found
+    for folder in folders:
+        try:
+            shards = [p for p in folder.iterdir() if _SHARD.fullmatch(p.name) and p.is_dir()]
+        except OSError:
+            continue
+        for shard in shards:
+            try:
+                names = os.listdir(shard)
+            except OSError:
+                continue
+            found += [
+                shard / name
+                for name in names
+                if _ENTRY.fullmatch(name) or name.startswith(TEMP_PREFIX)
+            ]
+    return found
 
 
 def write_atomically(path: Path, data: bytes) -> bool:

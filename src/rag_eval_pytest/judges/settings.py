@@ -127,6 +127,18 @@ class JudgeSettings(_Section):
     cache_dir: str | None = Field(
         None, description="Cache directory (default: rag_eval_judge in pytest's cache)."
     )
+    cache_max_age_days: float | None = Field(
+        30,
+        gt=0,
+        description="At the end of a run, cache entries (and sentence vectors) not used for "
+        "this many days are removed. null: however old.",
+    )
+    cache_max_mb: float | None = Field(
+        500,
+        gt=0,
+        description="At the end of a run, the least recently used cache entries are removed "
+        "until the cache folder holds at most this many MB. null: no limit.",
+    )
     timeout: float = Field(60.0, gt=0, description="Seconds per judge request.")
     retry: JudgeRetrySettings = Field(default_factory=JudgeRetrySettings)
     deadline: float | None = Field(

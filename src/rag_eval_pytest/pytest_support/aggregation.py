@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .guard import guarded
+from .guard import SESSION_KEY, guarded
 
 if TYPE_CHECKING:
     from ..engine.session import EvalSession
@@ -49,6 +49,25 @@ def start_aggregator(config: pytest.Config, session: EvalSession) -> Aggregator:
     )
     config.pluginmanager.register(AggregatorHooks(config), "rag_eval_aggregator")
     return aggregator
+
+
+def prune_judge_cache(config: pytest.Config) -> None:
+    """Once per run, at its end, in the process that aggregates it (the workers have written
+    their entries by then): remove the judge cache's entries not used for
+    ``judge.cache_max_age_days`` and the least recently used past ``judge.cache_max_mb``, so
+    a cache saved after every CI run does not only grow."""
+    session = config.stash.get(SESSION_KEY, None)
+    if session is None:
+        return
+    from ..judges.cache import JudgeCache, prune_cache
+    from ..judges.factory import cache_for
+
+    judge = session.settings.judge
+    cache = cache_for(judge, session.judge_cache_dir)
+    if isinstance(cache, JudgeCache):
+        prune_cache(
+            cache.directory, max_age_days=judge.cache_max_age_days, max_mb=judge.cache_max_mb
+        )
 
 
 class AggregatorHooks:

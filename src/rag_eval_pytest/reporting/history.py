@@ -41,8 +41,21 @@ def history_entry(report: Report) -> dict[str, Any]:
         "cost_usd": summary.usage.cost_usd,
         "git_commit": run.git_commit,
         "datasets": [d.path for d in run.datasets],
-        "selection": None if run.selection is None else run.selection.model_dump(mode="json"),
+        "selection": None if run.selection is None else history_selection(run.selection),
         "schema_version": report.schema_version,
+    }
+
+
+def history_selection(selected: Selection) -> dict[str, Any]:
+    """The selection as a history line keeps it: the case keys as a hash and a count (a line
+    that listed every key was half a megabyte at 50,000 cases); the fingerprint, computed from
+    the keys themselves, is the report's, so old lines (with the list) and new ones compare."""
+    line = selected.model_dump(mode="json")
+    cases = line.pop("cases")
+    return {
+        "cases_sha256": _sha256(json.dumps(cases).encode("utf-8")),
+        "case_count": len(cases),
+        **line,
     }
 
 

@@ -9,7 +9,7 @@ from ..metrics.registry import metric_order
 from ..text.escaping import code, inline
 
 if TYPE_CHECKING:
-    from .models import CaseResult, MetricSummary, Report, Summary, Trend
+    from .models import CaseResult, MetricSummary, Report, Summary, Trend, TrendPoint
 
 _QUOTE = 600
 _GOOD = {"supported", "yes", "found", "expected", "relevant", "useful", "attributed"}
@@ -223,6 +223,49 @@ def _not_judged(cases: list[CaseResult]) -> list[str]:
 _SELECTION_MARK = {"other": " (other selection)", "unknown": " (selection not recorded)"}
 
 
+def _trend_charts(points: list[TrendPoint]) -> list[str]:
+    """Mermaid charts of the composite, one line per judge identity: runs scored by other
+    judges (or by one that votes or prompts differently) measured something else, so their
+    scores are never joined into one line. The x axis numbers the runs as the table does."""
+    lines_of: dict[str | None, list[tuple[int, float]]] = {}
+    judges: dict[str | None, str] = {}
+    for number, point in enumerate(points, start=1):
+        key = point.judge_identity or point.judge
+        judges[key] = point.judge or "not recorded"
+        if point.composite is not None:
+            lines_of.setdefault(key, []).append((number, point.composite))
+    labels = list(judges.values())
+    chart: list[str] = []
+    for key, line in lines_of.items():
+        if len(line) < 2:
+            continue
+        judge = judges[key]
+        if labels.count(judge) > 1 and key is not None:  # alike in name, not in identity
+            judge = f"{judge} {key[:8]}"
+        title = (
+            "Composite score by run (oldest first)"
+            if len(judges) == 1
+            else f"Composite score by run, judge {_mermaid_text(judge)} (oldest first)"
+        )
+        chart += [
+            "```mermaid",
+            "xychart-beta",
+            f'    title "{title}"',
+            "    x-axis [" + ", ".join(f'"{number}"' for number, _ in line) + "]",
+            '    y-axis "score" 0 --> 1',
+            "    line [" + ", ".join(f"{composite:.3f}" for _, composite in line) + "]",
+            "```",
+            "",
+        ]
+    return chart
+
+
+def _mermaid_text(text: str) -> str:
+    """A judge's name (from the history, which anyone who can write it can forge) as inert
+    text inside a Mermaid title: no quote, newline or markup."""
+    return re.sub(r"[^\w .,:;()+/@-]", "", text)[:80]
+
+
 def _trend(trend: Trend | None) -> list[str]:
     """The last runs: regressions first, a Mermaid chart of the composite, then the numbers."""
     if trend is None or len(trend.points) < 2:
@@ -247,20 +290,7 @@ def _trend(trend: Trend | None) -> list[str]:
         )
     if trend.regressions:
         lines.append("")
-    charted = [p.composite for p in points if p.composite is not None]
-    if len(charted) >= 2:
-        values = ", ".join(f"{composite:.3f}" for composite in charted)
-        labels = ", ".join(f'"{i + 1}"' for i in range(len(charted)))
-        lines += [
-            "```mermaid",
-            "xychart-beta",
-            '    title "Composite score by run (oldest first)"',
-            f"    x-axis [{labels}]",
-            '    y-axis "score" 0 --> 1',
-            f"    line [{values}]",
-            "```",
-            "",
-        ]
+    lines += _trend_charts(points)
     names = sorted({m for p in points for m in p.metrics}, key=metric_order)
     header = "| Run | Date | Composite | " + " | ".join(_cell(title(n)) for n in names) + " |"
     lines += [header, "|" + "---|" * (3 + len(names))]

@@ -232,6 +232,12 @@ class TrendPoint(_Model):
     selection: Literal["same", "other", "unknown"] = Field(
         description="Whether the run selected what this run did (unknown: it recorded none)."
     )
+    judge: str | None = Field(default=None, description="The run's judge, as the header named it.")
+    judge_identity: str | None = Field(
+        default=None,
+        description="The run's judge identity (its selection's), when it recorded one: the "
+        "trend chart draws the runs of each identity as their own line.",
+    )
 
 
 class ComparedRun(_Model):

@@ -21,8 +21,13 @@ TREND_RUNS = 10
 
 
 def _fingerprint(entry: dict[str, Any]) -> str | None:
+    return _selected(entry, "fingerprint")
+
+
+def _selected(entry: dict[str, Any], field: str) -> str | None:
+    """A text field of a history line's selection (``None`` when absent or damaged)."""
     selected = entry.get("selection")
-    value = selected.get("fingerprint") if isinstance(selected, dict) else None
+    value = selected.get(field) if isinstance(selected, dict) else None
     return value if isinstance(value, str) else None
 
 
@@ -41,6 +46,8 @@ def _point(entry: dict[str, Any], fingerprint: str | None) -> TrendPoint:
         else {},
         partial=bool(entry.get("partial")),
         selection=selected,
+        judge=_text(entry.get("judge")),
+        judge_identity=_selected(entry, "judge_identity"),
     )
 
 

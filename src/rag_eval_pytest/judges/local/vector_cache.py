@@ -5,7 +5,8 @@ One file per text, named by a hash of the model, its package version and the tex
 holds the vector's float32 bytes only (never the text). Writes go to a temporary file renamed
 into place, so concurrent processes never read half a vector. A file of the wrong size, or
 with a vector that is not finite and of unit length (damaged, edited), is a miss and is
-rewritten.
+rewritten. A vector read counts as used, and the judge cache's pruning removes the vectors
+not used for a while with its own entries (:func:`~rag_eval_pytest.judges.cache.prune_cache`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..cache import write_atomically
+from ..cache import read_entry, write_atomically
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -43,9 +44,8 @@ class VectorCache:
         """The stored vectors of ``texts`` that are on disk and sound."""
         found: dict[str, Vector] = {}
         for text in texts:
-            try:
-                data = self._path(text).read_bytes()
-            except OSError:
+            data = read_entry(self._path(text))
+            if data is None:
                 continue
             width = self.dimensions
             if (width is not None and len(data) != 4 * width) or not data or len(data) % 4:
