@@ -1,5 +1,6 @@
 """A small JSON Schema validator for the keywords of the published report schema ($ref to
-$defs, anyOf, type, const, enum, properties, required, additionalProperties, items): the
+$defs, anyOf, type, const, enum, properties, required, additionalProperties, items,
+prefixItems, minItems, maxItems): the
 report's validation test needs no extra library. Annotations (title, description, default)
 are ignored; an unknown keyword is an error, so a schema using more is never half-checked."""
 
@@ -25,6 +26,9 @@ _KNOWN = _ANNOTATIONS | {
     "required",
     "additionalProperties",
     "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
 }
 
 
@@ -70,9 +74,16 @@ def errors(
                 found.append(f"{path}: unexpected {name!r}")
             elif isinstance(extra, dict):
                 found += errors(item, extra, root, f"{path}.{name}")
-    if isinstance(value, list) and "items" in schema:
-        for index, item in enumerate(value):
-            found += errors(item, schema["items"], root, f"{path}[{index}]")
+    if isinstance(value, list):
+        if len(value) < schema.get("minItems", 0):
+            found.append(f"{path}: fewer than {schema['minItems']} items")
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            found.append(f"{path}: more than {schema['maxItems']} items")
+        for index, (item, item_schema) in enumerate(zip(value, schema.get("prefixItems", []))):
+            found += errors(item, item_schema, root, f"{path}[{index}]")
+        if "items" in schema:
+            for index, item in enumerate(value):
+                found += errors(item, schema["items"], root, f"{path}[{index}]")
     return found
 
 
