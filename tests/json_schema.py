@@ -79,7 +79,8 @@ def errors(
             found.append(f"{path}: fewer than {schema['minItems']} items")
         if "maxItems" in schema and len(value) > schema["maxItems"]:
             found.append(f"{path}: more than {schema['maxItems']} items")
-        for index, (item, item_schema) in enumerate(zip(value, schema.get("prefixItems", []))):
+        prefix = schema.get("prefixItems", [])
+        for index, (item, item_schema) in enumerate(zip(value, prefix, strict=False)):
             found += errors(item, item_schema, root, f"{path}[{index}]")
         if "items" in schema:
             for index, item in enumerate(value):
