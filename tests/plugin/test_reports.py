@@ -92,7 +92,7 @@ def test_markdown_report_has_prd_sections(
     for needle in [
         "# RAG Evaluation Report",
         "| **Composite** | 0.83 | 0.50 | PASS |",
-        "| Retrieval Recall | 0.67 | 1.00 per case | FAIL (1 of 3 cases) |",
+        "| Retrieval Recall | 0.67 (0.00-1.00) | 1.00 per case | FAIL (1 of 3 cases) |",
         "**Latency:** avg",
         "## Critical Tests: 1/1 PASSED",
         "## Issues Found: 1",
@@ -212,7 +212,7 @@ def test_scores_become_junit_properties_and_github_summary(
     assert '<property name="rag_retrieval_recall_threshold" value="1.0" />' in xml
     text = summary.read_text()
     assert text.startswith("## RAG evaluation")
-    assert "| Retrieval Recall | 0.67 | 1.00 per case | FAIL (1 of 3 cases) |" in text
+    assert "| Retrieval Recall | 0.67 (0.00-1.00) | 1.00 per case | FAIL (1 of 3 cases) |" in text
     assert "## RAG evaluation FAILED: exit 1, 1 test failed" in text
     assert "- **tc_003**: retrieval_recall 0.00 < 1.00" in text
     assert (pytester.path / "results" / "eval_summary.md").read_text() == text

@@ -33,7 +33,7 @@ def test_every_failing_case_is_listed_with_its_reason_critical_first(
     assert result.ret == 2
     text = step_summary.read_text()
     assert text.startswith("## RAG evaluation FAILED: exit 2, critical case crit_miss failed")
-    assert "| Retrieval Recall | 0.33 |" in text
+    assert "| Retrieval Recall | 0.33 (0.00-1.00) |" in text
     failing = [line for line in text.splitlines() if line.startswith("- **")]
     assert failing == [
         "- **crit_miss** (critical): retrieval_recall 0.00 < 1.00 (0 of 1 expected documents "

@@ -100,6 +100,7 @@ def build_document(
             weight=weights.get(name, 0.0),
             case_thresholds=m.case_thresholds,
             tiers=m.tiers,
+            interval=m.interval,
         )
     composite_check = checks.get("composite")
     order = list(summary.metrics)

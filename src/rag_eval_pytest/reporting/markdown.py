@@ -65,6 +65,15 @@ def _threshold(value: float | None) -> str:
     return "-" if value is None else fmt_score(value)
 
 
+def mean_cell(m: MetricSummary) -> str:
+    """A metric's mean with its 95 % interval, "0.84 (0.78-0.90)", and how many cases were
+    not judged."""
+    shown = fmt_score(m.mean)
+    if m.interval is not None and m.interval[0] != m.interval[1]:
+        shown += f" ({fmt_score(m.interval[0])}-{fmt_score(m.interval[1])})"
+    return shown + (f" ({m.not_judged} not judged)" if m.not_judged else "")
+
+
 def metric_threshold(m: MetricSummary) -> str:
     """The thresholds a metric was held to: its run gate, else the per-case thresholds the
     tests applied ("0.90 per case", "0.70-0.90 per case"), both when it has both, else "-"."""
@@ -113,11 +122,12 @@ def _summary_table(summary: Summary) -> list[str]:
         f"| {comp.status or '-'} |"
     )
     for name, m in summary.metrics.items():
-        extra = f" ({m.not_judged} not judged)" if m.not_judged else ""
         lines.append(
-            f"| {_cell(title(name))} | {fmt_score(m.mean)}{extra} | {metric_threshold(m)} "
+            f"| {_cell(title(name))} | {mean_cell(m)} | {metric_threshold(m)} "
             f"| {metric_status(m)} |"
         )
+    if any(m.interval is not None for m in summary.metrics.values()):
+        lines += ["", "Scores are means over the cases, with their 95 % interval."]
     return lines
 
 

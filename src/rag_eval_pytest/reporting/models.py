@@ -116,6 +116,11 @@ class MetricSummary(_Model):
         description="The per-case thresholds the tests applied (distinct, ascending): what "
         "'passed' and 'failed' were counted against.",
     )
+    interval: tuple[float, float] | None = Field(
+        default=None,
+        description="The mean's 95 % interval over the judged cases (a seeded bootstrap up to "
+        "200 cases, the normal approximation beyond); null for fewer than 2 cases.",
+    )
     tiers: dict[str, int] = Field(
         default_factory=dict,
         description="A cascade judge: the items each tier decided ('local', 'llm') over the "

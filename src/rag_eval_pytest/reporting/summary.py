@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..judges.base import Usage
 from ..metrics.registry import metric_order
+from .statistics import mean_interval, seed_of
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -52,6 +53,8 @@ class MetricSummary:
     tiers: dict[str, int] = field(default_factory=dict)
     """A cascade judge: the items each tier decided over the cases, and ``unasked``, the
     cases whose question never went to the LLM tier."""
+    interval: tuple[float, float] | None = None
+    """The mean's 95 % interval over the cases (seeded bootstrap: reproducible)."""
 
 
 @dataclass
@@ -243,6 +246,7 @@ def summarise(
     for name in sorted(by_metric, key=metric_order):
         results = by_metric[name]
         judged = [r.score for r in results if r.status != "not_judged" and r.score is not None]
+        keys = sorted(r.case for r in results if r.status != "not_judged" and r.score is not None)
         metrics[name] = MetricSummary(
             name=name,
             mean=_mean(judged),
@@ -252,6 +256,7 @@ def summarise(
             failed=sum(r.status == "failed" for r in results),
             case_thresholds=sorted({r.threshold for r in results if r.threshold is not None}),
             tiers=_tiers(results),
+            interval=mean_interval(judged, seed_of(name, *keys)),
         )
     means = {n: m.mean for n, m in metrics.items() if m.mean is not None}
     composite = weighted_mean(means, weights)

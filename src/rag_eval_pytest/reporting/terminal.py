@@ -9,6 +9,7 @@ from .markdown import (
     cascade_lines,
     fmt_score,
     fmt_seconds,
+    mean_cell,
     metric_status,
     metric_threshold,
     title,
@@ -31,7 +32,7 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
         )
     )
     for name, m in summary.metrics.items():
-        score = fmt_score(m.mean) + (f" ({m.not_judged} not judged)" if m.not_judged else "")
+        score = mean_cell(m)
         rows.append(
             (
                 title(name),
