@@ -210,7 +210,7 @@ class Engine:
             assert adapter is not None, "an adapter is needed for a case not yet queried"
             if adapter not in self._adapters:
                 self._adapters.append(adapter)
-                self.session.redactor.add(*adapter.secrets())
+                self.session.add_secrets(adapter.secrets(), f"RAG adapter {adapter.describe()}")
             self.adapter_description = adapter.describe()
             task = asyncio.ensure_future(self._query(loaded, adapter))
             self._responses[loaded.key] = task
