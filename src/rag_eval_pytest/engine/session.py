@@ -156,6 +156,7 @@ def make_sample(loaded: LoadedCase, response: RAGResponse) -> Sample:
         answer=response.answer,
         contexts=list(response.contexts) if response.contexts is not None else None,
         sources=response.retrieved_sources,
+        ranked_sources=response.ranked_sources,
         expected_contexts=case.expected_contexts,
         expected_grades=case.expected_grades,
     )
