@@ -39,3 +39,10 @@ class SetupFailed(Failed):
 
 class RagEvalWarning(pytest.PytestWarning):
     """Warnings about datasets, configuration and skipped metrics."""
+
+
+def raised(who: str, exc: BaseException) -> str:
+    """``<who> raised <class>: <message>``, what user code that failed is reported as (the
+    message left out when it has none)."""
+    message = str(exc)
+    return f"{who} raised {type(exc).__name__}" + (f": {message}" if message else "")

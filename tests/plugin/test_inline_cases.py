@@ -263,6 +263,18 @@ def test_a_context_of_the_wrong_kind():
     with pytest.raises(ValueError, match="field 'contexts\\\\[1\\\\]': a context must be a string"):
         make_case(question="q?", answer="a", contexts=["fine", 42])
 
+def test_one_mapping_as_contexts():
+    with pytest.raises(ValueError, match="'contexts': expected a list of passages, got one map"):
+        make_case(question="q?", answer="a", contexts={"text": "t", "source": "s.md"})
+
+def test_one_name_as_expected_contexts():
+    with pytest.raises(ValueError, match="'expected_contexts': expected a list of document names"):
+        make_case(question="q?", answer="a", expected_contexts="policy.md")
+
+def test_bytes_are_not_text():
+    with pytest.raises(ValueError, match="field 'answer': Input should be a valid string"):
+        make_case(question="q?", answer=b"bytes")
+
 def test_the_fields_are_readable_outside_a_run():
     case = make_case(question="q?", answer="a", contexts=[{"text": "t", "source": "s.md"}])
     assert case.answer == "a"
@@ -271,8 +283,36 @@ def test_the_fields_are_readable_outside_a_run():
 """
     )
     result = pytester.runpytest("-p", "no:randomly")
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=7)
     assert not (pytester.path / "results").exists()
+
+
+def test_an_answer_of_none_is_an_error_of_its_test_and_the_others_still_run(
+    inline_suite: pytest.Pytester,
+) -> None:
+    inline_suite.makepyfile(
+        test_app="""
+from rag_eval_pytest import assert_faithful, make_case
+
+def test_llm_returned_no_content():
+    case = make_case(question="Refunds?", answer=None, contexts=["Refunds within 30 days."])
+    assert_faithful(case)
+
+def test_ordinary():
+    assert "login" == "logout"
+"""
+    )
+    result = inline_suite.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*ValueError: make_case(): field 'answer': is None (did the LLM return no content?)*",
+            "*AssertionError: assert 'login' == 'logout'*",
+        ]
+    )
+    assert "SetupFailed" not in result.stdout.str()
+    assert "no RAG adapter" not in result.stdout.str()
+    assert result.ret == 1
 
 
 def test_a_case_evaluated_outside_a_test_says_where_it_can_be(pytester: pytest.Pytester) -> None:

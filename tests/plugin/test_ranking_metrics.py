@@ -3,6 +3,7 @@ zero-code ``metrics:`` entries with parameters, graded ``expected_contexts``, th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from pathlib import Path
 
@@ -119,6 +120,44 @@ def test_zero_code_metrics_with_parameters_and_graded_relevance(
     assert "retrieval_ndcg" in markdown and "0.79" in markdown
     result.stdout.fnmatch_lines(
         ["Retrieval Hit Rate  0.50*", "Retrieval MRR       0.50*", "Retrieval nDCG      0.39*"]
+    )
+
+
+def test_a_context_without_a_source_keeps_its_rank(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    contexts = [{"text": "an unnamed passage", "source": None}, {"text": "A", "source": "a.md"}]
+    write_dataset([case("u", "q?", answer="a", contexts=contexts, expected_contexts=["a.md"])])
+    config = (
+        "metrics:\n  retrieval_hit_rate: {k: 1}\n  retrieval_mrr: 0.5\n  retrieval_ndcg: 0.5\n"
+        "  retrieval_precision: 0.5\n  retrieval_recall: 1.0\n"
+    )
+    pytester.makefile(".yaml", **{"eval-config": config})
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly")
+    result.assert_outcomes(failed=1)  # a.md is not at rank 1
+    metrics = read_report(pytester)["cases"][0]["metrics"]
+    scores = {name: m["score"] for name, m in metrics.items()}
+    assert scores == pytest.approx(
+        {
+            "retrieval_hit_rate": 0.0,
+            "retrieval_mrr": 0.5,
+            "retrieval_ndcg": 1 / math.log2(3),
+            "retrieval_precision": 0.5,
+            "retrieval_recall": 1.0,
+        },
+        abs=1e-4,
+    )
+    mrr = metrics["retrieval_mrr"]
+    assert mrr["reason"] == (
+        "first expected document a.md at rank 2: reciprocal rank 1/2 (among the 2 retrieved)"
+    )
+    assert [(e["text"], e["reason"]) for e in mrr["evidence"]] == [
+        ("(no source)", "rank 1"),
+        ("a.md", "rank 2"),
+    ]
+    assert metrics["retrieval_recall"]["evidence"][0]["reason"] == "rank 2"
+    assert metrics["retrieval_precision"]["reason"] == (
+        "1 of 2 retrieved contexts come from expected documents (1 without a source)"
     )
 
 

@@ -8,7 +8,7 @@ import base64
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import pytest
 
@@ -259,3 +259,34 @@ def test_a_pw_variable_in_the_config_is_a_credential(
     text = everything(pytester, result)
     assert "[REDACTED]" in text
     assert PW_PARAM not in text
+
+
+JWT = "eyJhbGciOiJIUzI1NiJ9.planted-jwt-body.c2ln"
+LONG_CREDENTIALS = {"jwt": JWT, "session": "planted-session-5772", "hmac": "a1b2c3d4e5f60718"}
+SHORT_CREDENTIALS = {"pin": "7c1", "sid": "q9", "pass": "zx8", "sas": "sv1"}
+
+
+def quoting_the_url(request: Request) -> dict[str, Any]:
+    """A careless service: its answer quotes the URL it was called with."""
+    url = f"http://service{request.path}?{urlencode(request.query, doseq=True)}"
+    return {"data": {"answer": f"Full refund. Debug: {url}", "documents": [{"text": url}]}}
+
+
+def test_credential_query_parameters_in_a_url_are_masked_whatever_their_length(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], echo_server: FaultServer
+) -> None:
+    one_case(pytester, write_dataset)
+    echo_server.route = lambda request: Fault(body=quoting_the_url)
+    query = urlencode({**LONG_CREDENTIALS, **SHORT_CREDENTIALS, "lang": "en"})
+    result = pytester.runpytest_subprocess(
+        "--rag-dataset=dataset.json", f"--rag-endpoint={echo_server.url}?{query}", "-rA"
+    )
+    assert result.ret == 0, result.stdout.str()
+    assert echo_server.requests[0].query["pin"] == ["7c1"]  # sent as given
+    text = everything(pytester, result)
+    assert "lang=en" in text  # the service did quote the URL; a plain parameter stays
+    for name, value in {**LONG_CREDENTIALS, **SHORT_CREDENTIALS}.items():
+        assert f"{name}=[REDACTED]" in text, name
+        assert f"{name}={value}" not in text, name
+    for value in LONG_CREDENTIALS.values():
+        assert value not in text, value  # a long one is masked in any text, like a key

@@ -168,3 +168,47 @@ def test_judge_sdk_request_dumps_stay_out_of_debug_logs_unless_asked(
     assert dumped is sdk_debug_logs
     # The HTTP client's traffic records too (httpcore, or httpcore2 under newer SDKs).
     assert ("send_request_headers" in logs) is sdk_debug_logs
+
+
+RECORDING_JUDGE = f"""
+import json, pathlib
+
+def judge(prompt):
+    with pathlib.Path("prompts.txt").open("a", encoding="utf-8") as sent:
+        sent.write(prompt)
+    return json.dumps({SUPPORTED!r})
+"""
+
+
+def test_a_placeholder_key_is_not_masked_in_the_texts_a_judge_reads(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    strong = "sk-ant-planted-strong-31415"
+    monkeypatch.setenv("OPENAI_API_KEY", "refund")  # a local server's placeholder
+    monkeypatch.setenv("ANTHROPIC_API_KEY", strong)
+    write_dataset(
+        [
+            case(
+                "refund",
+                "What is the refund policy?",
+                "A full refund within 30 days.",
+                answer="A full refund within 30 days.",
+                contexts=["Refund policy: a full refund within 30 days.", f"Trace: {strong}"],
+            )
+        ]
+    )
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  faithfulness: 0.5\n"})
+    pytester.makepyfile(judgemod=RECORDING_JUDGE)
+    result = pytester.runpytest_subprocess(
+        "--rag-dataset=dataset.json", "--rag-judge=judgemod:judge", "--rag-judge-passes=1"
+    )
+    output = result.stdout.str()
+    assert result.ret == 0, output
+    sent = (pytester.path / "prompts.txt").read_text(encoding="utf-8")
+    assert "What is the refund policy?" in sent  # the judge reads the question as asked
+    assert "Refund policy: a full refund within 30 days." in sent
+    assert "[REDACTED] policy" not in sent
+    assert strong not in sent and "Trace: [REDACTED]" in sent  # a real key is still masked
+    notice = "the value of OPENAI_API_KEY is too short or too common to be a secret"
+    assert output.count(notice) == 1, output
+    assert "ANTHROPIC_API_KEY" not in output

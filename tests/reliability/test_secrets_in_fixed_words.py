@@ -1,4 +1,4 @@
-"""A secret that is part of one of the report's fixed words (a status, a field name) still
+"""A secret that is one of the report's fixed words (a metric's name, a field name) still
 gives the run its verdict, its reports and its summary, with the secret's other
 occurrences masked."""
 
@@ -14,17 +14,18 @@ from tests.helpers import case
 from tests.plugin.test_reports import run
 
 
-def test_a_secret_inside_a_status_word_is_masked_and_the_run_still_reports(
+def test_a_secret_that_is_a_fixed_word_is_masked_and_the_run_still_reports(
     pytester: pytest.Pytester,
     write_dataset: Callable[..., Path],
     rag_app: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "fail")  # in "failed", the status of a case
+    # A key long and odd enough to be a secret, which is also a metric's name in the reports.
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "retrieval_recall")
     write_dataset(
         [
             case("ok", "What is the refund policy?", expected_contexts=["policy.md"]),
-            case("fail-1", "Do you deliver abroad?", expected_contexts=["shipping.md"]),
+            case("retrieval_recall-1", "Do you deliver abroad?", expected_contexts=["shipping.md"]),
         ]
     )
     result = run(pytester, rag_app)

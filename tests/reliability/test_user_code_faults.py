@@ -1,9 +1,12 @@
-"""The RAG system's and a custom judge's code misbehaving in ways that once hung the run: an
-exit or interrupt raised inside it, a call that never returns. Each is an error of its case;
-the run goes on and ends."""
+"""The RAG system's and a custom judge's code misbehaving in ways that once hung the run or
+lost a case: an exit, an interrupt or another ``BaseException`` raised inside it (a class of
+its own, ``GeneratorExit``, a ``CancelledError`` of its own), a call that never returns. Each
+is an error of its case (the RAG system) or a judge failure (a custom judge), named; the run
+goes on and ends."""
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -15,11 +18,19 @@ from tests.helpers import case, read_report
 CASES = [
     case("fine", "refund policy?", expected_contexts=["policy.md"]),
     case("broken", "broken question?", expected_contexts=["policy.md"]),
+    case("after", "shipping policy?", expected_contexts=["policy.md"]),
 ]
+OWN_CANCELLATION = pytest.mark.skipif(
+    sys.version_info < (3, 11), reason="3.10 cannot tell it from a cancellation"
+)
 CONFIG = "metrics:\n  retrieval_recall: 1.0\n"
 
 EXITING = """
 import argparse
+import asyncio
+
+class Fault(BaseException):
+    pass
 
 def parse():
     parser = argparse.ArgumentParser(prog="app")
@@ -52,20 +63,31 @@ def run_app(pytester: pytest.Pytester, target: str, *args: str) -> pytest.RunRes
 
 def assert_broken_case_errored(pytester: pytest.Pytester, result: pytest.RunResult, what: str):
     output = result.stdout.str()
-    result.assert_outcomes(passed=1, errors=1)
+    result.assert_outcomes(passed=2, errors=1)
     assert what in output, output
+    assert "Traceback" not in output, output
     cases = {c["id"]: c for c in read_report(pytester)["cases"]}
     assert cases["fine"]["status"] == "passed"
     assert cases["broken"]["status"] == "error"
+    assert cases["after"]["status"] == "passed"  # the case after it is neither lost nor hurt
     assert what in cases["broken"]["error"]
 
 
 @pytest.mark.parametrize("target", ["answer", "answer_async"])
 @pytest.mark.parametrize(
     ("raise_", "what"),
-    [("parse()", "raised SystemExit: 2"), ("raise KeyboardInterrupt", "raised KeyboardInterrupt")],
+    [
+        ("parse()", "raised SystemExit: 2"),
+        ("raise KeyboardInterrupt", "raised KeyboardInterrupt"),
+        ("raise Fault('index offline')", "raised Fault: index offline"),
+        pytest.param(
+            "raise asyncio.CancelledError('upstream gone')",
+            "raised CancelledError: upstream gone",
+            marks=OWN_CANCELLATION,
+        ),
+    ],
 )
-def test_an_exit_or_interrupt_inside_the_rag_callable_is_an_error_of_its_case(
+def test_any_base_exception_inside_the_rag_callable_is_an_error_of_its_case(
     pytester: pytest.Pytester,
     write_dataset: Callable[..., Path],
     target: str,
@@ -76,7 +98,7 @@ def test_an_exit_or_interrupt_inside_the_rag_callable_is_an_error_of_its_case(
     pytester.makefile(".yaml", **{"eval-config": CONFIG})
     pytester.makepyfile(app=EXITING.format(raise_=raise_))
     result = run_app(pytester, target)
-    assert_broken_case_errored(pytester, result, what)
+    assert_broken_case_errored(pytester, result, f"callable app.py:{target} {what}")
 
 
 HANGING = """
@@ -150,6 +172,58 @@ def test_a_custom_judge_raising_system_exit_is_a_judge_failure_not_a_hang(
     output = result.stdout.str()
     assert result.ret == 3, output  # no case could be judged: fatal, with the reason
     assert "raised SystemExit: judge: no model configured" in output
+    report = read_report(pytester)
+    assert [c["metrics"]["faithfulness"]["status"] for c in report["cases"]] == [
+        "not_judged",
+        "not_judged",
+    ]
+
+
+FAULTY_JUDGE = """
+import asyncio
+
+class Fault(BaseException):
+    pass
+
+def judge(prompt):
+    raise GeneratorExit
+
+async def judge_async(prompt):
+    raise Fault("model server gone")
+
+async def judge_cancelled(prompt):
+    raise asyncio.CancelledError("request dropped")
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "what"),
+    [
+        ("judge", "judging.py:judge raised GeneratorExit;"),
+        ("judge_async", "judging.py:judge_async raised Fault: model server gone"),
+        pytest.param(
+            "judge_cancelled",
+            "judging.py:judge_cancelled raised CancelledError: request dropped",
+            marks=OWN_CANCELLATION,
+        ),
+    ],
+)
+def test_any_base_exception_in_a_custom_judge_is_a_judge_failure_named(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], name: str, what: str
+) -> None:
+    write_dataset([{**JUDGED_CASES[0], "critical": True}, JUDGED_CASES[1]])
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  faithfulness: 0.5\n"})
+    pytester.makepyfile(judging=FAULTY_JUDGE)
+    result = pytester.runpytest_subprocess(
+        "--rag-dataset=dataset.json",
+        f"--rag-judge=judging.py:{name}",
+        "-p",
+        "no:randomly",
+        timeout=60,
+    )
+    output = result.stdout.str()
+    assert result.ret == 3, output  # the judge failed: fatal, not a failed critical case
+    assert f"the judge request failed: {what}" in output, output
     report = read_report(pytester)
     assert [c["metrics"]["faithfulness"]["status"] for c in report["cases"]] == [
         "not_judged",

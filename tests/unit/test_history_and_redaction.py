@@ -59,3 +59,30 @@ def test_redactor_masks_values_and_bearer_tokens(monkeypatch: pytest.MonkeyPatch
     redactor = Redactor.from_environment(["Bearer cfg-4444"])
     data = {"a": "key sk-ant-12345", "b": ["tok-98765 and cfg-4444"], "c": 3}
     assert redactor.data(data) == {"a": f"key {MASK}", "b": [f"{MASK} and {MASK}"], "c": 3}
+
+
+@pytest.mark.parametrize(
+    ("value", "masked"),
+    [
+        ("EMPTY", False),  # the placeholders local servers ask for
+        ("ollama", False),
+        ("refund", False),
+        ("Placeholder", False),
+        ("sk-test", False),  # shorter than 8 characters
+        ("sk-no-key-required", True),
+        ("aBcDeFgHiJkL", True),  # letters, but no word
+        ("changeme1", True),
+    ],
+)
+def test_a_value_too_weak_to_be_a_secret_is_not_masked_in_text(value: str, masked: bool) -> None:
+    redactor = Redactor([value], source="OPENAI_API_KEY")
+    assert (redactor.text(f"say {value} here") == f"say {MASK} here") is masked
+    assert redactor.weak_sources() == ([] if masked else ["OPENAI_API_KEY"])
+
+
+def test_a_credential_query_parameter_in_a_url_is_masked_whatever_its_length() -> None:
+    text = "GET https://h/q?pin=1&lang=en&sid=ab#access_token=xyz and a?password=hunter2"
+    assert Redactor().text(text) == (
+        f"GET https://h/q?pin={MASK}&lang=en&sid={MASK}#access_token={MASK} "
+        f"and a?password={MASK}"
+    )

@@ -110,6 +110,12 @@ class RAGResponse(BaseModel):
     @property
     def retrieved_sources(self) -> list[str]:
         """Sources in rank order: ``sources`` if given, else each context's source."""
+        return [s for s in self.ranked_sources if s]
+
+    @property
+    def ranked_sources(self) -> list[str | None]:
+        """The source at each rank: ``sources`` if given, else each context's source, with
+        ``None`` for a context that names none (it keeps its rank)."""
         if self.sources:
             return list(self.sources)
-        return [c.source for c in self.contexts or [] if c.source]
+        return [c.source or None for c in self.contexts or []]

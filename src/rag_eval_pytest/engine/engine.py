@@ -39,10 +39,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..errors import AdapterError
+from ..errors import AdapterError, raised
 from ..metrics.base import Measurement, MetricResult, Services
 from ..metrics.registry import get_metric, metric_class, requirements
-from ..runtime.event_loop import watch_blocking_calls
+from ..runtime.event_loop import raised_by_user_code, watch_blocking_calls
 from .case import (
     RECORDER_KEY,
     CaseTest,
@@ -210,7 +210,7 @@ class Engine:
             assert adapter is not None, "an adapter is needed for a case not yet queried"
             if adapter not in self._adapters:
                 self._adapters.append(adapter)
-                self.session.redactor.add(*adapter.secrets())
+                self.session.add_secrets(adapter.secrets(), f"RAG adapter {adapter.describe()}")
             self.adapter_description = adapter.describe()
             task = asyncio.ensure_future(self._query(loaded, adapter))
             self._responses[loaded.key] = task
@@ -251,21 +251,25 @@ class Engine:
         return response
 
     async def _guarded_query(self, adapter: RAGAdapter, question: str) -> RAGResponse:
-        """``adapter.aquery``, with a ``SystemExit`` or ``KeyboardInterrupt`` that its code
-        raised turned into an error of the case: one that leaves a task stops the event
-        loop, and every case after it would wait for ever. It is never a real Ctrl-C:
-        signals reach only the main thread, not this loop's."""
+        """``adapter.aquery``, with any ``BaseException`` that its code raised (``SystemExit``,
+        ``KeyboardInterrupt``, ``GeneratorExit``, a ``CancelledError`` of its own, a class of
+        its own) turned into an error of the case: one that leaves a task stops the event
+        loop or the test's fixture, and the cases after it would be lost. It is never a real
+        Ctrl-C: signals reach only the main thread, not this loop's."""
         try:
             return await adapter.aquery(question)
-        except (SystemExit, KeyboardInterrupt) as exc:
+        except Exception:
+            raise  # an error of the case, a timeout: told apart by the caller
+        except BaseException as exc:
+            if not raised_by_user_code(exc):
+                raise
             raise AdapterError(
                 self._raised(adapter, exc)
-                + " (an exit or interrupt raised inside the RAG system is an error of its case)"
+                + " (whatever the RAG system raises is an error of its case, not the run's end)"
             ) from None
 
     def _raised(self, adapter: RAGAdapter, exc: BaseException) -> str:
-        text = f"{adapter.describe()} raised {type(exc).__name__}: {exc}"
-        return self.session.redactor.text(text)
+        return self.session.redactor.text(raised(adapter.describe(), exc))
 
     def _timed_out(self, adapter: RAGAdapter, timeout: float, abandoned: int) -> str:
         message = f"{adapter.describe()} did not answer within {timeout:g} s (--rag-timeout)"

@@ -15,7 +15,7 @@ adds to the same record.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +35,24 @@ if TYPE_CHECKING:
 
 INLINE_KEY: pytest.StashKey[list[tuple[Case, CaseTest]]] = pytest.StashKey()
 """The cases made in code that a test evaluated, with what the engine knows of each."""
+
+
+def _as_list(name: str, value: object, what: str, problems: list[str]) -> list[Any]:
+    """``value`` as a list, or an empty list with its problem added: one string, one mapping
+    or bytes would otherwise be taken apart into letters or keys."""
+    if isinstance(value, (str, bytes, Mapping)):
+        one = "one mapping" if isinstance(value, Mapping) else "one string"
+        if isinstance(value, bytes):
+            one = "bytes"
+        hint = "[{...}]" if isinstance(value, Mapping) else "[value]"
+        problems.append(
+            f"field {name!r}: expected a list of {what}, got {one}; write {name}={hint}"
+        )
+        return []
+    if not isinstance(value, Iterable):
+        problems.append(f"field {name!r}: expected a list of {what}, got {type(value).__name__}")
+        return []
+    return list(value)
 
 
 def make_case(
@@ -60,43 +78,46 @@ def make_case(
     ``retrieval_ndcg``). ``critical=True`` makes a failure of the case exit with the critical
     code. Raises :class:`ValueError` naming each field that is not valid.
     """
-    if isinstance(contexts, (str, bytes)):
-        raise ValueError(
-            "make_case(): field 'contexts': expected a list of passages, got one string; "
-            "write contexts=[text]"
-        )
-    if isinstance(tags, (str, bytes)):
-        raise ValueError("make_case(): field 'tags': expected a list of tags, got one string")
-    fields: dict[str, Any] = {
+    problems: list[str] = []
+    fields: dict[str, Any] = {  # checked as given: the annotations are what a caller means
         "id": id,
         "question": question,
         "answer": answer,
         "ground_truth": ground_truth,
         "critical": critical,
-        "tags": list(tags),
-        "metadata": dict(metadata or {}),
+        "tags": _as_list("tags", tags, "tags", problems),
+        "metadata": {} if metadata is None else metadata,
     }
-    if expected_contexts is not None:
-        fields["expected_contexts"] = (
-            dict(expected_contexts)
-            if isinstance(expected_contexts, Mapping)
-            else list(expected_contexts)
+    if fields["answer"] is None:
+        problems.append(
+            "field 'answer': is None (did the LLM return no content?); pass the text the "
+            'app answered, "" for an empty answer'
         )
-    problems: list[str] = []
+    if isinstance(fields["metadata"], Mapping):
+        fields["metadata"] = dict(fields["metadata"])
+    else:
+        problems.append(f"field 'metadata': expected a mapping, got {type(metadata).__name__}")
+        del fields["metadata"]
+    if isinstance(expected_contexts, Mapping):
+        fields["expected_contexts"] = dict(expected_contexts)
+    elif expected_contexts is not None:
+        fields["expected_contexts"] = _as_list(
+            "expected_contexts", expected_contexts, "document names", problems
+        )
     if contexts is not None:
         passages: list[Context] = []
-        for number, passage in enumerate(contexts):
+        for number, passage in enumerate(_as_list("contexts", contexts, "passages", problems)):
             try:
                 passages.append(Context.coerce(passage))
             except (TypeError, ValidationError) as exc:
                 detail = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else exc
                 problems.append(f"field 'contexts[{number}]': {detail}")
         fields["contexts"] = passages
-    if not problems:
-        try:
-            case = Case.model_validate(fields)
-        except ValidationError as exc:
-            problems = describe_problems(exc)
+    try:
+        # Strict, as a dataset file is: bytes are not text, a number is not a name.
+        case = Case.model_validate(fields, strict=True)
+    except ValidationError as exc:
+        problems.extend(describe_problems(exc))
     if problems:
         raise ValueError("make_case(): " + "; ".join(problems))
     return InlineCase(case)

@@ -88,7 +88,7 @@ class JudgeRegistry:
                 )
         secrets = getattr(judge, "secrets", None)
         if callable(secrets):
-            session.redactor.add(*secrets())
+            session.add_secrets(secrets(), f"judge {judge.describe()}")
         if judge.fingerprint() is None:
             self._unnamed.append(judge)
             if isinstance(judge, LLMJudge) and judge.cache:

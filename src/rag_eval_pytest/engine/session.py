@@ -75,7 +75,13 @@ class EvalSession:
         self.judge_deadline = JudgeDeadline(self.settings.judge.deadline)
         # Configured auth headers are secrets in every process, the aggregating one included,
         # before any adapter exists (workers may be the ones that build it).
-        self.redactor.add(*configured_secrets(self.settings))
+        for source, secrets in configured_secrets(self.settings):
+            self.redactor.add(*secrets, source=source)
+        weak = self.redactor.weak_sources()
+        if weak:
+            from ..redaction import weak_secrets_notice
+
+            self.config_warnings.append(weak_secrets_notice(weak))
 
     def __repr__(self) -> str:
         # Short, and without the settings' credentials (``pytest -l`` prints it).
@@ -90,6 +96,17 @@ class EvalSession:
     def case(self, key: str) -> LoadedCase:
         """The selected case ``key`` (``KeyError`` when there is none), by its key."""
         return self.datasets.by_key()[key]
+
+    def add_secrets(self, secrets: Sequence[str], source: str) -> None:
+        """Mask ``secrets`` (an adapter's, a judge's) from now on; say once which of them are
+        too weak to be masked in texts."""
+        known = set(self.redactor.weak_sources())
+        self.redactor.add(*secrets, source=source)
+        weak = [s for s in self.redactor.weak_sources() if s not in known]
+        if weak:
+            from ..redaction import weak_secrets_notice
+
+            self.notice(f"rag-eval: {weak_secrets_notice(weak)}")
 
     def notice(self, line: str) -> None:
         """Tell the user something once per run, on the terminal."""
@@ -117,20 +134,24 @@ class EvalSession:
         self.loop.close(close_all(), threads_timeout=0 if interrupted else THREADS_TIMEOUT)
 
 
-def configured_secrets(settings: Settings) -> list[str]:
-    """The secrets the settings name, known before any client is built: the RAG endpoint's
-    and the judge URL's credentials, and the values of the configured HTTP headers."""
+def configured_secrets(settings: Settings) -> list[tuple[str, list[str]]]:
+    """The secrets the settings name, known before any client is built, with where each
+    comes from: the RAG endpoint's and the judge URL's credentials, and the values of the
+    configured HTTP headers."""
     from ..errors import ConfigError
     from ..redaction import header_secrets, url_secrets
     from ..values import resolve_headers
 
     http = settings.http
-    found = url_secrets(http.endpoint) if http.endpoint else []
-    found += url_secrets(settings.judge.base_url or "")
+    found = [
+        ("the RAG endpoint's URL", url_secrets(http.endpoint) if http.endpoint else []),
+        ("judge.base_url", url_secrets(settings.judge.base_url or "")),
+    ]
     try:
-        return found + header_secrets(resolve_headers(http.headers, http.header_args))
+        headers = header_secrets(resolve_headers(http.headers, http.header_args))
     except ConfigError:  # reported where the headers are used
         return found
+    return [*found, ("an HTTP header of the RAG endpoint", headers)]
 
 
 def recorded_response(loaded: LoadedCase) -> RAGResponse:
@@ -148,6 +169,7 @@ def make_sample(loaded: LoadedCase, response: RAGResponse) -> Sample:
         answer=response.answer,
         contexts=list(response.contexts) if response.contexts is not None else None,
         sources=response.retrieved_sources,
+        ranked_sources=response.ranked_sources,
         expected_contexts=case.expected_contexts,
         expected_grades=case.expected_grades,
     )

@@ -22,6 +22,8 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..errors import raised
+from ..runtime.event_loop import raised_by_user_code
 from .llm import LLMJudge, Reply, RequestFailed
 
 if TYPE_CHECKING:
@@ -58,11 +60,15 @@ class CallableJudge(LLMJudge):
                 result = await asyncio.to_thread(self.fn, prompt.text)
                 if inspect.isawaitable(result):
                     result = await result
-        except (Exception, SystemExit, KeyboardInterrupt) as exc:
-            # The user's judge failed: not judged, with the reason. An exit or interrupt its
-            # code raised (never a real Ctrl-C: that reaches only the main thread) must not
-            # leave this task, or it stops the event loop and the run waits for ever.
-            raise RequestFailed(f"{self.model} raised {type(exc).__name__}: {exc}") from exc
+        except BaseException as exc:
+            # The user's judge failed: not judged, with the reason. Whatever its code raised,
+            # an exit or interrupt (never a real Ctrl-C: that reaches only the main thread),
+            # GeneratorExit, a CancelledError or a class of its own, must not leave this task
+            # as itself, or it stops the event loop or passes for the run's own end. Only
+            # the task's own cancellation (the run stopping) goes on as it is.
+            if not raised_by_user_code(exc):
+                raise
+            raise RequestFailed(raised(self.model, exc)) from exc
         if isinstance(result, Mapping):
             return Reply(data=dict(result))
         if hasattr(result, "model_dump"):

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ..redaction import too_weak
 from ..runtime.retry import RetryPolicy
 from ..text.shorten import shorten
 from .base import I, Judge, JudgeOutcome, O, Question, Usage
@@ -283,7 +284,8 @@ class LLMJudge(Judge):
 
     def _redact(self, text: str) -> str:
         for secret in self.secrets():
-            text = text.replace(secret, "[REDACTED]")
+            if not too_weak(secret):  # a placeholder would mask a word of the message
+                text = text.replace(secret, "[REDACTED]")
         return self.redactor.text(text) if self.redactor is not None else text
 
     def _stored(self, record: dict[str, Any]) -> dict[str, Any]:

@@ -53,6 +53,9 @@ class Sample:
     expected_grades: Mapping[str, int] | None = None
     """The relevance grade of each expected document when the dataset grades them (``None``:
     a plain list, every expected document relevant alike)."""
+    ranked_sources: list[str | None] | None = None
+    """The source at each rank, ``None`` for a context that names none: unlike ``sources``,
+    it keeps the rank of every retrieved context (``None``: the same as ``sources``)."""
 
 
 class Evidence(BaseModel):

@@ -14,7 +14,8 @@ trec_eval and ranx, where a document is ranked once per query).
   scikit-learn's ``ndcg_score`` when every relevant document is ranked).
 
 Grades come from a graded ``expected_contexts`` (``{"doc-1": 3, "doc-2": 1}``); a plain list
-grades each document 1. ``k`` defaults to every retrieved context.
+grades each document 1. ``k`` defaults to every retrieved context. A context without a
+source keeps its rank and earns nothing: the contexts after it are not promoted.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .base import Evidence, Measurement, Metric, Requirement
-from .retrieval import NO_SOURCES, source_matches
+from .retrieval import NO_SOURCE, NO_SOURCES, ranked_sources, source_matches
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -38,7 +39,8 @@ class RankedSource:
     """One retrieved source: its rank, the expected document it counts for and its grade."""
 
     rank: int
-    source: str
+    source: str | None
+    """``None``: the context names no source."""
     expected: str | None
     """The expected document this rank counts for (``None``: not expected, or a repeat)."""
     grade: int
@@ -46,7 +48,9 @@ class RankedSource:
     """The rank at which the expected document it names was already counted."""
 
 
-def rank_sources(retrieved: Sequence[str], grades: Mapping[str, int]) -> list[RankedSource]:
+def rank_sources(
+    retrieved: Sequence[str | None], grades: Mapping[str, int]
+) -> list[RankedSource]:
     """Each retrieved source with the grade it earns: the highest-graded expected document it
     names that no earlier rank counted for, else 0."""
     counted: dict[str, int] = {}
@@ -96,15 +100,14 @@ def _grades(sample: Sample) -> dict[str, int]:
 
 
 def _evidence(item: RankedSource, graded: bool) -> Evidence:
+    text = item.source or NO_SOURCE
     if item.expected is not None:
         reason = f"rank {item.rank}" + (f", grade {item.grade}" if graded else "")
-        return Evidence(kind="retrieved", text=item.source, verdict="expected", reason=reason)
+        return Evidence(kind="retrieved", text=text, verdict="expected", reason=reason)
     if item.repeat_of is not None:
         reason = f"rank {item.rank}, already counted at rank {item.repeat_of}"
-        return Evidence(kind="retrieved", text=item.source, verdict="repeat", reason=reason)
-    return Evidence(
-        kind="retrieved", text=item.source, verdict="not expected", reason=f"rank {item.rank}"
-    )
+        return Evidence(kind="retrieved", text=text, verdict="repeat", reason=reason)
+    return Evidence(kind="retrieved", text=text, verdict="not expected", reason=f"rank {item.rank}")
 
 
 class RankingMetric(Metric):
@@ -136,8 +139,8 @@ class RankingMetric(Metric):
             return Measurement.not_judged(
                 f"expected_contexts names no relevant document: {self.name} is undefined"
             )
-        retrieved = sample.sources
-        if not retrieved and sample.contexts:
+        retrieved = ranked_sources(sample)
+        if not any(retrieved) and sample.contexts:
             return Measurement.not_judged(NO_SOURCES)
         ranked = rank_sources(retrieved, grades)
         shown = ranked[: self.k]

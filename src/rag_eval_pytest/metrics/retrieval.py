@@ -5,7 +5,8 @@
 A source matches an expected name when they are equal after normalisation (case, slashes,
 ``#fragment``), or when one is a path ending in the other (``docs/policy.md`` vs ``policy.md``).
 Unknown contexts (``None``: the system does not say what it retrieved) are not judged, like
-every other context metric: nothing retrieved is not the same as not saying.
+every other context metric: nothing retrieved is not the same as not saying. A context that
+names no source keeps its rank and counts as retrieved: it just matches no expected document.
 """
 
 from __future__ import annotations
@@ -21,12 +22,27 @@ def _normalise(name: str) -> str:
     return name.rstrip("/")
 
 
-def source_matches(expected: str, source: str) -> bool:
-    """Does a retrieved ``source`` name the ``expected`` document?"""
+def source_matches(expected: str, source: str | None) -> bool:
+    """Does a retrieved ``source`` name the ``expected`` document? (``None``, a context
+    without a source, names none.)"""
+    if source is None:
+        return False
     e, s = _normalise(expected), _normalise(source)
     if not e or not s:
         return False
     return e == s or s.endswith("/" + e) or e.endswith("/" + s)
+
+
+NO_SOURCE = "(no source)"
+"""How a retrieved context without a source is shown in the evidence."""
+
+
+def ranked_sources(sample: Sample) -> list[str | None]:
+    """The source at each rank, ``None`` for a context that names none: it keeps its rank
+    (a later context is not promoted to it) and matches no expected document."""
+    if sample.ranked_sources is not None:
+        return list(sample.ranked_sources)
+    return list(sample.sources)
 
 
 NO_SOURCES = (
@@ -44,8 +60,8 @@ class RetrievalPrecision(Metric):
 
     async def measure(self, sample: Sample, services: Services) -> Measurement:
         expected = sample.expected_contexts or []
-        retrieved = sample.sources
-        if not retrieved:
+        retrieved = ranked_sources(sample)
+        if not any(retrieved):
             if sample.contexts:
                 return Measurement.not_judged(NO_SOURCES)
             return Measurement.not_judged("nothing was retrieved: precision is undefined")
@@ -57,13 +73,16 @@ class RetrievalPrecision(Metric):
             evidence.append(
                 Evidence(
                     kind="retrieved",
-                    text=source,
+                    text=source or NO_SOURCE,
                     verdict="expected" if relevant else "not expected",
                     reason=f"rank {rank}",
                 )
             )
         score = hits / len(retrieved)
         reason = f"{hits} of {len(retrieved)} retrieved contexts come from expected documents"
+        unnamed = retrieved.count(None)
+        if unnamed:
+            reason += f" ({unnamed} without a source)"
         return Measurement(score=score, reason=reason, evidence=evidence)
 
 
@@ -78,8 +97,8 @@ class RetrievalRecall(Metric):
         expected = sample.expected_contexts or []
         if not expected:
             return Measurement.not_judged("expected_contexts is empty: recall is undefined")
-        retrieved = sample.sources
-        if not retrieved and sample.contexts:
+        retrieved = ranked_sources(sample)
+        if not any(retrieved) and sample.contexts:
             return Measurement.not_judged(NO_SOURCES)
         evidence = []
         found = 0

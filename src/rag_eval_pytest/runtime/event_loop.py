@@ -167,6 +167,18 @@ async def to_thread(fn: Callable[..., T], /, *args: Any) -> T:
     return await asyncio.to_thread(calls.run, fn, *args)
 
 
+def raised_by_user_code(exc: BaseException) -> bool:
+    """Whether ``exc``, caught around a call of user code (the RAG system, a custom judge), is
+    that code's own: anything but the running task's cancellation (the run stopping, a
+    timeout). A ``CancelledError`` the code raised itself while nothing cancelled the task is
+    its own (Python 3.10 cannot tell the two apart: there it counts as a cancellation)."""
+    if not isinstance(exc, asyncio.CancelledError):
+        return True
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return cancelling is not None and cancelling() == 0
+
+
 def _abandoned(threads: list[threading.Thread]) -> int:
     with _ABANDONED_LOCK:
         return sum(1 for thread in threads if thread in _ABANDONED)
