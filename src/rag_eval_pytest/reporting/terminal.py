@@ -5,10 +5,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..text.escaping import strip_control
+from ..text.shorten import cut
 from .markdown import fmt_score, fmt_seconds, metric_status, metric_threshold, title
 
 if TYPE_CHECKING:
     from .models import Report
+
+
+METRIC_CELL = 40
+"""The widest metric name in the terminal table; a longer one ends in "…"."""
 
 
 def summary_lines(report: Report, written: list[str], errors: list[str]) -> list[str]:
@@ -27,7 +32,8 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
         score = fmt_score(m.mean) + (f" ({m.not_judged} not judged)" if m.not_judged else "")
         rows.append(
             (
-                title(name),
+                # A named check's name is the user's: a long one would widen every row.
+                cut(" ".join(strip_control(title(name)).split()), METRIC_CELL),
                 score,
                 metric_threshold(m),
                 metric_status(m),
