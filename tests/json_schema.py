@@ -1,6 +1,6 @@
 """A small JSON Schema validator for the keywords of the published report schema ($ref to
-$defs, anyOf, type, const, enum, properties, required, additionalProperties, items,
-prefixItems, minItems, maxItems): the
+$defs, anyOf, type, const, enum, minimum, maximum, properties, required,
+additionalProperties, items, prefixItems, minItems, maxItems): the
 report's validation test needs no extra library. Annotations (title, description, default)
 are ignored; an unknown keyword is an error, so a schema using more is never half-checked."""
 
@@ -22,6 +22,8 @@ _KNOWN = _ANNOTATIONS | {
     "type",
     "const",
     "enum",
+    "minimum",
+    "maximum",
     "properties",
     "required",
     "additionalProperties",
@@ -60,6 +62,11 @@ def errors(
         return [f"{path}: {value!r:.60} is not {schema['const']!r}"]
     if "enum" in schema and value not in schema["enum"]:
         return [f"{path}: {value!r:.60} is not one of {schema['enum']}"]
+    if _is_type(value, "number"):  # the bounds apply to numbers only
+        if "minimum" in schema and not value >= schema["minimum"]:  # type: ignore[operator]
+            return [f"{path}: {value!r} is less than {schema['minimum']}"]
+        if "maximum" in schema and not value <= schema["maximum"]:  # type: ignore[operator]
+            return [f"{path}: {value!r} is greater than {schema['maximum']}"]
     found: list[str] = []
     if isinstance(value, dict):
         properties = schema.get("properties", {})

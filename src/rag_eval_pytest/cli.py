@@ -48,11 +48,13 @@ def _parser() -> argparse.ArgumentParser:
         help="convert a DeepEval or RAGAS dataset file into a dataset of rag-eval-pytest",
         description="Convert DeepEval goldens or test cases, or RAGAS samples (JSON, JSONL or "
         "CSV), into a dataset file (JSON, JSONL or YAML by OUT's suffix). Items with an "
-        "answer become cases with a recorded answer: the RAG system is not called for them.",
+        "answer become cases with a recorded answer: the RAG system is not called for them. "
+        "OUT must not exist yet (unless --force) and is never IN.",
     )
     convert.add_argument("--from", dest="source", required=True, choices=FORMATS)
     convert.add_argument("input", type=Path, metavar="IN")
     convert.add_argument("output", type=Path, metavar="OUT")
+    convert.add_argument("--force", action="store_true", help="replace OUT when it exists")
     _calibrate_parser(commands)
     return parser
 
@@ -123,13 +125,14 @@ def main(argv: list[str] | None = None) -> int:
     if options.command == "calibrate":
         return _calibrate(options)
     if options.command == "convert":
-        return _convert(options.source, options.input, options.output)
+        return _convert(options.source, options.input, options.output, force=options.force)
     return _merge(options)
 
 
-def _convert(source: Format, path: Path, out: Path) -> int:
+def _convert(source: Format, path: Path, out: Path, *, force: bool) -> int:
     """``rag-eval convert``: 0 when written, 3 (one message naming the file) otherwise."""
     from .data.foreign import NAMES, ConversionError, convert_rows, read_items
+    from .data.reading import FileTooLarge, read_limited
 
     if out.suffix.lower() not in (".json", ".jsonl", ".yaml", ".yml"):
         print(
@@ -138,8 +141,15 @@ def _convert(source: Format, path: Path, out: Path) -> int:
             file=sys.stderr,
         )
         return _FATAL
+    refusal = _output_refusal(path, out, force=force)
+    if refusal is not None:
+        print(f"rag-eval convert: {refusal}", file=sys.stderr)
+        return _FATAL
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = read_limited(path).decode("utf-8-sig")
+    except FileTooLarge as exc:
+        print(f"rag-eval convert: {path}: {exc}; split it into several files", file=sys.stderr)
+        return _FATAL
     except OSError as exc:
         print(f"rag-eval convert: {path}: cannot be read ({exc.strerror})", file=sys.stderr)
         return _FATAL
@@ -182,6 +192,22 @@ def _convert(source: Format, path: Path, out: Path) -> int:
         f"answer, {len(conversion.cases) - recorded} to ask the RAG system): wrote {out}"
     )
     return 0
+
+
+def _output_refusal(path: Path, out: Path, *, force: bool) -> str | None:
+    """Why ``out`` is not written, or ``None``: it is the input file (under any name), or it
+    exists and ``--force`` was not given."""
+    if not (out.exists() or out.is_symlink()):
+        return None
+    try:
+        same = path.exists() and os.path.samefile(path, out)
+    except OSError:
+        same = False
+    if same:
+        return f"{out}: OUT is the input file {path}; name another file to write"
+    if not force:
+        return f"{out}: already exists; give --force to replace it"
+    return None
 
 
 def _dataset_text(document: dict[str, Any], suffix: str) -> str:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .config.options import OPTIONS
+from .config.options import OPTIONS, ini_flag
 from .engine.running import ACTIVATE_KEY, ENGINE_KEY, running
 from .errors import RagEvalError, SetupFailed
 from .pytest_support.aggregation import (
@@ -49,7 +49,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     """All processes: the ``--rag-*`` options and their ``rag_*`` ini keys."""
     group = parser.getgroup("rag-eval", "RAG evaluation (rag-eval-pytest)")
     for spec in OPTIONS:
-        parser.addini(spec.ini_name, spec.help, type=spec.ini_type, default=None)
+        parser.addini(spec.ini_name, spec.help, type=spec.registered_ini_type, default=None)
         if spec.flag is None:
             continue
         kwargs: dict[str, Any] = {"dest": spec.dest, "help": spec.help, "action": spec.action}
@@ -57,7 +57,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             # A string, validated by the settings model (bootstrap.gather_overrides): a bad
             # value exits with the fatal code like the same value in the ini file.
             kwargs.update(metavar=spec.metavar)
-        group.addoption(spec.flag, **{k: v for k, v in kwargs.items() if v is not None})
+        group.addoption(
+            spec.flag, *spec.aliases, **{k: v for k, v in kwargs.items() if v is not None}
+        )
 
 
 @pytest.hookimpl(trylast=True)  # after the terminal reporter exists (the dry run prints)
@@ -131,7 +133,9 @@ def _wait_for_inline_cases(config: pytest.Config) -> None:
         dry_run_without_dataset,
     )
 
-    if config.getoption("rag_dry_run", False) or config.getini("rag_dry_run"):
+    dry = config.getini("rag_dry_run")
+    # A value that is not true or false runs the dry run too, which refuses it by name.
+    if config.getoption("rag_dry_run", False) or (dry and ini_flag(dry) is not False):
         dry_run_without_dataset(config)
     activation: Callable[[], Engine] = functools.partial(activate, config)
     config.stash[ACTIVATE_KEY] = activation

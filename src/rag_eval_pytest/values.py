@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
+import types
+from typing import TYPE_CHECKING, Annotated, Any, Union, get_args, get_origin
 from urllib.parse import urlsplit
 
 from .errors import ConfigError
@@ -118,3 +119,30 @@ def resolve_headers(
             raise ConfigError(f"http.headers: {exc}") from None
         merged[name.lower()] = (name, str(value))
     return dict(merged.values())
+
+
+def not_a_bool(value: object) -> object:
+    """``value``, unless it is ``true`` or ``false``: Python counts a bool as the number 1
+    or 0, so a setting that wants a number would read ``deadline: true`` as one second."""
+    if isinstance(value, bool):
+        raise ValueError(f"{str(value).lower()} is not a number")
+    return value
+
+
+def _wants_number(annotation: object) -> bool:
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _wants_number(get_args(annotation)[0])
+    if origin in (Union, types.UnionType):
+        options = get_args(annotation)
+        return bool not in options and any(_wants_number(a) for a in options)
+    return annotation in (int, float)
+
+
+def numbers_not_bools(cls: Any, value: object, info: Any) -> object:
+    """A settings model's validator of every field, before pydantic's own: a bool given
+    where the field wants a number is refused (:func:`not_a_bool`). Attach it with
+    ``field_validator("*", mode="before")(numbers_not_bools)``."""
+    if isinstance(value, bool) and _wants_number(cls.model_fields[info.field_name].annotation):
+        not_a_bool(value)
+    return value

@@ -307,3 +307,59 @@ def test_a_misspelt_field_gets_a_did_you_mean(pytester: pytest.Pytester) -> None
         text
     )
     assert "unknown field 'expected_context' (did you mean 'expected_contexts'?)" in text
+
+
+def test_the_output_is_never_the_input_nor_an_existing_file_unless_forced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    goldens = write(tmp_path, "de.json", DEEPEVAL_GOLDENS)
+    original = goldens.read_bytes()
+    for args in (["de.json", "de.json"], ["de.json", "./de.json", "--force"]):
+        argv = ["convert", "--from", "deepeval", *(str(tmp_path / a) for a in args[:2])]
+        assert main(argv + args[2:]) == 3
+        err = capsys.readouterr().err
+        assert "de.json: OUT is the input file" in err and "Traceback" not in err
+        assert goldens.read_bytes() == original
+    out = tmp_path / "out.json"
+    out.write_text("kept", encoding="utf-8")
+    assert main(["convert", "--from", "deepeval", str(goldens), str(out)]) == 3
+    assert f"rag-eval convert: {out}: already exists; give --force to replace it" in (
+        capsys.readouterr().err
+    )
+    assert out.read_text(encoding="utf-8") == "kept"
+    assert main(["convert", "--from", "deepeval", str(goldens), str(out), "--force"]) == 0
+    assert len(json.loads(out.read_text(encoding="utf-8"))["test_cases"]) == 2
+
+
+def test_an_endless_input_is_refused_at_the_size_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    endless = tmp_path / "zeros.json"
+    endless.symlink_to("/dev/zero")
+    assert main(["convert", "--from", "ragas", str(endless), str(tmp_path / "o.json")]) == 3
+    err = capsys.readouterr().err
+    assert f"rag-eval convert: {endless}: larger than 256 MiB, the most an input file may hold" in (
+        err
+    )
+    assert not (tmp_path / "o.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (
+            'user_input,response\nq1,a1\n"q2,a2\nq3,a3\n',
+            "line 3: malformed CSV (a quote opened in this row is never closed)",
+        ),
+        ('user_input,response\n"q1"x,a1\n', "line 2: malformed CSV (',' expected after '\"')"),
+        ("user_input,response\nq1,a1,extra\n", "line 2: malformed CSV (3 cells, the header has 2)"),
+    ],
+)
+def test_a_malformed_csv_is_one_message_naming_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, problem: str
+) -> None:
+    path = write(tmp_path, "in.csv", content)
+    assert main(["convert", "--from", "ragas", str(path), str(tmp_path / "o.json")]) == 3
+    err = capsys.readouterr().err
+    assert err == f"rag-eval convert: cannot convert {path} as RAGAS (1 problem):\n  {problem}\n"
+    assert not (tmp_path / "o.json").exists()

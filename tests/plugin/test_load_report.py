@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,6 +76,43 @@ def test_a_file_that_is_not_a_whole_report_is_one_error_naming_it(
     with pytest.raises(ReportError, match=r"cut.json: not a complete eval_report.json: it has no "
                        r"'cases\[1\].metrics'"):  # fmt: skip
         load_report(cut)
+
+
+def test_a_report_with_a_value_no_run_writes_is_one_error_naming_it(
+    run_report: Path, tmp_path: Path
+) -> None:
+    written = (run_report / "eval_report.json").read_text(encoding="utf-8")
+    edits: list[tuple[Callable[[dict[str, Any]], None], str]] = [
+        (lambda d: d["summary"]["composite"].update(score=5),
+         r"'summary.composite.score': Input should be less than or equal to 1 \(got 5\)"),
+        (lambda d: d["summary"]["composite"].update(score="NaN"),
+         r"'summary.composite.score': Input should be a valid number \(got 'NaN'\)"),
+        (lambda d: d["summary"]["metrics"]["retrieval_recall"].update(mean=float("nan")),
+         r"'summary.metrics.retrieval_recall.mean': Input should be a finite number"),
+        (lambda d: d["cases"][0]["metrics"]["retrieval_recall"].update(score=True),
+         r"'cases\[0\].metrics.retrieval_recall.score': Input should be a valid number"),
+        (lambda d: d["run"].update(exit_code=True),
+         r"'run.exit_code': Input should be a valid integer \(got True\)"),
+        (lambda d: d["summary"]["counts"].update(failed=-1),
+         r"'summary.counts.failed': Input should be greater than or equal to 0"),
+        (lambda d: d["summary"]["usage"].update(judge_calls=1.5),
+         r"'summary.usage.judge_calls': Input should be a valid integer"),
+    ]
+    for edit, problem in edits:
+        doc = json.loads(written)
+        edit(doc)
+        path = tmp_path / "edited.json"
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        with pytest.raises(ReportError, match=rf"edited.json: not a valid eval_report.json: "
+                           rf"{problem}"):  # fmt: skip
+            load_report(path)
+
+
+def test_a_report_nested_too_deeply_is_one_error_naming_it(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"schema_version": 1, "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(ReportError, match=r"deep.json: nested too deeply to be an eval_report"):
+        load_report(deep)
 
 
 def test_load_report_works_in_a_script_that_imports_nothing_else(

@@ -72,6 +72,11 @@ CONFIG_VALUES = [
     ("judge:\n  kind: two words\n", "judge.kind", "unknown judge 'two words'"),
     ("tags: [billing, ' ']\n", "tags", "a tag must not be blank"),
     ("output:\n  history: maybe\n", "output.history", "'maybe' is not true or false"),
+    # Python counts a bool as 1 or 0: `deadline: true` was one second.
+    ("judge:\n  deadline: true\n", "judge.deadline", "true is not a number"),
+    ("thresholds:\n  composite: true\n", "thresholds.composite", "true is not a number"),
+    ("http:\n  retry:\n    max_attempts: false\n", "http.retry.max_attempts",
+     "false is not a number"),
 ]
 
 
@@ -187,3 +192,43 @@ def test_good_values_from_both_sources_are_used(
     assert result.ret == 0, result.stderr.str()
     result.stdout.fnmatch_lines(["*tc_001*"])
     result.stdout.no_fnmatch_line("*tc_002*")
+
+
+@pytest.mark.parametrize("key", ["rag_report_only", "rag_no_cache", "rag_dry_run"])
+@pytest.mark.parametrize("where", ["ini file", "-o"])
+def test_a_flag_s_ini_key_that_is_not_true_or_false_is_fatal_and_named(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], key: str, where: str
+) -> None:
+    write_dataset()
+    pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
+    if where == "ini file":
+        pytester.makeini(f"[pytest]\n{key} = maybe\n")
+        result = pytester.runpytest("--rag-dataset", "dataset.json")
+        assert_one_fatal_line(result, f"{key} in tox.ini: 'maybe' is not true or false")
+    else:
+        result = pytester.runpytest("--rag-dataset", "dataset.json", "-o", f"{key}=maybe")
+        assert_one_fatal_line(result, f"-o {key}: 'maybe' is not true or false")
+
+
+def test_a_dry_run_ini_key_that_is_not_true_or_false_is_fatal_without_a_dataset(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_rag="def test_x(): pass\n")
+    result = pytester.runpytest("-o", "rag_dry_run=maybe")
+    assert_one_fatal_line(result, "-o rag_dry_run: 'maybe' is not true or false")
+    result = pytester.runpytest("-o", "rag_dry_run=off")
+    assert result.ret == 0
+    result.assert_outcomes(passed=1)
+
+
+def test_a_metric_gate_takes_the_metric_s_own_name_with_underscores(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset()
+    pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
+    for flag in ("--rag-fail-under-answer_correctness", "--rag-fail-under-answer-correctness"):
+        result = pytester.runpytest("--rag-dataset", "dataset.json", f"{flag}=0.8", "--rag-dry-run")
+        assert result.ret == 0, result.stderr.str()
+        result.stdout.fnmatch_lines(["run thresholds: answer_correctness >= 0.80"])
+        result = pytester.runpytest("--rag-dataset", "dataset.json", flag, "1.5")
+        assert_one_fatal_line(result, f"{flag}: 1.5 is not between 0 and 1")

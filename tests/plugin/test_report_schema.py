@@ -104,3 +104,16 @@ def test_reports_of_real_runs_and_of_a_merge_validate_against_the_published_sche
         "$.summary.composite: unexpected 'value'",
         "$.cases[0].metrics.faithfulness: no 'status'",
     ]
+    # And bounded: a score above 1, a negative count, true for an exit code.
+    bad = read_report(pytester)
+    bad["summary"]["composite"]["score"] = 5
+    bad["summary"]["counts"]["failed"] = -1
+    bad["run"]["exit_code"] = True
+    bad["cases"][0]["metrics"]["faithfulness"]["score"] = 1.5
+    assert validate(bad, schema) == [
+        "$.run.exit_code: True is not of type integer",
+        "$.summary.composite.score: matches no option ($.summary.composite.score: 5 is greater "
+        "than 1; $.summary.composite.score: 5 is not of type null)",
+        "$.summary.counts.failed: -1 is less than 0",
+        "$.cases[0].metrics.faithfulness.score: 1.5 is greater than 1",
+    ]

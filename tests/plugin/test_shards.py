@@ -170,19 +170,29 @@ def test_a_bad_shard_is_fatal(
 @pytest.mark.parametrize(
     ("damage", "message"),
     [
-        (lambda r: r.pop("summary"), "it has no 'summary'"),
-        (lambda r: r["summary"].pop("latency"), "it has no 'summary.latency'"),
-        (lambda r: r.update(cases={"a": 1}), "'cases' is not a list"),
-        (lambda r: r["cases"][0].pop("tests"), "it has no 'cases[0].tests'"),
-        (lambda r: r["run"].pop("datasets"), "it has no 'run.datasets'"),
+        (lambda r: r.pop("summary"), "complete eval_report.json: it has no 'summary'"),
+        (
+            lambda r: r["summary"].pop("latency"),
+            "complete eval_report.json: it has no 'summary.latency'",
+        ),
+        (lambda r: r.update(cases={"a": 1}), "complete eval_report.json: 'cases' is not a list"),
+        (
+            lambda r: r["cases"][0].pop("tests"),
+            "complete eval_report.json: it has no 'cases[0].tests'",
+        ),
+        (
+            lambda r: r["run"].pop("datasets"),
+            "complete eval_report.json: it has no 'run.datasets'",
+        ),
         (
             lambda r: r["cases"][0].update(latency_s="slow"),
-            "'cases[0].latency_s': Input should be a valid number",
+            "valid eval_report.json: 'cases[0].latency_s': Input should be a valid number "
+            "(got 'slow')",
         ),
         (
             lambda r: r["cases"][0]["metrics"]["retrieval_recall"].update(status="great"),
-            "'cases[0].metrics.retrieval_recall.status': Input should be 'passed', 'failed' or "
-            "'not_judged'",
+            "valid eval_report.json: 'cases[0].metrics.retrieval_recall.status': Input should be "
+            "'passed', 'failed' or 'not_judged' (got 'great')",
         ),
     ],
     ids=[
@@ -205,7 +215,7 @@ def test_a_report_missing_a_part_is_one_message_naming_the_file_and_the_part(
     (pytester.path / "cut.json").write_text(json.dumps(report))
     done = merge(pytester.path, "cut.json", "--output-dir", "merged")
     assert done.returncode == 3
-    assert f"cut.json: not a complete eval_report.json: {message}" in done.stderr
+    assert f"cut.json: not a {message}" in done.stderr
     assert "Traceback" not in done.stderr and "KeyError" not in done.stderr
     assert not (pytester.path / "merged").exists()
 

@@ -13,9 +13,14 @@ from pathlib import Path
 import pytest
 
 from rag_eval_pytest.text.escaping import inline, strip_control
+from tests import word_judge  # noqa: F401  imported before any inner run, so inner runs share it
 from tests.helpers import case, read_report
+from tests.metrics.test_judged_runs import JUDGE_CONFTEST
 
+# Bidirectional controls: an override shows "txt.exe" as "exe.txt", an isolate, the marks.
+BIDI = "\u202etxt.exe\u202c \u2066iso\u2069 \u200fmark\u200e \u202aemb\u202c"
 HOSTILE = (
+    BIDI + " http://evil.example/bare www.evil.example/w mail@evil.example "
     "<script>alert(1)</script> <img src=https://evil.example/a.png> "
     "<iframe src=https://evil.example></iframe> <details open>x</details> "
     "[click](https://evil.example) ![pic](https://evil.example/p.png) ```\nfence\n``` "
@@ -49,8 +54,14 @@ def rag_judge():
 """
 
 # An HTML tag, a link or image (a "](" whose bracket is not escaped), a fence, a control
-# character.
-ACTIVE = re.compile(r"<[a-z/]|(?<!\\)\]\(|(?<!\\)```|[\x00-\x09\x0b-\x1f\x7f]")
+# character, a bidirectional control, what GitHub links by itself (a bare URL, "www.", an
+# e-mail address).
+ACTIVE = re.compile(
+    r"<[a-z/]|(?<!\\)\]\(|(?<!\\)```|[\x00-\x09\x0b-\x1f\x7f]"
+    r"|[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+    r"|://|(?i:www)\.|\w@\w"
+)
+BIDI_CHARS = re.compile(r"[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 @pytest.mark.parametrize("markdown", ["eval_report.md", "eval_summary.md", "step summary"])
@@ -63,7 +74,7 @@ def test_untrusted_text_is_inert_in_every_report_and_on_the_terminal(
     step_summary = pytester.path / "step_summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step_summary))
     write_dataset(
-        [case("hostile", "What is <iframe src=x>?", "gt", critical=True)],
+        [case("hostile", "What is <iframe src=x>?" + BIDI, "gt", critical=True)],
         metadata={"name": "[n](https://evil.example) <img src=x> " + ANSI},
     )
     pytester.makefile(".yaml", **{"eval-config": "metrics:\n  faithfulness: 0.9\n"})
@@ -76,6 +87,7 @@ def test_untrusted_text_is_inert_in_every_report_and_on_the_terminal(
     terminal = "\n".join(result.outlines + result.errlines)
     assert "\x1b" not in terminal
     assert "\x07" not in terminal
+    assert BIDI_CHARS.findall(terminal) == []
     # The judge read the answer as the system gave it, without the control sequences.
     prompts = (pytester.path / "prompts.txt").read_text(encoding="utf-8")
     assert "\x1b" not in prompts
@@ -91,7 +103,10 @@ def test_untrusted_text_is_inert_in_every_report_and_on_the_terminal(
     if markdown == "eval_report.md":
         # Shown, as the characters they are.
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
-        assert "\\[click\\](https://evil.example)" in text
+        assert "\\[click\\](https&#58;//evil.example)" in text
+        # Bare URLs read the same on GitHub, and link nowhere.
+        assert "http&#58;//evil.example/bare www&#46;evil.example/w mail&#64;evil.example" in text
+        assert "txt.exe iso mark emb" in text
         assert "\\`\\`\\` fence \\`\\`\\`" in text
         assert "**Judge Reasoning:**" in text
         assert "&lt;img src=x&gt;" in text  # the dataset's name
@@ -99,6 +114,11 @@ def test_untrusted_text_is_inert_in_every_report_and_on_the_terminal(
     answer = report["cases"][0]["answer"]
     assert "\x1b" not in json.dumps(report)
     assert answer.endswith("red link 31m")
+    assert answer.startswith("txt.exe iso mark emb http://evil.example/bare")
+    # The dataset's own text is kept as data, its bidirectional controls written as escapes.
+    written = (results / "eval_report.json").read_text(encoding="utf-8")
+    assert BIDI_CHARS.findall(written) == []
+    assert report["cases"][0]["question"].endswith(BIDI)
 
 
 def test_escaping_cannot_be_undone_by_the_text_itself() -> None:
@@ -107,3 +127,37 @@ def test_escaping_cannot_be_undone_by_the_text_itself() -> None:
     assert inline("a | b") == "a \\| b"
     assert inline("x" * 10, limit=5) == "xxxx…"
     assert strip_control("a\x1b[1;31mb\x1b]8;;u\x1b\\c\x9b2Jd\te\nf") == "abcd\te\nf"
+    # A bare URL's escape cannot be written by the text either: its "&" is escaped first.
+    assert inline("http://x.example &#58;//y") == "http&#58;//x.example &amp;#58;//y"
+    assert inline("\u202eabc\u2069") == "abc"
+
+
+def test_a_long_check_name_neither_widens_the_terminal_table_nor_links_in_the_report(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset([case("refund", "What is the refund policy?", "Refunds within 30 days.")])
+    pytester.makeconftest(JUDGE_CONFTEST)
+    name = "see https://evil.example " + BIDI + " " + "n" * 500
+    pytester.makepyfile(
+        test_rag=f"""
+from rag_eval_pytest import assert_criteria
+
+def test_named(rag_case):
+    assert_criteria(rag_case, "The answer must mention 'refunds' by name.", name={name!r})
+"""
+    )
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-judge-passes", "1")
+    assert result.ret == 0, result.stdout.str()
+    header = next(i for i, line in enumerate(result.outlines) if line.startswith("Metric "))
+    table = result.outlines[header : header + 4]  # the header, its rule, the composite, ours
+    # The name cut at 40 characters, the bidirectional controls gone.
+    assert table[3].startswith("Criteria: see https://evil.example txt.…  1.00")
+    assert max(len(line) for line in table) < 80
+    assert BIDI_CHARS.findall("\n".join(result.outlines)) == []
+    markdown = (pytester.path / "results" / "eval_report.md").read_text(encoding="utf-8")
+    assert ACTIVE.findall(markdown) == []
+    assert "Criteria: see https&#58;//evil.example txt.exe iso mark emb nnn" in markdown
+    # The history keeps the name as data, its bidirectional controls written as escapes.
+    history = (pytester.path / "results" / "results.jsonl").read_text(encoding="utf-8")
+    assert BIDI_CHARS.findall(history) == [] and "\\u202e" in history
+    assert f"criteria: {name}" in json.loads(history)["metrics"]

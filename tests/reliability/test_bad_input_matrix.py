@@ -27,6 +27,19 @@ def test_non_utf8_dataset_is_one_error_naming_the_file(pytester: pytest.Pytester
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
+def test_an_endless_dataset_is_refused_at_the_size_limit(pytester: pytest.Pytester) -> None:
+    (pytester.path / "zeros.json").symlink_to("/dev/zero")
+    result = pytester.runpytest("--rag-dataset=zeros.json")
+    assert result.ret == 3
+    result.stderr.fnmatch_lines(
+        [
+            "*rag-eval: Dataset *zeros.json: larger than 256 MiB, the most an input file may "
+            "hold; split it into several files, each given to --rag-dataset*"
+        ]
+    )
+    assert "MemoryError" not in result.stdout.str() + result.stderr.str()
+
+
 def test_invalid_yaml_dataset_names_the_line(pytester: pytest.Pytester) -> None:
     (pytester.path / "cases.yaml").write_text("test_cases:\n  - id: a\n    question: [unclosed\n")
     result = pytester.runpytest("--rag-dataset=cases.yaml")

@@ -64,6 +64,8 @@ def test_damaged_history_lines_never_break_the_run_or_its_reports(
         b'{"run_id": "inf", "composite_score": 1e999}',
         b"\x00\x00\xff\xfe not even text",
         b'["a", "list"]',
+        # Readable, with values no run writes: the run is kept, without its scores.
+        b'{"run_id": "odd", "composite_score": 5, "metrics": {"retrieval_recall": true}}',
         b'{"run_id": "ok", "composite_score": 0.5, "metrics": {"retrieval_recall": 0.5}}',
         b'{"run_id": "cut", "compos',
     ]
@@ -80,7 +82,9 @@ def test_damaged_history_lines_never_break_the_run_or_its_reports(
     report = json.loads(
         (pytester.path / "results" / "eval_report.json").read_text(), parse_constant=strict
     )
-    assert [p["run_id"] for p in report["trend"]["points"]][:-1] == ["ok"]
+    assert [p["run_id"] for p in report["trend"]["points"]][:-1] == ["odd", "ok"]
+    assert report["trend"]["points"][0]["composite"] is None
+    assert report["trend"]["points"][0]["metrics"] == {"retrieval_recall": None}
     assert report["trend"]["points"][-1]["metrics"] == {"retrieval_recall": 1.0}
     lines = history.read_bytes().split(b"\n")
     assert lines[-1] == b""  # the new line is whole, on a line of its own

@@ -16,6 +16,19 @@ from ..metrics.registry import METRIC_NAMES
 
 IniType = Literal["string", "paths", "args", "linelist", "bool"]
 
+_TRUE = frozenset({"y", "yes", "t", "true", "on", "1"})
+_FALSE = frozenset({"n", "no", "f", "false", "off", "0"})
+
+
+def ini_flag(value: object) -> bool | None:
+    """The truth value of a ``bool`` ini key as pytest reads one (``true``, ``yes``, ``1``,
+    ``off``, ... in any case), ``None`` when it is not one: the settings then refuse it by
+    name, with the fatal code (pytest would end the run with its usage error)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    return True if text in _TRUE else False if text in _FALSE else None
+
 
 @dataclass(frozen=True)
 class OptionSpec:
@@ -37,6 +50,8 @@ class OptionSpec:
     flag, the ini file's directory for an ini key)."""
     turns_off: bool = False
     """A flag that sets its setting to false (``--rag-no-cache``: ``judge.cache``)."""
+    aliases: tuple[str, ...] = ()
+    """Other spellings of the flag (a metric's own name, with underscores)."""
 
     @property
     def dest(self) -> str:
@@ -45,6 +60,12 @@ class OptionSpec:
     @property
     def ini_name(self) -> str:
         return self.dest
+
+    @property
+    def registered_ini_type(self) -> IniType:
+        """The type pytest reads the ini key as: a flag's key as text, which
+        :func:`ini_flag` reads, so that a bad value is the plugin's to name."""
+        return "string" if self.ini_type == "bool" else self.ini_type
 
     def items(self, text: str) -> list[str]:
         """One value as given -> its items: split at ``split`` (blanks dropped), else itself.
@@ -90,6 +111,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
             f"Exit 1 when the mean {metric} of the run is below this value",
             setting=f"thresholds.{metric}",
             metavar="SCORE",
+            aliases=(f"--rag-fail-under-{metric}",) if "_" in metric else (),
         )
         for metric in METRIC_NAMES
     ),

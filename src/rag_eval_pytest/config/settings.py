@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     TypeAdapter,
@@ -36,7 +37,7 @@ from ..judges.settings import JudgeSettings
 from ..metrics.registry import DEFAULT_WEIGHTS, registered_names
 from ..redaction import MASK, display_url, is_credential_name
 from ..runtime.retry import MAX_ATTEMPTS, RetrySettings
-from ..values import check_header, header_line, http_url
+from ..values import check_header, header_line, http_url, not_a_bool, numbers_not_bools
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -55,7 +56,7 @@ def _unit_interval(value: float) -> float:
     return value
 
 
-UnitFloat = Annotated[float, AfterValidator(_unit_interval)]
+UnitFloat = Annotated[float, BeforeValidator(not_a_bool), AfterValidator(_unit_interval)]
 ExitCode = Annotated[int, Field(ge=1, le=255)]
 CONFIG_FILE_NAMES = ("eval-config.yaml", "eval-config.yml")
 _TOO_DEEP = "nested too deeply to be a configuration"
@@ -67,6 +68,7 @@ _UNECHOED_KEYS = ("http.endpoint", "http.headers", "http.header_args", "judge.ba
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_default=True)
+    _numbers = field_validator("*", mode="before")(numbers_not_bools)
 
 
 class OutputSettings(_Section):
@@ -282,7 +284,7 @@ class Settings(_Section):
         description="Run one shard of the cases, I/N (every N-th case from the I-th); "
         "`rag-eval merge` combines the shards' reports.",
     )
-    weights: dict[str, Annotated[float, Field(ge=0)]] = Field(
+    weights: dict[str, Annotated[float, BeforeValidator(not_a_bool), Field(ge=0)]] = Field(
         default_factory=lambda: dict(DEFAULT_WEIGHTS),
         description="Composite weights per metric, normalised over the metrics present.",
     )

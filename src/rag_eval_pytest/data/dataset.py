@@ -39,6 +39,7 @@ from ..text.shorten import cut
 from . import bigints
 from .duplicate_keys import DuplicateKeyError
 from .foreign import NAMES, converter_command, foreign_format
+from .reading import FileTooLarge, read_limited
 from .relevance import expected_names, graded_expected_contexts
 from .response import Context
 
@@ -216,7 +217,11 @@ class DatasetCollection:
 
 def _read_text(path: Path) -> str:
     try:
-        data = path.read_bytes()
+        data = read_limited(path)
+    except FileTooLarge as exc:
+        raise DatasetError(
+            f"Dataset {path}: {exc}; split it into several files, each given to --rag-dataset"
+        ) from None
     except FileNotFoundError:
         raise DatasetError(f"Dataset {path}: file not found") from None
     except IsADirectoryError:

@@ -142,6 +142,39 @@ def _parse_json(text: str, where: str) -> object:
     return document
 
 
+def _csv_rows(text: str) -> list[tuple[str, object]]:
+    """The rows of a CSV file as items. A quote left open, text after a closing quote, or a
+    row with more cells than the header has columns is refused with the line where its row
+    starts: read leniently, the rest of the file would become one cell, or cells would be
+    dropped, without a word."""
+    reader = csv.reader(io.StringIO(text), strict=True)
+    items: list[tuple[str, object]] = []
+    header: list[str] | None = None
+    while True:
+        line = reader.line_num + 1
+        try:
+            cells = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            why = "a quote opened in this row is never closed" if "end of data" in str(exc) else exc
+            raise ConversionError([f"line {line}: malformed CSV ({why})"]) from None
+        if not cells:  # a blank line
+            continue
+        if header is None:
+            header = cells
+            continue
+        if len(cells) > len(header):
+            raise ConversionError(
+                [f"line {line}: malformed CSV ({len(cells)} cells, the header has {len(header)})"]
+            )
+        # A short row leaves its last columns out. Row 1 is the header: the first item is
+        # row 2, as a spreadsheet shows it.
+        row = {name: value for name, value in zip(header, cells, strict=False) if value != ""}
+        items.append((f"row {len(items) + 2}", row))
+    return items
+
+
 def read_items(name: str, text: str) -> list[tuple[str, object]]:
     """The items of a JSON (a list, or an object holding one), JSONL or CSV file, each with
     where it is (``item 3``, ``line 4``, ``row 2``). Raises :class:`ConversionError`."""
@@ -153,12 +186,7 @@ def read_items(name: str, text: str) -> list[tuple[str, object]]:
                 items.append((f"line {lineno}", _parse_json(line, f"line {lineno}: ")))
         return items
     if suffix == "csv":
-        reader = csv.DictReader(io.StringIO(text))
-        # Row 1 is the header: the first item is row 2, as a spreadsheet shows it.
-        return [
-            (f"row {index}", {k: v for k, v in row.items() if k is not None and v != ""})
-            for index, row in enumerate(reader, start=2)
-        ]
+        return _csv_rows(text)
     if suffix != "json":
         raise ConversionError(
             [

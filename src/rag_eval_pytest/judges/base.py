@@ -20,7 +20,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -34,11 +34,12 @@ class Usage(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    judge_calls: int = 0
-    cache_hits: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
+    # Strict, never negative: a report read back with "3" or true for a count is refused.
+    judge_calls: int = Field(0, strict=True, ge=0)
+    cache_hits: int = Field(0, strict=True, ge=0)
+    input_tokens: int = Field(0, strict=True, ge=0)
+    output_tokens: int = Field(0, strict=True, ge=0)
+    cost_usd: float = Field(0.0, strict=True, ge=0, allow_inf_nan=False)
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(

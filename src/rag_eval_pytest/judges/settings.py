@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, m
 
 from ..redaction import display_url
 from ..runtime.retry import RetrySettings
-from ..values import http_url
+from ..values import http_url, numbers_not_bools
 
 ENTRY_POINT_GROUP = "rag_eval.judges"
 BUILTIN_KINDS = ("auto", "anthropic", "openai", "local", "cascade")
@@ -22,6 +22,7 @@ until the job's own timeout kills it without a report."""
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_default=True)
+    _numbers = field_validator("*", mode="before")(numbers_not_bools)
 
 
 class PriceSettings(_Section):

@@ -71,6 +71,10 @@ class Evidence(BaseModel):
     source: str | None = None
 
 
+_UNIT_BOUNDS: dict[str, Any] = {"minimum": 0, "maximum": 1}
+"""A score's bounds in the published schema (the validators check them, in their words)."""
+
+
 def _check_score(value: float | None) -> float | None:
     if value is None:
         return None
@@ -113,7 +117,8 @@ class Measurement(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    score: float | None
+    # Strict: true or "0.5" is no score (pydantic would read them as 1.0 and 0.5).
+    score: float | None = Field(strict=True, json_schema_extra=_UNIT_BOUNDS)
     reason: str = ""
     cause: NotJudgedCause | None = None
     """Only when not judged: whether the case's data or the judge is why (default data)."""
@@ -153,7 +158,7 @@ class MetricResult(Measurement):
 
     case: str
     metric: str
-    threshold: float | None
+    threshold: float | None = Field(strict=True, json_schema_extra=_UNIT_BOUNDS)
     status: Status
 
     @field_validator("threshold")

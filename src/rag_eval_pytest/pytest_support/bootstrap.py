@@ -14,7 +14,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config.options import OPTIONS
+from ..config.options import OPTIONS, OptionSpec, ini_flag
 from ..config.settings import (
     ConfigFile,
     Override,
@@ -52,24 +52,51 @@ def gather_overrides(config: pytest.Config) -> list[Override]:
         if spec.setting is None:
             continue
         value: Any = config.getoption(spec.dest, None) if spec.flag else None
-        source = spec.flag or ""
+        source = _flag_as_given(config, spec)
         base = config.invocation_params.dir
         if value in (None, False, []):
             value = config.getini(spec.ini_name)
-            source = f"{spec.ini_name} in {_ini_label(config)}"
+            source = _ini_source(config, spec.ini_name)
             base = _ini_base(config)
             if value in (None, "", []):
                 continue
+        if spec.ini_type == "bool" and isinstance(value, str):
+            # Read as pytest reads a flag's ini key; a value that is none is left as text,
+            # for the settings to refuse naming the key.
+            flag = ini_flag(value)
+            value = value if flag is None else flag
         if spec.turns_off:
-            if value is not True:
+            if value is False:
                 continue
-            value = False
+            value = False if value is True else value
         elif isinstance(value, list):  # a repeated flag, or a list ini key
             value = [item for text in value for item in spec.items(str(text))]
         elif spec.path:
             value = str(base / str(value))
         overrides.append(Override(spec.setting, value, source))
     return overrides
+
+
+def _flag_as_given(config: pytest.Config, spec: OptionSpec) -> str:
+    """The spelling of the flag that the command line used last (``--rag-fail-under-
+    answer_correctness`` or ``--rag-fail-under-answer-correctness``): a message names it
+    as typed."""
+    given = spec.flag or ""
+    names = (given, *spec.aliases) if spec.aliases else ()
+    for arg in map(str, config.invocation_params.args):
+        for name in names:
+            if arg == name or arg.startswith(name + "="):
+                given = name
+    return given
+
+
+def _ini_source(config: pytest.Config, name: str) -> str:
+    """Where an ini key's value came from: ``-o name`` (pytest's ``--override-ini``, which
+    wins over the file), else ``name in tox.ini``."""
+    overrides = config.getoption("override_ini", None) or []
+    if any(str(item).partition("=")[0].strip() == name for item in overrides):
+        return f"-o {name}"
+    return f"{name} in {_ini_label(config)}"
 
 
 def _ini_label(config: pytest.Config) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..errors import RagEvalWarning
+from ..text.escaping import json_inert
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -35,7 +36,7 @@ def report_json(doc: dict[str, Any]) -> str:
     than its indenting one) and a diff of two reports shows the cases that changed."""
 
     def dumps(value: Any, **kwargs: Any) -> str:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False, **kwargs)
+        return json_inert(json.dumps(value, ensure_ascii=False, allow_nan=False, **kwargs))
 
     parts = []
     for key, value in doc.items():
@@ -53,7 +54,7 @@ def append_history(path: Path, entry: dict[str, Any], *, timeout: float = 60.0) 
     left beside it in the output folder. Raises :class:`TimeoutError` when another writer
     holds it longer than ``timeout`` seconds."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(entry, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n"
+    line = json_inert(json.dumps(entry, ensure_ascii=False, sort_keys=True, allow_nan=False)) + "\n"
     with path.open("a+b") as fh, _exclusive(fh, path, timeout):
         fh.seek(0, os.SEEK_END)
         if fh.tell() > 0:

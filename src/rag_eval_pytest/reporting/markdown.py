@@ -395,7 +395,7 @@ def render_markdown(report: Report) -> str:
     ]
     for case in report.cases:
         scores = ", ".join(
-            f"{name} {fmt_score(r.score) if r.status != 'not_judged' else 'not judged'}"
+            f"{_cell(name)} {fmt_score(r.score) if r.status != 'not_judged' else 'not judged'}"
             for name, r in case.metrics.items()
         )
         crit = " (critical)" if case.critical else ""
@@ -417,7 +417,7 @@ def _failure_reason(case: CaseResult) -> str:
     if case.error:
         return inline(case.error, _REASON)
     parts = [
-        f"{name} {fmt_score(r.score)} < {fmt_score(r.threshold)}"
+        f"{_cell(name)} {fmt_score(r.score)} < {fmt_score(r.threshold)}"
         + (f" ({_cell(r.reason)})" if r.reason else "")
         for name, r in case.metrics.items()
         if r.status == "failed"
@@ -433,7 +433,7 @@ def _failure_reason(case: CaseResult) -> str:
 def _cut(escaped: str, limit: int) -> str:
     """The first ``limit`` characters of escaped Markdown, without a half escape at the end
     (a lone backslash would escape the "…", a cut entity would show as text)."""
-    head = re.sub(r"&[a-z]*$", "", escaped[:limit])
+    head = re.sub(r"&#?[a-z0-9]*$", "", escaped[:limit])
     trailing = len(head) - len(head.rstrip("\\"))
     return head[:-1] if trailing % 2 else head
 

@@ -12,7 +12,7 @@ default; every other field is required when a report is read back (``rag-eval me
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,6 +26,16 @@ SCHEMA_VERSION = 1
 
 Outcome = Literal["passed", "failed", "error", "skipped"]
 GateStatus = Literal["PASS", "FAIL", "NOT JUDGED"]
+
+# The numbers of a report, as a run writes them: a report read back (``load_report``,
+# ``rag-eval merge``) with a score of 5, "NaN", a negative count or ``true`` for an exit code
+# is refused by name, not rendered or merged. Strict: a bool or a text is no number.
+Score = Annotated[float, Field(strict=True, ge=0, le=1, allow_inf_nan=False)]
+"""A score, a mean or a threshold: a finite number in [0, 1]."""
+Count = Annotated[int, Field(strict=True, ge=0)]
+Seconds = Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)]
+ExitStatus = Annotated[int, Field(strict=True, ge=0, le=255)]
+Weight = Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)]
 
 
 class _Model(BaseModel):
@@ -42,7 +52,7 @@ class DatasetInfo(_Model):
     name: str | None
     version: str | None
     created: str | None = Field(description="The dataset's metadata.created (ISO 8601).")
-    cases: int
+    cases: Count
 
 
 class Selection(_Model):
@@ -52,7 +62,7 @@ class Selection(_Model):
     metrics: list[str]
     judge: str | None
     datasets_sha256: str | None
-    total_cases: int
+    total_cases: Count
     fingerprint: str
     judge_identity: str | None = Field(
         default=None,
@@ -70,18 +80,18 @@ class RunSection(_Model):
     id: str | None = None
     started_at: str
     finished_at: str
-    duration_s: float
+    duration_s: Seconds
     partial: bool
     datasets: list[DatasetInfo]
-    selected_cases: int
+    selected_cases: Count
     tags_filter: list[str]
     shard: str | None = None
     selection: Selection | None = None
     adapter: str | None
     judge: str | None
     git_commit: str | None
-    pytest_exit: int
-    exit_code: int
+    pytest_exit: ExitStatus
+    exit_code: ExitStatus
     exit_reason: str
     report_only: bool = Field(
         default=False,
@@ -95,23 +105,23 @@ class RunSection(_Model):
 
 
 class CompositeSummary(_Model):
-    score: float | None
-    threshold: float | None
+    score: Score | None
+    threshold: Score | None
     status: GateStatus | None = Field(description="null when no gate is set on the composite.")
 
 
 class MetricSummary(_Model):
     """One metric over the run's cases."""
 
-    mean: float | None
-    threshold: float | None = Field(description="The run-level gate on the mean, if any.")
+    mean: Score | None
+    threshold: Score | None = Field(description="The run-level gate on the mean, if any.")
     status: GateStatus | None
-    judged: int
-    not_judged: int
-    passed: int
-    failed: int
-    weight: float
-    case_thresholds: list[float] = Field(
+    judged: Count
+    not_judged: Count
+    passed: Count
+    failed: Count
+    weight: Weight
+    case_thresholds: list[Score] = Field(
         default_factory=list,
         description="The per-case thresholds the tests applied (distinct, ascending): what "
         "'passed' and 'failed' were counted against.",
@@ -129,20 +139,20 @@ class MetricSummary(_Model):
 
 
 class Counts(_Model):
-    cases: int
-    passed: int
-    failed: int
-    errors: int
-    skipped: int
+    cases: Count
+    passed: Count
+    failed: Count
+    errors: Count
+    skipped: Count
 
 
 class LatencySummary(_Model):
-    count: int
-    avg_s: float | None
-    p50_s: float | None
-    p95_s: float | None
-    slow: int
-    slow_threshold_s: float
+    count: Count
+    avg_s: Seconds | None
+    p50_s: Seconds | None
+    p95_s: Seconds | None
+    slow: Count
+    slow_threshold_s: Seconds
 
 
 class CriticalTest(_Model):
@@ -153,8 +163,8 @@ class CriticalTest(_Model):
 
 
 class CriticalSummary(_Model):
-    total: int
-    passed: int
+    total: Count
+    passed: Count
     failed: list[str] = Field(
         description="The keys of failed critical cases and the node ids of failed critical tests."
     )
@@ -163,10 +173,10 @@ class CriticalSummary(_Model):
 
 class TagSummary(_Model):
     tag: str
-    count: int
-    passed: int
-    failed: int
-    avg_score: float | None
+    count: Count
+    passed: Count
+    failed: Count
+    avg_score: Score | None
 
 
 class Summary(_Model):
@@ -202,7 +212,7 @@ class CaseResult(_Model):
 
     key: str
     id: str
-    index: int = 0
+    index: Count = 0
     dataset: str
     question: str
     ground_truth: str | None
@@ -211,12 +221,12 @@ class CaseResult(_Model):
     tags: list[str]
     expected_contexts: list[str] | None
     status: Outcome
-    composite: float | None
+    composite: Score | None
     recorded: bool
     answer: str | None
     contexts: list[ContextResult] | None
     sources: list[str]
-    latency_s: float | None
+    latency_s: Seconds | None
     slow: bool
     error: str | None
     tests: list[CaseTest]
@@ -231,8 +241,8 @@ class CaseResult(_Model):
 class TrendPoint(_Model):
     run_id: str | None
     timestamp: str | None
-    composite: float | None
-    metrics: dict[str, float | None]
+    composite: Score | None
+    metrics: dict[str, Score | None]
     partial: bool
     selection: Literal["same", "other", "unknown"] = Field(
         description="Whether the run selected what this run did (unknown: it recorded none)."
@@ -252,8 +262,8 @@ class ComparedRun(_Model):
 
 class Regression(_Model):
     name: str
-    previous: float
-    current: float
+    previous: Score
+    current: Score
     previous_run: str | None
 
 
@@ -262,7 +272,7 @@ class Trend(_Model):
     compared_with: ComparedRun | None
     not_compared: str | None
     regressions: list[Regression]
-    tolerance: float
+    tolerance: Score
 
 
 class Report(_Model):

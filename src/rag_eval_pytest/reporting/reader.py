@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from ..data.reading import FileTooLarge, read_limited
 from ..errors import ReportError
+from ..text.shorten import cut
 from .files import JSON_REPORT
 from .models import SCHEMA_VERSION, Report
 
@@ -25,15 +27,22 @@ def load_report(path: str | os.PathLike[str]) -> Report:
     run's output folder, ``results/`` by default).
 
     Raises :class:`~rag_eval_pytest.errors.ReportError`, naming the file and what is wrong,
-    for a file that is missing, not JSON, of another schema version, or not a whole report.
+    for a file that is missing, larger than an input file may be, not JSON, nested too
+    deeply, of another schema version, not a whole report, or with a value no run writes (a
+    score outside [0, 1] or not finite, a negative count, ``true`` for a number).
     """
     file = Path(path)
     if file.is_dir():
         file = file / JSON_REPORT
+    too_deep = f"{file}: nested too deeply to be an eval_report.json"
     try:
-        doc = json.loads(file.read_text(encoding="utf-8"))
+        doc = json.loads(read_limited(file).decode("utf-8"))
     except FileNotFoundError:
         raise ReportError(f"{file}: file not found") from None
+    except FileTooLarge as exc:
+        raise ReportError(f"{file}: {exc}") from None
+    except RecursionError:
+        raise ReportError(too_deep) from None
     except (OSError, ValueError) as exc:
         raise ReportError(f"{file}: not a JSON report ({exc})") from None
     if not isinstance(doc, dict) or doc.get("schema_version") != SCHEMA_VERSION:
@@ -43,9 +52,11 @@ def load_report(path: str | os.PathLike[str]) -> Report:
     except ValidationError as exc:
         # A report cut short or edited by hand is refused by name, not halfway through
         # whatever reads it.
-        raise ReportError(
-            f"{file}: not a complete eval_report.json: {_problem(exc.errors()[0])}"
-        ) from None
+        error = exc.errors()[0]
+        what = "complete" if error["type"] in ("missing", *_KINDS) else "valid"
+        raise ReportError(f"{file}: not a {what} eval_report.json: {_problem(error)}") from None
+    except RecursionError:  # a metric's details nested deeper than validation goes
+        raise ReportError(too_deep) from None
 
 
 _KINDS = {"list_type": "a list", "dict_type": "an object", "model_type": "an object"}
@@ -60,4 +71,6 @@ def _problem(error: Any) -> str:
         return f"it has no {where!r}"
     if error["type"] in _KINDS:
         return f"{where!r} is not {_KINDS[error['type']]}"
-    return f"{where!r}: {error['msg']}"
+    value = error.get("input")
+    shown = "" if isinstance(value, (dict, list)) else f" (got {cut(repr(value), 40)})"
+    return f"{where!r}: {error['msg']}{shown}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..text.escaping import strip_control
+from ..text.shorten import cut
 from .markdown import (
     cascade_lines,
     fmt_score,
@@ -17,6 +18,10 @@ from .markdown import (
 
 if TYPE_CHECKING:
     from .models import Report
+
+
+METRIC_CELL = 40
+"""The widest metric name in the terminal table; a longer one ends in "…"."""
 
 
 def summary_lines(report: Report, written: list[str], errors: list[str]) -> list[str]:
@@ -35,7 +40,8 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
         score = mean_cell(m)
         rows.append(
             (
-                title(name),
+                # A named check's name is the user's: a long one would widen every row.
+                cut(" ".join(strip_control(title(name)).split()), METRIC_CELL),
                 score,
                 metric_threshold(m),
                 metric_status(m),

@@ -57,7 +57,11 @@ def _text(value: Any) -> str | None:
 
 
 def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    """A history line's score, or ``None`` where a damaged line holds no score (a text, a
+    bool, NaN, a number outside [0, 1])."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if 0.0 <= value <= 1.0 else None
 
 
 def build_trend(

@@ -27,7 +27,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..values import numbers_not_bools
 
 Sleep = Callable[[float], Awaitable[None]]
 Backoff = Literal["exponential", "fixed"]
@@ -69,6 +71,7 @@ class RetrySettings(BaseModel):
     jitter: float = Field(
         default=0.1, ge=0, le=1, description="Random extra wait, as a fraction of the wait."
     )
+    _numbers = field_validator("*", mode="before")(numbers_not_bools)
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,11 @@ reasons and error messages come from the RAG system, the dataset or a judge, and
 on a terminal, in Markdown rendered by GitHub, and in a CI job's step summary.
 
 :func:`strip_control` removes terminal control sequences (ANSI colours, screen clears,
-OSC-8 hyperlinks, bare control characters); :func:`inline` also makes the text one line of
-inert Markdown: HTML tags and entities, links, images, code spans and fences are shown as
-the characters they are, never rendered. Every renderer uses these two.
+OSC-8 hyperlinks, bare control characters) and the bidirectional controls that reorder
+what a reader sees (U+202E shows ``txt.exe`` as ``exe.txt``); :func:`inline` also makes the
+text one line of inert Markdown: HTML tags and entities, links, images, code spans, fences
+and the bare URLs GitHub would link by itself are shown as the characters they are, never
+rendered. Every renderer uses these two.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from .shorten import cut
 
 # ESC ] ... (BEL | ESC \): OSC, e.g. an OSC-8 hyperlink; ESC [ ... final: CSI (colours,
 # cursor moves, screen clears); ESC and one more character; the 8-bit CSI/OSC introducers;
-# then every other C0/C1 control character but tab and newline.
+# then every other C0/C1 control character but tab and newline, and the bidirectional
+# controls: the embeddings and overrides (U+202A-U+202E), the isolates (U+2066-U+2069) and the
+# marks (U+200E, U+200F, U+061C).
 _CONTROL = re.compile(
     r"(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
     r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
     r"|\x1b[ -~]?"
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 )
 
 # Backslash first, so that an escape already in the text cannot undo the next one.
@@ -39,6 +43,30 @@ _MARKDOWN = str.maketrans(
 )
 
 
+# What GitHub links without any Markdown (its autolinks): "http://", "https://" (any
+# "scheme://"), "www." and an e-mail address. A character reference in place of ":", "." or
+# "@" shows the same character, but the text no longer reads as a link to the autolinker.
+_AUTOLINK = re.compile(r"://|(?<![A-Za-z0-9])(www)\.|@", re.IGNORECASE)
+_INERT = {"://": "&#58;//", "@": "&#64;"}
+
+
+def _unlinked(match: re.Match[str]) -> str:
+    return _INERT.get(match.group()) or f"{match.group(1)}&#46;"
+
+
+# What a JSON encoder writing UTF-8 (``ensure_ascii=False``) leaves as it is, but a reader of
+# the file should not meet raw: C1 controls, the bidirectional controls, the line and
+# paragraph separators.
+_RAW_IN_JSON = re.compile(r"[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_inert(encoded: str) -> str:
+    """JSON text with those characters written as ``\\uXXXX`` escapes: they only occur
+    inside strings, so the data read back is the same, and the file shows nothing
+    reordered (a JSON report or a history line opened in an editor or on GitHub)."""
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", encoded)
+
+
 def strip_control(text: str) -> str:
     """``text`` without terminal control sequences or control characters (tab and newline
     are kept; a carriage return is dropped, as it would overwrite the line before it)."""
@@ -48,11 +76,12 @@ def strip_control(text: str) -> str:
 def inline(text: object, limit: int | None = None) -> str:
     """``text`` as one line of inert Markdown, usable in a table cell: control sequences
     removed, whitespace collapsed, cut at ``limit`` characters (with "…"), then HTML and
-    the characters of links, images, code and table cells escaped."""
+    the characters of links, images, code and table cells escaped, and bare URLs and
+    e-mail addresses written so that GitHub does not link them (``http&#58;//``)."""
     flat = " ".join(strip_control(str(text)).split())
     if limit is not None:
         flat = cut(flat, limit)
-    return flat.translate(_MARKDOWN)
+    return _AUTOLINK.sub(_unlinked, flat.translate(_MARKDOWN))
 
 
 def code(text: object) -> str:
