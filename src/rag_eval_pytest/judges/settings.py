@@ -118,7 +118,12 @@ class JudgeSettings(_Section):
     cache_dir: str | None = Field(
         None, description="Cache directory (default: rag_eval_judge in pytest's cache)."
     )
-    timeout: float = Field(60.0, gt=0, description="Seconds per judge request.")
+    timeout: float = Field(
+        60.0,
+        gt=0,
+        description="Seconds per judge request; 3 requests in a row that time out stop the "
+        "judge (a judge that never answers ends the run in about 2 minutes).",
+    )
     retry: JudgeRetrySettings = Field(default_factory=JudgeRetrySettings)
     deadline: float | None = Field(
         DEFAULT_DEADLINE,
