@@ -243,4 +243,6 @@ def test_a_judge_that_never_answers_ends_the_run_at_the_default_settings(
     assert_clean(result)
     result.assert_outcomes(skipped=6)
     assert took < 30, f"{took:.0f} s"  # 42 s before the timeouts stopped the judge
-    assert len(server.requests) <= 2 * 6 + 1  # then nothing more is sent
+    # Each case's two first passes, and a few retries sent before the stop (41 requests
+    # without it): nothing is sent after the stop.
+    assert len(server.requests) <= 3 * 6, len(server.requests)
