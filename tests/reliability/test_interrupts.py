@@ -58,9 +58,11 @@ def interrupt_when_stuck(
     started: Callable[[], bool],
     *args: str,
     send: signal.Signals = signal.SIGINT,
+    finished: bytes | None = b"::done PASSED",
 ) -> tuple[int, float, str]:
-    """Run pytest in a child process, signal it (SIGINT) once ``done`` passed and ``stuck`` hangs;
-    return its exit code, the seconds it took to stop, and its output."""
+    """Run pytest in a child process, signal it (SIGINT) once ``stuck`` hangs (and ``done``
+    passed, unless ``finished`` is ``None``); return its exit code, the seconds it took to
+    stop, and its output."""
     log = pytester.path / "stdout.txt"
     command = [sys.executable, "-m", "pytest", "--rag-dataset=dataset.json", *args]
     with log.open("wb") as out:
@@ -72,7 +74,9 @@ def interrupt_when_stuck(
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         try:
-            ready = wait_for(lambda: started() and b"::done PASSED" in log.read_bytes(), 60)
+            ready = wait_for(
+                lambda: started() and (finished is None or finished in log.read_bytes()), 60
+            )
             assert ready, log.read_text(errors="replace")
             interrupted_at = time.monotonic()
             process.send_signal(send)
@@ -202,3 +206,40 @@ def test_the_sigterm_handler_is_the_previous_one_again_after_the_run(
     result = pytester.runpytest("--rag-dataset=dataset.json", f"--rag-target={rag_app}")
     assert result.ret in (0, 1, 2), result.stdout.str()
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+BLOCKING_ASYNC_CALLABLE = """
+import pathlib, time
+
+async def answer(question):
+    if "stuck" in question:
+        pathlib.Path("stuck.started").touch()
+        time.sleep(3600)  # blocks the event loop it runs on
+    return "Full refund within 30 days.", [{"text": "Full refund.", "source": "policy.md"}]
+"""
+
+
+def test_sigterm_while_an_async_callable_blocks_the_event_loop_exits_at_once_with_a_report(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    # A CI timeout sends SIGTERM, then SIGKILL about 10 s later. The run used to take 31 to
+    # 33 s to exit (every wait at the end of the run on the blocked loop ran out), and wrote
+    # nothing when no case had finished.
+    write_dataset([CASES[1], CASES[0], CASES[2]])  # the stuck case first: none finishes
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  retrieval_recall: 1.0\n"})
+    pytester.makepyfile(app=BLOCKING_ASYNC_CALLABLE)
+    code, stopped_after, output = interrupt_when_stuck(
+        pytester,
+        (pytester.path / "stuck.started").exists,
+        "--rag-target=app.py:answer",
+        send=signal.SIGTERM,
+        finished=None,
+    )
+    assert code == 3, output
+    assert "rag-eval: exit 3: fatal: pytest: interrupted: SIGTERM" in output
+    assert stopped_after < 5, f"{stopped_after:.1f} s to stop after SIGTERM\n{output}"
+    report = json.loads((pytester.path / "results" / "eval_report.json").read_text())
+    assert report["run"]["partial"] is True
+    assert report["run"]["exit_code"] == 3
+    assert report["cases"] == []
+    assert "**Partial run:**" in (pytester.path / "results" / "eval_report.md").read_text()

@@ -2,7 +2,8 @@
 pytest runs in a fresh process, bounded by a timeout so that a regression fails instead of
 hanging, against a loopback fake of the Messages API.
 
-The judge stops after 5 requests in a row ran out of retries, or when the run's judge
+The judge stops after 3 requests in a row timed out (at the default settings too, in
+minutes), after 5 requests in a row ran out of retries, or when the run's judge
 deadline (``judge.deadline``, ``--rag-judge-deadline``) passes, also while requests wait to
 retry or are in flight; either stop ends the run with the fatal code and the reason, also
 when some cases were judged before it. ``Retry-After`` is capped by ``max_delay``."""
@@ -214,3 +215,34 @@ def test_a_bad_deadline_is_one_fatal_message_naming_its_source(
     assert result.ret == 3
     assert message in result.stdout.str() + result.stderr.str()
     assert server.requests == []
+
+
+def test_a_judge_that_never_answers_ends_the_run_at_the_default_settings(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    judge: Callable[[int, Step], AnswersThen],
+) -> None:
+    # Every setting at its default (the judge chosen by `auto` from ANTHROPIC_API_KEY, 3
+    # passes, the disk cache, 4 attempts, the concurrency) but judge.timeout, scaled down from
+    # its default 60 s to 1 s; the defaults themselves (about 2 minutes) are run on virtual
+    # time by tests/judges/test_engine.py::
+    # test_a_judge_that_never_answers_stops_within_the_documented_time.
+    server = judge(0, Step(body={}, delay=60))  # never answers within any timeout
+    cases(write_dataset, 6)
+    pytester.makefile(".yaml", **{"eval-config": FAITHFULNESS + "judge:\n  timeout: 1\n"})
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess(
+        "--rag-dataset=dataset.json", "-p", "no:randomly", timeout=RUN_TIMEOUT
+    )
+    took = time.monotonic() - started
+    assert result.ret == 3, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        ["rag-eval: exit 3: fatal: judge unreachable: 3 requests in a row timed out after 1 s "
+         "(judge.timeout)*no case could be judged on faithfulness"]
+    )
+    assert_clean(result)
+    result.assert_outcomes(skipped=6)
+    assert took < 30, f"{took:.0f} s"  # 42 s before the timeouts stopped the judge
+    # Each case's two first passes, and a few retries sent before the stop (41 requests
+    # without it): nothing is sent after the stop.
+    assert len(server.requests) <= 3 * 6, len(server.requests)

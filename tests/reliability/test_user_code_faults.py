@@ -132,6 +132,43 @@ def test_rag_timeout_bounds_a_callable_that_hangs(
     assert took < 20, f"{took:.1f} s"  # the end of the run does not wait for the thread
 
 
+BLOCKING_ASYNC = """
+import time
+
+async def answer(question):
+    if "broken" in question:
+        time.sleep(3600)  # a blocking call in async code: a sync HTTP client that never returns
+    return "Full refund within 30 days.", [{"text": "Full refund.", "source": "policy.md"}]
+"""
+
+
+def test_an_async_rag_function_that_blocks_the_event_loop_times_out_and_the_others_go_on(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    # The blocking call stops the event loop it runs on, so no timeout set there can fire:
+    # the run never ended and every other case stalled behind it.
+    write_dataset(CASES)  # "after" comes after the blocking case
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    pytester.makepyfile(app=BLOCKING_ASYNC)
+    started = time.monotonic()
+    result = run_app(pytester, "answer", "--rag-timeout=1")
+    took = time.monotonic() - started
+    output = result.stdout.str()
+    result.assert_outcomes(passed=2, errors=1)
+    what = (
+        "callable app.py:answer did not answer within 1 s (--rag-timeout), blocking the event "
+        "loop: an async function must not make blocking calls (time.sleep, a sync HTTP "
+        "client); use asyncio.sleep or an async client, or make the function sync"
+    )
+    assert what in output, output
+    cases = {c["id"]: c for c in read_report(pytester)["cases"]}
+    assert {k: c["status"] for k, c in cases.items()} == {
+        "fine": "passed", "broken": "error", "after": "passed"
+    }
+    assert what in cases["broken"]["error"]
+    assert took < 20, f"{took:.1f} s"  # the end of the run does not wait for the blocked thread
+
+
 EXITING_JUDGE = """
 import sys
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -42,7 +43,7 @@ import pytest
 from ..errors import AdapterError, raised
 from ..metrics.base import Measurement, MetricResult, Services
 from ..metrics.registry import get_metric, metric_class, requirements
-from ..runtime.event_loop import raised_by_user_code, watch_blocking_calls
+from ..runtime.event_loop import LoopBlocked, raised_by_user_code, watch_blocking_calls
 from .case import (
     RECORDER_KEY,
     CaseTest,
@@ -53,11 +54,11 @@ from .case import (
     with_companions,
 )
 from .judging import JudgeRegistry
-from .session import make_sample, measure, recorded_response
+from .session import closing_wait, make_sample, measure, recorded_response
 from .zero_code import ZERO_CODE_CASE, configured_metrics
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Awaitable, Callable, Iterator
 
     from ..adapters.base import RAGAdapter
     from ..config.settings import Settings
@@ -231,11 +232,16 @@ class Engine:
     async def _timed_query(self, loaded: LoadedCase, adapter: RAGAdapter) -> RAGResponse:
         started = time.perf_counter()
         timeout = self.call_timeout(adapter)
+        query = functools.partial(self._guarded_query, adapter, loaded.case.question)
         try:
             with watch_blocking_calls() as calls:
-                response = await asyncio.wait_for(
-                    self._guarded_query(adapter, loaded.case.question), timeout
-                )
+                if adapter.kind == "http":  # the plugin's own client, on the plugin's loop
+                    response = await query()
+                else:  # the RAG system's code, on a loop it may block
+                    response = await self.session.rag_loop.call(query, timeout)
+        except LoopBlocked:
+            assert timeout is not None
+            raise AdapterError(self._timed_out(adapter, timeout, 1, blocked=True)) from None
         except (AdapterError, asyncio.CancelledError):
             raise
         except Exception as exc:  # the system under test failed: an error, not a plugin crash
@@ -271,8 +277,16 @@ class Engine:
     def _raised(self, adapter: RAGAdapter, exc: BaseException) -> str:
         return self.session.redactor.text(raised(adapter.describe(), exc))
 
-    def _timed_out(self, adapter: RAGAdapter, timeout: float, abandoned: int) -> str:
+    def _timed_out(
+        self, adapter: RAGAdapter, timeout: float, abandoned: int, *, blocked: bool = False
+    ) -> str:
         message = f"{adapter.describe()} did not answer within {timeout:g} s (--rag-timeout)"
+        if blocked:
+            message += (
+                ", blocking the event loop: an async function must not make blocking calls "
+                "(time.sleep, a sync HTTP client); use asyncio.sleep or an async client, or "
+                "make the function sync"
+            )
         if abandoned:
             message += (
                 "; the call was abandoned, but a Python thread cannot be stopped: it may go "
@@ -654,8 +668,19 @@ class Engine:
     # ------------------------------------------------------------------ lifecycle
 
     def close(self, *, interrupted: bool = False) -> None:
-        """Close the adapters' and judges' clients, then the session's loop."""
-        closers = [a.aclose for a in self._adapters] + [j.aclose for j in self.judges.all()]
+        """Close the adapters' and judges' clients, then the session's loops. An adapter's
+        own ``aclose`` runs on the loop its queries ran on, and waits no longer than the
+        end of the run waits for a loop."""
+        from ..adapters.base import RAGAdapter
+
+        wait = closing_wait(interrupted)
+        closers: list[Callable[[], Awaitable[Any]]] = []
+        for adapter in self._adapters:
+            if adapter.kind == "http":
+                closers.append(adapter.aclose)
+            elif type(adapter).aclose is not RAGAdapter.aclose:
+                closers.append(functools.partial(self.session.rag_loop.call, adapter.aclose, wait))
+        closers += [j.aclose for j in self.judges.all()]
         self.session.close(closers, interrupted=interrupted)
 
 

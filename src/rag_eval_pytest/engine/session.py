@@ -9,12 +9,13 @@ background event loop and the limiters. The work itself (queries, metrics, judge
 from __future__ import annotations
 
 import contextlib
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..data.response import RAGResponse
 from ..metrics.base import Measurement, Metric, Sample, Services
-from ..runtime.event_loop import LoopThread
+from ..runtime.event_loop import CLOSE_WAIT, GuardedLoop, LoopThread
 from ..runtime.limits import AdaptiveLimiter
 from .progress import RunProgress
 
@@ -30,6 +31,14 @@ if TYPE_CHECKING:
 
 THREADS_TIMEOUT = 30.0
 """Seconds the end of a run waits for blocking calls still running in worker threads."""
+INTERRUPTED_WAIT = 0.25
+"""Seconds each step of closing a loop may take after Ctrl-C or SIGTERM (the reports are
+written by then): a CI runner kills the process about 10 s after its SIGTERM."""
+
+
+def closing_wait(interrupted: bool) -> float:
+    """Seconds each step of closing a loop may take at the end of a run."""
+    return INTERRUPTED_WAIT if interrupted else CLOSE_WAIT
 
 
 @dataclass
@@ -47,6 +56,8 @@ class EvalSession:
     calibrate``)."""
     judge_cache_dir: Path | None = None
     loop: LoopThread = field(default_factory=LoopThread)
+    rag_loop: GuardedLoop = field(default_factory=GuardedLoop)
+    """The loop the RAG system's code runs on (all adapters but HTTP): one it may block."""
     rag_limiter: AdaptiveLimiter = field(init=False)
     judge_limiter: AdaptiveLimiter = field(init=False)
     case_limiter: AdaptiveLimiter = field(init=False)
@@ -121,17 +132,21 @@ class EvalSession:
     def close(
         self, closers: Sequence[Callable[[], Awaitable[None]]] = (), *, interrupted: bool = False
     ) -> None:
-        """Run ``closers`` (the clients' ``aclose``), then close the loop. Blocking calls
+        """Run ``closers`` (the clients' ``aclose``), then close the loops. Blocking calls
         still running (the model loading, a slow RAG call after ``-x``) are waited for, for a
-        while, unless the run was interrupted with Ctrl-C: then the process ends without
-        them."""
+        while, unless the run was interrupted (Ctrl-C, SIGTERM): then the process ends without
+        them, and each loop gets :data:`INTERRUPTED_WAIT` seconds a step. A blocked loop is
+        not waited for."""
 
         async def close_all() -> None:
             for aclose in closers:
                 with contextlib.suppress(Exception):  # best effort at the end of a run
                     await aclose()
 
-        self.loop.close(close_all(), threads_timeout=0 if interrupted else THREADS_TIMEOUT)
+        wait = closing_wait(interrupted)
+        until = time.monotonic() + (0 if interrupted else THREADS_TIMEOUT)
+        self.loop.close(close_all(), threads_timeout=until - time.monotonic(), wait=wait)
+        self.rag_loop.close(threads_timeout=until - time.monotonic(), wait=wait)
 
 
 def configured_secrets(settings: Settings) -> list[tuple[str, list[str]]]:

@@ -103,7 +103,7 @@ class AnthropicJudge(LLMJudge):
                 extra_body=extra,
             )
         except anthropic.APITimeoutError:
-            raise TransientError(f"timed out after {self.timeout:g} s") from None
+            raise TransientError(f"timed out after {self.timeout:g} s", timed_out=True) from None
         except anthropic.APIConnectionError as exc:
             raise TransientError(f"connection error: {exc}") from None
         except anthropic.APIStatusError as exc:

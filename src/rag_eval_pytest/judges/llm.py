@@ -17,8 +17,9 @@ for all of them:
   ``max_delay``); other failures are not judged at once;
 * a refused key (401, 403) stops the judge: no retry, no further request for any case. The
   judge's first request goes alone, so a revoked key costs one request, not one per case;
-* so do :data:`MAX_CONSECUTIVE_FAILURES` requests in a row that ran out of retries (a judge
-  that hangs or stays overloaded), and the run's :class:`JudgeDeadline` passing: requests
+* so do :data:`MAX_CONSECUTIVE_TIMEOUTS` requests in a row that timed out (a judge that never
+  answers), :data:`MAX_CONSECUTIVE_FAILURES` requests in a row that ran out of retries (a
+  judge that stays overloaded), and the run's :class:`JudgeDeadline` passing: requests
   waiting to retry or in flight give up at once. A question left not judged by a stop says
   why (``JudgeOutcome.stopped``), and the run ends with the fatal code;
 * each request is cached on disk (:mod:`.cache`), and ``passes`` > 1 votes (:mod:`.voting`);
@@ -62,14 +63,29 @@ MAX_CONSECUTIVE_FAILURES = 5
 5xx) after which the judge stops for the rest of the run: a judge that hangs or stays
 overloaded would otherwise make every later request wait out its timeout and retries, one
 after another. A burst of 429s that retries get through counts for nothing."""
+MAX_CONSECUTIVE_TIMEOUTS = 3
+"""Requests in a row, across cases and retries, that timed out with no answer from the judge
+in between, after which the judge stops for the rest of the run. A judge that never answers
+is found in about two timeouts (``judge.timeout``, 60 s by default: the first request goes
+alone, then the others time out together), three with one request at a time, instead of
+every request waiting out its timeout on each of its attempts: about 2 minutes at the
+defaults, 3 at worst, not hours (docs/judges.md). Once the judge has answered in this run,
+the timeouts must be of two questions or more: one question that alone keeps timing out (a
+prompt too long to answer in time) is not the judge being down; it runs out of its own
+attempts and is not judged, and the other questions go on. Any answer, an error included,
+starts the count again."""
 
 
 class TransientError(Exception):
-    """A failure worth retrying (timeout, connection, 408/409/429/5xx/overloaded)."""
+    """A failure worth retrying (timeout, connection, 408/409/429/5xx/overloaded);
+    ``timed_out`` when the judge gave no answer within its timeout."""
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, message: str, retry_after: float | None = None, *, timed_out: bool = False
+    ) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.timed_out = timed_out
 
 
 class RequestFailed(Exception):
@@ -211,7 +227,10 @@ class LLMJudge(Judge):
         self._stopped: str | None = None  # why the judge stopped (its key was refused)
         self._first: asyncio.Lock | None = None  # the first request goes alone
         self._answered = False  # a request got an answer other than a refused key
-        self._failures_in_a_row = 0  # transient failures since the last answer
+        self._failures_in_a_row = 0  # requests out of retries since the last answer
+        self._timeouts_in_a_row = 0  # attempts timed out since the last answer
+        self._timed_out_questions: set[int] = set()  # their prompts (hashed)
+        self._replied = False  # the judge answered a request (an error included)
         self._stopping: asyncio.Event | None = None  # set when the judge stops
         self.deadline: JudgeDeadline | None = None  # the run's, given by adopt()
         self._deadline_armed = False
@@ -421,6 +440,7 @@ class LLMJudge(Judge):
             except _Stopped as exc:  # stopped while this request waited or was in flight
                 return _Attempt(None, unsent, str(exc), str(exc))
             except TransientError as exc:
+                self._count_timeout(exc, prompt)
                 stopped = self.stopped()
                 if stopped is not None:
                     return _Attempt(None, usage, stopped, stopped)
@@ -440,9 +460,9 @@ class LLMJudge(Judge):
                 stopped = self._stopped or f"judge unreachable: {self._redact(str(exc))}"
                 return _Attempt(None, usage, stopped, stopped)
             except RequestFailed as exc:
-                self._failures_in_a_row = 0
+                self._answered_now()
                 return _Attempt(None, usage, f"the judge request failed: {self._redact(str(exc))}")
-            self._failures_in_a_row = 0
+            self._answered_now()
             break
         usage = usage + Usage(
             input_tokens=reply.input_tokens,
@@ -452,6 +472,36 @@ class LLMJudge(Judge):
         if cache is not None:
             cache.put(key, self._stored(reply.to_record()))
         return _Attempt(reply, usage)
+
+    def _answered_now(self) -> None:
+        """The judge answered: the counts of failures in a row start again."""
+        self._failures_in_a_row = 0
+        self._replied_now()
+
+    def _replied_now(self) -> None:
+        self._replied = True
+        self._timeouts_in_a_row = 0
+        self._timed_out_questions.clear()
+
+    def _count_timeout(self, exc: TransientError, prompt: RenderedPrompt) -> None:
+        """Count an attempt that timed out (any other answer starts the count again); stop
+        the judge after :data:`MAX_CONSECUTIVE_TIMEOUTS` in a row: of two questions or more
+        once it has answered in this run."""
+        if not exc.timed_out:
+            self._replied_now()
+            return
+        self._timeouts_in_a_row += 1
+        self._timed_out_questions.add(hash(prompt.user))
+        if (
+            self._timeouts_in_a_row >= MAX_CONSECUTIVE_TIMEOUTS
+            and (len(self._timed_out_questions) > 1 or not self._replied)
+            and self._stopped is None
+        ):
+            self._stop(
+                f"judge unreachable: {self._timeouts_in_a_row} requests in a row timed out "
+                f"after {self.timeout:g} s (judge.timeout), the judge is stopped for this run; "
+                "raise judge.timeout if the judge is slow rather than down"
+            )
 
     def _failed_transiently(self, exc: TransientError) -> None:
         """Count a request that ran out of retries; stop the judge after too many in a row."""

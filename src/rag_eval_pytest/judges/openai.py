@@ -109,7 +109,7 @@ class OpenAIJudge(LLMJudge):
         try:
             response = await self.client().post(url, json=self._body(prompt, question_name))
         except httpx.TimeoutException:
-            raise TransientError(f"timed out after {self.timeout:g} s") from None
+            raise TransientError(f"timed out after {self.timeout:g} s", timed_out=True) from None
         except httpx.TransportError as exc:
             raise TransientError(f"connection error: {type(exc).__name__}") from None
         status = response.status_code

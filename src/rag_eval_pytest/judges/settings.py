@@ -140,7 +140,12 @@ class JudgeSettings(_Section):
         description="At the end of a run, the least recently used cache entries are removed "
         "until the cache folder holds at most this many MB. null: no limit.",
     )
-    timeout: float = Field(60.0, gt=0, description="Seconds per judge request.")
+    timeout: float = Field(
+        60.0,
+        gt=0,
+        description="Seconds per judge request; 3 requests in a row that time out stop the "
+        "judge (a judge that never answers ends the run in about 2 minutes).",
+    )
     retry: JudgeRetrySettings = Field(default_factory=JudgeRetrySettings)
     deadline: float | None = Field(
         DEFAULT_DEADLINE,

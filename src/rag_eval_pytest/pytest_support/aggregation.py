@@ -82,6 +82,10 @@ class AggregatorHooks:
         aggregator = self.config.stash.get(AGGREGATOR_KEY, None)
         if aggregator is not None:  # why pytest stopped ("1 error during collection")
             aggregator.interruption = str(excinfo.value)
+            # Ctrl-C or SIGTERM (not pytest's own stops: collection errors, pytest.exit)
+            aggregator.signalled = isinstance(
+                excinfo.value, KeyboardInterrupt
+            ) and not isinstance(excinfo.value, pytest.Session.Interrupted)
 
     @pytest.hookimpl(trylast=True)  # after other plugins have seen the report whole
     @guarded("pytest_runtest_logreport")

@@ -71,6 +71,10 @@ class Aggregator:
     """The exit code and its reason, once the run has finished."""
     interruption: str = ""
     """Why pytest stopped the run early, as it says it ("1 error during collection")."""
+    signalled: bool = False
+    """Ctrl-C or SIGTERM stopped the run: its partial report is written even when no test
+    had finished (a CI job cancelled while its first case hangs leaves a report saying so),
+    without a history line."""
 
     def add_report(self, **report: Any) -> None:
         """Take one test report (see :meth:`RunCollector.add`)."""
@@ -174,7 +178,7 @@ class Aggregator:
         # a small dataset red though nothing got worse) and writes a report for the merge.
         empty_shard_report = empty_shard is not None and decision.reason == empty_shard
         self.decision = decision
-        if not self.ran_tests and not empty_shard_report:
+        if not self.ran_tests and not empty_shard_report and not self.signalled:
             return decision
         inline = [r for r in records if r.payload.get("inline")]
         run = RunSection(
@@ -225,8 +229,9 @@ class Aggregator:
             weights=settings.normalised_weights(),
             version=self.version,
         )
-        # An empty shard's report exists for the merge; it adds no line to the history.
-        history = self.settings.output.history and not empty_shard_report
+        # An empty shard's report exists for the merge, an interrupted run's that ran no test
+        # to say so: neither adds a line to the history.
+        history = self.settings.output.history and not empty_shard_report and self.ran_tests
         if history:
             report = self._with_trend(report)
         doc = report.to_json()
