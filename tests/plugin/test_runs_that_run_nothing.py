@@ -42,7 +42,11 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 
 def outputs(pytester: pytest.Pytester) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted((pytester.path / "results").iterdir())}
+    """Every file under results/ (the reports, the history, the cases kept for the next run
+    of the same selection)."""
+    folder = pytester.path / "results"
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}  # fmt: skip
 
 
 @pytest.mark.parametrize(

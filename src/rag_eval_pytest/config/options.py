@@ -123,6 +123,45 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="bool",
     ),
     OptionSpec(
+        "--rag-baseline",
+        "What the run is compared with, case by case: history (the last run of the same "
+        "selection), PATH to an earlier eval_report.json, or none",
+        setting="regression.baseline",
+        metavar="history|PATH|none",
+    ),
+    OptionSpec(
+        "--rag-fail-on-regression",
+        "Fail the run (exit 1) when a metric dropped since the baseline by more than the "
+        "judge's noise (p < rag_regression_alpha) and by at least rag_regression_min_drop",
+        setting="regression.fail",
+        action="store_true",
+        ini_type="bool",
+    ),
+    OptionSpec(
+        None,
+        "p-value below which a change since the baseline is significant (default 0.05)",
+        setting="regression.alpha",
+        ini="rag_regression_alpha",
+    ),
+    OptionSpec(
+        None,
+        "Least drop since the baseline that is a regression (default 0.05)",
+        setting="regression.min_drop",
+        ini="rag_regression_min_drop",
+    ),
+    OptionSpec(
+        None,
+        "report (default) or quarantine: a judge-flaky case's failure does not fail the run",
+        setting="regression.flaky",
+        ini="rag_flaky",
+    ),
+    OptionSpec(
+        None,
+        "Runs looked at for judge-flaky cases (default 5)",
+        setting="regression.flaky_window",
+        ini="rag_flaky_window",
+    ),
+    OptionSpec(
         "--rag-report-only",
         "Report scores without failing tests on per-case thresholds; run-level gates "
         "(thresholds:) still decide the exit code",

@@ -87,6 +87,39 @@ class OutputSettings(_Section):
     )
 
 
+class RegressionSettings(_Section):
+    """Whether the run got worse than a baseline by more than the judge's noise."""
+
+    baseline: str = Field(
+        "history",
+        description="What the run is compared with, case by case: history (the last "
+        "complete run of the same selection, kept under the output directory's baselines/), "
+        "the path of an earlier eval_report.json (the main branch's artifact), or none.",
+    )
+    alpha: UnitFloat = Field(
+        0.05,
+        description="A change is significant when its p-value (a paired sign-flip test over "
+        "the cases both runs scored) is below this.",
+    )
+    min_drop: UnitFloat = Field(
+        0.05,
+        description="A regression is a significant drop of at least this much (smaller "
+        "significant drops are reported, not flagged).",
+    )
+    fail: bool = Field(
+        False,
+        description="A regression fails the run (exit 1, the metric, change and p-value in "
+        "the reason); otherwise regressions are reported only.",
+    )
+    flaky: Literal["report", "quarantine"] = Field(
+        "report",
+        description="A case whose outcome flipped in at least 2 of its last flaky_window runs "
+        "with the same answer and contexts is listed as judge-flaky; quarantine: its failure "
+        "does not fail the run (the report says so).",
+    )
+    flaky_window: int = Field(5, ge=2, le=50, description="Runs looked at for flaky cases.")
+
+
 class ExitCodeSettings(_Section):
     """Exit codes of the plugin's own verdicts."""
 
@@ -317,6 +350,7 @@ class Settings(_Section):
     concurrency: ConcurrencySettings = Field(default_factory=ConcurrencySettings)
     output: OutputSettings = Field(default_factory=OutputSettings)
     exit_codes: ExitCodeSettings = Field(default_factory=ExitCodeSettings)
+    regression: RegressionSettings = Field(default_factory=RegressionSettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
     langchain: LangChainSettings = Field(default_factory=LangChainSettings)
     llamaindex: LlamaIndexSettings = Field(default_factory=LlamaIndexSettings)

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from ..atomic import write_atomic
 from ..runtime.heap import paused_collection
+from .baselines import BASELINES, check_noise
 from .collector import CRASHED, RunCollector, crashed_case_payload
 from .document import build_document, now_iso
 from .files import (
@@ -27,7 +28,7 @@ from .files import (
 )
 from .history import datasets_digest, git_commit, history_entry, selection
 from .markdown import render_markdown, render_step_summary
-from .models import DatasetInfo, Report, RunSection
+from .models import DatasetInfo, FlakyCase, Regression, Report, RunSection
 from .step_summary import SUMMARY_FILE, append_step_summary
 from .summary import summarise
 from .trend import build_trend
@@ -160,6 +161,20 @@ class Aggregator:
             if shard is not None and not self.datasets.cases
             else None
         )
+        inline = [r for r in records if r.payload.get("inline")]
+        chosen = selection(
+            cases=[r.payload["key"] for r in records],
+            metrics=list(summary.metrics),
+            judge=self.judge_label,
+            judge_identities=self.judge_identities,
+            datasets_sha256=datasets_digest(
+                [ds.sha256 for ds in self.datasets.datasets], [r.payload for r in inline]
+            ),
+            total_cases=self.datasets.total_cases + len(inline),
+        )
+        noise = check_noise(
+            settings.regression, self.output_dir, chosen.fingerprint, self.run.run_id, records
+        )
         decision = decide_verdict(
             summary,
             RunEnd(
@@ -171,6 +186,8 @@ class Aggregator:
                 report_only=settings.report_only,
                 empty_shard=empty_shard,
                 unsupported=self.unsupported_policy,
+                regressions=noise.failing(),
+                quarantined=tuple(noise.quarantined.items()),
             ),
             ExitCodes(critical=settings.exit_codes.critical, fatal=settings.exit_codes.fatal),
         )
@@ -180,7 +197,6 @@ class Aggregator:
         self.decision = decision
         if not self.ran_tests and not empty_shard_report and not self.signalled:
             return decision
-        inline = [r for r in records if r.payload.get("inline")]
         run = RunSection(
             id=self.run.run_id,
             started_at=self.run.started_at,
@@ -200,16 +216,7 @@ class Aggregator:
             selected_cases=len(self.datasets.cases) + len(inline),
             tags_filter=list(settings.tags),
             shard=settings.shard,
-            selection=selection(
-                cases=[r.payload["key"] for r in records],
-                metrics=list(summary.metrics),
-                judge=self.judge_label,
-                judge_identities=self.judge_identities,
-                datasets_sha256=datasets_digest(
-                    [ds.sha256 for ds in self.datasets.datasets], [r.payload for r in inline]
-                ),
-                total_cases=self.datasets.total_cases + len(inline),
-            ),
+            selection=chosen,
             adapter=self.adapter_label,
             judge=self.judge_label,
             git_commit=git_commit(self.rootdir),
@@ -232,6 +239,15 @@ class Aggregator:
         # An empty shard's report exists for the merge, an interrupted run's that ran no test
         # to say so: neither adds a line to the history.
         history = self.settings.output.history and not empty_shard_report and self.ran_tests
+        report = report.model_copy(
+            update={
+                "comparison": noise.comparison,
+                "flaky": [
+                    FlakyCase(key=key, outcomes=outcomes, quarantined=key in noise.quarantined)
+                    for key, outcomes in noise.flaky.items()
+                ],
+            }
+        )
         if history:
             report = self._with_trend(report)
         doc = report.to_json()
@@ -239,6 +255,11 @@ class Aggregator:
         self.report = report if redacted is doc else _redacted(doc, self.redactor)
         self._write(self.report, redacted, history=history)
         self._append_step_summary(self.report)
+        if history and not interrupted:  # what the next run of this selection compares with
+            try:
+                noise.store()
+            except OSError as exc:
+                self.write_errors.append(f"{self.output_dir / BASELINES}: {exc.strerror or exc}")
         return decision
 
     def _with_trend(self, report: Report) -> Report:
@@ -252,6 +273,25 @@ class Aggregator:
         trend = build_trend(
             history, history_entry(report), tolerance=self.settings.output.regression_tolerance
         )
+        comparison = report.comparison
+        if comparison is not None and comparison.baseline.startswith("history") and (
+            comparison.changes
+        ):
+            # The same test as the gate: a drop larger than the judge's noise, not a mean that
+            # moved by more than a tolerance.
+            trend = trend.model_copy(
+                update={
+                    "regressions": [
+                        Regression(
+                            name=c.metric,
+                            previous=c.before,
+                            current=c.after,
+                            previous_run=comparison.baseline_run,
+                        )
+                        for c in comparison.regressions
+                    ]
+                }
+            )
         return report.with_trend(trend, [str(w.message) for w in caught])
 
     def _append_step_summary(self, report: Report) -> None:

@@ -9,7 +9,7 @@ from ..metrics.registry import metric_order
 from ..text.escaping import code, inline
 
 if TYPE_CHECKING:
-    from .models import CaseResult, MetricSummary, Report, Summary, Trend, TrendPoint
+    from .models import CaseResult, Comparison, MetricSummary, Report, Summary, Trend, TrendPoint
 
 _QUOTE = 600
 _GOOD = {"supported", "yes", "found", "expected", "relevant", "useful", "attributed"}
@@ -276,6 +276,59 @@ def _mermaid_text(text: str) -> str:
     return re.sub(r"[^\w .,:;()+/@-]", "", text)[:80]
 
 
+def comparison_lines(comparison: Comparison | None) -> list[str]:
+    """This run against its baseline: per metric the change over the shared cases, its 95 %
+    interval and p-value, and what it means (regression, significant, within the noise)."""
+    if comparison is None:
+        return []
+    lines = ["## Compared with the baseline", ""]
+    if comparison.not_compared:
+        return [*lines, f"Not compared: {_cell(comparison.not_compared)}.", ""]
+    lines += [
+        f"Baseline: {_cell(comparison.baseline)}. Each metric over the cases both runs scored; "
+        f"a regression is a drop with p < {comparison.alpha:g} (a paired sign-flip test) of at "
+        f"least {comparison.min_drop:g}.",
+        "",
+        "| Metric | Cases | Baseline | This run | Change (95 % interval) | p | Verdict |",
+        "|--------|-------|----------|----------|------------------------|---|---------|",
+    ]
+    for c in comparison.changes:
+        if c.regression and not c.testable:
+            verdict = "**REGRESSION** (too few cases to test against the noise)"
+        elif c.regression:
+            verdict = "**REGRESSION**"
+        elif c.significant and c.change < 0:
+            verdict = "lower, below the least drop that counts"
+        elif c.significant:
+            verdict = "improved"
+        else:
+            verdict = "within the noise"
+        low, high = c.interval
+        lines.append(
+            f"| {_cell(title(c.metric))} | {c.cases} | {fmt_score(c.before)} | "
+            f"{fmt_score(c.after)} | {c.change:+.2f} ({low:+.2f} to {high:+.2f}) | "
+            f"{c.p_value:.3g} | {verdict} |"
+        )
+    return [*lines, ""]
+
+
+def flaky_lines(report: Report) -> list[str]:
+    """The judge-flaky cases, loudly: outcomes that flipped with nothing changed."""
+    if not report.flaky:
+        return []
+    lines = [
+        f"## Judge-flaky cases: {len(report.flaky)}",
+        "",
+        "Their outcome flipped at least twice in their last runs with the same answer, "
+        "contexts and judge: the judge's noise, not the RAG system.",
+        "",
+    ]
+    for case in report.flaky:
+        mark = " **QUARANTINED: its failure did not fail the run**" if case.quarantined else ""
+        lines.append(f"- {_cell(case.key)}: {_cell(case.outcomes)}{mark}")
+    return [*lines, ""]
+
+
 def _trend(trend: Trend | None) -> list[str]:
     """The last runs: regressions first, a Mermaid chart of the composite, then the numbers."""
     if trend is None or len(trend.points) < 2:
@@ -356,6 +409,8 @@ def render_markdown(report: Report) -> str:
     cascade = cascade_lines(summary)
     if cascade:
         lines += ["**Cascade judge:**", *(f"- {_cell(line)}" for line in cascade), ""]
+    lines += comparison_lines(report.comparison)
+    lines += flaky_lines(report)
     lines += _trend(report.trend)
 
     if critical.failed:
@@ -458,6 +513,22 @@ def render_step_summary(report: Report) -> str:
     lines += ["", *_summary_table(summary), "", _latency_line(summary), ""]
     if summary.unchecked:
         lines += [f"> **Not checked:** {_cell(summary.unchecked)}", ""]
+    comparison = report.comparison
+    for change in comparison.regressions if comparison is not None else []:
+        low, high = change.interval
+        lines.append(
+            f"> **Regression:** {_cell(title(change.metric))} {fmt_score(change.before)} → "
+            f"{fmt_score(change.after)} ({change.change:+.2f}, 95 % {low:+.2f} to {high:+.2f}, "
+            f"p={change.p_value:.3g}) since {_cell(comparison.baseline)}"  # type: ignore[union-attr]
+        )
+    quarantined = [c.key for c in report.flaky if c.quarantined]
+    if report.flaky:
+        lines.append(
+            f"> **Judge-flaky:** {len(report.flaky)} cases"
+            + (f"; QUARANTINED: {', '.join(_cell(k) for k in quarantined)}" if quarantined else "")
+        )
+    if (comparison is not None and comparison.regressions) or report.flaky:
+        lines.append("")
     failing = [c for c in report.cases if c.status in ("failed", "error")]
     failing.sort(key=lambda c: not c.critical)  # stable: dataset order within each group
     case_keys = {c.key for c in failing}

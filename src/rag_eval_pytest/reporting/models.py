@@ -275,6 +275,51 @@ class Trend(_Model):
     tolerance: Score
 
 
+class MetricChange(_Model):
+    """A metric's change since the baseline over the cases both runs scored."""
+
+    metric: str
+    cases: int = Field(description="The cases both runs scored: the only ones compared.")
+    before: float
+    after: float
+    change: float
+    interval: tuple[float, float] = Field(description="The change's 95 % interval.")
+    p_value: float = Field(description="Two-sided, of a sign-flip permutation test.")
+    significant: bool = Field(description="p_value below the comparison's alpha.")
+    testable: bool = Field(
+        default=True,
+        description="Enough cases for the test to tell a change from noise at alpha (six or "
+        "more at 0.05); with fewer, a regression is a drop of at least min_drop.",
+    )
+    regression: bool = Field(description="Significant and a drop of at least min_drop.")
+
+
+class Comparison(_Model):
+    """This run against a baseline run, metric by metric, case by case."""
+
+    baseline: str = Field(description="'history: run <id>' or the baseline report's path.")
+    baseline_run: str | None
+    alpha: float
+    min_drop: float
+    changes: list[MetricChange]
+    not_compared: str | None = Field(
+        default=None, description="Why nothing was compared (no baseline, no shared case)."
+    )
+
+    @property
+    def regressions(self) -> list[MetricChange]:
+        return [c for c in self.changes if c.regression]
+
+
+class FlakyCase(_Model):
+    """A case whose outcome flipped at least twice in its last runs with the same answer,
+    contexts and judge identity: the judge's noise, not the RAG system."""
+
+    key: str
+    outcomes: str = Field(description="Its last outcomes, oldest first.")
+    quarantined: bool = Field(description="Its failure did not fail the run (rag_flaky).")
+
+
 class Report(_Model):
     """The whole run: ``eval_report.json``."""
 
@@ -287,10 +332,20 @@ class Report(_Model):
     trend: Trend | None = Field(
         default=None, description="The last runs from results.jsonl (absent without history)."
     )
+    flaky: list[FlakyCase] = Field(
+        default_factory=list,
+        description="Judge-flaky cases: outcomes that flipped with nothing changed.",
+    )
+    comparison: Comparison | None = Field(
+        default=None,
+        description="This run against its baseline (--rag-baseline): the change of each "
+        "metric over the shared cases, its interval and p-value (absent without a baseline).",
+    )
 
     def to_json(self) -> dict[str, Any]:
         """The report as JSON-safe data (a report without a trend has no ``trend`` key)."""
-        return self.model_dump(mode="json", exclude={"trend"} if self.trend is None else None)
+        absent = {name for name in ("trend", "comparison") if getattr(self, name) is None}
+        return self.model_dump(mode="json", exclude=absent or None)
 
     @classmethod
     def from_json(cls, data: object) -> Report:

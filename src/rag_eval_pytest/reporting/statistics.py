@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 ROUNDS = 2000
 """Bootstrap resamples and permutations: a p-value near 0.05 is known to about +-0.005."""
+EXACT_UP_TO = 12
+"""Cases up to which every sign pattern is counted (the p-value is exact)."""
 RESAMPLED_UP_TO = 200
 """Cases up to which the interval and the p-value are resampled; the normal approximation
 beyond."""
@@ -83,13 +85,22 @@ class Change:
     change: float
     interval: tuple[float, float]
     p_value: float
+    least_p: float
+    """The smallest p-value the test can give with this many cases (all differences one
+    way): above alpha, no change could be told from noise."""
+
+    def testable(self, alpha: float) -> bool:
+        """Whether the cases are enough for the test to tell a change from noise at all."""
+        return self.least_p < alpha
 
     def significant(self, alpha: float) -> bool:
         return self.p_value < alpha
 
     def is_regression(self, alpha: float, min_drop: float) -> bool:
-        """A drop both larger than the noise (p < ``alpha``) and at least ``min_drop``."""
-        return self.significant(alpha) and -self.change >= min_drop - 1e-9
+        """A drop both larger than the noise (p < ``alpha``) and at least ``min_drop``; with
+        too few cases to test (five or fewer at 0.05), a drop of at least ``min_drop``."""
+        dropped = -self.change >= min_drop - 1e-9
+        return dropped and (self.significant(alpha) or not self.testable(alpha))
 
 
 def paired_change(
@@ -113,14 +124,17 @@ def paired_change(
     else:
         rng = random.Random(seed)
         interval = _percentiles([_mean(rng.choices(differences, k=n)) for _ in range(ROUNDS)])
-        # Sign flips: under "no change", each difference is as likely the other way round.
+        # Sign flips: under "no change", each difference is as likely the other way round;
+        # every pattern for a few cases (exact), a seeded sample of them beyond.
         magnitude = abs(observed) - 1e-12
-        extreme = 0
-        for _ in range(ROUNDS):
-            bits = rng.getrandbits(n)
-            flipped = sum(d if bits >> i & 1 else -d for i, d in enumerate(differences))
-            extreme += abs(flipped / n) >= magnitude
-        p_value = (extreme + 1) / (ROUNDS + 1)
+        exact = n <= EXACT_UP_TO
+        patterns = range(2**n) if exact else (rng.getrandbits(n) for _ in range(ROUNDS))
+        extreme = sum(
+            abs(sum(d if bits >> i & 1 else -d for i, d in enumerate(differences)) / n)
+            >= magnitude
+            for bits in patterns
+        )
+        p_value = extreme / 2**n if exact else (extreme + 1) / (ROUNDS + 1)
     return Change(
         cases=n,
         before=round(_mean([before[k] for k in shared]), 4),
@@ -128,4 +142,5 @@ def paired_change(
         change=round(observed, 4),
         interval=(round(interval[0], 4), round(interval[1], 4)),
         p_value=round(p_value, 4),
+        least_p=2 / 2**n if n < 64 else 0.0,
     )

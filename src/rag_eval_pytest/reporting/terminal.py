@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from ..text.escaping import strip_control
 from ..text.shorten import cut
+from .baselines import describe
 from .markdown import (
     cascade_lines,
     fmt_score,
@@ -70,6 +71,23 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
             f"judge: {usage.judge_calls} calls, {usage.cache_hits} cached, ${usage.cost_usd:.2f}"
         )
     lines.extend(f"cascade: {line}" for line in cascade_lines(summary))
+    comparison = report.comparison
+    if comparison is not None and comparison.not_compared is None:
+        regressed = comparison.regressions
+        lines.append(
+            f"baseline: {strip_control(comparison.baseline)}: "
+            + (
+                "; ".join(f"REGRESSION {describe(c)}" for c in regressed)
+                if regressed
+                else f"no regression ({len(comparison.changes)} metrics compared)"
+            )
+        )
+    if report.flaky:
+        quarantined = [c.key for c in report.flaky if c.quarantined]
+        lines.append(
+            f"judge-flaky: {', '.join(strip_control(c.key) for c in report.flaky)}"
+            + (f" (QUARANTINED: {', '.join(quarantined)})" if quarantined else "")
+        )
     if summary.unchecked:
         lines.append(f"not checked: {strip_control(summary.unchecked)}")
     if run.partial:

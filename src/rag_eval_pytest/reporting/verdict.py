@@ -52,6 +52,11 @@ class RunEnd:
     """Fatal reasons of the shards merged, that their cases do not show (a setup error)."""
     unsupported: str = "fail"
     """What checks the judge could not make do to the run (``judge.unsupported``)."""
+    regressions: tuple[str, ...] = ()
+    """Regressions since the baseline that fail the run (``--rag-fail-on-regression``)."""
+    quarantined: tuple[tuple[str, int], ...] = ()
+    """Judge-flaky cases whose failures do not fail the run (``rag_flaky: quarantine``), with
+    their failed tests."""
 
 
 @dataclass(frozen=True)
@@ -102,13 +107,27 @@ def decide_verdict(
     if end.empty_shard is not None and not fatal and end.pytest_status in (0, 5):
         return ExitDecision(0, end.empty_shard)
     unsupported = summary.judge.unchecked_line()
+    quarantined = dict(end.quarantined)
+    failed_tests = max(0, end.failed_tests - sum(quarantined.values()))
+    status = end.pytest_status
+    if status == 1 and quarantined and not failed_tests:
+        status = 0  # every failure was a quarantined judge-flaky case's
+    notices = []
+    if quarantined:
+        notices.append(
+            f"QUARANTINED as judge-flaky, their failures did not fail the run: "
+            f"{_names(list(quarantined))}"
+        )
+    if unsupported and end.unsupported == "report":
+        notices.append(unsupported)
     return decide_exit_code(
-        end.pytest_status,
-        failed_tests=end.failed_tests,
-        critical_failures=summary.critical.failed,
+        status,
+        failed_tests=failed_tests,
+        critical_failures=[k for k in summary.critical.failed if k not in quarantined],
         unmet=summary.unmet,
+        regressions=end.regressions,
         unchecked=unsupported if end.unsupported == "fail" else "",
-        notice=unsupported if end.unsupported == "report" else "",
+        notice="; ".join(notices),
         fatal_reason=fatal,
         critical_code=codes.critical,
         fatal_code=codes.fatal,
@@ -150,6 +169,7 @@ def decide_exit_code(
     report_only_misses: int = 0,
     unchecked: str = "",
     notice: str = "",
+    regressions: Sequence[str] = (),
 ) -> ExitDecision:
     """Decide the exit code and say why, in one line. ``pytest_detail`` says why pytest
     ended as it did ("1 error during collection"); ``report_only_misses`` counts the scores
@@ -176,6 +196,8 @@ def decide_exit_code(
     if failed_tests or pytest_status == 1:
         count = max(failed_tests, 1)
         reasons.append(f"{count} test{'s' if count != 1 else ''} failed")
+    if regressions:
+        reasons.append("regressed since the baseline: " + "; ".join(regressions))
     if unchecked:
         reasons.append(unchecked)
     if report_only_misses:
@@ -183,7 +205,7 @@ def decide_exit_code(
         reasons.append(
             f"report only: {report_only_misses} {scores} below per-case thresholds failed no test"
         )
-    if failed_tests or pytest_status == 1 or unmet or unchecked:
+    if failed_tests or pytest_status == 1 or unmet or unchecked or regressions:
         return ExitDecision(1, "; ".join(reasons))
     if notice:
         reasons.append(notice)
