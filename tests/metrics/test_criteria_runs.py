@@ -60,7 +60,8 @@ def test_a_criterion_passes_or_fails_with_the_judges_reason_and_the_quoted_viola
     assert warranty["details"]["criterion"] == "The answer must mention the 'warranty'."
     markdown = (judged.path / "results" / "eval_report.md").read_text(encoding="utf-8")
     assert "Criteria: warranty" in markdown
-    result.stdout.fnmatch_lines(["Criteria: The answer must mention 'refunds' by name. * 1.00 *"])
+    # The terminal cuts a long check name at 40 characters; the reports keep it whole.
+    result.stdout.fnmatch_lines(["Criteria: The answer must mention 'refu…  1.00 *"])
 
 
 def test_a_criterion_without_words_is_a_clear_error_in_the_test(

@@ -247,6 +247,7 @@ def _comparable(report: dict[str, Any]) -> dict[str, Any]:
     for volatile in ("id", "started_at", "finished_at", "duration_s"):
         report["run"].pop(volatile)
     report.pop("trend", None)  # the second run has the first in its history
+    report.pop("comparison", None)  # and is compared with it
     report["summary"]["latency"] = None
     report["summary"]["usage"] = None
     for c in report["cases"]:

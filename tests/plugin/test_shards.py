@@ -42,6 +42,7 @@ def merge(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def comparable(report: dict[str, Any]) -> dict[str, Any]:
     report["run"] = None
     report.pop("trend")  # each output directory has its own history
+    report.pop("comparison", None)  # and its own baseline (a merge compares with none)
     report["summary"]["latency"] = None
     for c in report["cases"]:
         c["latency_s"] = None

@@ -1,0 +1,188 @@
+"""How often the regression gate fires when nothing changed, and when something did.
+
+A seeded noisy judge scores the same 100 cases twice: each case has four statements, some of
+them truly supported, and the judge flips each statement's verdict with probability ``q``
+(0.1 to 0.2: a judge that disagrees with itself one time in five to ten). A case's
+faithfulness is the share of its statements judged supported, as the metric computes it.
+
+* **A/A**: the same system twice, 200 pairs of runs. How often does ``--rag-fail-on-regression``
+  fire (the plugin's own test, :func:`rag_eval_pytest.reporting.statistics.paired_change`,
+  at alpha 0.05 and a least drop of 0.05)? And how often did the mean-comparison trend flag a
+  "regression" (a mean that dropped by more than its 0.05 tolerance)?
+* **A planted drop**: the second run's system lost one supported statement in enough cases
+  that the measured faithfulness drops by 0.10 on average (a judge that flips verdicts hides
+  part of a true drop: 0.4 / (1 - 2q) of the cases). How often is it caught?
+
+Then a few pairs end to end: two real ``pytest`` runs over a recorded dataset with the noisy
+judge as a ``rag_judge`` fixture, ``--rag-fail-on-regression``, to show that the plugin's runs
+give what the statistics give.
+
+    python benchmarks/noise_gate.py [--pairs 200] [--cases 100] [--end-to-end 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from rag_eval_pytest.reporting.statistics import paired_change, seed_of
+
+STATEMENTS = 4
+ALPHA, MIN_DROP, TOLERANCE = 0.05, 0.05, 0.05
+
+
+def truth(cases: int, seed: int) -> list[int]:
+    """How many of each case's statements are truly supported."""
+    rng = random.Random(seed)
+    return [rng.choice([2, 3, 4, 4, 4]) for _ in range(cases)]
+
+
+def judged(supported: list[int], flip: float, rng: random.Random) -> dict[str, float]:
+    """One run of the noisy judge: each statement's verdict flips with probability ``flip``."""
+    scores = {}
+    for i, count in enumerate(supported):
+        said = sum((s < count) != (rng.random() < flip) for s in range(STATEMENTS))
+        scores[f"c{i:03d}"] = said / STATEMENTS
+    return scores
+
+
+def dropped(supported: list[int], rng: random.Random, flip: float) -> list[int]:
+    """The system after a change: enough cases lose one supported statement that the
+    measured mean drops by 0.10 (the judge's flips hide a share 2q of a true drop)."""
+    share = min(1.0, 0.4 / (1 - 2 * flip))
+    return [max(0, c - 1) if rng.random() < share else c for c in supported]
+
+
+def rates(pairs: int, cases: int, flip: float) -> dict[str, float]:
+    rng = random.Random(seed_of("noise-gate", pairs, cases, flip))
+    aa_gate = aa_trend = caught = caught_trend = 0
+    for pair in range(pairs):
+        base = truth(cases, pair)
+        before, after = judged(base, flip, rng), judged(base, flip, rng)
+        change = paired_change(before, after, seed_of(pair, "aa"))
+        assert change is not None
+        aa_gate += change.is_regression(ALPHA, MIN_DROP)
+        aa_trend += change.before - change.after > TOLERANCE
+        worse = judged(dropped(base, rng, flip), flip, rng)
+        change = paired_change(before, worse, seed_of(pair, "drop"))
+        assert change is not None
+        caught += change.is_regression(ALPHA, MIN_DROP)
+        caught_trend += change.before - change.after > TOLERANCE
+    return {
+        "aa_gate": aa_gate / pairs,
+        "aa_trend": aa_trend / pairs,
+        "drop_gate": caught / pairs,
+        "drop_trend": caught_trend / pairs,
+    }
+
+
+CONFTEST = """
+import json, os, random, pytest
+from rag_eval_pytest.judges.callable import CallableJudge
+
+def judge(prompt):
+    # Four statements per answer; the first SUPPORTED of them truly supported (in the answer's
+    # text), each verdict flipped with probability FLIP, seeded by the run and the prompt.
+    answer = prompt.split('section="ANSWER"', 1)[1].split("</data", 1)[0]
+    supported = int(answer.split("[", 1)[1].split("]", 1)[0])
+    rng = random.Random(f"{os.environ['RUN_SEED']}:{answer}")
+    flip = float(os.environ["FLIP"])
+    verdicts = [
+        {"statement": f"s{i}", "reason": "r",
+         "verdict": "supported" if (i < supported) != (rng.random() < flip) else "unsupported"}
+        for i in range(4)
+    ]
+    return json.dumps({"statements": verdicts})
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    return CallableJudge(judge, model="noisy")
+"""
+TESTS = """
+from rag_eval_pytest import evaluate
+
+def test_faithfulness(rag_case):
+    evaluate(rag_case, "faithfulness")
+"""
+
+
+def end_to_end(pairs: int, cases: int, flip: float) -> tuple[int, int]:
+    """Pairs of real runs: (A/A pairs the gate failed, planted drops it caught)."""
+    fired = caught = 0
+    for pair in range(pairs):
+        rng = random.Random(seed_of("end-to-end", pair))
+        base = truth(cases, 1000 + pair)
+        worse = dropped(base, rng, flip)
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            (root / "conftest.py").write_text(CONFTEST)
+            (root / "test_rag.py").write_text(TESTS)
+            codes = []
+            for run, system in enumerate((base, base, worse)):
+                dataset = {
+                    "test_cases": [
+                        {"id": f"c{i:03d}", "question": f"Question {i}?",
+                         "answer": f"Answer [{count}] {run if run == 2 else 0}.",
+                         "contexts": ["ctx"]}
+                        for i, count in enumerate(system)
+                    ]
+                }  # fmt: skip
+                (root / "dataset.json").write_text(json.dumps(dataset))
+                env = {**os.environ, "RUN_SEED": f"{pair}:{run}", "FLIP": str(flip)}
+                # The third run is compared with the first (--rag-baseline PATH), not the second.
+                baseline = ["--rag-baseline", str(root / "first.json")] if run == 2 else []
+                proc = subprocess.run(
+                    [sys.executable, "-m", "pytest", "--rag-dataset", "dataset.json",
+                     "--rag-no-cache", "--rag-fail-on-regression", "-p", "no:randomly", "-q",
+                     *baseline],
+                    cwd=root, env=env, capture_output=True, text=True, check=False,
+                )  # fmt: skip
+                codes.append(proc.returncode)
+                if run == 0:
+                    report = root / "results" / "eval_report.json"
+                    (root / "first.json").write_text(report.read_text())
+            fired += codes[1] == 1
+            caught += codes[2] == 1
+    return fired, caught
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pairs", type=int, default=200)
+    parser.add_argument("--cases", type=int, default=100)
+    parser.add_argument("--end-to-end", type=int, default=10, help="pairs of real runs")
+    options = parser.parse_args()
+    print(
+        f"{options.cases} cases, {STATEMENTS} statements each, {options.pairs} pairs of runs "
+        f"per row; alpha {ALPHA}, least drop {MIN_DROP}; the mean-comparison trend's tolerance "
+        f"{TOLERANCE}\n"
+    )
+    print(
+        "| cases, judge flips a verdict | A/A: gate fires | A/A: trend flagged | planted drop of "
+        "0.10: gate catches | planted drop: trend flagged |"
+    )
+    print("|---|---|---|---|---|")
+    for cases in sorted({30, options.cases}):
+        for flip in (0.1, 0.15, 0.2):
+            r = rates(options.pairs, cases, flip)
+            print(
+                f"| {cases} cases, {flip:.0%} | {r['aa_gate']:.1%} | {r['aa_trend']:.1%} "
+                f"| {r['drop_gate']:.1%} | {r['drop_trend']:.1%} |"
+            )
+    if options.end_to_end:
+        fired, caught = end_to_end(options.end_to_end, options.cases, 0.15)
+        print(
+            f"\nend to end, {options.end_to_end} pairs of pytest runs (judge flips 15 %): the "
+            f"gate failed {fired} A/A runs and caught {caught} planted drops"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
