@@ -418,10 +418,11 @@ STOPPED = (
 @pytest.mark.parametrize(
     ("cases", "passes", "in_flight", "within"),
     [
-        # The defaults: the first request goes alone and times out; the others (with 3 passes,
-        # two per question at once) then time out together.
+        # The defaults: the first request goes alone and times out; the others (one vote per
+        # question, passes: auto) then time out together.
         (6, None, None, 2 * 60 + 1.1),
-        (1, None, None, 2 * 60 + 1.1),
+        # One case: one question, one vote, its retries one after another.
+        (1, None, None, 3 * 60 + 1.1 + 2.2),
         # One request at a time: 3 timeouts and at most the two waits between them (1 and
         # 2 s, plus 10 % jitter).
         (1, 1, 1, 3 * 60 + 1.1 + 2.2),

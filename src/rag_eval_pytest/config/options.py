@@ -235,9 +235,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--rag-judge-passes",
-        "Ask each judge question N times and take the majority verdict (default: 3)",
+        "Votes per judge question, a majority that stops once decided; auto (default): one, "
+        "and judge.max_passes (3) only for a score near its threshold",
         setting="judge.passes",
-        metavar="N",
+        metavar="N|auto",
     ),
     OptionSpec(
         "--rag-judge-deadline",

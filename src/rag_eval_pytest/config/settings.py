@@ -665,6 +665,9 @@ def _set_path(data: dict[str, Any], path: str, value: Any) -> None:
     node[parts[-1]] = value
 
 
+_UNION_MEMBER = re.compile(r"^(int|float|str|bool|constrained-\w+|literal\[.*\])$")
+
+
 def _loc(loc: tuple[int | str, ...]) -> str:
     out = ""
     for part in loc:
@@ -729,7 +732,9 @@ def _explain(
     """One line: the source of the value (the flag, the ini key and its file, or the config
     file and key) and what is wrong with it."""
     err = exc.errors()[0]
-    loc = err["loc"]
+    # A value of a union (judge.passes: a number or auto) is reported per member; the first
+    # member's error is the one meant, at the key itself.
+    loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and _UNION_MEMBER.match(p)))
     # A dict-key validator reports at the dict itself; name the offending key instead.
     key = _loc(tuple(loc))
     source: str | None = None

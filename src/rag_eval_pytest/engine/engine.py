@@ -41,7 +41,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..errors import AdapterError, raised
-from ..metrics.base import Measurement, MetricResult, Services
+from ..judges.base import VOTES
+from ..metrics.base import Measurement, MetricResult, Sample, Services
 from ..metrics.registry import get_metric, metric_class, requirements
 from ..runtime.event_loop import LoopBlocked, raised_by_user_code, watch_blocking_calls
 from .case import (
@@ -340,9 +341,13 @@ class Engine:
     ) -> list[MetricResult]:
         instances = [get_metric(metric, **params) for metric, _, params in requests]
         services = self.services(loaded.key, judge, instances)
+        thresholds = [
+            self.session.default_threshold(instance) if threshold is None else threshold
+            for instance, (_, threshold, _) in zip(instances, requests, strict=True)
+        ]
 
         async def measure_all() -> list[Measurement]:
-            return list(
+            measured = list(
                 await asyncio.gather(
                     *(
                         asyncio.shield(self._measure_task(loaded, response, m, services))
@@ -350,6 +355,33 @@ class Engine:
                     )
                 )
             )
+            # judge.passes: auto: a verdict near its threshold is asked again with more votes,
+            # where they can change it; the others keep their one vote.
+            votes = more_votes(judge)
+            again = [
+                i
+                for i, (m, measurement, threshold) in enumerate(
+                    zip(instances, measured, thresholds, strict=True)
+                )
+                if votes is not None
+                and "judge" in m.requires
+                and measurement.score is not None
+                and abs(measurement.score - threshold) <= votes[1]
+            ]
+            if again and votes is not None:
+                revoted = await asyncio.gather(
+                    *(
+                        asyncio.shield(
+                            self._measure_task(loaded, response, instances[i], services, votes[0])
+                        )
+                        for i in again
+                    )
+                )
+                for i, measurement in zip(again, revoted, strict=True):
+                    # The first vote's cost stays counted beside the votes added to it.
+                    usage = measured[i].usage + measurement.usage
+                    measured[i] = measurement.model_copy(update={"usage": usage})
+            return measured
 
         measurements = self.session.loop.run(measure_all())
         return [
@@ -357,11 +389,11 @@ class Engine:
                 loaded.key,
                 instance.result_name,
                 measurement,
-                self.session.default_threshold(instance) if threshold is None else threshold,
+                threshold,
                 self.session.settings.judge.local.unsure,
             )
-            for instance, (_, threshold, _), measurement in zip(
-                instances, requests, measurements, strict=True
+            for instance, threshold, measurement in zip(
+                instances, thresholds, measurements, strict=True
             )
         ]
 
@@ -380,13 +412,25 @@ class Engine:
         )
 
     def _measure_task(
-        self, loaded: LoadedCase, response: RAGResponse, metric: Metric, services: Services
+        self,
+        loaded: LoadedCase,
+        response: RAGResponse,
+        metric: Metric,
+        services: Services,
+        votes: int | None = None,
     ) -> asyncio.Future[Measurement]:
-        """The (memoised) measurement of a metric on a case. Call on the loop."""
-        memo_key = (loaded.key, metric.cache_key(), self._depends_on(metric, services.judge))
+        """The (memoised) measurement of a metric on a case, with ``votes`` per question
+        when a verdict is asked again (``judge.passes: auto``). Call on the loop."""
+        depends = self._depends_on(metric, services.judge) + (f" votes={votes}" if votes else "")
+        memo_key = (loaded.key, metric.cache_key(), depends)
         task = self._measurements.get(memo_key)
         if task is None:
-            task = asyncio.ensure_future(measure(metric, make_sample(loaded, response), services))
+            sample = make_sample(loaded, response)
+            task = asyncio.ensure_future(
+                measure(metric, sample, services)
+                if votes is None
+                else measured_with_votes(metric, sample, services, votes)
+            )
             task.add_done_callback(self._count_usage)
             self._measurements[memo_key] = task
             self._memo_keys.setdefault(loaded.key, []).append(memo_key)
@@ -709,3 +753,25 @@ def judge_group(item: pytest.Item) -> str:
     if item.stash.get(ZERO_CODE_CASE, None) is not None and item.parent is not None:
         return item.parent.nodeid
     return function_id(item)
+
+
+def more_votes(judge: Judge | None) -> tuple[int, float] | None:
+    """``(votes, margin)`` when the judge asks a verdict near its threshold again with more
+    votes (an LLM judge under ``judge.passes: auto``), else ``None``."""
+    most = getattr(judge, "max_passes", None)
+    if most is None or most <= (getattr(judge, "passes", None) or 1):
+        return None
+    return int(most), float(getattr(judge, "vote_margin", 0.0))
+
+
+async def measured_with_votes(
+    metric: Metric, sample: Sample, services: Services, votes: int
+) -> Measurement:
+    """The metric measured with ``votes`` per judge question (its first vote kept), and the
+    votes recorded in its details."""
+    token = VOTES.set(votes)
+    try:
+        measured = await measure(metric, sample, services)
+    finally:
+        VOTES.reset(token)
+    return measured.model_copy(update={"details": {**measured.details, "votes": votes}})

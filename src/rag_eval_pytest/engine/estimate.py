@@ -100,7 +100,8 @@ def estimate_run(
         kind = resolve_kind(settings, env)
     label = judge_label(settings, env)
     model = label.split("(", 1)[1].rstrip(")") if "(" in label else kind
-    passes = 1 if settings.passes == 1 else settings.passes // 2 + 1
+    votes = settings.fixed_passes  # under passes: auto, one vote for most questions
+    passes = 1 if votes == 1 else votes // 2 + 1
     tokens: list[int] = []
     for loaded in cases:
         case = loaded.case

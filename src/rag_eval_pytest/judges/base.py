@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from abc import ABC, abstractmethod
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -24,6 +25,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+VOTES: ContextVar[int | None] = ContextVar("rag_eval_votes", default=None)
+"""The votes an LLM judge casts on the questions asked in this context, when a verdict near
+its threshold is asked again with more votes (``judge.passes: auto``); ``None``: its own."""
 
 I = TypeVar("I", bound=BaseModel)  # noqa: E741 - the conventional name of an input type
 O = TypeVar("O", bound=BaseModel)  # noqa: E741
@@ -179,7 +184,12 @@ def run_identity(judge: Judge, fingerprint: str | None = None) -> str | None:
     fingerprint = judge.fingerprint() or fingerprint
     if fingerprint is None:
         return None
-    return f"{fingerprint} passes={getattr(judge, 'passes', None)}"
+    votes = getattr(judge, "passes", None)
+    most = getattr(judge, "max_passes", None)
+    if most is not None and votes is not None and most > votes:  # judge.passes: auto
+        margin = getattr(judge, "vote_margin", None)
+        return f"{fingerprint} passes=auto({votes}-{most}, margin {margin})"
+    return f"{fingerprint} passes={votes}"
 
 
 def check_indexed(items: Sequence[Any], count: int, what: str) -> list[str]:

@@ -94,7 +94,9 @@ def adopt(judge: Judge, settings: JudgeSettings, cache_dir: Path | None) -> Judg
     if isinstance(judge, LLMJudge):
         cache = cache_for(settings, cache_dir)
         judge.adopt(
-            passes=settings.passes,
+            passes=settings.fixed_passes,
+            max_passes=settings.max_passes if settings.passes == "auto" else None,
+            vote_margin=settings.vote_margin,
             cache=cache if isinstance(cache, JudgeCache) else False,
             prices=settings.price_table(),
             max_context_tokens=settings.max_context_tokens,

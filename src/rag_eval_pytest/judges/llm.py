@@ -36,7 +36,8 @@ import contextlib
 import hashlib
 import time
 from abc import abstractmethod
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -44,7 +45,7 @@ from pydantic import BaseModel, ValidationError
 from ..redaction import too_weak
 from ..runtime.retry import RetryPolicy
 from ..text.shorten import shorten
-from .base import I, Judge, JudgeOutcome, O, Question, Usage
+from .base import VOTES, I, Judge, JudgeOutcome, O, Question, Usage
 from .cache import JudgeCache, cache_key
 from .cost import Prices, cost_usd
 from .parsing import ParseResult, looks_like_refusal, parse_reply
@@ -58,6 +59,8 @@ if TYPE_CHECKING:
     from ..runtime.limits import AdaptiveLimiter
 
 T = TypeVar("T")
+FIRST_VOTES_KEPT = 20_000
+"""First votes kept in memory for a verdict asked again with more votes (``passes: auto``)."""
 MAX_CONSECUTIVE_FAILURES = 5
 """Requests in a row that ran out of retries on transient failures (timeouts, 429, overload,
 5xx) after which the judge stops for the rest of the run: a judge that hangs or stays
@@ -215,6 +218,11 @@ class LLMJudge(Judge):
             raise ValueError("passes must be at least 1")
         self.model = model
         self.passes = passes
+        self.max_passes: int | None = None
+        """With ``judge.passes: auto``: the votes a verdict near its threshold gets."""
+        self.vote_margin = 0.1
+        """With ``judge.passes: auto``: how near its threshold a score is asked again."""
+        self._first_votes: OrderedDict[str, JudgeOutcome[Any]] = OrderedDict()
         self.cache = cache
         self.prices = prices
         self.max_context_tokens = max_context_tokens
@@ -252,6 +260,8 @@ class LLMJudge(Judge):
         redactor: Redactor | None = None,
         retry: RetryPolicy | None = None,
         deadline: JudgeDeadline | None = None,
+        max_passes: int | None = None,
+        vote_margin: float = 0.1,
     ) -> None:
         """Fill the settings the judge was built without (explicit arguments win)."""
         if self.limiter is None and limiter is not None:
@@ -264,6 +274,8 @@ class LLMJudge(Judge):
             self.retry, self._retry_given = retry, True
         if self.passes is None and passes is not None:
             self.passes = passes
+        if self.max_passes is None and max_passes is not None:
+            self.max_passes, self.vote_margin = max_passes, vote_margin
         if self.cache is None and cache is not None:
             self.cache = cache
         if self.prices is None and prices is not None:
@@ -323,9 +335,22 @@ class LLMJudge(Judge):
         )
 
         async def one_pass(index: int) -> JudgeOutcome[Any]:
-            return await self._ask_pass(question, inputs, prompt, index)
+            if index:
+                return await self._ask_pass(question, inputs, prompt, index)
+            # The first vote, remembered: a verdict asked again with more votes keeps it.
+            key = self._request_key(prompt, 0)
+            first = self._first_votes.get(key)
+            if first is None:
+                first = await self._ask_pass(question, inputs, prompt, 0)
+                if first.value is not None and self.max_passes is not None:
+                    self._first_votes[key] = first
+                    if len(self._first_votes) > FIRST_VOTES_KEPT:
+                        self._first_votes.popitem(last=False)
+            else:
+                first = replace(first, usage=Usage())  # paid for by the first ask
+            return first
 
-        passes = self.passes or 1
+        passes = VOTES.get() or self.passes or 1
         cache = self._disk_cache()
         if cache is None:
             outcome = await vote(one_pass, passes)

@@ -5,7 +5,7 @@ Pydantic only, so that the configuration can import it without importing any jud
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
@@ -121,7 +121,22 @@ class JudgeSettings(_Section):
     api_key: SecretStr | None = Field(
         None, description="API key (default: ANTHROPIC_API_KEY / OPENAI_API_KEY); use ${VAR}."
     )
-    passes: int = Field(3, ge=1, le=15, description="Passes per question, majority vote.")
+    passes: Annotated[int, Field(ge=1, le=15)] | Literal["auto"] = Field(
+        "auto",
+        description="Votes per question (a majority vote that stops once decided), or auto: "
+        "one vote, and max_passes only for a verdict whose score is within vote_margin of "
+        "its threshold (where more votes can change it).",
+    )
+    max_passes: int = Field(
+        3, ge=2, le=15, description="passes: auto: the votes a verdict near its threshold gets."
+    )
+    vote_margin: float = Field(
+        0.1,
+        ge=0,
+        le=1,
+        description="passes: auto: how near its threshold a score is asked again with "
+        "max_passes votes.",
+    )
     cache: bool = Field(
         True, description="Cache judge replies on disk (false: as --rag-no-cache)."
     )
@@ -232,6 +247,12 @@ class JudgeSettings(_Section):
                 f"judge.then: a cascade's second tier is an LLM judge, not {self.then.kind!r}"
             )
         return self
+
+
+    @property
+    def fixed_passes(self) -> int:
+        """The votes every question gets (1 under ``passes: auto``)."""
+        return 1 if self.passes == "auto" else int(self.passes)
 
     def price_table(self) -> dict[str, tuple[float, float]]:
         return {name: (p.input, p.output) for name, p in self.prices.items()}

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..judges.base import I, Judge, JudgeOutcome, O, Question, Usage
+from ..judges.base import VOTES, I, Judge, JudgeOutcome, O, Question, Usage
 from ..text.shorten import shorten
 
 if TYPE_CHECKING:
@@ -270,7 +270,7 @@ class Services:
         assert judge is not None, "a metric that requires a judge runs only with one"
         if self.scrub is not None:
             inputs = type(inputs).model_validate(self.scrub(inputs.model_dump()))
-        key = (self.judge_id, question.name, inputs.model_dump_json())
+        key = (self.judge_id, f"{question.name} {VOTES.get()}", inputs.model_dump_json())
         future = self.memo.get(key)
         if future is not None:
             outcome: JudgeOutcome[O] = await asyncio.shield(future)

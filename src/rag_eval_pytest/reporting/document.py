@@ -101,6 +101,7 @@ def build_document(
             case_thresholds=m.case_thresholds,
             tiers=m.tiers,
             interval=m.interval,
+            votes=m.votes,
         )
     composite_check = checks.get("composite")
     order = list(summary.metrics)

@@ -86,6 +86,21 @@ def metric_threshold(m: MetricSummary) -> str:
     return f"{gate} (mean); {shown} per case" if gate else f"{shown} per case"
 
 
+def vote_lines(summary: Summary) -> list[str]:
+    """The judge's measured disagreement per metric: "faithfulness: 12 verdicts near their
+    threshold asked again with more votes; the votes differed on 2 (17 %)"."""
+    lines = []
+    for name, m in summary.metrics.items():
+        revoted, disagreed = m.votes.get("revoted", 0), m.votes.get("disagreed", 0)
+        if revoted:
+            lines.append(
+                f"{title(name)}: {revoted} verdict{'s' if revoted != 1 else ''} near the "
+                f"threshold asked again with more votes; the votes differed on {disagreed} "
+                f"({disagreed / revoted:.0%})"
+            )
+    return lines
+
+
 def cascade_lines(summary: Summary) -> list[str]:
     """What each tier of a cascade judge decided, per metric: "faithfulness: the local judge
     decided 12 of 15 items, the LLM judge 3; 8 of 10 cases never asked the LLM judge"."""
@@ -409,6 +424,9 @@ def render_markdown(report: Report) -> str:
     cascade = cascade_lines(summary)
     if cascade:
         lines += ["**Cascade judge:**", *(f"- {_cell(line)}" for line in cascade), ""]
+    votes = vote_lines(summary)
+    if votes:
+        lines += ["**Judge votes:**", *(f"- {_cell(line)}" for line in votes), ""]
     lines += comparison_lines(report.comparison)
     lines += flaky_lines(report)
     lines += _trend(report.trend)

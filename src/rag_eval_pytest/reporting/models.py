@@ -131,6 +131,11 @@ class MetricSummary(_Model):
         description="The mean's 95 % interval over the judged cases (a seeded bootstrap up to "
         "200 cases, the normal approximation beyond); null for fewer than 2 cases.",
     )
+    votes: dict[str, int] = Field(
+        default_factory=dict,
+        description="judge.passes: auto: the verdicts asked again with more votes near their "
+        "threshold ('revoted') and those whose votes differed ('disagreed').",
+    )
     tiers: dict[str, int] = Field(
         default_factory=dict,
         description="A cascade judge: the items each tier decided ('local', 'llm') over the "

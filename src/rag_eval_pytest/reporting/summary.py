@@ -55,6 +55,9 @@ class MetricSummary:
     cases whose question never went to the LLM tier."""
     interval: tuple[float, float] | None = None
     """The mean's 95 % interval over the cases (seeded bootstrap: reproducible)."""
+    votes: dict[str, int] = field(default_factory=dict)
+    """``judge.passes: auto``: the verdicts asked again with more votes (``revoted``) and
+    those whose votes differed (``disagreed``)."""
 
 
 @dataclass
@@ -213,6 +216,19 @@ def _tiers(results: Sequence[MetricResult]) -> dict[str, int]:
     return total
 
 
+def _votes(results: Sequence[MetricResult]) -> dict[str, int]:
+    """How many verdicts were asked again with more votes, and how many of them the votes
+    disagreed on (their agreement below 1): the judge's measured noise on this metric."""
+    revoted = [r for r in results if r.details.get("votes")]
+    if not revoted:
+        return {}
+    disagreed = sum(
+        isinstance(r.details.get("agreement"), (int, float)) and r.details["agreement"] < 1
+        for r in revoted
+    )
+    return {"revoted": len(revoted), "disagreed": disagreed}
+
+
 def case_composite(record: CaseRecord, weights: Mapping[str, float]) -> float | None:
     """A case's composite: the weighted mean of its judged scores, and never more than the
     lowest score that failed its threshold. A metric without weight (correctness and the
@@ -257,6 +273,7 @@ def summarise(
             case_thresholds=sorted({r.threshold for r in results if r.threshold is not None}),
             tiers=_tiers(results),
             interval=mean_interval(judged, seed_of(name, *keys)),
+            votes=_votes(results),
         )
     means = {n: m.mean for n, m in metrics.items() if m.mean is not None}
     composite = weighted_mean(means, weights)

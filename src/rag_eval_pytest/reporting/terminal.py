@@ -15,6 +15,7 @@ from .markdown import (
     metric_status,
     metric_threshold,
     title,
+    vote_lines,
 )
 
 if TYPE_CHECKING:
@@ -71,6 +72,7 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
             f"judge: {usage.judge_calls} calls, {usage.cache_hits} cached, ${usage.cost_usd:.2f}"
         )
     lines.extend(f"cascade: {line}" for line in cascade_lines(summary))
+    lines.extend(f"votes: {line}" for line in vote_lines(summary))
     comparison = report.comparison
     if comparison is not None and comparison.not_compared is None:
         regressed = comparison.regressions
