@@ -509,15 +509,16 @@ def unit_of(word: str) -> str:
     return word
 
 
-def quantities(text: str) -> list[Quantity]:
+def quantities(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Quantity]:
     """The numbers of ``text`` with the word after each as its unit ("30 days"). Numbers that
-    are part of a date ("8 December 1984", "in 2010") are left to :func:`dates`."""
-    return list(_quantities(text))
+    are part of a date ("8 December 1984", "in 2010") are left to :func:`dates`, and those in
+    the spans ``skip`` (times of day) to whoever passes them."""
+    return list(_quantities(text, skip))
 
 
 @lru_cache(maxsize=4096)
-def _quantities(text: str) -> tuple[Quantity, ...]:
-    taken = _date_spans(text)
+def _quantities(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[Quantity, ...]:
+    taken = [*_date_spans(text), *skip]
     words = [
         m.group(0) for m in _TOKEN.finditer(text) if not any(s <= m.start() < e for s, e in taken)
     ]
@@ -711,6 +712,13 @@ _NAME_STOP = STOPWORDS | frozenset(
         "friday",
         "saturday",
         "sunday",
+        "mondays",
+        "tuesdays",
+        "wednesdays",
+        "thursdays",
+        "fridays",
+        "saturdays",
+        "sundays",
     ]
 )
 

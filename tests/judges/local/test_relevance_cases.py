@@ -163,3 +163,33 @@ def test_a_sentence_score_shows_the_relevance_threshold_as_one_half() -> None:
     # A sentence that answers the question by the rule is relevant and shown at the cut.
     assert SentenceScore(0.30, answers=True).relevant(0.60)
     assert SentenceScore(0.30, answers=True).shown(0.60) == 0.5
+
+
+def test_a_list_of_names_answers_which(local_judge: Any) -> None:
+    question = "Which payment methods do you accept?"
+    listed = answer_relevance(local_judge, question, "We accept Visa, Mastercard and PayPal.")
+    assert passes(listed, "answer_relevance"), (listed.score, listed.reason)
+    assert "besides the items it asks for" in listed.reason
+    due = answer_relevance(local_judge, question, "Payment is due within 14 days.")
+    assert not passes(due, "answer_relevance"), (due.score, due.reason)
+
+
+RETURNS = (
+    "Our flagship store is in the city centre. Items can be returned within 30 days. "
+    "Gift cards are non-refundable."
+)
+
+
+def test_the_sentence_that_gives_the_amount_a_question_names_is_needed(local_judge: Any) -> None:
+    result = context_relevance(local_judge, "What is the return window?", RETURNS)
+    assert [e.verdict for e in result.evidence] == ["not relevant", "relevant", "not relevant"]
+    assert passes(result, "context_relevance")
+    hotel = "The hotel has 120 rooms. Guests can check in from 3 pm."
+    result = context_relevance(local_judge, "What time is check-in?", hotel)
+    assert [e.verdict for e in result.evidence] == ["not relevant", "relevant"]
+
+
+def test_a_passage_without_the_amount_a_question_names_is_not_relevant(local_judge: Any) -> None:
+    store = "Our flagship store is in the city centre. Gift wrapping is free in December."
+    result = context_relevance(local_judge, "What is the return window?", store)
+    assert result.score == 0.0

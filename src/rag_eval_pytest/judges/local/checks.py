@@ -33,6 +33,7 @@ from ...text.facts import (
     unit_of,
     words_of_name,
 )
+from ...text.roles import SPAN_WORDS, time_spans, times, weekdays
 from ...text.sentences import split_sentences
 
 SWAP_WORDS = 8  # claims with more content words are not checked for a replaced term
@@ -41,11 +42,12 @@ ROLE_WORDS = 5  # nor, with more than these, for two terms in each other's place
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem of a claim. ``kind``: numbers, dates, negation, names or terms (a key term
-    replaced by another); ``severity``:
+    """One problem of a claim. ``kind``: numbers (times of day too), dates, negation, names,
+    terms (a key term replaced by another), days (of the week) or order (the ends of a
+    route); ``severity``:
     conflict (the contexts say otherwise) or gap (they do not say it)."""
 
-    kind: Literal["numbers", "dates", "negation", "names", "terms"]
+    kind: Literal["numbers", "dates", "negation", "names", "terms", "days", "order"]
     severity: Literal["conflict", "gap"]
     message: str
 
@@ -56,14 +58,20 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
     The evidence (the passage closest to the claim) counting the same thing with another
     number is a conflict, even when some other context happens to state the claim's number:
     "30 days of paid time off" against "20 days paid time off" stays wrong beside a refund
-    policy of 30 days. A number no context states is a gap."""
+    policy of 30 days. A number is bound to what it counts: "5 points for every 100 euro
+    voucher" against "100 points for a 5 euro voucher" has both numbers, each counting the
+    other's thing, and is a conflict. A number no context states is a gap. Times of day are
+    :func:`check_times`'s."""
     stated = quantities(contexts)
     near = quantities(evidence)
     findings = []
-    for q in quantities(claim):
-        if any(same_value(q.value, s.value) for s in near):
+    for q in quantities(claim, time_spans(claim)):
+        equal = [s for s in near if same_value(q.value, s.value)]
+        if any(_counts_same(q, s, claim, evidence) for s in equal):
             continue
         rival = next((s for s in near if _same_unit(q, s, evidence)), None)
+        if equal and rival is None:
+            continue
         if rival is None and any(same_value(q.value, s.value) for s in stated):
             continue
         rival = rival or next((s for s in stated if q.unit and s.unit == q.unit), None)
@@ -79,9 +87,19 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
     return findings
 
 
+def _counts_same(claimed: Quantity, stated: Quantity, claim: str, evidence: str) -> bool:
+    """Whether an equal number of the evidence counts what the claim's counts: no unit on
+    either side, the same unit, or either's unit among the three words after the other's
+    number ("30 calendar days" and "30 days")."""
+    if not claimed.unit or not stated.unit or _same_unit(claimed, stated, evidence):
+        return True
+    return _same_unit(stated, claimed, claim)
+
+
 def _same_unit(claimed: Quantity, stated: Quantity, evidence: str) -> bool:
     """Whether two quantities count the same thing: the same unit word, or the claim's unit
-    among the three words after the stated number ("1,600 German scientists")."""
+    among the three words after the stated number, before any other number ("1,600 German
+    scientists")."""
     if not claimed.unit:
         return False
     if stated.unit == claimed.unit:
@@ -89,8 +107,13 @@ def _same_unit(claimed: Quantity, stated: Quantity, evidence: str) -> bool:
     at = evidence.find(stated.text)
     if at < 0:
         return False
-    following = tokens(evidence[at + len(stated.text) :])[:3]
-    return claimed.unit in {unit_of(word) for word in following}
+    following = list(itertools.takewhile(_no_number, tokens(evidence[at + len(stated.text) :])))
+    return claimed.unit in {unit_of(word) for word in following[:3]}
+
+
+def _no_number(word: str) -> bool:
+    """Whether a word is no number: the words after a number up to the next one are its."""
+    return not (word[0].isdigit() or word[0] == "$")
 
 
 def _as_written(stated: Quantity, unit: str, evidence: str) -> str:
@@ -235,13 +258,14 @@ def opposite_terms(claim: str, evidence: str) -> list[tuple[str, str]]:
     ]
 
 
-def _sequence(text: str) -> list[str]:
-    """The content words of ``text`` in order of first use (stemmed, places for demonyms). A
-    word said again adds no order: a short answer read with its question ("Is my data
-    encrypted? My data is encrypted.") is not a reordering of its evidence."""
+def _sequence(text: str, leave: frozenset[str] = frozenset()) -> list[str]:
+    """The content words of ``text`` in order of first use (stemmed, places for demonyms),
+    but those in ``leave``. A word said again adds no order: a short answer read with its
+    question ("Is my data encrypted? My data is encrypted.") is not a reordering of its
+    evidence."""
     words: list[str] = []
     for t in tokens(text):
-        found = content_words(t)
+        found = content_words(t) - leave
         words.extend(w for w in (_SAME.get(w, w) for w in sorted(found)) if w not in words)
     return words
 
@@ -302,14 +326,17 @@ def check_swaps(
                 )
             ]
         return []
-    sequence = _sequence(clause)
+    # The words that give times and days their place ("runs from 10 pm", "starts at 10 pm")
+    # are the time check's and the day check's, not terms.
+    leave = SPAN_WORDS if times(said) or weekdays(said) else frozenset()
+    sequence = _sequence(clause, leave)
     shared = set(sequence)
     known = _words_of(contexts)
     # A short claim read with its question is also read alone: the question's words ("Which
     # gas ...") are not the evidence's, and only the claim's own words have the fact's order.
-    own = _sequence(said)
+    own = _sequence(said, leave)
     swapped = (
-        _replaced_tail(_sequence(claim), sequence, known)
+        _replaced_tail(_sequence(claim, leave), sequence, known)
         or _replaced_tail(own, sequence, known)
         or (None if negation_cues(said) else _replaced_middle(own, sequence, known))
     )
@@ -323,7 +350,7 @@ def check_swaps(
                 f"{_word_in(stated, clause)}",
             )
         ]
-    mine = [w for w in _sequence(claim) if w in shared]
+    mine = [w for w in _sequence(claim, leave) if w in shared]
     # Only a short claim whose every word the evidence's sentence holds: otherwise the two are
     # different statements, and a different order means nothing.
     sentence = next((t for t in split_sentences(passage) if clause in t), clause)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -111,13 +112,102 @@ def question_coverage(question: str, text: str) -> float:
     return len(words & content_words(text)) / len(words)
 
 
+# The auxiliary after "which X" that ends the noun phrase naming what is asked for ("Which
+# payment methods do you accept?").
+_AUXILIARY = r"(?:do|does|did|is|are|was|were|can|could|should|will|would|has|have|had|must|may)"
+_WHICH = re.compile(
+    rf"\b(which|what)\s+(?!{_AUXILIARY}\b)((?:[\w'-]+\s+){{0,2}}?[\w'-]+)\s+{_AUXILIARY}\b",
+    re.I,
+)
+_WHAT_IS = re.compile(
+    r"\bwhat(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(?:the|your|our|a|an)\s+"
+    r"((?:[\w'-]+\s+){0,3}?[\w'-]+)(?:\s*(?:\?|$)|\s+(?:of|for|on|in|at|to|if|when|with)\b)",
+    re.I,
+)
+# Nouns whose answer is an amount, a length of time or a time ("the return window", "the
+# daily withdrawal limit", "the check-in time").
+_AMOUNT_NOUNS = frozenset(
+    content_words(
+        "window period limit length duration fee fees price cost charge rate amount number "
+        "size age salary allowance minimum maximum percentage interest deposit capacity "
+        "weight height distance speed temperature dose dosage time times date dates deadline "
+        "hours schedule day days week weeks month months year years"
+    )
+)
+# The word after "how" that names what is asked ("how long"): no topic the answer repeats.
+_HOW_WORDS = re.compile(r"\bhow\s+(long|much|many|old|far|big|often|soon|late|early)\b", re.I)
+_LIST = re.compile(r"[^\W\d_][\w'-]*(?:\s+[\w'-]+){0,3},\s+[\w'-]+|\b\w+\s+(?:and|or)\s+\w+", re.I)
+_SINGULAR_S = ("ss", "us", "is", "gas", "news", "series", "species")
+
+
+@lru_cache(maxsize=1024)
+def asked_for(question: str) -> tuple[str, frozenset[str]]:
+    """(kind, words) of what a question asks for beyond its wh-word, and the words that name
+    it, which an answer gives by instance rather than repeats:
+
+    * "items" for "which X" with X plural, and "what X do ..." ("Which payment methods do
+      you accept?": names or a list answer it), "item" for "which X" with X singular;
+    * "amount" when X, or the X of "what is the X", ends with a noun of an amount, a length
+      of time or a time ("What is the return window?", "Which days ...");
+    * "" otherwise, with the word after "how" ("long" in "how long") as the words."""
+    how = _HOW_WORDS.search(question)
+    if how:
+        return "", frozenset(content_words(how.group(1)))
+    which = _WHICH.search(question)
+    if which:
+        last = which.group(2).lower().split()[-1]
+        plural = last.endswith("s") and not last.endswith(_SINGULAR_S)  # "methods", not "gas"
+        if which.group(1).lower() == "which" or plural or _names_amount(which.group(2)):
+            return _kind(which.group(2), "items" if plural else "item")
+    what = _WHAT_IS.search(question)
+    if what:
+        return _kind(what.group(1), "")
+    return "", frozenset()
+
+
+def _kind(phrase: str, otherwise: str) -> tuple[str, frozenset[str]]:
+    """The kind "amount" and the amount words of a noun phrase that ends with one ("minimum
+    password length"), else ``otherwise`` and the phrase's words."""
+    words = content_words(phrase)
+    if _names_amount(phrase):
+        return "amount", words & _AMOUNT_NOUNS
+    return otherwise, words if otherwise else frozenset()
+
+
+def _names_amount(phrase: str) -> bool:
+    """Whether a noun phrase ends with a noun of an amount or a time ("check-in time")."""
+    head = content_words(phrase.split()[-1])
+    return bool(head) and head <= _AMOUNT_NOUNS
+
+
+def topic_coverage(question: str, text: str) -> float:
+    """Share of the question's content words found in the text, the words that name what it
+    asks for left out (:func:`asked_for`: an answer gives the payment methods, it does not
+    repeat "payment methods"); a hyphenated word counts when its parts are there
+    ("check-in" in "check in")."""
+    words = content_words(question) - asked_for(question)[1]
+    if not words:
+        return 0.0
+    found = content_words(text)
+    parts = {w for w in words if "-" in w and content_words(w.replace("-", " ")) <= found}
+    return len(words & found | parts) / len(words)
+
+
 def expected_type_found(question: str, answer: str) -> float:
     """1 when the answer holds what the question's wh-word asks for, 0 when it does not,
     0.5 when the question asks for no particular kind of thing: a number for "how many", a
     date, a time of day or a day for "when", a name or a person's role for "who", the means
-    for "how is it done", a cause for "why"."""
+    for "how is it done", a cause for "why", names or a list for "which payment methods",
+    a number, a time or a date for "what is the return window" (:func:`asked_for`)."""
+    kind = asked_for(question)[0]
+    if kind.startswith("item"):  # names or a list answer "which payment methods"
+        if names(answer) or _LIST.search(answer):
+            return 1.0
+        return 0.0 if kind == "items" else 0.5  # "which gas": one thing, maybe a common noun
     match = _WH.search(question)
     if match is None:
+        if kind == "amount":  # a number, a time or a date answers "what is the return window"
+            return 1.0 if quantities(answer) or dates(answer) or _WHEN.search(answer) else 0.0
         return 0.5
     wh = match.group(0).lower()
     if wh in ("when", "what time"):
@@ -140,9 +230,13 @@ def expected_type_found(question: str, answer: str) -> float:
 
 
 def answer_features(question: str, answer: str, q: Vector, a: Vector) -> list[float]:
+    """Similarity, the share of the question's words the answer has (those that name the
+    items asked for left out: "payment methods" in "Which payment methods do you accept?"),
+    and whether it holds the kind of thing asked for."""
+    covered = topic_coverage if asked_for(question)[0].startswith("item") else question_coverage
     return [
         float(q @ a),
-        question_coverage(question, answer),
+        covered(question, answer),
         expected_type_found(question, answer),
     ]
 
@@ -153,9 +247,12 @@ def answer_relevance(
     """(score 0..1, reason) of how well the answer addresses the question."""
     features = answer_features(question, answer, q, a)
     score = model.score(features)
+    kind = asked_for(question)[0]
+    named = "items" if kind == "items" else "thing"
+    besides = f" besides the {named} it asks for" if kind.startswith("item") else ""
     parts = [
         f"similarity to the question {features[0]:.2f}",
-        f"{features[1]:.0%} of the question's words",
+        f"{features[1]:.0%} of the question's words{besides}",
     ]
     if features[2] == 0.0:
         parts.append("it does not contain what the question asks for")
@@ -176,6 +273,11 @@ def sentence_features(q: Vector, vectors: list[Vector]) -> list[list[float]]:
 # embedding space than the on-topic passages the model was fitted on.
 ANSWERING_COVERAGE = 0.6
 ANSWERING_SIMILARITY = 0.45
+# A question that asks for an amount or a time by naming it ("What is the return window?")
+# sits far from the sentence that gives it ("Items can be returned within 30 days":
+# similarity 0.31): the naming word is the question's, the number the sentence's. A sentence
+# with every other word of the question and such an amount answers it from this similarity.
+AMOUNT_SIMILARITY = 0.25
 
 
 @dataclass(frozen=True)
@@ -203,11 +305,14 @@ class SentenceScore:
 
 
 def answers_question(question: str, sentence: str, similarity: float) -> bool:
-    """Whether the sentence answers the question by the rule of :data:`ANSWERING_COVERAGE`."""
+    """Whether the sentence answers the question by the rule of :data:`ANSWERING_COVERAGE`
+    (and :data:`AMOUNT_SIMILARITY`)."""
+    covered = topic_coverage(question, sentence)
+    amount = covered == 1.0 and asked_for(question)[0] == "amount"
     return (
-        similarity >= ANSWERING_SIMILARITY
+        similarity >= (AMOUNT_SIMILARITY if amount else ANSWERING_SIMILARITY)
         and len(content_words(question)) >= 2
-        and question_coverage(question, sentence) >= ANSWERING_COVERAGE
+        and covered >= ANSWERING_COVERAGE
         and expected_type_found(question, sentence) == 1.0
     )
 

@@ -40,6 +40,7 @@ from .checks import (
     check_swaps,
     missing_name_share,
 )
+from .role_checks import check_days, check_routes, check_times
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -252,6 +253,10 @@ def claim_features(
 
 
 _CLAUSE = re.compile(r"\s*(?:[,;:\u2013\u2014]|\s-\s|\bbut\b|\bwhile\b|\bwhereas\b)\s*")
+# Three or more items: "black, navy and olive", "Visa, Mastercard, or PayPal".
+_LISTED = re.compile(
+    r"\b[^\W\d_][\w-]*,\s+(?:[^\W\d_][\w-]*\s+)?[^\W\d_][\w-]*,?\s+(?:and|or)\s+[^\W\d_]"
+)
 
 
 def _findings(
@@ -261,8 +266,13 @@ def _findings(
     passage = evidence.passages[best].text
     context = evidence.contexts[evidence.passages[best].context]
     clause = _best_sentence(claim, passage)
+    if _LISTED.search(claim):  # "black, navy and red": the list's commas part no clauses
+        clause = _closest_sentence(claim, passage)
     return (
         check_numbers(claim, passage, evidence.all_text)
+        + check_times(claim, passage, evidence.all_text)
+        + check_days(claim, passage)
+        + check_routes(claim, passage)
         + check_dates(claim, passage, evidence.all_text, dated)
         + _negation(claim, passage)
         + check_swaps(claim, clause, context, evidence.all_text, framed)

@@ -1,0 +1,157 @@
+"""Checks of facts bound to a role: which time opens and which closes, which days, which
+way a route goes.
+
+The number check sees "opens at 6 pm and closes at 9 am" state the two times of "opens at
+9 am and closes at 6 pm", and similarity sees the same words in "from Berlin to Paris" as in
+"from Paris to Berlin". These checks compare each time with the evidence's time of the same
+role (the word before it, the words of its clause), the days a claim names with the days the
+evidence names, and the two ends of a route with the evidence's. Each finding is a conflict
+with both sides in its message ("claims “opens at 6 pm”; the context says “opens at 9 am”"),
+or, for a time no context states, a gap.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...text.facts import content_words, negation_cues, quantities
+from ...text.roles import SPAN_WORDS, Days, Time, routes, same_place, times, weekdays
+from ...text.sentences import split_sentences
+from .checks import Finding
+
+
+def check_times(claim: str, evidence: str, contexts: str) -> list[Finding]:
+    """Times of day of the claim that the evidence gives another time for, in the same role
+    ("closes at 9 am" against "closes at 6 pm"), or in the other half of the day ("9 pm"
+    against "9 am": am and pm compare exactly); a time no context states is a gap."""
+    near = times(evidence)
+    findings = []
+    for said in times(claim):
+        equal = [t for t in near if said.same(t)]
+        rival = _rival(said, near, equal)
+        if rival is not None:
+            findings.append(
+                Finding(
+                    "numbers",
+                    "conflict",
+                    f"claims {_quoted(said)}; the context says {_quoted(rival)}",
+                )
+            )
+        elif not equal and not _stated(said, contexts):
+            findings.append(
+                Finding("numbers", "gap", f"claims {said.text}; the contexts state no such time")
+            )
+    return findings
+
+
+def _rival(said: Time, near: tuple[Time, ...], equal: list[Time]) -> Time | None:
+    """The evidence's time in the claim's time's place when it is another time: the one of
+    the same role and clause words, unless an equal time holds that place as well."""
+    others = [t for t in near if t not in equal]
+    if not others:
+        return None
+    if not equal:
+        return max(others, key=lambda t: (_role_match(said, t), len(said.words & t.words)))
+
+    def beats(other: Time, mine: Time) -> bool:
+        role, mine_role = _role_match(said, other), _role_match(said, mine)
+        words, mine_words = len(said.words & other.words), len(said.words & mine.words)
+        return (words > mine_words and role >= mine_role) or (
+            role == 1 and mine_role == -1 and words >= mine_words
+        )
+
+    better = [t for t in others if all(beats(t, mine) for mine in equal)]
+    return max(
+        better, key=lambda t: (_role_match(said, t), len(said.words & t.words)), default=None
+    )
+
+
+def _quoted(time: Time) -> str:
+    """A time as a reason shows it: quoted with the word that gives its role ("“opens at 9
+    am”"), bare without one ("9 am")."""
+    bare = time.text[0].isdigit() or time.text in ("noon", "midnight")
+    return time.text if bare else f"\u201c{time.text}\u201d"
+
+
+def _role_match(a: Time, b: Time) -> int:
+    """1 for the same role ("opens", "from"), -1 for the other one, 0 when either has none."""
+    if not a.role or not b.role:
+        return 0
+    return 1 if a.role == b.role else -1
+
+
+def _stated(said: Time, contexts: str) -> bool:
+    """Whether a context gives the time, or its hour as a bare number ("opens at 9")."""
+    return any(said.same(t) for t in times(contexts)) or any(
+        q.value == said.hour and not q.unit for q in quantities(contexts)
+    )
+
+
+# A clause that says something does not happen on its days: "no deliveries on Sundays",
+# "closed on Mondays", "except Sundays".
+_CLOSING = re.compile(r"\b(closed|shut|except|excluding|unavailable)\b", re.IGNORECASE)
+_DAY_WORDS = SPAN_WORDS | content_words(
+    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays "
+    "thursdays fridays saturdays sundays weekday weekdays weekend weekends daily every day days "
+    "week"
+)
+_DAY_CLAUSE = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:but|while|whereas)\b|(?<=[.!?])\s", re.I)
+
+
+def check_days(claim: str, evidence: str) -> list[Finding]:
+    """Days of the week the claim says something happens on that the evidence, which names
+    the days it happens on, does not ("Tuesday to Saturday" against "Monday to Friday").
+    Days in a negated or closing clause ("but not on Sundays", "closed on Mondays") are the
+    days it does not happen, on either side; the evidence's days are those of its sentences
+    about what the claim is about (a word in common besides the days)."""
+    topic = content_words(claim) - _DAY_WORDS
+    stated = [
+        days
+        for sentence in split_sentences(evidence)
+        if content_words(sentence) & topic
+        for days in _affirmed(sentence)
+    ]
+    if not stated:
+        return []
+    known = frozenset().union(*(d.days for d in stated))
+    for said in _affirmed(claim):
+        if not said.days <= known:
+            says = " and ".join(dict.fromkeys(d.text for d in stated))
+            return [Finding("days", "conflict", f"claims {said.text}; the context says {says}")]
+    return []
+
+
+def _affirmed(text: str) -> list[Days]:
+    """The days of the clauses of ``text`` that say something happens."""
+    return [
+        days
+        for clause in _DAY_CLAUSE.split(text)
+        if clause and not negation_cues(clause) and not _CLOSING.search(clause)
+        for days in weekdays(clause)
+    ]
+
+
+def check_routes(claim: str, evidence: str) -> list[Finding]:
+    """A route of the claim whose ends the evidence has the other way round ("from Berlin to
+    Paris" against "from Paris to Berlin"), unless the evidence also has it this way."""
+    theirs = routes(evidence)
+    for route in routes(claim):
+        forward = [
+            same_place(route.origin, r.origin) + same_place(route.destination, r.destination)
+            for r in theirs
+        ]
+        backward = [
+            same_place(route.origin, r.destination) + same_place(route.destination, r.origin)
+            for r in theirs
+        ]
+        if any(f > 0 and f >= b for f, b in zip(forward, backward, strict=True)):
+            continue
+        for r, f, b in zip(theirs, forward, backward, strict=True):
+            if (
+                b > f
+                and same_place(route.origin, r.destination)
+                and same_place(route.destination, r.origin)
+            ):
+                message = f"claims {route.text}; the context says {r.text}"
+                return [Finding("order", "conflict", message)]
+    return []

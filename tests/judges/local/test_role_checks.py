@@ -1,0 +1,110 @@
+"""The checks of facts bound to a role, and the reading of times, days and routes they
+compare: no model is loaded here."""
+
+from __future__ import annotations
+
+from rag_eval_pytest.judges.local.checks import check_numbers
+from rag_eval_pytest.judges.local.role_checks import check_days, check_routes, check_times
+from rag_eval_pytest.text.roles import routes, times, weekdays
+
+VOUCHER = "You get 100 points for a 5 euro voucher."
+HOURS = "The store opens at 9 am and closes at 6 pm."
+TRANSFER = "Your salary is moved from your current account to your savings account."
+
+
+def test_a_number_counts_the_noun_after_it() -> None:
+    swapped = check_numbers("You get 5 points for every 100 euro voucher.", VOUCHER, VOUCHER)
+    assert [f.message for f in swapped] == [
+        "claims 5 points; the context says 100 points",
+        "claims 100 euro; the context says 5 euro",
+    ]
+    assert all(f.severity == "conflict" for f in swapped)
+    assert check_numbers("A 5 euro voucher earns you 100 points.", VOUCHER, VOUCHER) == []
+    # Words between a number and its unit, or a number without one, are no other unit.
+    refunds = "Refunds are accepted within 30 calendar days; exchanges within 14 days."
+    assert check_numbers("Refunds are accepted within 30 days.", refunds, refunds) == []
+    assert check_numbers("It costs 5.", VOUCHER, VOUCHER) == []
+
+
+def test_times_of_day_with_their_role() -> None:
+    assert [(t.minutes, t.exact, t.role, t.text) for t in times(HOURS)] == [
+        (540, True, "start", "opens at 9 am"),
+        (1080, True, "end", "closes at 6 pm"),
+    ]
+    assert [(t.minutes, t.role) for t in times("Maintenance is between 1 and 4 am.")] == [
+        (60, "start"),
+        (240, "end"),
+    ]
+    assert [(t.minutes, t.role) for t in times("open 9am-5pm, or from 11 to 2 pm")] == [
+        (540, "start"),
+        (1020, "end"),
+        (660, "start"),
+        (840, "end"),
+    ]
+    [morning] = times("It opens at 8 in the morning.")
+    assert (morning.minutes, morning.text) == (480, "opens at 8 am")
+    [clock] = times("The library opens at 8:00.")
+    assert not clock.exact and clock.same(morning)  # 8:00 is 8 am or 8 pm
+    [late] = times("Check-out is by 11 am.")
+    assert late.words == {"check-out"}
+
+
+def test_swapped_times_and_am_for_pm_are_conflicts() -> None:
+    swapped = check_times("The store opens at 6 pm and closes at 9 am.", HOURS, HOURS)
+    assert [f.message for f in swapped] == [
+        "claims \u201copens at 6 pm\u201d; the context says \u201copens at 9 am\u201d",
+        "claims \u201ccloses at 9 am\u201d; the context says \u201ccloses at 6 pm\u201d",
+    ]
+    [pm] = check_times("The store opens at 9 pm.", HOURS, HOURS)
+    assert (
+        pm.message == "claims \u201copens at 9 pm\u201d; the context says \u201copens at 9 am\u201d"
+    )
+    assert check_times("The store is open from 9 am to 6 pm.", HOURS, HOURS) == []
+    museum = "The museum is open from 10 am to 5 pm, and the last entry is at 4 pm."
+    assert check_times("You can get in until 4 pm.", museum, museum) == []
+    [entry] = check_times("The last entry is at 5 pm.", museum, museum)
+    assert entry.message == "claims 5 pm; the context says 4 pm"
+    [gap] = check_times("The store opens at 7 am.", "The store is big.", "The store is big.")
+    assert (gap.severity, gap.message) == (
+        "gap",
+        "claims opens at 7 am; the contexts state no such time",
+    )
+    assert check_times("It opens at 9 am.", "x", "It opens at 9.") == []
+
+
+def test_days_of_the_week() -> None:
+    assert [(sorted(d.days), d.text) for d in weekdays("Mon-Fri, Sundays and weekends")] == [
+        ([0, 1, 2, 3, 4], "Mon-Fri"),
+        ([6], "Sundays"),
+        ([5, 6], "weekends"),
+    ]
+    support = "Phone support is available Monday to Friday."
+    [finding] = check_days("Phone support is available Tuesday to Saturday.", support)
+    assert finding.message == "claims Tuesday to Saturday; the context says Monday to Friday"
+    assert check_days("You can call on Wednesdays.", support) == []
+    deliveries = (
+        "Parcels are delivered Monday through Saturday. There are no deliveries on Sundays."
+    )
+    assert check_days("Parcels come from Monday to Saturday, but not on Sundays.", deliveries) == []
+    [every] = check_days("Parcels are delivered every day.", deliveries)
+    assert every.message == "claims every day; the context says Monday through Saturday"
+    store = "The store opens at 9 am, Monday to Saturday. It is closed on Sundays."
+    [sunday] = check_days("The store is open on Sundays.", store)
+    assert sunday.message == "claims Sundays; the context says Monday to Saturday"
+    # Days of a sentence about something else say nothing of the claim's.
+    assert check_days("The report is due on Friday.", "Meetings are on Mondays.") == []
+
+
+def test_the_two_ends_of_a_route() -> None:
+    [route] = routes(TRANSFER)
+    assert route.text == "from your current account to your savings account"
+    assert routes("Open from Monday to Friday.") == ()  # days, the day check's
+    wrong = "Your salary is moved from your savings account to your current account."
+    [finding] = check_routes(wrong, TRANSFER)
+    assert finding.message == (
+        "claims from your savings account to your current account; the context says from "
+        "your current account to your savings account"
+    )
+    assert check_routes(TRANSFER, TRANSFER) == []
+    both = "Flights go from Paris to Berlin at 7 am and from Berlin to Paris at 6 pm."
+    assert check_routes("There is a flight from Berlin to Paris.", both) == []
