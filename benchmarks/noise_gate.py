@@ -13,6 +13,12 @@ faithfulness is the share of its statements judged supported, as the metric comp
   that the measured faithfulness drops by 0.10 on average (a judge that flips verdicts hides
   part of a true drop: 0.4 / (1 - 2q) of the cases). How often is it caught?
 
+* **Adaptive votes** (``judge.passes: auto``): the same noisy judge asked as the plugin asks
+  it: one vote per case, and a majority of 3 (the first vote kept) only for a case whose
+  score is within 0.2 (``judge.vote_margin``) of the threshold 0.7; against 3 votes for every case (a majority that
+  stops when the first two agree). Requests per case, and how often the two give the same
+  pass or fail.
+
 Then a few pairs end to end: two real ``pytest`` runs over a recorded dataset with the noisy
 judge as a ``rag_judge`` fixture, ``--rag-fail-on-regression``, to show that the plugin's runs
 give what the statistics give.
@@ -31,10 +37,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from rag_eval_pytest.judges.settings import JudgeSettings
 from rag_eval_pytest.reporting.statistics import paired_change, seed_of
 
 STATEMENTS = 4
 ALPHA, MIN_DROP, TOLERANCE = 0.05, 0.05, 0.05
+VOTE_MARGIN = JudgeSettings().vote_margin
 
 
 def truth(cases: int, seed: int) -> list[int]:
@@ -79,6 +87,39 @@ def rates(pairs: int, cases: int, flip: float) -> dict[str, float]:
         "aa_trend": aa_trend / pairs,
         "drop_gate": caught / pairs,
         "drop_trend": caught_trend / pairs,
+    }
+
+
+def majority(votes: list[list[bool]]) -> float:
+    """Faithfulness from votes per statement: each statement's majority verdict."""
+    kept = [sum(v[s] for v in votes) * 2 > len(votes) for s in range(STATEMENTS)]
+    return sum(kept) / STATEMENTS
+
+
+def vote_costs(cases: int, flip: float, seed: int) -> dict[str, float]:
+    """Requests per case and the share of cases whose pass or fail agrees, adaptive votes
+    against a fixed majority of 3, on the same votes."""
+    rng = random.Random(seed_of("votes", cases, flip, seed))
+    auto_requests = fixed_requests = agree = 0
+    for count in truth(cases, seed):
+        # Three votes the judge would give; each a verdict per statement.
+        votes = [
+            [(s < count) != (rng.random() < flip) for s in range(STATEMENTS)] for _ in range(3)
+        ]
+        # Fixed 3: the first two, and the third only when they differ.
+        fixed = votes[:2] if votes[0] == votes[1] else votes
+        fixed_requests += len(fixed)
+        # Auto: one vote; near the threshold, a majority of 3 with the first vote kept.
+        first = majority(votes[:1])
+        auto = votes[:1]
+        if abs(first - 0.7) <= VOTE_MARGIN + 1e-9:
+            auto = votes[:2] if votes[0] == votes[1] else votes
+        auto_requests += len(auto)
+        agree += (majority(auto) >= 0.7) == (majority(fixed) >= 0.7)
+    return {
+        "auto": auto_requests / cases,
+        "fixed": fixed_requests / cases,
+        "agree": agree / cases,
     }
 
 
@@ -175,6 +216,20 @@ def main() -> int:
                 f"| {cases} cases, {flip:.0%} | {r['aa_gate']:.1%} | {r['aa_trend']:.1%} "
                 f"| {r['drop_gate']:.1%} | {r['drop_trend']:.1%} |"
             )
+    print(
+        "\n| cases, judge flips a verdict | requests per case, passes: auto | fixed 3 "
+        "| auto / fixed | same pass or fail |"
+    )
+    print("|---|---|---|---|---|")
+    for flip in (0.1, 0.15, 0.2):
+        runs = [vote_costs(options.cases, flip, seed) for seed in range(options.pairs)]
+        auto = sum(r["auto"] for r in runs) / len(runs)
+        fixed = sum(r["fixed"] for r in runs) / len(runs)
+        agree = sum(r["agree"] for r in runs) / len(runs)
+        print(
+            f"| {options.cases} cases, {flip:.0%} | {auto:.2f} | {fixed:.2f} "
+            f"| {auto / fixed:.0%} | {agree:.1%} |"
+        )
     if options.end_to_end:
         fired, caught = end_to_end(options.end_to_end, options.cases, 0.15)
         print(

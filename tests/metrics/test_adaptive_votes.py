@@ -14,9 +14,9 @@ from tests.helpers import case, read_report
 
 CONTEXT = "Refunds are available within 30 days of purchase."
 CASES = [
-    # Far from the threshold 0.7: one vote.
+    # Far from the threshold 0.7 (1.00, 0.3 above): one vote.
     case("far", "Refund policy?", answer=CONTEXT, contexts=[CONTEXT]),
-    # Two of three statements supported: 0.67, within 0.1 of 0.7: asked again.
+    # Two of three statements supported: 0.67, within 0.2 of 0.7: asked again.
     case(
         "near",
         "Refund policy?",

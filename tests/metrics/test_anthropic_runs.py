@@ -48,7 +48,7 @@ def test_anthropic_judge_scores_then_a_second_run_is_served_from_the_cache(
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_llm.url)
     args = ("--rag-dataset", "dataset.json", "--rag-target", rag_app)
 
-    # auto + a key = Anthropic, passes: auto. One vote: 0.50 is within 0.1 of the threshold
+    # auto + a key = Anthropic, passes: auto. One vote: 0.50 is within 0.2 of the threshold
     # 0.4, so the verdict is asked again with 3 votes; the first is kept, the second agrees,
     # and the third is never asked.
     fake_llm.push(anthropic_tool(SUPPORT), anthropic_tool(SUPPORT))

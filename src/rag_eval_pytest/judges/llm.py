@@ -220,7 +220,7 @@ class LLMJudge(Judge):
         self.passes = passes
         self.max_passes: int | None = None
         """With ``judge.passes: auto``: the votes a verdict near its threshold gets."""
-        self.vote_margin = 0.1
+        self.vote_margin = 0.2
         """With ``judge.passes: auto``: how near its threshold a score is asked again."""
         self._first_votes: OrderedDict[str, JudgeOutcome[Any]] = OrderedDict()
         self.cache = cache
@@ -261,7 +261,7 @@ class LLMJudge(Judge):
         retry: RetryPolicy | None = None,
         deadline: JudgeDeadline | None = None,
         max_passes: int | None = None,
-        vote_margin: float = 0.1,
+        vote_margin: float = 0.2,
     ) -> None:
         """Fill the settings the judge was built without (explicit arguments win)."""
         if self.limiter is None and limiter is not None:

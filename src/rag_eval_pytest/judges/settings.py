@@ -131,7 +131,7 @@ class JudgeSettings(_Section):
         3, ge=2, le=15, description="passes: auto: the votes a verdict near its threshold gets."
     )
     vote_margin: float = Field(
-        0.1,
+        0.2,
         ge=0,
         le=1,
         description="passes: auto: how near its threshold a score is asked again with "
