@@ -50,6 +50,11 @@ class OptionSpec:
     flag, the ini file's directory for an ini key)."""
     turns_off: bool = False
     """A flag that sets its setting to false (``--rag-no-cache``: ``judge.cache``)."""
+    keyed: str | None = None
+    """Each value is ``KEY=VALUE`` for the setting's entry ``KEY``, a bare value for the entry
+    named here (``--rag-fail-under faithfulness=0.8``; ``--rag-fail-under 0.8``: composite)."""
+    replaced_by: str | None = None
+    """A deprecated option: what to write instead (it still works, with a warning)."""
     aliases: tuple[str, ...] = ()
     """Other spellings of the flag (a metric's own name, with underscores)."""
 
@@ -101,17 +106,22 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--rag-fail-under",
-        "Exit 1 when the composite score of the run is below this value",
-        setting="thresholds.composite",
-        metavar="SCORE",
+        "Exit 1 when a run mean is below SCORE: METRIC=SCORE for a metric "
+        "(faithfulness=0.8), a bare SCORE for the composite. Repeatable.",
+        setting="thresholds",
+        action="append",
+        metavar="[METRIC=]SCORE",
+        ini_type="linelist",
+        keyed="composite",
     ),
     *(
         OptionSpec(
             f"--rag-fail-under-{metric.replace('_', '-')}",
-            f"Exit 1 when the mean {metric} of the run is below this value",
+            f"Deprecated: --rag-fail-under {metric}=SCORE",
             setting=f"thresholds.{metric}",
             metavar="SCORE",
             aliases=(f"--rag-fail-under-{metric}",) if "_" in metric else (),
+            replaced_by=f"--rag-fail-under {metric}=SCORE (rag_fail_under = {metric}=SCORE)",
         )
         for metric in METRIC_NAMES
     ),

@@ -430,6 +430,8 @@ class Override:
     path: str
     value: Any
     source: str
+    deprecated: str | None = None
+    """The option is deprecated: the notice the run gives."""
 
 
 @dataclass
@@ -861,6 +863,8 @@ def resolve_settings(
     for override in overrides:
         _set_path(data, override.path, override.value)
         origin[override.path] = override.source
+        if override.deprecated:
+            deprecations.append(override.deprecated)
     try:
         settings = Settings.model_validate(data)
     except ValidationError as exc:

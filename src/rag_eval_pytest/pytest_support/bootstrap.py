@@ -73,7 +73,25 @@ def gather_overrides(config: pytest.Config) -> list[Override]:
             value = [item for text in value for item in spec.items(str(text))]
         elif spec.path:
             value = str(base / str(value))
-        overrides.append(Override(spec.setting, value, source))
+        if spec.keyed is not None:
+            overrides.extend(_keyed(spec.setting, spec.keyed, value, source))
+            continue
+        deprecated = f"{source} is deprecated: use {spec.replaced_by}" if spec.replaced_by else None
+        overrides.append(Override(spec.setting, value, source, deprecated))
+    return overrides
+
+
+def _keyed(setting: str, default: str, values: Any, source: str) -> list[Override]:
+    """``KEY=VALUE`` items as overrides of ``setting.KEY`` (a bare value: ``default``); the
+    key is named as typed, a metric's own name with underscores or dashes."""
+    overrides = []
+    for text in values if isinstance(values, list) else [values]:
+        key, sep, value = str(text).partition("=")
+        if not sep:  # a bare value: named as the option alone, as before
+            overrides.append(Override(f"{setting}.{default}", key.strip(), source))
+            continue
+        name = key.strip().replace("-", "_")
+        overrides.append(Override(f"{setting}.{name}", value.strip(), f"{source} {key.strip()}"))
     return overrides
 
 
