@@ -16,7 +16,7 @@ import yaml
 
 from rag_eval_pytest.config.options import OPTIONS
 from rag_eval_pytest.config.settings import ConfigFile, resolve_settings
-from rag_eval_pytest.metrics.registry import METRIC_NAMES
+from rag_eval_pytest.metrics.registry import METRIC_NAMES, metric_class
 
 ROOT = Path(__file__).parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -116,7 +116,6 @@ def test_the_metrics_table_lists_every_built_in_metric_in_report_order() -> None
 @pytest.mark.parametrize("name", METRIC_NAMES)
 def test_the_metrics_table_says_what_each_metric_needs_and_its_assertion(name: str) -> None:
     import rag_eval_pytest
-    from rag_eval_pytest.metrics.registry import metric_class
 
     row = metrics_table()[name]
     requires = metric_class(name).requires
@@ -126,4 +125,5 @@ def test_the_metrics_table_says_what_each_metric_needs_and_its_assertion(name: s
     assertion = row["assertion"].strip("`")
     assert assertion in rag_eval_pytest.__all__
     if assertion != "assert_metric":  # the generic assertion takes every registered name
-        assert f'"{name}"' in inspect.getsource(getattr(rag_eval_pytest, assertion))
+        cls = metric_class(name).__name__  # the helper asserts the metric's own class
+        assert f"{cls}.name" in inspect.getsource(getattr(rag_eval_pytest, assertion))

@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..metrics.answer_correctness import AnswerCorrectness
+from ..metrics.answer_relevance import AnswerRelevance
+from ..metrics.answer_similarity import AnswerSimilarity
 from ..metrics.base import check_threshold
+from ..metrics.context_precision import ContextPrecision
+from ..metrics.context_recall import ContextRecall
+from ..metrics.context_relevance import ContextRelevance
+from ..metrics.faithfulness import Faithfulness
+from ..metrics.retrieval import RetrievalPrecision, RetrievalRecall
 from ..reporting.markdown import evidence_label
 from ..text.shorten import shorten
 from .case import RagCase
@@ -189,13 +197,13 @@ def assert_faithful(
     params: dict[str, Any] = {"mode": mode}
     if penalize_ambiguous:
         params["penalize_ambiguous"] = True
-    return assert_metric(case, "faithfulness", threshold, **params)
+    return assert_metric(case, Faithfulness.name, threshold, **params)
 
 
 def assert_relevant(case: RagCase, threshold: float | None = None, **params: Any) -> MetricResult:
     """Answer relevance: does the answer address the question?"""
     __tracebackhide__ = True
-    return assert_metric(case, "answer_relevance", threshold, **params)
+    return assert_metric(case, AnswerRelevance.name, threshold, **params)
 
 
 def assert_context_precision(
@@ -203,7 +211,7 @@ def assert_context_precision(
 ) -> MetricResult:
     """Context precision: useful contexts ranked first (average precision)."""
     __tracebackhide__ = True
-    return assert_metric(case, "context_precision", threshold, **params)
+    return assert_metric(case, ContextPrecision.name, threshold, **params)
 
 
 def assert_context_recall(
@@ -211,7 +219,7 @@ def assert_context_recall(
 ) -> MetricResult:
     """Context recall: ground-truth sentences attributable to the contexts."""
     __tracebackhide__ = True
-    return assert_metric(case, "context_recall", threshold, **params)
+    return assert_metric(case, ContextRecall.name, threshold, **params)
 
 
 def assert_context_relevance(
@@ -219,19 +227,19 @@ def assert_context_relevance(
 ) -> MetricResult:
     """Context relevance: context sentences needed to answer / all context sentences."""
     __tracebackhide__ = True
-    return assert_metric(case, "context_relevance", threshold, **params)
+    return assert_metric(case, ContextRelevance.name, threshold, **params)
 
 
 def assert_similar(case: RagCase, threshold: float | None = None, **params: Any) -> MetricResult:
     """Answer similarity: embedding cosine of answer and ground truth (default 0.85)."""
     __tracebackhide__ = True
-    return assert_metric(case, "answer_similarity", threshold, **params)
+    return assert_metric(case, AnswerSimilarity.name, threshold, **params)
 
 
 def assert_correct(case: RagCase, threshold: float | None = None, **params: Any) -> MetricResult:
     """Answer correctness: does the answer convey the ground truth's information?"""
     __tracebackhide__ = True
-    return assert_metric(case, "answer_correctness", threshold, **params)
+    return assert_metric(case, AnswerCorrectness.name, threshold, **params)
 
 
 def assert_criteria(
@@ -269,9 +277,9 @@ def assert_retrieval(
     named = precision is not None or recall is not None
     wanted: list[tuple[str, float | None]] = []
     if precision is not None or not named or threshold is not None:
-        wanted.append(("retrieval_precision", precision if precision is not None else threshold))
+        wanted.append((RetrievalPrecision.name, precision if precision is not None else threshold))
     if recall is not None or not named or threshold is not None:
-        wanted.append(("retrieval_recall", recall if recall is not None else threshold))
+        wanted.append((RetrievalRecall.name, recall if recall is not None else threshold))
     results = [rag_case.evaluate(metric, threshold=value) for metric, value in wanted]
     check_results(results, rag_case)
     return tuple(results)

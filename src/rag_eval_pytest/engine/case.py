@@ -262,16 +262,23 @@ class RagCase:
         return self._bind()[1].settings
 
 
-# answer_similarity and answer_correctness run beside each other (the PRD's "answer
-# comparison"): asking for one also computes the other, shown in the result's details.
-_COMPANIONS = {"answer_similarity": "answer_correctness", "answer_correctness": "answer_similarity"}
+def _companion(name: str) -> str | None:
+    """The metric measured beside ``name`` (``Metric.companion``), if it has one."""
+    from ..metrics.registry import metric_class
+
+    try:
+        return metric_class(name).companion
+    except KeyError:
+        return None
 
 
 def with_companions(requests: list[MetricRequest]) -> list[MetricRequest]:
+    """``requests`` and the companions they ask for (asking for answer similarity also
+    measures answer correctness beside it, shown in its details)."""
     names = {m if isinstance(m, str) else m.name for m, _, _ in requests}
     extra: list[MetricRequest] = []
     for metric, _, _ in requests:
-        companion = _COMPANIONS.get(metric) if isinstance(metric, str) else None
+        companion = _companion(metric) if isinstance(metric, str) else None
         if companion is not None and companion not in names:
             names.add(companion)
             extra.append((companion, None, {}))
@@ -284,7 +291,7 @@ def attach_companions(
     by_name = {c.metric: c for c in companions}
     out: list[MetricResult] = []
     for result in results:
-        companion = by_name.get(_COMPANIONS.get(result.metric, ""))
+        companion = by_name.get(_companion(result.metric) or "")
         if companion is not None:
             details = dict(result.details)
             details["beside"] = {

@@ -13,64 +13,22 @@ from typing import TYPE_CHECKING, Any
 from ..judges.cost import Estimate, estimate
 from ..judges.factory import judge_label, resolve_kind
 from ..judges.prompt import estimate_tokens, render
-from ..judges.questions import (
-    AnswerEquivalence,
-    AttributionInput,
-    ContextSentenceRelevance,
-    ContextsInput,
-    ContextUsefulness,
-    EquivalenceInput,
-    GeneratedQuestions,
-    GroundTruthAttribution,
-    QuestionsInput,
-    RelevanceInput,
-    StatementsInput,
-    StatementSupport,
-)
-from ..metrics.registry import METRIC_NAMES, requirements
+from ..metrics.registry import METRIC_NAMES, get_metric, requirements
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from pydantic import BaseModel
-
     from ..data.dataset import LoadedCase
-    from ..judges.base import Question
     from ..judges.settings import JudgeSettings
 
 TYPICAL_ANSWER = "x" * 600
 TYPICAL_CONTEXTS = ["x" * 800] * 4
 
 
-def _prompt(metric: str, question: str, truth: str, answer: str, contexts: list[str]) -> Any:
-    q: Question[Any, Any]
-    inputs: BaseModel
-    if metric == "faithfulness":
-        q, inputs = (
-            StatementSupport(),
-            StatementsInput(question=question, answer=answer, contexts=contexts),
-        )
-    elif metric == "answer_relevance":
-        q, inputs = GeneratedQuestions(), QuestionsInput(answer=answer)
-    elif metric == "context_precision":
-        q, inputs = (
-            ContextUsefulness(),
-            ContextsInput(question=question, ground_truth=truth, contexts=contexts),
-        )
-    elif metric == "context_recall":
-        q = GroundTruthAttribution()
-        inputs = AttributionInput(
-            question=question, ground_truth_sentences=[truth], contexts=contexts
-        )
-    elif metric == "context_relevance":
-        q = ContextSentenceRelevance()
-        inputs = RelevanceInput(question=question, context_sentences=contexts)
-    elif metric == "answer_correctness":
-        q = AnswerEquivalence()
-        inputs = EquivalenceInput(question=question, answer=answer, ground_truth=truth)
-    else:
-        return None
-    return render(q, inputs, mode="json")
+def _prompts(metric: str, question: str, truth: str, answer: str, contexts: list[str]) -> Any:
+    """The prompts of the judge questions ``metric`` asks for such a case (its own list)."""
+    asked = get_metric(metric).judge_questions(question, truth, answer, contexts)
+    return [render(q, inputs, mode="json") for q, inputs in asked]
 
 
 def _judged(metric: str) -> bool:
@@ -112,8 +70,9 @@ def estimate_run(
         for metric in judged:
             if case.ground_truth is None and "ground_truth" in requirements(metric):
                 continue  # not judged: no judge call
-            prompt = _prompt(metric, case.question, case.ground_truth or "", answer, contexts)
-            if prompt is not None:
+            for prompt in _prompts(
+                metric, case.question, case.ground_truth or "", answer, contexts
+            ):
                 tokens.extend([estimate_tokens(prompt.text)] * passes)
     if kind == "local":
         return Estimate(len(tokens), 0, 0, 0.0)

@@ -9,13 +9,16 @@ Runs beside answer_similarity (see the result's ``details.beside``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..judges.questions import AnswerEquivalence, EquivalenceInput
 from .base import Evidence, Measurement, Metric, Requirement
 from .judged import details, not_judged
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ..judges.base import Question
     from .base import Sample, Services
 
 
@@ -27,9 +30,16 @@ def fact_f1(matching: int, missing: int, wrong: int) -> float | None:
 
 class AnswerCorrectness(Metric):
     name = "answer_correctness"
+    companion = "answer_similarity"
     default_threshold = 0.7
     requires: ClassVar[frozenset[Requirement]] = frozenset({"ground_truth", "judge"})
     summary = "F1 of the answer's facts against the ground truth's"
+
+    def judge_questions(
+        self, question: str, ground_truth: str, answer: str, contexts: list[str]
+    ) -> list[tuple[Question[Any, Any], BaseModel]]:
+        inputs = EquivalenceInput(question=question, answer=answer, ground_truth=ground_truth)
+        return [(AnswerEquivalence(), inputs)]
 
     async def measure(self, sample: Sample, services: Services) -> Measurement:
         if not sample.answer.strip():

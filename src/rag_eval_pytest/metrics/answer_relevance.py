@@ -12,7 +12,7 @@ the result says which way it was measured.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..judges.questions import (
     AnswerAddressesQuestion,
@@ -24,6 +24,9 @@ from .base import Evidence, Measurement, Metric, Requirement
 from .judged import cosine, details, not_judged
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ..judges.base import Question
     from .base import Sample, Services
 
 NONCOMMITTAL = "the answer is noncommittal (it evades or declines to answer)"
@@ -43,6 +46,11 @@ class AnswerRelevance(Metric):
         if not isinstance(count, int) or not 1 <= count <= 10:
             raise ValueError(f"questions must be a whole number from 1 to 10, got {count!r}")
         self.count = count
+
+    def judge_questions(
+        self, question: str, ground_truth: str, answer: str, contexts: list[str]
+    ) -> list[tuple[Question[Any, Any], BaseModel]]:
+        return [(GeneratedQuestions(), QuestionsInput(answer=answer))]
 
     async def measure(self, sample: Sample, services: Services) -> Measurement:
         if not sample.answer.strip():

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 class AnswerSimilarity(Metric):
     name = "answer_similarity"
+    companion = "answer_correctness"
     default_threshold = 0.85
     requires: ClassVar[frozenset[Requirement]] = frozenset({"ground_truth", "embeddings"})
     summary = "embedding cosine of answer and ground truth"

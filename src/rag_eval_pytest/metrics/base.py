@@ -300,6 +300,9 @@ class Metric(ABC):
     embeds the questions a judge writes when an embedding model is available)."""
     summary: ClassVar[str] = ""
     accepted_params: ClassVar[frozenset[str]] = frozenset()
+    companion: ClassVar[str | None] = None
+    """A metric measured beside this one whenever a test asks for it, shown in its details
+    (``answer_similarity`` and ``answer_correctness``: the PRD's "answer comparison")."""
     immediate: ClassVar[bool] = False
     """Computed from the case alone, waiting on nothing (no judge, no model, no network):
     measured when a test asks for it, never ahead of the tests, where it would only keep
@@ -331,6 +334,13 @@ class Metric(ABC):
                 "embeddings"
             )
         return None
+
+    def judge_questions(
+        self, question: str, ground_truth: str, answer: str, contexts: list[str]
+    ) -> list[tuple[Question[Any, Any], BaseModel]]:
+        """The judge questions this metric asks for such a case, with their inputs: what
+        the cost estimate renders and prices before anything runs (none by default)."""
+        return []
 
     @abstractmethod
     async def measure(self, sample: Sample, services: Services) -> Measurement:

@@ -7,13 +7,16 @@ call for all contexts). Score = average precision over ranks, as RAGAS computes 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..judges.questions import ContextsInput, ContextUsefulness
 from .base import Evidence, Measurement, Metric, Requirement
 from .judged import context_label, context_texts, details, empty_contexts, not_judged
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ..judges.base import Question
     from .base import Sample, Services
 
 
@@ -33,6 +36,12 @@ class ContextPrecision(Metric):
     default_threshold = 0.7
     requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "ground_truth", "judge"})
     summary = "average precision of useful contexts over rank"
+
+    def judge_questions(
+        self, question: str, ground_truth: str, answer: str, contexts: list[str]
+    ) -> list[tuple[Question[Any, Any], BaseModel]]:
+        inputs = ContextsInput(question=question, ground_truth=ground_truth, contexts=contexts)
+        return [(ContextUsefulness(), inputs)]
 
     async def measure(self, sample: Sample, services: Services) -> Measurement:
         assert sample.contexts is not None

@@ -6,7 +6,7 @@ attributed sentences / all sentences.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..judges.questions import AttributionInput, GroundTruthAttribution
 from ..text.sentences import split_sentences
@@ -14,6 +14,9 @@ from .base import Evidence, Measurement, Metric, Requirement
 from .judged import context_texts, details, empty_contexts, not_judged
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ..judges.base import Question
     from .base import Sample, Services
 
 
@@ -22,6 +25,14 @@ class ContextRecall(Metric):
     default_threshold = 0.7
     requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "ground_truth", "judge"})
     summary = "ground-truth sentences attributable to the contexts / all of them"
+
+    def judge_questions(
+        self, question: str, ground_truth: str, answer: str, contexts: list[str]
+    ) -> list[tuple[Question[Any, Any], BaseModel]]:
+        inputs = AttributionInput(
+            question=question, ground_truth_sentences=[ground_truth], contexts=contexts
+        )
+        return [(GroundTruthAttribution(), inputs)]
 
     async def measure(self, sample: Sample, services: Services) -> Measurement:
         contexts = context_texts(sample)

@@ -15,7 +15,7 @@ one answering sentence among more than ten scores below it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..judges.questions import ContextSentenceRelevance, RelevanceInput
 from ..text.sentences import split_sentences
@@ -23,6 +23,9 @@ from .base import Evidence, Measurement, Metric, Requirement
 from .judged import context_label, details, empty_contexts, not_judged
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ..judges.base import Question
     from .base import Sample, Services
 
 
@@ -32,6 +35,12 @@ class ContextRelevance(Metric):
     requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "judge"})
     summary = "context sentences needed to answer / all context sentences"
     accepted_params = frozenset({"max_sentences"})
+
+    def judge_questions(
+        self, question: str, ground_truth: str, answer: str, contexts: list[str]
+    ) -> list[tuple[Question[Any, Any], BaseModel]]:
+        inputs = RelevanceInput(question=question, context_sentences=contexts)
+        return [(ContextSentenceRelevance(), inputs)]
 
     async def measure(self, sample: Sample, services: Services) -> Measurement:
         assert sample.contexts is not None

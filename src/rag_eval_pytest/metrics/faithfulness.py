@@ -20,7 +20,7 @@ that reason; contexts ``None`` (unknown) are not judged.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..judges.questions import (
     StatementsInput,
@@ -33,6 +33,9 @@ from .base import Evidence, Measurement, Metric, Requirement
 from .judged import context_texts, details, empty_contexts, not_judged
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ..judges.base import Question
     from .base import Sample, Services
 
 MODES = ("ragas", "deepeval")
@@ -52,6 +55,12 @@ class Faithfulness(Metric):
             raise ValueError(f"faithfulness mode must be one of {MODES}, got {mode!r}")
         self.mode = str(mode)
         self.penalize_ambiguous = bool(self.params.get("penalize_ambiguous", False))
+
+    def judge_questions(
+        self, question: str, ground_truth: str, answer: str, contexts: list[str]
+    ) -> list[tuple[Question[Any, Any], BaseModel]]:
+        inputs = StatementsInput(question=question, answer=answer, contexts=contexts)
+        return [(StatementSupport(), inputs)]
 
     async def measure(self, sample: Sample, services: Services) -> Measurement:
         contexts = context_texts(sample)

@@ -208,8 +208,8 @@ def _case_trace(case: CaseResult) -> list[str]:
         for e in r.evidence
         if e.verdict and e.verdict.lower() not in _GOOD
     ]
-    claims = [(n, e) for n, e in findings if n == "faithfulness"]
-    others = [(n, e) for n, e in findings if n != "faithfulness"]
+    claims = [(n, e) for n, e in findings if e.kind == "statement"]  # the answer's claims
+    others = [(n, e) for n, e in findings if e.kind != "statement"]
     for heading, group in (("Unsupported Claims", claims), ("Other Findings", others)):
         if group:
             lines += ["", f"**{heading}:**"]
