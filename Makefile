@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # PyTorch is pinned to the CPU wheel: a plain `torch` requirement pulls a multi-GB CUDA build.
 TORCH := torch==2.13.0
 
-.PHONY: demo test lint bench dist clean
+.PHONY: demo test test-fast lint bench dist clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ demo: $(VENV)/.demo-deps
 
 test: $(VENV)/.test-deps
 	$(BIN)/python -m pytest
+
+# The unit lane: the pure modules, no pytest run inside a test, no model, no server (seconds).
+test-fast: $(VENV)/.test-deps
+	$(BIN)/python -m pytest tests/unit -q
 
 lint: $(VENV)/.test-deps
 	$(BIN)/ruff check src tests examples benchmarks
