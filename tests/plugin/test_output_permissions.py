@@ -45,10 +45,13 @@ def test_reports_get_the_mode_the_umask_gives_and_no_lock_file_is_left(
     result = pytester.runpytest_subprocess("--rag-dataset=dataset.json", f"--rag-target={rag_app}")
     assert result.ret == 0, result.stdout.str()
     out = pytester.path / "results"
-    modes = {p.name: mode(p) for p in out.iterdir()}
+    modes = {str(p.relative_to(out)): mode(p) for p in out.rglob("*")}
+    kept = next(p for p in modes if p.startswith("baselines/"))  # the cases kept for the next run
     assert modes == {
         "eval_report.json": expected,
         "eval_report.md": expected,
         "eval_summary.md": expected,
         "results.jsonl": expected,
+        "baselines": 0o777 & ~mask,
+        kept: expected,
     }

@@ -95,8 +95,9 @@ def server() -> Iterator[FaultServer]:
 
 def every_output(pytester: pytest.Pytester, result: pytest.RunResult) -> str:
     texts = [result.stdout.str(), result.stderr.str()]
-    for path in (pytester.path / "results").iterdir():
-        texts.append(path.read_text(encoding="utf-8"))
+    for path in (pytester.path / "results").rglob("*"):
+        if path.is_file():
+            texts.append(path.read_text(encoding="utf-8"))
     texts.append((pytester.path / "junit.xml").read_text(encoding="utf-8"))
     return "\n".join(texts)
 
