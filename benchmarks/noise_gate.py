@@ -15,9 +15,9 @@ faithfulness is the share of its statements judged supported, as the metric comp
 
 * **Adaptive votes** (``judge.passes: auto``): the same noisy judge asked as the plugin asks
   it: one vote per case, and a majority of 3 (the first vote kept) only for a case whose
-  score is within 0.2 (``judge.vote_margin``) of the threshold 0.7; against 3 votes for every case (a majority that
-  stops when the first two agree). Requests per case, and how often the two give the same
-  pass or fail.
+  score is within 0.2 (``judge.vote_margin``) of the threshold 0.7; against 3 votes for
+  every case (a majority that stops when the first two agree). Requests per case, and how
+  often the two give the same pass or fail.
 
 Then a few pairs end to end: two real ``pytest`` runs over a recorded dataset with the noisy
 judge as a ``rag_judge`` fixture, ``--rag-fail-on-regression``, to show that the plugin's runs
