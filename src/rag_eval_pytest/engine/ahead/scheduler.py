@@ -1,0 +1,271 @@
+"""The shared machinery of the schedulers: starting as the first test starts, the judge of
+each judge group, learning what a test function measures, and the work of one test ahead
+(its case's RAG query, then its known metrics)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING
+
+import pytest
+
+from ...metrics.registry import get_metric, metric_class, requirements
+from .plan import function_id, judge_group
+
+if TYPE_CHECKING:
+    from ...adapters.base import RAGAdapter
+    from ...data.dataset import LoadedCase
+    from ...data.response import RAGResponse
+    from ...judges.base import Judge
+    from ...metrics.base import Embed, Metric
+    from ...runtime.limits import AdaptiveLimiter
+    from ..case import CaseTest
+    from ..judging import JudgeRegistry
+    from ..memos import MetricMemos
+    from ..queries import RagQueries
+    from ..requests import PlannedMetric
+    from ..session import EvalSession
+    from ..tasks import PendingTasks
+    from .plan import PlannedTest, TestPlan
+
+WARM_UP_WAIT = 10.0
+"""Seconds the embedding model waits for an LLM judge's first answer before loading."""
+
+
+class Scheduler:
+    """Evaluates a plan's tests ahead of the running one; subclasses choose which tests
+    (:meth:`_move`) and whether a case's tests are counted (:meth:`finished`)."""
+
+    counts_cases = False
+    """Whether the plan's tests are all this process runs, so that a case's memos can be let
+    go after its last test."""
+
+    def __init__(
+        self,
+        plan: TestPlan,
+        session: EvalSession,
+        judges: JudgeRegistry,
+        queries: RagQueries,
+        memos: MetricMemos,
+        tasks: PendingTasks,
+    ) -> None:
+        self.plan = plan
+        self.session = session
+        self.judges = judges
+        self.queries = queries
+        self.memos = memos
+        self.tasks = tasks
+        self.ahead: set[str] = set()  # node ids scheduled
+        # The selected tests of each case that have not finished (0: all have); only a
+        # scheduler that knows its tests counts them.
+        self.unfinished: dict[str, int] = {}
+        if self.counts_cases:
+            for test in plan.tests:
+                self.unfinished[test.case] = self.unfinished.get(test.case, 0) + 1
+        self._started = False
+        self._stopped = False
+        self._adapter: RAGAdapter | None = None
+        # The judge of each group whose test has resolved it: another group's judged
+        # metrics wait for one of its tests to start.
+        self._group_judges: dict[str, Judge | None] = {}
+        self._groups_seen: set[str] = set()
+        self._scheduled: set[tuple[str, str, str]] = set()
+        self._warmed = False
+
+    # ------------------------------------------------------------------ the protocol
+
+    def before_test(self, test: CaseTest, following: pytest.Item | None) -> None:
+        """The first test starts the evaluation ahead; the first of each judge group gives
+        the group's judge; then the window ahead moves on."""
+        if self._stopped:
+            return
+        group = judge_group(test.item)
+        if not self._started:
+            self._start(test, group)
+        elif group not in self._groups_seen:
+            self._group_started(test, group)
+        self._groups_seen.add(group)
+        self._move(test, following)
+
+    def learn(self, test: CaseTest, requests: list[PlannedMetric]) -> None:
+        """A test asked for ``requests``: measure the same for its function's other cases,
+        if this was not known yet."""
+        if self._stopped or not self._started:
+            return
+        function = function_id(test.item)
+        known = self.plan.known.setdefault(function, [])
+        new = [r for r in requests if r not in known]
+        if not new:
+            return
+        known.extend(new)
+        if function not in self._group_judges and any(needs_judge(r) for r in new):
+            self._resolve(function, test)  # the judge this test used
+        # The function's tests within the window are scheduled again (what they already
+        # have is not measured twice); the later ones take the new metrics when it reaches
+        # them. A case whose tests have all run is left alone: nothing would read it.
+        tests = self.plan.by_function.get(function, [])
+        for planned in tests:
+            planned.requests.extend(new)
+        self._schedule(
+            [t for t in tests if t.nodeid in self.ahead and self.unfinished.get(t.case) != 0]
+        )
+
+    def finished(self, case: str) -> bool:
+        left = self.unfinished.get(case)
+        if left is None:  # not counted (a worker's plan, a test the plan does not know)
+            return False
+        self.unfinished[case] = left - 1 if left > 1 else 0
+        return left <= 1
+
+    def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        if self._started:
+            self.session.loop.run(self.tasks.cancel())
+
+    # ------------------------------------------------------------------ for subclasses
+
+    def _move(self, test: CaseTest, following: pytest.Item | None) -> None:
+        raise NotImplementedError
+
+    def _schedule(self, tests: list[PlannedTest]) -> None:
+        tests = [t for t in tests if self._waits(t)]
+        if tests:
+            self.session.loop.run(self._schedule_on_loop(tests))
+
+    # ------------------------------------------------------------------ judges
+
+    def _start(self, test: CaseTest, group: str) -> None:
+        """Start evaluating ahead, as the first test (of judge group ``group``) starts. Its
+        fixtures give the adapter and the judge; a failure there only means less is
+        prefetched (the tests report it themselves)."""
+        self._started = True
+        session, tests = self.session, self.plan.tests
+        session.progress.cases = len({t.case for t in tests})
+        if any(not session.case(t.case).case.has_recorded_answer for t in tests):
+            with contextlib.suppress(Exception):
+                self._adapter = test.adapter()
+        if any(needs_judge(r) for t in self.plan.by_group.get(group, []) for r in t.requests):
+            self._resolve(group, test)
+
+    def _group_started(self, test: CaseTest, group: str) -> None:
+        """The first test of another judge group gives the group's judge, and the group's
+        judged metrics are scheduled with it (those within the window; the others as it
+        reaches them)."""
+        tests = self.plan.by_group.get(group, [])
+        if not any(needs_judge(r) for t in tests for r in t.requests):
+            return
+        self._resolve(group, test)
+        self._schedule([t for t in tests if t.nodeid in self.ahead])
+
+    def _resolve(self, group: str, test: CaseTest) -> None:
+        """The group's judge, from one of its tests (``None`` when it has none or it fails:
+        the test reports why)."""
+        self._group_judges[group] = None
+        with contextlib.suppress(Exception, pytest.fail.Exception, pytest.skip.Exception):
+            self._group_judges[group] = test.judge()
+
+    # ------------------------------------------------------------------ on the loop
+
+    def _waits(self, test: PlannedTest) -> bool:
+        """Whether evaluating the test's case ahead saves its test a wait: a RAG query, or a
+        metric that is not immediate (a judge, a model, a custom metric's own work)."""
+        if not self.session.case(test.case).case.has_recorded_answer:
+            return True
+        return any(not immediate(r) for r in test.requests)
+
+    async def _schedule_on_loop(self, tests: list[PlannedTest]) -> None:
+        limiter = self.session.case_limiter
+        progress = self.session.progress
+        for test in tests:
+            task = asyncio.ensure_future(self._prefetch(test, limiter))
+            progress.track(test.case, task)
+            self.tasks.keep(task)
+
+    async def _prefetch(self, test: PlannedTest, limiter: AdaptiveLimiter) -> None:
+        # The case slot bounds the queries; the judge limiter bounds the judging, in the order
+        # the metrics were scheduled, so a slow metric never holds back the next cases.
+        async with limiter.slot():
+            if self._stopped or self.unfinished.get(test.case) == 0:
+                return
+            loaded = self.session.case(test.case)
+            if not loaded.case.has_recorded_answer and (
+                self._adapter is None and not self.queries.asked(test.case)
+            ):
+                return
+            response_task = self.queries.task(loaded, self._adapter)
+            self.tasks.keep(response_task)
+            try:
+                response = await asyncio.shield(response_task)
+            except Exception:  # the test reports the adapter's error
+                return
+        self._measure_ahead(test, loaded, response)
+
+    def _measure_ahead(self, test: PlannedTest, loaded: LoadedCase, response: RAGResponse) -> None:
+        """Schedule the case's known metrics (not awaited: tests wait for their own)."""
+        judge = self._group_judges.get(test.group)
+        identity = self.judges.identity(judge)
+        requests = [
+            r for r in test.requests if (test.case, repr(r), identity) not in self._scheduled
+        ]
+        if judge is None:
+            requests = [r for r in requests if not needs_judge(r)]
+        requests = [r for r in requests if not immediate(r)]
+        if not requests or self._stopped:
+            return
+        self._scheduled.update((test.case, repr(r), identity) for r in requests)
+        metrics: list[Metric] = []
+        for name, params in requests:
+            try:
+                metrics.append(get_metric(name, **params))
+            except (KeyError, TypeError, ValueError):  # the test reports its own mistake
+                continue
+        services = self.memos.services(loaded.key, judge, metrics)
+        if not self._warmed and self._uses_model(metrics, judge):
+            self._warmed = True  # load the embedding model while the judge is busy
+            embed = services.embed or self.judges.embedder(judge)
+            if embed is not None:
+                warm_up = asyncio.ensure_future(self._warm_up(embed, judge))
+                # A model that fails to load fails the tests that need it, with the reason.
+                warm_up.add_done_callback(lambda t: t.cancelled() or t.exception())
+                self.tasks.keep(warm_up)
+        for metric in metrics:
+            task = self.memos.task(loaded, response, metric, services)
+            self.session.progress.track(test.case, task)
+            self.tasks.keep(task)
+
+    def _uses_model(self, metrics: list[Metric], judge: Judge | None) -> bool:
+        """Whether these metrics load an embedding model: an embedding metric, or a judged
+        one with a judge that embeds (the offline judge)."""
+        embeds = self.judges.embeds_itself(judge)
+        return any(
+            "embeddings" in m.requires | m.optional or (embeds and "judge" in m.requires)
+            for m in metrics
+        )
+
+    async def _warm_up(self, embed: Embed, judge: Judge | None) -> None:
+        """Load the embedding model before a metric needs it. Beside an LLM judge, only once
+        the judge has answered: importing its SDK and sending the first requests is the
+        critical path, and two large imports at once delay both."""
+        from ...judges.llm import LLMJudge
+
+        if isinstance(judge, LLMJudge):
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.session.judge_limiter.responded.wait(), WARM_UP_WAIT)
+        await embed(["warm up"])
+
+
+def immediate(request: PlannedMetric) -> bool:
+    """Whether the requested metric is computed from the case alone (never ahead)."""
+    with contextlib.suppress(KeyError):
+        return metric_class(request[0]).immediate
+    return False
+
+
+def needs_judge(request: PlannedMetric) -> bool:
+    """Whether the requested metric asks a judge (nothing known for one not registered)."""
+    with contextlib.suppress(KeyError):
+        return "judge" in requirements(request[0])
+    return False

@@ -1,0 +1,159 @@
+"""Each metric measured once per case, parameter set and judge identity, and each judge
+question asked once per case; the memos of a case let go after its last test."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from ..judges.base import VOTES
+from .session import make_sample, measure
+
+if TYPE_CHECKING:
+    from ..data.dataset import LoadedCase
+    from ..data.response import RAGResponse
+    from ..judges.base import Judge
+    from ..metrics.base import Embed, Measurement, Metric, Sample, Services
+    from .judging import JudgeRegistry
+    from .session import EvalSession
+
+MemoKey = tuple[str, Any, str]
+"""A measurement's key: the case, the metric with its parameters, what else it depends on."""
+
+
+class MetricMemos:
+    """The measurements of one process's cases, shared by every test and by the work done
+    ahead of them, until :meth:`release`."""
+
+    def __init__(self, session: EvalSession, judges: JudgeRegistry) -> None:
+        self.session = session
+        self.judges = judges
+        self._measurements: dict[MemoKey, asyncio.Future[Measurement]] = {}
+        # The questions asked of judges, per case (a repeat within the case is answered from
+        # memory; across cases the judge's disk cache answers it).
+        self._questions: dict[str, dict[tuple[str, str, str], asyncio.Future[Any]]] = {}
+        self._keys: dict[str, list[MemoKey]] = {}
+
+    def services(self, case: str, judge: Judge | None, metrics: list[Metric]) -> Services:
+        """What ``metrics`` of ``case`` may use: the judge, and embeddings only when one of
+        them embeds (the embedding model is loaded for nothing else)."""
+        from ..metrics.base import Services
+
+        embed: Embed | None = None
+        if any("embeddings" in m.requires | m.optional for m in metrics):
+            embed = self.judges.embedder(judge)
+        return Services(
+            judge=judge,
+            judge_id=self.judges.identity(judge),
+            embed=embed,
+            memo=self._questions.setdefault(case, {}),
+            scrub=self.session.redactor.data,
+        )
+
+    def task(
+        self,
+        loaded: LoadedCase,
+        response: RAGResponse,
+        metric: Metric,
+        services: Services,
+        votes: int | None = None,
+    ) -> asyncio.Future[Measurement]:
+        """The (memoised) measurement of a metric on a case, with ``votes`` per question
+        when a verdict is asked again (``judge.passes: auto``). Call on the loop."""
+        depends = self._depends_on(metric, services.judge) + (f" votes={votes}" if votes else "")
+        key = (loaded.key, metric.cache_key(), depends)
+        task = self._measurements.get(key)
+        if task is None:
+            sample = make_sample(loaded, response)
+            task = asyncio.ensure_future(
+                measure(metric, sample, services)
+                if votes is None
+                else measured_with_votes(metric, sample, services, votes)
+            )
+            task.add_done_callback(self._count_usage)
+            self._measurements[key] = task
+            self._keys.setdefault(loaded.key, []).append(key)
+        return task
+
+    async def measure_all(
+        self,
+        loaded: LoadedCase,
+        response: RAGResponse,
+        metrics: list[Metric],
+        thresholds: list[float],
+        services: Services,
+    ) -> list[Measurement]:
+        """``metrics`` measured concurrently; under ``judge.passes: auto`` a judged verdict
+        near its threshold is asked again with more votes, where they can change it (the
+        others keep their one vote)."""
+        measured = list(
+            await asyncio.gather(
+                *(asyncio.shield(self.task(loaded, response, m, services)) for m in metrics)
+            )
+        )
+        votes = more_votes(services.judge)
+        if votes is None:
+            return measured
+        again = [
+            i
+            for i, (m, measurement, threshold) in enumerate(
+                zip(metrics, measured, thresholds, strict=True)
+            )
+            if "judge" in m.requires
+            and measurement.score is not None
+            and abs(measurement.score - threshold) <= votes[1]
+        ]
+        revoted = await asyncio.gather(
+            *(
+                asyncio.shield(self.task(loaded, response, metrics[i], services, votes[0]))
+                for i in again
+            )
+        )
+        for i, measurement in zip(again, revoted, strict=True):
+            # The first vote's cost stays counted beside the votes added to it.
+            usage = measured[i].usage + measurement.usage
+            measured[i] = measurement.model_copy(update={"usage": usage})
+        return measured
+
+    def release(self, key: str) -> None:
+        """Let go of a case's measurements and judge answers. Call on the loop."""
+        for memo_key in self._keys.pop(key, ()):
+            self._measurements.pop(memo_key, None)
+        self._questions.pop(key, None)
+
+    def _depends_on(self, metric: Metric, judge: Judge | None) -> str:
+        """What a measurement depends on besides the case and the metric: the judge of a
+        judged metric, the embedding model of an embedding metric (the judge's own or the
+        offline one), nothing for the others. A test module with its own rag_judge gets its
+        own results; retrieval metrics are shared by all."""
+        if "judge" in metric.requires:
+            return self.judges.identity(judge)
+        if "embeddings" in metric.requires:
+            return self.judges.identity(judge) if self.judges.embeds_itself(judge) else "model"
+        return ""
+
+    def _count_usage(self, task: asyncio.Future[Measurement]) -> None:
+        if not task.cancelled() and task.exception() is None:
+            self.session.progress.add_usage(task.result().usage)
+
+
+def more_votes(judge: Judge | None) -> tuple[int, float] | None:
+    """``(votes, margin)`` when the judge asks a verdict near its threshold again with more
+    votes (an LLM judge under ``judge.passes: auto``), else ``None``."""
+    most = getattr(judge, "max_passes", None)
+    if most is None or most <= (getattr(judge, "passes", None) or 1):
+        return None
+    return int(most), float(getattr(judge, "vote_margin", 0.0))
+
+
+async def measured_with_votes(
+    metric: Metric, sample: Sample, services: Services, votes: int
+) -> Measurement:
+    """The metric measured with ``votes`` per judge question (its first vote kept), and the
+    votes recorded in its details."""
+    token = VOTES.set(votes)
+    try:
+        measured = await measure(metric, sample, services)
+    finally:
+        VOTES.reset(token)
+    return measured.model_copy(update={"details": {**measured.details, "votes": votes}})
