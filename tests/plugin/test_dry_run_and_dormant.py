@@ -140,11 +140,12 @@ def test_dormant_run_imports_nothing_heavy(pytester: pytest.Pytester) -> None:
     assert not added & set(HEAVY), added
     ours = sorted(m for m in with_plugin if m.startswith("rag_eval_pytest"))
     # The entry module, the option table, the metric registry, and what waits for a case
-    # made in code: the running test and the dormant run's hooks.
+    # made in code: the running test and the dormant run's object.
     assert ours == sorted([
         "rag_eval_pytest", "rag_eval_pytest.errors", "rag_eval_pytest.plugin",
         "rag_eval_pytest.pytest_support", "rag_eval_pytest.pytest_support.guard",
         "rag_eval_pytest.pytest_support.aggregation", "rag_eval_pytest.pytest_support.inline",
+        "rag_eval_pytest.pytest_support.startup",
         "rag_eval_pytest.engine", "rag_eval_pytest.engine.running",
         "rag_eval_pytest.metrics", "rag_eval_pytest.metrics.registry",
         "rag_eval_pytest.config", "rag_eval_pytest.config.options",

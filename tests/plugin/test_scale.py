@@ -12,7 +12,6 @@ from tests.helpers import case
 # Counts every pass over the run's list of selected cases, from the session's start.
 COUNTING = """
 import pytest
-from rag_eval_pytest.pytest_support.guard import SESSION_KEY
 
 PASSES = []
 
@@ -22,7 +21,7 @@ class CountingList(list):
         return super().__iter__()
 
 def pytest_sessionstart(session):
-    datasets = session.config.stash[SESSION_KEY].datasets
+    datasets = session.config.pluginmanager.get_plugin("rag_eval_runner").session.datasets
     datasets.cases = CountingList(datasets.cases)
 
 def pytest_sessionfinish(session):

@@ -27,9 +27,7 @@ class RAGAdapter:
 
     async def aquery(self, question: str) -> RAGResponse:
         if type(self).query is RAGAdapter.query:
-            raise NotImplementedError(
-                f"{type(self).__name__} implements neither query nor aquery"
-            )
+            raise NotImplementedError(f"{type(self).__name__} implements neither query nor aquery")
         return await to_thread(self.query, question)
 
     def describe(self) -> str:

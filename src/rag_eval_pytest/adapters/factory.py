@@ -41,8 +41,11 @@ def adapter_from_settings(
 
         return HttpAdapter.from_settings(settings.http)
     if not settings.target:
-        what = {"callable": "module:function", "langchain": "module:chain",
-                "llamaindex": "module:query_engine"}.get(kind, "module:attr")
+        what = {
+            "callable": "module:function",
+            "langchain": "module:chain",
+            "llamaindex": "module:query_engine",
+        }.get(kind, "module:attr")
         raise ConfigError(f"the {kind} adapter needs a target: --rag-target {what}")
     if kind == "callable":
         from .callable import CallableAdapter

@@ -261,15 +261,17 @@ class HttpAdapter(RAGAdapter):
             delay = self.retry.delay(attempt, self._rand(), asked)
             log.info(
                 "%s: attempt %d/%d: %s; retrying in %.1f s",
-                self.describe(), attempt, attempts, self._redactor.text(history[-1]), delay,
+                self.describe(),
+                attempt,
+                attempts,
+                self._redactor.text(history[-1]),
+                delay,
             )
             await self._sleep(delay)
         tried = "1 attempt" if attempts == 1 else f"{attempts} attempts"
         raise self._fail(f"unreachable after {tried}: {'; '.join(history)}")
 
-    async def _attempt(
-        self, client: httpx.AsyncClient, question: str
-    ) -> tuple[bytes, str]:
+    async def _attempt(self, client: httpx.AsyncClient, question: str) -> tuple[bytes, str]:
         import httpx
 
         payload = _fill(self.template, question)
@@ -384,8 +386,12 @@ def _context(item: Any) -> Context | None:
     metadata = item.get("metadata")
     places = [item, metadata] if isinstance(metadata, Mapping) else [item]
     source = next(
-        (str(p[k]) for p in places for k in _SOURCE_KEYS
-         if p.get(k) is not None and not isinstance(p.get(k), (dict, list))),
+        (
+            str(p[k])
+            for p in places
+            for k in _SOURCE_KEYS
+            if p.get(k) is not None and not isinstance(p.get(k), (dict, list))
+        ),
         None,
     )
     return Context(text=text, source=source)

@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 
-
 def _number_text(value: float) -> str:
     """``2.0`` -> ``2``, ``0.25`` -> ``0.25``: a number as a person would type it."""
     text = repr(value)
@@ -362,8 +361,7 @@ class Settings(_Section):
             module, sep, attr = value.rpartition(":")
             if not sep or not module or not attr or not attr.replace(".", "_").isidentifier():
                 raise ValueError(
-                    f"{value!r} is not of the form module:attribute "
-                    "(or path/to/file.py:attribute)"
+                    f"{value!r} is not of the form module:attribute (or path/to/file.py:attribute)"
                 )
         return value
 
@@ -571,7 +569,12 @@ def interpolate(
             done[id(data)] = result
             for k, v in data.items():
                 result[k] = interpolate(
-                    v, env, label, secrets, f"{path}.{k}" if path else str(k), done,
+                    v,
+                    env,
+                    label,
+                    secrets,
+                    f"{path}.{k}" if path else str(k),
+                    done,
                     references=references,
                 )
         else:
@@ -645,8 +648,10 @@ class _Expansion:
                     f"(write ${{{name}:-default}} to give a default)"
                 )
             value = default
-        elif live and value and (
-            is_credential_name(name) or is_credential_name(self.path.rpartition(".")[2])
+        elif (
+            live
+            and value
+            and (is_credential_name(name) or is_credential_name(self.path.rpartition(".")[2]))
         ):
             self.secrets.add(value)
         return value, i + 1
@@ -741,8 +746,10 @@ def _explain(
     key = _loc(tuple(loc))
     source: str | None = None
     for prefix, label in origin.items():
-        if key == prefix or key.startswith((prefix + ".", prefix + "[")) or prefix.startswith(
-            key + "."
+        if (
+            key == prefix
+            or key.startswith((prefix + ".", prefix + "["))
+            or prefix.startswith(key + ".")
         ):
             source = label
             break

@@ -26,12 +26,13 @@ from ..data.dataset import Case, LoadedCase, auto_id, describe_problems
 from ..data.response import Context, RAGResponse
 from ..errors import RagEvalError, SetupFailed
 from .case import INLINE_INDEX, CaseTest, RagCase
-from .running import ENGINE_KEY, current_item, engine_for
+from .running import current_item, engine_for
 
 if TYPE_CHECKING:
     from ..config.settings import Settings
     from ..reporting.payload import CasePayload
     from .case import CaseEngine
+    from .engine import Engine
 
 INLINE_KEY: pytest.StashKey[list[tuple[Case, CaseTest]]] = pytest.StashKey()
 """The cases made in code that a test evaluated, with what the engine knows of each."""
@@ -235,14 +236,12 @@ def inline_properties(item: pytest.Item) -> list[tuple[str, object]]:
     return [p for _, test in item.stash.get(INLINE_KEY, []) for p in test.recorder.properties()]
 
 
-def inline_finished(item: pytest.Item) -> None:
+def inline_finished(item: pytest.Item, engine: Engine) -> None:
     """The test is over (its reports carry what it recorded): the engine lets go of its
     cases made in code."""
     bindings = item.stash.get(INLINE_KEY, None)
     if bindings is None:
         return
     del item.stash[INLINE_KEY]
-    engine = item.config.stash.get(ENGINE_KEY, None)
-    if engine is not None:
-        for _, test in bindings:
-            engine.finished(test)
+    for _, test in bindings:
+        engine.finished(test)

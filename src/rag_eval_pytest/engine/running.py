@@ -4,7 +4,7 @@ A case made in code (:func:`~rag_eval_pytest.engine.inline.make_case`) is evalua
 test that runs when an ``assert_*`` helper receives it: the entry module marks each test as
 running (:func:`running`), and the case finds the test (:func:`current_item`) and the run's
 engine (:func:`engine_for`). A run without ``--rag-dataset`` makes its engine then, on first
-use, through the activation the entry module leaves in the config's stash.
+use, through the dormant run's plugin object.
 
 Imported by the entry module in every run, so it imports only pytest and the stdlib.
 """
@@ -12,22 +12,30 @@ Imported by the entry module in every run, so it imports only pytest and the std
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
-
-import pytest
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Iterator
+
+    import pytest
 
     from .engine import Engine
 
-ENGINE_KEY: pytest.StashKey[Engine] = pytest.StashKey()
-"""The process's engine: made at start-up with a dataset, else when a test first evaluates a
-case made in code."""
+RUNNER_PLUGIN = "rag_eval_runner"
+"""The plugin object of a process that runs tests (it holds the process's engine)."""
 
-ACTIVATE_KEY: pytest.StashKey[Callable[[], Engine]] = pytest.StashKey()
-"""How a run without a dataset makes its engine (and, where reports are written, its
-aggregator) when a test first evaluates a case made in code."""
+DORMANT_PLUGIN = "rag_eval_dormant"
+"""The plugin object of a run without a dataset, until a test evaluates a case made in code:
+it makes the run's engine then (and, where reports are written, its aggregator)."""
+
+
+class _Runner(Protocol):
+    engine: Engine
+
+
+class _Dormant(Protocol):
+    def activate(self) -> Engine: ...
+
 
 _RUNNING: list[pytest.Item] = []
 """The tests running now, innermost last (a test may run pytest in-process: pytester)."""
@@ -55,8 +63,8 @@ def engine_for(config: pytest.Config) -> Engine | None:
     """The run's engine, made now in a run without a dataset; ``None`` when the plugin is
     not loaded in this run (``-p no:rag_eval``). Raises what making it raised (a
     :class:`~rag_eval_pytest.errors.RagEvalError` for a bad configuration)."""
-    engine = config.stash.get(ENGINE_KEY, None)
-    if engine is not None:
-        return engine
-    activate = config.stash.get(ACTIVATE_KEY, None)
-    return activate() if activate is not None else None
+    runner: _Runner | None = config.pluginmanager.get_plugin(RUNNER_PLUGIN)
+    if runner is not None:
+        return runner.engine
+    dormant: _Dormant | None = config.pluginmanager.get_plugin(DORMANT_PLUGIN)
+    return dormant.activate() if dormant is not None else None

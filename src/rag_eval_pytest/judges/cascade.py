@@ -130,4 +130,3 @@ def _narrowed(question: Question[Any, Any], inputs: Any, local: JudgeOutcome[Any
 
         return asked, merge
     return None
-

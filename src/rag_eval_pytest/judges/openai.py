@@ -119,9 +119,7 @@ class OpenAIJudge(LLMJudge):
                 self.response_format = False  # this server takes JSON in text only
                 return await self._complete(prompt, question_name)
             if is_transient_status(status):
-                raise TransientError(
-                    f"HTTP {status}: {detail}", retry_after(response.headers)
-                )
+                raise TransientError(f"HTTP {status}: {detail}", retry_after(response.headers))
             if status in (401, 403):
                 raise AuthenticationFailed(f"HTTP {status}: {detail} (check the judge's API key)")
             raise RequestFailed(f"HTTP {status}: {detail}")

@@ -66,9 +66,7 @@ class RenderedPrompt:
             f"{self.user}\n\nYour previous reply to this task was rejected: {error}\n"
             "Answer the task again, completely, in exactly the required format."
         )
-        return RenderedPrompt(
-            self.system, user, self.schema_json, self.untrusted_texts, self.notes
-        )
+        return RenderedPrompt(self.system, user, self.schema_json, self.untrusted_texts, self.notes)
 
 
 @functools.lru_cache(maxsize=64)

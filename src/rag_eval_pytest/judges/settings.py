@@ -137,9 +137,7 @@ class JudgeSettings(_Section):
         description="passes: auto: how near its threshold a score is asked again with "
         "max_passes votes.",
     )
-    cache: bool = Field(
-        True, description="Cache judge replies on disk (false: as --rag-no-cache)."
-    )
+    cache: bool = Field(True, description="Cache judge replies on disk (false: as --rag-no-cache).")
     cache_dir: str | None = Field(
         None, description="Cache directory (default: rag_eval_judge in pytest's cache)."
     )
@@ -247,7 +245,6 @@ class JudgeSettings(_Section):
                 f"judge.then: a cascade's second tier is an LLM judge, not {self.then.kind!r}"
             )
         return self
-
 
     @property
     def fixed_passes(self) -> int:

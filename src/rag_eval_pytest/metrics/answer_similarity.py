@@ -28,6 +28,4 @@ class AnswerSimilarity(Metric):
             return Measurement(score=0.0, reason="the answer is empty")
         answer, truth = await services.embed([sample.answer, sample.ground_truth])
         score = cosine(answer, truth)
-        return Measurement(
-            score=score, reason=f"cosine similarity to the ground truth {score:.2f}"
-        )
+        return Measurement(score=score, reason=f"cosine similarity to the ground truth {score:.2f}")

@@ -48,9 +48,7 @@ class RankedSource:
     """The rank at which the expected document it names was already counted."""
 
 
-def rank_sources(
-    retrieved: Sequence[str | None], grades: Mapping[str, int]
-) -> list[RankedSource]:
+def rank_sources(retrieved: Sequence[str | None], grades: Mapping[str, int]) -> list[RankedSource]:
     """Each retrieved source with the grade it earns: the highest-graded expected document it
     names that no earlier rank counted for, else 0."""
     counted: dict[str, int] = {}

@@ -1,6 +1,6 @@
-"""The aggregating process's side of the run (a plain run, or the xdist controller): the
-:class:`~rag_eval_pytest.reporting.aggregator.Aggregator` that writes the reports, and the
-hooks that hand it each test report.
+"""The aggregating process (a plain run, or the xdist controller): one plugin object whose
+methods are the hooks of that role and whose attributes are its state, above all the
+:class:`~rag_eval_pytest.reporting.aggregator.Aggregator` that writes the reports.
 
 Imported by the entry module in every run: the heavy modules are imported when a run
 evaluates cases.
@@ -12,14 +12,16 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .guard import SESSION_KEY, guarded
+from .guard import guarded
 
 if TYPE_CHECKING:
     from ..engine.session import EvalSession
     from ..reporting.aggregator import Aggregator
     from ..reporting.payload import CasePayload
+    from .termination import SigtermAsInterrupt
 
-AGGREGATOR_KEY: pytest.StashKey[Aggregator] = pytest.StashKey()
+AGGREGATING_PLUGIN = "rag_eval_aggregator"
+"""The plugin object of the process that writes the reports (a plain run, the controller)."""
 CRITICAL_MARKER = "rag_critical"
 
 # What travels on a test report, from the process that ran the test to this one (xdist
@@ -32,72 +34,158 @@ SETUP_ERROR_ATTRIBUTE = "rag_eval_setup_error"
 """Why the test could not get its judge or RAG system (the run is fatal)."""
 
 
-def start_aggregator(config: pytest.Config, session: EvalSession) -> Aggregator:
-    """Make the run's aggregator and register the hooks that feed it."""
-    from ..reporting.aggregator import Aggregator
-    from .bootstrap import output_dir
+class AggregatingProcess:
+    """The aggregating process's hooks, and its state: the session, the
+    :class:`~rag_eval_pytest.reporting.aggregator.Aggregator`, the notices of the header and
+    the SIGTERM handler. pytest keeps registered plugins to the end: the aggregator (every
+    case's results) is let go of at ``pytest_unconfigure``."""
 
-    aggregator = config.stash[AGGREGATOR_KEY] = Aggregator(
-        settings=session.settings,
-        datasets=session.datasets,
-        run=session.run,
-        redactor=session.redactor,
-        output_dir=output_dir(config, session),
-        rootdir=config.rootpath,
-        version=_version(),
-        adapter_label=_adapter_label(session),
-    )
-    config.pluginmanager.register(AggregatorHooks(config), "rag_eval_aggregator")
-    return aggregator
+    def __init__(
+        self, config: pytest.Config, session: EvalSession, notices: list[str] | None = None
+    ) -> None:
+        from ..reporting.aggregator import Aggregator
+        from .bootstrap import output_dir
 
-
-def prune_judge_cache(config: pytest.Config) -> None:
-    """Once per run, at its end, in the process that aggregates it (the workers have written
-    their entries by then): remove the judge cache's entries not used for
-    ``judge.cache_max_age_days`` and the least recently used past ``judge.cache_max_mb``, so
-    a cache saved after every CI run does not only grow."""
-    session = config.stash.get(SESSION_KEY, None)
-    if session is None:
-        return
-    from ..judges.cache import JudgeCache, prune_cache
-    from ..judges.factory import cache_for
-
-    judge = session.settings.judge
-    cache = cache_for(judge, session.judge_cache_dir)
-    if isinstance(cache, JudgeCache):
-        prune_cache(
-            cache.directory, max_age_days=judge.cache_max_age_days, max_mb=judge.cache_max_mb
+        self.config = config
+        self.session = session
+        self.notices = notices or []
+        self.sigterm: SigtermAsInterrupt | None = None
+        self.aggregator: Aggregator | None = Aggregator(
+            settings=session.settings,
+            datasets=session.datasets,
+            run=session.run,
+            redactor=session.redactor,
+            output_dir=output_dir(config, session),
+            rootdir=config.rootpath,
+            version=_version(),
+            adapter_label=_adapter_label(session),
         )
 
+    @classmethod
+    def register(
+        cls, config: pytest.Config, session: EvalSession, notices: list[str] | None = None
+    ) -> AggregatingProcess:
+        process = cls(config, session, notices)
+        config.pluginmanager.register(process, AGGREGATING_PLUGIN)
+        return process
 
-class AggregatorHooks:
-    """Controller and plain runs: hands each test report to the aggregator. A plugin object,
-    because ``pytest_runtest_logreport`` receives no config to find the aggregator by; it
-    holds the config, not the aggregator, as pytest keeps registered plugins to the end."""
+    def handle_sigterm(self) -> None:
+        """SIGTERM (a CI runner cancelling the job) ends the run like Ctrl-C: reports kept."""
+        from .termination import SigtermAsInterrupt
 
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
+        self.sigterm = SigtermAsInterrupt()
+        self.sigterm.install()
+
+    # ------------------------------------------------------------------ the run
+
+    @guarded("pytest_report_header")
+    def pytest_report_header(self) -> list[str]:
+        """The header line: datasets, cases, adapter and judge; then the notices."""
+        from .dry_run import header_line
+
+        return [header_line(self.session), *self.notices]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """xdist controller: send the run identity to a starting worker, so all processes
+        agree on the run id and start time."""
+        import dataclasses
+
+        from .bootstrap import WORKER_RUN_KEY
+
+        node.workerinput[WORKER_RUN_KEY] = dataclasses.asdict(self.session.run)
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-        aggregator = self.config.stash.get(AGGREGATOR_KEY, None)
-        if aggregator is not None:  # why pytest stopped ("1 error during collection")
-            aggregator.interruption = str(excinfo.value)
+        if self.aggregator is not None:  # why pytest stopped ("1 error during collection")
+            self.aggregator.interruption = str(excinfo.value)
             # Ctrl-C or SIGTERM (not pytest's own stops: collection errors, pytest.exit)
-            aggregator.signalled = isinstance(
+            self.aggregator.signalled = isinstance(
                 excinfo.value, KeyboardInterrupt
             ) and not isinstance(excinfo.value, pytest.Session.Interrupted)
 
     @pytest.hookimpl(trylast=True)  # after other plugins have seen the report whole
     @guarded("pytest_runtest_logreport")
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        aggregator = self.config.stash.get(AGGREGATOR_KEY, None)
-        if aggregator is not None:
-            hand_over(aggregator, report)
+        if self.aggregator is not None:
+            hand_over(self.aggregator, report)
             # pytest keeps every report to the end of the run: without the payloads, which
             # the aggregator has taken, a long run holds a copy less of each case's results.
             for name in (REPORT_ATTRIBUTE, INLINE_ATTRIBUTE):
                 if name in report.__dict__:
                     delattr(report, name)
+
+    # ------------------------------------------------------------------ the end
+
+    @pytest.hookimpl(tryfirst=True)
+    @guarded("pytest_sessionfinish", stop="at the end")
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        """Summarise, write the reports and the history line, and set the exit code
+        (escalating only from pytest's own 0 or 1)."""
+        if self.aggregator is None:
+            return
+        interrupted = exitstatus == pytest.ExitCode.INTERRUPTED or bool(
+            session.shouldstop or session.shouldfail
+        )
+        decision = self.aggregator.finish(
+            pytest_status=int(exitstatus), failed_tests=session.testsfailed, interrupted=interrupted
+        )
+        session.exitstatus = decision.code
+        self.prune_judge_cache()
+        from ..runtime.heap import set_aside
+
+        set_aside()  # the report lives until the terminal summary is printed
+
+    def prune_judge_cache(self) -> None:
+        """Once per run, at its end, in the process that aggregates it (the workers have
+        written their entries by then): remove the judge cache's entries not used for
+        ``judge.cache_max_age_days`` and the least recently used past ``judge.cache_max_mb``,
+        so a cache saved after every CI run does not only grow."""
+        from ..judges.cache import JudgeCache, prune_cache
+        from ..judges.factory import cache_for
+
+        judge = self.session.settings.judge
+        cache = cache_for(judge, self.session.judge_cache_dir)
+        if isinstance(cache, JudgeCache):
+            prune_cache(
+                cache.directory, max_age_days=judge.cache_max_age_days, max_mb=judge.cache_max_mb
+            )
+
+    @guarded("pytest_terminal_summary")
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """The summary table, the report paths, the exit reason."""
+        aggregator = self.aggregator
+        if aggregator is None:
+            return
+        if aggregator.report is None and not aggregator.ran_tests:
+            terminalreporter.write_line("rag-eval: no test ran: no report or history line written")
+            decision = aggregator.decision
+            if decision is not None and decision.code != 0:
+                terminalreporter.write_line(f"rag-eval: exit {decision.code}: {decision.reason}")
+            return
+        if aggregator.report is None:
+            return
+        from ..reporting.terminal import summary_lines
+
+        terminalreporter.section("rag-eval")
+        for line in summary_lines(aggregator.report, aggregator.written, aggregator.write_errors):
+            terminalreporter.line(line)
+
+    @guarded("pytest_unconfigure", stop="at the end")
+    def pytest_unconfigure(self) -> None:
+        """Let go of the run's results, and give SIGTERM back its handler."""
+        self.aggregator = None
+        if self.sigterm is not None:
+            self.sigterm.restore()
+            self.sigterm = None
+
+
+def mark_setup_error(call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
+    """A test whose judge or RAG system could not be built carries why, for the aggregating
+    process (the run is fatal)."""
+    from ..errors import SetupFailed
+
+    if call.excinfo is not None and isinstance(call.excinfo.value, SetupFailed):
+        setattr(report, SETUP_ERROR_ATTRIBUTE, str(call.excinfo.value.msg))
 
 
 def hand_over(aggregator: Aggregator, report: pytest.TestReport) -> None:

@@ -35,7 +35,7 @@ def header_line(session: EvalSession) -> str:
 
 
 def calibration_note(session: EvalSession, judge: str) -> str:
-    """" | calibration FILE (...)": whether the run's judge is the one the thresholds of
+    """ " | calibration FILE (...)": whether the run's judge is the one the thresholds of
     ``judge.calibration`` were chosen for (compared by description here, before any judge is
     built; the report compares identities)."""
     if session.calibration is None:

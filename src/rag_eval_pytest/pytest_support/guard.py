@@ -27,8 +27,8 @@ F = TypeVar("F", bound="Callable[..., Any]")
 # A failure while pytest collects: pytest would turn pytest.exit into one more collection
 # error, so the run ends at the first hook after collection (exit_if_deferred).
 DEFERRED_KEY: pytest.StashKey[tuple[str, int]] = pytest.StashKey()
-# The process's evaluation session, set by the entry module; the guard reads its redactor.
-SESSION_KEY: pytest.StashKey[EvalSession] = pytest.StashKey()
+# The role objects that hold the process's evaluation session (its redactor masks messages).
+ROLE_PLUGINS = ("rag_eval_aggregator", "rag_eval_runner")
 
 HINT = (
     "this is a bug in rag-eval-pytest: please report it with the traceback "
@@ -110,9 +110,18 @@ def _verbose(config: pytest.Config) -> bool:
 def _redactor(config: pytest.Config | None) -> Callable[[str], str]:
     from ..redaction import Redactor
 
-    session = config.stash.get(SESSION_KEY, None) if config is not None else None
+    session = _session(config)
     redactor = session.redactor if session is not None else Redactor.from_environment()
     return redactor.text
+
+
+def _session(config: pytest.Config | None) -> EvalSession | None:
+    """The process's evaluation session, from its role object, if it has one yet."""
+    for name in ROLE_PLUGINS if config is not None else ():
+        role = config.pluginmanager.get_plugin(name)  # type: ignore[union-attr]
+        if role is not None:
+            return cast("EvalSession", role.session)
+    return None
 
 
 def _fatal_code(config: pytest.Config | None) -> int:

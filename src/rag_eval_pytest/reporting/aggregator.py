@@ -274,8 +274,10 @@ class Aggregator:
             history, history_entry(report), tolerance=self.settings.output.regression_tolerance
         )
         comparison = report.comparison
-        if comparison is not None and comparison.baseline.startswith("history") and (
-            comparison.changes
+        if (
+            comparison is not None
+            and comparison.baseline.startswith("history")
+            and (comparison.changes)
         ):
             # The same test as the gate: a drop larger than the judge's noise, not a mean that
             # moved by more than a tolerance.

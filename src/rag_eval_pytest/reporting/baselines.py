@@ -196,9 +196,7 @@ def flips(history: Sequence[Sequence[str]]) -> int:
     return sum(a != b for a, b in pairwise(judged))
 
 
-def flaky_cases(
-    outcomes: Mapping[str, Sequence[Sequence[str]]], least: int = 2
-) -> dict[str, str]:
+def flaky_cases(outcomes: Mapping[str, Sequence[Sequence[str]]], least: int = 2) -> dict[str, str]:
     """The cases that flipped at least ``least`` times with the same answer and contexts,
     each with its history ("passed, failed, passed, failed")."""
     return {

@@ -130,8 +130,7 @@ def paired_change(
         exact = n <= EXACT_UP_TO
         patterns = range(2**n) if exact else (rng.getrandbits(n) for _ in range(ROUNDS))
         extreme = sum(
-            abs(sum(d if bits >> i & 1 else -d for i, d in enumerate(differences)) / n)
-            >= magnitude
+            abs(sum(d if bits >> i & 1 else -d for i, d in enumerate(differences)) / n) >= magnitude
             for bits in patterns
         )
         p_value = extreme / 2**n if exact else (extreme + 1) / (ROUNDS + 1)

@@ -72,7 +72,7 @@ _ABBREVIATIONS = _TITLES | frozenset(
         "ca",
         "cf",
         "al",
-]
+    ]
 )
 
 # A candidate boundary: terminal punctuation, optional closing quotes/brackets, whitespace.
