@@ -1,0 +1,61 @@
+"""The rooms stay small and hold their own state: the entry module keeps options, configure
+and the fixtures; the engine is a façade; the run's state lives on the role objects."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[3] / "src" / "rag_eval_pytest"
+
+
+def _long_functions(path: Path, most: int) -> list[str]:
+    tree = ast.parse(path.read_text())
+    return [
+        f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > most
+    ]
+
+
+def test_the_entry_module_is_small_with_short_functions() -> None:
+    plugin = SRC / "plugin.py"
+    assert len(plugin.read_text().splitlines()) <= 250
+    assert _long_functions(plugin, 25) == []
+
+
+def test_the_entry_module_holds_no_hook_but_configure() -> None:
+    tree = ast.parse((SRC / "plugin.py").read_text())
+    hooks = [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("pytest_")
+    ]
+    assert sorted(hooks) == ["pytest_addoption", "pytest_configure"]
+
+
+def test_the_engine_is_a_facade() -> None:
+    assert len((SRC / "engine" / "engine.py").read_text().splitlines()) <= 300
+
+
+def _config_stash_users() -> list[str]:
+    return sorted(
+        str(path.relative_to(SRC))
+        for path in SRC.rglob("*.py")
+        if "config.stash" in path.read_text()
+    )
+
+
+def test_no_run_state_in_the_config_stash() -> None:
+    """Only the hook guard keeps one thing there: the message of a hook that failed while
+    pytest collected, until collection ends. The rest lives on the role objects."""
+    assert _config_stash_users() == ["pytest_support/guard.py"]
+
+
+def test_the_long_function_check_finds_one(tmp_path: Path) -> None:
+    body = "\n".join(f"    x{i} = {i}" for i in range(30))
+    module = tmp_path / "m.py"
+    module.write_text(f"def long():\n{body}\n")
+    assert _long_functions(module, 25) == ["long (31 lines)"]
