@@ -76,9 +76,8 @@ def test_the_package_keeps_its_layers(tmp_path: Path) -> None:
         pytest.param(
             "engine/session.py",
             "from . import engine",
-            "No cycles are allowed in rag_eval_pytest.engine.\n"
-            "It could be made acyclic by removing 1 dependency:\n\n"
-            "- .session -> .engine",
+            # the planted edge, among those that would make the package acyclic
+            "No cycles are allowed in rag_eval_pytest.engine.|- .session -> .engine",
             id="cycle-inside-a-subpackage",
         ),
     ],
@@ -93,4 +92,5 @@ def test_an_import_against_the_layers_fails_the_lint(
 
     assert result.returncode == 1, result.stdout + result.stderr
     assert "BROKEN" in result.stdout
-    assert named in result.stdout, result.stdout
+    for line in named.split("|"):
+        assert line in result.stdout, result.stdout
