@@ -79,7 +79,8 @@ def _calibrate_parser(commands: Any) -> None:
 
 def _calibrate(options: argparse.Namespace) -> int:
     """``rag-eval calibrate``: 0 when the calibration is written, 3 (one message) otherwise."""
-    from .config.settings import Override, find_config_file, resolve_settings
+    from .config.files import find_config_file
+    from .config.resolution import Override, resolve_settings
     from .engine.calibration import calibrate
 
     try:
