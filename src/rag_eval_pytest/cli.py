@@ -79,7 +79,8 @@ def _calibrate_parser(commands: Any) -> None:
 
 def _calibrate(options: argparse.Namespace) -> int:
     """``rag-eval calibrate``: 0 when the calibration is written, 3 (one message) otherwise."""
-    from .config.settings import Override, find_config_file, resolve_settings
+    from .config.files import find_config_file
+    from .config.resolution import Override, resolve_settings
     from .engine.calibration import calibrate
 
     try:
@@ -222,14 +223,8 @@ def _dataset_text(document: dict[str, Any], suffix: str) -> str:
 
 def _merge(options: argparse.Namespace) -> int:
     from .atomic import write_atomic
-    from .reporting.files import (
-        HISTORY_FILE,
-        JSON_REPORT,
-        MARKDOWN_REPORT,
-        append_history,
-        report_json,
-    )
-    from .reporting.history import history_entry
+    from .reporting.files import HISTORY_FILE, JSON_REPORT, MARKDOWN_REPORT, report_json
+    from .reporting.history import append_line, history_entry
     from .reporting.markdown import render_markdown
     from .reporting.merge import merge_reports
     from .reporting.reader import load_report
@@ -249,17 +244,17 @@ def _merge(options: argparse.Namespace) -> int:
     out: Path = options.output_dir
     report = merged.report
     if not options.no_history:
-        from .reporting.files import read_history
+        from .reporting.history import read_lines
         from .reporting.trend import build_trend
 
         report = report.with_trend(
-            build_trend(read_history(out / HISTORY_FILE), history_entry(report))
+            build_trend(read_lines(out / HISTORY_FILE), history_entry(report))
         )
     write_atomic(out / JSON_REPORT, report_json(report.to_json()), shared=True)
     write_atomic(out / MARKDOWN_REPORT, render_markdown(report), shared=True)
     written = [out / JSON_REPORT, out / MARKDOWN_REPORT]
     if not options.no_history:
-        append_history(out / HISTORY_FILE, history_entry(report))
+        append_line(out / HISTORY_FILE, history_entry(report))
         written.append(out / HISTORY_FILE)
     counts = report.summary.counts
     composite = report.summary.composite.score

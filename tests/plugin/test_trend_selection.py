@@ -11,7 +11,7 @@ import pytest
 
 from rag_eval_pytest import load_report
 from rag_eval_pytest.reporting.history import history_entry, selection
-from rag_eval_pytest.reporting.models import Selection
+from rag_eval_pytest.reporting.models import HistoryLine, Selection
 from rag_eval_pytest.reporting.trend import build_trend
 from tests.helpers import GROUNDED_CASES, case, read_report
 from tests.metrics.test_judged_runs import JUDGE_CONFTEST
@@ -212,7 +212,7 @@ def test_a_history_line_stays_small_and_compares_with_lines_that_list_every_case
     measured = report.run.selection
     assert measured is not None
 
-    def listing(keys: list[str]) -> tuple[Selection, dict[str, Any]]:
+    def listing(keys: list[str]) -> tuple[Selection, HistoryLine]:
         """A selection of ``keys``, and its history line as an earlier version wrote it."""
         chosen = selection(
             cases=keys,
@@ -222,15 +222,15 @@ def test_a_history_line_stays_small_and_compares_with_lines_that_list_every_case
             total_cases=len(keys),
             judge_identities=measured.judge_identities,
         )
-        return chosen, {**old, "selection": chosen.model_dump(mode="json")}
+        return chosen, HistoryLine.from_json({**old, "selection": chosen.model_dump(mode="json")})
 
     keys = [f"customer-question-{i:05d}" for i in range(5000)]
     big, earlier = listing(keys)
     entry = history_entry(
         report.model_copy(update={"run": report.run.model_copy(update={"selection": big})})
     )
-    assert len(json.dumps(entry)) < 2048  # the keys alone are 120 KB
-    assert entry["selection"]["case_count"] == 5000
+    assert len(json.dumps(entry.to_json())) < 2048  # the keys alone are 120 KB
+    assert entry.selection is not None and entry.selection.case_count == 5000
     assert build_trend([earlier], entry).compared_with is not None
     assert build_trend([listing(keys[1:])[1]], entry).compared_with is None
 

@@ -6,13 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from rag_eval_pytest.config.settings import (
-    ConfigFile,
-    Override,
-    find_config_file,
-    interpolate,
-    resolve_settings,
-)
+from rag_eval_pytest.config.expansion import interpolate
+from rag_eval_pytest.config.files import ConfigFile, find_config_file
+from rag_eval_pytest.config.resolution import Override, resolve_settings
 from rag_eval_pytest.errors import ConfigError
 
 

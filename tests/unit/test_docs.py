@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from rag_eval_pytest.config.files import ConfigFile
 from rag_eval_pytest.config.options import OPTIONS
-from rag_eval_pytest.config.settings import ConfigFile, resolve_settings
+from rag_eval_pytest.config.resolution import resolve_settings
 from rag_eval_pytest.metrics.registry import METRIC_NAMES, metric_class
 
 ROOT = Path(__file__).parents[2]

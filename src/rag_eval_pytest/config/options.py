@@ -2,7 +2,7 @@
 
 Each :class:`OptionSpec` names a ``--rag-*`` command-line option, the ``rag_*`` ini key beside
 it and the settings path it overrides. The table checks no value: the raw text goes to the
-settings model (:func:`~rag_eval_pytest.config.settings.resolve_settings`), which validates
+settings model (:func:`~rag_eval_pytest.config.resolution.resolve_settings`), which validates
 every value once, wherever it came from, and names its source in the error. Stdlib only: the
 entry point imports this module on every pytest run, with or without ``--rag-dataset``.
 """

@@ -4,7 +4,7 @@
 judge. When neither is possible, building the judge raises :class:`ConfigError` with what to
 do — only when a metric needs a judge, so retrieval-only runs never need a key. Nothing here
 imports an SDK, numpy or httpx: whether an extra is installed is looked up without importing
-it (:mod:`.extras`), and the judges import what they use on their first request.
+it (:mod:`rag_eval_pytest.extras`), and the judges import what they use on their first request.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
+from ..extras import local_available
 from .base import Judge
 from .cache import JudgeCache
-from .extras import local_available
 from .settings import ENTRY_POINT_GROUP, unknown_judge
 
 if TYPE_CHECKING:
@@ -148,8 +148,8 @@ def build_judge(
         )
         return CascadeJudge(_local_judge(settings, cache_dir), then)
     if kind == "anthropic":
+        from ..extras import require_anthropic
         from .anthropic import AnthropicJudge
-        from .extras import require_anthropic
 
         require_anthropic()
 
@@ -180,7 +180,7 @@ def build_judge(
 
 
 def _local_judge(settings: JudgeSettings, cache_dir: Path | None = None) -> Judge:
-    from .extras import local_not_installed
+    from ..extras import local_not_installed
 
     local = settings.local
     try:

@@ -14,14 +14,9 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..config.files import ConfigFile, find_config_file
 from ..config.options import OPTIONS, OptionSpec, ini_flag
-from ..config.settings import (
-    ConfigFile,
-    Override,
-    ResolvedConfig,
-    find_config_file,
-    resolve_settings,
-)
+from ..config.resolution import Override, ResolvedConfig, resolve_settings
 from ..data.dataset import load_datasets, missing_ground_truth_notice
 from ..engine.session import EvalSession
 from ..redaction import Redactor

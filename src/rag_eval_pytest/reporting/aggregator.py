@@ -18,15 +18,15 @@ from ..runtime.heap import paused_collection
 from .baselines import BASELINES, check_noise
 from .collector import CRASHED, RunCollector, crashed_case_payload
 from .document import build_document, now_iso
-from .files import (
-    HISTORY_FILE,
-    JSON_REPORT,
-    MARKDOWN_REPORT,
-    append_history,
-    read_history,
-    report_json,
+from .files import HISTORY_FILE, JSON_REPORT, MARKDOWN_REPORT, report_json
+from .history import (
+    append_line,
+    datasets_digest,
+    git_commit,
+    history_entry,
+    read_lines,
+    selection,
 )
-from .history import datasets_digest, git_commit, history_entry, selection
 from .markdown import render_markdown, render_step_summary
 from .models import DatasetInfo, FlakyCase, Regression, Report, RunSection
 from .step_summary import SUMMARY_FILE, append_step_summary
@@ -269,7 +269,7 @@ class Aggregator:
 
         with warnings.catch_warnings(record=True) as caught:  # bad lines: said in the report
             warnings.simplefilter("always")
-            history = read_history(self.output_dir / HISTORY_FILE)
+            history = read_lines(self.output_dir / HISTORY_FILE)
         trend = build_trend(
             history, history_entry(report), tolerance=self.settings.output.regression_tolerance
         )
@@ -332,7 +332,7 @@ class Aggregator:
         if history:
             path = out / HISTORY_FILE
             try:
-                append_history(path, history_entry(report))
+                append_line(path, history_entry(report))
                 self.written.append(str(path))
             except (OSError, TimeoutError, ValueError) as exc:
                 self.write_errors.append(f"{path}: {exc}")

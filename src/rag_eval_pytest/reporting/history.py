@@ -1,5 +1,6 @@
-"""One ``results.jsonl`` line per run, built from the report document, and what a run
-selected (its selection), by which the trend compares like with like."""
+"""One ``results.jsonl`` line per run (a :class:`~.models.HistoryLine`), built from the
+report, appended and read back; and what a run selected (its selection), by which the trend
+compares like with like."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import os
 import subprocess
 from typing import TYPE_CHECKING, Any
 
-from .models import Selection
+from .files import append_history, read_history
+from .models import HistoryLine, HistorySelection, Selection
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -18,45 +20,58 @@ if TYPE_CHECKING:
     from .models import Report
 
 
-def history_entry(report: Report) -> dict[str, Any]:
-    """The run's ``results.jsonl`` line (JSON-safe)."""
+def history_entry(report: Report) -> HistoryLine:
+    """The run's ``results.jsonl`` line."""
     run, summary = report.run, report.summary
     counts = summary.counts
-    return {
-        "timestamp": run.finished_at,
-        "run_id": run.id,
-        "composite_score": summary.composite.score,
-        "metrics": {name: m.mean for name, m in summary.metrics.items()},
-        "test_count": counts.cases,
-        "passed": counts.passed,
-        "failures": counts.failed,
-        "errors": counts.errors,
-        "skipped": counts.skipped,
-        "critical_failures": len(summary.critical.failed),
-        "exit_code": run.exit_code,
-        "partial": run.partial,
-        "adapter": run.adapter,
-        "judge": run.judge,
-        "judge_calls": summary.usage.judge_calls,
-        "cost_usd": summary.usage.cost_usd,
-        "git_commit": run.git_commit,
-        "datasets": [d.path for d in run.datasets],
-        "selection": None if run.selection is None else history_selection(run.selection),
-        "schema_version": report.schema_version,
-    }
+    return HistoryLine(
+        timestamp=run.finished_at,
+        run_id=run.id,
+        composite_score=summary.composite.score,
+        metrics={name: m.mean for name, m in summary.metrics.items()},
+        test_count=counts.cases,
+        passed=counts.passed,
+        failures=counts.failed,
+        errors=counts.errors,
+        skipped=counts.skipped,
+        critical_failures=len(summary.critical.failed),
+        exit_code=run.exit_code,
+        partial=run.partial,
+        adapter=run.adapter,
+        judge=run.judge,
+        judge_calls=summary.usage.judge_calls,
+        cost_usd=summary.usage.cost_usd,
+        git_commit=run.git_commit,
+        datasets=[d.path for d in run.datasets],
+        selection=None if run.selection is None else history_selection(run.selection),
+        schema_version=report.schema_version,
+    )
 
 
-def history_selection(selected: Selection) -> dict[str, Any]:
+def history_selection(selected: Selection) -> HistorySelection:
     """The selection as a history line keeps it: the case keys as a hash and a count (a line
     that listed every key was half a megabyte at 50,000 cases); the fingerprint, computed from
     the keys themselves, is the report's, so old lines (with the list) and new ones compare."""
     line = selected.model_dump(mode="json")
     cases = line.pop("cases")
-    return {
-        "cases_sha256": _sha256(json.dumps(cases).encode("utf-8")),
-        "case_count": len(cases),
+    return HistorySelection(
+        cases_sha256=_sha256(json.dumps(cases).encode("utf-8")),
+        case_count=len(cases),
         **line,
-    }
+    )
+
+
+def append_line(path: Path, line: HistoryLine) -> None:
+    """Append the run's line to ``results.jsonl`` (:func:`~.files.append_history`: whole,
+    under a lock)."""
+    append_history(path, line.to_json())
+
+
+def read_lines(path: Path) -> list[HistoryLine]:
+    """The runs of ``results.jsonl``, oldest first. A line that is not a JSON object is
+    skipped with a warning (:func:`~.files.read_history`); any other is read, what it lacks
+    or holds unreadably taking its default (:class:`~.models.HistoryLine`)."""
+    return [HistoryLine.from_json(entry) for entry in read_history(path)]
 
 
 def _sha256(data: bytes) -> str:

@@ -4,7 +4,8 @@ One model per level: :class:`~rag_eval_pytest.metrics.base.MetricResult` for a m
 case, :class:`CaseResult` for a case, :class:`Report` for the run. The renderers (Markdown,
 step summary, terminal, history, merge) read these models, so a renamed field is a type
 error, and ``docs/eval_report.schema.json`` is generated from them
-(:mod:`rag_eval_pytest.reporting.schema`).
+(:mod:`rag_eval_pytest.reporting.schema`). A ``results.jsonl`` line is a :class:`HistoryLine`
+(its schema: ``docs/history_line.schema.json``).
 
 A field that a report of schema version 1 may lack (written by an earlier version) has a
 default; every other field is required when a report is read back (``rag-eval merge``).
@@ -14,13 +15,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    WrapValidator,
+    field_validator,
+)
+from pydantic_core import PydanticUseDefault
 
 from ..judges.base import Usage
 from ..metrics.base import MetricResult
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
+
+    from pydantic import ValidatorFunctionWrapHandler
 
 SCHEMA_VERSION = 1
 
@@ -360,3 +371,105 @@ class Report(_Model):
     def with_trend(self, trend: Trend, warnings: Sequence[str] = ()) -> Report:
         """This report with its trend, and the warnings met reading the history."""
         return self.model_copy(update={"trend": trend, "warnings": [*self.warnings, *warnings]})
+
+
+# --------------------------------------------------------------------------- history line
+
+Cost = Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)]
+
+
+class _HistoryModel(BaseModel):
+    """A part of a ``results.jsonl`` line. The history is read leniently, since it outlives
+    versions and may be edited by hand: a key the model does not know (a later version's) is
+    ignored, and a key that is missing (an earlier version's line) or holds a value no run
+    writes (a score of 5, a count of ``true``) reads as its default, so the run stays in the
+    trend without that value. The published schema is what a run writes: every key, no other.
+    """
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="ignore",
+        json_schema_serialization_defaults_required=True,
+        json_schema_extra={"additionalProperties": False},
+    )
+
+    @field_validator("*", mode="wrap")
+    @classmethod
+    def _default_when_unreadable(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        try:
+            return handler(value)
+        except ValidationError:
+            raise PydanticUseDefault() from None
+
+
+def _score_or_none(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """A metric's mean in a history line; one that no run writes reads as ``None`` and the
+    metric stays in the line."""
+    try:
+        return handler(value)
+    except ValidationError:
+        return None
+
+
+HistoryScore = Annotated[Score | None, WrapValidator(_score_or_none)]
+
+
+class HistorySelection(_HistoryModel):
+    """A run's :class:`Selection` as its history line keeps it: the case keys as a hash and a
+    count, not the keys (a line stays about 1 KB at any number of cases). Its fingerprint is
+    the report's, so a line an earlier version wrote (with ``cases``, the keys) compares."""
+
+    cases_sha256: str | None = Field(
+        default=None, description="SHA-256 of the case keys, in order, as a JSON list."
+    )
+    case_count: Count | None = Field(default=None, description="How many cases it scored.")
+    metrics: list[str] = Field(default_factory=list)
+    judge: str | None = None
+    datasets_sha256: str | None = None
+    total_cases: Count | None = None
+    fingerprint: str | None = Field(
+        default=None,
+        description="The report's selection fingerprint: runs with the same one are compared.",
+    )
+    judge_identity: str | None = None
+    judge_identities: list[str] = Field(default_factory=list)
+
+
+class HistoryLine(_HistoryModel):
+    """One run in ``results.jsonl``: its means and counts, not its cases."""
+
+    timestamp: str | None = Field(default=None, description="When the run finished (ISO 8601).")
+    run_id: str | None = None
+    composite_score: Score | None = None
+    metrics: dict[str, HistoryScore] = Field(
+        default_factory=dict, description="Each metric's mean over the run's cases."
+    )
+    test_count: Count | None = Field(default=None, description="The run's cases.")
+    passed: Count | None = None
+    failures: Count | None = None
+    errors: Count | None = None
+    skipped: Count | None = None
+    critical_failures: Count | None = None
+    exit_code: ExitStatus | None = None
+    partial: bool = Field(default=False, description="The run was interrupted.")
+    adapter: str | None = None
+    judge: str | None = None
+    judge_calls: Count | None = None
+    cost_usd: Cost | None = None
+    git_commit: str | None = None
+    datasets: list[str] = Field(default_factory=list, description="The datasets' paths.")
+    selection: HistorySelection | None = Field(
+        default=None, description="What the run selected; null in a line of an earlier version."
+    )
+    schema_version: int | None = Field(
+        default=None, description="The schema version of the report the line was built from."
+    )
+
+    def to_json(self) -> dict[str, Any]:
+        """The line as JSON-safe data, every key present."""
+        return self.model_dump(mode="json")
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> HistoryLine:
+        """Read a line (a JSON object); never raises: what it cannot read takes its default."""
+        return cls.model_validate(data)

@@ -1,16 +1,21 @@
-"""The JSON schema of ``eval_report.json``, generated from the report's models.
+"""The JSON schemas of ``eval_report.json`` and of a ``results.jsonl`` line, generated from
+their models.
 
-``python -m rag_eval_pytest.reporting.schema > docs/eval_report.schema.json`` writes the
-published copy; a test keeps it equal to what this module generates.
+``python -m rag_eval_pytest.reporting.schema > docs/eval_report.schema.json`` and
+``python -m rag_eval_pytest.reporting.schema history > docs/history_line.schema.json`` write
+the published copies; a test keeps them equal to what this module generates.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .models import SCHEMA_VERSION, Report
+from .models import SCHEMA_VERSION, HistoryLine, Report
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -22,13 +27,36 @@ def report_schema() -> dict[str, Any]:
     return {"$schema": SCHEMA_DIALECT, **schema}
 
 
-def schema_text() -> str:
-    return json.dumps(report_schema(), indent=2, ensure_ascii=False) + "\n"
+def history_line_schema() -> dict[str, Any]:
+    """The schema of a ``results.jsonl`` line this version writes: every key, no other. The
+    history is read more leniently (:class:`~.models.HistoryLine`): a line of an earlier
+    version, which lacks keys, still counts."""
+    schema = HistoryLine.model_json_schema(mode="serialization")
+    schema["title"] = "A line of results.jsonl, the history of runs"
+    return {"$schema": SCHEMA_DIALECT, **schema}
 
 
-def main() -> None:
-    sys.stdout.write(schema_text())
+SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {
+    "report": report_schema,
+    "history": history_line_schema,
+}
+
+
+def schema_text(which: str = "report") -> str:
+    return json.dumps(SCHEMAS[which](), indent=2, ensure_ascii=False) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    which = args[0] if args else "report"
+    if len(args) > 1 or which not in SCHEMAS:
+        sys.stderr.write(
+            f"usage: python -m rag_eval_pytest.reporting.schema [{'|'.join(SCHEMAS)}]\n"
+        )
+        return 2
+    sys.stdout.write(schema_text(which))
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    sys.exit(main())

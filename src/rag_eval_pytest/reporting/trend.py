@@ -13,62 +13,39 @@ code: use the thresholds for that.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from .models import ComparedRun, Regression, Trend, TrendPoint
+from .models import ComparedRun, HistoryLine, Regression, Trend, TrendPoint
 
 TREND_RUNS = 10
 
 
-def _fingerprint(entry: dict[str, Any]) -> str | None:
-    return _selected(entry, "fingerprint")
+def _fingerprint(line: HistoryLine) -> str | None:
+    return None if line.selection is None else line.selection.fingerprint
 
 
-def _selected(entry: dict[str, Any], field: str) -> str | None:
-    """A text field of a history line's selection (``None`` when absent or damaged)."""
-    selected = entry.get("selection")
-    value = selected.get(field) if isinstance(selected, dict) else None
-    return value if isinstance(value, str) else None
-
-
-def _point(entry: dict[str, Any], fingerprint: str | None) -> TrendPoint:
-    metrics = entry.get("metrics")
-    own = _fingerprint(entry)
+def _point(line: HistoryLine, fingerprint: str | None) -> TrendPoint:
+    own = _fingerprint(line)
     selected: Literal["same", "other", "unknown"] = (
         "unknown" if own is None else ("same" if own == fingerprint else "other")
     )
     return TrendPoint(
-        run_id=_text(entry.get("run_id")),
-        timestamp=_text(entry.get("timestamp")),
-        composite=_number(entry.get("composite_score")),
-        metrics={str(k): _number(v) for k, v in metrics.items()}
-        if isinstance(metrics, dict)
-        else {},
-        partial=bool(entry.get("partial")),
+        run_id=line.run_id,
+        timestamp=line.timestamp,
+        composite=line.composite_score,
+        metrics=dict(line.metrics),
+        partial=line.partial,
         selection=selected,
-        judge=_text(entry.get("judge")),
-        judge_identity=_selected(entry, "judge_identity"),
+        judge=line.judge,
+        judge_identity=None if line.selection is None else line.selection.judge_identity,
     )
 
 
-def _text(value: Any) -> str | None:
-    """A history line's text field (a damaged line may hold another type)."""
-    return None if value is None else str(value)
-
-
-def _number(value: Any) -> float | None:
-    """A history line's score, or ``None`` where a damaged line holds no score (a text, a
-    bool, NaN, a number outside [0, 1])."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if 0.0 <= value <= 1.0 else None
-
-
 def build_trend(
-    history: list[dict[str, Any]], current: dict[str, Any], *, tolerance: float = 0.05
+    history: list[HistoryLine], current: HistoryLine, *, tolerance: float = 0.05
 ) -> Trend:
-    """``history``: earlier ``results.jsonl`` entries, oldest first; ``current``: this run's
-    entry. Returns the points (at most :data:`TREND_RUNS`, oldest first), the run compared
+    """``history``: earlier ``results.jsonl`` lines, oldest first; ``current``: this run's
+    line. Returns the points (at most :data:`TREND_RUNS`, oldest first), the run compared
     with (the last complete one of the same selection, from the whole history) or why none
     was, and the regressions."""
     fingerprint = _fingerprint(current)
@@ -80,7 +57,7 @@ def build_trend(
             (
                 _point(e, fingerprint)
                 for e in reversed(history)
-                if _fingerprint(e) == fingerprint and not e.get("partial")
+                if _fingerprint(e) == fingerprint and not e.partial
             ),
             None,
         )
@@ -110,7 +87,7 @@ def build_trend(
     )
 
 
-def _why_not(history: list[dict[str, Any]], fingerprint: str | None) -> str:
+def _why_not(history: list[HistoryLine], fingerprint: str | None) -> str:
     if fingerprint is None:
         return "this run recorded no selection"
     unknown = sum(1 for e in history if _fingerprint(e) is None)

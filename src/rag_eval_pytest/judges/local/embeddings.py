@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..extras import local_available, require_sentence_transformers
+from ...extras import local_available, require_sentence_transformers
 from .minilm import MiniLMEncoder
 from .vector_cache import VectorCache
 

@@ -31,8 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigError
-from ...extras import install_line
-from ..extras import installed
+from ...extras import install_line, installed
 
 if TYPE_CHECKING:
     from .support import ClaimSupport

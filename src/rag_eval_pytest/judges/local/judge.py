@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ...extras import LOCAL_INSTALL
 from ...text.claims import noncommittal, split_claims, yes_no_statement
 from ...text.facts import composed, without_asides
 from ...text.sentences import split_sentences
 from ..base import Judge, JudgeOutcome, Question
-from ..extras import LOCAL_INSTALL
 from ..questions import (
     AnswerAddressesQuestion,
     AnswerEquivalence,

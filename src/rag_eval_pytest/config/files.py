@@ -1,0 +1,133 @@
+"""The config file: which one is in force (``--rag-config``, else ``eval-config.yaml``/``.yml``
+in the folder pytest was started in or at the rootdir, else ``[tool.rag_eval]`` in
+``pyproject.toml``), reading it as TOML or YAML, and its relative paths made relative to it."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..data import bigints
+from ..errors import ConfigError
+
+CONFIG_FILE_NAMES = ("eval-config.yaml", "eval-config.yml")
+TOO_DEEP = "nested too deeply to be a configuration"
+
+
+@dataclass
+class ConfigFile:
+    path: Path | None
+    # Not in the repr: the data may be huge (YAML aliases) and the secrets are secrets.
+    data: dict[str, Any] = field(repr=False)
+    secrets: set[str] = field(default_factory=set, repr=False)
+    searched: tuple[Path, ...] = ()
+    """The folders looked in for a config file (none given by --rag-config)."""
+
+    @property
+    def label(self) -> str:
+        return str(self.path) if self.path else "defaults"
+
+    def describe(self) -> str:
+        """Which file configured the run, or where none was found: for the header line and
+        the errors that send the user to the config."""
+        if self.path is not None:
+            return str(self.path)
+        folders = " and ".join(str(folder) for folder in self.searched) or "the rootdir"
+        return (
+            f"none (no {' or '.join(CONFIG_FILE_NAMES)} or [tool.rag_eval] in "
+            f"pyproject.toml in {folders})"
+        )
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"Invalid configuration {path}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"Invalid configuration {path}: {TOO_DEEP}") from None
+    except ValueError as exc:  # an integer too long for Python to read
+        raise ConfigError(f"Invalid configuration {path}: {exc}") from None
+
+
+def _load_yaml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"Invalid configuration {path}: not UTF-8 text") from None
+    try:
+        data, problem = bigints.read_yaml(text, "a configuration")
+    except bigints.Unreadable as exc:
+        raise ConfigError(f"Invalid configuration {path}: {exc}") from None
+    if problem is not None:
+        raise ConfigError(f"Invalid configuration {path}: {problem}")
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"Invalid configuration {path}: expected a mapping of keys, found {type(data).__name__}"
+        )
+    return data
+
+
+def find_config_file(
+    rootpath: Path, explicit: Path | None, current: Path | None = None
+) -> ConfigFile:
+    """The config file in force: explicit, else eval-config.yaml (or .yml), else
+    [tool.rag_eval] in pyproject.toml, looked for in the current folder (``current``, where
+    pytest was started) and then in the rootdir: a config beside the tests one runs from a
+    sub-folder of the project is the one meant."""
+    if explicit is not None:
+        if not explicit.is_file():
+            raise ConfigError(f"Configuration file {explicit} not found")
+        if explicit.name == "pyproject.toml":
+            return ConfigFile(explicit, _tool_section(explicit))
+        if explicit.suffix.lower() == ".toml":
+            return ConfigFile(explicit, _load_toml(explicit))
+        return ConfigFile(explicit, _load_yaml(explicit))
+    folders = tuple(dict.fromkeys(f for f in (current, rootpath) if f is not None))
+    for folder in folders:
+        for name in CONFIG_FILE_NAMES:
+            candidate = folder / name
+            if candidate.is_file():
+                return ConfigFile(candidate, _load_yaml(candidate), searched=folders)
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file():
+            section = _tool_section(pyproject)
+            if section:
+                return ConfigFile(pyproject, section, searched=folders)
+    return ConfigFile(None, {}, searched=folders)
+
+
+def _tool_section(pyproject: Path) -> dict[str, Any]:
+    tool = _load_toml(pyproject).get("tool", {})
+    section = tool.get("rag_eval", {}) if isinstance(tool, dict) else {}
+    if not isinstance(section, dict):
+        raise ConfigError(f"Invalid configuration {pyproject}: [tool.rag_eval] must be a table")
+    return section
+
+
+def anchor_paths(data: dict[str, Any], base: Path) -> None:
+    """Relative paths in a config file are relative to the file, not to the cwd."""
+    output = data.get("output")
+    if isinstance(output, dict) and isinstance(output.get("directory"), str):
+        directory = Path(output["directory"])
+        if not directory.is_absolute():
+            output["directory"] = str(base / directory)
+    judge = data.get("judge")
+    if isinstance(judge, dict) and isinstance(judge.get("calibration"), str):
+        calibration = Path(judge["calibration"])
+        if not calibration.is_absolute():
+            judge["calibration"] = str(base / calibration)
+    target = data.get("target")
+    if isinstance(target, str):
+        module, sep, attr = target.rpartition(":")
+        if sep and module.endswith(".py") and not Path(module).is_absolute():
+            data["target"] = f"{base / module}:{attr}"
