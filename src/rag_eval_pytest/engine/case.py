@@ -62,6 +62,15 @@ class ResultRecorder:
                 props.append((f"rag_{result.metric}_threshold", result.threshold))
         return props
 
+    def cause_properties(self, status: str) -> list[tuple[str, object]]:
+        """The test's failure cause as a (name, value) pair for JUnit XML
+        (``rag_failure_cause``), decided from this test's own results by the function the
+        reports use; none when the test did not fail (``status``) or nothing explains it."""
+        from ..reporting.causes import failure_causes
+
+        causes = failure_causes(self.payload(), self.results, status)
+        return [("rag_failure_cause", causes[0])] if causes else []
+
     def payload(self) -> CasePayload:
         payload = case_payload(
             self.loaded,

@@ -236,6 +236,16 @@ def inline_properties(item: pytest.Item) -> list[tuple[str, object]]:
     return [p for _, test in item.stash.get(INLINE_KEY, []) for p in test.recorder.properties()]
 
 
+def inline_cause_properties(item: pytest.Item, status: str) -> list[tuple[str, object]]:
+    """The failure cause of each of the failing test's cases made in code, for JUnit XML
+    (in the order of their ``rag_case`` properties)."""
+    return [
+        p
+        for _, test in item.stash.get(INLINE_KEY, [])
+        for p in test.recorder.cause_properties(status)
+    ]
+
+
 def inline_finished(item: pytest.Item, engine: Engine) -> None:
     """The test is over (its reports carry what it recorded): the engine lets go of its
     cases made in code."""

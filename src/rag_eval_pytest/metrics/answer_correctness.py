@@ -34,6 +34,7 @@ class AnswerCorrectness(Metric):
     default_threshold = 0.7
     requires: ClassVar[frozenset[Requirement]] = frozenset({"ground_truth", "judge"})
     summary = "F1 of the answer's facts against the ground truth's"
+    failure_cause = "incorrect_answer"
 
     def judge_questions(
         self, question: str, ground_truth: str, answer: str, contexts: list[str]

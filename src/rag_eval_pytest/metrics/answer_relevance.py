@@ -38,6 +38,7 @@ class AnswerRelevance(Metric):
     requires: ClassVar[frozenset[Requirement]] = frozenset({"judge"})
     optional: ClassVar[frozenset[Requirement]] = frozenset({"embeddings"})
     summary = "mean similarity of questions generated from the answer to the question"
+    failure_cause = "irrelevant_answer"
     accepted_params = frozenset({"questions"})
 
     def __init__(self, **params: object) -> None:

@@ -21,6 +21,7 @@ class AnswerSimilarity(Metric):
     default_threshold = 0.85
     requires: ClassVar[frozenset[Requirement]] = frozenset({"ground_truth", "embeddings"})
     summary = "embedding cosine of answer and ground truth"
+    failure_cause = "incorrect_answer"
 
     async def measure(self, sample: Sample, services: Services) -> Measurement:
         assert services.embed is not None

@@ -32,6 +32,15 @@ a check the judge cannot make at all (a criterion under the local judge: ``judge
 decides what the run does; the test's other assertions still run), or a verdict that depends
 on items the judge was unsure of (the local judge's three-way verdicts, under
 ``judge.local.unsure: not_judged``)."""
+MetricFailure = Literal[
+    "retrieval_miss", "ranking", "unsupported_answer", "incorrect_answer", "irrelevant_answer"
+]
+"""What a metric's failure says about the RAG system (:attr:`Metric.failure_cause`): the
+expected documents were not retrieved (``retrieval_miss``), they were retrieved but ranked
+too low or among irrelevant ones (``ranking``), the answer claims what the contexts do not
+support (``unsupported_answer``), disagrees with the ground truth (``incorrect_answer``) or
+does not address the question (``irrelevant_answer``). The reports decide a failing case's
+cause from these (``reporting/causes.py``)."""
 UnsurePolicy = Literal["escalate", "pass", "fail", "not_judged"]
 """What a verdict that depends on items the judge was unsure of becomes
 (``judge.local.unsure``): decided by an LLM judge (a cascade), passed (the unsure items
@@ -303,6 +312,10 @@ class Metric(ABC):
     companion: ClassVar[str | None] = None
     """A metric measured beside this one whenever a test asks for it, shown in its details
     (``answer_similarity`` and ``answer_correctness``: the PRD's "answer comparison")."""
+    failure_cause: ClassVar[MetricFailure | None] = None
+    """What a failure of this metric says about the RAG system, for the reports' "why cases
+    failed"; ``None`` (a custom metric that declares nothing, a criterion): it says nothing
+    the reports can name."""
     immediate: ClassVar[bool] = False
     """Computed from the case alone, waiting on nothing (no judge, no model, no network):
     measured when a test asks for it, never ahead of the tests, where it would only keep

@@ -36,6 +36,7 @@ class ContextPrecision(Metric):
     default_threshold = 0.7
     requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "ground_truth", "judge"})
     summary = "average precision of useful contexts over rank"
+    failure_cause = "ranking"
 
     def judge_questions(
         self, question: str, ground_truth: str, answer: str, contexts: list[str]

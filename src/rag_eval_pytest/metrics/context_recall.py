@@ -25,6 +25,7 @@ class ContextRecall(Metric):
     default_threshold = 0.7
     requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "ground_truth", "judge"})
     summary = "ground-truth sentences attributable to the contexts / all of them"
+    failure_cause = "retrieval_miss"
 
     def judge_questions(
         self, question: str, ground_truth: str, answer: str, contexts: list[str]

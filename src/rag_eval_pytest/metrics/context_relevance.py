@@ -34,6 +34,7 @@ class ContextRelevance(Metric):
     default_threshold = 0.1
     requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "judge"})
     summary = "context sentences needed to answer / all context sentences"
+    failure_cause = "ranking"
     accepted_params = frozenset({"max_sentences"})
 
     def judge_questions(

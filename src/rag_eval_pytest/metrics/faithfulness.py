@@ -46,6 +46,7 @@ class Faithfulness(Metric):
     default_threshold = 0.7
     requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "judge"})
     summary = "supported statements / all statements of the answer"
+    failure_cause = "unsupported_answer"
     accepted_params = frozenset({"mode", "penalize_ambiguous"})
 
     def __init__(self, **params: object) -> None:

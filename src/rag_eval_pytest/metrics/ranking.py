@@ -114,6 +114,7 @@ class RankingMetric(Metric):
     requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "expected_contexts"})
     immediate = True
     accepted_params = frozenset({"k"})
+    failure_cause = "ranking"
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .base import Metric, Requirement
+    from .base import Metric, MetricFailure, Requirement
 
 
 @dataclass(frozen=True)
@@ -178,3 +178,13 @@ def requirements(metric: str | Metric) -> frozenset[Requirement]:
 
 def default_threshold(name: str) -> float:
     return metric_class(name).default_threshold
+
+
+def failure_cause(name: str) -> MetricFailure | None:
+    """What a failure of the metric reported as ``name`` says about the RAG system (its
+    class's ``failure_cause``); ``None`` for one that declares nothing, a named check
+    (``criteria: ...``) or a custom metric this process has not registered."""
+    try:
+        return metric_class(name).failure_cause
+    except KeyError:
+        return None

@@ -11,9 +11,12 @@ names no source keeps its rank and counts as retrieved: it just matches no expec
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from .base import Evidence, Measurement, Metric, Requirement, Sample, Services
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def _normalise(name: str) -> str:
@@ -31,6 +34,20 @@ def source_matches(expected: str, source: str | None) -> bool:
     if not e or not s:
         return False
     return e == s or s.endswith("/" + e) or e.endswith("/" + s)
+
+
+def found_at(expected: str, retrieved: Sequence[str | None]) -> list[int]:
+    """The ranks (from 1) of the retrieved sources that name the ``expected`` document."""
+    return [
+        rank for rank, source in enumerate(retrieved, start=1) if source_matches(expected, source)
+    ]
+
+
+def expected_found(expected: Sequence[str], retrieved: Sequence[str | None]) -> list[str]:
+    """The ``expected`` documents that some retrieved source names, in their order: what
+    retrieval recall counts, and what a failing case's cause is decided from (a retrieval
+    miss: none of them)."""
+    return [name for name in expected if found_at(name, retrieved)]
 
 
 NO_SOURCE = "(no source)"
@@ -57,6 +74,7 @@ class RetrievalPrecision(Metric):
     requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "expected_contexts"})
     immediate = True
     summary = "retrieved contexts from an expected document / retrieved contexts"
+    failure_cause = "ranking"
 
     async def measure(self, sample: Sample, services: Services) -> Measurement:
         expected = sample.expected_contexts or []
@@ -92,6 +110,7 @@ class RetrievalRecall(Metric):
     requires: ClassVar[frozenset[Requirement]] = frozenset({"contexts", "expected_contexts"})
     immediate = True
     summary = "expected documents found among the retrieved sources / expected documents"
+    failure_cause = "retrieval_miss"
 
     async def measure(self, sample: Sample, services: Services) -> Measurement:
         expected = sample.expected_contexts or []
@@ -103,7 +122,7 @@ class RetrievalRecall(Metric):
         evidence = []
         found = 0
         for name in expected:
-            ranks = [i for i, s in enumerate(retrieved, start=1) if source_matches(name, s)]
+            ranks = found_at(name, retrieved)
             found += bool(ranks)
             evidence.append(
                 Evidence(

@@ -162,6 +162,7 @@ class Runner:
         properties (JUnit XML ``<property>`` elements)."""
         self._record_properties(item, call)
         report = yield
+        self._record_cause(item, report)
         self._attach_payload(item, call, report)
         return report
 
@@ -176,6 +177,23 @@ class Runner:
         if recorder is not None:
             item.user_properties.extend(recorder.properties())
         item.user_properties.extend(inline_properties(item))
+
+    @guarded("pytest_runtest_makereport")
+    def _record_cause(self, item: pytest.Item, report: pytest.TestReport) -> None:
+        """A failing test's cause (``rag_failure_cause``), decided here, from the test's own
+        results: the teardown's report, whose properties JUnit XML writes, carries it."""
+        if not report.failed or report.when == "teardown":
+            return
+        from ..engine.case import RECORDER_KEY
+        from ..engine.inline import inline_cause_properties
+
+        status = "error" if report.when == "setup" else "failed"
+        recorder = item.stash.get(RECORDER_KEY, None)
+        if recorder is not None:
+            if status == "error":  # the call, which records the case's properties, never ran
+                item.user_properties.extend(recorder.properties())
+            item.user_properties.extend(recorder.cause_properties(status))
+        item.user_properties.extend(inline_cause_properties(item, status))
 
     @guarded("pytest_runtest_makereport")
     def _attach_payload(

@@ -95,6 +95,8 @@ class CaseRecord:
             current = self.payload
             for key in filled:
                 current[key] = payload[key]  # type: ignore[literal-required]
+            if "error" in filled and payload.get("crashed"):  # the error is a crash's
+                current["crashed"] = True
             self._payload = json.dumps(current)
             self._missing.difference_update(filled)
             self._payload_cache = None
@@ -206,7 +208,9 @@ def crashed_case_payload(
     if loaded is None:
         return None
     error = f"the test process crashed: {message or 'its worker died'}"
-    return case_payload(loaded, None, [], error=error)
+    payload = case_payload(loaded, None, [], error=error)
+    payload["crashed"] = True
+    return payload
 
 
 def _case_of_nodeid(nodeid: str, cases: Mapping[str, LoadedCase]) -> LoadedCase | None:

@@ -47,6 +47,7 @@ def _case(record: CaseRecord, summary: RunSummary, order: list[str]) -> CaseResu
     payload = record.payload
     latency = payload["latency"]
     contexts = payload["contexts"]
+    causes = summary.case_causes.get(payload["key"], ())
     return CaseResult(
         key=payload["key"],
         id=payload["id"],
@@ -71,6 +72,8 @@ def _case(record: CaseRecord, summary: RunSummary, order: list[str]) -> CaseResu
         tests=sorted(record.tests.values(), key=lambda t: t.nodeid),
         metrics={name: record.metrics[name] for name in sorted(record.metrics, key=order.index)},
         inline=payload.get("inline", False),
+        failure_cause=causes[0] if causes else None,
+        secondary_causes=list(causes[1:]),
     )
 
 
@@ -150,6 +153,8 @@ def build_document(
             ],
             usage=usage.model_copy(update={"cost_usd": round(usage.cost_usd, 6)}),
             unchecked=summary.judge.unchecked_line() or None,
+            failure_causes=dict(summary.failure_causes),
+            unexplained_failures=summary.unexplained_failures,
         ),
         cases=[_case(record, summary, order) for record in records],
         warnings=[*warnings, *summary.warnings],

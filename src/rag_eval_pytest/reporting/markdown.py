@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..metrics.registry import metric_order
 from ..text.escaping import code, inline
+from .causes import MEANINGS, UNEXPLAINED
 
 if TYPE_CHECKING:
     from .models import CaseResult, Comparison, MetricSummary, Report, Summary, Trend, TrendPoint
@@ -156,10 +157,71 @@ def _latency_line(summary: Summary) -> str:
     )
 
 
+def causes_line(summary: Summary) -> str:
+    """The failing cases per cause, in one line: "2 retrieval_miss, 1 unsupported_answer, 1
+    unexplained"; empty when no case failed. Only the known causes' names are shown: the line
+    is plain text for the terminal and Markdown alike."""
+    parts = [
+        f"{count} {cause}" for cause, count in summary.failure_causes.items() if cause in MEANINGS
+    ]
+    if summary.unexplained_failures:
+        parts.append(f"{summary.unexplained_failures} unexplained")
+    return ", ".join(parts)
+
+
+_CAUSE_CASES = 20
+"""The most cases named per cause in the "Why cases failed" table (all are under Issues)."""
+
+
+def _cause_cases(cases: list[CaseResult]) -> str:
+    """The keys of ``cases``, critical first, at most :data:`_CAUSE_CASES` of them."""
+    ordered = sorted(cases, key=lambda c: not c.critical)  # stable: dataset order
+    shown = [f"{_cell(c.key)}{' (critical)' if c.critical else ''}" for c in ordered[:_CAUSE_CASES]]
+    more = len(ordered) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def cause_section(report: Report) -> list[str]:
+    """ "Why cases failed": the failing cases per cause, most telling cause first, with what
+    each cause means and which cases have it (critical first); nothing when none failed."""
+    failing = [c for c in report.cases if c.status in ("failed", "error")]
+    if not failing:
+        return []
+    lines = [
+        f"## Why cases failed: {len(failing)}",
+        "",
+        "| Cause | Cases | Which | What it means |",
+        "|-------|-------|-------|---------------|",
+    ]
+    for cause, meaning in MEANINGS.items():
+        having = [c for c in failing if c.failure_cause == cause]
+        if having:
+            lines.append(f"| {cause} | {len(having)} | {_cause_cases(having)} | {meaning} |")
+    unexplained = [c for c in failing if c.failure_cause is None]
+    if unexplained:
+        lines.append(
+            f"| unexplained | {len(unexplained)} | {_cause_cases(unexplained)} | {UNEXPLAINED} |"
+        )
+    return [*lines, ""]
+
+
+def _cause_line(case: CaseResult) -> list[str]:
+    """The case's cause, and the other causes that apply, for its trace."""
+    if case.failure_cause is None:
+        return []
+    also = ", ".join(case.secondary_causes)
+    return [
+        f"**Why it failed:** {case.failure_cause} ({MEANINGS[case.failure_cause]})"
+        + (f"; also {also}" if also else ""),
+        "",
+    ]
+
+
 def _case_trace(case: CaseResult) -> list[str]:
     status = {"failed": "FAILED", "error": "ERROR"}.get(case.status, "LOW")
     critical = " (critical)" if case.critical else ""
     lines = [f"### {status}: {_cell(case.key)}{critical} - {inline(case.question, 120)}", ""]
+    lines += _cause_line(case)
     lines.append(f"**Question:** {_cell(case.question)}")
     lines.append("")
     if case.error:
@@ -440,6 +502,7 @@ def render_markdown(report: Report) -> str:
     else:
         lines += [f"## Critical Tests: {critical.passed}/{critical.total} PASSED", ""]
 
+    lines += cause_section(report)
     issues = [c for c in report.cases if c.status in ("failed", "error")]
     lines += [f"## Issues Found: {len(issues)}", ""]
     for case in issues:
@@ -553,6 +616,8 @@ def render_step_summary(report: Report) -> str:
     tests = [key for key in critical.failed if key not in case_keys]
     if failing or tests:
         lines += [f"### Failing: {len(failing) + len(tests)}", ""]
+        if failing:
+            lines += [f"**Why cases failed:** {causes_line(summary)}", ""]
         for key in tests:
             lines.append(f"- **{_cell(key)}** (critical test) failed")
         for case in failing:

@@ -71,6 +71,11 @@ def _record(case: CaseResult) -> CaseRecord:
         "judge": None,
         "metrics": [],
         "inline": case.inline,
+        # The shard decided whether its error was the RAG call's (a report of an earlier
+        # version, without causes, knew only those).
+        "crashed": bool(case.error)
+        and "failure_cause" in case.model_fields_set
+        and case.failure_cause != "rag_error",
     }
     record = CaseRecord(payload)
     for test in case.tests:

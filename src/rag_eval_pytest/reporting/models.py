@@ -27,6 +27,7 @@ from pydantic_core import PydanticUseDefault
 
 from ..judges.base import Usage
 from ..metrics.base import MetricResult
+from .causes import FailureCause
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -208,6 +209,18 @@ class Summary(_Model):
         description="The checks that could not run with the judge the tests got (a criterion "
         "under the local judge), in one line; null when every check ran.",
     )
+    failure_causes: dict[str, Count] = Field(
+        default_factory=dict,
+        description="How many failing cases (failed or error) have each cause (their "
+        "failure_cause), most telling cause first: rag_error, retrieval_miss, ranking, "
+        "unsupported_answer, incorrect_answer, irrelevant_answer, not_judged; a cause no case "
+        "has is left out.",
+    )
+    unexplained_failures: Count = Field(
+        default=0,
+        description="The failing cases no cause explains (the test's own assertion, a crash, "
+        "or a check that declares no cause).",
+    )
 
 
 class ContextResult(_Model):
@@ -251,6 +264,17 @@ class CaseResult(_Model):
         default=False,
         description="A case made in code (make_case) by the test it is keyed by, whose file "
         "is its dataset; false for a dataset file's case.",
+    )
+    failure_cause: FailureCause | None = Field(
+        default=None,
+        description="Why the case failed, decided from what the run has (no judge call): "
+        "the first that applies of rag_error, retrieval_miss, ranking, unsupported_answer, "
+        "incorrect_answer, irrelevant_answer, not_judged (docs/reports.md says how each is "
+        "decided); null for a case that did not fail and for a failure nothing explains.",
+    )
+    secondary_causes: list[FailureCause] = Field(
+        default_factory=list,
+        description="The other causes that apply to the failing case, in the same order.",
     )
 
 

@@ -48,6 +48,9 @@ class CasePayload(_CaseFields, total=False):
     """A setup error the test met (a judge that cannot be built): the run is fatal."""
     inline: bool
     """A case the test made in code (``make_case``), not a dataset's."""
+    crashed: bool
+    """The case's ``error`` is the test process's crash (xdist's report of a dead worker),
+    not the RAG call's."""
     judge_identity: str
     """The judge's one identity (its fingerprint and votes): two runs whose judges differ
     in it did not measure the same thing, though their descriptions may read alike."""

@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING
 
 from ..judges.base import Usage
 from ..metrics.registry import metric_order
+from .causes import count_causes, failure_causes
 from .statistics import mean_interval, seed_of
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from ..metrics.base import MetricResult
+    from .causes import FailureCause
     from .collector import CaseRecord
     from .models import CriticalTest
 
@@ -159,6 +161,19 @@ class RunSummary:
     judge: JudgeTrouble = field(default_factory=lambda: JudgeTrouble())
     rag_failed_all: bool = False
     """Every case is an error of the RAG system (none got an answer to judge)."""
+    case_causes: dict[str, tuple[FailureCause, ...]] = field(default_factory=dict)
+    """Why each failing case failed: every cause that applies, its cause first
+    (:func:`~.causes.failure_causes`); empty for the others."""
+
+    @property
+    def failure_causes(self) -> dict[FailureCause, int]:
+        """How many failing cases have each cause, most telling cause first."""
+        return count_causes(self.case_causes.values())
+
+    @property
+    def unexplained_failures(self) -> int:
+        """The failing cases no cause explains."""
+        return self.failed + self.errors - sum(self.failure_causes.values())
 
     @property
     def unmet(self) -> list[ThresholdCheck]:
@@ -330,7 +345,11 @@ def summarise(
         if c.score is None
     ]
     trouble = judge_trouble(records)
+    causes = {
+        r.payload["key"]: failure_causes(r.payload, r.metrics.values(), r.status) for r in records
+    }
     return RunSummary(
+        case_causes=causes,
         judge=trouble,
         rag_failed_all=bool(records)
         and all(r.status == "error" and r.payload.get("error") for r in records),

@@ -9,6 +9,7 @@ from ..text.shorten import cut
 from .baselines import describe
 from .markdown import (
     cascade_lines,
+    causes_line,
     fmt_score,
     fmt_seconds,
     mean_cell,
@@ -60,6 +61,9 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
         f"{counts.errors} errors, {counts.skipped} skipped); "
         f"critical: {critical.passed}/{critical.total} passed"
     )
+    causes = causes_line(summary)
+    if causes:
+        lines.append(f"why cases failed: {causes}")
     lat = summary.latency
     if lat.count:
         lines.append(
