@@ -14,8 +14,9 @@ attribute; the filters read indexes (``data-tags="0 3"``), and nothing of it bec
 
 Without JavaScript the page shows every case and no filter. At scale, the first cases
 (failing ones first, then the rest in dataset order) are shown in full, up to
-:data:`FULL_CASES` cases or :data:`FULL_CHARS` characters of them; every further case is one
-row of a compact table (up to :data:`COMPACT_CASES`); ``eval_report.json`` has them all.
+:data:`FULL_CASES` cases or :data:`FULL_BYTES` bytes of them; every further case is one row
+of a compact table (up to :data:`COMPACT_CASES` rows or :data:`COMPACT_BYTES` bytes), so a
+page stays under 10 MB; ``eval_report.json`` has them all.
 """
 
 from __future__ import annotations
@@ -59,10 +60,12 @@ if TYPE_CHECKING:
 
 FULL_CASES = 1000
 """At most this many cases are shown in full; the rest get one compact row each."""
-FULL_CHARS = 4_000_000
-"""…and the full cases stop once their HTML reaches this many characters."""
+FULL_BYTES = 4_000_000
+"""…and the full cases stop once their HTML reaches this many bytes (UTF-8)."""
 COMPACT_CASES = 20_000
-"""At most this many compact rows; beyond them, a count (the JSON report has every case)."""
+"""At most this many compact rows…"""
+COMPACT_BYTES = 5_000_000
+"""…and at most this many bytes of them; beyond, a count (the JSON report has every case)."""
 
 # Untrusted text shown in full is cut at these lengths (the JSON report has the whole text).
 _LONG = 6000  # an answer, an error
@@ -789,7 +792,7 @@ def _compact_row(case: CaseResult, names: Sequence[str], attributes: str) -> str
     )
 
 
-def _cases(report: Report, causes: dict[str, int], full_cases: int, full_chars: int) -> list[str]:
+def _cases(report: Report, causes: dict[str, int], full_cases: int, full_bytes: int) -> list[str]:
     cases = sorted(report.cases, key=lambda c: c.status not in _FAILING)  # stable
     tags = _Index(tag for case in cases for tag in case.tags)
     cause_of = [case_cause(case) for case in cases]
@@ -802,35 +805,37 @@ def _cases(report: Report, causes: dict[str, int], full_cases: int, full_chars: 
     ]
     size, shown = 0, 0
     for case, cause in zip(cases, cause_of, strict=True):
-        if shown >= full_cases or size >= full_chars:
+        if shown >= full_cases or size >= full_bytes:
             break
         attributes = _filter_attributes(case, cause, tags, cause_index)
         block = _full_case(case, cause, shown + 1, attributes)
         lines.append(block)
-        size += len(block)
+        size += len(block.encode("utf-8"))
         shown += 1
-    rest = cases[shown:]
-    if rest:
-        compact = rest[:COMPACT_CASES]
-        names = list(report.summary.metrics)
-        header = "".join(f"<th>{_t(title(n), 40)}</th>" for n in names)
-        lines += [
-            f"<h3>{len(rest)} more cases, one line each</h3>",
-            f'<p class="note">The first {shown} cases above are shown in full; eval_report.json '
-            "has every case in full.</p>",
-            '<table class="compact"><thead><tr><th>Status</th><th>Case</th><th>Composite</th>'
-            f"{header}<th>Question</th></tr></thead><tbody>",
-            *(
-                _compact_row(case, names, _filter_attributes(case, cause, tags, cause_index))
-                for case, cause in zip(compact, cause_of[shown : shown + len(compact)], strict=True)
-            ),
-            "</tbody></table>",
-        ]
-        if len(rest) > len(compact):
-            lines.append(
-                f'<p class="note">{len(rest) - len(compact)} further cases are only in '
-                "eval_report.json.</p>"
-            )
+    if shown == len(cases):
+        return lines
+    names = list(report.summary.metrics)
+    rows: list[str] = []
+    size = 0
+    for case, cause in zip(cases[shown:], cause_of[shown:], strict=True):
+        if len(rows) >= COMPACT_CASES or size >= COMPACT_BYTES:
+            break
+        row = _compact_row(case, names, _filter_attributes(case, cause, tags, cause_index))
+        rows.append(row)
+        size += len(row.encode("utf-8"))
+    header = "".join(f"<th>{_t(title(n), 40)}</th>" for n in names)
+    lines += [
+        f"<h3>{len(cases) - shown} more cases, one line each</h3>",
+        f'<p class="note">The first {shown} cases above are shown in full; eval_report.json '
+        "has every case in full.</p>",
+        '<table class="compact"><thead><tr><th>Status</th><th>Case</th><th>Composite</th>'
+        f"{header}<th>Question</th></tr></thead><tbody>",
+        *rows,
+        "</tbody></table>",
+    ]
+    left = len(cases) - shown - len(rows)
+    if left:
+        lines.append(f'<p class="note">{left} further cases are only in eval_report.json.</p>')
     return lines
 
 
@@ -838,7 +843,7 @@ def _cases(report: Report, causes: dict[str, int], full_cases: int, full_chars: 
 
 
 def render_html(
-    report: Report, *, full_cases: int = FULL_CASES, full_chars: int = FULL_CHARS
+    report: Report, *, full_cases: int = FULL_CASES, full_bytes: int = FULL_BYTES
 ) -> str:
     """The whole page, as text."""
     causes = cause_counts(report)
@@ -851,7 +856,7 @@ def render_html(
         *_causes(causes),
         *_distributions(report),
         *_trend(report),
-        *_cases(report, causes, full_cases, full_chars),
+        *_cases(report, causes, full_cases, full_bytes),
     ]
     if report.warnings:
         body += ['<h2 id="warnings">Warnings</h2><ul>']

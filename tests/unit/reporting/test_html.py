@@ -414,7 +414,25 @@ def test_ten_thousand_cases_stay_under_ten_megabytes_the_first_shown_in_full() -
     assert text.rindex('<tr data-status="failed"') < text.index('<tr data-status="passed"')
 
 
-def test_the_full_cases_stop_at_their_character_budget() -> None:
-    text = render_html(report(CASES * 10), full_chars=1)
+def test_the_full_cases_stop_at_their_byte_budget() -> None:
+    text = render_html(report(CASES * 10), full_bytes=1)
     assert text.count('<details class="case"') == 1
     assert text.count("<tr data-status=") == 29
+
+
+def test_long_three_byte_texts_stay_under_ten_megabytes_at_ten_thousand_cases() -> None:
+    long = "退款政策" * 3000  # 12,000 characters, 36,000 bytes
+    base = report(CASES[1:2])
+    one = base.cases[0].model_copy(
+        update={
+            "question": long,
+            "answer": long,
+            "ground_truth": long,
+            "contexts": [c.model_copy(update={"text": long}) for c in base.cases[0].contexts or []],
+        }
+    )
+    many = [one.model_copy(update={"key": f"{long[:40]}{i}"}) for i in range(10_000)]
+    text = render_html(base.model_copy(update={"cases": many}))
+    assert len(text.encode()) < 10_000_000
+    shown = text.count('<details class="case"') + text.count("<tr data-status=")
+    assert f"{10_000 - shown} further cases are only in eval_report.json." in text
