@@ -62,6 +62,8 @@ FULL_CASES = 1000
 """At most this many cases are shown in full; the rest get one compact row each."""
 FULL_BYTES = 4_000_000
 """…and the full cases stop once their HTML reaches this many bytes (UTF-8)."""
+OPEN_CASES = 20
+"""The first failing cases are shown open (a browser lays out a closed one's summary only)."""
 COMPACT_CASES = 20_000
 """At most this many compact rows…"""
 COMPACT_BYTES = 5_000_000
@@ -74,6 +76,7 @@ _SHORT = 600  # a piece of evidence, a warning
 _LINE = 160  # a case's one-line summary: its key, its question
 
 _FAILING = ("failed", "error")
+_CHUNK = 400  # compact rows per table
 _TONE = {
     "PASS": "ok",
     "passed": "ok",
@@ -105,14 +108,18 @@ _SCRIPT = """(function () {
     var status = pick("f-status"), tag = pick("f-tag"), cause = pick("f-cause"), count = 0;
     for (var i = 0; i < items.length; i++) {
       var ok = keep(items[i], status, tag, cause);
-      items[i].hidden = !ok;
+      if (items[i].hidden === ok) { items[i].hidden = !ok; }
       if (ok) { count++; }
     }
     shown.textContent = count + " of " + items.length + " cases shown";
   }
   bar.addEventListener("change", apply);
   bar.hidden = false;
-  apply();
+  if (pick("f-status") || pick("f-tag") || pick("f-cause")) {
+    apply();  // a filter the browser kept from before a reload
+  } else {
+    shown.textContent = items.length + " of " + items.length + " cases shown";
+  }
 })();
 """
 
@@ -164,7 +171,8 @@ vertical-align:middle}
 #filters{display:flex;flex-wrap:wrap;gap:6px 16px;align-items:center;margin:8px 0;padding:8px 10px;
 background:var(--panel);border:1px solid var(--line);border-radius:6px}
 #filters select{font:inherit;padding:1px 4px}
-details.case{margin:6px 0;padding:0 12px;border:1px solid var(--line);border-radius:6px}
+details.case{margin:6px 0;padding:0 12px;border:1px solid var(--line);border-radius:6px;
+content-visibility:auto;contain-intrinsic-size:auto 36px}
 details.case[open]{padding-bottom:10px}
 details.case>summary{padding:6px 0;cursor:pointer}
 details.case>summary .q{color:var(--muted)}
@@ -175,7 +183,10 @@ ol.contexts li{margin:4px 0}
 .rank{display:inline-block;min-width:28px;font-weight:600}
 ul.evidence{margin:2px 0 6px;padding-left:18px}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}
-table.compact td{padding:1px 6px;font-size:12px}
+table.compact{width:100%;margin:0;table-layout:fixed;content-visibility:auto;
+contain-intrinsic-size:auto 12000px}
+table.compact td,table.compact th{padding:1px 6px;font-size:12px;overflow-wrap:anywhere}
+col.c-status{width:84px}col.c-key{width:22%}col.c-num{width:72px}
 footer{margin-top:36px;color:var(--muted);font-size:12px}
 """
 
@@ -747,7 +758,7 @@ def _case_head(case: CaseResult, cause: str | None) -> str:
 
 
 def _full_case(case: CaseResult, cause: str | None, number: int, attributes: str) -> str:
-    opened = " open" if case.status in _FAILING else ""
+    opened = " open" if case.status in _FAILING and number <= OPEN_CASES else ""
     lines = [
         f'<details class="case" id="case-{number}" {attributes}{opened}>'
         f"<summary>{_case_head(case, cause)}</summary>",
@@ -786,8 +797,8 @@ def _compact_row(case: CaseResult, names: Sequence[str], attributes: str) -> str
             tone = ' class="n bad"' if r.status == "failed" else ' class="n"'
             cells.append(f"<td{tone}>{fmt_score(r.score)}</td>")
     return (
-        f"<tr {attributes}><td>{_badge(case.status)}</td><td><code>{_t(case.key, 80)}</code>"
-        f"</td>{_score_cell(case.composite)}{''.join(cells)}"
+        f'<tr {attributes}><td class="{_TONE[case.status]}">{case.status}</td>'
+        f"<td>{_t(case.key, 80)}</td>{_score_cell(case.composite)}{''.join(cells)}"
         f"<td>{_t(' '.join(case.question.split()), 100)}</td></tr>"
     )
 
@@ -823,16 +834,23 @@ def _cases(report: Report, causes: dict[str, int], full_cases: int, full_bytes: 
         row = _compact_row(case, names, _filter_attributes(case, cause, tags, cause_index))
         rows.append(row)
         size += len(row.encode("utf-8"))
+    columns = '<col class="c-status"><col class="c-key">' + '<col class="c-num">' * (1 + len(names))
     header = "".join(f"<th>{_t(title(n), 40)}</th>" for n in names)
     lines += [
         f"<h3>{len(cases) - shown} more cases, one line each</h3>",
         f'<p class="note">The first {shown} cases above are shown in full; eval_report.json '
         "has every case in full.</p>",
-        '<table class="compact"><thead><tr><th>Status</th><th>Case</th><th>Composite</th>'
-        f"{header}<th>Question</th></tr></thead><tbody>",
-        *rows,
-        "</tbody></table>",
+        f'<table class="compact"><colgroup>{columns}<col></colgroup><thead><tr><th>Status</th>'
+        f"<th>Case</th><th>Composite</th>{header}<th>Question</th></tr></thead></table>",
     ]
+    # Tables of a few hundred rows, each laid out on its own (fixed columns) and skipped by
+    # the browser while off screen: one table of 10,000 rows takes seconds to lay out.
+    for start in range(0, len(rows), _CHUNK):
+        lines += [
+            f'<table class="compact"><colgroup>{columns}<col></colgroup><tbody>',
+            *rows[start : start + _CHUNK],
+            "</tbody></table>",
+        ]
     left = len(cases) - shown - len(rows)
     if left:
         lines.append(f'<p class="note">{left} further cases are only in eval_report.json.</p>')

@@ -13,7 +13,7 @@ import pytest
 from pydantic import Field
 
 from rag_eval_pytest.reporting import html_report
-from rag_eval_pytest.reporting.html_report import FULL_CASES, render_html
+from rag_eval_pytest.reporting.html_report import FULL_CASES, OPEN_CASES, render_html
 from rag_eval_pytest.reporting.models import CaseResult, Report, Summary
 
 BIDI = "\u202etxt.exe\u202c \u2066iso\u2069 \u200fmark\u200e"
@@ -407,6 +407,7 @@ def test_ten_thousand_cases_stay_under_ten_megabytes_the_first_shown_in_full() -
     assert len(text.encode()) < 10_000_000
     full = text.count('<details class="case"')
     assert full == FULL_CASES
+    assert text.count(" open>") == OPEN_CASES  # the rest closed: a browser lays out less
     compact = text.count("<tr data-status=")
     assert full + compact == 10_000
     assert f"{10_000 - FULL_CASES} more cases, one line each" in text
