@@ -62,6 +62,10 @@ FULL_CASES = 1000
 """At most this many cases are shown in full; the rest get one compact row each."""
 FULL_BYTES = 4_000_000
 """…and the full cases stop once their HTML reaches this many bytes (UTF-8)."""
+LARGE = 200
+"""A page of more cases lets the browser skip the cases off screen (``content-visibility``:
+they are drawn as they are scrolled to, so a full-page screenshot of such a page shows their
+frames only)."""
 OPEN_CASES = 20
 """The first failing cases are shown open (a browser lays out a closed one's summary only)."""
 COMPACT_CASES = 20_000
@@ -171,8 +175,7 @@ vertical-align:middle}
 #filters{display:flex;flex-wrap:wrap;gap:6px 16px;align-items:center;margin:8px 0;padding:8px 10px;
 background:var(--panel);border:1px solid var(--line);border-radius:6px}
 #filters select{font:inherit;padding:1px 4px}
-details.case{margin:6px 0;padding:0 12px;border:1px solid var(--line);border-radius:6px;
-content-visibility:auto;contain-intrinsic-size:auto 36px}
+details.case{margin:6px 0;padding:0 12px;border:1px solid var(--line);border-radius:6px}
 details.case[open]{padding-bottom:10px}
 details.case>summary{padding:6px 0;cursor:pointer}
 details.case>summary .q{color:var(--muted)}
@@ -183,8 +186,10 @@ ol.contexts li{margin:4px 0}
 .rank{display:inline-block;min-width:28px;font-weight:600}
 ul.evidence{margin:2px 0 6px;padding-left:18px}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}
-table.compact{width:100%;margin:0;table-layout:fixed;content-visibility:auto;
-contain-intrinsic-size:auto 12000px}
+table.compact{width:100%;margin:0;table-layout:fixed}
+.large details.case{content-visibility:auto;contain-intrinsic-size:auto 36px}
+.large table.compact{content-visibility:auto;contain-intrinsic-size:auto 12000px}
+@media print{.large details.case,.large table.compact{content-visibility:visible}}
 table.compact td,table.compact th{padding:1px 6px;font-size:12px;overflow-wrap:anywhere}
 col.c-status{width:84px}col.c-key{width:22%}col.c-num{width:72px}
 footer{margin-top:36px;color:var(--muted);font-size:12px}
@@ -321,7 +326,7 @@ def _facts(report: Report) -> list[str]:
 
 
 def _interval(m: MetricSummary) -> str:
-    if m.interval is None:
+    if m.interval is None or m.interval[0] == m.interval[1]:
         return "-"
     low, high = m.interval
     return f"{fmt_score(low)}–{fmt_score(high)}"
@@ -499,8 +504,9 @@ def _distributions(report: Report) -> list[str]:
 
 
 def _histogram(name: str, scores: list[float], threshold: float | None) -> str:
+    count = f"{len(scores)} case" + ("" if len(scores) == 1 else "s")
     return (
-        f'<figure><figcaption>{_t(name)} <span class="muted">({len(scores)} cases)</span>'
+        f'<figure><figcaption>{_t(name)} <span class="muted">({count})</span>'
         f"</figcaption>{histogram_svg(name, scores, threshold)}</figure>"
     )
 
@@ -894,7 +900,7 @@ def render_html(
             '<meta name="referrer" content="no-referrer">',
             "<title>RAG Evaluation Report</title>",
             f"<style>{_CSS}</style>",
-            "</head><body>",
+            '</head><body class="large">' if len(report.cases) > LARGE else "</head><body>",
             *body,
             f"<script>{_SCRIPT}</script>",
             "</body></html>",

@@ -391,9 +391,10 @@ def test_no_trend_section_without_history() -> None:
     assert 'id="trend"' not in page()
 
 
-def test_the_demo_sized_page_is_small() -> None:
+def test_the_demo_sized_page_is_small_and_draws_every_case() -> None:
     text = page(CASES * 4)
     assert len(text.encode()) < 1_000_000
+    assert "<body>" in text  # no content-visibility: a full-page screenshot shows every case
 
 
 def test_ten_thousand_cases_stay_under_ten_megabytes_the_first_shown_in_full() -> None:
@@ -408,6 +409,7 @@ def test_ten_thousand_cases_stay_under_ten_megabytes_the_first_shown_in_full() -
     full = text.count('<details class="case"')
     assert full == FULL_CASES
     assert text.count(" open>") == OPEN_CASES  # the rest closed: a browser lays out less
+    assert '<body class="large">' in text  # cases off screen are skipped by the browser
     compact = text.count("<tr data-status=")
     assert full + compact == 10_000
     assert f"{10_000 - FULL_CASES} more cases, one line each" in text
