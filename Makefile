@@ -16,9 +16,17 @@ $(VENV)/.demo-deps: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[local]"
 	touch $@
 
+# The HTML report's browser test drives the system's Chromium through Playwright (which is
+# never asked to download a browser): installed here from Debian's package where it is missing
+# and we may (root, apt-get); where we may not, that one test is skipped and says why.
 $(VENV)/.test-deps: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet $(TORCH)
 	$(BIN)/python -m pip install --quiet -e ".[dev,local,sentence-transformers,anthropic,langchain,llamaindex]"
+	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		( apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends chromium ) >/dev/null 2>&1 \
+		|| echo "note: chromium could not be installed: the HTML report's browser test is skipped"; \
+	fi
 	touch $@
 
 # The example suite against the demo RAG app. The app is deliberately imperfect, so the run
@@ -31,6 +39,7 @@ demo: $(VENV)/.demo-deps
 	echo "demo finished with exit code $$code (the demo app is imperfect on purpose)."; \
 	echo "reports: examples/results/eval_report.md, examples/results/eval_report.json,"; \
 	echo "         history: examples/results/results.jsonl"; \
+	echo "open in a browser: examples/results/eval_report.html (one self-contained page)"; \
 	test $$code -le 2
 
 test: $(VENV)/.test-deps

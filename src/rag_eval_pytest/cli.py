@@ -1,7 +1,9 @@
 """The ``rag-eval`` command: ``rag-eval merge`` combines the reports of shards;
+``rag-eval report`` rebuilds the HTML report from the JSON report and the history;
 ``rag-eval convert`` turns a DeepEval or RAGAS dataset into one of ours.
 
 rag-eval merge shard-*/eval_report.json --output-dir results
+rag-eval report results
 rag-eval convert --from deepeval goldens.json dataset.json
 rag-eval calibrate labelled.json --output calibration.json
 """
@@ -14,10 +16,13 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .data.foreign import FORMATS, Format
 from .errors import RagEvalError
+
+if TYPE_CHECKING:
+    from .reporting.models import Report
 
 _FATAL = 3
 _PROBLEMS_SHOWN = 10
@@ -29,8 +34,8 @@ def _parser() -> argparse.ArgumentParser:
     merge = commands.add_parser(
         "merge",
         help="merge the eval_report.json of shards (--rag-shard I/N) into one report",
-        description="Merge the JSON reports of shards into eval_report.json and "
-        "eval_report.md, append one line to results.jsonl, and exit with the run's code.",
+        description="Merge the JSON reports of shards into eval_report.json, eval_report.md "
+        "and eval_report.html, append one line to results.jsonl, and exit with the run's code.",
     )
     merge.add_argument("reports", nargs="+", type=Path, metavar="REPORT")
     merge.add_argument("--output-dir", type=Path, default=Path("results"), metavar="DIR")
@@ -43,6 +48,7 @@ def _parser() -> argparse.ArgumentParser:
         help="merge even when shards are missing, given twice or from different runs: the "
         "report is marked partial and says what is missing (otherwise: the fatal code)",
     )
+    _report_parser(commands)
     convert = commands.add_parser(
         "convert",
         help="convert a DeepEval or RAGAS dataset file into a dataset of rag-eval-pytest",
@@ -57,6 +63,78 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument("--force", action="store_true", help="replace OUT when it exists")
     _calibrate_parser(commands)
     return parser
+
+
+def _report_parser(commands: Any) -> None:
+    report = commands.add_parser(
+        "report",
+        help="rebuild eval_report.html from eval_report.json and the history",
+        description="Write eval_report.html from a run's eval_report.json (REPORT: the file, "
+        "or the output folder that holds it). Its trend is the one the report recorded; a "
+        "report without one (a run or merge without history) gets its trend from the "
+        "results.jsonl beside it, when there is one.",
+    )
+    report.add_argument("report", type=Path, nargs="?", default=Path("results"), metavar="REPORT")
+    report.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="default: eval_report.html beside the JSON report",
+    )
+    report.add_argument(
+        "--history",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="default: results.jsonl beside the JSON report",
+    )
+
+
+def _report(options: argparse.Namespace) -> int:
+    """``rag-eval report``: 0 when the page is written, 3 (one message) otherwise."""
+    from .atomic import write_atomic
+    from .reporting.files import HISTORY_FILE, HTML_REPORT, JSON_REPORT
+    from .reporting.html_report import render_html
+    from .reporting.reader import load_report
+
+    path: Path = options.report
+    source = path / JSON_REPORT if path.is_dir() else path
+    try:
+        report = load_report(source)
+    except RagEvalError as exc:
+        print(f"rag-eval report: {exc}", file=sys.stderr)
+        return _FATAL
+    history: Path = options.history or source.parent / HISTORY_FILE
+    if report.trend is None and history.is_file():
+        report = _with_history(report, history)
+    out: Path = options.output or source.parent / HTML_REPORT
+    try:
+        write_atomic(out, render_html(report), shared=True)
+    except OSError as exc:
+        print(f"rag-eval report: {out}: cannot be written ({exc.strerror})", file=sys.stderr)
+        return _FATAL
+    counts = report.summary.counts
+    print(f"wrote {out} ({counts.cases} cases, exit {report.run.exit_code} reported)")
+    return 0
+
+
+def _with_history(report: Report, history: Path) -> Report:
+    """The report with its trend built from ``history``: the lines before the report's own
+    (matched by run id; all of them when it has none), and the report as the last run."""
+    import warnings
+
+    from .reporting.history import history_entry, read_lines
+    from .reporting.trend import build_trend
+
+    with warnings.catch_warnings(record=True) as caught:  # bad lines: said in the report
+        warnings.simplefilter("always")
+        entries = read_lines(history)
+    run_id = report.run.id
+    own = next((i for i, e in enumerate(entries) if run_id and e.run_id == run_id), None)
+    earlier = entries if own is None else entries[:own]
+    trend = build_trend(earlier, history_entry(report))
+    return report.with_trend(trend, [str(w.message) for w in caught])
 
 
 def _calibrate_parser(commands: Any) -> None:
@@ -127,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
         return _calibrate(options)
     if options.command == "convert":
         return _convert(options.source, options.input, options.output, force=options.force)
+    if options.command == "report":
+        return _report(options)
     return _merge(options)
 
 
@@ -223,8 +303,15 @@ def _dataset_text(document: dict[str, Any], suffix: str) -> str:
 
 def _merge(options: argparse.Namespace) -> int:
     from .atomic import write_atomic
-    from .reporting.files import HISTORY_FILE, JSON_REPORT, MARKDOWN_REPORT, report_json
+    from .reporting.files import (
+        HISTORY_FILE,
+        HTML_REPORT,
+        JSON_REPORT,
+        MARKDOWN_REPORT,
+        report_json,
+    )
     from .reporting.history import append_line, history_entry
+    from .reporting.html_report import render_html
     from .reporting.markdown import render_markdown
     from .reporting.merge import merge_reports
     from .reporting.reader import load_report
@@ -252,7 +339,8 @@ def _merge(options: argparse.Namespace) -> int:
         )
     write_atomic(out / JSON_REPORT, report_json(report.to_json()), shared=True)
     write_atomic(out / MARKDOWN_REPORT, render_markdown(report), shared=True)
-    written = [out / JSON_REPORT, out / MARKDOWN_REPORT]
+    write_atomic(out / HTML_REPORT, render_html(report), shared=True)
+    written = [out / JSON_REPORT, out / MARKDOWN_REPORT, out / HTML_REPORT]
     if not options.no_history:
         append_line(out / HISTORY_FILE, history_entry(report))
         written.append(out / HISTORY_FILE)

@@ -111,6 +111,7 @@ def test_the_github_workflow_runs_as_written(ci_venv: Path, tmp_path: Path) -> N
     results = project / "results"
     for name in ("eval_report.md", "eval_report.json", "eval_summary.md", "results.jsonl"):
         assert (results / name).is_file(), name
+    assert (results / "eval_report.html").is_file()
     assert (results / "junit.xml").is_file()
     # What the documented caches keep: the judge cache and the history.
     assert (project / ".pytest_cache").is_dir()

@@ -50,6 +50,7 @@ def test_reports_get_the_mode_the_umask_gives_and_no_lock_file_is_left(
     assert modes == {
         "eval_report.json": expected,
         "eval_report.md": expected,
+        "eval_report.html": expected,
         "eval_summary.md": expected,
         "results.jsonl": expected,
         "baselines": 0o777 & ~mask,

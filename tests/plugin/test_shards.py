@@ -84,6 +84,8 @@ def test_shards_split_the_cases_and_merge_into_the_full_report(
     merged = read_report(pytester, "merged")
     assert comparable(merged) == comparable(read_report(pytester, "full"))
     assert (pytester.path / "merged" / "eval_report.md").exists()
+    assert (pytester.path / "merged" / "eval_report.html").exists()
+    assert "wrote merged/eval_report.html" in done.stdout
     assert len((pytester.path / "merged" / "results.jsonl").read_text().splitlines()) == 1
     # Laid out like a run's own report: one line per case.
     merged_text = (pytester.path / "merged" / "eval_report.json").read_text()

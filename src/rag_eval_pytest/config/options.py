@@ -99,7 +99,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--rag-output-dir",
-        "Directory of eval_report.md, eval_report.json and results.jsonl (default: results)",
+        "Directory of eval_report.md, eval_report.json, eval_report.html and results.jsonl "
+        "(default: results)",
         setting="output.directory",
         metavar="DIR",
         path=True,

@@ -54,9 +54,10 @@ class OutputSettings(_Section):
     """Where the reports go and which are written."""
 
     directory: str = Field("results", description="Directory of the reports and the history.")
-    formats: list[Literal["markdown", "json"]] = Field(
-        default_factory=lambda: ["markdown", "json"],  # type: ignore[arg-type]
-        description="Which reports to write: eval_report.md and/or eval_report.json.",
+    formats: list[Literal["markdown", "json", "html"]] = Field(
+        default_factory=lambda: ["markdown", "json", "html"],  # type: ignore[arg-type]
+        description="Which reports to write: eval_report.md, eval_report.json and/or "
+        "eval_report.html (one self-contained page).",
     )
     history: bool = Field(True, description="Append one line per run to results.jsonl.")
     regression_tolerance: UnitFloat = Field(

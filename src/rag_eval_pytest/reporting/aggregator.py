@@ -1,8 +1,8 @@
 """The end of the run in the aggregating process (plain run or xdist controller).
 
 Turns collected reports into the summary, decides the exit code, renders the document and
-writes ``eval_report.json``, ``eval_report.md`` and one ``results.jsonl`` line. A failed write
-is reported in the terminal summary, never raised.
+writes ``eval_report.json``, ``eval_report.md``, ``eval_report.html`` and one ``results.jsonl``
+line. A failed write is reported in the terminal summary, never raised.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ..runtime.heap import paused_collection
 from .baselines import BASELINES, check_noise
 from .collector import CRASHED, RunCollector, crashed_case_payload
 from .document import build_document, now_iso
-from .files import HISTORY_FILE, JSON_REPORT, MARKDOWN_REPORT, report_json
+from .files import HISTORY_FILE, HTML_REPORT, JSON_REPORT, MARKDOWN_REPORT, report_json
 from .history import (
     append_line,
     datasets_digest,
@@ -27,6 +27,7 @@ from .history import (
     read_lines,
     selection,
 )
+from .html_report import render_html
 from .markdown import render_markdown, render_step_summary
 from .models import DatasetInfo, FlakyCase, Regression, Report, RunSection
 from .step_summary import SUMMARY_FILE, append_step_summary
@@ -321,6 +322,8 @@ class Aggregator:
             targets.append((out / JSON_REPORT, lambda: report_json(doc)))
         if "markdown" in formats:
             targets.append((out / MARKDOWN_REPORT, lambda: render_markdown(report)))
+        if "html" in formats:
+            targets.append((out / HTML_REPORT, lambda: render_html(report)))
         for path, render in targets:
             try:
                 write_atomic(path, render(), shared=True)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 HISTORY_FILE = "results.jsonl"
 JSON_REPORT = "eval_report.json"
 MARKDOWN_REPORT = "eval_report.md"
+HTML_REPORT = "eval_report.html"
 
 
 def report_json(doc: dict[str, Any]) -> str:

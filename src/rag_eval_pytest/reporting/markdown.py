@@ -10,10 +10,20 @@ from ..text.escaping import code, inline
 from .causes import MEANINGS, UNEXPLAINED
 
 if TYPE_CHECKING:
-    from .models import CaseResult, Comparison, MetricSummary, Report, Summary, Trend, TrendPoint
+    from .models import (
+        CaseResult,
+        Comparison,
+        MetricChange,
+        MetricSummary,
+        Report,
+        Summary,
+        Trend,
+        TrendPoint,
+    )
 
 _QUOTE = 600
-_GOOD = {"supported", "yes", "found", "expected", "relevant", "useful", "attributed"}
+# The verdicts of evidence that speak for a score (the rest are findings).
+GOOD_VERDICTS = {"supported", "yes", "found", "expected", "relevant", "useful", "attributed"}
 
 
 def evidence_label(verdict: str | None, score: float | None) -> str:
@@ -268,7 +278,7 @@ def _case_trace(case: CaseResult) -> list[str]:
         (name, e)
         for name, r in case.metrics.items()
         for e in r.evidence
-        if e.verdict and e.verdict.lower() not in _GOOD
+        if e.verdict and e.verdict.lower() not in GOOD_VERDICTS
     ]
     claims = [(n, e) for n, e in findings if e.kind == "statement"]  # the answer's claims
     others = [(n, e) for n, e in findings if e.kind != "statement"]
@@ -353,6 +363,18 @@ def _mermaid_text(text: str) -> str:
     return re.sub(r"[^\w .,:;()+/@-]", "", text)[:80]
 
 
+def change_verdict(change: MetricChange) -> str:
+    """What a metric's change since the baseline means: a regression, a significant drop
+    too small to count, an improvement, or a change within the judge's noise."""
+    if change.regression and not change.testable:
+        return "REGRESSION (too few cases to test against the noise)"
+    if change.regression:
+        return "REGRESSION"
+    if change.significant and change.change < 0:
+        return "lower, below the least drop that counts"
+    return "improved" if change.significant else "within the noise"
+
+
 def comparison_lines(comparison: Comparison | None) -> list[str]:
     """This run against its baseline: per metric the change over the shared cases, its 95 %
     interval and p-value, and what it means (regression, significant, within the noise)."""
@@ -370,16 +392,7 @@ def comparison_lines(comparison: Comparison | None) -> list[str]:
         "|--------|-------|----------|----------|------------------------|---|---------|",
     ]
     for c in comparison.changes:
-        if c.regression and not c.testable:
-            verdict = "**REGRESSION** (too few cases to test against the noise)"
-        elif c.regression:
-            verdict = "**REGRESSION**"
-        elif c.significant and c.change < 0:
-            verdict = "lower, below the least drop that counts"
-        elif c.significant:
-            verdict = "improved"
-        else:
-            verdict = "within the noise"
+        verdict = change_verdict(c).replace("REGRESSION", "**REGRESSION**", 1)
         low, high = c.interval
         lines.append(
             f"| {_cell(title(c.metric))} | {c.cases} | {fmt_score(c.before)} | "

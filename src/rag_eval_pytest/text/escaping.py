@@ -1,17 +1,19 @@
 """Making untrusted text inert: answers, contexts, sources, case ids, dataset names, judge
 reasons and error messages come from the RAG system, the dataset or a judge, and are shown
-on a terminal, in Markdown rendered by GitHub, and in a CI job's step summary.
+on a terminal, in Markdown rendered by GitHub, in a CI job's step summary and in the HTML
+report.
 
 :func:`strip_control` removes terminal control sequences (ANSI colours, screen clears,
 OSC-8 hyperlinks, bare control characters) and the bidirectional controls that reorder
 what a reader sees (U+202E shows ``txt.exe`` as ``exe.txt``); :func:`inline` also makes the
 text one line of inert Markdown: HTML tags and entities, links, images, code spans, fences
 and the bare URLs GitHub would link by itself are shown as the characters they are, never
-rendered. Every renderer uses these two.
+rendered. Every renderer uses these two; :func:`html_text` makes text inert in HTML.
 """
 
 from __future__ import annotations
 
+import html
 import re
 
 from .shorten import cut
@@ -70,7 +72,21 @@ def json_inert(encoded: str) -> str:
 def strip_control(text: str) -> str:
     """``text`` without terminal control sequences or control characters (tab and newline
     are kept; a carriage return is dropped, as it would overwrite the line before it)."""
+    if text.isprintable():  # what the pattern removes starts with a non-printable character
+        return text
     return _CONTROL.sub("", text)
+
+
+def html_text(text: object, limit: int | None = None) -> str:
+    """``text`` as inert HTML, for an element's content or a quoted attribute's value:
+    control sequences and bidirectional controls removed (:func:`strip_control`), cut at
+    ``limit`` characters (with "…"), then ``& < > " '`` written as character references.
+    Newlines are kept (a block styled ``white-space: pre-wrap`` shows them); a URL stays
+    text, as HTML links nothing by itself."""
+    flat = strip_control(str(text))
+    if limit is not None:
+        flat = cut(flat, limit)
+    return html.escape(flat, quote=True)
 
 
 def inline(text: object, limit: int | None = None) -> str:
