@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..metrics.registry import metric_order
 from ..metrics.retrieval import source_matches
@@ -43,13 +42,13 @@ from .markdown import (
     title,
     vote_lines,
 )
-from .models import CaseResult
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from ..metrics.base import MetricResult
     from .models import (
+        CaseResult,
         Comparison,
         MetricSummary,
         Report,
@@ -228,43 +227,18 @@ def _score_cell(value: float | None) -> str:
 
 
 # ---------------------------------------------------------------------------------------
-# Failure causes: a case field and summary counts that a report may not have yet.
-
-_CAUSES = "failure_cause" in CaseResult.model_fields
+# Failure causes (reporting/causes.py decided them; the report carries them).
 
 
 def case_cause(case: CaseResult) -> str | None:
-    """The case's failure cause as text, ``None`` when the report has none for it."""
-    if not _CAUSES:
-        return None
-    value: Any = getattr(case, "failure_cause", None)
-    for name in ("value", "kind", "cause"):  # an enum, or a model naming its kind
-        inner = getattr(value, name, None)
-        if isinstance(inner, str):
-            value = inner
-            break
-    return str(value) if value not in (None, "") else None
+    """The case's failure cause, ``None`` when it has none (it passed, or nothing explains
+    its failure)."""
+    return case.failure_cause
 
 
 def cause_counts(report: Report) -> dict[str, int]:
-    """How many cases each failure cause has: the summary's counts when the report has
-    them, else counted from the cases; empty when the report has no failure causes."""
-    declared: Any = getattr(report.summary, "failure_causes", None)
-    counts: dict[str, int] = {}
-    if isinstance(declared, Mapping):
-        counts = {str(k): v for k, v in declared.items() if isinstance(v, int)}
-    elif isinstance(declared, list):
-        for item in declared:
-            cause, count = getattr(item, "cause", None), getattr(item, "count", None)
-            if cause is not None and isinstance(count, int):
-                counts[str(cause)] = count
-    if counts:
-        return counts
-    for case in report.cases:
-        cause = case_cause(case)
-        if cause is not None:
-            counts[cause] = counts.get(cause, 0) + 1
-    return counts
+    """How many failing cases each failure cause has, most telling cause first."""
+    return dict(report.summary.failure_causes)
 
 
 # ---------------------------------------------------------------------------------------

@@ -325,34 +325,22 @@ def test_filters_start_hidden_and_the_cause_filter_is_empty_without_causes() -> 
     assert 'id="causes"' not in text
 
 
-def test_failure_causes_are_counted_shown_and_filterable_when_the_report_has_them(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    class CausedCase(CaseResult):
-        failure_cause: str | None = None
-
-    class CausedSummary(Summary):
-        failure_causes: dict[str, int] = Field(default_factory=dict)
-
-    monkeypatch.setattr(html_report, "_CAUSES", True)
+def test_failure_causes_are_counted_shown_and_filterable() -> None:
     plain = report(CASES)
     cases = [
-        CausedCase.model_validate({**c.model_dump(), "failure_cause": cause})
-        for c, cause in zip(plain.cases, [None, "retrieval", "rag_error"], strict=True)
+        c.model_copy(update={"failure_cause": cause})
+        for c, cause in zip(plain.cases, [None, "retrieval_miss", "rag_error"], strict=True)
     ]
-    with_cases = plain.model_copy(update={"cases": cases})
-    text = render_html(with_cases)
-    assert '<span class="badge warn">retrieval</span>' in text
-    assert '<option value="0">rag_error</option><option value="1">retrieval</option>' in text
+    summary = plain.summary.model_copy(
+        update={"failure_causes": {"rag_error": 1, "retrieval_miss": 1}}
+    )
+    text = render_html(plain.model_copy(update={"cases": cases, "summary": summary}))
+    assert '<span class="badge warn">retrieval_miss</span>' in text
+    assert '<option value="0">rag_error</option><option value="1">retrieval_miss</option>' in text
     assert 'data-status="failed" data-tags="0 1" data-cause="1"' in text
     causes = text[text.index('id="causes"') :]
-    assert "<td>rag_error</td><td" in causes and "<td>retrieval</td><td" in causes
-    # The summary's counts, where the report has them, over the cases' own.
-    summary = CausedSummary.model_validate(
-        {**plain.summary.model_dump(), "failure_causes": {"retrieval": 7}}
-    )
-    text = render_html(with_cases.model_copy(update={"summary": summary}))
-    assert '<td>retrieval</td><td class="n">7</td>' in text
+    assert '<td>rag_error</td><td class="n">1</td>' in causes
+    assert '<td>retrieval_miss</td><td class="n">1</td>' in causes
 
 
 def test_distributions_and_the_trend_one_line_per_judge_identity_with_regressions() -> None:
