@@ -9,12 +9,9 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
-import pytest
-from pydantic import Field
-
 from rag_eval_pytest.reporting import html_report
 from rag_eval_pytest.reporting.html_report import FULL_CASES, OPEN_CASES, render_html
-from rag_eval_pytest.reporting.models import CaseResult, Report, Summary
+from rag_eval_pytest.reporting.models import Report
 
 BIDI = "\u202etxt.exe\u202c \u2066iso\u2069 \u200fmark\u200e"
 HOSTILE = (
