@@ -78,6 +78,11 @@ class Evidence(BaseModel):
     reason: str | None = None
     score: float | None = None
     source: str | None = None
+    start: int | None = Field(default=None, ge=0)
+    """Where the statement stands in the answer: ``answer[start:end]`` (faithfulness marks
+    the statements that count against its score; ``None``: not found in the answer, or not
+    a statement of it)."""
+    end: int | None = Field(default=None, ge=0)
 
 
 _UNIT_BOUNDS: dict[str, Any] = {"minimum": 0, "maximum": 1}

@@ -29,6 +29,7 @@ from ..judges.questions import (
     StatementVerdicts,
 )
 from ..text.shorten import shorten
+from ..text.spans import statement_spans
 from .base import Evidence, Measurement, Metric, Requirement
 from .judged import context_texts, details, empty_contexts, not_judged
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from ..judges.base import Question
+    from ..text.spans import Span
     from .base import Sample, Services
 
 MODES = ("ragas", "deepeval")
@@ -99,6 +101,12 @@ class Faithfulness(Metric):
             score: float | None = low
         else:
             score = faithful / len(decided) if decided else None
+        # The statements that count against the score, placed in the answer for the reports
+        # and the failure message to mark; those not found there are listed, never guessed.
+        against = [i for i, s in enumerate(statements) if i not in unsure and s.verdict not in good]
+        found = statement_spans(sample.answer, [statements[i].statement for i in against])
+        spans = dict(zip(against, found, strict=True))
+        unmatched = [statements[i].statement for i in against if spans[i] is None]
         return Measurement(
             score=score,
             reason=reason,
@@ -109,15 +117,24 @@ class Faithfulness(Metric):
                     text=s.statement,
                     verdict="unsure" if i in unsure else s.verdict,
                     reason=s.reason,
+                    **_offsets(spans.get(i)),
                 )
                 for i, s in enumerate(statements)
             ],
             usage=outcome.usage,
             warnings=list(outcome.notes),
-            details={"mode": self.mode, **details(outcome)},
+            details={
+                "mode": self.mode,
+                **details(outcome),
+                **({"unmatched": unmatched} if unmatched else {}),
+            },
             unsure=len(doubtful),
             bounds=(low, high) if low != high else None,
         )
+
+
+def _offsets(span: Span | None) -> dict[str, int]:
+    return {} if span is None else {"start": span.start, "end": span.end}
 
 
 def _reason(statements: list[StatementVerdict], faithful: int, lenient: bool) -> str:
