@@ -26,8 +26,10 @@ from ..metrics.context_recall import ContextRecall
 from ..metrics.context_relevance import ContextRelevance
 from ..metrics.faithfulness import Faithfulness
 from ..metrics.retrieval import RetrievalPrecision, RetrievalRecall
-from ..reporting.markdown import evidence_label
+from ..reporting.markdown import MARK_LEGEND, answer_marks, evidence_label
+from ..text.escaping import marked_plain
 from ..text.shorten import shorten
+from ..text.spans import marked_pieces
 from .case import RagCase
 
 if TYPE_CHECKING:
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
 
 _EVIDENCE_LINES = 12
 _TEXT = 160
+_MARK_CONTEXT = 60  # the characters of the answer shown beside each marked statement
 
 
 class RagAssertionError(AssertionError):
@@ -60,8 +63,24 @@ def _evidence_line(item: Evidence) -> str:
 _GOOD_VERDICTS = {"supported", "yes", "found", "expected", "relevant", "useful", "attributed"}
 
 
-def failure_message(result: MetricResult) -> str:
-    """The text a user reads when ``result`` fails: first line complete, evidence after."""
+def _marked_answer(result: MetricResult, answer: str) -> list[str]:
+    """The answer with the statements that count against the score between ``>>>`` and
+    ``<<<`` (an excerpt around them), and the statements not found in it."""
+    spans, unmatched = answer_marks([result])
+    lines = []
+    if spans:
+        pieces = marked_pieces(answer, spans, _MARK_CONTEXT)
+        lines.append(f"answer (>>> <<<: {MARK_LEGEND}):")
+        lines.append(f"  {marked_plain(pieces)}")
+    if unmatched:
+        missing = ", ".join(f'"{shorten(text, _TEXT)}"' for text in unmatched)
+        lines.append(f"not found in the answer: {marked_plain([(missing, False)])}")
+    return lines
+
+
+def failure_message(result: MetricResult, answer: str | None = None) -> str:
+    """The text a user reads when ``result`` fails: first line complete, evidence after;
+    with the ``answer``, the statements that count against the score marked in it."""
     if result.status == "not_judged":
         return f"{result.case} {result.metric} not judged: {result.reason}"
     assert result.score is not None
@@ -77,6 +96,8 @@ def failure_message(result: MetricResult) -> str:
         lines.extend(_evidence_line(e) for e in shown)
         if len(result.evidence) > len(shown):
             lines.append(f"  … {len(result.evidence) - len(shown)} more in the report")
+    if answer is not None:
+        lines.extend(_marked_answer(result, answer))
     lines.extend(f"note: {w}" for w in result.warnings)
     return "\n".join(lines)
 
@@ -106,7 +127,8 @@ def check_results(results: list[MetricResult], case: RagCase) -> None:
     __tracebackhide__ = True
     failed = [r for r in results if r.status == "failed"]
     if failed and not case.settings.report_only:
-        raise RagAssertionError("\n".join(failure_message(r) for r in failed), failed)
+        message = "\n".join(failure_message(r, case.answer) for r in failed)
+        raise RagAssertionError(message, failed)
     # Checks the judge cannot make, and verdicts it was unsure of, do not end the test: the
     # run's verdict says so.
     results = [r for r in results if not (r.unsupported or r.undecided)]
@@ -126,7 +148,7 @@ def check_together(results: list[MetricResult], case: RagCase) -> None:
     if len(failed) > 1 and not case.settings.report_only:
         missed = ", ".join(f"{r.metric} {r.score:.2f} < {r.threshold:.2f}" for r in failed)
         header = f"{case.id}: {len(failed)} of {len(results)} metrics missed: {missed}"
-        body = "\n\n".join(failure_message(r) for r in failed)
+        body = "\n\n".join(failure_message(r, case.answer) for r in failed)
         raise RagAssertionError(f"{header}\n{body}", failed)
     check_results(results, case)
     unjudged = [r for r in results if r.judge_failed]

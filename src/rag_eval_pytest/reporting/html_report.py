@@ -27,10 +27,13 @@ from typing import TYPE_CHECKING
 
 from ..metrics.registry import metric_order
 from ..metrics.retrieval import source_matches
-from ..text.escaping import html_text
+from ..text.escaping import html_text, marked_html
+from ..text.spans import marked_pieces
 from .charts import SERIES_CLASSES, Marker, Series, histogram_svg, line_chart_svg
 from .markdown import (
     GOOD_VERDICTS,
+    MARK_LEGEND,
+    answer_marks,
     cascade_lines,
     change_verdict,
     evidence_label,
@@ -638,6 +641,26 @@ def _block(label: str, text: str | None, limit: int = _TEXT) -> str:
     return f'<h4>{label}</h4><div class="text">{_t(text, limit)}</div>'
 
 
+def _answer(case: CaseResult) -> list[str]:
+    """The answer, with the statements that count against it in ``<mark>`` (each piece
+    escaped before the element is added), a legend, and the statements not found in it."""
+    label = "Answer" + (" (recorded)" if case.recorded else "")
+    spans, unmatched = answer_marks(case.metrics.values())
+    if not spans or case.answer is None:
+        lines = [_block(label, case.answer, _LONG)]
+    else:
+        context = None if len(case.answer) <= _LONG else _SHORT
+        marked = marked_html(marked_pieces(case.answer, spans, context))
+        lines = [
+            f'<h4>{label}</h4><div class="text">{marked}</div>'
+            f'<p class="muted">Legend: <mark>marked</mark> = {MARK_LEGEND}.</p>'
+        ]
+    if unmatched:
+        missing = ", ".join(f"“{_t(text, _SHORT)}”" for text in unmatched)
+        lines.append(f'<p class="muted">Not found in the answer: {missing}</p>')
+    return lines
+
+
 def _contexts(case: CaseResult) -> list[str]:
     expected = case.expected_contexts
     lines = ["<h4>Retrieved contexts</h4>"]
@@ -746,7 +769,7 @@ def _full_case(case: CaseResult, cause: str | None, number: int, attributes: str
     ]
     if case.error:
         lines.append(_block("Error", case.error, _LONG))
-    lines.append(_block("Answer" + (" (recorded)" if case.recorded else ""), case.answer, _LONG))
+    lines += _answer(case)
     lines.append(_block("Ground truth", case.ground_truth))
     lines += _contexts(case)
     lines += _scores(case)

@@ -6,10 +6,15 @@ import re
 from typing import TYPE_CHECKING
 
 from ..metrics.registry import metric_order
-from ..text.escaping import code, inline
+from ..text.escaping import code, inline, marked_inline
+from ..text.shorten import cut
+from ..text.spans import Span, marked_pieces
 from .causes import MEANINGS, UNEXPLAINED
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from ..metrics.base import MetricResult
     from .models import (
         CaseResult,
         Comparison,
@@ -33,6 +38,49 @@ def evidence_label(verdict: str | None, score: float | None) -> str:
     if verdict:
         return f"{verdict} {shown}".rstrip()
     return f"score {shown}" if shown else ""
+
+
+def answer_marks(results: Iterable[MetricResult]) -> tuple[list[Span], list[str]]:
+    """Where the statements that count against a score stand in the answer (the evidence's
+    ``start`` and ``end``), and the statements of that kind not found in it (faithfulness's
+    ``details["unmatched"]``)."""
+    spans: list[Span] = []
+    unmatched: list[str] = []
+    for result in results:
+        spans += [
+            Span(e.start, e.end)
+            for e in result.evidence
+            if e.kind == "statement" and e.start is not None and e.end is not None
+        ]
+        found = result.details.get("unmatched")
+        if isinstance(found, list):
+            unmatched += [str(text) for text in found]
+    return spans, unmatched
+
+
+MARK_LEGEND = "statements the judge found unsupported or contradicted"
+"""What a marked span of the answer is, in every report's legend."""
+_MARK_CONTEXT = 120  # the characters shown beside each mark of a long answer
+
+
+def _marked_answer(case: CaseResult) -> list[str]:
+    """The answer with the statements that count against it in bold (each piece escaped
+    before the marks are added), a one-line legend, and the statements not found in it."""
+    spans, unmatched = answer_marks(case.metrics.values())
+    lines = []
+    if spans and case.answer is not None:
+        context = None if len(case.answer) <= _QUOTE else _MARK_CONTEXT
+        marked = marked_inline(marked_pieces(case.answer, spans, context))
+        lines += [
+            f'**Unsupported in the Answer:** "{marked}"',
+            "",
+            f"Legend: **bold** = {MARK_LEGEND}.",
+            "",
+        ]
+    if unmatched:
+        missing = ", ".join(f'"{marked_inline([(cut(text, 200), False)])}"' for text in unmatched)
+        lines += [f"Not found in the answer: {missing}", ""]
+    return lines
 
 
 _ACRONYMS = {"mrr": "MRR", "ndcg": "nDCG"}
@@ -249,6 +297,7 @@ def _case_trace(case: CaseResult) -> list[str]:
     lines.append("")
     lines.append(f"**Generated Answer:** {_quote(case.answer)}")
     lines.append("")
+    lines += _marked_answer(case)
     lines.append(f"**Ground Truth:** {_quote(case.ground_truth)}")
     if case.expected_contexts is not None:
         lines.append("")

@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import html
 import re
+from typing import TYPE_CHECKING
 
 from .shorten import cut
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 # ESC ] ... (BEL | ESC \): OSC, e.g. an OSC-8 hyperlink; ESC [ ... final: CSI (colours,
 # cursor moves, screen clears); ESC and one more character; the 8-bit CSI/OSC introducers;
@@ -104,3 +108,40 @@ def code(text: object) -> str:
     """``text`` as an inline code span: control sequences removed and backticks replaced,
     so the span cannot be closed early (HTML inside a code span is already inert)."""
     return "`" + " ".join(strip_control(str(text)).split()).replace("`", "'") + "`"
+
+
+def _inline_piece(text: str) -> str:
+    """A piece of a line as :func:`inline` writes it, ``*`` and ``_`` escaped too (they
+    would open or close emphasis), keeping one space at an edge that had white space."""
+    body = inline(text).replace("*", "\\*").replace("_", "\\_")
+    if not body:
+        return " " if text[:1].isspace() else ""
+    lead = " " if text[:1].isspace() else ""
+    trail = " " if text[-1:].isspace() else ""
+    return lead + body + trail
+
+
+def marked_inline(pieces: Iterable[tuple[str, bool]]) -> str:
+    """Pieces of untrusted text ``(text, marked)`` as one line of inert Markdown, the marked
+    ones in bold: every piece is escaped first and the ``**`` added after, so no text can
+    open or close a mark, a cell or a link."""
+    return "".join(
+        f"**{_inline_piece(text).strip()}**" if marked and text.strip() else _inline_piece(text)
+        for text, marked in pieces
+    )
+
+
+def marked_html(pieces: Iterable[tuple[str, bool]]) -> str:
+    """Pieces of untrusted text ``(text, marked)`` as inert HTML, the marked ones in
+    ``<mark>``: every piece escaped (:func:`html_text`), then the element added."""
+    return "".join(
+        f"<mark>{html_text(text)}</mark>" if marked else html_text(text) for text, marked in pieces
+    )
+
+
+def marked_plain(pieces: Iterable[tuple[str, bool]]) -> str:
+    """Pieces of untrusted text ``(text, marked)`` for a terminal, the marked ones between
+    ``>>>`` and ``<<<``: control sequences removed from every piece first."""
+    return "".join(
+        f">>>{strip_control(text)}<<<" if marked else strip_control(text) for text, marked in pieces
+    )
