@@ -61,3 +61,40 @@ def test_faithful(rag_case):
             f"*Refunds are available within 30 days of purchase. >>>{PLANTED}<<<",
         ]
     )
+
+
+def test_an_answer_that_holds_a_secret_is_masked_in_the_failure_message(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    secret = "sk-proj-Zq8vN3kLw5Rt7Yp2Hx9Bc4Mf"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    leaked = f"Your voucher code is {secret} for free shipping."
+    write_dataset(
+        [
+            case(
+                "refund",
+                "What is the refund policy?",
+                "30 days.",
+                answer=f"{CONTEXT} {leaked}",
+                contexts=[{"text": CONTEXT, "source": "policy.md"}],
+            )
+        ]
+    )
+    pytester.makeconftest(word_judge.CONFTEST)
+    pytester.makepyfile(
+        test_rag="""
+from rag_eval_pytest import assert_faithful
+def test_faithful(rag_case):
+    assert_faithful(rag_case, threshold=0.9)
+"""
+    )
+    result = pytester.runpytest(
+        "--rag-dataset", "dataset.json", "--rag-judge-passes", "1", "--junitxml=junit.xml"
+    )
+    assert result.ret == 1, result.stdout.str()
+    output = result.stdout.str() + (pytester.path / "junit.xml").read_text(encoding="utf-8")
+    assert "voucher code is" in output  # the answer is shown,
+    assert secret not in output  # its secret masked
+    assert "answer (masked, so not marked):" in output

@@ -33,6 +33,8 @@ from ..text.spans import marked_pieces
 from .case import RagCase
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..metrics.base import Evidence, Metric, MetricResult
 
 _EVIDENCE_LINES = 12
@@ -63,12 +65,19 @@ def _evidence_line(item: Evidence) -> str:
 _GOOD_VERDICTS = {"supported", "yes", "found", "expected", "relevant", "useful", "attributed"}
 
 
-def _marked_answer(result: MetricResult, answer: str) -> list[str]:
+def _marked_answer(
+    result: MetricResult, answer: str, redact: Callable[[str], str] | None
+) -> list[str]:
     """The answer with the statements that count against the score between ``>>>`` and
-    ``<<<`` (an excerpt around them), and the statements not found in it."""
+    ``<<<`` (an excerpt around them), and the statements not found in it. An answer that
+    holds a known secret is shown masked and unmarked: a mark inside the secret would
+    keep the mask from finding it."""
     spans, unmatched = answer_marks([result])
     lines = []
-    if spans:
+    if spans and redact is not None and redact(answer) != answer:
+        masked = shorten(redact(answer), 400)
+        lines.append(f"answer (masked, so not marked): {marked_plain([(masked, False)])}")
+    elif spans:
         pieces = marked_pieces(answer, spans, _MARK_CONTEXT)
         lines.append(f"answer (>>> <<<: {MARK_LEGEND}):")
         lines.append(f"  {marked_plain(pieces)}")
@@ -78,9 +87,12 @@ def _marked_answer(result: MetricResult, answer: str) -> list[str]:
     return lines
 
 
-def failure_message(result: MetricResult, answer: str | None = None) -> str:
+def failure_message(
+    result: MetricResult, answer: str | None = None, redact: Callable[[str], str] | None = None
+) -> str:
     """The text a user reads when ``result`` fails: first line complete, evidence after;
-    with the ``answer``, the statements that count against the score marked in it."""
+    with the ``answer``, the statements that count against the score marked in it (known
+    secrets masked by ``redact``)."""
     if result.status == "not_judged":
         return f"{result.case} {result.metric} not judged: {result.reason}"
     assert result.score is not None
@@ -97,7 +109,7 @@ def failure_message(result: MetricResult, answer: str | None = None) -> str:
         if len(result.evidence) > len(shown):
             lines.append(f"  … {len(result.evidence) - len(shown)} more in the report")
     if answer is not None:
-        lines.extend(_marked_answer(result, answer))
+        lines.extend(_marked_answer(result, answer, redact))
     lines.extend(f"note: {w}" for w in result.warnings)
     return "\n".join(lines)
 
@@ -127,7 +139,7 @@ def check_results(results: list[MetricResult], case: RagCase) -> None:
     __tracebackhide__ = True
     failed = [r for r in results if r.status == "failed"]
     if failed and not case.settings.report_only:
-        message = "\n".join(failure_message(r, case.answer) for r in failed)
+        message = "\n".join(failure_message(r, case.answer, case._redact) for r in failed)
         raise RagAssertionError(message, failed)
     # Checks the judge cannot make, and verdicts it was unsure of, do not end the test: the
     # run's verdict says so.
@@ -148,7 +160,7 @@ def check_together(results: list[MetricResult], case: RagCase) -> None:
     if len(failed) > 1 and not case.settings.report_only:
         missed = ", ".join(f"{r.metric} {r.score:.2f} < {r.threshold:.2f}" for r in failed)
         header = f"{case.id}: {len(failed)} of {len(results)} metrics missed: {missed}"
-        body = "\n\n".join(failure_message(r, case.answer) for r in failed)
+        body = "\n\n".join(failure_message(r, case.answer, case._redact) for r in failed)
         raise RagAssertionError(f"{header}\n{body}", failed)
     check_results(results, case)
     unjudged = [r for r in results if r.judge_failed]

@@ -155,6 +155,10 @@ class CaseTest:
             self.recorder.judge_identity = self._judges.identity(judge)
         return judge
 
+    def redact(self, text: str) -> str:
+        """``text`` with the run's known secrets masked."""
+        return self._redactor.text(text)
+
     def setup_failed(self, error: str) -> NoReturn:
         """A setup error (a judge that cannot be built, a missing extra or key): the same for
         every case, so the run stops here with one message and the fatal exit code."""
@@ -265,3 +269,7 @@ class RagCase:
     @property
     def settings(self) -> Settings:
         return self._bind()[1].settings
+
+    def _redact(self, text: str) -> str:
+        """``text`` with the run's known secrets masked, for a failure message."""
+        return self._bind()[0].redact(text)
