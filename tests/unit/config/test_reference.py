@@ -7,7 +7,7 @@ from pathlib import Path
 from rag_eval_pytest.config.reference import render
 from rag_eval_pytest.config.settings import Settings
 
-DOC = Path(__file__).parents[2] / "docs" / "configuration-reference.md"
+DOC = Path(__file__).parents[3] / "docs" / "configuration-reference.md"
 
 
 def test_configuration_reference_is_current() -> None:
