@@ -42,10 +42,13 @@ demo: $(VENV)/.demo-deps
 	echo "open in a browser: examples/results/eval_report.html (one self-contained page)"; \
 	test $$code -le 2
 
+# The whole suite, both lanes, on one pytest-xdist worker per CPU (at most 8: each worker
+# loads torch and the local model).
 test: $(VENV)/.test-deps
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --maxprocesses 8
 
-# The unit lane: the pure modules, no pytest run inside a test, no model, no server (seconds).
+# The unit lane (tests/unit, the same tests as -m "not integration"): no pytest run inside a
+# test, no server, no model; seconds.
 test-fast: $(VENV)/.test-deps
 	$(BIN)/python -m pytest tests/unit -q
 

@@ -1,0 +1,128 @@
+"""The CI examples in docs/ci.md work as written: their shell steps run here, in a fresh
+virtual environment, against the example app, and do what the page says.
+
+Two substitutions only, both for this machine rather than for the steps: the package is
+installed from this checkout (the steps name the published ``rag-eval-pytest``), and
+PyTorch's CPU wheel comes from pip's configured wheel folder (the steps name PyTorch's CPU
+index, which this machine cannot reach). No key is set: the offline judge scores.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[3]
+CI_DOC = REPO / "docs" / "ci.md"
+EXAMPLES = REPO / "examples"
+CRITICAL_EXIT = 2  # the example app fails two critical cases on purpose
+PUBLISHED = "rag-eval-pytest["
+TORCH_INDEX = " --index-url https://download.pytorch.org/whl/cpu"
+
+
+def yaml_blocks() -> list[Any]:
+    text = CI_DOC.read_text(encoding="utf-8")
+    return [yaml.safe_load(block) for block in re.findall(r"```yaml\n(.*?)```", text, re.S)]
+
+
+def github_steps() -> list[dict[str, Any]]:
+    (workflow,) = [b for b in yaml_blocks() if "jobs" in b]
+    (job,) = workflow["jobs"].values()
+    return [step for step in job["steps"] if "run" in step]
+
+
+def gitlab_script() -> list[str]:
+    (job,) = [b["rag-eval"] for b in yaml_blocks() if "rag-eval" in b]
+    return list(job["script"])
+
+
+def for_this_machine(command: str) -> str:
+    return command.replace(PUBLISHED, f"{REPO}[").replace(TORCH_INDEX, "")
+
+
+@pytest.fixture(scope="session")
+def ci_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One plain virtual environment for the session: the documented steps install into it."""
+    if shutil.which("bash") is None:
+        pytest.skip("needs bash")
+    path = tmp_path_factory.mktemp("ci-venv") / "venv"
+    venv.EnvBuilder(with_pip=True).create(path)
+    return path
+
+
+def new_project(tmp_path: Path) -> Path:
+    """A repository in the documented layout, holding the example suite and app."""
+    project = tmp_path / "project"
+    suite = project / "tests" / "rag"
+    suite.mkdir(parents=True)
+    for name in ("conftest.py", "test_demo_rag.py", "dataset.json"):
+        shutil.copy(EXAMPLES / name, suite / name)
+    shutil.copytree(EXAMPLES / "demo_rag", suite / "demo_rag")
+    shutil.copy(EXAMPLES / "eval-config.yaml", project / "eval-config.yaml")
+    (project / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n")
+    (project / "requirements.txt").write_text("")
+    return project
+
+
+def run_step(command: str, project: Path, ci_venv: Path, env: dict[str, str]) -> int:
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PYTEST_", "ANTHROPIC_", "OPENAI_", "PYTHON"))
+    }
+    environ.update(env)
+    environ["PATH"] = f"{ci_venv / 'bin'}{os.pathsep}{environ.get('PATH', '')}"
+    environ["VIRTUAL_ENV"] = str(ci_venv)
+    done = subprocess.run(
+        ["bash", "-e", "-c", for_this_machine(command)],
+        cwd=project,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    if done.returncode not in (0, CRITICAL_EXIT):
+        sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
+    return done.returncode
+
+
+def test_the_github_workflow_runs_as_written(ci_venv: Path, tmp_path: Path) -> None:
+    project = new_project(tmp_path)
+    step_summary = tmp_path / "step_summary.md"
+    env = {"GITHUB_STEP_SUMMARY": str(step_summary)}
+    steps = {step["name"]: step["run"] for step in github_steps()}
+    assert list(steps) == ["Install", "Evaluate"]
+    assert "torch==2.13.0" in steps["Install"] and '"rag-eval-pytest[local,' in steps["Install"]
+    assert run_step(steps["Install"], project, ci_venv, env) == 0
+    assert run_step(steps["Evaluate"], project, ci_venv, env) == CRITICAL_EXIT
+    summary = step_summary.read_text(encoding="utf-8")
+    assert summary.startswith("## RAG evaluation FAILED: exit 2, critical cases")
+    assert "- **tc_001** (critical): faithfulness" in summary
+    results = project / "results"
+    for name in ("eval_report.md", "eval_report.json", "eval_summary.md", "results.jsonl"):
+        assert (results / name).is_file(), name
+    assert (results / "eval_report.html").is_file()
+    assert (results / "junit.xml").is_file()
+    # What the documented caches keep: the judge cache and the history.
+    assert (project / ".pytest_cache").is_dir()
+    assert (results / "eval_summary.md").read_text(encoding="utf-8") == summary
+
+
+def test_the_gitlab_job_runs_as_written(ci_venv: Path, tmp_path: Path) -> None:
+    project = new_project(tmp_path)
+    *install, evaluate = gitlab_script()
+    for line in install:
+        assert run_step(line, project, ci_venv, {}) == 0, line
+    assert run_step(evaluate, project, ci_venv, {}) == CRITICAL_EXIT
+    assert (project / "results" / "eval_summary.md").is_file()
+    assert (project / "results" / "junit.xml").is_file()

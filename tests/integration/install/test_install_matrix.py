@@ -1,0 +1,212 @@
+"""The documented installs, each in a throwaway venv built from this checkout's wheel, and the
+documented usage of each through a real ``pytest`` in a small project:
+
+* plain ``pip install rag-eval-pytest``: a retrieval-only suite passes; a judged suite stops
+  with one message naming ``pip install 'rag-eval-pytest[local]'`` (fatal code 3), never an
+  INTERNALERROR or a traceback per test;
+* ``[local]`` (PyTorch's CPU wheel first): a judged suite runs offline; with
+  ``ANTHROPIC_API_KEY`` set (``auto`` picks Anthropic) it stops naming ``[anthropic]``;
+* ``[anthropic]`` alone, with a key, against a loopback fake of the Messages API: judges;
+* everything: both of the above.
+
+Slow (venvs and PyTorch): one venv per install, shared by the tests of this module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import APP, DEFAULT_CASES, GROUNDED_CASES
+from tests.servers.fake_llm import FakeLLMServer, LoggedRequest, Step, anthropic_tool
+
+ROOT = Path(__file__).parents[3]
+TORCH = "torch==2.13.0"  # the Makefile's pin: the CPU wheel
+LOCAL_INSTALL = "pip install 'rag-eval-pytest[local]'"
+ANTHROPIC_INSTALL = "pip install 'rag-eval-pytest[anthropic]'"
+KEY = "sk-ant-install-matrix-test"
+RETRIEVAL = "metrics:\n  retrieval_recall: 1.0\n"
+JUDGED = "metrics:\n  faithfulness: 0.5\n"
+JUDGED_CASES = GROUNDED_CASES
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("RAG_EVAL_SKIP_INSTALL_MATRIX") == "1",
+    reason="RAG_EVAL_SKIP_INSTALL_MATRIX=1",
+)
+
+
+def _run(args: list[str]) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(args, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, f"{args}\n{proc.stdout}\n{proc.stderr}"
+    return proc
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This checkout as a wheel, built once from a copy (nothing is written to the tree)."""
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("*.egg-info"))
+    out = tmp_path_factory.mktemp("wheel")
+    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(source)])
+    return next(out.glob("rag_eval_pytest-*.whl"))
+
+
+class Venv:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.python = path / "bin" / "python"
+
+    def pip(self, *args: str) -> None:
+        # No bytecode compilation: most of PyTorch's files are never imported here.
+        _run([str(self.python), "-m", "pip", "install", "-q", "--no-compile", *args])
+
+    def pytest(
+        self, project: Path, config: str, cases: list[dict[str, object]], **env: str
+    ) -> subprocess.CompletedProcess[str]:
+        (project / "eval-config.yaml").write_text(config, encoding="utf-8")
+        (project / "dataset.json").write_text(
+            json.dumps({"metadata": {"name": "t", "created": "2099-01-01"}, "test_cases": cases}),
+            encoding="utf-8",
+        )
+        environment = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("PYTHON", "PYTEST", "ANTHROPIC", "OPENAI", "VIRTUAL_ENV"))
+        }
+        environment.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", **env)
+        return subprocess.run(
+            [str(self.python), "-m", "pytest", "-p", "no:cacheprovider",
+             "--rag-dataset=dataset.json", "--rag-target=app:answer"],
+            cwd=project, env=environment, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+
+
+INSTALLS = {  # name: (extras, PyTorch's CPU wheel first)
+    "plain": ("", False),
+    "local": ("local", True),
+    "anthropic": ("anthropic", False),
+    "all": ("local,anthropic,sentence-transformers", True),
+}
+
+
+def _venv(path: Path, wheel: Path, extras: str, torch: bool) -> Venv:
+    venv = Venv(path)
+    _run([sys.executable, "-m", "venv", str(venv.path)])
+    if torch:
+        venv.pip(TORCH)
+    venv.pip(f"{wheel}[{extras}]" if extras else str(wheel))
+    return venv
+
+
+@pytest.fixture(scope="module")
+def venvs(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> dict[str, Venv]:
+    """The four installs, built side by side (mostly waiting on unpacking)."""
+    paths = {name: tmp_path_factory.mktemp(f"venv-{name}") for name in INSTALLS}
+    with ThreadPoolExecutor(len(INSTALLS)) as pool:
+        futures = {
+            name: pool.submit(_venv, paths[name], wheel, extras, torch)
+            for name, (extras, torch) in INSTALLS.items()
+        }
+        return {name: future.result() for name, future in futures.items()}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "app.py").write_text(APP, encoding="utf-8")
+    return tmp_path
+
+
+class AlwaysSupported(FakeLLMServer):
+    """The Messages API answering every request with a supported statement."""
+
+    def _next(self, request: LoggedRequest) -> Step:
+        with self._lock:
+            self.requests.append(request)
+        return anthropic_tool(
+            {"statements": [{"statement": "s", "verdict": "supported", "reason": "stated"}]}
+        )
+
+
+@pytest.fixture
+def messages_api() -> Iterator[FakeLLMServer]:
+    server = AlwaysSupported().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def output(proc: subprocess.CompletedProcess[str]) -> str:
+    text = proc.stdout + proc.stderr
+    assert "INTERNALERROR" not in text, text
+    return text
+
+
+def assert_fatal_naming(proc: subprocess.CompletedProcess[str], command: str) -> None:
+    text = output(proc)
+    assert proc.returncode == 3, text
+    assert command in text, text
+    assert "Traceback" not in text and "ModuleNotFoundError" not in text, text
+    assert KEY not in text
+
+
+def test_plain_install_runs_a_retrieval_only_suite(venvs: dict[str, Venv], project: Path) -> None:
+    proc = venvs["plain"].pytest(project, RETRIEVAL, DEFAULT_CASES[:2])
+    assert proc.returncode == 0, output(proc)
+    assert "2 passed" in proc.stdout
+
+
+def test_plain_install_stops_a_judged_suite_naming_the_local_extra(
+    venvs: dict[str, Venv], project: Path
+) -> None:
+    proc = venvs["plain"].pytest(project, JUDGED, JUDGED_CASES)
+    assert_fatal_naming(proc, LOCAL_INSTALL)
+
+
+def test_local_install_judges_offline(venvs: dict[str, Venv], project: Path) -> None:
+    proc = venvs["local"].pytest(project, JUDGED, JUDGED_CASES)
+    assert proc.returncode == 0, output(proc)
+    assert "judge local (all-MiniLM-L6-v2 + rules)" in proc.stdout and "1 passed" in proc.stdout
+
+
+def test_local_install_with_an_anthropic_key_names_the_anthropic_extra(
+    venvs: dict[str, Venv], project: Path
+) -> None:
+    proc = venvs["local"].pytest(project, JUDGED, JUDGED_CASES, ANTHROPIC_API_KEY=KEY)
+    assert_fatal_naming(proc, ANTHROPIC_INSTALL)
+
+
+def test_anthropic_install_judges_with_a_key(
+    venvs: dict[str, Venv], project: Path, messages_api: FakeLLMServer
+) -> None:
+    proc = venvs["anthropic"].pytest(
+        project, JUDGED, JUDGED_CASES, ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=messages_api.url
+    )
+    assert proc.returncode == 0, output(proc)
+    assert "judge anthropic" in proc.stdout and "1 passed" in proc.stdout
+    assert messages_api.count("/v1/messages") >= 1
+
+
+def test_full_install_judges_offline_and_with_a_key(
+    venvs: dict[str, Venv], project: Path, messages_api: FakeLLMServer
+) -> None:
+    offline = venvs["all"].pytest(project, JUDGED, JUDGED_CASES)
+    assert offline.returncode == 0, output(offline)
+    assert "judge local" in offline.stdout
+    keyed = venvs["all"].pytest(
+        project, JUDGED, JUDGED_CASES, ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=messages_api.url
+    )
+    assert keyed.returncode == 0, output(keyed)
+    assert "judge anthropic" in keyed.stdout
+    retrieval = venvs["all"].pytest(project, RETRIEVAL, DEFAULT_CASES[:2])
+    assert retrieval.returncode == 0, output(retrieval)

@@ -1,0 +1,95 @@
+"""The cascade judge through real pytest runs: the local judge first; only the claims it is
+unsure of go to the LLM judge (here the word-overlap stand-in, counted), in the same typed
+question; a criterion the local judge cannot read goes to the LLM judge whole; the result says
+how many items each tier decided; the cascade is a judge identity of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests import word_judge
+from tests.helpers import read_report
+from tests.integration.judges.local.test_unsure_runs import SURE_CASE, UNSURE_CASE
+
+CASCADE = (
+    "judge:\n  kind: cascade\n  then:\n    kind: tests.word_judge:word_judge\n    passes: 1\n"
+)
+TESTS = """
+from rag_eval_pytest import assert_criteria, assert_faithful
+
+def test_grounded(rag_case):
+    assert_faithful(rag_case, 0.9)
+
+def test_mentions_time_off(rag_case):
+    assert_criteria(rag_case, "The answer must mention 'paid' time off.")
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, write_dataset: Callable[..., Path]) -> pytest.Pytester:
+    write_dataset([SURE_CASE, UNSURE_CASE])
+    pytester.makepyfile(test_rag=TESTS)
+    pytester.makefile(".yaml", **{"eval-config": CASCADE})
+    return pytester
+
+
+def test_only_the_unsure_claims_and_the_criteria_reach_the_llm_judge(
+    project: pytest.Pytester,
+) -> None:
+    word_judge.calls.clear()
+    result = project.runpytest(
+        "--rag-dataset=dataset.json", "--rag-no-cache", "-p", "no:randomly"
+    )
+    # The stand-in finds half of the unsure claim's words in the context: not supported.
+    result.assert_outcomes(passed=3, failed=1)
+    assert result.ret == 1, result.stdout.str()
+    statement_prompts = [p for p in word_judge.calls if "standalone statements" in p]
+    criterion_prompts = [p for p in word_judge.calls if "meets the criterion" in p]
+    assert len(statement_prompts) == 1  # one unsure claim, in one case
+    asked = word_judge.sections(statement_prompts[0])["ANSWER"]
+    assert asked == "The HR portal handles requests for leave."
+    assert len(criterion_prompts) == 2  # the local judge cannot read a criterion
+    report = read_report(project)
+    cases = {c["id"]: c for c in report["cases"]}
+    leave = cases["leave"]["metrics"]["faithfulness"]
+    assert leave["details"]["tiers"] == {"local": 1, "llm": 1}
+    assert (leave["unsure"], leave["status"], leave["score"]) == (0, "failed", 0.5)
+    assert [e["verdict"] for e in leave["evidence"]] == ["supported", "unsupported"]
+    assert cases["days"]["metrics"]["faithfulness"]["details"]["tiers"] == {"local": 1}
+    judge = report["run"]["judge"]
+    assert judge.startswith("cascade (local (all-MiniLM-L6-v2 + rules), then custom (")
+
+
+def test_a_cascade_is_another_judge_identity_than_its_tiers(project: pytest.Pytester) -> None:
+    project.runpytest("--rag-dataset=dataset.json", "--rag-no-cache", "-p", "no:randomly")
+    cascade = read_report(project)["run"]["selection"]["judge_identities"]
+    project.runpytest(
+        "--rag-dataset=dataset.json", "--rag-no-cache", "-p", "no:randomly", "--rag-judge=local"
+    )
+    local = read_report(project)["run"]["selection"]["judge_identities"]
+    assert cascade and local and set(cascade).isdisjoint(local)
+
+
+def test_a_cascade_without_an_llm_judge_says_what_to_set(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset([SURE_CASE])
+    pytester.makepyfile(test_rag=TESTS)
+    result = pytester.runpytest("--rag-dataset=dataset.json", "--rag-judge=cascade")
+    assert result.ret == 3
+    result.stdout.fnmatch_lines(["*the cascade judge needs an LLM judge*set judge.then*"])
+
+
+def test_the_report_says_what_each_tier_decided(project: pytest.Pytester) -> None:
+    result = project.runpytest("--rag-dataset=dataset.json", "--rag-no-cache", "-p", "no:randomly")
+    line = (
+        "Faithfulness: the local judge decided 2 of 3 items, the LLM judge 1; "
+        "1 of 2 cases never asked the LLM judge"
+    )
+    result.stdout.fnmatch_lines([f"cascade: {line}"])
+    assert f"- {line}" in (project.path / "results" / "eval_report.md").read_text()
+    tiers = read_report(project)["summary"]["metrics"]["faithfulness"]["tiers"]
+    assert tiers == {"local": 2, "llm": 1, "unasked": 1}

@@ -1,0 +1,42 @@
+"""Names read whatever their spelling (accents composed, decomposed or left out), a
+sentence's first word that is no name, and long lead-in lines of a summary. No model is
+loaded here."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from rag_eval_pytest.judges.local.checks import check_names, check_swaps
+from rag_eval_pytest.text.claims import split_claims
+from rag_eval_pytest.text.facts import composed, known_name, tokens
+
+CONTEXT = "Francis I was the first King of France from the Angoulême branch of the House of Valois."
+
+
+def test_a_decomposed_accent_is_one_word_once_composed() -> None:
+    decomposed = unicodedata.normalize("NFD", "Angoulême")
+    assert len(tokens(decomposed)) == 2  # "Angoule" and "me": the accent splits the word
+    assert tokens(composed(decomposed)) == ["Angoulême"]
+
+
+def test_a_name_written_without_its_accents_is_the_contexts_name() -> None:
+    assert known_name("Francois", "Francis I (François Ier) was King of France.")
+    assert known_name("Royal Mouscron-Peruwelz", "Royal Mouscron-Péruwelz is a Belgian club.")
+    assert check_names("François Étienne was emperor.", "Francois Etienne was emperor.") == []
+
+
+def test_a_name_with_other_letters_is_still_missing() -> None:
+    assert not known_name("Lyon", "Francis I (François Ier) was King of France.")
+
+
+def test_another_starting_a_clause_is_no_replaced_name() -> None:
+    claim = "Another who was the first King of France from the Angoulême branch."
+    assert check_swaps(claim, CONTEXT, CONTEXT, CONTEXT) == []
+
+
+def test_a_long_lead_in_line_ending_with_a_colon_is_no_claim() -> None:
+    answer = (
+        "Here is a concise summary of the passage, covering the core pieces of information "
+        "described:\n\nChelsea are in early discussions with a Belgian club."
+    )
+    assert split_claims(answer) == ["Chelsea are in early discussions with a Belgian club."]

@@ -1,0 +1,27 @@
+"""The local judge's settings (judge.local) refuse bad values with the reason, before any
+model is loaded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from rag_eval_pytest.judges.settings import JudgeSettings
+
+
+@pytest.mark.parametrize(
+    ("local", "message"),
+    [
+        ({"support_threshold": 0.5, "ambiguous_threshold": 0.7}, "must not exceed"),
+        ({"support_threshold": 1.5}, "less than or equal to 1"),
+        ({"device": "tpu"}, "'cpu', 'cuda' or 'auto'"),
+        ({"nli_treshold": 0.5}, "Extra inputs are not permitted"),
+    ],
+)
+def test_bad_local_settings_are_refused_with_the_reason(
+    local: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ValidationError, match=message):
+        JudgeSettings(kind="local", local=local)
