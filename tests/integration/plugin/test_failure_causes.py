@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import case, read_report
-from tests.metrics.test_judged_runs import JUDGE_CONFTEST
+from tests.integration.metrics.test_judged_runs import JUDGE_CONFTEST
 
 # The judged runs' judge and RAG system, with a RAG system that raises and an answer from
 # a document no case expects.
