@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .guard import guarded
+from .guard import AGGREGATING_PLUGIN, guarded
 
 if TYPE_CHECKING:
     from ..engine.session import EvalSession
@@ -20,8 +20,6 @@ if TYPE_CHECKING:
     from ..reporting.payload import CasePayload
     from .termination import SigtermAsInterrupt
 
-AGGREGATING_PLUGIN = "rag_eval_aggregator"
-"""The plugin object of the process that writes the reports (a plain run, the controller)."""
 CRITICAL_MARKER = "rag_critical"
 
 # What travels on a test report, from the process that ran the test to this one (xdist

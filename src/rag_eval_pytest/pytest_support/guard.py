@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import pytest
 
+from ..engine.running import RUNNER_PLUGIN
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Generator
 
@@ -28,7 +30,9 @@ F = TypeVar("F", bound="Callable[..., Any]")
 # error, so the run ends at the first hook after collection (exit_if_deferred).
 DEFERRED_KEY: pytest.StashKey[tuple[str, int]] = pytest.StashKey()
 # The role objects that hold the process's evaluation session (its redactor masks messages).
-ROLE_PLUGINS = ("rag_eval_aggregator", "rag_eval_runner")
+AGGREGATING_PLUGIN = "rag_eval_aggregator"
+"""The plugin name of the process that writes the reports (a plain run, the controller)."""
+ROLE_PLUGINS = (AGGREGATING_PLUGIN, RUNNER_PLUGIN)
 
 HINT = (
     "this is a bug in rag-eval-pytest: please report it with the traceback "
