@@ -183,6 +183,28 @@ _AUXILIARIES = frozenset(w for w in _VERBS if "'" not in w and w not in {"be", "
 _DETERMINERS = frozenset(("the", "a", "an", "my", "our", "your", "this", "that", "their"))
 
 
+# The small words inside a name or a list of names ("Manhattan West and Singer Building").
+_NAME_JOINERS = frozenset(("and", "or", "&", "of", "the", "de", "van", "von"))
+
+
+def _subject_words(rest: list[str]) -> int:
+    """How many words of a yes/no question after its verb are the subject: names, a list
+    of names and "both" before them ("both Simon Wincer and Patrice Leconte"), else a
+    determiner and its noun ("the store"), else one word ("employees")."""
+    start = 1 if rest[0].lower() in ("both", "either", "neither") else 0
+    end = start
+    while end < len(rest) - 1:  # at least one word is left for what is asked
+        word = rest[end]
+        named = word[:1].isupper() or word[:1].isdigit()
+        joins = word.lower() in _NAME_JOINERS and end > start and rest[end + 1][:1].isupper()
+        if not (named or joins):
+            break
+        end += 1
+    if end > start:
+        return end
+    return 2 if rest[0].lower() in _DETERMINERS and len(rest) > 2 else 1
+
+
 def yes_no_statement(claim: str, question: str) -> str | None:
     """What a bare "Yes." or "No." states, read from the yes/no question it answers ("Is the
     store open on Sundays?" + "No." -> "The store is not open on Sundays."); None when the
@@ -194,8 +216,7 @@ def yes_no_statement(claim: str, question: str) -> str | None:
     if len(words) < 3 or words[0].lower() not in _AUXILIARIES:
         return None
     auxiliary, rest = words[0].lower(), words[1:]
-    # The subject: a determiner and its noun ("the store"), or one word ("employees").
-    subject = 2 if rest[0].lower() in _DETERMINERS and len(rest) > 2 else 1
+    subject = _subject_words(rest)
     negative = match.group(1).lower() in {"no", "nope"}
     verb = f"{auxiliary} not" if negative else auxiliary
     statement = " ".join([*rest[:subject], verb, *rest[subject:]])

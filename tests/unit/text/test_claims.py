@@ -1,0 +1,41 @@
+"""A bare "Yes." or "No." is checked as the statement of the yes/no question it answers: the
+question's verb goes after its whole subject, names and lists of names included."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_eval_pytest.text.claims import yes_no_statement
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "statement"),
+    [
+        ("Is the pool heated?", "Yes.", "The pool is heated."),
+        ("Does the hotel allow pets?", "No.", "The hotel does not allow pets."),
+        ("Can employees carry over days?", "yes", "Employees can carry over days."),
+        ("Is Paris the capital of France?", "yes", "Paris is the capital of France."),
+        (
+            "Are Manhattan West and Singer Building both projects in New York?",
+            "yes",
+            "Manhattan West and Singer Building are both projects in New York.",
+        ),
+        (
+            "Are both Simon Wincer and Patrice Leconte film directors?",
+            "yes",
+            "Both Simon Wincer and Patrice Leconte are film directors.",
+        ),
+        (
+            "Were Pavel Urysohn and Leonid Levin known for the same type of work?",
+            "no",
+            "Pavel Urysohn and Leonid Levin were not known for the same type of work.",
+        ),
+    ],
+)
+def test_the_verb_follows_the_whole_subject(question: str, answer: str, statement: str) -> None:
+    assert yes_no_statement(answer, question) == statement
+
+
+def test_no_statement_without_a_yes_no_question() -> None:
+    assert yes_no_statement("Yes.", "Who runs the pool?") is None
+    assert yes_no_statement("The pool is heated.", "Is the pool heated?") is None
