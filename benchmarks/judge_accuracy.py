@@ -13,11 +13,23 @@ from the plugin's metric code, every row of a set concurrently (as the plugin pr
   of the passage (share of its sentences needed for the question), predicted relevant at the
   metric's default threshold; ROC AUC is computed on that score.
 
+Each row's verdict is given twice: *forced* (the judge without its unsure bands, every item
+decided at its threshold: the balanced accuracy, F1 and ROC AUC columns) and as a run gets it
+with the bands (*decided*: the balanced accuracy of the rows whose verdict does not depend on
+an item the judge was unsure of, and their share of the rows, the coverage). Beside them, the
+overlap baseline: the share of content words in common (see :func:`lexical_overlap`), its
+threshold chosen on the other half of the set.
+
 Each set is split in two halves by group (question, pair or source passage, ordered by
 sha256, so both answers to one question fall in the same half): the *tune* half is where the
 calibration and thresholds were chosen (``--fit``), the *held-out* half is what is reported.
 With ``--fit`` the relevance sets also print the balanced accuracy of the metric's own score
-by threshold (how a metric's default threshold is chosen).
+by threshold (how a metric's default threshold is chosen); the faithfulness sets the
+balanced accuracy of the metric's verdicts by the support threshold of the shipped model (how
+the support threshold is chosen: the table of the refitted model ranks answers by their
+weakest claim, where the metric passes an answer when 70 % of its claims are supported); and
+every task the decided rows' balanced accuracy and coverage by unsure band, with the band
+chosen by the rule of :func:`band_table` (``--band-sets`` names the sets that choose).
 
 The *hard-cases* set (``data/hard_cases.jsonl``, ``--hard``) is hand-written and hand-labelled,
 a test set never tuned on: every row, each scored by its own ``task`` metric (answer
@@ -34,7 +46,9 @@ Usage::
     python benchmarks/judge_accuracy.py                          # benchmarks/data (HaluEval)
     python benchmarks/judge_accuracy.py --data ../shared/benchmarks --repeat 3
     python benchmarks/judge_accuracy.py --sets hard_cases
-    python benchmarks/judge_accuracy.py --data ../shared/benchmarks --split tune --fit
+    python benchmarks/judge_accuracy.py --data ../shared/benchmarks --split tune --fit \
+        --band-sets halueval_qa,lfqa_verification,trec_dl_answer_relevance,\
+wikiqa_answer_relevance,trec_dl_context_relevance
 """
 
 from __future__ import annotations
@@ -46,7 +60,7 @@ import json
 import resource
 import sys
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +71,12 @@ from rag_eval_pytest.engine.session import measure
 from rag_eval_pytest.judges.factory import _local_judge
 from rag_eval_pytest.judges.local import LocalJudge
 from rag_eval_pytest.judges.local.embeddings import LocalEmbedder
-from rag_eval_pytest.judges.local.relevance import answer_features, sentence_features
+from rag_eval_pytest.judges.local.judge import declines, statements_of
+from rag_eval_pytest.judges.local.relevance import (
+    answer_features,
+    sentence_features,
+    sentence_relevance,
+)
 from rag_eval_pytest.judges.local.support import FEATURES, claim_features
 from rag_eval_pytest.judges.settings import JudgeSettings
 from rag_eval_pytest.metrics.base import MetricResult, Sample, Services
@@ -139,11 +158,24 @@ async def decided_row(judge: LocalJudge, task: str, row: dict[str, Any]) -> bool
 
 
 def forced(judge: LocalJudge) -> LocalJudge:
-    """The judge without its unsure band: every item decided at its threshold."""
+    """The judge without its unsure bands: every item decided at its threshold."""
     return LocalJudge(
         embedder=judge.embedder,
         calibration=replace(judge.calibration, unsure=None),
         relevance_threshold=judge.relevance_threshold,
+        answer_model=replace(judge.answer_model, unsure=None),
+        sentence_model=replace(judge.sentence_model, unsure=None),
+    )
+
+
+def like(judge: LocalJudge, embedder: LocalEmbedder) -> LocalJudge:
+    """A judge with ``judge``'s models, thresholds and bands and another embedder."""
+    return LocalJudge(
+        embedder=embedder,
+        calibration=judge.calibration,
+        relevance_threshold=judge.relevance_threshold,
+        answer_model=judge.answer_model,
+        sentence_model=judge.sentence_model,
     )
 
 
@@ -281,7 +313,7 @@ def cold_caches() -> None:
 
 async def timed_run(judge: LocalJudge, rows: list[dict[str, Any]]) -> tuple[float, float]:
     """(seconds, CPU seconds) of one faithfulness run of a fresh judge, caches cold."""
-    again = LocalJudge(embedder=fresh_embedder(judge), calibration=judge.calibration)
+    again = like(judge, fresh_embedder(judge))
     cold_caches()
     started, cpu = time.perf_counter(), time.process_time()
     await score_all(again, "faithfulness", rows)
@@ -398,10 +430,11 @@ def fit(
         return round(min(cells), 3), float(np.mean(cells))
 
     best = max((float(t) for t in np.arange(0.05, 0.96, 0.01)), key=worst_then_mean)
-    print(f"\n{task}: balanced accuracy per set (in file order) by threshold, tune rows")
+    names = FEATURES if task == "faithfulness" else ()
+    scored = " (the refitted model, each answer by its weakest claim)" if names else ""
+    print(f"\n{task}: balanced accuracy per set (in file order) by threshold{scored}, these rows")
     for threshold in np.arange(0.3, 0.91, 0.05):
         print(f"  {threshold:.2f}: " + "  ".join(f"{c:.3f}" for c in per_set(threshold)))
-    names = FEATURES if task == "faithfulness" else ()
     print(f"\n{task}: weights {tuple(round(float(w), 2) for w in model.coef_[0])}")
     if names:
         print("  features " + ", ".join(names))
@@ -436,6 +469,177 @@ def metric_thresholds(
     print(f"  default threshold with the best worst-set balanced accuracy: {best:.2f}")
 
 
+@dataclass(frozen=True)
+class Item:
+    """One item a row's verdict counts, as the judge scores it: a claim, a context sentence
+    or the answer's rating. ``fixed`` is the verdict a rule gives it whatever its
+    probability (``None``: the probability's, at the cut); ``ruled``: a rule decides it, so
+    it is never unsure (a conflict, a number no context states, a sentence that answers the
+    question, an answer that declines)."""
+
+    probability: float
+    fixed: bool | None
+    ruled: bool
+
+    def yes(self, cut: float) -> bool:
+        return self.fixed if self.fixed is not None else self.probability >= cut
+
+    def unsure(self, band: tuple[float, float] | None) -> bool:
+        return band is not None and not self.ruled and band[0] <= self.probability < band[1]
+
+
+async def items_of(judge: LocalJudge, task: str, row: dict[str, Any]) -> list[Item]:
+    """The items of a row, read from the judge's own verdicts: the statements faithfulness
+    checks (judged at a support threshold of 1, with an unsure band over every probability,
+    so that what is still supported or decided was decided by a rule), the answer's rating,
+    or each context sentence."""
+    question = row.get("question") or ""
+    if task == "answer_relevance":
+        if declines(row["answer"]):
+            return [Item(0.0, False, True)]
+        features = (await features_of(judge, task, row))[0]
+        return [Item(judge.answer_model.probability(features), None, False)]
+    if task == "context_relevance":
+        sentences = [s for c in row["contexts"] for s in split_sentences(c)]
+        vectors = await judge.embedder.vectors([question, *sentences])
+        scores = sentence_relevance(
+            question, sentences, vectors[0], vectors[1:], judge.sentence_model
+        )
+        return [Item(s.probability, True if s.answers else None, s.answers) for s in scores]
+    wide = LocalJudge(
+        embedder=judge.embedder,
+        calibration=replace(judge.calibration, support=1.0, unsure=(0.0, 1.01)),
+    )
+    claims = statements_of(row["answer"], question)
+    items = []
+    for verdict in await wide.support(claims, row["contexts"], question):
+        gaps = {f.kind for f in verdict.findings if f.severity == "gap"}
+        if verdict.verdict == "contradicted" or len(gaps) >= 2:  # a conflict, facts of two kinds
+            items.append(Item(verdict.score, False, True))
+        elif verdict.verdict == "supported":  # a restatement: supported at any threshold
+            items.append(Item(verdict.score, True, True))
+        else:  # a number or a date no context states decides it is never unsure
+            items.append(Item(verdict.score, None, not verdict.unsure))
+    return items
+
+
+def cut_of(judge: LocalJudge, task: str) -> float:
+    """The probability from which the judge says yes to an item of ``task``."""
+    if task == "answer_relevance":
+        return judge.answer_model.support
+    if task == "context_relevance":
+        return judge.relevance_threshold
+    return judge.calibration.support
+
+
+def row_verdicts(
+    items: list[Item], cut: float, band: tuple[float, float] | None, threshold: float
+) -> tuple[bool, bool | None]:
+    """(the forced verdict, the decided verdict or ``None``) of a row whose score is the
+    share of its items that are yes, as the metric gives them at ``threshold``: decided when
+    counting every unsure item as no still passes, or as yes still fails."""
+    yes = [item.yes(cut) for item in items]
+    unsure = [item.unsure(band) for item in items]
+    sure = sum(y for y, u in zip(yes, unsure, strict=True) if not u)
+    low, high = sure / len(items), (sure + sum(unsure)) / len(items)
+    forced = sum(yes) / len(items) >= threshold
+    return forced, (True if low >= threshold else False if high < threshold else None)
+
+
+def band_table(
+    task: str,
+    parts: list[tuple[str, list[tuple[list[Item], int]]]],
+    cut: float,
+    choosing: list[bool],
+) -> None:
+    """Print, for the bands ``[low, high)`` around the cut on a 0.01 grid, the balanced
+    accuracy and coverage of each set's decided rows (the metric's verdicts at its default
+    threshold), and the band chosen: of the bands that decide at least 60 % of the rows of
+    every choosing set, the one with the best worst-set balanced accuracy of the decided
+    rows (ties: the best worst-set coverage, then the narrowest band)."""
+    threshold = default_threshold(task)
+    found: dict[tuple[float, float] | None, list[tuple[float, float]]] = {}
+
+    def cells(band: tuple[float, float] | None) -> list[tuple[float, float]]:
+        if band not in found:
+            found[band] = []
+            for _, rows in parts:
+                decided = [(row_verdicts(items, cut, band, threshold)[1], y) for items, y in rows]
+                kept = [(d, y) for d, y in decided if d is not None]
+                accuracy = _balanced([d for d, _ in kept], [y for _, y in kept]) if kept else 0.0
+                found[band].append((round(accuracy, 3), round(len(kept) / len(rows), 3)))
+        return found[band]
+
+    def rank(band: tuple[float, float] | None) -> tuple[float, float, float]:
+        chosen = [c for c, use in zip(cells(band), choosing, strict=True) if use]
+        chosen = chosen or cells(band)
+        if min(c for _, c in chosen) < 0.6:
+            return (-1.0, 0.0, 0.0)
+        width = 0.0 if band is None else band[1] - band[0]
+        return (min(a for a, _ in chosen), min(c for _, c in chosen), -width)
+
+    grid = [round(0.01 * i, 2) for i in range(101)]
+    bands: list[tuple[float, float] | None] = [None] + [
+        (low, high) for low in grid for high in grid if low < cut < high
+    ]
+    forced = [
+        sum(row_verdicts(items, cut, None, threshold)[0] == bool(y) for items, y in rows)
+        for _, rows in parts
+    ]
+    print(
+        f"\n{task}: unsure bands at the cut {cut:.2f}, decided rows' balanced accuracy / "
+        "coverage per set (the ten best by the rule, and none)"
+    )
+    print(
+        "  sets: "
+        + ", ".join(
+            f"{name}{'' if use else ' (not choosing)'}: {right} of {len(rows)} right forced"
+            for (name, rows), right, use in zip(parts, forced, choosing, strict=True)
+        )
+    )
+    ranked = sorted(bands, key=rank, reverse=True)
+    for band in [*ranked[:10], *([None] if None not in ranked[:10] else [])]:
+        shown = "none" if band is None else f"{band[0]:.2f}-{band[1]:.2f}"
+        print(f"  {shown}: " + "  ".join(f"{a:.3f} / {c:.2f}" for a, c in cells(band)))
+    best = ranked[0]
+    shown = "none" if best is None else f"[{best[0]:.2f}, {best[1]:.2f})"
+    print(f"  band with the best worst-set balanced accuracy of the decided rows: {shown}")
+
+
+def support_thresholds(
+    parts: list[tuple[str, list[tuple[list[Item], int]]]], choosing: list[bool]
+) -> None:
+    """Print the balanced accuracy of the faithfulness metric's verdicts (at its default
+    threshold, every claim decided) per set by the support threshold of the shipped model,
+    and the threshold with the best worst-set balanced accuracy (ties: the best mean)."""
+    threshold = default_threshold("faithfulness")
+
+    def per_set(cut: float) -> list[float]:
+        return [
+            _balanced(
+                [row_verdicts(items, cut, None, threshold)[0] for items, _ in rows],
+                [y for _, y in rows],
+            )
+            for _, rows in parts
+        ]
+
+    def worst_then_mean(cut: float) -> tuple[float, float]:
+        cells = [c for c, use in zip(per_set(cut), choosing, strict=True) if use]
+        cells = cells or per_set(cut)
+        return round(min(cells), 3), round(float(np.mean(cells)), 3)
+
+    candidates = [round(0.4 + 0.02 * i, 2) for i in range(26)]
+    print(
+        "\nfaithfulness: the metric's verdicts (share of supported claims >= "
+        f"{threshold}), balanced accuracy per set by support threshold, shipped model"
+    )
+    print("  sets: " + ", ".join(name for name, _ in parts))
+    for cut in candidates:
+        print(f"  {cut:.2f}: " + "  ".join(f"{c:.3f}" for c in per_set(cut)))
+    best = max(candidates, key=worst_then_mean)
+    print(f"  support threshold with the best worst-set balanced accuracy: {best:.2f}")
+
+
 def _balanced(preds: list[bool], labels: list[int]) -> float:
     pos = [p for p, y in zip(preds, labels, strict=True) if y == 1]
     neg = [not p for p, y in zip(preds, labels, strict=True) if y == 0]
@@ -468,6 +672,12 @@ async def main() -> None:
         "(default: all)",
     )
     parser.add_argument(
+        "--band-sets",
+        default="",
+        help="with --fit: the sets whose decided rows choose each task's unsure band "
+        "(default: all)",
+    )
+    parser.add_argument(
         "--hard",
         type=Path,
         default=HERE / "data" / "hard_cases.jsonl",
@@ -481,6 +691,9 @@ async def main() -> None:
     wanted = {s for s in options.sets.split(",") if s}
     floors: list[tuple[str, int, float, float, float, float]] = []
     tables: dict[str, list[list[tuple[list[list[float]], int]]]] = {}
+    band_parts: dict[str, list[tuple[str, list[tuple[list[Item], int]]]]] = {}
+    banding: dict[str, list[bool]] = {}
+    band_sets = {s for s in options.band_sets.split(",") if s}
     metric_scores: dict[str, list[list[tuple[float, int]]]] = {}
     choosing: dict[str, list[bool]] = {}
     deciders = {s for s in options.threshold_sets.split(",") if s}
@@ -501,11 +714,7 @@ async def main() -> None:
         if options.limit:
             rows = rows[: options.limit]
         task = task_of(name, rows[0])
-        fresh = LocalJudge(
-            embedder=fresh_embedder(judge),  # nothing memoised from other sets
-            calibration=judge.calibration,
-            relevance_threshold=judge.relevance_threshold,
-        )
+        fresh = like(judge, fresh_embedder(judge))  # nothing memoised from other sets
         cold_caches()
         started, cpu = time.perf_counter(), time.process_time()
         scored = await score_all(forced(fresh), task, rows)
@@ -530,15 +739,21 @@ async def main() -> None:
             values = [v for v, _ in scored]
             metric_scores.setdefault(task, []).append(list(zip(values, labels, strict=True)))
             choosing.setdefault(task, []).append(not deciders or name in deciders)
+            items = [await items_of(fresh, task, r) for r in rows]
+            cut = cut_of(fresh, task)
+            wrong = sum(
+                row_verdicts(i, cut, None, default_threshold(task))[0] != p
+                for i, (_, p) in zip(items, scored, strict=True)
+            )
+            print(
+                f"  {name}: the items give the metric's forced verdict on "
+                f"{len(rows) - wrong} of {len(rows)} rows",
+                flush=True,
+            )
+            band_parts.setdefault(task, []).append((name, list(zip(items, labels, strict=True))))
+            banding.setdefault(task, []).append(not band_sets or name in band_sets)
     if not wanted or "hard_cases" in wanted:
-        await hard_cases(
-            LocalJudge(
-                embedder=fresh_embedder(judge),
-                calibration=judge.calibration,
-                relevance_threshold=judge.relevance_threshold,
-            ),
-            options.hard,
-        )
+        await hard_cases(like(judge, fresh_embedder(judge)), options.hard)
     if floors:
         print(
             "\n| set | rows | faithfulness run | encoding floor | ratio | run, CPU | floor, CPU "
@@ -554,6 +769,9 @@ async def main() -> None:
         fit(task, table, choosing[task])
         if task != "faithfulness":
             metric_thresholds(task, metric_scores[task], choosing[task])
+        else:
+            support_thresholds(band_parts[task], choosing[task])
+        band_table(task, band_parts[task], cut_of(judge, task), banding[task])
 
 
 if __name__ == "__main__":

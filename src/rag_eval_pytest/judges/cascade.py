@@ -1,10 +1,11 @@
 """The cascade judge: the local judge first, an LLM judge only for what it is unsure of.
 
 ``judge: {kind: cascade, then: {kind: anthropic}}`` (or ``--rag-judge cascade``). Every
-question goes to the local judge; an answer with items it was unsure of (claims whose support
-score falls in its unsure band) sends only those items to the LLM judge, in the same typed
-question, through the LLM judge's own cache, votes, deadline and cost accounting; the items
-the local judge decided keep its verdicts. A question the local judge cannot answer at all (a
+question goes to the local judge; an answer with items it was unsure of (claims, context
+sentences or an answer's rating whose score falls in its unsure band) sends only those items
+to the LLM judge (the whole question for a single rating), in the same typed question,
+through the LLM judge's own cache, votes, deadline and cost accounting; the items the local
+judge decided keep its verdicts. A question the local judge cannot answer at all (a
 criterion in plain words) goes to the LLM judge whole. The outcome says how many items each
 tier decided (``JudgeOutcome.tiers``), and the metrics put that in their details.
 
@@ -18,7 +19,15 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .base import Judge, JudgeOutcome, Question
-from .questions import GeneratedQuestions, StatementsInput, StatementSupport, StatementVerdicts
+from .questions import (
+    ContextSentenceRelevance,
+    GeneratedQuestions,
+    RelevanceInput,
+    SentenceRelevances,
+    StatementsInput,
+    StatementSupport,
+    StatementVerdicts,
+)
 
 if TYPE_CHECKING:
     from .base import I, O
@@ -129,4 +138,24 @@ def _narrowed(question: Question[Any, Any], inputs: Any, local: JudgeOutcome[Any
             return StatementVerdicts(statements=[*kept, *answer.statements])
 
         return asked, merge
+    if isinstance(question, ContextSentenceRelevance):
+        sentences = local.value
+        assert isinstance(sentences, SentenceRelevances)
+        picked = sorted({sentences.sentences[i].index for i in local.unsure})
+        narrow = RelevanceInput(
+            question=inputs.question,
+            context_sentences=[inputs.context_sentences[i] for i in picked],
+        )
+
+        def merge_sentences(answer: SentenceRelevances) -> SentenceRelevances:
+            # The LLM judge numbered the unsure sentences from 0: back to their own indexes.
+            kept = [s for s in sentences.sentences if s.index not in picked]
+            decided = [
+                s.model_copy(update={"index": picked[s.index]})
+                for s in answer.sentences
+                if s.index < len(picked)
+            ]
+            return SentenceRelevances(sentences=sorted([*kept, *decided], key=lambda s: s.index))
+
+        return narrow, merge_sentences
     return None

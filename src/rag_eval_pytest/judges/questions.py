@@ -124,6 +124,10 @@ class DirectRelevance(_Model):
         description="True when the answer evades or declines ('I don't know', 'I cannot say')."
     )
     reason: str
+    bounds: SkipJsonSchema[tuple[float, float] | None] = None
+    """For a rating the judge is unsure of (the local judge's unsure band): the scores
+    between which it lies, the band's edges; not asked of LLM judges (it is not in their
+    schema)."""
 
 
 class AnswerAddressesQuestion(Question[DirectRelevanceInput, DirectRelevance]):

@@ -61,8 +61,8 @@ class LocalJudgeSettings(_Section):
     )
     unsure: Literal["escalate", "pass", "fail", "not_judged"] = Field(
         "not_judged",
-        description="A verdict that depends on items the local judge was unsure of (a claim, "
-        "an answer or a context sentence whose score falls in its calibrated unsure band): "
+        description="A verdict that depends on items the local judge was unsure of (a claim or "
+        "an answer's relevance whose score falls in its calibrated unsure band): "
         "not_judged (reported, with a line saying how many cases need an LLM judge; the run "
         "is not green, see judge.unsupported), pass (the unsure items count as yes), fail "
         "(as no), or escalate (asked of an LLM judge; without one, not judged).",

@@ -7,7 +7,9 @@ and 0 for a noncommittal answer ("I don't know").
 
 A judge that cannot write questions (the offline judge), or a run without embeddings, rates
 the relevance directly (:class:`~rag_eval_pytest.judges.questions.AnswerAddressesQuestion`);
-the result says which way it was measured.
+the result says which way it was measured. A direct rating the judge was unsure of (the local
+judge's unsure band) keeps its best-guess score with the bounds the judge gives it, and a
+verdict between them follows ``judge.local.unsure``.
 """
 
 from __future__ import annotations
@@ -113,15 +115,25 @@ class AnswerRelevance(Metric):
                 usage=outcome.usage,
                 details=info,
             )
+        # A rating the judge was unsure of (its only item) is its best guess: the score
+        # could be anywhere between the bounds it gives (all of 0 to 1 if it gives none).
+        unsure = bool(outcome.unsure)
+        bounds = (rating.bounds or (0.0, 1.0)) if unsure else None
         return Measurement(
             score=rating.score,
             reason=rating.reason or "rated by the judge",
             evidence=[
                 Evidence(
-                    kind="rating", text=sample.answer, score=rating.score, reason=rating.reason
+                    kind="rating",
+                    text=sample.answer,
+                    verdict="unsure" if unsure else None,
+                    score=rating.score,
+                    reason=rating.reason,
                 )
             ],
             usage=outcome.usage,
             warnings=list(outcome.notes),
             details=info,
+            unsure=int(unsure),
+            bounds=bounds,
         )

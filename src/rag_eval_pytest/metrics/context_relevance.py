@@ -3,8 +3,10 @@
 The contexts are split into sentences; one verdict per sentence (one judge call): needed to
 answer the question or not. Score = relevant sentences / all judged sentences (a passage with
 one answering sentence of three scores 0.33); the reason also says how many contexts hold a
-needed sentence. Very long retrievals are cut at ``max_sentences`` (default 200) with a
-warning in the report.
+needed sentence. A sentence the judge was unsure of (the local judge's unsure band) counts
+neither way: the score is the decided sentences', with the bounds of counting every unsure
+one as not needed or needed, and a verdict between them follows ``judge.local.unsure``.
+Very long retrievals are cut at ``max_sentences`` (default 200) with a warning in the report.
 
 The default threshold, 0.1 (at least one sentence in ten needed), was chosen on the tune half
 of TREC DL passages (``benchmarks/judge_accuracy.py --split tune --fit``): the highest
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..judges.questions import ContextSentenceRelevance, RelevanceInput
 from ..text.sentences import split_sentences
+from ..text.shorten import shorten
 from .base import Evidence, Measurement, Metric, Requirement
 from .judged import context_label, details, empty_contexts, not_judged
 
@@ -68,22 +71,41 @@ class ContextRelevance(Metric):
         outcome = await services.ask(ContextSentenceRelevance(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge gave no sentence verdicts")
-        verdicts = sorted(outcome.value.sentences, key=lambda v: v.index)
+        listed = outcome.value.sentences
+        doubtful = {listed[i].index for i in outcome.unsure if i < len(listed)}
+        verdicts = sorted(listed, key=lambda v: v.index)
         if not verdicts:
             return not_judged(outcome, "the judge gave no sentence verdicts")
-        needed = sum(v.relevant for v in verdicts)
+        # A sentence the judge was unsure of is needed or not: the score is the decided
+        # sentences', with the bounds of counting every unsure one as not needed or needed.
+        decided = [v for v in verdicts if v.index not in doubtful]
+        needed = sum(v.relevant for v in decided)
+        low, high = needed / len(verdicts), (needed + len(doubtful)) / len(verdicts)
+        score = low if low == high else (needed / len(decided) if decided else None)
         judged = {sentences[v.index][1] for v in verdicts}
-        holding = {sentences[v.index][1] for v in verdicts if v.relevant}
+        holding = {sentences[v.index][1] for v in decided if v.relevant}
         contexts = "context holds" if len(judged) == 1 else "contexts hold"
+        reason = (
+            f"{needed} of {len(decided)} context sentences needed for the question "
+            f"({len(holding)} of {len(judged)} {contexts} one)"
+        )
+        if doubtful:
+            unsure = [sentences[v.index][0] for v in verdicts if v.index in doubtful]
+            shown = ", ".join(f'"{shorten(text, 60)}"' for text in unsure[:3])
+            more = f" and {len(unsure) - 3} more" if len(unsure) > 3 else ""
+            noun = "sentence" if len(unsure) == 1 else "sentences"
+            reason = f"{reason}; {len(unsure)} {noun} unsure: {shown}{more}"
         return Measurement(
-            score=needed / len(verdicts),
-            reason=f"{needed} of {len(verdicts)} context sentences needed for the question "
-            f"({len(holding)} of {len(judged)} {contexts} one)",
+            score=score,
+            reason=reason,
+            cause="unsure" if score is None else None,
             evidence=[
                 Evidence(
                     kind="context_sentence",
                     text=sentences[v.index][0],
-                    verdict="relevant" if v.relevant else "not relevant",
+                    verdict="unsure"
+                    if v.index in doubtful
+                    else ("relevant" if v.relevant else "not relevant"),
                     score=v.score,
                     source=context_label(
                         sample.contexts[sentences[v.index][1]], sentences[v.index][1]
@@ -94,4 +116,6 @@ class ContextRelevance(Metric):
             usage=outcome.usage,
             warnings=[*warnings, *outcome.notes],
             details=details(outcome),
+            unsure=len(doubtful),
+            bounds=(low, high) if low != high else None,
         )

@@ -36,7 +36,13 @@ from ..questions import (
     StatementVerdicts,
 )
 from .embeddings import LocalEmbedder, Vector, shared_embedder
-from .relevance import SENTENCE_RELEVANCE, answer_relevance, sentence_relevance
+from .relevance import (
+    RELEVANCE,
+    SENTENCE_RELEVANCE,
+    LogisticModel,
+    answer_relevance,
+    sentence_relevance,
+)
 from .support import (
     DEFAULT_CALIBRATION,
     SHORT_CLAIM_WORDS,
@@ -55,7 +61,8 @@ EVIDENCE_KEPT = 64  # contexts whose passages a judge keeps, the most recently u
 
 
 class LocalJudge(Judge):
-    """The offline judge. ``calibration`` overrides the support model and thresholds;
+    """The offline judge. ``calibration`` overrides the support model and thresholds,
+    ``answer_model`` and ``sentence_model`` the relevance models and their unsure bands;
     ``entailment`` adds a local NLI model beside the rules."""
 
     kind: ClassVar[str] = "local"
@@ -72,6 +79,8 @@ class LocalJudge(Judge):
         embedder: LocalEmbedder | None = None,
         calibration: Calibration | None = None,
         embedding_model: str | None = None,
+        answer_model: LogisticModel | None = None,
+        sentence_model: LogisticModel | None = None,
     ) -> None:
         shared = embedder or shared_embedder(device, embedding_model)
         if shared is None:
@@ -89,9 +98,13 @@ class LocalJudge(Judge):
         if band is not None:  # the unsure band holds the support threshold, whatever it is
             band = (min(band[0], support), max(band[1], support))
         self.calibration = Calibration(base.weights, base.bias, support, ambiguous, band)
+        sentence = sentence_model or SENTENCE_RELEVANCE
         self.relevance_threshold = (
-            SENTENCE_RELEVANCE.support if relevance_threshold is None else relevance_threshold
+            sentence.support if relevance_threshold is None else relevance_threshold
         )
+        # The unsure band of a sentence holds the relevance threshold, whatever it is.
+        self.sentence_model = sentence.holding(self.relevance_threshold)
+        self.answer_model = answer_model or RELEVANCE
         self.entailment = entailment
         self.nli_threshold = nli_threshold
         self._evidence: OrderedDict[tuple[str, ...], Evidence] = OrderedDict()
@@ -108,6 +121,7 @@ class LocalJudge(Judge):
             **identity,
             "calibration": repr(self.calibration),
             "thresholds": f"relevance={self.relevance_threshold!r} nli={self.nli_threshold!r}",
+            "relevance": f"answer={self.answer_model!r} sentence={self.sentence_model!r}",
         }
 
     def supports(self, question: type[Question[Any, Any]]) -> bool:
@@ -199,15 +213,7 @@ class LocalJudge(Judge):
     # ------------------------------------------------------------------ the questions
 
     async def _statements(self, inputs: Any) -> tuple[StatementVerdicts, tuple[int, ...]]:
-        claims = []
-        for claim in split_claims(inputs.answer):
-            # A bare "Yes." states the question's proposition; without a yes/no question it
-            # states nothing that can be checked.
-            stated = yes_no_statement(claim, inputs.question)
-            if stated is not None:
-                claims.append(stated)
-            elif yes_no_statement(claim, "Is it so?") is None:
-                claims.append(claim)
+        claims = statements_of(inputs.answer, inputs.question)
         verdicts = await self.support(claims, inputs.contexts, inputs.question)
         statements = StatementVerdicts.model_validate(
             {
@@ -250,13 +256,15 @@ class LocalJudge(Judge):
             }
         )
 
-    async def _relevance(self, inputs: Any) -> SentenceRelevances:
+    async def _relevance(self, inputs: Any) -> tuple[SentenceRelevances, tuple[int, ...]]:
         sentences: list[str] = inputs.context_sentences
         if not sentences:
-            return SentenceRelevances.model_validate({"sentences": []})
+            return SentenceRelevances.model_validate({"sentences": []}), ()
         vectors = await self.embedder.vectors([inputs.question, *sentences])
-        scores = sentence_relevance(inputs.question, sentences, vectors[0], vectors[1:])
-        return SentenceRelevances.model_validate(
+        scores = sentence_relevance(
+            inputs.question, sentences, vectors[0], vectors[1:], self.sentence_model
+        )
+        verdicts = SentenceRelevances.model_validate(
             {
                 "sentences": [
                     {
@@ -268,15 +276,23 @@ class LocalJudge(Judge):
                 ]
             }
         )
+        unsure = tuple(i for i, score in enumerate(scores) if score.unsure(self.sentence_model))
+        return verdicts, unsure
 
-    async def _direct_relevance(self, inputs: Any) -> DirectRelevance:
-        if noncommittal(inputs.answer) and len(split_claims(inputs.answer)) <= 1:
-            return DirectRelevance(
+    async def _direct_relevance(self, inputs: Any) -> tuple[DirectRelevance, tuple[int, ...]]:
+        if declines(inputs.answer):
+            evades = DirectRelevance(
                 score=0.0, noncommittal=True, reason="the answer declines or evades"
             )
+            return evades, ()
         question, answer = await self.embedder.vectors([inputs.question, inputs.answer])
-        score, reason = answer_relevance(inputs.question, inputs.answer, question, answer)
-        return DirectRelevance(score=score, noncommittal=False, reason=reason)
+        rating = answer_relevance(
+            inputs.question, inputs.answer, question, answer, self.answer_model
+        )
+        rated = DirectRelevance(
+            score=rating.score, noncommittal=False, reason=rating.reason, bounds=rating.bounds
+        )
+        return rated, (0,) if rating.unsure else ()
 
     async def _equivalence(self, inputs: Any) -> Equivalence:
         truths = split_claims(inputs.ground_truth) or [inputs.ground_truth]
@@ -292,6 +308,25 @@ class LocalJudge(Judge):
             missing_facts=missing,
             wrong_or_extra_facts=wrong,
         )
+
+
+def declines(answer: str) -> bool:
+    """Whether the answer only declines or evades ("I don't know"): rated 0, never unsure."""
+    return noncommittal(answer) and len(split_claims(answer)) <= 1
+
+
+def statements_of(answer: str, question: str) -> list[str]:
+    """The statements of an answer whose support the judge checks: its claims, a bare "Yes."
+    or "No." read as the proposition of the yes/no question it answers; without a yes/no
+    question such an answer states nothing that can be checked."""
+    claims = []
+    for claim in split_claims(answer):
+        stated = yes_no_statement(claim, question)
+        if stated is not None:
+            claims.append(stated)
+        elif yes_no_statement(claim, "Is it so?") is None:
+            claims.append(claim)
+    return claims
 
 
 _ANSWERS: dict[type[Question[Any, Any]], Any] = {

@@ -6,13 +6,14 @@ and answer, the share of the question's content words the answer contains, and w
 holds the kind of thing the question asks for (see :func:`expected_type_found`). For a context
 sentence: its similarity to the question, and a rule for a short sentence that answers it
 (:func:`answers_question`). Similarity alone rewards being on topic; these sets' negatives are
-on topic.
+on topic. A probability in a model's calibrated unsure band makes the verdict a best guess
+only (an LLM judge decides it in a cascade); the rule's verdicts are never unsure.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -38,23 +39,45 @@ class LogisticModel:
     bias: float
     support: float = 0.5
     shown_at: float = 0.5
+    unsure: tuple[float, float] | None = None
+    """The band of probabilities, ``[low, high)``, in which the verdict is the judge's best
+    guess only, for an LLM judge to decide (``None``: always decide, at ``support``)."""
 
     def probability(self, features: Sequence[float]) -> float:
         return logistic(self.weights, self.bias, features)
 
-    def score(self, features: Sequence[float]) -> float:
+    def is_unsure(self, probability: float) -> bool:
+        return self.unsure is not None and self.unsure[0] <= probability < self.unsure[1]
+
+    def shown(self, p: float) -> float:
         """The probability mapped piecewise-linearly so that ``support`` shows as
         ``shown_at`` (monotone: the ranking is the probability's)."""
-        p = self.probability(features)
         if p <= self.support:
             value = p / self.support * self.shown_at if self.support > 0 else 0.0
         else:
             value = self.shown_at + (p - self.support) / (1 - self.support) * (1 - self.shown_at)
         return round(min(1.0, max(0.0, value)), 4)
 
+    def score(self, features: Sequence[float]) -> float:
+        return self.shown(self.probability(features))
 
-# Fitted by ``python benchmarks/judge_accuracy.py --fit`` (see benchmarks/README.md).
-RELEVANCE = LogisticModel(weights=(2.68, 0.59, 0.69), bias=-2.15, support=0.57, shown_at=0.7)
+    def holding(self, support: float) -> LogisticModel:
+        """The model with its cut at ``support`` and its unsure band widened to hold it."""
+        band = self.unsure
+        if band is not None:
+            band = (min(band[0], support), max(band[1], support))
+        return replace(self, support=support, unsure=band)
+
+
+# Fitted by ``python benchmarks/judge_accuracy.py --fit`` (see benchmarks/README.md); the
+# answer's unsure band is the one that decides at least 60 % of each tune set's rows with the
+# best worst-set balanced accuracy of the decided rows (docs/judges-local.md). The sentence
+# model has no band: the band chosen the same way for it (0.63 to 0.70) did not hold on the
+# held-out half (its decided rows scored below the forced verdict), so a context sentence is
+# always decided; a calibration may still give it one.
+RELEVANCE = LogisticModel(
+    weights=(2.68, 0.59, 0.69), bias=-2.15, support=0.57, shown_at=0.7, unsure=(0.53, 0.64)
+)
 SENTENCE_RELEVANCE = LogisticModel(weights=(1.72,), bias=-0.46, support=0.65)
 
 _WH = re.compile(
@@ -241,12 +264,28 @@ def answer_features(question: str, answer: str, q: Vector, a: Vector) -> list[fl
     ]
 
 
+@dataclass(frozen=True)
+class Rating:
+    """How well an answer addresses its question: the score (0 to 1, the model's cut shown
+    at its ``shown_at``), why, and, when the probability falls in the model's unsure band,
+    the scores of the band's edges (``bounds``): the rating is then a best guess only."""
+
+    score: float
+    reason: str
+    bounds: tuple[float, float] | None = None
+
+    @property
+    def unsure(self) -> bool:
+        return self.bounds is not None
+
+
 def answer_relevance(
     question: str, answer: str, q: Vector, a: Vector, model: LogisticModel = RELEVANCE
-) -> tuple[float, str]:
-    """(score 0..1, reason) of how well the answer addresses the question."""
+) -> Rating:
+    """How well the answer addresses the question."""
     features = answer_features(question, answer, q, a)
-    score = model.score(features)
+    p = model.probability(features)
+    score = model.shown(p)
     kind = asked_for(question)[0]
     named = "items" if kind == "items" else "thing"
     besides = f" besides the {named} it asks for" if kind.startswith("item") else ""
@@ -256,7 +295,16 @@ def answer_relevance(
     ]
     if features[2] == 0.0:
         parts.append("it does not contain what the question asks for")
-    return score, "; ".join(parts)
+    reason = "; ".join(parts)
+    if not model.is_unsure(p):
+        return Rating(score, reason)
+    assert model.unsure is not None
+    bounds = (model.shown(model.unsure[0]), model.shown(model.unsure[1]))
+    return Rating(
+        score,
+        f"unsure (score {score:.2f} is between {bounds[0]:.2f} and {bounds[1]:.2f}): {reason}",
+        bounds,
+    )
 
 
 def sentence_features(q: Vector, vectors: list[Vector]) -> list[list[float]]:
@@ -290,6 +338,11 @@ class SentenceScore:
 
     def relevant(self, threshold: float) -> bool:
         return self.answers or self.probability >= threshold
+
+    def unsure(self, model: LogisticModel) -> bool:
+        """Whether the verdict is a best guess only: the probability is in the model's
+        unsure band and the rule does not decide it."""
+        return not self.answers and model.is_unsure(self.probability)
 
     def shown(self, threshold: float) -> float:
         """The score a user reads, 0 to 1 with the cut at 0.5: the probability mapped
