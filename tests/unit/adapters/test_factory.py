@@ -55,3 +55,9 @@ def test_a_kind_without_a_target_says_which_target_it_needs(kind: str, shape: st
     with pytest.raises(ConfigError) as info:
         adapter_from_settings(Settings(adapter=kind))
     assert str(info.value) == f"the {kind} adapter needs a target: --rag-target {shape}"
+
+
+def test_the_http_adapter_without_an_endpoint_says_how_to_give_one() -> None:
+    with pytest.raises(ConfigError) as info:
+        adapter_from_settings(Settings(adapter="http"))
+    assert "--rag-endpoint URL" in str(info.value)

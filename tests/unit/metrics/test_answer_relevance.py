@@ -12,7 +12,9 @@ from rag_eval_pytest.judges.base import JudgeOutcome
 from rag_eval_pytest.judges.questions import (
     AnswerAddressesQuestion,
     DirectRelevance,
+    GeneratedQuestions,
     GeneratedQuestionsOutput,
+    QuestionsInput,
 )
 from rag_eval_pytest.metrics.answer_relevance import NONCOMMITTAL, AnswerRelevance
 from tests.unit.metrics.fakes import FixedJudge, embeddings, make_sample, measure
@@ -129,3 +131,21 @@ def test_judge_failures_name_the_step_that_failed() -> None:
     assert measure(AnswerRelevance(), make_sample(), rating_judge).reason == (
         "the judge did not rate the answer: refused"
     )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=ZeroDivisionError,
+    reason="AnswerRelevance._generated drops blank generated questions after the judge's "
+    "check (which only refuses an empty list), then divides by their number: a judge reply "
+    'of {"questions": [" "], "noncommittal": false} crashes the metric with '
+    "ZeroDivisionError instead of a not-judged result",
+)
+def test_blank_generated_questions_are_not_judged_rather_than_a_crash() -> None:
+    blank = generated(" ", "")
+    # The judge layer lets such a reply through: the list is not empty.
+    assert GeneratedQuestions().check(QuestionsInput(answer="a"), blank) == []
+    judge = FixedJudge({"generated_questions": blank})
+    result = measure(AnswerRelevance(), make_sample(question=QUESTION), judge, embeddings(VECTORS))
+    assert result.score is None
+    assert result.cause == "judge"
