@@ -1,0 +1,205 @@
+"""The cascade judge: the local tier answers, and only the items it is unsure of go to the
+LLM tier, as the same typed question; the items it decided keep its verdicts, and the outcome
+says how many items each tier decided. A question the local tier cannot answer goes whole."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from rag_eval_pytest.judges.base import Judge, JudgeOutcome, Question, Usage
+from rag_eval_pytest.judges.cascade import CascadeJudge, tiered
+from rag_eval_pytest.judges.questions import (
+    AnswerAddressesQuestion,
+    CriterionCheck,
+    CriterionInput,
+    CriterionVerdict,
+    DirectRelevance,
+    DirectRelevanceInput,
+    GeneratedQuestions,
+    StatementsInput,
+    StatementSupport,
+    StatementVerdict,
+    StatementVerdicts,
+)
+
+INPUTS = StatementsInput(
+    question="When are refunds paid?",
+    answer="Refunds take 30 days. They go to the card. Shipping is free.",
+    contexts=["Refunds are paid within 30 days to the original card."],
+)
+
+
+def verdicts(*pairs: tuple[str, str]) -> StatementVerdicts:
+    return StatementVerdicts(
+        statements=[StatementVerdict(statement=s, verdict=v, reason="r") for s, v in pairs]  # type: ignore[arg-type]
+    )
+
+
+class Local(Judge):
+    kind = "local"
+    model = "minilm"
+
+    def __init__(
+        self, outcome: JudgeOutcome[Any] | None = None, answers: tuple[type, ...] = ()
+    ) -> None:
+        self.outcome = outcome
+        self.answers = answers
+        self.asked: list[Any] = []
+        self.closed = False
+
+    def supports(self, question: type[Question[Any, Any]]) -> bool:
+        return question in self.answers
+
+    async def ask(self, question: Any, inputs: Any) -> JudgeOutcome[Any]:
+        self.asked.append(inputs)
+        assert self.outcome is not None
+        return self.outcome
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        return [[1.0, 0.0] for _ in texts]
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+class Llm(Judge):
+    kind = "llm"
+    model = "big"
+
+    def __init__(self, outcome: JudgeOutcome[Any]) -> None:
+        self.outcome = outcome
+        self.asked: list[tuple[Any, Any]] = []
+        self.closed = False
+
+    async def ask(self, question: Any, inputs: Any) -> JudgeOutcome[Any]:
+        self.asked.append((question, inputs))
+        return self.outcome
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+def ask(judge: CascadeJudge, question: Any, inputs: Any) -> JudgeOutcome[Any]:
+    return asyncio.run(judge.ask(question, inputs))
+
+
+def test_what_the_local_tier_is_sure_of_never_reaches_the_llm() -> None:
+    sure = JudgeOutcome(verdicts(("a", "supported"), ("b", "supported")))
+    llm = Llm(JudgeOutcome.not_judged("never asked"))
+    outcome = ask(CascadeJudge(Local(sure, (StatementSupport,)), llm), StatementSupport(), INPUTS)
+    assert llm.asked == []
+    assert outcome.value == sure.value
+    assert outcome.tiers == (("local", 2),)
+
+
+def test_only_the_unsure_statements_go_to_the_llm_and_the_rest_keep_their_verdicts() -> None:
+    local_value = verdicts(
+        ("Refunds take 30 days.", "supported"),
+        ("They go to the card.", "not mentioned"),
+        ("Shipping is free.", "not mentioned"),
+    )
+    local = Local(
+        JudgeOutcome(local_value, notes=("local note",), unsure=(1, 2)), (StatementSupport,)
+    )
+    llm_value = verdicts(
+        ("Refunds go to the card.", "supported"), ("Shipping is free.", "not mentioned")
+    )
+    llm = Llm(
+        JudgeOutcome(llm_value, usage=Usage(judge_calls=1), notes=("llm note",), agreement=1.0)
+    )
+    outcome = ask(CascadeJudge(local, llm), StatementSupport(), INPUTS)
+
+    ((question, asked),) = llm.asked
+    assert isinstance(question, StatementSupport)
+    assert asked.answer == "They go to the card. Shipping is free."  # the doubtful ones only
+    assert asked.contexts == INPUTS.contexts and asked.question == INPUTS.question
+    assert [(s.statement, s.verdict) for s in outcome.value.statements] == [
+        ("Refunds take 30 days.", "supported"),
+        ("Refunds go to the card.", "supported"),
+        ("Shipping is free.", "not mentioned"),
+    ]
+    assert outcome.tiers == (("local", 1), ("llm", 2))
+    assert outcome.notes == ("local note", "llm note")
+    assert outcome.usage.judge_calls == 1
+    assert outcome.agreement == 1.0
+
+
+def test_the_llm_failing_on_the_unsure_items_is_the_cascades_failure() -> None:
+    local = Local(
+        JudgeOutcome(verdicts(("a", "supported"), ("b", "not mentioned")), unsure=(1,)),
+        (StatementSupport,),
+    )
+    llm = Llm(JudgeOutcome.not_judged("judge unreachable", stopped="HTTP 401"))
+    outcome = ask(CascadeJudge(local, llm), StatementSupport(), INPUTS)
+    assert not outcome.judged
+    assert outcome.reason == "judge unreachable" and outcome.stopped == "HTTP 401"
+
+
+def test_an_unsure_single_rating_is_asked_of_the_llm_whole() -> None:
+    inputs = DirectRelevanceInput(question="q", answer="a")
+    local = Local(
+        JudgeOutcome(DirectRelevance(score=0.5, noncommittal=False, reason="?"), unsure=(0,)),
+        (AnswerAddressesQuestion,),
+    )
+    llm_value = DirectRelevance(score=0.9, noncommittal=False, reason="direct")
+    llm = Llm(JudgeOutcome(llm_value))
+    outcome = ask(CascadeJudge(local, llm), AnswerAddressesQuestion(), inputs)
+    assert llm.asked[0][1] is inputs
+    assert outcome.value == llm_value
+    assert outcome.tiers == (("llm", 1),)
+
+
+def test_a_question_the_local_tier_cannot_answer_goes_whole_to_the_llm() -> None:
+    inputs = CriterionInput(
+        criterion="polite", question="q", answer="a", contexts=[], ground_truth=""
+    )
+    verdict = CriterionVerdict(meets="fully", violations=[], reason="polite")
+    local = Local(answers=(StatementSupport,))
+    llm = Llm(JudgeOutcome(verdict))
+    outcome = ask(CascadeJudge(local, llm), CriterionCheck(), inputs)
+    assert local.asked == []
+    assert outcome.value == verdict
+    assert outcome.tiers == (("llm", 1),)
+
+
+def test_a_local_failure_is_returned_without_tiers() -> None:
+    local = Local(JudgeOutcome.not_judged("no contexts"), (StatementSupport,))
+    outcome = ask(
+        CascadeJudge(local, Llm(JudgeOutcome.not_judged("x"))), StatementSupport(), INPUTS
+    )
+    assert outcome.reason == "no contexts" and outcome.tiers == ()
+    assert tiered(JudgeOutcome.not_judged("x"), local=3).tiers == ()
+
+
+def test_generated_questions_are_left_to_the_metrics_local_way() -> None:
+    cascade = CascadeJudge(Local(answers=(StatementSupport,)), Llm(JudgeOutcome.not_judged("x")))
+    assert cascade.supports(StatementSupport)
+    assert cascade.supports(CriterionCheck)  # only an LLM can: the LLM tier answers it
+    assert not cascade.supports(GeneratedQuestions)  # answer relevance rates directly instead
+
+
+def test_description_identity_and_the_tiers_lifecycle() -> None:
+    local, llm = Local(answers=()), Llm(JudgeOutcome.not_judged("x"))
+    cascade = CascadeJudge(local, llm)
+    assert cascade.describe() == "cascade (local (minilm), then llm (big))"
+    assert cascade.parts() == [local, llm]
+    identity = cascade.identity()
+    assert identity == {
+        "kind": "cascade",
+        "first": local.fingerprint(),
+        "then": llm.fingerprint(),
+        "then_passes": "None",
+    }
+    assert asyncio.run(cascade.embed(["a"])) == [[1.0, 0.0]]
+    asyncio.run(cascade.aclose())
+    assert local.closed and llm.closed
+
+
+def test_a_tier_without_a_stable_identity_leaves_the_cascade_without_one() -> None:
+    class Unnamed(Llm):  # defined inside a function: no stable name
+        pass
+
+    cascade = CascadeJudge(Local(answers=()), Unnamed(JudgeOutcome.not_judged("x")))
+    assert cascade.identity() is None
+    assert cascade.fingerprint() is None
