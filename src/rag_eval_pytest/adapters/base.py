@@ -69,7 +69,8 @@ def to_response(value: object, *, origin: str) -> RAGResponse:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err["loc"]) or "response"
         raise AdapterError(
-            f"{origin} returned an unusable response: field {loc!r}: {err['msg']}"
+            f"{origin} returned an unusable response: field {loc!r}: "
+            f"{str(err['msg']).removeprefix('Value error, ')}"
         ) from None
     except TypeError as exc:
         raise AdapterError(f"{origin} returned an unusable response: {exc}") from None

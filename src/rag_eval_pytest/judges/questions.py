@@ -106,7 +106,7 @@ class GeneratedQuestions(Question[QuestionsInput, GeneratedQuestionsOutput]):
         return {"answer": inputs.answer}
 
     def check(self, inputs: QuestionsInput, output: GeneratedQuestionsOutput) -> list[str]:
-        if not output.noncommittal and not output.questions:
+        if not output.noncommittal and not any(q.strip() for q in output.questions):
             return ["no question was generated"]
         return []
 

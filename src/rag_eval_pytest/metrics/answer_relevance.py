@@ -85,6 +85,8 @@ class AnswerRelevance(Metric):
                 details=info,
             )
         questions = [q for q in generated.questions if q.strip()][: self.count]
+        if not questions:  # a judge that does not check its answers: blank questions only
+            return not_judged(outcome, "the judge generated no questions")
         vectors = await services.embed([sample.question, *questions])
         similarities = [cosine(vectors[0], v) for v in vectors[1:]]
         score = sum(similarities) / len(similarities)

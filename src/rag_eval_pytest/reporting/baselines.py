@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -99,7 +100,7 @@ def load_baseline(
             label=f"history: run {stored.get('run_id')}",
             run_id=stored.get("run_id"),
             scores={
-                str(metric): {str(k): float(v) for k, v in cases.items()}
+                str(metric): {str(k): float(v) for k, v in cases.items() if _is_score(v)}
                 for metric, cases in stored["scores"].items()
                 if isinstance(cases, dict)
             },
@@ -112,6 +113,14 @@ def load_baseline(
     except ReportError as exc:
         return f"the baseline {spec} cannot be read: {exc}"
     return Baseline(label=spec, run_id=report.run.id, scores=report_scores(report))
+
+
+def _is_score(value: object) -> bool:
+    """A stored score that is a finite number (a hand-edited or foreign file may hold
+    anything: its other entries still count)."""
+    return (
+        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    )
 
 
 def compare(

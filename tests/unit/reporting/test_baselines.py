@@ -8,8 +8,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from rag_eval_pytest.config.settings import RegressionSettings
 from rag_eval_pytest.metrics.base import MetricResult
 from rag_eval_pytest.reporting.baselines import (
@@ -189,22 +187,17 @@ def test_check_noise_without_a_baseline_compares_nothing(tmp_path: Path) -> None
     assert noise.comparison is None and noise.regressions == [] and noise.quarantined == {}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="load_baseline turns the stored scores into numbers with float() unchecked: a "
-    "baselines/<fingerprint>.json that is valid JSON but holds a score that is not a number "
-    "(hand-edited, or written by another tool) raises ValueError out of check_noise, which "
-    "the aggregator calls unguarded, so none of the run's reports is written; read_stored "
-    "already ignores a file that is not JSON, and outcomes_after ignores malformed entries",
-)
 def test_a_stored_baseline_with_a_score_that_is_not_a_number_does_not_end_the_run(
     tmp_path: Path,
 ) -> None:
     folder = tmp_path / "baselines"
     folder.mkdir()
-    stored = {"run_id": "r1", "scores": {"faithfulness": {"a": "high", "b": 0.5}}}
+    scores = {"a": "high", "b": 0.5, "c": None, "d": float("nan"), "e": 0.9, "f": True}
+    stored = {"run_id": "r1", "scores": {"faithfulness": scores}}
     (folder / "fp.json").write_text(json.dumps(stored), encoding="utf-8")
-    records = [record("a", faithfulness=0.4), record("b", faithfulness=0.5)]
+    records = [record(key, faithfulness=0.5) for key in "abcdef"]
     noise = check_noise(RegressionSettings(), tmp_path, "fp", "r2", records)
     assert noise.comparison is not None
+    # The finite numbers still count: cases b and e are compared, the others are not.
+    (change,) = noise.comparison.changes
+    assert (change.metric, change.cases) == ("faithfulness", 2)
