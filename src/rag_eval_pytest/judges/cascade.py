@@ -134,8 +134,19 @@ def _narrowed(question: Question[Any, Any], inputs: Any, local: JudgeOutcome[Any
         )
 
         def merge(answer: StatementVerdicts) -> StatementVerdicts:
-            kept = [s for i, s in enumerate(verdicts.statements) if i not in unsure]
-            return StatementVerdicts(statements=[*kept, *answer.statements])
+            # In the answer's order: the LLM judge's verdicts where the unsure statements
+            # were (one for one when it split them alike, else all at the first one's place).
+            decided = iter(answer.statements)
+            one_for_one = len(answer.statements) == len(unsure)
+            merged = []
+            for i, statement in enumerate(verdicts.statements):
+                if i not in unsure:
+                    merged.append(statement)
+                elif one_for_one:
+                    merged.append(next(decided))
+                elif i == min(unsure):
+                    merged.extend(decided)
+            return StatementVerdicts(statements=merged)
 
         return asked, merge
     if isinstance(question, ContextSentenceRelevance):

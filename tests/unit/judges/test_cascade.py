@@ -125,6 +125,30 @@ def test_only_the_unsure_statements_go_to_the_llm_and_the_rest_keep_their_verdic
     assert outcome.agreement == 1.0
 
 
+def test_the_merged_verdicts_keep_the_answers_order() -> None:
+    local_value = verdicts(
+        ("Refunds take 30 days.", "not mentioned"),
+        ("They go to the card.", "supported"),
+        ("Shipping is free.", "not mentioned"),
+    )
+    local = Local(JudgeOutcome(local_value, unsure=(0, 2)), (StatementSupport,))
+    # Split alike: each verdict back at its own statement's place.
+    llm = Llm(JudgeOutcome(verdicts(("Refunds: 30 days.", "supported"), ("Free.", "supported"))))
+    outcome = ask(CascadeJudge(local, llm), StatementSupport(), INPUTS)
+    assert [s.statement for s in outcome.value.statements] == [
+        "Refunds: 30 days.",
+        "They go to the card.",
+        "Free.",
+    ]
+    # Split otherwise: all of them where the first unsure statement was.
+    llm = Llm(JudgeOutcome(verdicts(("Refunds take 30 days, shipping is free.", "supported"))))
+    outcome = ask(CascadeJudge(local, llm), StatementSupport(), INPUTS)
+    assert [s.statement for s in outcome.value.statements] == [
+        "Refunds take 30 days, shipping is free.",
+        "They go to the card.",
+    ]
+
+
 def test_the_llm_failing_on_the_unsure_items_is_the_cascades_failure() -> None:
     local = Local(
         JudgeOutcome(verdicts(("a", "supported"), ("b", "not mentioned")), unsure=(1,)),
