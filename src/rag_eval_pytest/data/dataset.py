@@ -260,6 +260,13 @@ class LoadedCase:
     dataset: Path
     turn: int = 0
     """For a conversation's turn, its number (from 1); 0 for a case."""
+    conversation: str | None = None
+    """For a conversation's turn, the conversation's key."""
+
+    @property
+    def owner(self) -> str:
+        """The key of the case whose memos hold this one's (a turn's: its conversation)."""
+        return self.conversation or self.key
 
     @property
     def critical(self) -> bool:
@@ -277,6 +284,7 @@ class LoadedCase:
                 case=self.case.turn_case(n),
                 dataset=self.dataset,
                 turn=n,
+                conversation=self.key,
             )
             for n in range(1, len(turns) + 1)
         )
@@ -551,8 +559,13 @@ def _assign_ids(cases: list[Case]) -> list[Case]:
     return out
 
 
+def _asked(case: Case) -> Sequence[_Asked]:
+    """What a case asks: itself, or a conversation's turns."""
+    return case.turns if case.turns is not None else [case]
+
+
 def _optional_field_warnings(path: Path, cases: list[Case]) -> list[str]:
-    without = [c.id or "?" for c in cases if c.expected_contexts is None]
+    without = [c.id or "?" for c in cases if all(a.expected_contexts is None for a in _asked(c))]
     if not without:
         return []
     shown = ", ".join(without[:5]) + (", …" if len(without) > 5 else "")
@@ -566,7 +579,7 @@ def missing_ground_truth_notice(cases: Sequence[LoadedCase], metrics: Sequence[s
     """One line for the whole run naming the selected cases without a ``ground_truth`` and
     the ``metrics`` (those that need one) left not judged on them; ``None`` when every case
     has one. Issued once, by the process that reports, not once per case or per worker."""
-    without = [c.key for c in cases if c.case.ground_truth is None]
+    without = [c.key for c in cases if all(a.ground_truth is None for a in _asked(c.case))]
     if not without or not metrics:
         return None
     shown = ", ".join(without[:5]) + (", …" if len(without) > 5 else "")
