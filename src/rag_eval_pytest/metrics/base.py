@@ -69,6 +69,15 @@ class Sample:
     """A conversation's turn: the earlier turns, oldest first (the user's questions and the
     RAG system's answers); empty for a case that is no conversation."""
 
+    @property
+    def question_in_context(self) -> str:
+        """The question as the user meant it: in a conversation, after the user's earlier
+        questions ("and for business accounts?" means something only after the first)."""
+        earlier = [m["content"] for m in self.history if m["role"] == "user"]
+        if not earlier:
+            return self.question
+        return "\n".join([*earlier, self.question])
+
 
 class Evidence(BaseModel):
     """One piece of evidence behind a score: a statement and its verdict, a context, a source."""

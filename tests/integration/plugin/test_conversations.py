@@ -231,3 +231,26 @@ def test_retrieval(rag_case):
         "retrieval_precision",
         "retrieval_recall",
     }
+
+
+def test_a_follow_up_question_is_judged_relevant_only_with_its_history(
+    pytester: pytest.Pytester, chat_suite: None, write_dataset: Callable[..., Path]
+) -> None:
+    pytest.importorskip("sentence_transformers")  # the question's embedding
+    alone = {"id": "alone", "question": "And for business accounts?"}
+    write_dataset([CONVERSATION, alone])
+    pytester.makepyfile(
+        test_chat="""
+from rag_eval_pytest import evaluate
+def test_relevant(rag_case):
+    evaluate(rag_case, "answer_relevance")
+"""
+    )
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly")
+    result.assert_outcomes(passed=2)
+    cases = {c["key"]: c for c in read_report(pytester)["cases"]}
+    follow_up = cases["fees"]["turns"][1]["metrics"]["answer_relevance"]["score"]
+    without_history = cases["alone"]["metrics"]["answer_relevance"]["score"]
+    # The same answer to the same words: relevant after "What does a personal account
+    # cost?", much less so alone.
+    assert follow_up >= 0.65 > without_history, (follow_up, without_history)
