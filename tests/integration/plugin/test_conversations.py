@@ -254,3 +254,22 @@ def test_relevant(rag_case):
     # The same answer to the same words: relevant after "What does a personal account
     # cost?", much less so alone.
     assert follow_up >= 0.65 > without_history, (follow_up, without_history)
+
+
+def test_the_markdown_report_shows_a_conversation_as_its_turns_the_failing_first(
+    pytester: pytest.Pytester, chat_suite: None
+) -> None:
+    pytester.makepyfile(
+        test_chat="""
+from rag_eval_pytest import assert_faithful
+def test_grounded(rag_case):
+    assert_faithful(rag_case, 0.9)
+"""
+    )
+    pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly")
+    markdown = (pytester.path / "results" / "eval_report.md").read_text(encoding="utf-8")
+    trace = markdown[markdown.index("### FAILED: fees") :]
+    turn_3 = trace.index("#### Turn 3 (FAILED): Is there a discount?")
+    assert turn_3 < trace.index("#### Turn 1 (PASSED)") < trace.index("#### Turn 2 (PASSED)")
+    # Each turn marks its own answer: the unsupported statement is turn 3's.
+    assert '"**The moon is made of cheese.**"' in trace[turn_3 : trace.index("#### Turn 1")]
