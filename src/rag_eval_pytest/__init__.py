@@ -30,7 +30,7 @@ if TYPE_CHECKING:
         evaluate,
     )
     from .engine.case import RagCase
-    from .engine.inline import make_case
+    from .engine.inline import make_case, make_conversation
     from .errors import (
         AdapterError,
         ConfigError,
@@ -62,6 +62,7 @@ _EXPORTS: dict[str, str] = {
     "evaluate": ".engine.assertions",
     "RagCase": ".engine.case",
     "make_case": ".engine.inline",
+    "make_conversation": ".engine.inline",
     "Case": ".data.dataset",
     "AdapterError": ".errors",
     "ConfigError": ".errors",
@@ -117,6 +118,7 @@ __all__ = [
     "evaluate",
     "load_report",
     "make_case",
+    "make_conversation",
     "register_metric",
 ]
 

@@ -7,14 +7,17 @@ a worker thread.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from ..data.response import RAGResponse
 from ..errors import AdapterError
 from ..runtime.event_loop import to_thread
+
+if TYPE_CHECKING:
+    from ..data.response import Message
 
 
 class RAGAdapter:
@@ -30,6 +33,18 @@ class RAGAdapter:
             raise NotImplementedError(f"{type(self).__name__} implements neither query nor aquery")
         return await to_thread(self.query, question)
 
+    def query_turn(self, question: str, history: Sequence[Message]) -> RAGResponse:
+        """A conversation's turn: ``question`` after the earlier turns (``history``, oldest
+        first). Override it (or :meth:`aquery_turn`) to run conversation cases."""
+        raise NotImplementedError
+
+    async def aquery_turn(self, question: str, history: Sequence[Message]) -> RAGResponse:
+        """The async form of :meth:`query_turn`; an adapter that implements neither cannot
+        run a conversation, which is an error of the case."""
+        if type(self).query_turn is not RAGAdapter.query_turn:
+            return await to_thread(self.query_turn, question, history)
+        raise AdapterError(no_history(self.describe(), "implement query_turn(question, history)"))
+
     def describe(self) -> str:
         """One line for the report header, with no secrets in it."""
         return type(self).__name__
@@ -41,6 +56,15 @@ class RAGAdapter:
         """Values this adapter sends that must never appear in an output (auth headers).
         The session adds them to its redactor before the first query."""
         return []
+
+
+def no_history(name: str, remedy: str) -> str:
+    """The error of a conversation case whose RAG system takes no history."""
+    return (
+        f"{name} takes one question, not a conversation's history: a conversation case "
+        f"needs it ({remedy}; the history is the earlier turns as "
+        "[{'role': 'user'|'assistant', 'content': ...}])"
+    )
 
 
 def to_response(value: object, *, origin: str) -> RAGResponse:

@@ -7,16 +7,16 @@ import inspect
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError
+from ..errors import AdapterError, ConfigError
 from ..runtime.event_loop import to_thread
 from ..targets import load_target
-from .base import RAGAdapter, to_response
+from .base import RAGAdapter, no_history, to_response
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from pathlib import Path
 
-    from ..data.response import RAGResponse
+    from ..data.response import Message, RAGResponse
 
 
 def target_of(spec: Any, search_paths: Sequence[Path] = ()) -> Any:
@@ -26,6 +26,8 @@ def target_of(spec: Any, search_paths: Sequence[Path] = ()) -> Any:
 
 class CallableAdapter(RAGAdapter):
     """Calls ``fn(question)``; ``fn`` may be sync or async, or a ``module:function`` string.
+    A conversation's turns call ``fn(question, history)`` (the earlier turns as
+    ``[{"role": "user"|"assistant", "content": ...}]``) when ``fn`` takes a second parameter.
 
     ``fn`` returns ``(answer, contexts)``, a mapping with ``answer``/``contexts``/``sources``,
     a bare answer string, or a :class:`RAGResponse`.
@@ -43,37 +45,68 @@ class CallableAdapter(RAGAdapter):
         target = target_of(fn, search_paths)
         if not callable(target):
             raise ConfigError(f"target {fn!r} is not callable")
-        self.fn: Callable[[str], Any] = target
+        self.fn: Callable[..., Any] = target
         self._name = self._spec or getattr(target, "__qualname__", repr(target))
+        self.takes_history = takes_history(target)
+        self._needs_history = takes_history(target, required=True)
 
     def describe(self) -> str:
         return f"callable {self._name}"
 
     def query(self, question: str) -> RAGResponse:
-        value = self.fn(question)
+        value = self.fn(question, []) if self._needs_history else self.fn(question)
         if inspect.isawaitable(value):
             value = asyncio.run(_await(value))
         return to_response(value, origin=f"RAG callable {self._name}")
 
     async def aquery(self, question: str) -> RAGResponse:
+        if self._needs_history:  # fn(question, history): a case is a conversation of one turn
+            return await self.aquery_turn(question, [])
         value, latency = await timed_call(self.fn, question)
         return with_latency(to_response(value, origin=f"RAG callable {self._name}"), latency)
+
+    async def aquery_turn(self, question: str, history: Sequence[Message]) -> RAGResponse:
+        if not self.takes_history:
+            raise AdapterError(
+                no_history(f"RAG callable {self._name}", "define fn(question, history)")
+            )
+        value, latency = await timed_call(self.fn, question, list(history))
+        return with_latency(to_response(value, origin=f"RAG callable {self._name}"), latency)
+
+
+def takes_history(fn: Callable[..., Any], *, required: bool = False) -> bool:
+    """Whether ``fn`` takes a second positional parameter (a conversation's history); with
+    ``required``, whether it must be given one (it has no default)."""
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: one question
+        return False
+    positional = 0
+    for parameter in parameters:
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            return not required
+        if parameter.kind in (
+            inspect.Parameter.POSITIONAL_ONLY,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        ) and not (required and parameter.default is not inspect.Parameter.empty):
+            positional += 1
+    return positional >= 2
 
 
 async def _await(value: Any) -> Any:
     return await value
 
 
-async def timed_call(fn: Callable[[str], Any], question: str) -> tuple[Any, float]:
-    """``fn(question)`` and how long the call itself took. A sync callable is timed in its
-    worker thread, from when it starts to when it returns: the time it waited for a thread
-    (the pool busy with the plugin's own work, such as loading the local judge's model) is
-    not the RAG system's latency."""
+async def timed_call(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
+    """``fn(*args)`` (the question, and a conversation's history) and how long the call
+    itself took. A sync callable is timed in its worker thread, from when it starts to when
+    it returns: the time it waited for a thread (the pool busy with the plugin's own work,
+    such as loading the local judge's model) is not the RAG system's latency."""
     if _is_async(fn):
         started = time.perf_counter()
-        value = await fn(question)
+        value = await fn(*args)
         return value, time.perf_counter() - started
-    value, latency = await to_thread(_timed, fn, question)
+    value, latency = await to_thread(_timed, fn, *args)
     if inspect.isawaitable(value):
         started = time.perf_counter()
         value = await value
@@ -81,9 +114,9 @@ async def timed_call(fn: Callable[[str], Any], question: str) -> tuple[Any, floa
     return value, latency
 
 
-def _timed(fn: Callable[[str], Any], question: str) -> tuple[Any, float]:
+def _timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
     started = time.perf_counter()
-    value = fn(question)
+    value = fn(*args)
     return value, time.perf_counter() - started
 
 
@@ -127,5 +160,15 @@ class _DuckAdapter(RAGAdapter):
     async def aquery(self, question: str) -> RAGResponse:
         origin = f"{type(self.obj).__name__}.query"
         method = self.obj.aquery if hasattr(self.obj, "aquery") else self.obj.query
+        if takes_history(method, required=True):
+            return await self.aquery_turn(question, [])
         value, latency = await timed_call(method, question)
+        return with_latency(to_response(value, origin=origin), latency)
+
+    async def aquery_turn(self, question: str, history: Sequence[Message]) -> RAGResponse:
+        origin = f"{type(self.obj).__name__}.query"
+        method = self.obj.aquery if hasattr(self.obj, "aquery") else self.obj.query
+        if not takes_history(method):
+            raise AdapterError(no_history(origin, "define query(question, history)"))
+        value, latency = await timed_call(method, question, list(history))
         return with_latency(to_response(value, origin=origin), latency)

@@ -45,11 +45,17 @@ if TYPE_CHECKING:
     import httpx
 
     from ..config.settings import HttpSettings
+    from ..data.response import Message
 
 log = logging.getLogger(__name__)
 
 DEFAULT_TEMPLATE: dict[str, Any] = {"question": "{question}"}
 PLACEHOLDER = "{question}"
+HISTORY = "{history}"
+"""The earlier turns of a conversation, ``[{"role": ..., "content": ...}]`` (empty for a case
+that is no conversation)."""
+MESSAGES = "{messages}"
+"""The earlier turns and the question as the last user message: a chat API's ``messages``."""
 EXCERPT_CHARS = 200
 _TEXT_KEYS = ("text", "content", "page_content", "chunk")
 _SOURCE_KEYS = ("source", "doc_id", "document_id", "id", "file_name", "filename", "url")
@@ -85,7 +91,9 @@ class _Retryable(Exception):
 
 
 class HttpAdapter(RAGAdapter):
-    """Queries an HTTP endpoint: ``{question}`` in ``body`` is replaced by each question.
+    """Queries an HTTP endpoint: ``{question}`` in ``body`` is replaced by each question,
+    ``{history}`` by a conversation's earlier turns and ``{messages}`` by those turns and the
+    question (``[{"role": "user"|"assistant", "content": ...}]``).
 
     ``answer``, ``contexts`` and ``sources`` are response paths (``data.answer``,
     ``data.documents[*].text``); ``contexts=None`` means the system returns no contexts.
@@ -191,7 +199,18 @@ class HttpAdapter(RAGAdapter):
     async def aquery(self, question: str) -> RAGResponse:
         if self._client is None:
             self._client = self._new_client()
-        return await self._query(self._client, question)
+        return await self._query(self._client, question, ())
+
+    async def aquery_turn(self, question: str, history: Sequence[Message]) -> RAGResponse:
+        if not _mentions_history(self.template):
+            raise self._fail(
+                'a conversation\'s turn needs its history in the request: put "{history}" '
+                '(the earlier turns) or "{messages}" (the earlier turns and the question) '
+                "in http.body"
+            )
+        if self._client is None:
+            self._client = self._new_client()
+        return await self._query(self._client, question, history)
 
     def query(self, question: str) -> RAGResponse:
         """Sync form: a private event loop and client (the plugin itself uses :meth:`aquery`)."""
@@ -199,7 +218,7 @@ class HttpAdapter(RAGAdapter):
         async def once() -> RAGResponse:
             client = self._new_client()
             try:
-                return await self._query(client, question)
+                return await self._query(client, question, ())
             finally:
                 await client.aclose()
                 if self._client is None:
@@ -238,14 +257,16 @@ class HttpAdapter(RAGAdapter):
     def _fail(self, message: str) -> AdapterError:
         return AdapterError(self._redactor.text(f"{self.describe()}: {message}"))
 
-    async def _query(self, client: httpx.AsyncClient, question: str) -> RAGResponse:
+    async def _query(
+        self, client: httpx.AsyncClient, question: str, turns: Sequence[Message]
+    ) -> RAGResponse:
         history: list[str] = []
         attempts = self.retry.max_attempts
         for attempt in range(1, attempts + 1):
             started = self._clock()
             try:
                 body, content_type = await asyncio.wait_for(
-                    self._attempt(client, question), timeout=self.timeout
+                    self._attempt(client, question, turns), timeout=self.timeout
                 )
             except _Retryable as exc:
                 history.append(exc.summary)
@@ -271,10 +292,12 @@ class HttpAdapter(RAGAdapter):
         tried = "1 attempt" if attempts == 1 else f"{attempts} attempts"
         raise self._fail(f"unreachable after {tried}: {'; '.join(history)}")
 
-    async def _attempt(self, client: httpx.AsyncClient, question: str) -> tuple[bytes, str]:
+    async def _attempt(
+        self, client: httpx.AsyncClient, question: str, turns: Sequence[Message]
+    ) -> tuple[bytes, str]:
         import httpx
 
-        payload = _fill(self.template, question)
+        payload = _fill(self.template, question, turns)
         kwargs: dict[str, Any] = {}
         if self.method == "GET":
             kwargs["params"] = {k: str(v) for k, v in payload.items()}
@@ -407,16 +430,40 @@ def _sources(path: ResponsePath | None, data: Any) -> list[str]:
     return [str(v) for v in items if v is not None]
 
 
-def _fill(template: Any, question: str) -> Any:
+def _fill(template: Any, question: str, history: Sequence[Message] = ()) -> Any:
     """The template with every ``{question}`` replaced (a whole-string placeholder keeps
-    the question as is; inside a longer string it is substituted)."""
+    the question as is; inside a longer string it is substituted), and every ``{history}``
+    and ``{messages}`` by the list of messages (as JSON text inside a longer string)."""
     if isinstance(template, str):
-        return question if template == PLACEHOLDER else template.replace(PLACEHOLDER, question)
+        if template == PLACEHOLDER:
+            return question
+        lists = {HISTORY: list(history), MESSAGES: [*history, _user(question)]}
+        if template in lists:
+            return lists[template]
+        for name, messages in lists.items():
+            if name in template:
+                template = template.replace(name, json.dumps(messages, ensure_ascii=False))
+        return template.replace(PLACEHOLDER, question)
     if isinstance(template, Mapping):
-        return {k: _fill(v, question) for k, v in template.items()}
+        return {k: _fill(v, question, history) for k, v in template.items()}
     if isinstance(template, list):
-        return [_fill(v, question) for v in template]
+        return [_fill(v, question, history) for v in template]
     return template
+
+
+def _user(question: str) -> Message:
+    return {"role": "user", "content": question}
+
+
+def _mentions_history(template: Any) -> bool:
+    """Whether the request template sends a conversation's history."""
+    if isinstance(template, str):
+        return HISTORY in template or MESSAGES in template
+    if isinstance(template, Mapping):
+        return any(_mentions_history(v) for v in template.values())
+    if isinstance(template, list):
+        return any(_mentions_history(v) for v in template)
+    return False
 
 
 def _excerpt(body: bytes) -> str:

@@ -21,12 +21,16 @@ from .callable import target_of
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from ..data.response import Message
+
 
 class LangChainAdapter(RAGAdapter):
     """Runs ``chain.ainvoke(question)`` (or ``{input_key: question}``) for each case.
 
     ``answer_key`` and ``context_key`` name the answer and the retrieved documents in a
-    mapping output; ``source_key`` names the metadata key of a document's source (default:
+    mapping output; a conversation's turn is ``{input_key or "input": question, history_key:
+    [("human" | "ai", text), ...]}`` (``history_key`` defaults to ``chat_history``);
+    ``source_key`` names the metadata key of a document's source (default:
     ``source``, ``file_name``, ``filename``, ``doc_id`` or ``id``, else the document's id).
     """
 
@@ -40,6 +44,7 @@ class LangChainAdapter(RAGAdapter):
         answer_key: str = "answer",
         context_key: str = "context",
         source_key: str | None = None,
+        history_key: str = "chat_history",
         search_paths: Sequence[Path] = (),
     ) -> None:
         require_extra("langchain")
@@ -55,6 +60,7 @@ class LangChainAdapter(RAGAdapter):
         self.answer_key = answer_key
         self.context_key = context_key
         self.source_key = source_key
+        self.history_key = history_key
 
     def describe(self) -> str:
         return f"langchain {self._name}"
@@ -69,6 +75,24 @@ class LangChainAdapter(RAGAdapter):
         if hasattr(self.chain, "ainvoke"):
             return self._convert(await self.chain.ainvoke(self._input(question)))
         return await super().aquery(question)
+
+    def _turn_input(self, question: str, history: Sequence[Message]) -> dict[str, Any]:
+        """LangChain's convention for a chat chain: the question under ``input_key``
+        (``input`` by default) and the earlier turns under ``history_key`` as
+        ``("human" | "ai", text)`` messages, which ``MessagesPlaceholder`` reads."""
+        roles = {"user": "human", "assistant": "ai"}
+        return {
+            self.input_key or "input": question,
+            self.history_key: [(roles[m["role"]], m["content"]) for m in history],
+        }
+
+    def query_turn(self, question: str, history: Sequence[Message]) -> RAGResponse:
+        return self._convert(self.chain.invoke(self._turn_input(question, history)))
+
+    async def aquery_turn(self, question: str, history: Sequence[Message]) -> RAGResponse:
+        if hasattr(self.chain, "ainvoke"):
+            return self._convert(await self.chain.ainvoke(self._turn_input(question, history)))
+        return await super().aquery_turn(question, history)
 
     def _convert(self, output: Any) -> RAGResponse:
         origin = f"langchain chain {self._name}"

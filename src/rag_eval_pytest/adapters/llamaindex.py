@@ -2,23 +2,30 @@
 
 An index is turned into a query engine with ``as_query_engine(**engine_kwargs)``. The answer
 is the response text; contexts and sources come from ``source_nodes``. Queries go through
-``aquery``. ``llama-index-core`` is the optional ``llamaindex`` extra, imported when the
-adapter is built.
+``aquery``. A chat engine (``index.as_chat_engine()``) runs conversations: each turn is
+``achat(question, chat_history=[ChatMessage, ...])``, one conversation's turn at a time (a
+chat engine keeps one memory, which ``chat_history`` replaces). ``llama-index-core`` is the
+optional ``llamaindex`` extra, imported when the adapter is built.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..data.response import Context, RAGResponse
 from ..errors import AdapterError, ConfigError
 from ..extras import require_extra
-from .base import RAGAdapter
+from ..runtime.event_loop import to_thread
+from .base import RAGAdapter, no_history
 from .callable import target_of
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from ..data.response import Message
 from .langchain import SOURCE_KEYS
 
 _LLAMA_SOURCE_KEYS = (*SOURCE_KEYS, "file_path")
@@ -49,24 +56,51 @@ class LlamaIndexAdapter(RAGAdapter):
             target, "as_query_engine"
         ):
             target = target.as_query_engine(**dict(engine_kwargs or {}))
-        if not (hasattr(target, "aquery") or hasattr(target, "query")):
+        self.chats = hasattr(target, "achat") or hasattr(target, "chat")
+        if not (hasattr(target, "aquery") or hasattr(target, "query") or self.chats):
             raise ConfigError(
                 f"llamaindex target {self._name!r} is a {type(target).__name__}, neither a "
-                "query engine nor an index"
+                "query engine, a chat engine nor an index"
             )
         self.engine = target
         self.source_key = source_key
+        self._chat_lock: asyncio.Lock | None = None
 
     def describe(self) -> str:
         return f"llamaindex {self._name}"
 
     def query(self, question: str) -> RAGResponse:
+        if not hasattr(self.engine, "query"):  # a chat engine: a conversation of one turn
+            return self._convert(self.engine.chat(question, chat_history=[]))
         return self._convert(self.engine.query(question))
 
     async def aquery(self, question: str) -> RAGResponse:
         if hasattr(self.engine, "aquery"):
             return self._convert(await self.engine.aquery(question))
+        if not hasattr(self.engine, "query"):
+            return await self.aquery_turn(question, [])
         return await super().aquery(question)
+
+    async def aquery_turn(self, question: str, history: Sequence[Message]) -> RAGResponse:
+        if not self.chats:
+            raise AdapterError(
+                no_history(
+                    f"llamaindex engine {self._name}", "give a chat engine: index.as_chat_engine()"
+                )
+            )
+        from llama_index.core.llms import ChatMessage, MessageRole
+
+        roles = {"user": MessageRole.USER, "assistant": MessageRole.ASSISTANT}
+        messages = [ChatMessage(role=roles[m["role"]], content=m["content"]) for m in history]
+        if self._chat_lock is None:
+            self._chat_lock = asyncio.Lock()
+        async with self._chat_lock:  # one memory: one conversation's turn at a time
+            if hasattr(self.engine, "achat"):
+                answer = await self.engine.achat(question, chat_history=messages)
+            else:
+                chat = functools.partial(self.engine.chat, chat_history=messages)
+                answer = await to_thread(chat, question)
+        return self._convert(answer)
 
     def _convert(self, response: Any) -> RAGResponse:
         answer = getattr(response, "response", None)

@@ -266,11 +266,12 @@ class MetricCheck(BaseModel):
 
 def _check_metric_params(name: str, check: MetricCheck) -> None:
     """Build the metric once, so that an unknown or invalid parameter stops the run here."""
+    from ..metrics.conversation import split_aggregate
     from ..metrics.registry import get_metric
 
     if check.params:
         try:
-            get_metric(name, **check.params)
+            get_metric(name, **split_aggregate(check.params)[1])
         except (TypeError, ValueError) as exc:
             raise ValueError(str(exc)) from None
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import functools
 import hashlib
 import json
 import re
@@ -73,47 +74,18 @@ class DatasetMetadata(BaseModel):
         return str(value) if isinstance(value, (int, float)) else value
 
 
-class Case(BaseModel):
-    """One test case of a dataset (the PRD schema, plus optional pre-recorded outputs)."""
+class _Asked(BaseModel):
+    """What one question of a case holds: a single case's, or one turn's of a conversation."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str | None = None
     question: str
     ground_truth: str | None = None
     """The reference answer; metrics that need one are not judged for a case without it."""
     expected_contexts: list[str] | None = None
-    critical: bool = Field(default=False, strict=True)  # "yes" or 1 is a mistake, not True
-    tags: list[str] = Field(default_factory=list)
     answer: str | None = None
     contexts: list[Context] | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    labels: dict[str, Literal["pass", "fail"]] | None = None
-    """A person's verdict per metric (``{"faithfulness": "fail"}``), for ``rag-eval
-    calibrate``; a run ignores it."""
     _expected_grades: dict[str, int] | None = PrivateAttr(default=None)
-
-    @field_validator("id", mode="before")
-    @classmethod
-    def _id_is_text(cls, value: object) -> object:
-        # An integer id is refused rather than turned into text: YAML reads `id: 007` as 7.
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            raise ValueError(f"must be text, found the number {value!r}; quote it")
-        return value
-
-    @field_validator("id")
-    @classmethod
-    def _id_is_usable(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        # One spelling per id: "é" typed as one character or as "e" and an accent is the same
-        # id in the reports, so it must be the same id here.
-        value = unicodedata.normalize("NFC", value.strip())
-        if not value:
-            raise ValueError("must not be empty")
-        if any(ch in value for ch in "\n\r\t") or not value.isprintable():
-            raise ValueError("must be printable text on one line")
-        return value
 
     @field_validator("question")
     @classmethod
@@ -144,11 +116,11 @@ class Case(BaseModel):
 
     @model_validator(mode="wrap")
     @classmethod
-    def _keep_grades(cls, data: Any, handler: ModelWrapValidatorHandler[Case]) -> Case:
-        case = handler(data)
+    def _keep_grades(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+        asked = handler(data)
         if isinstance(data, dict):  # valid by now: the field's own check has read it
-            case._expected_grades = graded_expected_contexts(data.get("expected_contexts"))
-        return case
+            asked._expected_grades = graded_expected_contexts(data.get("expected_contexts"))
+        return asked
 
     @property
     def expected_grades(self) -> dict[str, int] | None:
@@ -156,9 +128,121 @@ class Case(BaseModel):
         (``None`` for a plain list of names)."""
         return self._expected_grades
 
+
+class Turn(_Asked):
+    """One turn of a conversation: the user's question and what the case knows of its
+    answer (a recorded ``answer`` and ``contexts`` are not asked of the RAG system)."""
+
+
+TURN_FIELDS = frozenset(Turn.model_fields)
+"""The fields a conversation's turns hold, which its case itself must not."""
+_NO_OPENING = "(a conversation)"
+
+
+class Case(_Asked):
+    """One test case of a dataset (the PRD schema, plus optional pre-recorded outputs).
+
+    A conversation has ``turns`` instead of a question: its ``question`` is then its first
+    turn's (what the reports title it with), and the fields of each question (``ground_truth``,
+    ``expected_contexts``, ``answer``, ``contexts``) are its turns'."""
+
+    id: str | None = None
+    turns: list[Turn] | None = None
+    """A conversation's turns, in order; ``None`` for a single question."""
+    critical: bool = Field(default=False, strict=True)  # "yes" or 1 is a mistake, not True
+    tags: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    labels: dict[str, Literal["pass", "fail"]] | None = None
+    """A person's verdict per metric (``{"faithfulness": "fail"}``), for ``rag-eval
+    calibrate``; a run ignores it."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _conversation(cls, data: Any) -> Any:
+        """A conversation's case holds its turns and the fields of the whole conversation,
+        nothing of one question: each mistake is one message naming the field."""
+        if not isinstance(data, dict) or data.get("turns") is None:
+            return data
+        own = sorted(k for k in TURN_FIELDS if k in data)
+        if "question" in own:
+            raise ValueError(
+                "has both 'question' and 'turns': give 'question' for one question, 'turns' "
+                "for a conversation"
+            )
+        if own:
+            raise ValueError(
+                f"field {own[0]!r} belongs in each turn of a conversation, not in its case"
+            )
+        turns = data["turns"]
+        first = turns[0] if isinstance(turns, list) and turns else None
+        opening = first.get("question") if isinstance(first, dict) else None
+        # The first turn's question titles the case; a missing one is its turn's error.
+        usable = isinstance(opening, str) and opening.strip()
+        return {**data, "question": opening if usable else _NO_OPENING}
+
+    @field_validator("turns")
+    @classmethod
+    def _has_turns(cls, value: list[Turn] | None) -> list[Turn] | None:
+        if value is not None and not value:
+            raise ValueError("a conversation has at least one turn (use 'question' for one)")
+        return value
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_is_text(cls, value: object) -> object:
+        # An integer id is refused rather than turned into text: YAML reads `id: 007` as 7.
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            raise ValueError(f"must be text, found the number {value!r}; quote it")
+        return value
+
+    @field_validator("id")
+    @classmethod
+    def _id_is_usable(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        # One spelling per id: "é" typed as one character or as "e" and an accent is the same
+        # id in the reports, so it must be the same id here.
+        value = unicodedata.normalize("NFC", value.strip())
+        if not value:
+            raise ValueError("must not be empty")
+        if any(ch in value for ch in "\n\r\t") or not value.isprintable():
+            raise ValueError("must be printable text on one line")
+        return value
+
+    @property
+    def is_conversation(self) -> bool:
+        return self.turns is not None
+
     @property
     def has_recorded_answer(self) -> bool:
+        """Whether the RAG system is not asked: the answer is recorded (each turn's, for a
+        conversation)."""
+        if self.turns is not None:
+            return all(turn.answer is not None for turn in self.turns)
         return self.answer is not None
+
+    def turn_case(self, number: int) -> Case:
+        """Turn ``number`` (from 1) of a conversation as a case of its own: its question and
+        recorded answer, the conversation's id (suffixed), criticality, tags and metadata."""
+        assert self.turns is not None, "only a conversation has turns"
+        turn = self.turns[number - 1]
+        fields = {name: getattr(turn, name) for name in TURN_FIELDS}
+        case = Case.model_construct(
+            **fields,
+            id=None if self.id is None else turn_key(self.id, number),
+            turns=None,
+            critical=self.critical,
+            tags=list(self.tags),
+            metadata=dict(self.metadata),
+            labels=None,
+        )
+        case._expected_grades = turn.expected_grades
+        return case
+
+
+def turn_key(key: str, number: int) -> str:
+    """The key of a conversation's turn ``number`` (from 1) in the memos and the reports."""
+    return f"{key}/turn-{number}"
 
 
 @dataclass(frozen=True)
@@ -174,10 +258,36 @@ class LoadedCase:
     index: int
     case: Case
     dataset: Path
+    turn: int = 0
+    """For a conversation's turn, its number (from 1); 0 for a case."""
+    conversation: str | None = None
+    """For a conversation's turn, the conversation's key."""
+
+    @property
+    def owner(self) -> str:
+        """The key of the case whose memos hold this one's (a turn's: its conversation)."""
+        return self.conversation or self.key
 
     @property
     def critical(self) -> bool:
         return self.case.critical
+
+    @functools.cached_property
+    def turns(self) -> tuple[LoadedCase, ...]:
+        """A conversation's turns, each a case of its own keyed ``<key>/turn-N``; none for a
+        single question."""
+        turns = self.case.turns or ()
+        return tuple(
+            LoadedCase(
+                key=turn_key(self.key, n),
+                index=self.index,
+                case=self.case.turn_case(n),
+                dataset=self.dataset,
+                turn=n,
+                conversation=self.key,
+            )
+            for n in range(1, len(turns) + 1)
+        )
 
 
 @dataclass
@@ -351,7 +461,10 @@ def _describe(error: Any) -> str:
     if error["type"] == "missing":
         return f"field {loc!r} is required"
     if error["type"] == "extra_forbidden":
-        model = Context if error["loc"][0] == "contexts" else Case
+        loc_parts = error["loc"]
+        model: type[BaseModel] = (
+            Context if "contexts" in loc_parts else Turn if "turns" in loc_parts else Case
+        )
         # A close spelling only: "score" is not a misspelt "source".
         close = difflib.get_close_matches(str(error["loc"][-1]), model.model_fields, 1, 0.8)
         if close:
@@ -418,6 +531,13 @@ def _validate_cases(path: Path, rows: list[tuple[str, object]]) -> list[Case]:
     return cases
 
 
+def case_text(case: Case) -> str:
+    """What a case's id without one is made of: its question, or its turns' questions."""
+    if case.turns is not None:
+        return "\n".join(turn.question for turn in case.turns)
+    return case.question
+
+
 def auto_id(question: str) -> str:
     """Stable id for a case without one: the same question gives the same id in every run."""
     digest = hashlib.sha256(question.strip().encode("utf-8")).hexdigest()[:8]
@@ -429,7 +549,7 @@ def _assign_ids(cases: list[Case]) -> list[Case]:
     out: list[Case] = []
     for case in cases:
         if case.id is None:
-            base = auto_id(case.question)
+            base = auto_id(case_text(case))
             candidate, n = base, 2
             while candidate in taken:
                 candidate, n = f"{base}-{n}", n + 1
@@ -439,8 +559,13 @@ def _assign_ids(cases: list[Case]) -> list[Case]:
     return out
 
 
+def _asked(case: Case) -> Sequence[_Asked]:
+    """What a case asks: itself, or a conversation's turns."""
+    return case.turns if case.turns is not None else [case]
+
+
 def _optional_field_warnings(path: Path, cases: list[Case]) -> list[str]:
-    without = [c.id or "?" for c in cases if c.expected_contexts is None]
+    without = [c.id or "?" for c in cases if all(a.expected_contexts is None for a in _asked(c))]
     if not without:
         return []
     shown = ", ".join(without[:5]) + (", …" if len(without) > 5 else "")
@@ -454,7 +579,7 @@ def missing_ground_truth_notice(cases: Sequence[LoadedCase], metrics: Sequence[s
     """One line for the whole run naming the selected cases without a ``ground_truth`` and
     the ``metrics`` (those that need one) left not judged on them; ``None`` when every case
     has one. Issued once, by the process that reports, not once per case or per worker."""
-    without = [c.key for c in cases if c.case.ground_truth is None]
+    without = [c.key for c in cases if all(a.ground_truth is None for a in _asked(c.case))]
     if not without or not metrics:
         return None
     shown = ", ".join(without[:5]) + (", …" if len(without) > 5 else "")

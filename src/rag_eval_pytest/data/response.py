@@ -7,13 +7,21 @@ means "unknown" (context metrics are skipped with a warning); ``[]`` means "retr
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypedDict, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..text.escaping import strip_control
 
 _T = TypeVar("_T")
+
+
+class Message(TypedDict):
+    """One message of a conversation's history, as adapters receive it: what the user said
+    (``user``) or what the RAG system answered (``assistant``)."""
+
+    role: Literal["user", "assistant"]
+    content: str
 
 
 def _inert(value: _T) -> _T:

@@ -59,7 +59,8 @@ def _evidence_line(item: Evidence) -> str:
     verdict = f"[{label}] " if label else ""
     source = f" ({item.source})" if item.source else ""
     reason = f" — {shorten(item.reason, 120)}" if item.reason else ""
-    return f"  {verdict}{shorten(item.text, _TEXT)}{source}{reason}"
+    turn = f"turn {item.turn}: " if item.turn is not None else ""
+    return f"  {turn}{verdict}{shorten(item.text, _TEXT)}{source}{reason}"
 
 
 _GOOD_VERDICTS = {"supported", "yes", "found", "expected", "relevant", "useful", "attributed"}
@@ -97,7 +98,9 @@ def failure_message(
         return f"{result.case} {result.metric} not judged: {result.reason}"
     assert result.score is not None
     assert result.threshold is not None
-    lines = [f"{result.case} {result.metric} {result.score:.2f} < {result.threshold:.2f}"]
+    turn = result.details.get("turn")  # a conversation's: the turn that decides it
+    at = f" at turn {turn}" if isinstance(turn, int) else ""
+    lines = [f"{result.case} {result.metric} {result.score:.2f} < {result.threshold:.2f}{at}"]
     if result.reason:
         lines.append(f"  {result.reason}")
     bad = [e for e in result.evidence if (e.verdict or "").lower() not in _GOOD_VERDICTS]
@@ -139,7 +142,7 @@ def check_results(results: list[MetricResult], case: RagCase) -> None:
     __tracebackhide__ = True
     failed = [r for r in results if r.status == "failed"]
     if failed and not case.settings.report_only:
-        message = "\n".join(failure_message(r, case.answer, case._redact) for r in failed)
+        message = "\n".join(failure_message(r, case.answer_of(r), case._redact) for r in failed)
         raise RagAssertionError(message, failed)
     # Checks the judge cannot make, and verdicts it was unsure of, do not end the test: the
     # run's verdict says so.
@@ -160,7 +163,7 @@ def check_together(results: list[MetricResult], case: RagCase) -> None:
     if len(failed) > 1 and not case.settings.report_only:
         missed = ", ".join(f"{r.metric} {r.score:.2f} < {r.threshold:.2f}" for r in failed)
         header = f"{case.id}: {len(failed)} of {len(results)} metrics missed: {missed}"
-        body = "\n\n".join(failure_message(r, case.answer, case._redact) for r in failed)
+        body = "\n\n".join(failure_message(r, case.answer_of(r), case._redact) for r in failed)
         raise RagAssertionError(f"{header}\n{body}", failed)
     check_results(results, case)
     unjudged = [r for r in results if r.judge_failed]

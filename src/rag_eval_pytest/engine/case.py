@@ -20,11 +20,12 @@ if TYPE_CHECKING:
     from ..adapters.base import RAGAdapter
     from ..config.settings import Settings
     from ..data.dataset import Case, LoadedCase
-    from ..data.response import Context, RAGResponse
+    from ..data.response import Context, Message, RAGResponse
     from ..judges.base import Judge
     from ..metrics.base import Metric, MetricResult
     from ..redaction import Redactor
     from .judging import JudgeRegistry
+    from .queries import Turn
     from .requests import MetricRequest, PlannedMetric
 
 
@@ -48,9 +49,16 @@ class ResultRecorder:
         self.judge_identity: str | None = None
         self.requests: list[PlannedMetric] = []
         self.results: list[MetricResult] = []
+        self.turns: list[Turn] | None = None
+        """A conversation's turns, with their responses and histories, once asked."""
+        self.turn_results: dict[int, list[MetricResult]] = {}
 
     def record(self, result: MetricResult) -> None:
         self.results.append(result)
+
+    def record_turn(self, turn: int, results: list[MetricResult]) -> None:
+        """The results of a conversation's turn ``turn`` (from 1)."""
+        self.turn_results.setdefault(turn, []).extend(results)
 
     def properties(self) -> list[tuple[str, object]]:
         """Scores and thresholds as (name, value) pairs for JUnit XML."""
@@ -83,6 +91,21 @@ class ResultRecorder:
         )
         if self.judge_identity is not None:
             payload["judge_identity"] = self.judge_identity
+        if self.loaded.turns:
+            responses = {t.turn: response for t, response, _ in self.turns or []}
+            latencies = [r.latency for r in responses.values() if r.latency is not None]
+            # A conversation is as slow as its slowest turn: each turn is one RAG call.
+            payload["latency"] = max(latencies) if latencies else None
+            payload["turns"] = [
+                case_payload(
+                    turn,
+                    responses.get(turn.turn),
+                    self.turn_results.get(turn.turn, []),
+                    adapter=self.adapter,
+                    judge=self.judge,
+                )
+                for turn in self.loaded.turns
+            ]
         return payload
 
 
@@ -177,7 +200,9 @@ class CaseEngine(Protocol):
 
     def response(self, test: CaseTest) -> RAGResponse: ...
 
-    def evaluate(self, test: CaseTest, requests: list[MetricRequest]) -> list[MetricResult]: ...
+    def evaluate(
+        self, test: CaseTest, requests: list[MetricRequest], turn: int = 0
+    ) -> list[MetricResult]: ...
 
 
 class RagCase:
@@ -227,6 +252,25 @@ class RagCase:
     def expected_contexts(self) -> list[str] | None:
         return self.case.expected_contexts
 
+    @property
+    def is_conversation(self) -> bool:
+        """Whether the case is a conversation (its metrics are measured on each turn)."""
+        return self.case.turns is not None
+
+    @property
+    def turns(self) -> list[RagCase]:
+        """A conversation's turns, each a case of its own for per-turn assertions
+        (``assert_faithful(rag_case.turns[2], 0.9)``); empty for a single question."""
+        count = len(self.case.turns or ())
+        return [TurnCase(self, number) for number in range(1, count + 1)]
+
+    def answer_of(self, result: MetricResult) -> str:
+        """The answer ``result`` was measured on: a conversation's result, its turn's."""
+        turn = result.details.get("turn") if self.is_conversation else None
+        if isinstance(turn, int):
+            return self.turns[turn - 1].answer
+        return self.answer
+
     # --- the RAG system's side
     @property
     def response(self) -> RAGResponse:
@@ -250,6 +294,9 @@ class RagCase:
         return self.evaluate_many([(metric, threshold, params)])[0]
 
     def evaluate_many(self, requests: list[MetricRequest]) -> list[MetricResult]:
+        return self._evaluate_many(requests, 0)
+
+    def _evaluate_many(self, requests: list[MetricRequest], turn: int) -> list[MetricResult]:
         """Score several metrics concurrently (one judge round trip for all of them) and
         record every result. ``requests`` are ``(metric, threshold, params)``; a threshold
         that is not a number in [0, 1] is an error of the test, before anything is measured."""
@@ -264,7 +311,7 @@ class RagCase:
             for metric, threshold, params in requests
         ]
         test, engine = self._bind()
-        return engine.evaluate(test, requests)
+        return engine.evaluate(test, requests, turn)
 
     @property
     def settings(self) -> Settings:
@@ -273,3 +320,58 @@ class RagCase:
     def _redact(self, text: str) -> str:
         """``text`` with the run's known secrets masked, for a failure message."""
         return self._bind()[0].redact(text)
+
+
+class TurnCase(RagCase):
+    """Turn ``number`` (from 1) of a conversation, a case of its own: its question, its
+    response, its metrics measured with the turns before it as their history. Its results
+    are recorded under its conversation, for the reports."""
+
+    def __init__(self, conversation: RagCase, number: int) -> None:
+        self._conversation = conversation
+        self.number = number
+
+    def __repr__(self) -> str:
+        return f"<RagCase {self.id} turn {self.number} of {self._conversation.id}>"
+
+    def _bind(self) -> tuple[CaseTest, CaseEngine]:
+        return self._conversation._bind()
+
+    @property
+    def id(self) -> str:
+        from ..data.dataset import turn_key
+
+        return turn_key(self._conversation.id, self.number)
+
+    @property
+    def case(self) -> Case:
+        return self._conversation.case.turn_case(self.number)
+
+    @property
+    def is_conversation(self) -> bool:
+        return False
+
+    @property
+    def history(self) -> list[Message]:
+        """The earlier turns, oldest first, as the RAG system received them."""
+        return list(self._turn()[2])
+
+    @property
+    def response(self) -> RAGResponse:
+        return self._turn()[1]
+
+    def _turn(self) -> Turn:
+        test, engine = self._bind()
+        engine.response(test)  # the conversation's turns, asked once
+        assert test.recorder.turns is not None
+        return test.recorder.turns[self.number - 1]
+
+    def evaluate_many(self, requests: list[MetricRequest]) -> list[MetricResult]:
+        return self._evaluate_many(requests, self.number)
+
+    @property
+    def settings(self) -> Settings:
+        return self._conversation.settings
+
+    def _redact(self, text: str) -> str:
+        return self._conversation._redact(text)

@@ -32,10 +32,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..errors import AdapterError
-from ..metrics.base import MetricResult
-from ..metrics.registry import get_metric, requirements
+from ..metrics.conversation import DEFAULT_AGGREGATE, split_aggregate
+from ..metrics.registry import requirements
 from .ahead import LookaheadScheduler, NoAhead, TestPlan, WindowScheduler
 from .case import RECORDER_KEY, CaseTest, RagCase
+from .conversations import conversation_results, measure_turns
 from .judging import JudgeRegistry
 from .memos import MetricMemos
 from .queries import RagQueries
@@ -50,8 +51,10 @@ if TYPE_CHECKING:
     from ..config.settings import Settings
     from ..data.dataset import LoadedCase
     from ..data.response import RAGResponse
-    from ..judges.base import Judge
+    from ..metrics.base import MetricResult
+    from ..metrics.conversation import Aggregate
     from .ahead import AheadScheduler
+    from .queries import Turn
     from .requests import MetricRequest, PlannedMetric
     from .session import EvalSession
 
@@ -118,11 +121,19 @@ class Engine:
     # ------------------------------------------------------------------ what a case asks
 
     def response(self, test: CaseTest) -> RAGResponse:
-        """The RAG response of the test's case: pre-recorded, or queried once per run."""
+        """The RAG response of the test's case: pre-recorded, or queried once per run (a
+        conversation's: its last turn's, its turns asked in order)."""
         recorder = test.recorder
         if recorder.response is None:
             loaded = test.loaded
-            if loaded.case.has_recorded_answer:
+            if loaded.turns:
+                recorded = loaded.case.has_recorded_answer
+                adapter = None if recorded or self.queries.asked(loaded.key) else test.adapter()
+                recorder.turns = self.session.loop.run(self.queries.turns(loaded, adapter))
+                recorder.response = recorder.turns[-1][1]
+                if recorder.adapter is None and not recorded:
+                    recorder.adapter = self.adapter_description
+            elif loaded.case.has_recorded_answer:
                 recorder.response = self.queries.recorded(loaded)
             else:
                 adapter = None if self.queries.asked(loaded.key) else test.adapter()
@@ -131,11 +142,22 @@ class Engine:
                     recorder.adapter = self.adapter_description
         return recorder.response
 
-    def evaluate(self, test: CaseTest, requests: list[MetricRequest]) -> list[MetricResult]:
+    def evaluate(
+        self, test: CaseTest, requests: list[MetricRequest], turn: int = 0
+    ) -> list[MetricResult]:
         """Several metrics of the test's case, measured concurrently, recorded; results in
-        request order. What the test asks for is learned for its function's other cases."""
+        request order. What the test asks for is learned for its function's other cases.
+
+        A conversation's metrics are measured on each turn (``turn``: on that turn only), and
+        its result of each is the minimum (or the mean: the ``aggregate`` parameter) over
+        its turns."""
         from ..errors import ConfigError
 
+        aggregates: list[Aggregate] = []
+        for index, (metric, threshold, params) in enumerate(requests):
+            aggregate, own = split_aggregate(params)
+            aggregates.append(aggregate)
+            requests[index] = (metric, threshold, own)
         recorder = test.recorder
         new: list[PlannedMetric] = []
         for metric, _, params in requests:
@@ -147,54 +169,43 @@ class Engine:
         if new and not test.inline:
             # Measured ahead for the function's other cases at once, while this test waits.
             self.ahead.learn(test, new)
+        response = self.response(test)
+        asked = with_companions(requests)
+        aggregates += [DEFAULT_AGGREGATE] * (len(asked) - len(requests))  # the companions
+        # A case is measured as a conversation of one turn without history.
+        turns: list[Turn] = recorder.turns or [(test.loaded, response, ())]
+        if turn:
+            turns = [turns[turn - 1]]
         try:
-            results = self._measure(
-                test.loaded, self.response(test), with_companions(requests), judge
-            )
+            by_turn = measure_turns(self.session, self.memos, turns, asked, judge)
         except ConfigError as exc:  # a setting found wrong only when used (a missing GPU)
             test.setup_failed(str(exc))
+        if recorder.turns is None:
+            results = by_turn[0]
+        else:
+            for (loaded, _, _), measured in zip(turns, by_turn, strict=True):
+                kept = attach_companions(measured[: len(requests)], measured[len(requests) :])
+                recorder.record_turn(loaded.turn, kept)
+            if turn:
+                return kept
+            results = conversation_results(test.loaded.key, by_turn, aggregates)
         results = attach_companions(results[: len(requests)], results[len(requests) :])
         for result in results:
             recorder.record(result)
         return results
-
-    def _measure(
-        self,
-        loaded: LoadedCase,
-        response: RAGResponse,
-        requests: list[MetricRequest],
-        judge: Judge | None,
-    ) -> list[MetricResult]:
-        """Each request measured (through the memos) and judged against its threshold, the
-        metric's default when the test gave none."""
-        metrics = [get_metric(metric, **params) for metric, _, params in requests]
-        thresholds = [
-            self.session.default_threshold(metric) if threshold is None else threshold
-            for metric, (_, threshold, _) in zip(metrics, requests, strict=True)
-        ]
-        services = self.memos.services(loaded.key, judge, metrics)
-        measurements = self.session.loop.run(
-            self.memos.measure_all(loaded, response, metrics, thresholds, services)
-        )
-        unsure = self.settings.judge.local.unsure
-        return [
-            MetricResult.from_measurement(loaded.key, m.result_name, measured, threshold, unsure)
-            for m, threshold, measured in zip(metrics, thresholds, measurements, strict=True)
-        ]
 
     # ------------------------------------------------------------------ lifecycle
 
     def finished(self, test: CaseTest) -> None:
         """A test taking a case is over: after the last selected test of its case (for a case
         made in code, after its one test), let go of the case's response and results."""
-        key = test.loaded.key
-        if test.inline or self.ahead.finished(key):
-            self.session.loop.call_soon(self._release, key)
+        if test.inline or self.ahead.finished(test.loaded.key):
+            self.session.loop.call_soon(self._release, test.loaded)
 
-    def _release(self, key: str) -> None:
+    def _release(self, loaded: LoadedCase) -> None:
         """Let go of a case's memos. Call on the loop."""
-        self.memos.release(key)
-        self.queries.release(key)
+        self.memos.release(loaded.key)
+        self.queries.release(loaded)
 
     def stop(self) -> None:
         """Start nothing more; cancel what has not finished (``-x``, ``--maxfail``)."""

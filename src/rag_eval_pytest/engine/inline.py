@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from pydantic import ValidationError
 
-from ..data.dataset import Case, LoadedCase, auto_id, describe_problems
+from ..data.dataset import Case, LoadedCase, auto_id, case_text, describe_problems
 from ..data.response import Context, RAGResponse
 from ..errors import RagEvalError, SetupFailed
 from .case import INLINE_INDEX, CaseTest, RagCase
@@ -82,45 +82,114 @@ def make_case(
     problems: list[str] = []
     fields: dict[str, Any] = {  # checked as given: the annotations are what a caller means
         "id": id,
-        "question": question,
-        "answer": answer,
-        "ground_truth": ground_truth,
+        **_asked(question, answer, contexts, ground_truth, expected_contexts, "", problems),
         "critical": critical,
         "tags": _as_list("tags", tags, "tags", problems),
         "metadata": {} if metadata is None else metadata,
     }
-    if fields["answer"] is None:
+    return _made("make_case", fields, metadata, problems)
+
+
+def make_conversation(
+    *,
+    turns: Sequence[Mapping[str, Any]],
+    id: str | None = None,
+    critical: bool = False,
+    tags: Sequence[str] = (),
+    metadata: Mapping[str, Any] | None = None,
+) -> RagCase:
+    """A conversation built in code from what the RAG system answered in each turn: each
+    turn a mapping of ``question`` and ``answer``, with ``contexts``, ``ground_truth`` and
+    ``expected_contexts`` as in :func:`make_case`. Its metrics are measured on each turn with
+    the turns before it as their history; ``case.turns[i]`` is turn ``i`` as a case of its
+    own. Raises :class:`ValueError` naming each field that is not valid."""
+    problems: list[str] = []
+    asked: list[dict[str, Any]] = []
+    for number, turn in enumerate(_as_list("turns", turns, "turns", problems)):
+        where = f"turns[{number}]."
+        if not isinstance(turn, Mapping):
+            problems.append(
+                f"field 'turns[{number}]': expected a mapping, got {type(turn).__name__}"
+            )
+            continue
+        unknown = sorted(set(turn) - _TURN_KEYS)
+        if unknown:
+            problems.append(
+                f"field '{where}{unknown[0]}': unknown (allowed: {', '.join(sorted(_TURN_KEYS))})"
+            )
+        asked.append(
+            _asked(
+                turn.get("question"),
+                turn.get("answer"),
+                turn.get("contexts"),
+                turn.get("ground_truth"),
+                turn.get("expected_contexts"),
+                where,
+                problems,
+            )
+        )
+    fields: dict[str, Any] = {
+        "id": id,
+        "turns": asked,
+        "critical": critical,
+        "tags": _as_list("tags", tags, "tags", problems),
+        "metadata": {} if metadata is None else metadata,
+    }
+    return _made("make_conversation", fields, metadata, problems)
+
+
+_TURN_KEYS = frozenset({"question", "answer", "contexts", "ground_truth", "expected_contexts"})
+
+
+def _asked(
+    question: object,
+    answer: object,
+    contexts: object,
+    ground_truth: object,
+    expected_contexts: object,
+    where: str,
+    problems: list[str],
+) -> dict[str, Any]:
+    """The fields of one question (a case's, or a conversation's turn at ``where``)."""
+    fields: dict[str, Any] = {"question": question, "answer": answer, "ground_truth": ground_truth}
+    if answer is None:
         problems.append(
-            "field 'answer': is None (did the LLM return no content?); pass the text the "
+            f"field '{where}answer': is None (did the LLM return no content?); pass the text the "
             'app answered, "" for an empty answer'
         )
+    if isinstance(expected_contexts, Mapping):
+        fields["expected_contexts"] = dict(expected_contexts)
+    elif expected_contexts is not None:
+        fields["expected_contexts"] = _as_list(
+            f"{where}expected_contexts", expected_contexts, "document names", problems
+        )
+    if contexts is not None:
+        passages: list[Context] = []
+        listed = _as_list(f"{where}contexts", contexts, "passages", problems)
+        for number, passage in enumerate(listed):
+            try:
+                passages.append(Context.coerce(passage))
+            except (TypeError, ValidationError) as exc:
+                detail = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else exc
+                problems.append(f"field '{where}contexts[{number}]': {detail}")
+        fields["contexts"] = passages
+    return fields
+
+
+def _made(maker: str, fields: dict[str, Any], metadata: object, problems: list[str]) -> RagCase:
+    """The case of ``fields`` (validated as a dataset's), or one error naming each problem."""
     if isinstance(fields["metadata"], Mapping):
         fields["metadata"] = dict(fields["metadata"])
     else:
         problems.append(f"field 'metadata': expected a mapping, got {type(metadata).__name__}")
         del fields["metadata"]
-    if isinstance(expected_contexts, Mapping):
-        fields["expected_contexts"] = dict(expected_contexts)
-    elif expected_contexts is not None:
-        fields["expected_contexts"] = _as_list(
-            "expected_contexts", expected_contexts, "document names", problems
-        )
-    if contexts is not None:
-        passages: list[Context] = []
-        for number, passage in enumerate(_as_list("contexts", contexts, "passages", problems)):
-            try:
-                passages.append(Context.coerce(passage))
-            except (TypeError, ValidationError) as exc:
-                detail = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else exc
-                problems.append(f"field 'contexts[{number}]': {detail}")
-        fields["contexts"] = passages
     try:
         # Strict, as a dataset file is: bytes are not text, a number is not a name.
         case = Case.model_validate(fields, strict=True)
     except ValidationError as exc:
         problems.extend(describe_problems(exc))
     if problems:
-        raise ValueError("make_case(): " + "; ".join(problems))
+        raise ValueError(f"{maker}(): " + "; ".join(problems))
     return InlineCase(case)
 
 
@@ -130,7 +199,8 @@ class InlineCase(RagCase):
 
     def __init__(self, case: Case) -> None:  # no test yet: bound when evaluated
         self._case = case
-        self._response = RAGResponse(answer=case.answer or "", contexts=case.contexts)
+        last = case.turns[-1] if case.turns else case  # a conversation's: its last turn's
+        self._response = RAGResponse(answer=last.answer or "", contexts=last.contexts)
 
     def __repr__(self) -> str:
         return f"<RagCase {self.id} made in code critical={self.critical}>"
@@ -143,7 +213,7 @@ class InlineCase(RagCase):
         bound = _bound_test(item, self._case) if item is not None else None
         if bound is not None:
             return bound.loaded.key
-        return self._case.id or auto_id(self._case.question)
+        return self._case.id or auto_id(case_text(self._case))
 
     @property
     def case(self) -> Case:
@@ -205,7 +275,7 @@ def _new_key(item: pytest.Item, case: Case, taken: set[str]) -> str:
     elif nodeid not in taken:
         key = nodeid
     else:
-        key = f"{nodeid}::{auto_id(case.question)}"
+        key = f"{nodeid}::{auto_id(case_text(case))}"
     unique, number = key, 2
     while unique in taken:
         unique, number = f"{key}-{number}", number + 1

@@ -11,7 +11,7 @@ from .session import make_sample, measure
 
 if TYPE_CHECKING:
     from ..data.dataset import LoadedCase
-    from ..data.response import RAGResponse
+    from ..data.response import Message, RAGResponse
     from ..judges.base import Judge
     from ..metrics.base import Embed, Measurement, Metric, Sample, Services
     from .judging import JudgeRegistry
@@ -57,14 +57,16 @@ class MetricMemos:
         metric: Metric,
         services: Services,
         votes: int | None = None,
+        history: tuple[Message, ...] = (),
     ) -> asyncio.Future[Measurement]:
-        """The (memoised) measurement of a metric on a case, with ``votes`` per question
-        when a verdict is asked again (``judge.passes: auto``). Call on the loop."""
+        """The (memoised) measurement of a metric on a case (a conversation's turn, with its
+        ``history``), with ``votes`` per question when a verdict is asked again
+        (``judge.passes: auto``). Call on the loop."""
         depends = self._depends_on(metric, services.judge) + (f" votes={votes}" if votes else "")
         key = (loaded.key, metric.cache_key(), depends)
         task = self._measurements.get(key)
         if task is None:
-            sample = make_sample(loaded, response)
+            sample = make_sample(loaded, response, history)
             task = asyncio.ensure_future(
                 measure(metric, sample, services)
                 if votes is None
@@ -72,7 +74,7 @@ class MetricMemos:
             )
             task.add_done_callback(self._count_usage)
             self._measurements[key] = task
-            self._keys.setdefault(loaded.key, []).append(key)
+            self._keys.setdefault(loaded.owner, []).append(key)
         return task
 
     async def measure_all(
@@ -82,13 +84,17 @@ class MetricMemos:
         metrics: list[Metric],
         thresholds: list[float],
         services: Services,
+        history: tuple[Message, ...] = (),
     ) -> list[Measurement]:
         """``metrics`` measured concurrently; under ``judge.passes: auto`` a judged verdict
         near its threshold is asked again with more votes, where they can change it (the
         others keep their one vote)."""
         measured = list(
             await asyncio.gather(
-                *(asyncio.shield(self.task(loaded, response, m, services)) for m in metrics)
+                *(
+                    asyncio.shield(self.task(loaded, response, m, services, history=history))
+                    for m in metrics
+                )
             )
         )
         votes = more_votes(services.judge)
@@ -105,7 +111,7 @@ class MetricMemos:
         ]
         revoted = await asyncio.gather(
             *(
-                asyncio.shield(self.task(loaded, response, metrics[i], services, votes[0]))
+                asyncio.shield(self.task(loaded, response, metrics[i], services, votes[0], history))
                 for i in again
             )
         )
@@ -116,7 +122,8 @@ class MetricMemos:
         return measured
 
     def release(self, key: str) -> None:
-        """Let go of a case's measurements and judge answers. Call on the loop."""
+        """Let go of a case's measurements and judge answers (a conversation's: its turns'
+        too, kept under its key). Call on the loop."""
         for memo_key in self._keys.pop(key, ()):
             self._measurements.pop(memo_key, None)
         self._questions.pop(key, None)

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..data.response import RAGResponse
+from ..data.response import Message, RAGResponse
 from ..metrics.base import Measurement, Metric, Sample, Services
 from ..runtime.event_loop import CLOSE_WAIT, GuardedLoop, LoopThread
 from ..runtime.limits import AdaptiveLimiter
@@ -175,9 +175,12 @@ def recorded_response(loaded: LoadedCase) -> RAGResponse:
     return RAGResponse(answer=case.answer, contexts=case.contexts, latency=None)
 
 
-def make_sample(loaded: LoadedCase, response: RAGResponse) -> Sample:
+def make_sample(
+    loaded: LoadedCase, response: RAGResponse, history: tuple[Message, ...] = ()
+) -> Sample:
     case = loaded.case
     return Sample(
+        history=history,
         case_key=loaded.key,
         question=case.question,
         ground_truth=case.ground_truth or "",

@@ -46,7 +46,9 @@ class AnswerCorrectness(Metric):
         if not sample.answer.strip():
             return Measurement(score=0.0, reason="the answer is empty")
         inputs = EquivalenceInput(
-            question=sample.question, answer=sample.answer, ground_truth=sample.ground_truth
+            question=sample.question_in_context,
+            answer=sample.answer,
+            ground_truth=sample.ground_truth,
         )
         outcome = await services.ask(AnswerEquivalence(), inputs)
         if outcome.value is None:

@@ -87,7 +87,7 @@ class AnswerRelevance(Metric):
         questions = [q for q in generated.questions if q.strip()][: self.count]
         if not questions:  # a judge that does not check its answers: blank questions only
             return not_judged(outcome, "the judge generated no questions")
-        vectors = await services.embed([sample.question, *questions])
+        vectors = await services.embed([sample.question_in_context, *questions])
         similarities = [cosine(vectors[0], v) for v in vectors[1:]]
         score = sum(similarities) / len(similarities)
         return Measurement(
@@ -103,7 +103,7 @@ class AnswerRelevance(Metric):
         )
 
     async def _direct(self, sample: Sample, services: Services) -> Measurement:
-        inputs = DirectRelevanceInput(question=sample.question, answer=sample.answer)
+        inputs = DirectRelevanceInput(question=sample.question_in_context, answer=sample.answer)
         outcome = await services.ask(AnswerAddressesQuestion(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge did not rate the answer")

@@ -21,7 +21,7 @@ from ..judges.base import VOTES, I, Judge, JudgeOutcome, O, Question, Usage
 from ..text.shorten import shorten
 
 if TYPE_CHECKING:
-    from ..data.response import Context
+    from ..data.response import Context, Message
 
 Requirement = Literal["contexts", "expected_contexts", "ground_truth", "judge", "embeddings"]
 Status = Literal["passed", "failed", "not_judged"]
@@ -65,6 +65,18 @@ class Sample:
     ranked_sources: list[str | None] | None = None
     """The source at each rank, ``None`` for a context that names none: unlike ``sources``,
     it keeps the rank of every retrieved context (``None``: the same as ``sources``)."""
+    history: tuple[Message, ...] = ()
+    """A conversation's turn: the earlier turns, oldest first (the user's questions and the
+    RAG system's answers); empty for a case that is no conversation."""
+
+    @property
+    def question_in_context(self) -> str:
+        """The question as the user meant it: in a conversation, after the user's earlier
+        questions ("and for business accounts?" means something only after the first)."""
+        earlier = [m["content"] for m in self.history if m["role"] == "user"]
+        if not earlier:
+            return self.question
+        return "\n".join([*earlier, self.question])
 
 
 class Evidence(BaseModel):
@@ -83,6 +95,9 @@ class Evidence(BaseModel):
     the statements that count against its score; ``None``: not found in the answer, or not
     a statement of it)."""
     end: int | None = Field(default=None, ge=0)
+    turn: int | None = Field(default=None, ge=1)
+    """A conversation's evidence: the turn it comes from (its offsets index that turn's
+    answer)."""
 
 
 _UNIT_BOUNDS: dict[str, Any] = {"minimum": 0, "maximum": 1}

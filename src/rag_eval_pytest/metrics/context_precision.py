@@ -50,7 +50,7 @@ class ContextPrecision(Metric):
         if not contexts:
             return empty_contexts()
         inputs = ContextsInput(
-            question=sample.question, ground_truth=sample.ground_truth, contexts=contexts
+            question=sample.question_in_context, ground_truth=sample.ground_truth, contexts=contexts
         )
         outcome = await services.ask(ContextUsefulness(), inputs)
         if outcome.value is None:

@@ -43,7 +43,7 @@ class ContextRecall(Metric):
         if not sentences:
             return Measurement.not_judged("the ground truth has no sentence to attribute")
         inputs = AttributionInput(
-            question=sample.question, ground_truth_sentences=sentences, contexts=contexts
+            question=sample.question_in_context, ground_truth_sentences=sentences, contexts=contexts
         )
         outcome = await services.ask(GroundTruthAttribution(), inputs)
         if outcome.value is None:

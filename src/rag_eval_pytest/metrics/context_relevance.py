@@ -66,7 +66,7 @@ class ContextRelevance(Metric):
             )
             sentences = sentences[:limit]
         inputs = RelevanceInput(
-            question=sample.question, context_sentences=[text for text, _ in sentences]
+            question=sample.question_in_context, context_sentences=[text for text, _ in sentences]
         )
         outcome = await services.ask(ContextSentenceRelevance(), inputs)
         if outcome.value is None:

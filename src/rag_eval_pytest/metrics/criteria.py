@@ -60,7 +60,7 @@ class Criteria(Metric):
             )
         inputs = CriterionInput(
             criterion=self.criterion,
-            question=sample.question,
+            question=sample.question_in_context,
             answer=sample.answer,
             contexts=[c.text for c in sample.contexts or []],
             ground_truth=sample.ground_truth,

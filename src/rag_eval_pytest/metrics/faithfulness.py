@@ -69,7 +69,9 @@ class Faithfulness(Metric):
         contexts = context_texts(sample)
         if not contexts:
             return empty_contexts()
-        inputs = StatementsInput(question=sample.question, answer=sample.answer, contexts=contexts)
+        inputs = StatementsInput(
+            question=sample.question_in_context, answer=sample.answer, contexts=contexts
+        )
         outcome = await services.ask(StatementSupport(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge gave no statement verdicts")

@@ -43,11 +43,14 @@ class CaseRecord:
         "_payload",
         "_payload_cache",
         "_tests",
+        "_turn_metrics",
     )
 
     def __init__(self, payload: CasePayload) -> None:
         kept = dict(payload)
         kept["metrics"] = []  # the transport's form; the results are kept in _metrics
+        if "turns" in payload:
+            kept["turns"] = [_without_metrics(t) for t in payload["turns"]]
         self._payload = json.dumps(kept)
         self._payload_cache: CasePayload | None = None
         # What a later test's payload may still bring: the response an earlier (failed) test
@@ -56,6 +59,28 @@ class CaseRecord:
         self._tests: dict[str, tuple[str, Outcome, str | None]] = {}
         self._metrics: dict[str, tuple[str, str]] = {}  # name: (status, result as JSON)
         self._metric_cache: dict[str, MetricResult] | None = None
+        # A conversation's: each turn's metrics (name: (status, result as JSON)), by turn.
+        self._turn_metrics: list[dict[str, tuple[str, str]]] | None = (
+            [{} for _ in payload["turns"]] if "turns" in payload else None
+        )
+
+    @property
+    def turns(self) -> list[TurnRecord] | None:
+        """A conversation's turns: each turn's payload and its metrics' most telling
+        results; ``None`` for a case that is no conversation."""
+        if self._turn_metrics is None:
+            return None
+        payloads = self.payload.get("turns", [])
+        return [
+            (
+                turn,
+                {
+                    name: MetricResult.model_validate_json(text)
+                    for name, (_, text) in metrics.items()
+                },
+            )
+            for turn, metrics in zip(payloads, self._turn_metrics, strict=True)
+        ]
 
     @property
     def payload(self) -> CasePayload:
@@ -91,10 +116,16 @@ class CaseRecord:
     def merge(self, payload: CasePayload) -> None:
         # Later payloads may carry the response an earlier (failed) test did not reach.
         filled = [k for k in self._missing if payload.get(k) not in (None, [])]
+        if "turns" in payload and not any(
+            t["answer"] is not None for t in self.payload.get("turns", [])
+        ):  # the turns' responses an earlier (failed) test did not reach
+            filled.append("turns")
         if filled:
             current = self.payload
             for key in filled:
                 current[key] = payload[key]  # type: ignore[literal-required]
+            if "turns" in filled:
+                current["turns"] = [_without_metrics(t) for t in payload["turns"]]
             if "error" in filled and payload.get("crashed"):  # the error is a crash's
                 current["crashed"] = True
             self._payload = json.dumps(current)
@@ -103,19 +134,20 @@ class CaseRecord:
         self.add_payload_metrics(payload)
 
     def add_payload_metrics(self, payload: CasePayload) -> None:
-        """The metric results a payload carries, in their JSON form."""
+        """The metric results a payload carries, in their JSON form (a conversation's: its
+        turns' too)."""
         for result in payload["metrics"]:
             self._keep_metric(str(result["metric"]), str(result["status"]), json.dumps(result))
+        if self._turn_metrics is not None:
+            for kept, turn in zip(self._turn_metrics, payload.get("turns", []), strict=False):
+                for result in turn["metrics"]:
+                    _keep(kept, str(result["metric"]), str(result["status"]), json.dumps(result))
 
     def add_metric(self, result: MetricResult) -> None:
         self._keep_metric(result.metric, result.status, result.model_dump_json())
 
     def _keep_metric(self, name: str, status: str, text: str) -> None:
-        current = self._metrics.get(name)
-        # Keep the most telling result of a metric asserted by several tests: a failure
-        # over a pass, a pass over "not judged".
-        if current is None or _RANK[status] >= _RANK[current[0]]:
-            self._metrics[name] = (status, text)
+        if _keep(self._metrics, name, status, text):
             self._metric_cache = None
 
     @property
@@ -134,6 +166,27 @@ class CaseRecord:
 
 
 _RANK = {"failed": 2, "passed": 1, "not_judged": 0}
+
+TurnRecord = tuple["CasePayload", dict[str, MetricResult]]
+"""A conversation's turn in the reports: its payload and its metrics' results."""
+
+
+def _keep(kept: dict[str, tuple[str, str]], name: str, status: str, text: str) -> bool:
+    """Keep the most telling result of a metric asserted by several tests: a failure over a
+    pass, a pass over "not judged". Whether ``text`` was kept."""
+    current = kept.get(name)
+    if current is None or _RANK[status] >= _RANK[current[0]]:
+        kept[name] = (status, text)
+        return True
+    return False
+
+
+def _without_metrics(turn: CasePayload) -> CasePayload:
+    kept = dict(turn)
+    kept["metrics"] = []
+    return kept  # type: ignore[return-value]
+
+
 _FILLABLE = ("answer", "contexts", "sources", "latency", "error")
 
 

@@ -6,7 +6,7 @@ and the Markdown report, the history line and the terminal summary are rendered 
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from .models import (
     SCHEMA_VERSION,
@@ -24,12 +24,13 @@ from .models import (
     Summary,
     TagSummary,
     Tool,
+    TurnResult,
 )
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from .collector import CaseRecord
+    from .collector import CaseRecord, TurnRecord
     from .summary import RunSummary
 
 
@@ -74,6 +75,38 @@ def _case(record: CaseRecord, summary: RunSummary, order: list[str]) -> CaseResu
         inline=payload.get("inline", False),
         failure_cause=causes[0] if causes else None,
         secondary_causes=list(causes[1:]),
+        turns=None if record.turns is None else [_turn(t) for t in record.turns],
+    )
+
+
+def _turn(turn: TurnRecord) -> TurnResult:
+    payload, metrics = turn
+    contexts = payload["contexts"]
+    statuses = {r.status for r in metrics.values()}
+    status: Literal["passed", "failed", "not_judged"] | None = (
+        "failed"
+        if "failed" in statuses
+        else "passed"
+        if "passed" in statuses
+        else "not_judged"
+        if statuses
+        else None
+    )
+    return TurnResult(
+        key=payload["key"],
+        turn=int(payload["key"].rsplit("-", 1)[1]),
+        question=payload["question"],
+        ground_truth=payload["ground_truth"],
+        expected_contexts=payload["expected_contexts"],
+        status=status,
+        recorded=payload["recorded"],
+        answer=payload["answer"],
+        contexts=None
+        if contexts is None
+        else [ContextResult(text=c["text"], source=c["source"]) for c in contexts],
+        sources=payload["sources"],
+        latency_s=_round(payload["latency"]),
+        metrics=dict(metrics),
     )
 
 

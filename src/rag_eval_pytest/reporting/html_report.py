@@ -645,7 +645,8 @@ def _answer(case: CaseResult) -> list[str]:
     """The answer, with the statements that count against it in ``<mark>`` (each piece
     escaped before the element is added), a legend, and the statements not found in it."""
     label = "Answer" + (" (recorded)" if case.recorded else "")
-    spans, unmatched = answer_marks(case.metrics.values())
+    # A conversation's evidence indexes its turns' answers, not its last one's.
+    spans, unmatched = answer_marks([] if case.turns is not None else case.metrics.values())
     if not spans or case.answer is None:
         lines = [_block(label, case.answer, _LONG)]
     else:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         Summary,
         Trend,
         TrendPoint,
+        TurnResult,
     )
 
 _QUOTE = 600
@@ -63,10 +64,12 @@ MARK_LEGEND = "statements the judge found unsupported or contradicted"
 _MARK_CONTEXT = 120  # the characters shown beside each mark of a long answer
 
 
-def _marked_answer(case: CaseResult) -> list[str]:
+def _marked_answer(case: CaseResult | TurnResult) -> list[str]:
     """The answer with the statements that count against it in bold (each piece escaped
-    before the marks are added), a one-line legend, and the statements not found in it."""
-    spans, unmatched = answer_marks(case.metrics.values())
+    before the marks are added), a one-line legend, and the statements not found in it. A
+    conversation's evidence indexes its turns' answers: each turn marks its own."""
+    conversation = getattr(case, "turns", None) is not None
+    spans, unmatched = answer_marks([] if conversation else case.metrics.values())
     lines = []
     if spans and case.answer is not None:
         context = None if len(case.answer) <= _QUOTE else _MARK_CONTEXT
@@ -275,11 +278,31 @@ def _cause_line(case: CaseResult) -> list[str]:
     ]
 
 
+def _turns(case: CaseResult) -> list[str]:
+    """A conversation as its turns, the failing turns first, each with its question, answer
+    (its unsupported statements marked) and scores."""
+    turns = sorted(case.turns or [], key=lambda t: (t.status != "failed", t.turn))
+    lines = [f"**Conversation:** {len(turns)} turns, the failing first", ""]
+    for turn in turns:
+        status = (turn.status or "not measured").upper().replace("_", " ")
+        lines += [f"#### Turn {turn.turn} ({status}): {inline(turn.question, 120)}", ""]
+        lines += [f"**Answer:** {_quote(turn.answer)}", ""]
+        lines += _marked_answer(turn)
+        for name, result in turn.metrics.items():
+            score = "not judged" if result.score is None else fmt_score(result.score)
+            reason = f" - {_cell(result.reason)}" if result.reason else ""
+            lines.append(f"- {_cell(title(name))}: {score}{reason}")
+        lines.append("")
+    return lines
+
+
 def _case_trace(case: CaseResult) -> list[str]:
     status = {"failed": "FAILED", "error": "ERROR"}.get(case.status, "LOW")
     critical = " (critical)" if case.critical else ""
     lines = [f"### {status}: {_cell(case.key)}{critical} - {inline(case.question, 120)}", ""]
     lines += _cause_line(case)
+    if case.turns is not None:
+        lines += _turns(case)
     lines.append(f"**Question:** {_cell(case.question)}")
     lines.append("")
     if case.error:

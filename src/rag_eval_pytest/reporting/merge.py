@@ -26,6 +26,7 @@ from .models import (
     Report,
     RunSection,
     Selection,
+    TurnResult,
 )
 from .summary import summarise
 from .verdict import ExitCodes, ExitDecision, RunEnd, decide_verdict
@@ -77,12 +78,42 @@ def _record(case: CaseResult) -> CaseRecord:
         and "failure_cause" in case.model_fields_set
         and case.failure_cause != "rag_error",
     }
+    if case.turns is not None:
+        payload["turns"] = [_turn_payload(case, turn) for turn in case.turns]
     record = CaseRecord(payload)
+    record.add_payload_metrics(payload)  # a conversation's turns' (its own: below)
     for test in case.tests:
         record.add_test(test.nodeid, test.outcome, test.message)
     for result in case.metrics.values():
         record.add_metric(result)
     return record
+
+
+def _turn_payload(case: CaseResult, turn: TurnResult) -> CasePayload:
+    """A conversation's turn as the payload a run's test sent (its results with it)."""
+    return {
+        "schema": 1,
+        "key": turn.key,
+        "id": turn.key,
+        "index": case.index,
+        "dataset": case.dataset,
+        "question": turn.question,
+        "ground_truth": turn.ground_truth,
+        "critical": case.critical,
+        "tags": list(case.tags),
+        "expected_contexts": turn.expected_contexts,
+        "recorded": turn.recorded,
+        "answer": turn.answer,
+        "contexts": None
+        if turn.contexts is None
+        else [{"text": c.text, "source": c.source} for c in turn.contexts],
+        "sources": list(turn.sources),
+        "latency": turn.latency_s,
+        "error": None,
+        "adapter": None,
+        "judge": None,
+        "metrics": [r.model_dump(mode="json") for r in turn.metrics.values()],
+    }
 
 
 def _settings_of(report: Report) -> tuple[dict[str, float], dict[str, float], float]:

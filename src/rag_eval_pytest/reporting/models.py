@@ -236,8 +236,31 @@ class CaseTest(_Model):
     message: str | None
 
 
+class TurnResult(_Model):
+    """One turn of a conversation: its question, the RAG system's response with the turns
+    before it as its history, and its metrics' results."""
+
+    key: str = Field(description="The turn's key: '<case key>/turn-<number>'.")
+    turn: Annotated[int, Field(strict=True, ge=1)]
+    question: str
+    ground_truth: str | None
+    expected_contexts: list[str] | None
+    status: Literal["passed", "failed", "not_judged"] | None = Field(
+        description="failed when a metric failed on the turn, passed when one passed and "
+        "none failed, not_judged when none was judged; null when nothing was measured."
+    )
+    recorded: bool
+    answer: str | None
+    contexts: list[ContextResult] | None
+    sources: list[str]
+    latency_s: Seconds | None
+    metrics: dict[str, MetricResult]
+
+
 class CaseResult(_Model):
-    """One case: the dataset's side, the RAG system's response, and its metrics' results."""
+    """One case: the dataset's side, the RAG system's response, and its metrics' results.
+    A conversation's ``question`` is its first turn's, its response its last turn's, and
+    each of its metrics the minimum (or mean) over ``turns``."""
 
     key: str
     id: str
@@ -275,6 +298,11 @@ class CaseResult(_Model):
     secondary_causes: list[FailureCause] = Field(
         default_factory=list,
         description="The other causes that apply to the failing case, in the same order.",
+    )
+    turns: list[TurnResult] | None = Field(
+        default=None,
+        description="A conversation's turns, in order, each with its results; null for a "
+        "case that is no conversation.",
     )
 
 

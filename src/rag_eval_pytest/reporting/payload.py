@@ -51,6 +51,9 @@ class CasePayload(_CaseFields, total=False):
     crashed: bool
     """The case's ``error`` is the test process's crash (xdist's report of a dead worker),
     not the RAG call's."""
+    turns: list[CasePayload]
+    """A conversation's turns, each as a case's payload (its key ``<key>/turn-N``), with
+    the results measured on it."""
     judge_identity: str
     """The judge's one identity (its fingerprint and votes): two runs whose judges differ
     in it did not measure the same thing, though their descriptions may read alike."""

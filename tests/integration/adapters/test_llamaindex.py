@@ -71,7 +71,7 @@ def test_engine_without_a_text_response_is_an_adapter_error() -> None:
 
 
 def test_neither_engine_nor_index_is_a_config_error() -> None:
-    with pytest.raises(ConfigError, match="neither a query engine nor an index"):
+    with pytest.raises(ConfigError, match="neither a query engine, a chat engine nor an index"):
         LlamaIndexAdapter(42)
 
 

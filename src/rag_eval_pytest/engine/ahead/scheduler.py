@@ -10,20 +10,20 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from ...metrics.conversation import split_aggregate
 from ...metrics.registry import get_metric, metric_class, requirements
 from .plan import function_id, judge_group
 
 if TYPE_CHECKING:
     from ...adapters.base import RAGAdapter
     from ...data.dataset import LoadedCase
-    from ...data.response import RAGResponse
     from ...judges.base import Judge
     from ...metrics.base import Embed, Metric
     from ...runtime.limits import AdaptiveLimiter
     from ..case import CaseTest
     from ..judging import JudgeRegistry
     from ..memos import MetricMemos
-    from ..queries import RagQueries
+    from ..queries import RagQueries, Turn
     from ..requests import PlannedMetric
     from ..session import EvalSession
     from ..tasks import PendingTasks
@@ -199,11 +199,16 @@ class Scheduler:
             self.tasks.keep(response_task)
             try:
                 response = await asyncio.shield(response_task)
+                turns: list[Turn] = (
+                    await self.queries.turns(loaded, self._adapter)
+                    if loaded.turns
+                    else [(loaded, response, ())]
+                )
             except Exception:  # the test reports the adapter's error
                 return
-        self._measure_ahead(test, loaded, response)
+        self._measure_ahead(test, loaded, turns)
 
-    def _measure_ahead(self, test: PlannedTest, loaded: LoadedCase, response: RAGResponse) -> None:
+    def _measure_ahead(self, test: PlannedTest, loaded: LoadedCase, turns: list[Turn]) -> None:
         """Schedule the case's known metrics (not awaited: tests wait for their own)."""
         judge = self._group_judges.get(test.group)
         identity = self.judges.identity(judge)
@@ -219,7 +224,7 @@ class Scheduler:
         metrics: list[Metric] = []
         for name, params in requests:
             try:
-                metrics.append(get_metric(name, **params))
+                metrics.append(get_metric(name, **split_aggregate(params)[1]))
             except (KeyError, TypeError, ValueError):  # the test reports its own mistake
                 continue
         services = self.memos.services(loaded.key, judge, metrics)
@@ -232,9 +237,10 @@ class Scheduler:
                 warm_up.add_done_callback(lambda t: t.cancelled() or t.exception())
                 self.tasks.keep(warm_up)
         for metric in metrics:
-            task = self.memos.task(loaded, response, metric, services)
-            self.session.progress.track(test.case, task)
-            self.tasks.keep(task)
+            for turn, response, history in turns:  # a conversation's: each turn's
+                task = self.memos.task(turn, response, metric, services, history=history)
+                self.session.progress.track(test.case, task)
+                self.tasks.keep(task)
 
     def _uses_model(self, metrics: list[Metric], judge: Judge | None) -> bool:
         """Whether these metrics load an embedding model: an embedding metric, or a judged
