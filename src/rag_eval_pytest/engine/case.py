@@ -178,6 +178,24 @@ class CaseTest:
             self.recorder.judge_identity = self._judges.identity(judge)
         return judge
 
+    def judge_for_embeddings(self) -> Judge | None:
+        """The test's judge for metrics that only embed, when it has embeddings of its own:
+        its vectors score them, as they do beside a judged metric. ``None`` (the offline
+        model embeds) when it has none, or when it cannot be built: these metrics need no
+        judge, so that stops nothing."""
+        from ..errors import ConfigError, SetupFailed
+
+        try:
+            judge = self.judge()
+        except (SetupFailed, ConfigError):
+            return None
+        if not self._judges.embeds_itself(judge):
+            return None
+        assert judge is not None
+        self.recorder.judge = judge.describe()
+        self.recorder.judge_identity = self._judges.identity(judge)
+        return judge
+
     def redact(self, text: str) -> str:
         """``text`` with the run's known secrets masked."""
         return self._redactor.text(text)

@@ -165,7 +165,10 @@ class Engine:
                 new.append((metric, dict(params)))
         recorder.requests.extend(new)
         needs = frozenset().union(*(requirements(metric) for metric, _, _ in requests))
-        judge = test.judge_for_metrics() if "judge" in needs else None
+        if "judge" in needs:
+            judge = test.judge_for_metrics()
+        else:  # metrics that embed use the test's judge's embeddings when it has them
+            judge = test.judge_for_embeddings() if "embeddings" in needs else None
         if new and not test.inline:
             # Measured ahead for the function's other cases at once, while this test waits.
             self.ahead.learn(test, new)
