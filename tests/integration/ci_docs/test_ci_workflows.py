@@ -4,7 +4,9 @@ virtual environment, against the example app, and do what the page says.
 Two substitutions only, both for this machine rather than for the steps: the package is
 installed from this checkout (the steps name the published ``rag-eval-pytest``), and
 PyTorch's CPU wheel comes from pip's configured wheel folder (the steps name PyTorch's CPU
-index, which this machine cannot reach). No key is set: the offline judge scores.
+index, which this machine cannot reach). No key is set: the offline judge scores. pip does
+not byte-compile what it installs (``PIP_NO_COMPILE``, as the install matrix's ``--no-compile``):
+most of PyTorch's files are never imported here, and compiling them took half the install.
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ def run_step(command: str, project: Path, ci_venv: Path, env: dict[str, str]) ->
     environ.update(env)
     environ["PATH"] = f"{ci_venv / 'bin'}{os.pathsep}{environ.get('PATH', '')}"
     environ["VIRTUAL_ENV"] = str(ci_venv)
+    environ["PIP_NO_COMPILE"] = "0"  # pip reads "0" as --no-compile given (a negative flag)
     done = subprocess.run(
         ["bash", "-e", "-c", for_this_machine(command)],
         cwd=project,
