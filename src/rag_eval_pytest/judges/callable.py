@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import raised
 from ..runtime.event_loop import raised_by_user_code
-from .llm import LLMJudge, Reply, RequestFailed
+from .llm import LLMJudge, Reply, RequestFailed, TransientError
 
 if TYPE_CHECKING:
     from .prompt import RenderedPrompt
@@ -52,23 +52,15 @@ class CallableJudge(LLMJudge):
 
     async def _complete(self, prompt: RenderedPrompt, question_name: str) -> Reply:
         try:
-            if inspect.iscoroutinefunction(self.fn) or inspect.iscoroutinefunction(
-                getattr(self.fn, "__call__", None)  # noqa: B004 - async callable objects
-            ):
-                result = await self.fn(prompt.text)
-            else:
-                result = await asyncio.to_thread(self.fn, prompt.text)
-                if inspect.isawaitable(result):
-                    result = await result
-        except BaseException as exc:
-            # The user's judge failed: not judged, with the reason. Whatever its code raised,
-            # an exit or interrupt (never a real Ctrl-C: that reaches only the main thread),
-            # GeneratorExit, a CancelledError or a class of its own, must not leave this task
-            # as itself, or it stops the event loop or passes for the run's own end. Only
-            # the task's own cancellation (the run stopping) goes on as it is.
-            if not raised_by_user_code(exc):
-                raise
-            raise RequestFailed(raised(self.model, exc)) from exc
+            # judge.timeout bounds the callable as it bounds an HTTP request: a call that
+            # hangs is a timed-out request (retried, and three in a row stop the judge); a
+            # sync one runs on a daemon thread the run never waits for.
+            result = await asyncio.wait_for(self._guarded(prompt.text), self.timeout)
+        except asyncio.TimeoutError:  # not TimeoutError before Python 3.11
+            raise TransientError(
+                f"{self.model} gave no answer within {self.timeout:g} s (judge.timeout)",
+                timed_out=True,
+            ) from None
         if isinstance(result, Mapping):
             return Reply(data=dict(result))
         if hasattr(result, "model_dump"):
@@ -78,6 +70,32 @@ class CallableJudge(LLMJudge):
                 f"{self.model} returned {type(result).__name__}; a custom judge returns text"
             )
         return Reply(text=result)
+
+    async def _guarded(self, text: str) -> Any:
+        """The user's callable, whose failures are failed requests. Caught in the task that
+        runs it (``wait_for``'s own): an exit or interrupt leaving that task would stop the
+        event loop."""
+        try:
+            return await self._call(text)
+        except BaseException as exc:
+            # The user's judge failed: not judged, with the reason. Whatever its code raised,
+            # an exit or interrupt (never a real Ctrl-C: that reaches only the main thread),
+            # GeneratorExit, a CancelledError or a class of its own, must not leave this task
+            # as itself, or it stops the event loop or passes for the run's own end. Only
+            # the task's own cancellation (the run stopping, the timeout) goes on as it is.
+            if not raised_by_user_code(exc):
+                raise
+            raise RequestFailed(raised(self.model, exc)) from exc
+
+    async def _call(self, text: str) -> Any:
+        if inspect.iscoroutinefunction(self.fn) or inspect.iscoroutinefunction(
+            getattr(self.fn, "__call__", None)  # noqa: B004 - async callable objects
+        ):
+            return await self.fn(text)
+        result = await asyncio.to_thread(self.fn, text)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
 
 
 def stable_name(fn: Any) -> str | None:

@@ -101,6 +101,7 @@ def adopt(judge: Judge, settings: JudgeSettings, cache_dir: Path | None) -> Judg
             prices=settings.price_table(),
             max_context_tokens=settings.max_context_tokens,
             retry=RetryPolicy.from_settings(settings.retry),
+            timeout=settings.timeout,
         )
     return judge
 

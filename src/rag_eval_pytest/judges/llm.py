@@ -211,7 +211,7 @@ class LLMJudge(Judge):
         cache: JudgeCache | Literal[False] | None = None,
         prices: Prices | None = None,
         max_context_tokens: int | None = None,
-        timeout: float = 60.0,
+        timeout: float | None = None,
         retry: RetryPolicy | None = None,
     ) -> None:
         if passes is not None and passes < 1:
@@ -226,7 +226,9 @@ class LLMJudge(Judge):
         self.cache = cache
         self.prices = prices
         self.max_context_tokens = max_context_tokens
-        self.timeout = timeout
+        self.timeout = 60.0 if timeout is None else timeout
+        """Seconds one request may take (``judge.timeout`` unless given)."""
+        self._timeout_given = timeout is not None
         self.retry = retry or RetryPolicy()
         self._retry_given = retry is not None
         self.limiter: AdaptiveLimiter | None = None
@@ -262,8 +264,11 @@ class LLMJudge(Judge):
         deadline: JudgeDeadline | None = None,
         max_passes: int | None = None,
         vote_margin: float = 0.2,
+        timeout: float | None = None,
     ) -> None:
         """Fill the settings the judge was built without (explicit arguments win)."""
+        if not self._timeout_given and timeout is not None:
+            self.timeout, self._timeout_given = timeout, True
         if self.limiter is None and limiter is not None:
             self.limiter = limiter
         if self.redactor is None and redactor is not None:

@@ -156,8 +156,9 @@ class JudgeSettings(_Section):
     timeout: float = Field(
         60.0,
         gt=0,
-        description="Seconds per judge request; 3 requests in a row that time out stop the "
-        "judge (a judge that never answers ends the run in about 2 minutes).",
+        description="Seconds per judge request (a custom judge's call too); 3 requests in a "
+        "row that time out stop the judge (a judge that never answers ends the run in about 2 "
+        "minutes).",
     )
     retry: JudgeRetrySettings = Field(default_factory=JudgeRetrySettings)
     deadline: float | None = Field(

@@ -246,3 +246,41 @@ def test_a_judge_that_never_answers_ends_the_run_at_the_default_settings(
     # Each case's two first passes, and a few retries sent before the stop (41 requests
     # without it): nothing is sent after the stop.
     assert len(server.requests) <= 3 * 6, len(server.requests)
+
+
+HANGING_JUDGE = """
+import threading, pytest
+from rag_eval_pytest.judges.callable import CallableJudge
+
+RELEASE = threading.Event()
+
+def hangs(prompt):
+    RELEASE.wait(600)  # a sync call that never returns within the run
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    yield CallableJudge(hangs, model="hangs")
+    RELEASE.set()
+"""
+
+
+def test_a_custom_judge_that_hangs_is_bounded_by_judge_timeout(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    # A callable judge was given no timeout at all: a call that hangs held its case (and,
+    # with three in flight, the run) until the two-hour judge deadline.
+    cases(write_dataset, 4)
+    pytester.makeconftest(HANGING_JUDGE)
+    pytester.makefile(".yaml", **{"eval-config": FAITHFULNESS + "judge:\n  timeout: 0.5\n"})
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess(
+        "--rag-dataset=dataset.json", "-p", "no:randomly", timeout=RUN_TIMEOUT
+    )
+    took = time.monotonic() - started
+    assert result.ret == 3, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        ["rag-eval: exit 3: fatal: judge unreachable: 3 requests in a row timed out after "
+         "0.5 s (judge.timeout)*"]
+    )
+    assert_clean(result)
+    assert took < 30, f"{took:.0f} s"
