@@ -125,6 +125,23 @@ def word_judge(prompt: str) -> str:
             "violations": [] if meets else split_sentences(said)[:1],
             "reason": f"the answer {'says' if meets else 'never says'} {word!r}",
         }
+    elif "The FACTS are what the user said earlier" in task:
+        # A fact is contradicted by an answer about it that gives none of its numbers but
+        # another, asked again by a question of the answer made of its words.
+        said = data["ANSWER"]
+        verdicts = []
+        for i, fact in enumerate(data["FACTS"]):
+            given, stated = set(re.findall(r"\d+", fact)), set(re.findall(r"\d+", said))
+            questions = [s for s in split_sentences(said) if s.endswith("?")]
+            asked = [s for s in questions if overlap(s, fact) >= 0.5]
+            if given and stated and not given & stated and overlap(fact, said) > 0:
+                verdict, why = "contradicted", f"the answer gives {sorted(stated)[0]}"
+            elif asked:
+                verdict, why = "asked again", f"the answer asks {asked[0]!r}"
+            else:
+                verdict, why = "kept", "consistent"
+            verdicts.append({"index": i, "verdict": verdict, "reason": why})
+        answer = {"facts": verdicts}
     else:  # pragma: no cover - a new question the stand-in does not know yet
         raise AssertionError(f"word_judge does not know this task: {task[:200]}")
     return "Here is my evaluation:\n```json\n" + json.dumps(answer) + "\n```"

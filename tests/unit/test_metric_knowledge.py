@@ -52,7 +52,9 @@ def test_the_check_finds_a_metric_named_outside_metrics(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", METRIC_NAMES)
 def test_every_judged_metric_declares_the_questions_it_asks(name: str) -> None:
     metric = metric_class(name)()
-    asked = metric.judge_questions("Q?", "The truth.", "An answer.", ["A context."])
+    asked = metric.judge_questions(
+        "Q?", "The truth.", "An answer.", ["A context."], earlier=["My order number is 4417."]
+    )
     if "judge" in metric.requires:
         assert asked, f"{name} asks a judge but declares no question for the cost estimate"
     else:

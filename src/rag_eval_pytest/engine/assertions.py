@@ -26,7 +26,7 @@ from ..metrics.context_recall import ContextRecall
 from ..metrics.context_relevance import ContextRelevance
 from ..metrics.faithfulness import Faithfulness
 from ..metrics.retrieval import RetrievalPrecision, RetrievalRecall
-from ..reporting.markdown import MARK_LEGEND, answer_marks, evidence_label
+from ..reporting.markdown import GOOD_VERDICTS, MARK_LEGEND, answer_marks, evidence_label
 from ..text.escaping import marked_plain
 from ..text.shorten import shorten
 from ..text.spans import marked_pieces
@@ -61,9 +61,6 @@ def _evidence_line(item: Evidence) -> str:
     reason = f" — {shorten(item.reason, 120)}" if item.reason else ""
     turn = f"turn {item.turn}: " if item.turn is not None else ""
     return f"  {turn}{verdict}{shorten(item.text, _TEXT)}{source}{reason}"
-
-
-_GOOD_VERDICTS = {"supported", "yes", "found", "expected", "relevant", "useful", "attributed"}
 
 
 def _marked_answer(
@@ -103,8 +100,8 @@ def failure_message(
     lines = [f"{result.case} {result.metric} {result.score:.2f} < {result.threshold:.2f}{at}"]
     if result.reason:
         lines.append(f"  {result.reason}")
-    bad = [e for e in result.evidence if (e.verdict or "").lower() not in _GOOD_VERDICTS]
-    good = [e for e in result.evidence if (e.verdict or "").lower() in _GOOD_VERDICTS]
+    bad = [e for e in result.evidence if (e.verdict or "").lower() not in GOOD_VERDICTS]
+    good = [e for e in result.evidence if (e.verdict or "").lower() in GOOD_VERDICTS]
     shown = (bad + good)[:_EVIDENCE_LINES]
     if shown:
         lines.append("evidence:")

@@ -2,8 +2,9 @@
 
 Renders the prompt each judge-based metric would send for each case (pre-recorded answers
 and contexts as they are; a typical size where the RAG system has not answered yet) and
-prices it with :mod:`..judges.cost`. With N passes it counts the passes of an agreeing vote
-(``N // 2 + 1``); disagreements cost more, cache hits less.
+prices it with :mod:`..judges.cost`. A conversation counts each of its turns (each is
+measured as a case of its own, with the user's earlier messages). With N passes it counts
+the passes of an agreeing vote (``N // 2 + 1``); disagreements cost more, cache hits less.
 """
 
 from __future__ import annotations
@@ -16,19 +17,34 @@ from ..judges.prompt import estimate_tokens, render
 from ..metrics.registry import METRIC_NAMES, get_metric, requirements
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Iterator, Mapping
 
-    from ..data.dataset import LoadedCase
+    from ..data.dataset import Case, LoadedCase
     from ..judges.settings import JudgeSettings
 
 TYPICAL_ANSWER = "x" * 600
 TYPICAL_CONTEXTS = ["x" * 800] * 4
 
 
-def _prompts(metric: str, question: str, truth: str, answer: str, contexts: list[str]) -> Any:
+def _prompts(
+    metric: str, question: str, truth: str, answer: str, contexts: list[str], earlier: list[str]
+) -> Any:
     """The prompts of the judge questions ``metric`` asks for such a case (its own list)."""
-    asked = get_metric(metric).judge_questions(question, truth, answer, contexts)
+    asked = get_metric(metric).judge_questions(question, truth, answer, contexts, earlier=earlier)
     return [render(q, inputs, mode="json") for q, inputs in asked]
+
+
+def _asked(cases: Iterable[LoadedCase]) -> Iterator[tuple[Case, list[str]]]:
+    """What the judge is asked about: each single question, and each turn of a conversation
+    (a turn is measured as a case of its own), with the user's earlier messages."""
+    for loaded in cases:
+        turns = loaded.case.turns
+        if turns is None:
+            yield loaded.case, []
+            continue
+        for number in range(1, len(turns) + 1):
+            earlier = [turn.question for turn in turns[: number - 1]]
+            yield loaded.case.turn_case(number), earlier
 
 
 def _judged(metric: str) -> bool:
@@ -61,17 +77,16 @@ def estimate_run(
     votes = settings.fixed_passes  # under passes: auto, one vote for most questions
     passes = 1 if votes == 1 else votes // 2 + 1
     tokens: list[int] = []
-    for loaded in cases:
-        case = loaded.case
-        answer = case.answer if case.answer is not None else TYPICAL_ANSWER
+    for asked, earlier in _asked(cases):
+        answer = asked.answer if asked.answer is not None else TYPICAL_ANSWER
         contexts = (
-            [c.text for c in case.contexts] if case.contexts is not None else TYPICAL_CONTEXTS
+            [c.text for c in asked.contexts] if asked.contexts is not None else TYPICAL_CONTEXTS
         )
         for metric in judged:
-            if case.ground_truth is None and "ground_truth" in requirements(metric):
+            if asked.ground_truth is None and "ground_truth" in requirements(metric):
                 continue  # not judged: no judge call
             for prompt in _prompts(
-                metric, case.question, case.ground_truth or "", answer, contexts
+                metric, asked.question, asked.ground_truth or "", answer, contexts, earlier
             ):
                 tokens.extend([estimate_tokens(prompt.text)] * passes)
     if kind == "local":

@@ -402,3 +402,65 @@ class CriterionCheck(Question[CriterionInput, CriterionVerdict]):
             "contexts": inputs.contexts,
             "ground_truth": inputs.ground_truth,
         }
+
+
+# --------------------------------------------------------------------------- knowledge retention
+
+
+class RetentionInput(_Model):
+    facts: list[str]
+    """What the user stated in the conversation's earlier turns, one statement each."""
+    question: str
+    """The user's message this answer replies to."""
+    answer: str
+
+
+RetentionVerdict = Literal["kept", "contradicted", "asked again"]
+"""What an answer does with one fact the user gave: ``kept`` (consistent with it, or silent
+on it), ``contradicted`` (states something that conflicts with it) or ``asked again`` (asks
+the user for what it already gave)."""
+
+
+class FactRetention(_Model):
+    index: int = Field(ge=0, description="0-based position of the fact in FACTS.")
+    verdict: RetentionVerdict = Field(
+        description="kept: the answer agrees with the fact or does not touch it; contradicted: "
+        "the answer states something that conflicts with it; asked again: the answer asks the "
+        "user for what the fact already gave."
+    )
+    reason: str = Field(description="Short reason, quoting the answer for a contradiction.")
+
+
+class FactRetentions(_Model):
+    facts: list[FactRetention]
+
+
+class UserFactRetention(Question[RetentionInput, FactRetentions]):
+    """Knowledge retention: for each fact the user gave in earlier turns, whether the answer
+    contradicts it or asks for it again."""
+
+    name = "fact_retention"
+    input_model: ClassVar[type[BaseModel]] = RetentionInput
+    output_model: ClassVar[type[BaseModel]] = FactRetentions
+
+    def instructions(self) -> str:
+        return (
+            "The FACTS are what the user said earlier in a conversation; the ANSWER replies to "
+            "the user's latest message, the QUESTION. For EACH fact, in order, decide what the "
+            "ANSWER does with it: 'contradicted' if the answer states something that conflicts "
+            "with the fact (another number, name, date or the opposite), 'asked again' if the "
+            "answer asks the user for what the fact already gave, 'kept' otherwise (the answer "
+            "agrees with the fact or does not touch it). Return exactly one verdict per fact, "
+            "with its 0-based index and a short reason quoting the answer."
+        )
+
+    def untrusted(self, inputs: RetentionInput) -> dict[str, str | list[str]]:
+        return {"facts": inputs.facts, "question": inputs.question, "answer": inputs.answer}
+
+    def check(self, inputs: RetentionInput, output: FactRetentions) -> list[str]:
+        return check_indexed(output.facts, len(inputs.facts), "facts")
+
+    def salvage(
+        self, inputs: RetentionInput, output: FactRetentions
+    ) -> tuple[FactRetentions, str] | None:
+        return keep_indexed(output, "facts", len(inputs.facts), "facts")

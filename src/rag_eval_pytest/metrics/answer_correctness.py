@@ -16,6 +16,8 @@ from .base import Evidence, Measurement, Metric, Requirement
 from .judged import details, not_judged
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pydantic import BaseModel
 
     from ..judges.base import Question
@@ -37,7 +39,13 @@ class AnswerCorrectness(Metric):
     failure_cause = "incorrect_answer"
 
     def judge_questions(
-        self, question: str, ground_truth: str, answer: str, contexts: list[str]
+        self,
+        question: str,
+        ground_truth: str,
+        answer: str,
+        contexts: list[str],
+        *,
+        earlier: Sequence[str] = (),
     ) -> list[tuple[Question[Any, Any], BaseModel]]:
         inputs = EquivalenceInput(question=question, answer=answer, ground_truth=ground_truth)
         return [(AnswerEquivalence(), inputs)]

@@ -26,6 +26,8 @@ from .base import Evidence, Measurement, Metric, Requirement
 from .judged import cosine, details, not_judged
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pydantic import BaseModel
 
     from ..judges.base import Question
@@ -51,7 +53,13 @@ class AnswerRelevance(Metric):
         self.count = count
 
     def judge_questions(
-        self, question: str, ground_truth: str, answer: str, contexts: list[str]
+        self,
+        question: str,
+        ground_truth: str,
+        answer: str,
+        contexts: list[str],
+        *,
+        earlier: Sequence[str] = (),
     ) -> list[tuple[Question[Any, Any], BaseModel]]:
         return [(GeneratedQuestions(), QuestionsInput(answer=answer))]
 

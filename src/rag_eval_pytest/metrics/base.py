@@ -21,6 +21,8 @@ from ..judges.base import VOTES, I, Judge, JudgeOutcome, O, Question, Usage
 from ..text.shorten import shorten
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..data.response import Context, Message
 
 Requirement = Literal["contexts", "expected_contexts", "ground_truth", "judge", "embeddings"]
@@ -33,11 +35,17 @@ decides what the run does; the test's other assertions still run), or a verdict 
 on items the judge was unsure of (the local judge's three-way verdicts, under
 ``judge.local.unsure: not_judged``)."""
 MetricFailure = Literal[
-    "retrieval_miss", "ranking", "unsupported_answer", "incorrect_answer", "irrelevant_answer"
+    "retrieval_miss",
+    "ranking",
+    "forgotten_fact",
+    "unsupported_answer",
+    "incorrect_answer",
+    "irrelevant_answer",
 ]
 """What a metric's failure says about the RAG system (:attr:`Metric.failure_cause`): the
 expected documents were not retrieved (``retrieval_miss``), they were retrieved but ranked
-too low or among irrelevant ones (``ranking``), the answer claims what the contexts do not
+too low or among irrelevant ones (``ranking``), the answer contradicts or asks again for what
+the user said in an earlier turn (``forgotten_fact``), the answer claims what the contexts do not
 support (``unsupported_answer``), disagrees with the ground truth (``incorrect_answer``) or
 does not address the question (``irrelevant_answer``). The reports decide a failing case's
 cause from these (``reporting/causes.py``)."""
@@ -369,10 +377,18 @@ class Metric(ABC):
         return None
 
     def judge_questions(
-        self, question: str, ground_truth: str, answer: str, contexts: list[str]
+        self,
+        question: str,
+        ground_truth: str,
+        answer: str,
+        contexts: list[str],
+        *,
+        earlier: Sequence[str] = (),
     ) -> list[tuple[Question[Any, Any], BaseModel]]:
         """The judge questions this metric asks for such a case, with their inputs: what
-        the cost estimate renders and prices before anything runs (none by default)."""
+        the cost estimate renders and prices before anything runs (none by default).
+        ``earlier`` is a conversation's turn's earlier user messages, oldest first (empty for
+        a first turn and a single question)."""
         return []
 
     @abstractmethod

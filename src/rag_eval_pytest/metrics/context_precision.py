@@ -14,6 +14,8 @@ from .base import Evidence, Measurement, Metric, Requirement
 from .judged import context_label, context_texts, details, empty_contexts, not_judged
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pydantic import BaseModel
 
     from ..judges.base import Question
@@ -39,7 +41,13 @@ class ContextPrecision(Metric):
     failure_cause = "ranking"
 
     def judge_questions(
-        self, question: str, ground_truth: str, answer: str, contexts: list[str]
+        self,
+        question: str,
+        ground_truth: str,
+        answer: str,
+        contexts: list[str],
+        *,
+        earlier: Sequence[str] = (),
     ) -> list[tuple[Question[Any, Any], BaseModel]]:
         inputs = ContextsInput(question=question, ground_truth=ground_truth, contexts=contexts)
         return [(ContextUsefulness(), inputs)]

@@ -14,6 +14,8 @@ from .base import Evidence, Measurement, Metric, Requirement
 from .judged import context_texts, details, empty_contexts, not_judged
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pydantic import BaseModel
 
     from ..judges.base import Question
@@ -28,7 +30,13 @@ class ContextRecall(Metric):
     failure_cause = "retrieval_miss"
 
     def judge_questions(
-        self, question: str, ground_truth: str, answer: str, contexts: list[str]
+        self,
+        question: str,
+        ground_truth: str,
+        answer: str,
+        contexts: list[str],
+        *,
+        earlier: Sequence[str] = (),
     ) -> list[tuple[Question[Any, Any], BaseModel]]:
         inputs = AttributionInput(
             question=question, ground_truth_sentences=[ground_truth], contexts=contexts

@@ -26,6 +26,8 @@ from .base import Evidence, Measurement, Metric, Requirement
 from .judged import context_label, details, empty_contexts, not_judged
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pydantic import BaseModel
 
     from ..judges.base import Question
@@ -41,7 +43,13 @@ class ContextRelevance(Metric):
     accepted_params = frozenset({"max_sentences"})
 
     def judge_questions(
-        self, question: str, ground_truth: str, answer: str, contexts: list[str]
+        self,
+        question: str,
+        ground_truth: str,
+        answer: str,
+        contexts: list[str],
+        *,
+        earlier: Sequence[str] = (),
     ) -> list[tuple[Question[Any, Any], BaseModel]]:
         inputs = RelevanceInput(question=question, context_sentences=contexts)
         return [(ContextSentenceRelevance(), inputs)]

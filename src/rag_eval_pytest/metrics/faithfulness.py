@@ -34,6 +34,8 @@ from .base import Evidence, Measurement, Metric, Requirement
 from .judged import context_texts, details, empty_contexts, not_judged
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pydantic import BaseModel
 
     from ..judges.base import Question
@@ -60,7 +62,13 @@ class Faithfulness(Metric):
         self.penalize_ambiguous = bool(self.params.get("penalize_ambiguous", False))
 
     def judge_questions(
-        self, question: str, ground_truth: str, answer: str, contexts: list[str]
+        self,
+        question: str,
+        ground_truth: str,
+        answer: str,
+        contexts: list[str],
+        *,
+        earlier: Sequence[str] = (),
     ) -> list[tuple[Question[Any, Any], BaseModel]]:
         inputs = StatementsInput(question=question, answer=answer, contexts=contexts)
         return [(StatementSupport(), inputs)]

@@ -69,6 +69,12 @@ def _answer_correctness() -> type[Metric]:
     return AnswerCorrectness
 
 
+def _knowledge_retention() -> type[Metric]:
+    from .knowledge_retention import KnowledgeRetention
+
+    return KnowledgeRetention
+
+
 def _retrieval_precision() -> type[Metric]:
     from .retrieval import RetrievalPrecision
 
@@ -109,6 +115,8 @@ _BUILTIN: dict[str, _Builtin] = {
     "context_relevance": _Builtin(_context_relevance),
     "answer_similarity": _Builtin(_answer_similarity),
     "answer_correctness": _Builtin(_answer_correctness),
+    # Judged only on a conversation's turns after the first.
+    "knowledge_retention": _Builtin(_knowledge_retention),
     # Judged only for cases with expected_contexts.
     "retrieval_precision": _Builtin(_retrieval_precision, checked_by_default=True),
     "retrieval_recall": _Builtin(_retrieval_recall, checked_by_default=True),

@@ -27,6 +27,7 @@ FailureCause = Literal[
     "rag_error",
     "retrieval_miss",
     "ranking",
+    "forgotten_fact",
     "unsupported_answer",
     "incorrect_answer",
     "irrelevant_answer",
@@ -45,6 +46,9 @@ upstream fault explains the faults after it and fixing a later stage would not h
   them is expected to be unsupported, wrong or evasive, and only retrieval can fix it.
 * ``ranking``: the expected documents came back, but below ``k`` or among irrelevant ones: a
   lesser retrieval fault, still upstream of the answer.
+* ``forgotten_fact``: in a conversation, the answer contradicts or asks again for what the
+  user said in an earlier turn: the history was lost or ignored before the answer was
+  written, so grounding or correcting the answer would not help.
 * ``unsupported_answer``: the generator claimed what the contexts do not support. Ahead of
   ``incorrect_answer`` because an unsupported answer is usually also incorrect, and this
   says where the error came from (the generator, not the sources).
@@ -62,6 +66,8 @@ MEANINGS: Mapping[FailureCause, str] = {
     "rag_error": "the RAG call failed",
     "retrieval_miss": "none of the expected documents was retrieved",
     "ranking": "expected documents retrieved, but below k or among irrelevant ones",
+    "forgotten_fact": "the answer contradicts or asks again for what the user said in an "
+    "earlier turn",
     "unsupported_answer": "the answer claims what the retrieved contexts do not support",
     "incorrect_answer": "the answer disagrees with the ground truth though faithful to its "
     "contexts (the sources may be wrong)",
@@ -116,6 +122,7 @@ def failure_causes(
     * ``ranking``: a retrieval metric failed while at least one expected document was
       returned (or, for a case that expects none, a metric whose failure means ranking
       failed);
+    * ``forgotten_fact``: a metric whose failure means it failed;
     * ``unsupported_answer``: a metric whose failure means it failed, while an expected
       document was returned or none is known;
     * ``incorrect_answer``: a metric whose failure means it failed while no
@@ -139,6 +146,8 @@ def failure_causes(
         applies.add("retrieval_miss")
     for cause in failed & _RETRIEVAL:
         applies.add(cause if found is None else "ranking" if found else "retrieval_miss")
+    if "forgotten_fact" in failed:
+        applies.add("forgotten_fact")
     if "unsupported_answer" in failed and found != 0:
         applies.add("unsupported_answer")
     if "incorrect_answer" in failed and "unsupported_answer" not in failed:

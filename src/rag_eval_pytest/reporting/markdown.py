@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 
 _QUOTE = 600
 # The verdicts of evidence that speak for a score (the rest are findings).
-GOOD_VERDICTS = {"supported", "yes", "found", "expected", "relevant", "useful", "attributed"}
+GOOD_VERDICTS = frozenset(
+    {"supported", "yes", "found", "expected", "relevant", "useful", "attributed", "kept"}
+)
 
 
 def evidence_label(verdict: str | None, score: float | None) -> str:

@@ -213,8 +213,8 @@ class Summary(_Model):
         default_factory=dict,
         description="How many failing cases (failed or error) have each cause (their "
         "failure_cause), most telling cause first: rag_error, retrieval_miss, ranking, "
-        "unsupported_answer, incorrect_answer, irrelevant_answer, not_judged; a cause no case "
-        "has is left out.",
+        "forgotten_fact, unsupported_answer, incorrect_answer, irrelevant_answer, not_judged; "
+        "a cause no case has is left out.",
     )
     unexplained_failures: Count = Field(
         default=0,
@@ -291,8 +291,9 @@ class CaseResult(_Model):
     failure_cause: FailureCause | None = Field(
         default=None,
         description="Why the case failed, decided from what the run has (no judge call): "
-        "the first that applies of rag_error, retrieval_miss, ranking, unsupported_answer, "
-        "incorrect_answer, irrelevant_answer, not_judged (docs/reports.md says how each is "
+        "the first that applies of rag_error, retrieval_miss, ranking, forgotten_fact, "
+        "unsupported_answer, incorrect_answer, irrelevant_answer, not_judged (docs/reports.md "
+        "says how each is "
         "decided); null for a case that did not fail and for a failure nothing explains.",
     )
     secondary_causes: list[FailureCause] = Field(

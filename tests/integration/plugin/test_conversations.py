@@ -273,3 +273,78 @@ def test_grounded(rag_case):
     assert turn_3 < trace.index("#### Turn 1 (PASSED)") < trace.index("#### Turn 2 (PASSED)")
     # Each turn marks its own answer: the unsupported statement is turn 3's.
     assert '"**The moon is made of cheese.**"' in trace[turn_3 : trace.index("#### Turn 1")]
+
+
+def test_zero_code_judges_each_turn_of_a_conversation_with_the_configured_aggregate(
+    pytester: pytest.Pytester, chat_suite: None
+) -> None:
+    # No test file: one zero-code test per case, the configured metrics measured on each
+    # turn. Faithfulness's turns score 1, 1 and 0: the minimum fails at 0.5, the mean
+    # (2/3) passes.
+    pytester.makefile(
+        ".yaml",
+        **{
+            "eval-config": """
+metrics:
+  faithfulness: {threshold: 0.5, aggregate: mean}
+  retrieval_recall: 1.0
+"""
+        },
+    )
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly")
+    result.assert_outcomes(passed=2)
+    report = read_report(pytester)
+    case = next(c for c in report["cases"] if c["key"] == "fees")
+    faithfulness = case["metrics"]["faithfulness"]
+    assert faithfulness["score"] == pytest.approx(2 / 3)
+    assert faithfulness["details"]["aggregate"] == "mean"
+    assert [set(t["metrics"]) for t in case["turns"]] == [
+        {"faithfulness", "retrieval_recall"}
+    ] * 3
+    assert [t["metrics"]["faithfulness"]["score"] for t in case["turns"]] == [1.0, 1.0, 0.0]
+
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  faithfulness: 0.5\n"})
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*fees faithfulness 0.00 < 0.50 at turn 3*"])
+
+
+def test_a_turn_past_the_timeout_is_an_error_naming_the_turn_and_fails_the_turns_after_it(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    pytester.makeconftest(
+        """
+import asyncio, pathlib
+import pytest
+
+@pytest.fixture(scope="session")
+def rag_adapter():
+    async def answer(question, history):
+        with pathlib.Path("asked.txt").open("a") as log:
+            log.write(question + "\\n")
+        if len(history) == 2:  # turn 2 takes longer than --rag-timeout
+            await asyncio.sleep(1)
+        return "A personal account costs 5 EUR a month.", []
+    return answer
+"""
+    )
+    turns = [{"question": q} for q in ("What does it cost?", "And for business?", "Any discount?")]
+    write_dataset([{"id": "slow", "turns": turns}])
+    pytester.makepyfile(
+        test_chat="""
+def test_answers(rag_case):
+    assert rag_case.answer
+"""
+    )
+    args = ["--rag-dataset", "dataset.json", "-p", "no:randomly", "--rag-timeout=0.3"]
+    result = pytester.runpytest(*args)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["*slow: turn 2: callable *answer did not answer within 0.3 s (--rag-timeout)*"]
+    )
+    case = read_report(pytester)["cases"][0]
+    assert case["status"] == "error"
+    assert case["error"].startswith("turn 2: ") and "within 0.3 s" in case["error"]
+    # The turn after the one that timed out is not asked: it has no history to go on.
+    asked = (pytester.path / "asked.txt").read_text().splitlines()
+    assert asked == ["What does it cost?", "And for business?"]

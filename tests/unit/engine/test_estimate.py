@@ -99,3 +99,29 @@ def test_a_cascade_costs_at_most_its_llm_tier_alone() -> None:
     )
     # Without an LLM tier there is nothing to price (the run itself says what is missing).
     assert estimate_run(JudgeSettings(kind="cascade"), [RECORDED], ["faithfulness"], env={}) is None
+
+
+def test_a_conversation_counts_each_turn_and_the_retention_question_after_a_fact() -> None:
+    settings = JudgeSettings(kind="openai", model="gpt-4o")
+    turns = [
+        {"question": "Where is my parcel?", "answer": "On its way.", "contexts": ["x"]},
+        {"question": "My order number is 4417. When?", "answer": "Soon.", "contexts": ["x"]},
+        {"question": "Are you sure?", "answer": "Yes, tomorrow.", "contexts": ["x"]},
+    ]
+    case = Case.model_validate({"id": "chat", "turns": turns})
+    chat = LoadedCase(key="chat", index=0, case=case, dataset=Path("d.json"))
+    faithful = estimate_run(settings, [chat], ["faithfulness"], env={})
+    assert faithful is not None and faithful.calls == 3  # one per turn, not one per case
+    assert faithful.input_tokens == sum(
+        faithfulness_tokens(q, a, ["x"])
+        for q, a in [
+            ("Where is my parcel?", "On its way."),
+            ("My order number is 4417. When?", "Soon."),
+            ("Are you sure?", "Yes, tomorrow."),
+        ]
+    )
+    # Knowledge retention asks only where an earlier user message stated a fact: turn 3.
+    retained = estimate_run(settings, [chat], ["knowledge_retention"], env={})
+    assert retained is not None and retained.calls == 1
+    single = estimate_run(settings, [RECORDED], ["knowledge_retention"], env={})
+    assert single is not None and single.calls == 0

@@ -30,10 +30,12 @@ from ..questions import (
     ContextVerdicts,
     DirectRelevance,
     Equivalence,
+    FactRetentions,
     GroundTruthAttribution,
     SentenceRelevances,
     StatementSupport,
     StatementVerdicts,
+    UserFactRetention,
 )
 from .embeddings import LocalEmbedder, Vector, shared_embedder
 from .relevance import (
@@ -43,6 +45,7 @@ from .relevance import (
     answer_relevance,
     sentence_relevance,
 )
+from .retention import retention
 from .support import (
     DEFAULT_CALIBRATION,
     SHORT_CLAIM_WORDS,
@@ -310,6 +313,10 @@ class LocalJudge(Judge):
         )
 
 
+    async def _retention(self, inputs: Any) -> FactRetentions:
+        return retention(inputs)
+
+
 def declines(answer: str) -> bool:
     """Whether the answer only declines or evades ("I don't know"): rated 0, never unsure."""
     return noncommittal(answer) and len(split_claims(answer)) <= 1
@@ -336,6 +343,7 @@ _ANSWERS: dict[type[Question[Any, Any]], Any] = {
     ContextSentenceRelevance: LocalJudge._relevance,
     AnswerAddressesQuestion: LocalJudge._direct_relevance,
     AnswerEquivalence: LocalJudge._equivalence,
+    UserFactRetention: LocalJudge._retention,
 }
 
 __all__ = ["LocalJudge"]

@@ -1,0 +1,138 @@
+"""Knowledge retention, the local judge's way: the conflict checks between the answer and
+each fact the user gave, and the answer's questions against those facts. Deterministic: no
+model, no embeddings.
+
+* **Contradicted:** a statement of the answer (its questions aside) that shares a content
+  word with the fact (a unit such as "EUR" aside: "The fee is 5 EUR" and "I paid 30 EUR"
+  are about different things) and that the checks of :mod:`.checks` find in conflict with
+  it: a number counting the same unit, a date, a name in the fact's place ("You live in
+  Paris" after "I live in Lyon"), a negation ("You do not have a business account"); and a
+  number without a unit bound to the same words as the user's ("Order 4471" after "My order
+  number is 4417": both follow "order").
+* **Asked again:** a question of the answer, put to the user ("you", "your"), at least half
+  of whose content words (generic ones such as "help" or "else" aside) are the fact's
+  ("What is your order number?" after "My order number is 4417").
+
+Limits: a fact is compared with each statement on its own, without coreference ("it", "that
+one"); a contradiction in other words ("You are based in the capital" after "I live in
+Lyon") or of a term that is no name ("a personal account" after "a business account") is
+not found; two numbers of one unit in related statements about different things ("You paid
+5 EUR for shipping" after "I paid 30 EUR for the jacket") are a conflict; a question that
+asks for the fact in other words ("Where are you based?") is not found.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...text.claims import split_claims
+from ...text.facts import content_words, quantities, same_value, tokens
+from ...text.sentences import split_sentences
+from ...text.shorten import shorten
+from ..questions import FactRetention, FactRetentions, RetentionInput
+from .checks import Finding, check_dates, check_negation, check_numbers, check_swaps
+
+BOUND_WORDS = 3
+"""The words before a number without a unit that say what it identifies ("order number is
+4417")."""
+GENERIC = frozenset(content_words("anything else help assist question today something further"))
+"""Words of an offer ("Anything else I can help you with?"), which asks for no fact."""
+_ADDRESSED = frozenset({"you", "your", "yours"})
+_AS_THE_USER = (
+    ("the contexts state", "the user stated"),
+    ("the contexts give", "the user gave"),
+    ("the contexts do not mention", "the user did not mention"),
+    ("the context says", "the user said"),
+    ("the context names", "the user named"),
+    ("the context states", "the user stated"),
+    ("the context negates", "the user negated"),
+    ("the context has", "the user had"),
+)
+
+
+def retention(inputs: RetentionInput) -> FactRetentions:
+    """One verdict per fact of ``inputs``, in order."""
+    sentences = split_sentences(inputs.answer)
+    asked = [s for s in sentences if s.rstrip().endswith("?") and _addressed(s)]
+    stated = [c for s in sentences if not s.rstrip().endswith("?") for c in split_claims(s)]
+    verdicts = []
+    for index, fact in enumerate(inputs.facts):
+        conflict = next(
+            ((claim, found) for claim in stated if (found := conflicts(claim, fact))), None
+        )
+        question = next((q for q in asked if asks_for(q, fact)), None)
+        if conflict is not None:
+            claim, found = conflict
+            said = "; ".join(_as_the_user(f.message) for f in found)
+            verdict = "contradicted"
+            reason = f"the answer says \u201c{shorten(claim, 80)}\u201d: {said}"
+        elif question is not None:
+            verdict = "asked again"
+            reason = f"the answer asks \u201c{shorten(question, 80)}\u201d, which the fact answers"
+        else:
+            verdict, reason = "kept", "no statement of the answer conflicts with it"
+        verdicts.append(FactRetention(index=index, verdict=verdict, reason=reason))
+    return FactRetentions(facts=verdicts)
+
+
+def conflicts(claim: str, fact: str) -> list[Finding]:
+    """The conflicts the checks find between a statement of the answer and a fact the user
+    gave; none when the two share no content word (units aside)."""
+    units = {q.unit for q in quantities(claim) if q.unit}
+    shared = (content_words(claim) & content_words(fact)) - units
+    if not shared:
+        return []
+    found = (
+        check_numbers(claim, fact, fact)
+        + check_dates(claim, fact, fact)
+        + check_negation(claim, fact, len(shared) / max(1, len(content_words(claim))))
+        + check_swaps(claim, claim, fact, fact)
+        + _identifiers(claim, fact)
+    )
+    return [f for f in found if f.severity == "conflict"]
+
+
+def _identifiers(claim: str, fact: str) -> list[Finding]:
+    """A number without a unit that the claim binds to the words the fact binds another to:
+    "Order 4471 was delivered" against "My order number is 4417"."""
+    theirs = [(q, _bound(fact, q.text)) for q in quantities(fact) if not q.unit]
+    findings = []
+    for q in quantities(claim):
+        if q.unit or any(same_value(q.value, s.value) for s, _ in theirs):
+            continue
+        words = _bound(claim, q.text)
+        rival = next((s for s, bound in theirs if words & bound), None)
+        if rival is not None:
+            findings.append(
+                Finding("numbers", "conflict", f"claims {q.text}; the context says {rival.text}")
+            )
+    return findings
+
+
+def _bound(text: str, number: str) -> frozenset[str]:
+    """The content words of the few words before ``number`` in ``text``."""
+    words = tokens(text)
+    if number not in words:
+        return frozenset()
+    at = words.index(number)
+    return content_words(" ".join(words[max(0, at - BOUND_WORDS) : at]))
+
+
+def asks_for(question: str, fact: str) -> bool:
+    """Whether a question of the answer asks for what ``fact`` already gave: at least half of
+    its content words, generic ones aside, are the fact's."""
+    asked = content_words(question) - GENERIC
+    if not asked:
+        return False
+    return len(asked & content_words(fact)) / len(asked) >= 0.5
+
+
+def _addressed(question: str) -> bool:
+    return bool({t.lower() for t in tokens(question)} & _ADDRESSED)
+
+
+def _as_the_user(message: str) -> str:
+    """A check's message about "the context" said of the user's words."""
+    for said, meant in _AS_THE_USER:
+        message = re.sub(re.escape(said), meant, message)
+    return message

@@ -1,0 +1,136 @@
+"""Knowledge retention: whether a conversation's answer keeps what the user already said.
+
+The user's facts are the statements of the user's earlier turns: each sentence of an earlier
+user message that is no question ("My order number is 4417.", "I live in Lyon."; "Where is
+my parcel?" states nothing to keep). The judge gives one verdict per fact, in one call
+(:class:`~rag_eval_pytest.judges.questions.UserFactRetention`): the answer keeps it,
+contradicts it, or asks the user for it again. Score = kept facts / all facts.
+
+The facts are split here, the same way for every judge, so that a score's denominator does
+not depend on the judge's reading. Measured only where there is something to retain: the
+first turn of a conversation (no earlier turn), a case that is no conversation, and turns
+whose earlier user messages state no fact (only questions) are *not judged* for their own
+data, never a made-up 1.0; a conversation's score leaves them out (``metrics/conversation.py``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..judges.questions import FactRetentions, RetentionInput, UserFactRetention
+from ..text.facts import content_words
+from ..text.sentences import split_sentences
+from ..text.shorten import shorten
+from .base import Evidence, Measurement, Metric, Requirement
+from .judged import details, not_judged
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pydantic import BaseModel
+
+    from ..data.response import Message
+    from ..judges.base import Question
+    from .base import Sample, Services
+
+NO_HISTORY = (
+    "nothing to retain: no earlier turn (the first turn of a conversation, or one question)"
+)
+NO_FACTS = "nothing to retain: the user's earlier messages state no fact (only questions)"
+_PLEASANTRIES = content_words(
+    "hello hi hey thanks thank ok okay great good fine perfect sure yes no bye cheers please"
+)
+"""Words that state nothing to keep ("Thanks.", "OK, great!")."""
+
+
+def user_facts(history: Sequence[Message]) -> list[tuple[int, str]]:
+    """The facts the user gave in ``history``, each with the turn (from 1) that gave it: the
+    sentences of the user's messages that are no question and hold a number or a content word
+    other than a pleasantry ("Hi!" and "Thanks." state nothing; "I am 34." does)."""
+    facts: list[tuple[int, str]] = []
+    turn = 0
+    for message in history:
+        if message["role"] != "user":
+            continue
+        turn += 1
+        for sentence in split_sentences(message["content"]):
+            stated = sentence.strip()
+            if stated.endswith("?"):
+                continue
+            if content_words(stated) - _PLEASANTRIES or any(c.isdigit() for c in stated):
+                facts.append((turn, stated))
+    return facts
+
+
+class KnowledgeRetention(Metric):
+    name = "knowledge_retention"
+    default_threshold = 1.0
+    requires: ClassVar[frozenset[Requirement]] = frozenset({"judge"})
+    summary = "facts of the user's earlier turns the answer neither contradicts nor asks again"
+    failure_cause = "forgotten_fact"
+
+    def judge_questions(
+        self,
+        question: str,
+        ground_truth: str,
+        answer: str,
+        contexts: list[str],
+        *,
+        earlier: Sequence[str] = (),
+    ) -> list[tuple[Question[Any, Any], BaseModel]]:
+        history: list[Message] = [{"role": "user", "content": text} for text in earlier]
+        facts = [fact for _, fact in user_facts(history)]
+        if not facts:
+            return []
+        inputs = RetentionInput(facts=facts, question=question, answer=answer)
+        return [(UserFactRetention(), inputs)]
+
+    async def measure(self, sample: Sample, services: Services) -> Measurement:
+        if not sample.history:
+            return Measurement.not_judged(NO_HISTORY)
+        facts = user_facts(sample.history)
+        if not facts:
+            return Measurement.not_judged(NO_FACTS)
+        inputs = RetentionInput(
+            facts=[fact for _, fact in facts], question=sample.question, answer=sample.answer
+        )
+        outcome = await services.ask(UserFactRetention(), inputs)
+        if outcome.value is None:
+            return not_judged(outcome, "the judge gave no retention verdicts")
+        verdicts: FactRetentions = outcome.value
+        ordered = sorted(verdicts.facts, key=lambda v: v.index)
+        forgotten = [v for v in ordered if v.verdict != "kept"]
+        kept = len(ordered) - len(forgotten)
+        return Measurement(
+            score=kept / len(ordered),
+            reason=_reason(facts, ordered, kept),
+            evidence=[
+                Evidence(
+                    kind="user_fact",
+                    text=facts[v.index][1],
+                    verdict=v.verdict,
+                    reason=f"said in turn {facts[v.index][0]}; {v.reason}",
+                )
+                # What was forgotten first: the failure message shows the first lines.
+                for v in [*forgotten, *(v for v in ordered if v.verdict == "kept")]
+            ],
+            usage=outcome.usage,
+            warnings=list(outcome.notes),
+            details=details(outcome),
+        )
+
+
+def _reason(facts: list[tuple[int, str]], verdicts: Sequence[Any], kept: int) -> str:
+    """"1 of 2 facts the user gave kept; contradicts turn 1's "My order number is 4417."" """
+    noun = "fact" if len(verdicts) == 1 else "facts"
+    reason = f"{kept} of {len(verdicts)} {noun} the user gave kept"
+    shown = [
+        f"{'contradicts' if v.verdict == 'contradicted' else 'asks again for'} turn "
+        f"{facts[v.index][0]}'s \u201c{shorten(facts[v.index][1], 60)}\u201d"
+        for v in verdicts
+        if v.verdict != "kept"
+    ]
+    if shown:
+        more = f" and {len(shown) - 2} more" if len(shown) > 2 else ""
+        reason += "; " + "; ".join(shown[:2]) + more
+    return reason

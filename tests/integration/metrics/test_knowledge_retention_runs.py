@@ -1,0 +1,96 @@
+"""Knowledge retention through a real run: a conversation whose third answer contradicts what
+the user said in the first turn fails, naming turn 3 in the failure and the reports; one that
+remembers passes; an answer that asks again for a given fact fails. With the local judge (its
+conflict checks, no model loaded) and with an LLM judge (the typed question)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import read_report
+from tests.word_judge import CONFTEST as WORD_JUDGE
+
+
+def conversation(case_id: str, third_answer: str) -> dict[str, Any]:
+    return {
+        "id": case_id,
+        "turns": [
+            {
+                "question": "My order number is 4417. Where is my parcel?",
+                "answer": "Your parcel is on its way to you.",
+            },
+            {"question": "When will it arrive?", "answer": "It arrives tomorrow before noon."},
+            {"question": "Can you check it again?", "answer": third_answer},
+        ],
+    }
+
+
+CASES = [
+    conversation("forgets", "Order 4471 was delivered yesterday."),
+    conversation("remembers", "Order 4417 arrives tomorrow before noon."),
+    conversation("asks", "Sure. What is your order number?"),
+]
+TEST = """
+from rag_eval_pytest import assert_metric
+def test_retains(rag_case):
+    assert_metric(rag_case, "knowledge_retention")
+"""
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester, write_dataset: Callable[..., Path]) -> None:
+    write_dataset(CASES)
+    pytester.makepyfile(test_chat=TEST)
+
+
+@pytest.mark.parametrize("judge", ["local", "llm"])
+def test_a_third_turn_that_contradicts_the_first_fails_naming_turn_3(
+    pytester: pytest.Pytester, suite: None, judge: str
+) -> None:
+    args = ["--rag-dataset", "dataset.json", "-p", "no:randomly", "--rag-no-cache"]
+    if judge == "local":
+        args.append("--rag-judge=local")
+    else:
+        pytester.makeconftest(WORD_JUDGE)
+    result = pytester.runpytest(*args)
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "E       rag_eval_pytest.RagAssertionError: forgets knowledge_retention 0.00 < 1.00 "
+            "at turn 3",
+            "E         turn 3 of 3: 0 of 1 fact the user gave kept; contradicts turn 1's "
+            "\u201cMy order number is 4417.\u201d",
+            "E         turn 3: ?contradicted? My order number is 4417. "
+            "\u2014 said in turn 1; *4471*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "E       rag_eval_pytest.RagAssertionError: asks knowledge_retention 0.00 < 1.00 "
+            "at turn 3",
+            "*asks again for turn 1's \u201cMy order number is 4417.\u201d",
+        ]
+    )
+    cases = {c["key"]: c for c in read_report(pytester)["cases"]}
+    forgets = cases["forgets"]
+    assert forgets["status"] == "failed"
+    assert forgets["failure_cause"] == "forgotten_fact"
+    retention = forgets["metrics"]["knowledge_retention"]
+    assert (retention["score"], retention["details"]["turn"]) == (0.0, 3)
+    assert retention["evidence"][0]["turn"] == 3
+    # The first turn has nothing to retain: not judged, and left out of the score (never a
+    # 1.0 that would lift a mean); turn 2 keeps the order number.
+    assert retention["details"]["turns"] == {"1": None, "2": 1.0, "3": 0.0}
+    first = forgets["turns"][0]["metrics"]["knowledge_retention"]
+    assert first["status"] == "not_judged" and "no earlier turn" in first["reason"]
+    assert cases["remembers"]["status"] == "passed"
+    assert cases["remembers"]["metrics"]["knowledge_retention"]["score"] == 1.0
+    assert cases["asks"]["metrics"]["knowledge_retention"]["evidence"][0]["verdict"] == (
+        "asked again"
+    )
+    markdown = (pytester.path / "results" / "eval_report.md").read_text(encoding="utf-8")
+    assert "#### Turn 3 (FAILED): Can you check it again?" in markdown
