@@ -29,11 +29,13 @@ $(VENV)/.test-deps: pyproject.toml | $(BIN)/python
 	fi
 	touch $@
 
-# The example suite against the demo RAG app. The app is deliberately imperfect, so the run
-# reports failures: exit codes 1 (a failure) and 2 (a critical failure) are the expected
-# outcome of the demo; anything else means the demo itself is broken.
+# The example suite against the demo RAG app, over its questions and its conversations. The
+# app is deliberately imperfect, so the run reports failures: exit codes 1 (a failure) and 2
+# (a critical failure) are the expected outcome of the demo; anything else means the demo
+# itself is broken.
 demo: $(VENV)/.demo-deps
-	@cd examples && ../$(BIN)/python -m pytest --rag-dataset dataset.json -p no:randomly; \
+	@cd examples && ../$(BIN)/python -m pytest --rag-dataset dataset.json \
+		--rag-dataset conversations.json -p no:randomly; \
 	code=$$?; \
 	echo ""; \
 	echo "demo finished with exit code $$code (the demo app is imperfect on purpose)."; \

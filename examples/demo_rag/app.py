@@ -1,4 +1,8 @@
-"""The demo RAG app: retrieval by word overlap, answers composed from retrieved sentences."""
+"""The demo RAG app: retrieval by word overlap, answers composed from retrieved sentences.
+
+``answer(question)`` answers one question; ``chat(question, history)`` answers one turn of a
+conversation, reading a follow-up ("And how quickly?") with the user's previous question.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,10 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 DOCS_DIR = Path(__file__).with_name("docs")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -84,8 +92,8 @@ class DemoRag:
         n = len(self.passages)
         self.idf = {w: math.log((n + 1) / (c + 0.5)) for w, c in counts.items()}
 
-    def retrieve(self, question: str) -> list[Passage]:
-        query = set(_words(question))
+    def retrieve(self, question: str, earlier: str = "") -> list[Passage]:
+        query = set(_words(question)) | set(_words(earlier))
         scored = []
         for passage in self.passages:
             words = set(_words(passage.text))
@@ -95,14 +103,16 @@ class DemoRag:
         scored.sort(key=lambda pair: pair[0], reverse=True)
         return [p for score, p in scored[: self.k] if score >= self.min_score]
 
-    def answer(self, question: str) -> dict[str, object]:
-        passages = self.retrieve(question)
+    def answer(self, question: str, earlier: str = "") -> dict[str, object]:
+        """Answer ``question``; ``earlier``, the question a follow-up continues, joins the
+        search and breaks ties between sentences the follow-up's own words rank alike."""
+        passages = self.retrieve(question, earlier)
         if not passages:
             return {"answer": "I don't know.", "contexts": []}
-        query = set(_words(question))
+        query, before = set(_words(question)), set(_words(earlier))
         best = max(
             (s for p in passages for s in _sentences(p.text)),
-            key=lambda s: len(query & set(_words(s))),
+            key=lambda s: (len(query & set(_words(s))), len(before & set(_words(s)))),
         )
         answer = best
         extra = _EMBELLISHMENTS.get(passages[0].source)
@@ -122,6 +132,25 @@ def answer(question: str) -> dict[str, object]:
     global _DEFAULT
     if _DEFAULT is None:
         _DEFAULT = DemoRag()
+    return _DEFAULT.answer(question)
+
+
+# A follow-up names nothing of its own: "And how quickly?", "What about part-time staff?".
+# The app recognises only these openings: "How long is it valid?" after a question about
+# passwords is asked as if alone, the mistake the demo's conversations catch.
+_FOLLOW_UP = re.compile(r"^\s*(and|what about|how about)\b", re.IGNORECASE)
+
+
+def chat(question: str, history: Sequence[Mapping[str, str]] = ()) -> dict[str, object]:
+    """``(question, history) -> {"answer", "contexts"}``: one turn of a conversation, the
+    earlier turns as ``[{"role": "user"|"assistant", "content": ...}]``. A follow-up is read
+    with the user's previous question; any other question, and a single one, alone."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = DemoRag()
+    asked = [m["content"] for m in history if m.get("role") == "user"]
+    if asked and _FOLLOW_UP.match(question):
+        return _DEFAULT.answer(question, earlier=asked[-1])
     return _DEFAULT.answer(question)
 
 

@@ -267,12 +267,23 @@ def _convert(source: Format, path: Path, out: Path, *, force: bool) -> int:
         return _FATAL
     for note in conversion.notes:
         print(f"note: {path}: {note}", file=sys.stderr)
-    recorded = sum("answer" in case for case in conversion.cases)
+    recorded = sum(_recorded(case) for case in conversion.cases)
+    chats = sum("turns" in case for case in conversion.cases)
+    among = f"; {chats} of them conversations" if chats else ""
     print(
         f"converted {len(conversion.cases)} cases from {path} ({recorded} with a recorded "
-        f"answer, {len(conversion.cases) - recorded} to ask the RAG system): wrote {out}"
+        f"answer, {len(conversion.cases) - recorded} to ask the RAG system{among}): wrote {out}"
     )
     return 0
+
+
+def _recorded(case: dict[str, object]) -> bool:
+    """Whether a converted case is not asked of the RAG system: its answer is recorded (each
+    turn's, for a conversation)."""
+    turns = case.get("turns")
+    if isinstance(turns, list):
+        return all(isinstance(turn, dict) and "answer" in turn for turn in turns)
+    return "answer" in case
 
 
 def _output_refusal(path: Path, out: Path, *, force: bool) -> str | None:

@@ -138,7 +138,10 @@ def test_a_golden_without_an_answer_asks_the_rag_system(
         (
             "ragas",
             [{"user_input": ["hi"], "response": "a"}],
-            ["item 0: field 'user_input' is a conversation"],
+            [
+                "item 0: unknown field 'response' for a RAGAS conversation (known: user_input, ",
+                "item 0: field 'user_input[0]' must be a message object",
+            ],
         ),
         (
             "ragas",

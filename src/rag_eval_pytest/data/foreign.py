@@ -7,6 +7,13 @@ or a CSV file). RAGAS keeps single-turn samples (``user_input``, ``response``,
 and ``to_csv``), and before version 0.2 ``question``, ``answer``, ``contexts``,
 ``ground_truth`` or ``ground_truths``.
 
+Both keep conversations too: DeepEval's ``ConversationalGolden`` and ``ConversationalTestCase``
+hold ``turns``, each a message (``role`` user or assistant, ``content``, the assistant's
+``retrieval_context``); RAGAS's ``MultiTurnSample`` holds its messages in ``user_input``
+(``type`` human, ai or tool, ``content``). A user's message and the replies after it become
+one turn of ours (the replies its recorded answer, the retrieval context or the tools' output
+its contexts); a user's message with no reply after it is a turn the RAG system is asked.
+
 :func:`convert_rows` maps each item to a case of ours: the question, the reference answer as
 ``ground_truth``, a recorded answer with its contexts (the RAG system is then not called), and
 what has no field of ours in the case's ``metadata``. Every problem names the item and the
@@ -78,10 +85,60 @@ _RAGAS: dict[str, str] = {
 }
 FIELDS: dict[Format, dict[str, str]] = {"deepeval": _DEEPEVAL, "ragas": _RAGAS}
 
+# A conversation's own fields, and those of each of its messages.
+_DEEPEVAL_CONVERSATION: dict[str, str] = {
+    "turns": "turns",
+    "scenario": "metadata",
+    "expected_outcome": "metadata",
+    "user_description": "metadata",
+    "persona": "metadata",
+    "chatbot_role": "metadata",
+    "context": "metadata",
+    "name": "metadata",
+    "comments": "metadata",
+    "tags": "metadata",
+    "metadata": "metadata",
+    "additional_metadata": "metadata",
+    "custom_column_key_values": "metadata",
+}
+_DEEPEVAL_CONVERSATION_ALIASES = {
+    "expectedOutcome": "expected_outcome",
+    "userDescription": "user_description",
+    "chatbotRole": "chatbot_role",
+    "additionalMetadata": "additional_metadata",
+    "customColumnKeyValues": "custom_column_key_values",
+}
+_DEEPEVAL_MESSAGE = frozenset(
+    {"role", "content", "retrieval_context", "user_id", "tools_called", "mcp_tools_called"}
+    | {"mcp_resources_called", "mcp_prompts_called", "metadata", "additional_metadata"}
+)
+_DEEPEVAL_MESSAGE_ALIASES = {
+    "retrievalContext": "retrieval_context",
+    "userId": "user_id",
+    "toolsCalled": "tools_called",
+    "mcpToolsCalled": "mcp_tools_called",
+    "mcpResourcesCalled": "mcp_resources_called",
+    "mcpPromptsCalled": "mcp_prompts_called",
+    "additionalMetadata": "additional_metadata",
+}
+_RAGAS_CONVERSATION: dict[str, str] = {
+    "user_input": "turns",
+    "reference": "metadata",
+    "reference_tool_calls": "metadata",
+    "reference_topics": "metadata",
+    "rubrics": "metadata",
+}
+_RAGAS_MESSAGE = frozenset({"type", "role", "content", "metadata", "tool_calls"})
+_ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant"}
+_ROLES["tool"] = "tool"
+# What a conversation expects of its end: no turn's answer, so no turn's ground_truth.
+_OUTCOME: dict[Format, str] = {"deepeval": "expected_outcome", "ragas": "reference"}
+
 # Field names that only their format uses: one of them in a dataset of ours names the format.
 _DISTINCT: dict[Format, frozenset[str]] = {
     "deepeval": frozenset({"input", "actual_output", "expected_output", "retrieval_context"})
-    | frozenset(_DEEPEVAL_ALIASES),
+    | frozenset(_DEEPEVAL_ALIASES)
+    | frozenset({"scenario", "expected_outcome", "user_description", "chatbot_role"}),
     "ragas": frozenset(
         {"user_input", "response", "retrieved_contexts", "reference", "reference_contexts"}
         | {"ground_truths", "retrieved_context_ids", "reference_context_ids"}
@@ -89,7 +146,11 @@ _DISTINCT: dict[Format, frozenset[str]] = {
 }
 
 
-_QUESTION: dict[Format, str] = {"deepeval": "input", "ragas": "user_input"}
+# A format's question fields: a conversational golden's scenario names DeepEval too.
+_QUESTION: dict[Format, frozenset[str]] = {
+    "deepeval": frozenset({"input", "scenario"}),
+    "ragas": frozenset({"user_input"}),
+}
 
 
 def foreign_format(keys: Iterable[str]) -> Format | None:
@@ -99,7 +160,7 @@ def foreign_format(keys: Iterable[str]) -> Format | None:
     given = set(keys)
     counts = {fmt: len(given & names) for fmt, names in _DISTINCT.items()}
     best = max(FORMATS, key=lambda fmt: counts[fmt])
-    if counts[best] >= 2 or _QUESTION[best] in given:
+    if counts[best] >= 2 or _QUESTION[best] & given:
         return best
     return None
 
@@ -250,6 +311,8 @@ def _convert_item(
         problems.append(f"{where}: expected an object, found {type(raw).__name__}")
         return None
     item: dict[str, Any] = {str(k): v for k, v in raw.items()}
+    if _is_conversation(fmt, item, cell=cell):
+        return _convert_conversation(fmt, where, item, problems, notes, cell=cell)
     if fmt == "deepeval":
         item = {_DEEPEVAL_ALIASES.get(k, k): v for k, v in item.items()}
     table = FIELDS[fmt]
@@ -258,12 +321,6 @@ def _convert_item(
         close = difflib.get_close_matches(key, table, 1, 0.8)
         hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(table)}"
         problems.append(f"{where}: unknown field {key!r} for {NAMES[fmt]} ({hint})")
-    if fmt == "ragas" and isinstance(item.get("user_input"), list):
-        problems.append(
-            f"{where}: field 'user_input' is a conversation; only single-turn "
-            "samples can be converted"
-        )
-        return None
     ours: dict[str, Any] = {}
     metadata: dict[str, Any] = {}
     sources: list[str] | None = None
@@ -317,6 +374,233 @@ def _convert_item(
     return case
 
 
+# --------------------------------------------------------------------------- conversations
+
+
+def _is_conversation(fmt: Format, item: dict[str, Any], *, cell: bool) -> bool:
+    """Whether an item is a conversation: DeepEval's has ``turns`` (or a golden's
+    ``scenario``), RAGAS's a list of messages as its ``user_input`` (in a CSV cell, the list
+    as text)."""
+    if fmt == "deepeval":
+        return "turns" in item or "scenario" in item
+    value = item.get("user_input")
+    if isinstance(value, list):
+        return True
+    return cell and isinstance(value, str) and isinstance(_cell_list(value), list)
+
+
+def _cell_list(text: str) -> object:
+    """A list written in a CSV cell, as JSON (DeepEval) or as a Python list (RAGAS), or
+    ``None`` when the cell is not one."""
+    stripped = text.strip()
+    if not stripped.startswith("["):
+        return None
+    try:
+        return json.loads(stripped)
+    except (json.JSONDecodeError, RecursionError):
+        pass
+    try:
+        return ast.literal_eval(stripped)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+
+
+@dataclass
+class _Message:
+    """One message of a conversation, as ours reads it."""
+
+    at: str  # where the file has it: "turns[2]", "user_input[0]"
+    role: str  # "user", "assistant" or "tool"
+    content: str
+    contexts: list[str] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _retrieved(value: str) -> str | dict[str, str]:
+    """A DeepEval retrieval context: its text, or its text and source when DeepEval wrote the
+    two as one marker (``deepeval_source=<source>,deepeval_context=<text>``)."""
+    head, sep, text = value.partition(",deepeval_context=")
+    if sep and head.startswith("deepeval_source="):
+        return {"text": text, "source": head.removeprefix("deepeval_source=")}
+    return value
+
+
+def _messages(
+    fmt: Format, where: str, name: str, value: object, problems: list[str], *, cell: bool
+) -> list[_Message] | None:
+    """The messages of a conversation's ``name`` field, each problem naming the message's
+    field (``turns[2].role``)."""
+    if cell and isinstance(value, str):
+        value = _cell_list(value)
+        if value is None:
+            problems.append(f"{where}: field {name!r} is not a readable list of messages")
+            return None
+    if not isinstance(value, list):
+        problems.append(f"{where}: field {name!r} must be a list of messages")
+        return None
+    if not value:
+        problems.append(f"{where}: field {name!r} has no messages")
+        return None
+    known = _DEEPEVAL_MESSAGE if fmt == "deepeval" else _RAGAS_MESSAGE
+    messages: list[_Message] = []
+    before = len(problems)
+    for index, raw in enumerate(value):
+        at = f"{name}[{index}]"
+        if not isinstance(raw, dict):
+            problems.append(f"{where}: field {at!r} must be a message object")
+            continue
+        message = {str(k): v for k, v in raw.items()}
+        if fmt == "deepeval":
+            message = {_DEEPEVAL_MESSAGE_ALIASES.get(k, k): v for k, v in message.items()}
+        for key in message:
+            if key not in known:
+                close = difflib.get_close_matches(key, known, 1, 0.8)
+                hint = (
+                    f"did you mean {close[0]!r}?" if close else f"known: {', '.join(sorted(known))}"
+                )
+                problems.append(f"{where}: unknown field '{at}.{key}' ({hint})")
+        role_field = "role" if fmt == "deepeval" or "type" not in message else "type"
+        role = message.get(role_field)
+        if role is None:
+            spelt = "role" if fmt == "deepeval" else "type"
+            problems.append(f"{where}: field '{at}.{spelt}' is required")
+            continue
+        ours = _ROLES.get(role) if isinstance(role, str) else None
+        if ours is None:
+            allowed = "user or assistant" if fmt == "deepeval" else "human, ai or tool"
+            problems.append(f"{where}: field '{at}.{role_field}' must be {allowed}, found {role!r}")
+            continue
+        content = message.get("content")
+        if not isinstance(content, str):
+            found = "nothing" if content is None else type(content).__name__
+            problems.append(f"{where}: field '{at}.content' must be text, found {found}")
+            continue
+        if ours == "user" and not content.strip():
+            problems.append(f"{where}: field '{at}.content' must not be empty")
+            continue
+        contexts: list[str] | None = None
+        retrieval = message.get("retrieval_context")
+        if retrieval is not None:
+            if ours != "assistant":
+                problems.append(
+                    f"{where}: field '{at}.retrieval_context' is on a {role} message: "
+                    "retrieval context belongs to the assistant's reply"
+                )
+                continue
+            contexts = _texts(where, f"{at}.retrieval_context", retrieval, problems)
+        extra = {
+            k: v
+            for k, v in message.items()
+            if k in known
+            and k not in ("role", "type", "content", "retrieval_context")
+            and v is not None
+        }
+        messages.append(_Message(at, ours, content, contexts, extra))
+    return messages if len(problems) == before else None
+
+
+def _turns(
+    where: str, messages: list[_Message], problems: list[str], notes: list[str]
+) -> list[dict[str, Any]]:
+    """Our turns: each user's message (several in a row are one question) with the replies
+    after it as its recorded answer, the assistant's retrieval context and the tools' output
+    as its contexts; a user's message without a reply is a turn the RAG system is asked."""
+    turns: list[dict[str, Any]] = []
+    questions: list[str] = []
+    replies: list[_Message] = []
+
+    def close() -> None:
+        turn: dict[str, Any] = {"question": "\n".join(questions)}
+        if replies:
+            answer = "\n".join(m.content for m in replies if m.role == "assistant" and m.content)
+            if not answer.strip():
+                fields = ", ".join(repr(m.at) for m in replies)
+                problems.append(
+                    f"{where}: the reply to turn {len(turns) + 1} ({fields}) has no assistant "
+                    "text to record as its answer"
+                )
+            turn["answer"] = answer
+            contexts: list[Any] = []
+            for m in replies:
+                if m.role == "tool" and m.content.strip():
+                    contexts.append(m.content)
+                contexts += [_retrieved(text) for text in m.contexts or []]
+            if contexts or any(m.contexts is not None for m in replies):
+                turn["contexts"] = contexts
+        turns.append(turn)
+
+    for message in messages:
+        if message.role == "user":
+            if replies:
+                close()
+                questions, replies = [], []
+            questions.append(message.content)
+        elif questions:
+            replies.append(message)
+        else:
+            notes.append(
+                f"{where}: {message.at!r} ({message.role}) comes before the user's first "
+                "message: left out, as a turn starts with the user's question"
+            )
+    if questions:
+        close()
+    elif not turns:
+        problems.append(f"{where}: the conversation has no user message to ask")
+    return turns
+
+
+def _convert_conversation(
+    fmt: Format,
+    where: str,
+    item: dict[str, Any],
+    problems: list[str],
+    notes: list[str],
+    *,
+    cell: bool,
+) -> dict[str, Any] | None:
+    if fmt == "deepeval":
+        item = {_DEEPEVAL_CONVERSATION_ALIASES.get(k, k): v for k, v in item.items()}
+        table = _DEEPEVAL_CONVERSATION
+    else:
+        table = _RAGAS_CONVERSATION
+    turns_field = next(k for k, v in table.items() if v == "turns")
+    before = len(problems)
+    for key in item:
+        if key not in table:
+            close = difflib.get_close_matches(key, table, 1, 0.8)
+            hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(table)}"
+            problems.append(
+                f"{where}: unknown field {key!r} for a {NAMES[fmt]} conversation ({hint})"
+            )
+    if item.get(turns_field) is None:
+        why = (
+            " (a golden with only a scenario is for DeepEval's simulator)"
+            if (fmt == "deepeval")
+            else ""
+        )
+        problems.append(f"{where}: field {turns_field!r} is required{why}")
+        return None
+    messages = _messages(fmt, where, turns_field, item[turns_field], problems, cell=cell)
+    if messages is None:
+        return None
+    turns = _turns(where, messages, problems, notes)
+    if len(problems) != before:
+        return None
+    metadata: dict[str, Any] = {
+        key: value
+        for key, value in item.items()
+        if table.get(key) == "metadata" and value is not None
+    }
+    metadata |= {m.at: m.extra for m in messages if m.extra}
+    case: dict[str, Any] = {"turns": turns}
+    if metadata:
+        case["metadata"] = metadata
+    return case
+
+
+# --------------------------------------------------------------------------- the file
+
+
 def convert_rows(
     fmt: Format, items: list[tuple[str, object]], *, cells: bool = False
 ) -> Conversion:
@@ -333,4 +617,10 @@ def convert_rows(
             cases.append(case)
     if problems:
         raise ConversionError(problems)
+    outcome = _OUTCOME[fmt]
+    if any("turns" in case and outcome in case.get("metadata", {}) for case in cases):
+        notes.append(
+            f"{outcome!r} describes a whole conversation, not one turn's answer: it is kept in "
+            "the case's metadata, and the turns have no ground_truth"
+        )
     return Conversion(cases=cases, notes=notes)

@@ -5,7 +5,8 @@ The page holds its CSS, a small script of its own (the case filters) and SVG cha
 :mod:`.charts`; it loads nothing (its Content-Security-Policy allows no source but its own
 style and script, by hash). Sections: the verdict and the gates, the comparison with the
 baseline, judge-flaky and critical cases, tags, failure causes, each metric's distribution,
-the trend of every metric over the history (from the report's ``trend``), then the cases.
+the trend of every metric over the history (from the report's ``trend``), then the cases
+(a conversation as its turns, the failing turn first).
 
 Untrusted text (answers, contexts, questions, sources, judge reasons, tags, names) goes
 through :func:`~rag_eval_pytest.text.escaping.html_text` (``html.escape`` after removing
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
         Summary,
         Trend,
         TrendPoint,
+        TurnResult,
     )
 
 FULL_CASES = 1000
@@ -181,6 +183,9 @@ details.case{margin:6px 0;padding:0 12px;border:1px solid var(--line);border-rad
 details.case[open]{padding-bottom:10px}
 details.case>summary{padding:6px 0;cursor:pointer}
 details.case>summary .q{color:var(--muted)}
+.turn{margin:10px 0;padding:2px 12px 6px;border-left:4px solid var(--line)}
+.turn.failed{border-left-color:var(--bad)}
+.turn>h3 .q{color:var(--muted);font-weight:400}
 .text{margin:2px 0 8px;padding:6px 9px;border-radius:4px;background:var(--panel);
 white-space:pre-wrap;overflow-wrap:anywhere}
 ol.contexts{margin:4px 0;padding-left:0;list-style:none}
@@ -641,12 +646,13 @@ def _block(label: str, text: str | None, limit: int = _TEXT) -> str:
     return f'<h4>{label}</h4><div class="text">{_t(text, limit)}</div>'
 
 
-def _answer(case: CaseResult) -> list[str]:
+def _answer(case: CaseResult | TurnResult) -> list[str]:
     """The answer, with the statements that count against it in ``<mark>`` (each piece
     escaped before the element is added), a legend, and the statements not found in it."""
     label = "Answer" + (" (recorded)" if case.recorded else "")
     # A conversation's evidence indexes its turns' answers, not its last one's.
-    spans, unmatched = answer_marks([] if case.turns is not None else case.metrics.values())
+    conversation = getattr(case, "turns", None) is not None
+    spans, unmatched = answer_marks([] if conversation else case.metrics.values())
     if not spans or case.answer is None:
         lines = [_block(label, case.answer, _LONG)]
     else:
@@ -662,7 +668,7 @@ def _answer(case: CaseResult) -> list[str]:
     return lines
 
 
-def _contexts(case: CaseResult) -> list[str]:
+def _contexts(case: CaseResult | TurnResult) -> list[str]:
     expected = case.expected_contexts
     lines = ["<h4>Retrieved contexts</h4>"]
     if case.contexts is None:
@@ -713,11 +719,11 @@ def _votes(result: MetricResult) -> str:
     return "; ".join(parts) or "-"
 
 
-def _scores(case: CaseResult) -> list[str]:
+def _scores(case: CaseResult | TurnResult, heading: str = "Scores") -> list[str]:
     if not case.metrics:
-        return ['<h4>Scores</h4><p class="muted">no metric was evaluated</p>']
+        return [f'<h4>{heading}</h4><p class="muted">no metric was evaluated</p>']
     lines = [
-        "<h4>Scores</h4><table><thead><tr><th>Metric</th><th>Score</th><th>Threshold</th>"
+        f"<h4>{heading}</h4><table><thead><tr><th>Metric</th><th>Score</th><th>Threshold</th>"
         "<th>Status</th><th>Judge votes</th><th>Reason</th></tr></thead><tbody>"
     ]
     for name, r in case.metrics.items():
@@ -750,6 +756,30 @@ def _scores(case: CaseResult) -> list[str]:
     return lines
 
 
+def _turns(case: CaseResult) -> list[str]:
+    """A conversation as its turns, the failing first, each with its question, answer (its
+    unsupported statements marked), ground truth, contexts and scores."""
+    turns = sorted(case.turns or [], key=lambda t: (t.status != "failed", t.turn))
+    lines = [
+        f'<h4>Conversation: {len(turns)} turns, the failing first</h4><div class="turns">'
+    ]
+    for turn in turns:
+        status = turn.status or "not measured"
+        lines += [
+            f'<section class="turn {status.replace(" ", "-")}" data-turn="{turn.turn}">'
+            f"<h3>Turn {turn.turn} of {len(turns)} {_badge(status)} "
+            f'<span class="q">— {_t(" ".join(turn.question.split()), _LINE)}</span></h3>',
+            _block("Question", turn.question),
+            *_answer(turn),
+            _block("Ground truth", turn.ground_truth),
+            *_contexts(turn),
+            *_scores(turn),
+            "</section>",
+        ]
+    lines.append("</div>")
+    return lines
+
+
 def _case_head(case: CaseResult, cause: str | None) -> str:
     critical = ' <span class="badge bad">critical</span>' if case.critical else ""
     tags = "".join(f' <span class="tag">{_t(tag, 60)}</span>' for tag in case.tags)
@@ -770,10 +800,14 @@ def _full_case(case: CaseResult, cause: str | None, number: int, attributes: str
     ]
     if case.error:
         lines.append(_block("Error", case.error, _LONG))
-    lines += _answer(case)
-    lines.append(_block("Ground truth", case.ground_truth))
-    lines += _contexts(case)
-    lines += _scores(case)
+    if case.turns is not None:
+        lines += _turns(case)
+        lines += _scores(case, "Scores of the conversation, from its turns'")
+    else:
+        lines += _answer(case)
+        lines.append(_block("Ground truth", case.ground_truth))
+        lines += _contexts(case)
+        lines += _scores(case)
     failed = [t for t in case.tests if t.outcome in _FAILING]
     if failed:
         lines.append("<h4>Failed tests</h4><ul>")

@@ -78,7 +78,8 @@ def test_the_demo_runs_offline_with_the_local_judge_and_its_report_shows_everyth
             sys.executable,
             "-m",
             "pytest",
-            "--rag-dataset=dataset.json",
+            "--rag-dataset=dataset.json",  # as `make demo` runs it
+            "--rag-dataset=conversations.json",
             f"--rag-output-dir={tmp_path}",
             "-p",
             "no:randomly",
@@ -111,10 +112,52 @@ def test_the_demo_runs_offline_with_the_local_judge_and_its_report_shows_everyth
     encrypted = next(c for c in report["cases"] if c["id"] == "tc_008")
     verdicts = [e["verdict"] for e in encrypted["metrics"]["faithfulness"]["evidence"]]
     assert verdicts == ["supported", "not mentioned"], encrypted["metrics"]["faithfulness"]
+    # The conversations: the follow-ups the app reads with the question before them pass;
+    # "How long is it valid?" it asks alone, finds nothing for, and the report says so.
+    chats = {c["id"]: c for c in report["cases"] if c.get("turns")}
+    assert {key: c["status"] for key, c in chats.items()} == {
+        "chat_001": "passed",
+        "chat_002": "passed",
+        "chat_003": "failed",
+    }
+    assert chats["chat_001"]["turns"][1]["answer"] == (
+        "Security incidents must be reported to security@example.com within 24 hours."
+    )
+    failing = chats["chat_003"]
+    assert failing["failure_cause"] == "retrieval_miss"
+    assert [t["status"] for t in failing["turns"]] == ["passed", "failed"]
+    assert failing["turns"][1]["answer"] == "I don't know."
+    assert failing["metrics"]["retrieval_recall"]["details"]["turn"] == 2
+    trace = markdown[markdown.index("### FAILED: chat_003") :]
+    assert trace.index("#### Turn 2 (FAILED): How long is it valid?") < trace.index(
+        "#### Turn 1 (PASSED)"
+    )
+    assert "missing: accounts.md" in trace
+    html = (tmp_path / "eval_report.html").read_text()
+    assert "Turn 2 of 2" in html[html.index("<b>chat_003</b>") :]
     # The inline-style tests' cases join the dataset's in the same report.
     inline = [c for c in report["cases"] if c["inline"]]
     assert [c["key"] for c in inline] == INLINE_KEYS
     assert all(c["status"] == "passed" for c in inline)
+
+
+def test_the_demo_app_reads_a_follow_up_with_the_previous_question() -> None:
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        from demo_rag import answer, chat
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    first = "Where must incidents be reported?"
+    history = [
+        {"role": "user", "content": first},
+        {"role": "assistant", "content": str(chat(first)["answer"])},
+    ]
+    resolved = chat("And how quickly?", history)
+    assert "within 24 hours" in str(resolved["answer"])
+    assert [c["source"] for c in resolved["contexts"]] == ["security.md"]  # type: ignore[index,union-attr]
+    # Alone, or not opening as a follow-up, the question is asked without its history.
+    assert answer("And how quickly?")["answer"] == "I don't know."
+    assert chat("How long is it valid?", history)["answer"] == "I don't know."
 
 
 INLINE_KEYS = [

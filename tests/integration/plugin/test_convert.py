@@ -133,3 +133,77 @@ def test_a_misspelt_field_gets_a_did_you_mean(pytester: pytest.Pytester) -> None
         text
     )
     assert "unknown field 'expected_context' (did you mean 'expected_contexts'?)" in text
+
+
+CHAT_CONFTEST = """
+import pytest
+from tests.word_judge import word_judge
+
+FEES = {"personal": "A personal account costs 5 EUR a month.",
+        "business": "A business account costs 12 EUR a month."}
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    return word_judge
+
+@pytest.fixture(scope="session")
+def rag_adapter():
+    def answer(question, history):
+        text = FEES["business" if "business" in question.lower() else "personal"]
+        return text, [text]
+    return answer
+"""
+
+
+def test_converted_deepeval_and_ragas_conversations_are_judged_turn_by_turn(
+    pytester: pytest.Pytester,
+) -> None:
+    from tests.unit.data.test_foreign import DEEPEVAL_CONVERSATION
+
+    ragas = {
+        "user_input": [
+            {"content": "What does a personal account cost?", "type": "human"},
+            {"content": "A personal account costs 5 EUR a month.", "type": "tool"},
+            {"content": "A personal account costs 5 EUR a month.", "type": "ai"},
+            {"content": "Is there a discount for students?", "type": "human"},
+            {"content": "", "type": "ai", "tool_calls": [{"name": "search", "args": {}}]},
+            {"content": "A business account costs 12 EUR a month.", "type": "tool"},
+            {"content": "Students fly to the moon for free.", "type": "ai"},
+        ],
+        "reference": "The customer learns the fee.",
+    }
+    (pytester.path / "goldens.json").write_text(
+        json.dumps([DEEPEVAL_CONVERSATION]), encoding="utf-8"
+    )
+    (pytester.path / "samples.jsonl").write_text(json.dumps(ragas) + "\n", encoding="utf-8")
+    done = convert(pytester.path, "--from", "deepeval", "goldens.json", "deepeval.json")
+    assert done.returncode == 0, done.stderr
+    assert (
+        "converted 1 cases from goldens.json (0 with a recorded answer, 1 to ask the RAG "
+        "system; 1 of them conversations): wrote deepeval.json"
+    ) in done.stdout
+    assert "'expected_outcome' describes a whole conversation" in done.stderr
+    done = convert(pytester.path, "--from", "ragas", "samples.jsonl", "ragas.json")
+    assert done.returncode == 0, done.stderr
+    assert "(1 with a recorded answer, 0 to ask the RAG system; 1 of them" in done.stdout
+    (converted,) = json.loads((pytester.path / "ragas.json").read_text())["test_cases"]
+    assert converted["metadata"]["reference"] == "The customer learns the fee."
+    assert converted["turns"][1]["contexts"] == ["A business account costs 12 EUR a month."]
+
+    pytester.makeconftest(CHAT_CONFTEST)
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    result = pytester.runpytest(
+        "--rag-dataset", "deepeval.json", "--rag-dataset", "ragas.json", "-v", "-p", "no:randomly"
+    )
+    result.stdout.fnmatch_lines(["*deepeval.json::case-* PASSED*", "*ragas.json::case-* FAILED*"])
+    assert result.ret == 1
+    report = read_report(pytester)
+    deepeval, ragas_case = sorted(report["cases"], key=lambda c: c["dataset"])
+    # The DeepEval golden's first turn is recorded, its follow-up asked with its history.
+    assert [t["recorded"] for t in deepeval["turns"]] == [True, False]
+    assert deepeval["turns"][1]["answer"] == "A business account costs 12 EUR a month."
+    assert [t["metrics"]["faithfulness"]["score"] for t in deepeval["turns"]] == [1.0, 1.0]
+    assert deepeval["turns"][0]["contexts"][0]["source"] == "fees.md"
+    # The RAGAS sample's second answer is not in its tool's output: that turn fails it.
+    assert [t["status"] for t in ragas_case["turns"]] == ["passed", "failed"]
+    assert ragas_case["metrics"]["faithfulness"]["details"]["turn"] == 2

@@ -1,6 +1,7 @@
 """``eval_report.html`` of a real run: written and listed with the other reports, rebuilt the
 same by ``rag-eval report``, and opened in headless Chromium: it loads nothing but itself,
-raises no script error, its status filter hides passing cases, what a RAG system planted in
+raises no script error, shows a conversation as its turns (the failing turn first), its status
+filter hides passing cases, what a RAG system planted in
 an answer does not run, and without JavaScript it lists every case.
 
 The browser is the system's Chromium (Debian's ``chromium`` package: ``make test`` installs
@@ -31,6 +32,7 @@ PLANTED = (
     "\u202etxt.exe\u202c <a href=https://evil.example>click</a> "
 )
 REFUND = "Refunds are available within 30 days of purchase."
+RESET = "Click Forgot Password on the login page."
 CONFIG = "metrics:\n  faithfulness: 0.7\n  retrieval_recall: null\n"
 CASES = [
     case(
@@ -61,6 +63,22 @@ CASES = [
         tags=['<img src=x onerror="window.pwned = 4">'],
         critical=True,
     ),
+    {
+        "id": "chat",
+        "tags": ["account"],
+        "turns": [
+            {
+                "question": "How do I reset my password?",
+                "answer": RESET,
+                "contexts": [{"text": RESET, "source": "a.md"}],
+            },
+            {
+                "question": "And if I lost my phone too?",
+                "answer": RESET + " The moon will call you back.",
+                "contexts": [{"text": RESET, "source": "a.md"}],
+            },
+        ],
+    },
     case(
         "password",
         "How do I reset my password?",
@@ -95,7 +113,7 @@ def test_the_html_report_is_written_listed_and_rebuilt_alike_from_the_json(
     assert result.ret == 2, result.stdout.str()  # the planted case is critical and fails
     result.stdout.fnmatch_lines(["reports: */results/eval_report.html"])
     text = page.read_text(encoding="utf-8")
-    for key in ("refund", "mars", "planted", "password"):
+    for key in ("refund", "mars", "planted", "chat", "password"):
         assert f"<b>{key}</b>" in text
     assert "&lt;script&gt;window.pwned = 1&lt;/script&gt;" in text
     # `rag-eval report` writes the same page from the JSON report.
@@ -167,17 +185,34 @@ def test_the_page_in_a_browser_loads_nothing_runs_nothing_planted_and_filters(
             planted = page.locator("details.case:has(summary > b:text-is('planted'))")
             assert "<script>window.pwned = 1</script>" in planted.inner_text()
 
+            # The conversation: its turns shown, the failing turn first, marking its answer.
+            chat = page.locator("details.case:has(summary > b:text-is('chat'))")
+            turns = chat.locator("section.turn")
+            assert turns.count() == 2
+            assert turns.nth(0).locator("h3").inner_text().startswith("Turn 2 of 2 failed")
+            assert turns.nth(1).locator("h3").inner_text().startswith("Turn 1 of 2 passed")
+            assert turns.nth(0).is_visible() and turns.nth(1).is_visible()
+            marked = turns.nth(0).locator("mark")
+            assert marked.first.inner_text() == "The moon will call you back."
+            assert turns.nth(1).locator("mark").count() == 0
+            assert turns.nth(0).locator("td", has_text="Faithfulness").count() == 1
+
             # The filters: shown by the script; "failing" hides the passing cases.
             assert page.locator("#filters").is_visible()
-            assert page.locator("#shown").inner_text() == "4 of 4 cases shown"
+            assert page.locator("#shown").inner_text() == "5 of 5 cases shown"
             page.select_option("#f-status", "failing")
             assert page.locator('[data-status="passed"]').count() == 2
             assert page.locator('[data-status="passed"]:visible').count() == 0
-            assert page.locator('[data-status="failed"]:visible').count() == 2
-            assert page.locator("#shown").inner_text() == "2 of 4 cases shown"
+            assert page.locator('[data-status="failed"]:visible').count() == 3
+            assert page.locator("#shown").inner_text() == "3 of 5 cases shown"
+            assert turns.nth(0).is_visible()
+            page.select_option("#f-status", "passed")
+            assert not chat.is_visible() and not turns.nth(0).is_visible()
             page.select_option("#f-status", "")
             page.select_option("#f-tag", label="billing")
             assert page.locator("details.case:visible").count() == 1
+            page.select_option("#f-tag", label="account")
+            assert page.locator("details.case:visible").count() == 2
             page.select_option("#f-tag", "")
             assert problems == []
 
@@ -190,7 +225,7 @@ def test_the_page_in_a_browser_loads_nothing_runs_nothing_planted_and_filters(
             # Without JavaScript: every case listed, no filter.
             plain = browser.new_page(java_script_enabled=False)
             plain.goto(url)
-            assert plain.locator("details.case:visible").count() == 4
+            assert plain.locator("details.case:visible").count() == 5
             assert not plain.locator("#filters").is_visible()
         finally:
             browser.close()

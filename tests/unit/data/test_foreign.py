@@ -4,6 +4,8 @@ the item and the field as the source file spells it."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from rag_eval_pytest.data.foreign import (
@@ -35,6 +37,8 @@ def problems(call: object) -> list[str]:
         (["response", "retrieved_contexts", "question"], "ragas"),
         (["question", "ground_truth", "answer"], None),  # ours
         (["question", "reference"], None),  # one misspelt field of ours is a typo
+        (["scenario"], "deepeval"),  # a conversational golden
+        (["scenario", "expected_outcome"], "deepeval"),
     ],
 )
 def test_foreign_format(keys: list[str], fmt: str | None) -> None:
@@ -205,10 +209,146 @@ def test_every_problem_of_the_file_is_listed_with_item_and_field() -> None:
     assert len(found) == 7
 
 
-def test_a_conversation_cannot_be_converted() -> None:
-    item = {"user_input": [{"content": "hi", "type": "human"}]}
-    assert problems(lambda: convert_rows("ragas", [("line 1", item)])) == [
-        "line 1: field 'user_input' is a conversation; only single-turn samples can be converted"
+# As DeepEval's EvaluationDataset.save_as(file_type="json") writes a conversational golden.
+DEEPEVAL_CONVERSATION = {
+    "scenario": "A customer compares account fees.",
+    "turns": [
+        {"role": "assistant", "content": "Hello! How can I help?", "retrieval_context": None},
+        {"role": "user", "content": "What does a personal account cost?", "user_id": None},
+        {
+            "role": "assistant",
+            "content": "5 EUR a month.",
+            "retrieval_context": [
+                "deepeval_source=fees.md,deepeval_context=A personal account costs 5 EUR a month.",
+                "Fees are charged monthly.",
+            ],
+            "tools_called": [{"name": "search"}],
+            "metadata": None,
+        },
+        {"role": "user", "content": "And for business accounts?"},
+    ],
+    "expected_outcome": "The customer learns both fees.",
+    "user_description": None,
+    "context": None,
+    "name": "fees",
+}
+# As RAGAS's EvaluationDataset.to_jsonl writes a MultiTurnSample.
+RAGAS_CONVERSATION = {
+    "user_input": [
+        {"content": "What does a personal account cost?", "type": "human"},
+        {"content": "", "type": "ai", "tool_calls": [{"name": "search", "args": {"q": "fee"}}]},
+        {"content": "A personal account costs 5 EUR.", "type": "tool"},
+        {"content": "5 EUR a month.", "type": "ai"},
+        {"content": "And for business", "type": "human"},
+        {"content": "accounts?", "type": "human"},
+        {"content": "12 EUR a month.", "type": "ai", "metadata": None},
+    ],
+    "reference": "The customer learns both fees.",
+    "reference_topics": None,
+}
+
+
+def test_a_deepeval_conversation_becomes_turns_with_recorded_answers_and_a_live_last() -> None:
+    conversion = convert_rows("deepeval", [("item 0", DEEPEVAL_CONVERSATION)])
+    assert conversion.cases == [
+        {
+            "turns": [
+                {
+                    "question": "What does a personal account cost?",
+                    "answer": "5 EUR a month.",
+                    "contexts": [
+                        {"text": "A personal account costs 5 EUR a month.", "source": "fees.md"},
+                        "Fees are charged monthly.",
+                    ],
+                },
+                {"question": "And for business accounts?"},  # no reply: asked live
+            ],
+            "metadata": {
+                "scenario": "A customer compares account fees.",
+                "expected_outcome": "The customer learns both fees.",
+                "name": "fees",
+                "turns[2]": {"tools_called": [{"name": "search"}]},
+            },
+        }
+    ]
+    assert conversion.notes == [
+        "item 0: 'turns[0]' (assistant) comes before the user's first message: left out, as "
+        "a turn starts with the user's question",
+        "'expected_outcome' describes a whole conversation, not one turn's answer: it is kept "
+        "in the case's metadata, and the turns have no ground_truth",
+    ]
+
+
+def test_a_ragas_conversation_joins_a_reply_and_takes_the_tools_output_as_contexts() -> None:
+    (case,) = convert_rows("ragas", [("line 1", RAGAS_CONVERSATION)]).cases
+    assert case["turns"] == [
+        {
+            "question": "What does a personal account cost?",
+            "answer": "5 EUR a month.",
+            "contexts": ["A personal account costs 5 EUR."],
+        },
+        {"question": "And for business\naccounts?", "answer": "12 EUR a month."},
+    ]
+    assert case["metadata"] == {
+        "reference": "The customer learns both fees.",
+        "user_input[1]": {"tool_calls": [{"name": "search", "args": {"q": "fee"}}]},
+    }
+
+
+def test_a_conversation_in_a_csv_cell_is_read_as_json_or_as_a_python_list() -> None:
+    messages = [{"role": "user", "content": "q?", "retrieval_context": None}]
+    rows = [
+        ("row 2", {"scenario": "s", "turns": json.dumps(messages)}),
+        ("row 3", {"user_input": str([{"content": "q?", "type": "human"}])}),
+    ]
+    deepeval = convert_rows("deepeval", rows[:1], cells=True).cases
+    ragas = convert_rows("ragas", rows[1:], cells=True).cases
+    assert deepeval[0]["turns"] == ragas[0]["turns"] == [{"question": "q?"}]
+
+
+def test_every_problem_of_a_conversation_names_the_item_and_the_message_field() -> None:
+    items = [
+        ("item 0", {"scenario": "only a scenario"}),
+        ("item 1", {"turns": [{"role": "user", "content": "q", "colour": "red"}]}),
+        ("item 2", {"turns": [{"role": "system", "content": "be brief"}]}),
+        ("item 3", {"turns": [{"role": "user", "content": 5}]}),
+        ("item 4", {"turns": [{"role": "user", "content": " "}]}),
+        ("item 5", {"turns": [{"role": "user", "content": "q", "retrieval_context": ["c"]}]}),
+        ("item 6", {"turns": [{"role": "assistant", "content": "hello"}]}),
+        ("item 7", {"turns": "q", "scenaro": "s"}),
+        ("item 8", {"turns": []}),
+        ("item 9", {"turns": [{"content": "q"}]}),
+    ]
+    assert problems(lambda: convert_rows("deepeval", items)) == [
+        "item 0: field 'turns' is required (a golden with only a scenario is for DeepEval's "
+        "simulator)",
+        "item 1: unknown field 'turns[0].colour' (known: additional_metadata, content, "
+        "mcp_prompts_called, mcp_resources_called, mcp_tools_called, metadata, "
+        "retrieval_context, role, tools_called, user_id)",
+        "item 2: field 'turns[0].role' must be user or assistant, found 'system'",
+        "item 3: field 'turns[0].content' must be text, found int",
+        "item 4: field 'turns[0].content' must not be empty",
+        "item 5: field 'turns[0].retrieval_context' is on a user message: retrieval context "
+        "belongs to the assistant's reply",
+        "item 6: the conversation has no user message to ask",
+        "item 7: unknown field 'scenaro' for a DeepEval conversation (did you mean 'scenario'?)",
+        "item 7: field 'turns' must be a list of messages",
+        "item 8: field 'turns' has no messages",
+        "item 9: field 'turns[0].role' is required",
+    ]
+
+
+def test_a_ragas_reply_without_text_is_no_answer() -> None:
+    sample = {
+        "user_input": [
+            {"content": "q?", "type": "human"},
+            {"content": "", "type": "ai", "tool_calls": [{"name": "search", "args": {}}]},
+            {"content": "found", "type": "tool"},
+        ]
+    }
+    assert problems(lambda: convert_rows("ragas", [("line 4", sample)])) == [
+        "line 4: the reply to turn 1 ('user_input[1]', 'user_input[2]') has no assistant text "
+        "to record as its answer"
     ]
 
 

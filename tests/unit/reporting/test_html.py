@@ -424,3 +424,64 @@ def test_long_three_byte_texts_stay_under_ten_megabytes_at_ten_thousand_cases() 
     assert len(text.encode()) < 10_000_000
     shown = text.count('<details class="case"') + text.count("<tr data-status=")
     assert f"{10_000 - shown} further cases are only in eval_report.json." in text
+
+
+def turn(number: int, question: str, answer: str, score: float, **extra: Any) -> dict[str, Any]:
+    key = f"chat/turn-{number}"
+    return {
+        "key": key,
+        "turn": number,
+        "question": question,
+        "ground_truth": None,
+        "expected_contexts": None,
+        "status": "passed" if score >= 0.7 else "failed",
+        "recorded": True,
+        "answer": answer,
+        "contexts": [{"text": f"The context of turn {number}.", "source": f"t{number}.md"}],
+        "sources": [f"t{number}.md"],
+        "latency_s": None,
+        "metrics": {"faithfulness": metric(key, "faithfulness", score, **extra)},
+    }
+
+
+def test_a_conversation_is_shown_as_its_turns_the_failing_first_each_marking_its_answer() -> None:
+    moon = "Fees are 5 EUR. The moon is cheese."
+    unsupported = {
+        "kind": "statement",
+        "text": "The moon is cheese.",
+        "verdict": "unsupported",
+        "start": moon.index("The moon"),
+        "end": len(moon),
+    }
+    turns = [
+        turn(1, "What does an account cost?", "5 EUR a month.", 1.0),
+        turn(2, "And for business?", moon, 0.5, evidence=[unsupported], reason="turn 2: 1 of 2"),
+    ]
+    chat = case(
+        "chat",
+        "failed",
+        question=turns[0]["question"],
+        answer=moon,
+        turns=turns,
+        metrics={"faithfulness": metric("chat", "faithfulness", 0.5, evidence=[unsupported])},
+    )
+    text = page([case("ok"), chat])
+    block = text[text.index("<b>chat</b>") :]
+    block = block[: block.index("</details>")]
+    assert "Conversation: 2 turns, the failing first" in block
+    second, first = block.index("Turn 2 of 2"), block.index("Turn 1 of 2")
+    assert second < first  # the failing turn first
+    turn_2, turn_1 = block[second:first], block[first:]
+    assert '<span class="badge bad">failed</span>' in turn_2
+    assert "And for business?" in turn_2
+    # Each turn marks its own answer, with its own contexts and metric rows.
+    assert "Fees are 5 EUR. <mark>The moon is cheese.</mark>" in turn_2
+    assert "<code>t2.md</code>" in turn_2 and "<code>t1.md</code>" not in turn_2
+    assert "<td>Faithfulness</td>" in turn_2 and "turn 2: 1 of 2" in turn_2
+    assert "5 EUR a month." in turn_1 and "<mark>" not in turn_1
+    assert '<span class="badge ok">passed</span>' in turn_1
+    # The conversation's own scores follow its turns; its last answer is not marked again.
+    assert block.count("<mark>The moon is cheese.</mark>") == 1
+    assert block.index("Scores of the conversation") > first
+    # The filters see the case, not its turns.
+    assert len(re.findall(r"data-status=", text)) == 2
