@@ -395,6 +395,61 @@ def converted(source: str) -> Callable[[pytest.Pytester], None]:
     return check
 
 
+CONVERSATIONS = {
+    "deepeval": (
+        "conversations.json",
+        json.dumps(
+            [
+                {
+                    "turns": [
+                        {"role": "user", "content": Q},
+                        {"role": "assistant", "content": POLICY, "retrievalContext": [POLICY]},
+                        {"role": "user", "content": "And the shipping?"},
+                        {"role": "assistant", "content": MARS, "retrievalContext": [POLICY]},
+                    ]
+                }
+            ]
+        ),
+    ),
+    "ragas": (
+        "samples.jsonl",
+        json.dumps(
+            {
+                "user_input": [
+                    {"type": "human", "content": Q},
+                    {"type": "tool", "content": POLICY},
+                    {"type": "ai", "content": POLICY},
+                    {"type": "human", "content": "And the shipping?"},
+                    {"type": "tool", "content": POLICY},
+                    {"type": "ai", "content": MARS},
+                ]
+            }
+        )
+        + "\n",
+    ),
+}
+
+
+def converted_conversation(source: str) -> Callable[[pytest.Pytester], None]:
+    """Their saved conversations converted run as cases with turns, each turn judged on its
+    recorded answer, the conversation failing on its worst turn, named."""
+
+    def check(pytester: pytest.Pytester) -> None:
+        name, text = CONVERSATIONS[source]
+        (pytester.path / name).write_text(text, encoding="utf-8")
+        assert main(["convert", "--from", source, name, "dataset.json"]) == 0
+        pytester.makeconftest(CONFTEST)
+        pytester.makefile(".yaml", **{"eval-config": "metrics:\n  faithfulness: 0.7\n"})
+        result = runs(pytester, "--rag-dataset", "dataset.json")
+        assert list(outcomes(result).values()) == ["FAILED"]
+        result.stdout.fnmatch_lines(["*faithfulness 0.00 < 0.70 at turn 2*"])
+        (conversation,) = read_report(pytester)["cases"]
+        assert [t["metrics"]["faithfulness"]["score"] for t in conversation["turns"]] == [1, 0]
+
+    check.__name__ = f"convert_{source}_conversations"
+    return check
+
+
 def plain_pytest(pytester: pytest.Pytester) -> None:
     """A test file runs as any pytest test file, and the run writes its reports."""
     pytester.makeconftest(CONFTEST)
@@ -608,6 +663,11 @@ ROWS: dict[str, tuple[str, Callable[[pytest.Pytester], None]]] = {
         "rag-eval convert --from deepeval goldens.json dataset.json",
         converted("deepeval"),
     ),
+    '`ConversationalGolden(scenario=..., turns=[Turn(role="user", content=q), ...])`, '
+    "`ConversationalTestCase(turns=[...])`": (
+        "`rag-eval convert --from deepeval` converts a saved file of them",
+        converted_conversation("deepeval"),
+    ),
     "`deepeval test run test_app.py`": ("pytest test_app.py", plain_pytest),
     "`evaluate(test_cases, metrics)`": ("zero-code mode", zero_code),
     # RAGAS's column
@@ -658,6 +718,10 @@ ROWS: dict[str, tuple[str, Callable[[pytest.Pytester], None]]] = {
     '`EvaluationDataset.from_jsonl("samples.jsonl")`': (
         "rag-eval convert --from ragas samples.jsonl dataset.json",
         converted("ragas"),
+    ),
+    "`MultiTurnSample(user_input=[HumanMessage(...), AIMessage(...), ...])`": (
+        "`rag-eval convert --from ragas` converts a saved file of them",
+        converted_conversation("ragas"),
     ),
     "`result.to_pandas()`": ('load_report("results")', reads_the_report),
     "`llm=LangchainLLMWrapper(ChatOpenAI(...))`": (
