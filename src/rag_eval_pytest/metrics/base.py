@@ -79,12 +79,13 @@ class Sample:
 
     @property
     def question_in_context(self) -> str:
-        """The question as the user meant it: in a conversation, after the user's earlier
-        questions ("and for business accounts?" means something only after the first)."""
+        """The question as the user meant it: in a conversation, a follow-up after the user's
+        earlier questions it leans on ("and for business accounts?" means something only
+        after the first), a complete question alone (:mod:`~rag_eval_pytest.text.follow_ups`)."""
+        from ..text.follow_ups import in_context
+
         earlier = [m["content"] for m in self.history if m["role"] == "user"]
-        if not earlier:
-            return self.question
-        return "\n".join([*earlier, self.question])
+        return in_context(self.question, earlier) if earlier else self.question
 
 
 class Evidence(BaseModel):
