@@ -18,6 +18,12 @@ made, or when the plugin re-asks or repeats a request.
 
     python benchmarks/judge_work.py [--cases 30] [--latency-ms 0] [--slots 8]
     python benchmarks/judge_work.py --peer-dataset ../shared/peer-bench   # their 30 cases
+    python benchmarks/judge_work.py --peer-dataset ../shared/peer-bench --turns 3
+
+``--turns K`` makes the same cases conversations of K turns (cases 1 to K the turns of the
+first, and so on, each turn with its recorded answer, contexts and ground truth): the work
+per turn, with each judge question reading the turn's question after the user's earlier ones,
+set beside the work per single case of the same cases.
 """
 
 from __future__ import annotations
@@ -201,6 +207,18 @@ def peer_cases(peer_bench: Path, n: int) -> list[dict[str, Any]]:
     return [{k: row[k] for k in keys} for row in map(json.loads, out.splitlines()) if row]
 
 
+def as_conversations(cases: list[dict[str, Any]], turns: int) -> list[dict[str, Any]]:
+    """The cases as conversations of ``turns`` turns each (the last may be shorter)."""
+    fields = ("question", "contexts", "answer", "ground_truth")
+    return [
+        {
+            "id": f"conversation-{start // turns + 1:03d}",
+            "turns": [{k: case[k] for k in fields} for case in cases[start : start + turns]],
+        }
+        for start in range(0, len(cases), turns)
+    ]
+
+
 def fetch(url: str, method: str = "GET") -> dict[str, Any]:
     request = urllib.request.Request(url, data=b"{}" if method == "POST" else None, method=method)
     with urllib.request.urlopen(request, timeout=10) as response:
@@ -291,6 +309,12 @@ def main() -> int:
         help="cascade: the local judge first, the fake Anthropic judge only for what it is "
         "unsure of (compare its requests per case with anthropic's)",
     )
+    parser.add_argument(
+        "--turns",
+        type=int,
+        default=1,
+        help="group the cases into conversations of this many turns (per-turn work)",
+    )
     parser.add_argument("--max-requests-per-case", type=float, default=4.0)
     parser.add_argument("--json", type=Path, default=None, help="also write the numbers here")
     options = parser.parse_args()
@@ -301,9 +325,12 @@ def main() -> int:
     else:
         cases = make_cases(options.cases)
         source = "make_cases() in this script"
-    n = len(cases)
+    n = len(cases)  # per case, or per turn of a conversation: the same questions are asked
     contexts = sum(len(c["contexts"]) for c in cases) / n
-    result = run(cases, options)
+    if options.turns > 1:
+        source += f", as {len(as_conversations(cases, options.turns))} conversations of "
+        source += f"{options.turns} turns (figures per turn)"
+    result = run(as_conversations(cases, options.turns) if options.turns > 1 else cases, options)
     stats, report = result["stats"], result["report"]
     usage = report["summary"]["usage"]
 
@@ -317,9 +344,10 @@ def main() -> int:
     )
     print(f"pytest: {result['pytest_tail'].strip().splitlines()[-1]}")
     print()
+    unit = "turn" if options.turns > 1 else "case"
     print(
-        "| question (metric step) | metric | requests per case | input tokens per case "
-        "| output tokens per case | re-asks |"
+        f"| question (metric step) | metric | requests per {unit} | input tokens per {unit} "
+        f"| output tokens per {unit} | re-asks |"
     )
     print("|---|---|---|---|---|---|")
     for name, row in stats["questions"].items():

@@ -1,7 +1,7 @@
-"""A small JSON Schema validator for the keywords of the published report schema ($ref to
-$defs, anyOf, type, const, enum, minimum, maximum, properties, required,
-additionalProperties, items, prefixItems, minItems, maxItems): the
-report's validation test needs no extra library. Annotations (title, description, default)
+"""A small JSON Schema validator for the keywords of the published report and dataset
+schemas ($ref to $defs, anyOf, oneOf, not, type (one or a list), const, enum, minimum, maximum,
+minLength, properties, required, additionalProperties, items, prefixItems, minItems,
+maxItems): their validation tests need no extra library. Annotations (title, description, default)
 are ignored; an unknown keyword is an error, so a schema using more is never half-checked."""
 
 from __future__ import annotations
@@ -15,10 +15,13 @@ _TYPES: dict[str, Any] = {
     "boolean": bool,
     "null": type(None),
 }
-_ANNOTATIONS = {"title", "description", "default", "$schema", "$defs"}
+_ANNOTATIONS = {"title", "description", "default", "$schema", "$defs", "format"}
 _KNOWN = _ANNOTATIONS | {
     "$ref",
     "anyOf",
+    "oneOf",
+    "not",
+    "minLength",
     "type",
     "const",
     "enum",
@@ -34,7 +37,9 @@ _KNOWN = _ANNOTATIONS | {
 }
 
 
-def _is_type(value: object, name: str) -> bool:
+def _is_type(value: object, name: str | list[str]) -> bool:
+    if isinstance(name, list):
+        return any(_is_type(value, one) for one in name)
     if name == "integer":
         return isinstance(value, int) and not isinstance(value, bool)
     if name == "number":
@@ -56,6 +61,12 @@ def errors(
         options = [errors(value, option, root, path) for option in schema["anyOf"]]
         if all(options):
             return [f"{path}: matches no option ({'; '.join(o[0] for o in options)})"]
+    if "oneOf" in schema:
+        matching = sum(not errors(value, option, root, path) for option in schema["oneOf"])
+        if matching != 1:
+            return [f"{path}: matches {matching} of the options of oneOf, not exactly one"]
+    if "not" in schema and not errors(value, schema["not"], root, path):
+        return [f"{path}: matches what it must not"]
     if "type" in schema and not _is_type(value, schema["type"]):
         return [f"{path}: {value!r:.60} is not of type {schema['type']}"]
     if "const" in schema and value != schema["const"]:
@@ -67,6 +78,8 @@ def errors(
             return [f"{path}: {value!r} is less than {schema['minimum']}"]
         if "maximum" in schema and not value <= schema["maximum"]:  # type: ignore[operator]
             return [f"{path}: {value!r} is greater than {schema['maximum']}"]
+    if isinstance(value, str) and len(value) < schema.get("minLength", 0):
+        return [f"{path}: shorter than {schema['minLength']} characters"]
     found: list[str] = []
     if isinstance(value, dict):
         properties = schema.get("properties", {})

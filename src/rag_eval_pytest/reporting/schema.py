@@ -1,9 +1,10 @@
-"""The JSON schemas of ``eval_report.json`` and of a ``results.jsonl`` line, generated from
-their models.
+"""The published JSON schemas: ``eval_report.json``, a ``results.jsonl`` line (generated from
+their models here) and a dataset file (:mod:`rag_eval_pytest.data.schema`).
 
-``python -m rag_eval_pytest.reporting.schema > docs/eval_report.schema.json`` and
-``python -m rag_eval_pytest.reporting.schema history > docs/history_line.schema.json`` write
-the published copies; a test keeps them equal to what this module generates.
+``python -m rag_eval_pytest.reporting.schema > docs/eval_report.schema.json``,
+``python -m rag_eval_pytest.reporting.schema history > docs/history_line.schema.json`` and
+``python -m rag_eval_pytest.reporting.schema dataset > docs/dataset.schema.json`` write the
+published copies; tests keep them equal to what this module generates.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ..data.schema import dataset_schema
 from .models import SCHEMA_VERSION, HistoryLine, Report
 
 if TYPE_CHECKING:
@@ -39,6 +41,7 @@ def history_line_schema() -> dict[str, Any]:
 SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {
     "report": report_schema,
     "history": history_line_schema,
+    "dataset": dataset_schema,
 }
 
 
