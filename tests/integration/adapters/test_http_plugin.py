@@ -222,3 +222,61 @@ def test_http_adapter_without_endpoint_says_how_to_set_it(
     result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-adapter", "http")
     result.stdout.fnmatch_lines(["*the http adapter needs an endpoint: --rag-endpoint URL*"])
     assert result.ret == 3
+
+
+def test_a_conversation_over_http_sends_each_turn_with_its_history(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], server: FaultServer
+) -> None:
+    # The turns go in order, each request holding the earlier turns (the live first answer
+    # among them) under the template's {messages}, and the follow-up retrieves what only the
+    # history makes it ask for.
+    write_dataset(
+        [
+            {
+                "id": "fees",
+                "turns": [
+                    {"question": "What does a personal account cost?", "ground_truth": "5 EUR."},
+                    {
+                        "question": "And a business account?",
+                        "ground_truth": "12 EUR.",
+                        "expected_contexts": ["business.md"],
+                    },
+                ],
+            }
+        ]
+    )
+    body = 'http:\n  body:\n    messages: "{messages}"\n    channel: web\n'
+    pytester.makefile(".yaml", **{"eval-config": PATHS.replace("http:\n", body, 1)})
+    seen: list[Any] = []
+
+    def answer(request: Request) -> dict[str, Any]:
+        messages = request.json()["messages"]
+        seen.append(messages)
+        asked = " ".join(m["content"] for m in messages if m["role"] == "user")
+        source = "business.md" if "business" in asked else "personal.md"
+        return {
+            "data": {
+                "answer": f"Read {source}.",
+                "documents": [{"text": f"See {source}.", "metadata": {"source": source}}],
+            }
+        }
+
+    server.route = lambda request: Fault(body=answer)
+    result = pytester.runpytest(
+        "--rag-dataset", "dataset.json", "--rag-adapter", "http",
+        "--rag-endpoint", server.url, "-p", "no:randomly",
+    )  # fmt: skip
+    assert result.ret == 0, result.stdout.str()
+    assert seen == [
+        [{"role": "user", "content": "What does a personal account cost?"}],
+        [
+            {"role": "user", "content": "What does a personal account cost?"},
+            {"role": "assistant", "content": "Read personal.md."},
+            {"role": "user", "content": "And a business account?"},
+        ],
+    ]
+    (conversation,) = read_report(pytester)["cases"]
+    assert [t["metrics"]["retrieval_recall"]["score"] for t in conversation["turns"]] == [
+        None,
+        1.0,
+    ]
