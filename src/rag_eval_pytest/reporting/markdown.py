@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .models import (
         CaseResult,
         Comparison,
+        ContextResult,
         MetricChange,
         MetricSummary,
         Report,
@@ -288,13 +289,48 @@ def _turns(case: CaseResult) -> list[str]:
     for turn in turns:
         status = (turn.status or "not measured").upper().replace("_", " ")
         lines += [f"#### Turn {turn.turn} ({status}): {inline(turn.question, 120)}", ""]
+        lines += _contexts(turn.contexts)
         lines += [f"**Answer:** {_quote(turn.answer)}", ""]
         lines += _marked_answer(turn)
+        if turn.ground_truth is not None:
+            lines += [f"**Ground Truth:** {_quote(turn.ground_truth)}", ""]
+        if turn.expected_contexts is not None:
+            expected = ", ".join(_cell(e) for e in turn.expected_contexts)
+            lines += [f"**Expected Contexts:** {expected or '_none_'}", ""]
         for name, result in turn.metrics.items():
             score = "not judged" if result.score is None else fmt_score(result.score)
             reason = f" - {_cell(result.reason)}" if result.reason else ""
             lines.append(f"- {_cell(title(name))}: {score}{reason}")
         lines.append("")
+    return lines
+
+
+def _contexts(contexts: list[ContextResult] | None) -> list[str]:
+    lines = ["**Retrieved Contexts:**"]
+    if contexts is None:
+        lines.append("_unknown (the RAG system returned no contexts)_")
+    elif not contexts:
+        lines.append("_none retrieved_")
+    else:
+        for i, ctx in enumerate(contexts, start=1):
+            source = f" ({_cell(ctx.source)})" if ctx.source else ""
+            lines.append(f"{i}. {_quote(ctx.text, 300)}{source}")
+    return [*lines, ""]
+
+
+def _single(case: CaseResult) -> list[str]:
+    """One question's block: the question, the error, the contexts, the answer (its
+    unsupported statements marked), the ground truth and the expected contexts."""
+    lines = [f"**Question:** {_cell(case.question)}", ""]
+    if case.error:
+        lines += [f"**Error:** {_cell(case.error)}", ""]
+    lines += _contexts(case.contexts)
+    lines += [f"**Generated Answer:** {_quote(case.answer)}", ""]
+    lines += _marked_answer(case)
+    lines.append(f"**Ground Truth:** {_quote(case.ground_truth)}")
+    if case.expected_contexts is not None:
+        expected = ", ".join(_cell(e) for e in case.expected_contexts)
+        lines += ["", f"**Expected Contexts:** {expected or '_none_'}"]
     return lines
 
 
@@ -304,31 +340,15 @@ def _case_trace(case: CaseResult) -> list[str]:
     lines = [f"### {status}: {_cell(case.key)}{critical} - {inline(case.question, 120)}", ""]
     lines += _cause_line(case)
     if case.turns is not None:
+        # Each turn shows its own question, contexts, answer and ground truth; the case's
+        # are only its first question and last response.
         lines += _turns(case)
-    lines.append(f"**Question:** {_cell(case.question)}")
-    lines.append("")
-    if case.error:
-        lines += [f"**Error:** {_cell(case.error)}", ""]
-    contexts = case.contexts
-    lines.append("**Retrieved Contexts:**")
-    if contexts is None:
-        lines.append("_unknown (the RAG system returned no contexts)_")
-    elif not contexts:
-        lines.append("_none retrieved_")
+        if case.error:
+            lines += [f"**Error:** {_cell(case.error)}", ""]
+        lines.append("**Scores of the conversation:**")
     else:
-        for i, ctx in enumerate(contexts, start=1):
-            source = f" ({_cell(ctx.source)})" if ctx.source else ""
-            lines.append(f"{i}. {_quote(ctx.text, 300)}{source}")
-    lines.append("")
-    lines.append(f"**Generated Answer:** {_quote(case.answer)}")
-    lines.append("")
-    lines += _marked_answer(case)
-    lines.append(f"**Ground Truth:** {_quote(case.ground_truth)}")
-    if case.expected_contexts is not None:
-        lines.append("")
-        expected = ", ".join(_cell(e) for e in case.expected_contexts)
-        lines.append(f"**Expected Contexts:** {expected or '_none_'}")
-    lines += ["", "**Scores:**"]
+        lines += _single(case)
+        lines += ["", "**Scores:**"]
     if not case.metrics:
         lines.append("- _no metric was evaluated_")
     for name, result in case.metrics.items():
