@@ -15,8 +15,9 @@ faithfulness is the share of its statements judged supported, as the metric comp
 
 * **Adaptive votes** (``judge.passes: auto``): the same noisy judge asked as the plugin asks
   it: one vote per case, and a majority of 3 (the first vote kept) only for a case whose
-  score is within 0.2 (``judge.vote_margin``) of the threshold 0.7; against 3 votes for
-  every case (a majority that stops when the first two agree). Requests per case, and how
+  score is within 0.2 (``judge.vote_margin``) of the threshold 0.7, its third vote asked only
+  when it can change the pass or fail; against 3 votes for every case (a majority that stops
+  when the first two agree). Requests per case, and how
   often the two give the same pass or fail.
 
 Then a few pairs end to end: two real ``pytest`` runs over a recorded dataset with the noisy
@@ -96,6 +97,14 @@ def majority(votes: list[list[bool]]) -> float:
     return sum(kept) / STATEMENTS
 
 
+def settled(one: list[bool], two: list[bool]) -> bool:
+    """Whether a third vote could not change the pass or fail at 0.7: the statements the
+    two votes agree on decide it whichever way the others go (the plugin's rule)."""
+    agreed = sum(a for a, b in zip(one, two, strict=True) if a == b)
+    split = sum(a != b for a, b in zip(one, two, strict=True))
+    return len({(agreed + k) / STATEMENTS >= 0.7 for k in range(split + 1)}) == 1
+
+
 def vote_costs(cases: int, flip: float, seed: int) -> dict[str, float]:
     """Requests per case and the share of cases whose pass or fail agrees, adaptive votes
     against a fixed majority of 3, on the same votes."""
@@ -109,11 +118,12 @@ def vote_costs(cases: int, flip: float, seed: int) -> dict[str, float]:
         # Fixed 3: the first two, and the third only when they differ.
         fixed = votes[:2] if votes[0] == votes[1] else votes
         fixed_requests += len(fixed)
-        # Auto: one vote; near the threshold, a majority of 3 with the first vote kept.
+        # Auto: one vote; near the threshold, a majority of 3 with the first vote kept, whose
+        # third vote is asked only when it can change the pass or fail.
         first = majority(votes[:1])
         auto = votes[:1]
         if abs(first - 0.7) <= VOTE_MARGIN + 1e-9:
-            auto = votes[:2] if votes[0] == votes[1] else votes
+            auto = votes[:2] if settled(votes[0], votes[1]) else votes
         auto_requests += len(auto)
         agree += (majority(auto) >= 0.7) == (majority(fixed) >= 0.7)
     return {

@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ..judges.base import VOTES
+from ..judges.base import SETTLED, VOTES
 from .session import make_sample, measure
 
 if TYPE_CHECKING:
     from ..data.dataset import LoadedCase
     from ..data.response import Message, RAGResponse
-    from ..judges.base import Judge
+    from ..judges.base import Judge, Question
     from ..metrics.base import Embed, Measurement, Metric, Sample, Services
     from .judging import JudgeRegistry
     from .session import EvalSession
@@ -58,11 +58,14 @@ class MetricMemos:
         services: Services,
         votes: int | None = None,
         history: tuple[Message, ...] = (),
+        threshold: float | None = None,
     ) -> asyncio.Future[Measurement]:
         """The (memoised) measurement of a metric on a case (a conversation's turn, with its
         ``history``), with ``votes`` per question when a verdict is asked again
         (``judge.passes: auto``). Call on the loop."""
-        depends = self._depends_on(metric, services.judge) + (f" votes={votes}" if votes else "")
+        depends = self._depends_on(metric, services.judge)
+        if votes:  # the votes stop where no further one can change the verdict at threshold
+            depends += f" votes={votes} at={threshold}"
         key = (loaded.key, metric.cache_key(), depends)
         task = self._measurements.get(key)
         if task is None:
@@ -70,7 +73,7 @@ class MetricMemos:
             task = asyncio.ensure_future(
                 measure(metric, sample, services)
                 if votes is None
-                else measured_with_votes(metric, sample, services, votes)
+                else measured_with_votes(metric, sample, services, votes, threshold)
             )
             task.add_done_callback(self._count_usage)
             self._measurements[key] = task
@@ -111,7 +114,11 @@ class MetricMemos:
         ]
         revoted = await asyncio.gather(
             *(
-                asyncio.shield(self.task(loaded, response, metrics[i], services, votes[0], history))
+                asyncio.shield(
+                    self.task(
+                        loaded, response, metrics[i], services, votes[0], history, thresholds[i]
+                    )
+                )
                 for i in again
             )
         )
@@ -153,14 +160,35 @@ def more_votes(judge: Judge | None) -> tuple[int, float] | None:
     return int(most), float(getattr(judge, "vote_margin", 0.0))
 
 
+class VerdictCheck:
+    """Whether every possible answer to a question gives ``metric`` the same verdict at
+    ``threshold`` (``SETTLED``): a vote that could not change it is not asked."""
+
+    def __init__(self, metric: Metric, threshold: float | None) -> None:
+        self.metric = metric
+        self.threshold = threshold
+        self.key = f"settled {metric.result_name} at {threshold}"
+
+    def __call__(self, question: Question[Any, Any], answers: list[Any]) -> bool:
+        if self.threshold is None:
+            return False
+        scores = [self.metric.score_of(question, answer) for answer in answers]
+        if not scores or any(score is None for score in scores):
+            return False
+        return len({score >= self.threshold for score in scores if score is not None}) == 1
+
+
 async def measured_with_votes(
-    metric: Metric, sample: Sample, services: Services, votes: int
+    metric: Metric, sample: Sample, services: Services, votes: int, threshold: float | None
 ) -> Measurement:
-    """The metric measured with ``votes`` per judge question (its first vote kept), and the
-    votes recorded in its details."""
+    """The metric measured with ``votes`` per judge question (its first vote kept, the later
+    ones only while they can change its verdict at ``threshold``), and the votes recorded
+    in its details."""
     token = VOTES.set(votes)
+    check = SETTLED.set(VerdictCheck(metric, threshold))
     try:
         measured = await measure(metric, sample, services)
     finally:
+        SETTLED.reset(check)
         VOTES.reset(token)
     return measured.model_copy(update={"details": {**measured.details, "votes": votes}})

@@ -24,11 +24,17 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 VOTES: ContextVar[int | None] = ContextVar("rag_eval_votes", default=None)
 """The votes an LLM judge casts on the questions asked in this context, when a verdict near
 its threshold is asked again with more votes (``judge.passes: auto``); ``None``: its own."""
+SETTLED: ContextVar[Callable[[Question[Any, Any], list[Any]], bool] | None] = ContextVar(
+    "rag_eval_settled", default=None
+)
+"""With more votes asked (``VOTES``): whether every one of the given possible answers to a
+question gives the asking metric the same pass or fail at its threshold; the votes stop
+there, as one more could not change the verdict (``None``: they run to their majority)."""
 
 I = TypeVar("I", bound=BaseModel)  # noqa: E741 - the conventional name of an input type
 O = TypeVar("O", bound=BaseModel)  # noqa: E741

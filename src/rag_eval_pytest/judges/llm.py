@@ -45,12 +45,12 @@ from pydantic import BaseModel, ValidationError
 from ..redaction import too_weak
 from ..runtime.retry import RetryPolicy
 from ..text.shorten import shorten
-from .base import VOTES, I, Judge, JudgeOutcome, O, Question, Usage
+from .base import SETTLED, VOTES, I, Judge, JudgeOutcome, O, Question, Usage
 from .cache import JudgeCache, cache_key
 from .cost import Prices, cost_usd
 from .parsing import ParseResult, looks_like_refusal, parse_reply
 from .prompt import Mode, RenderedPrompt, render
-from .voting import vote
+from .voting import stopped_early, vote
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -356,17 +356,21 @@ class LLMJudge(Judge):
             return first
 
         passes = VOTES.get() or self.passes or 1
+        check = SETTLED.get() if VOTES.get() else None
+        settled = None if check is None else (lambda answers: check(question, answers))
         cache = self._disk_cache()
         if cache is None:
-            outcome = await vote(one_pass, passes)
+            outcome = await vote(one_pass, passes, settled)
         else:
             key = outcome_key(self._request_key(prompt, 0), passes)
             stored = outcome_from_record(cache.get(key, OUTCOME), question.output_model)
             if stored is not None:
                 outcome = stored
             else:
-                outcome = await vote(one_pass, passes)
-                if outcome.value is not None:  # a failure is asked again next run
+                outcome = await vote(one_pass, passes, settled)
+                # A failure is asked again next run; votes stopped for one metric's threshold
+                # are not that question's outcome for another (each vote is cached).
+                if outcome.value is not None and not stopped_early(outcome):
                     cache.put(key, self._stored(outcome_record(outcome)), OUTCOME)
         if not prompt.notes:
             return outcome

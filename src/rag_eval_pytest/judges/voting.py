@@ -15,8 +15,10 @@ A tie keeps the earliest pass's verdict and says so in the notes.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections import Counter
 from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel
@@ -47,9 +49,13 @@ def verdicts(value: BaseModel) -> dict[VerdictKey, Hashable]:
 
 
 async def vote(
-    run_pass: Callable[[int], Awaitable[JudgeOutcome[Any]]], passes: int
+    run_pass: Callable[[int], Awaitable[JudgeOutcome[Any]]],
+    passes: int,
+    settled: Callable[[list[Any]], bool] | None = None,
 ) -> JudgeOutcome[Any]:
-    """Run up to ``passes`` passes of one question and combine them."""
+    """Run up to ``passes`` passes of one question and combine them. ``settled`` says whether
+    every answer the remaining passes could still make gives the same outcome (the asking
+    metric's pass or fail): then no further pass is asked, and the notes say so."""
     if passes <= 1:
         outcome = await run_pass(0)
         if outcome.judged and outcome.agreement is None:
@@ -58,8 +64,56 @@ async def vote(
     majority = passes // 2 + 1
     outcomes = list(await asyncio.gather(*(run_pass(i) for i in range(majority))))
     while len(outcomes) < passes and not _decided(outcomes, majority):
+        if settled is not None and _cannot_change(outcomes, majority, settled):
+            combined = _combine(outcomes, passes)
+            note = f"{passes - len(outcomes)} more vote(s) {NOT_ASKED}"
+            return replace(combined, notes=(*combined.notes, note))
         outcomes.append(await run_pass(len(outcomes)))
     return _combine(outcomes, passes)
+
+
+NOT_ASKED = "not asked: they could not change the verdict at its threshold"
+
+
+def stopped_early(outcome: JudgeOutcome[Any]) -> bool:
+    """Whether the votes stopped because no further one could change the asking metric's
+    verdict: the outcome holds for that metric and threshold only (not to be kept for
+    another)."""
+    return any(note.endswith(NOT_ASKED) for note in outcome.notes)
+
+
+_MOST_OPEN = 6
+"""Undecided verdicts beyond which the possible answers are not enumerated (2^6 of them)."""
+
+
+def _cannot_change(
+    outcomes: list[JudgeOutcome[Any]], majority: int, settled: Callable[[list[Any]], bool]
+) -> bool:
+    """Whether every way the verdicts without a majority yet could still go gives the same
+    outcome: each such verdict may end as any value a pass gave it."""
+    judged = [o.value for o in outcomes if o.value is not None]
+    if len(judged) != len(outcomes):
+        return False
+    shapes = {frozenset(verdicts(v)) for v in judged}
+    if len(shapes) != 1:  # passes of different shapes: left to the votes
+        return False
+    by_pass = [verdicts(v) for v in judged]
+    fixed: dict[VerdictKey, Hashable] = {}
+    open_keys: list[tuple[VerdictKey, list[Hashable]]] = []
+    for key in sorted(next(iter(shapes)), key=repr):
+        counts = Counter(v[key] for v in by_pass)
+        value, count = counts.most_common(1)[0]
+        if count >= majority:
+            fixed[key] = value
+        else:
+            open_keys.append((key, sorted(counts, key=repr)))
+    if not open_keys or len(open_keys) > _MOST_OPEN:
+        return False
+    candidates = [
+        _assemble(judged, {**fixed, **dict(zip([k for k, _ in open_keys], chosen, strict=True))})
+        for chosen in itertools.product(*(values for _, values in open_keys))
+    ]
+    return settled(candidates)
 
 
 def _decided(outcomes: list[JudgeOutcome[Any]], majority: int) -> bool:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..judges.base import VOTES, I, Judge, JudgeOutcome, O, Question, Usage
+from ..judges.base import SETTLED, VOTES, I, Judge, JudgeOutcome, O, Question, Usage
 from ..text.shorten import shorten
 
 if TYPE_CHECKING:
@@ -308,7 +308,9 @@ class Services:
         assert judge is not None, "a metric that requires a judge runs only with one"
         if self.scrub is not None:
             inputs = type(inputs).model_validate(self.scrub(inputs.model_dump()))
-        key = (self.judge_id, f"{question.name} {VOTES.get()}", inputs.model_dump_json())
+        # Votes stopped at one metric's threshold are that metric's answer only.
+        settled = getattr(SETTLED.get(), "key", "")
+        key = (self.judge_id, f"{question.name} {VOTES.get()} {settled}", inputs.model_dump_json())
         future = self.memo.get(key)
         if future is not None:
             outcome: JudgeOutcome[O] = await asyncio.shield(future)
@@ -395,6 +397,13 @@ class Metric(ABC):
     @abstractmethod
     async def measure(self, sample: Sample, services: Services) -> Measurement:
         """Score the sample. Return ``Measurement.not_judged(reason)`` when it cannot."""
+
+    def score_of(self, question: Question[Any, Any], answer: Any) -> float | None:
+        """The score this metric gives when ``question`` (one it asks) is answered so, as
+        :meth:`measure` computes it; ``None`` when that cannot be said from one answer. Under
+        ``judge.passes: auto`` a vote that no possible answer could turn to the other side
+        of the threshold is not asked (none is skipped for a metric that says ``None``)."""
+        return None
 
     @property
     def result_name(self) -> str:

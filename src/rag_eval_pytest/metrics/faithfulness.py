@@ -73,6 +73,20 @@ class Faithfulness(Metric):
         inputs = StatementsInput(question=question, answer=answer, contexts=contexts)
         return [(StatementSupport(), inputs)]
 
+    @property
+    def _lenient(self) -> bool:
+        """DeepEval's reading: only a contradiction counts against the answer."""
+        return self.mode == "deepeval" and not self.penalize_ambiguous
+
+    @property
+    def _good(self) -> set[str]:
+        return {"supported", "not mentioned"} if self._lenient else {"supported"}
+
+    def score_of(self, question: Question[Any, Any], answer: Any) -> float | None:
+        if not isinstance(answer, StatementVerdicts) or not answer.statements:
+            return None
+        return sum(s.verdict in self._good for s in answer.statements) / len(answer.statements)
+
     async def measure(self, sample: Sample, services: Services) -> Measurement:
         contexts = context_texts(sample)
         if not contexts:
@@ -91,8 +105,8 @@ class Faithfulness(Metric):
                 usage=outcome.usage,
                 warnings=list(outcome.notes),
             )
-        lenient = self.mode == "deepeval" and not self.penalize_ambiguous
-        good = {"supported", "not mentioned"} if lenient else {"supported"}
+        lenient = self._lenient
+        good = self._good
         unsure = set(outcome.unsure)
         decided = [s for i, s in enumerate(statements) if i not in unsure]
         doubtful = [s for i, s in enumerate(statements) if i in unsure]

@@ -87,3 +87,56 @@ def test_only_a_verdict_near_its_threshold_gets_more_votes(
             ["votes: Faithfulness: 1 verdict near the threshold asked again with more votes; "
              "the votes differed on 0 (0%)"]
         )  # fmt: skip
+
+
+SPLIT_JUDGE = """
+import json, pytest
+from collections import Counter
+from rag_eval_pytest.judges.callable import CallableJudge
+
+S, N = "supported", "not mentioned"
+# Each answer's votes in turn: the first puts it at 3 of 4 statements (0.75, near 0.7).
+VOTES = {
+    "settled": [[S, S, S, N], [S, S, S, S], [S, S, S, N]],  # 0.75 or 1.0: a pass either way
+    "open": [[S, S, S, N], [N, S, S, N], [N, S, S, N]],  # 0.5 or 0.75: the third decides
+}
+ASKED = Counter()
+
+def judge(prompt):
+    answer = prompt.split('section="ANSWER"', 1)[1].split("</data", 1)[0]
+    name = "settled" if "settled" in answer else "open"
+    verdicts = VOTES[name][ASKED[name]]
+    ASKED[name] += 1
+    return json.dumps({"statements": [
+        {"statement": f"{name} {i}", "verdict": v, "reason": "r"} for i, v in enumerate(verdicts)
+    ]})
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    yield CallableJudge(judge, model="split")
+    print("ASKED", dict(sorted(ASKED.items())))
+"""
+
+
+def test_a_vote_that_cannot_change_the_verdict_is_not_asked(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset(
+        [
+            case(name, "Refund policy?", answer=f"The {name} answer.", contexts=[CONTEXT])
+            for name in ("settled", "open")
+        ]
+    )
+    pytester.makeconftest(SPLIT_JUDGE)
+    pytester.makepyfile(test_rag=TESTS)
+    result = pytester.runpytest(
+        "--rag-dataset=dataset.json", "--rag-no-cache", "-p", "no:randomly", "-s",
+        "--rag-judge-passes=auto",
+    )  # fmt: skip
+    # The split on 'settled' (3 or 4 of 4 supported) passes at 0.7 either way: no third vote.
+    # The split on 'open' (2 or 3 of 4) is decided by the third.
+    result.stdout.fnmatch_lines(["*ASKED {'open': 3, 'settled': 2}"])
+    cases = {c["id"]: c["metrics"]["faithfulness"] for c in read_report(pytester)["cases"]}
+    assert cases["settled"]["status"] == "passed"
+    assert any("could not change the verdict" in w for w in cases["settled"]["warnings"])
+    assert (cases["open"]["status"], cases["open"]["score"]) == ("failed", 0.5)

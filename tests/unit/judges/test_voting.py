@@ -143,3 +143,45 @@ def test_when_no_pass_is_judged_the_first_reason_and_the_stop_are_kept() -> None
         "pass 2 of 2 not judged: key refused",
     )
     assert outcome.usage.judge_calls == 2
+
+
+def share_supported(answer: StatementVerdicts) -> float:
+    return sum(s.verdict == "supported" for s in answer.statements) / len(answer.statements)
+
+
+def at(threshold: float, seen: list[list[float]]) -> Any:
+    """A check that every possible answer is on one side of ``threshold`` (faithfulness's
+    share of supported statements), recording the scores it was shown."""
+
+    def check(answers: list[Any]) -> bool:
+        scores = [share_supported(a) for a in answers]
+        seen.append(sorted(scores))
+        return len({score >= threshold for score in scores}) == 1
+
+    return check
+
+
+S, N = ("supported", "r"), ("not mentioned", "r")
+
+
+def test_a_third_vote_that_cannot_change_the_verdict_is_not_asked() -> None:
+    # Two passes split on the last of four statements: 3/4 or 4/4 supported, a pass at 0.7
+    # whichever it is.
+    played = Passes([statements(S, S, S, N), statements(S, S, S, S), statements(S, S, S, N)])
+    seen: list[list[float]] = []
+    outcome = asyncio.run(vote(played, 3, at(0.7, seen)))
+    assert played.ran == [0, 1]
+    assert seen == [[0.75, 1.0]]
+    assert outcome.notes[-1] == (
+        "1 more vote(s) not asked: they could not change the verdict at its threshold"
+    )
+    assert share_supported(outcome.value) >= 0.7
+
+
+def test_a_third_vote_that_can_change_the_verdict_is_asked() -> None:
+    # Split on the first statement of a 3/4 answer: 2/4 (fail) or 3/4 (pass) at 0.7.
+    played = Passes([statements(S, S, S, N), statements(N, S, S, N), statements(N, S, S, N)])
+    outcome = asyncio.run(vote(played, 3, at(0.7, [])))
+    assert played.ran == [0, 1, 2]
+    assert share_supported(outcome.value) == 0.5  # the majority's verdict
+    assert not any("not asked" in note for note in outcome.notes)
