@@ -23,7 +23,9 @@ def test_objects_the_process_froze_itself_stay_frozen() -> None:
     try:
         set_aside()
         restore()
-        assert gc.get_freeze_count() == theirs
+        # Still frozen (an unfreeze gives 0) and nothing more frozen; a frozen object that
+        # reference counting freed meanwhile (another thread's) lowers the count.
+        assert 0 < gc.get_freeze_count() <= theirs
     finally:
         gc.unfreeze()
 
