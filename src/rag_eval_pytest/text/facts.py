@@ -423,12 +423,15 @@ def word_pairs(text: str) -> set[tuple[str, str]]:
     return {(a, b) for a, b in itertools.pairwise(words) if not (a in STOPWORDS and b in STOPWORDS)}
 
 
-def phrase_coverage(claim: str, evidence_pairs: set[tuple[str, str]]) -> float:
+def phrase_coverage(
+    claim: str, evidence_pairs: set[tuple[str, str]], without_pairs: float = 1.0
+) -> float:
     """Share of the claim's word pairs found in the evidence's (:func:`word_pairs`): a claim
-    that reuses the context's words in another order scores low."""
+    that reuses the context's words in another order scores low. A claim of one word has no
+    pair: ``without_pairs`` (the share of its words found) stands for it."""
     pairs = word_pairs(claim)
     if not pairs:
-        return 1.0
+        return without_pairs
     return len(pairs & evidence_pairs) / len(pairs)
 
 

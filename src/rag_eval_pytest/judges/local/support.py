@@ -247,7 +247,8 @@ def claim_features(
         has("dates", "gap"),
         missing_name_share(claim, evidence.all_text),
         short * all_cover,
-        phrase_coverage(claim, evidence.all_pairs),
+        # A one-word answer ("British") has no phrase: its word's coverage stands for it.
+        phrase_coverage(claim, evidence.all_pairs, all_cover),
     ]
     return features, best, findings
 

@@ -184,3 +184,14 @@ def test_a_short_answer_read_with_its_question_still_fails_a_replaced_term(
         question="Which gas do humans exhale?", answer=truth, ground_truth=truth
     )
     assert ask(local_judge, AnswerEquivalence(), inputs).same_information
+
+
+FOUNDER = ["The firm was founded in 1998 by Maria Keller, a Swiss engineer, in Basel."]
+
+
+def test_a_one_word_answer_no_context_holds_is_not_supported(local_judge: Any) -> None:
+    # One word has no phrase to compare: it was scored as if all its phrases were found.
+    question = "What nationality was the firm's founder?"
+    assert one(local_judge, "Swiss.", FOUNDER, question).verdict == "supported"
+    wrong = one(local_judge, "British.", FOUNDER, question)
+    assert wrong.verdict != "supported", wrong
