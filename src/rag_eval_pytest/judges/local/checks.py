@@ -294,8 +294,9 @@ def check_swaps(
     said = claim
     claim = framed or claim
     claim_words = content_words(claim)
-    if len(claim_words) > SWAP_WORDS:  # a long claim's words are not one fact's slots
-        return []
+    # A long claim's words are not one fact's slots: only a replaced name is looked for,
+    # and only where the claim copies the passage's other words.
+    long = len(claim_words) > SWAP_WORDS
     own_names = [n for n in names(claim) if words_of_name(n)]
     first = tokens(claim)[:1]
     if (
@@ -317,7 +318,7 @@ def check_swaps(
             for n in names(text)
             if words_of_name(n) and not known_name(n, claim) and not _place_of(n, claim)
         ]
-        if rest and rest <= _words_of(contexts) and theirs:
+        if rest and rest <= _words_of(passage if long else contexts) and theirs:
             return [
                 Finding(
                     "terms",
@@ -325,6 +326,8 @@ def check_swaps(
                     f"names {missing[0]} where the context names {theirs[0]}",
                 )
             ]
+        return []
+    if long:
         return []
     # The words that give times and days their place ("runs from 10 pm", "starts at 10 pm")
     # are the time check's and the day check's, not terms.

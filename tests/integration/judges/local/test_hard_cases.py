@@ -195,3 +195,21 @@ def test_a_one_word_answer_no_context_holds_is_not_supported(local_judge: Any) -
     assert one(local_judge, "Swiss.", FOUNDER, question).verdict == "supported"
     wrong = one(local_judge, "British.", FOUNDER, question)
     assert wrong.verdict != "supported", wrong
+
+
+CARDIOLOGY = [
+    "The clinic's cardiology department is led by Dr. Amelia Hart, who joined from St Mary's"
+    " Hospital in London last year."
+]
+
+
+def test_a_name_replaced_in_a_long_copied_sentence_is_contradicted(local_judge: Any) -> None:
+    # Long claims were not checked for a replaced name at all: this one was supported.
+    copied = (
+        "The cardiology department of the clinic is led by Dr. Amelia Hart, who joined from"
+        " St Mary's Hospital in {}."
+    )
+    wrong = one(local_judge, copied.format("Manchester"), CARDIOLOGY)
+    assert wrong.verdict == "contradicted", wrong
+    assert "names Manchester where the context names London" in wrong.reason
+    assert one(local_judge, copied.format("London"), CARDIOLOGY).verdict == "supported"
