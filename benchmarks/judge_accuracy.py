@@ -179,14 +179,20 @@ def like(judge: LocalJudge, embedder: LocalEmbedder) -> LocalJudge:
     )
 
 
-async def ranking_score(judge: LocalJudge, task: str, row: dict[str, Any], value: float) -> float:
-    """The score ROC AUC is computed on: for faithfulness the weakest claim's support score
-    (the metric's score has a few levels only), else the metric's score."""
+async def ranking_score(
+    judge: LocalJudge, task: str, row: dict[str, Any], value: float
+) -> tuple[float, float]:
+    """The scores ROC AUC is computed on: for faithfulness the mean of the claims' support
+    probabilities (the expected share of supported claims: the metric's score, which has a
+    few levels only, made continuous) and the weakest claim's, else the metric's score."""
     if task != "faithfulness":
-        return value
+        return value, value
     claims = split_claims(row["answer"]) or [row["answer"]]
-    supports = await judge.support(claims, row["contexts"], row.get("question") or "")
-    return min(s.score for s in supports) if supports else 0.0
+    question = row.get("question") or ""
+    supports = [s.score for s in await judge.support(claims, row["contexts"], question)]
+    if not supports:
+        return 0.0, 0.0
+    return sum(supports) / len(supports), min(supports)
 
 
 async def score_all(
@@ -722,11 +728,14 @@ async def main() -> None:
         rankings = [
             await ranking_score(fresh, task, r, v) for r, (v, _) in zip(rows, scored, strict=True)
         ]
-        results = [(v, p, r) for (v, p), r in zip(scored, rankings, strict=True)]
+        results = [(v, p, r) for (v, p), (r, _) in zip(scored, rankings, strict=True)]
         labels = [int(r["label"]) for r in rows]
         decided = await asyncio.gather(*(decided_row(fresh, task, r) for r in rows))
         extra = f"{decided_cells(decided, labels)} | {baseline(task, rows, others)}"
         print(report(name, task, results, labels, seconds, extra), flush=True)
+        if task == "faithfulness":
+            weakest = auc([w for _, w in rankings], labels)
+            print(f"  {name}: ROC AUC on the weakest claim's support instead: {weakest:.3f}")
         if task == "faithfulness":
             runs, bases = [(seconds, cpu)], [encoding_floor(judge, rows)]
             for _ in range(options.repeat - 1):
