@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from rag_eval_pytest import ReportError, load_report
 from rag_eval_pytest.data import reading
+from rag_eval_pytest.errors import ReportError
 from rag_eval_pytest.reporting.files import JSON_REPORT, report_json
+from rag_eval_pytest.reporting.reader import load_report
 from tests.unit.reporting.test_document import document
 
 

@@ -9,12 +9,8 @@ import inspect
 
 import pytest
 
-from rag_eval_pytest.engine.ahead import (
-    AheadScheduler,
-    LookaheadScheduler,
-    NoAhead,
-    WindowScheduler,
-)
+from rag_eval_pytest.engine.ahead import LookaheadScheduler, WindowScheduler
+from rag_eval_pytest.engine.ahead.protocol import AheadScheduler, NoAhead
 from rag_eval_pytest.engine.ahead.scheduler import Scheduler
 from tests.unit.engine.ahead.fakes import Running
 from tests.unit.engine.fakes import TestItem, engine_over, loaded, rag_system, take_case
