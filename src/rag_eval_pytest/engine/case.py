@@ -276,7 +276,7 @@ class RagCase:
         return self.case.turns is not None
 
     @property
-    def turns(self) -> list[RagCase]:
+    def turns(self) -> list[TurnCase]:
         """A conversation's turns, each a case of its own for per-turn assertions
         (``assert_faithful(rag_case.turns[2], 0.9)``); empty for a single question."""
         count = len(self.case.turns or ())
