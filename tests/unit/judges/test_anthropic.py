@@ -121,6 +121,7 @@ def sdk(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
         setattr(module, name, value)
     monkeypatch.setitem(sys.modules, "anthropic", module)
     monkeypatch.setattr(Client, "made", [])
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
     return module
 
 
