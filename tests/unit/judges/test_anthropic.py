@@ -25,16 +25,10 @@ from rag_eval_pytest.judges.anthropic import (
     _reply,
 )
 from rag_eval_pytest.judges.llm import AuthenticationFailed, Reply, RequestFailed, TransientError
-from rag_eval_pytest.judges.prompt import RenderedPrompt
 from rag_eval_pytest.judges.questions import StatementsInput, StatementSupport
+from tests.unit.judges.fakes import PROMPT
 
 KEY = "sk-ant-test-0123456789abcdef"
-PROMPT = RenderedPrompt(
-    system="You are a judge.",
-    user="<data>the answer</data>",
-    schema_json='{"type": "object", "required": ["statements"]}',
-    untrusted_texts=(),
-)
 
 
 class AnthropicError(Exception):
@@ -128,7 +122,7 @@ def sdk(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
 def judge(*replies: Any, **settings: Any) -> AnthropicJudge:
     made = AnthropicJudge(api_key=KEY, **settings)
     client = made.client()
-    client.replies.extend(replies)  # type: ignore[attr-defined]
+    client.replies.extend(replies)
     return made
 
 
@@ -137,7 +131,7 @@ def complete(made: AnthropicJudge) -> Reply:
 
 
 def sent(made: AnthropicJudge) -> list[dict[str, Any]]:
-    return made.client().requests  # type: ignore[attr-defined,no-any-return]
+    return made.client().requests
 
 
 # ----------------------------------------------------------------- the request
@@ -190,7 +184,7 @@ def test_closing_closes_the_client_and_a_later_request_makes_a_new_one() -> None
     made = judge()
     first = made.client()
     asyncio.run(made.aclose())
-    assert first.closed  # type: ignore[attr-defined]
+    assert first.closed
     assert made.client() is not first
     asyncio.run(AnthropicJudge(api_key=KEY).aclose())  # never used: nothing to close
 
@@ -331,7 +325,7 @@ def test_what_an_http_error_becomes(
     assert type(failed.value) is raised
     assert str(failed.value) == words
     if raised is TransientError:
-        assert failed.value.retry_after == retry_after  # type: ignore[attr-defined]
+        assert failed.value.retry_after == retry_after
 
 
 def test_a_model_that_refuses_a_temperature_is_asked_again_without_one_from_then_on() -> None:

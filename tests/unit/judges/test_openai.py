@@ -15,15 +15,9 @@ import pytest
 
 from rag_eval_pytest.judges.llm import AuthenticationFailed, Reply, RequestFailed, TransientError
 from rag_eval_pytest.judges.openai import DEFAULT_BASE_URL, OpenAIJudge, _error_detail
-from rag_eval_pytest.judges.prompt import RenderedPrompt
+from tests.unit.judges.fakes import PROMPT
 
 KEY = "sk-openai-test-abcdef0123456789"
-PROMPT = RenderedPrompt(
-    system="You are a judge.",
-    user="<data>the answer</data>",
-    schema_json='{"type": "object"}',
-    untrusted_texts=(),
-)
 Answer = Callable[[httpx.Request], httpx.Response]
 
 
@@ -86,7 +80,7 @@ def test_the_body_asks_for_the_schema_at_temperature_0() -> None:
             "type": "json_schema",
             "json_schema": {
                 "name": "statement_support",
-                "schema": {"type": "object"},
+                "schema": {"type": "object", "required": ["statements"]},
                 "strict": False,
             },
         },
@@ -215,7 +209,7 @@ def test_what_an_http_error_becomes(
         complete(judge(), answer)
     assert type(failed.value) is raised and str(failed.value) == words
     if response.status_code == 429:
-        assert failed.value.retry_after == 4.0  # type: ignore[attr-defined]
+        assert failed.value.retry_after == 4.0
 
 
 def test_a_400_naming_response_format_after_it_was_dropped_is_a_failure() -> None:
