@@ -65,10 +65,14 @@ def test_every_guide_the_readme_links_exists() -> None:
 
 
 def test_every_test_the_reliability_guide_names_exists() -> None:
-    """References are `tests/dir/test_x.py::test_name`, `test_x.py::test_name` (a file named
-    before in the same row or earlier) or a bare `test_name` of the last file named."""
+    """References are `tests/dir/test_x.py::test_name`, `test_x.py::test_name` (the file of
+    that name named in full earlier, else the only file of that name: a unit test and an
+    integration test may share one) or a bare `test_name` of the last file named."""
     text = (ROOT / "docs" / "reliability.md").read_text(encoding="utf-8")
-    files = {p.name: p for p in (ROOT / "tests").rglob("test_*.py")}
+    files: dict[str, list[Path]] = {}
+    for found in (ROOT / "tests").rglob("test_*.py"):
+        files.setdefault(found.name, []).append(found)
+    named: dict[str, Path] = {}  # the files named in full so far, by their names
     current: Path | None = None
     missing = []
     for ref in re.findall(
@@ -76,7 +80,11 @@ def test_every_test_the_reliability_guide_names_exists() -> None:
     ):
         path, _, name = ref.partition("::")
         if path.endswith(".py"):
-            current = ROOT / path if path.startswith("tests/") else files.get(path)
+            if path.startswith("tests/"):
+                current = named[Path(path).name] = ROOT / path
+            else:
+                same_name = files.get(path, [])
+                current = named.get(path) or (same_name[0] if len(same_name) == 1 else None)
             if current is None or not current.exists():
                 missing.append(path)
                 continue

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 DEFAULT_MODEL = "claude-sonnet-4-6"
 TOOL_NAME = "record_answer"
 NOT_A_MESSAGE = "the server's reply is not a Messages API response (check the judge's base_url)"
+NO_SDK = "the anthropic judge needs the anthropic SDK: pip install 'rag-eval-pytest[anthropic]'"
 
 
 class AnthropicJudge(LLMJudge):
@@ -69,11 +70,8 @@ class AnthropicJudge(LLMJudge):
         if self._client is None:
             try:
                 from anthropic import AsyncAnthropic
-            except ImportError:  # pragma: no cover - depends on the environment
-                raise RequestFailed(
-                    "the anthropic judge needs the anthropic SDK: "
-                    "pip install 'rag-eval-pytest[anthropic]'"
-                ) from None
+            except ImportError:
+                raise RequestFailed(NO_SDK) from None
             self._client = AsyncAnthropic(
                 api_key=self.api_key,
                 base_url=self.base_url,
@@ -83,7 +81,12 @@ class AnthropicJudge(LLMJudge):
         return self._client
 
     async def _complete(self, prompt: RenderedPrompt, question_name: str) -> Reply:
-        import anthropic
+        # A judge made in a fixture of the user's is not checked for its extra as a configured
+        # one is: without the SDK, the request fails naming what to install.
+        try:
+            import anthropic
+        except ImportError:
+            raise RequestFailed(NO_SDK) from None
 
         tool: Any = {
             "name": TOOL_NAME,
