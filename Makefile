@@ -44,10 +44,13 @@ demo: $(VENV)/.demo-deps
 	echo "open in a browser: examples/results/eval_report.html (one self-contained page)"; \
 	test $$code -le 2
 
-# The whole suite, both lanes, on one pytest-xdist worker per CPU (at most 8: each worker
-# loads torch and the local model).
+# The whole suite, both lanes, on two pytest-xdist workers per CPU, at most 8 (each loads
+# torch and the local model): many tests wait on a pytest subprocess, a server or a timeout,
+# and a second worker per CPU runs meanwhile. Whole files go to a worker (loadfile): the tests
+# of a file that builds venvs share them, built once.
+TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(8, 2 * (os.cpu_count() or 1)))")
 test: $(VENV)/.test-deps
-	$(BIN)/python -m pytest -n auto --maxprocesses 8
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The unit lane (tests/unit, the same tests as -m "not integration"): no pytest run inside a
 # test, no server, no model; seconds.

@@ -9,7 +9,9 @@ documented usage of each through a real ``pytest`` in a small project:
 * ``[anthropic]`` alone, with a key, against a loopback fake of the Messages API: judges;
 * everything: both of the above.
 
-Slow (venvs and PyTorch): one venv per install, shared by the tests of this module.
+Slow (venvs and PyTorch): one venv per install, shared by the tests of this module (on one
+xdist worker: ``make test`` distributes whole files). PyTorch's wheel is unpacked once and
+its files linked into the two venvs that need it.
 """
 
 from __future__ import annotations
@@ -99,24 +101,39 @@ INSTALLS = {  # name: (extras, PyTorch's CPU wheel first)
 }
 
 
-def _venv(path: Path, wheel: Path, extras: str, torch: bool) -> Venv:
-    venv = Venv(path)
-    _run([sys.executable, "-m", "venv", str(venv.path)])
-    if torch:
-        venv.pip(TORCH)
-    venv.pip(f"{wheel}[{extras}]" if extras else str(wheel))
-    return venv
+def _new_venv(path: Path) -> Venv:
+    _run([sys.executable, "-m", "venv", str(path)])
+    return Venv(path)
+
+
+def _with_torch(template: Path, path: Path) -> Venv:
+    """A venv that holds PyTorch's CPU wheel: ``template``'s files linked, not unpacked again
+    (the same files; pip writes what it installs next as new files, so the copies stay apart)."""
+    shutil.copytree(template, path, symlinks=True, copy_function=os.link, dirs_exist_ok=True)
+    return Venv(path)
 
 
 @pytest.fixture(scope="module")
 def venvs(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> dict[str, Venv]:
-    """The four installs, built side by side (mostly waiting on unpacking)."""
+    """The four installs, built side by side (mostly waiting on unpacking). PyTorch's wheel
+    is unpacked once, into a venv that the two installs that need it start from."""
     paths = {name: tmp_path_factory.mktemp(f"venv-{name}") for name in INSTALLS}
-    with ThreadPoolExecutor(len(INSTALLS)) as pool:
-        futures = {
-            name: pool.submit(_venv, paths[name], wheel, extras, torch)
-            for name, (extras, torch) in INSTALLS.items()
-        }
+    with ThreadPoolExecutor(len(INSTALLS) + 1) as pool:
+
+        def torch_template() -> Path:
+            template = _new_venv(tmp_path_factory.mktemp("venv-torch"))
+            template.pip(TORCH)
+            return template.path
+
+        template = pool.submit(torch_template)
+
+        def build(name: str) -> Venv:
+            extras, torch = INSTALLS[name]
+            venv = _with_torch(template.result(), paths[name]) if torch else _new_venv(paths[name])
+            venv.pip(f"{wheel}[{extras}]" if extras else str(wheel))
+            return venv
+
+        futures = {name: pool.submit(build, name) for name in INSTALLS}
         return {name: future.result() for name, future in futures.items()}
 
 

@@ -259,12 +259,14 @@ def test_a_dry_run_of_20000_cases_takes_seconds(pytester: pytest.Pytester) -> No
             for i in range(20_000)
         )
     )
-    started = time.perf_counter()
+    # CPU time of this process (the run is in-process): the wall clock also counts the other
+    # workers sharing the machine's CPUs.
+    started = time.process_time()
     result = pytester.runpytest("--rag-dataset=big.jsonl", "--rag-dry-run")
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     assert result.ret == 0, result.stdout.str()
     result.stdout.fnmatch_lines(["*dataset*big.jsonl: 20000 cases*"])
-    assert elapsed < 15, f"dry run of 20,000 cases took {elapsed:.1f} s"
+    assert elapsed < 15, f"dry run of 20,000 cases took {elapsed:.1f} s of CPU"
 
 
 def test_an_unknown_judge_is_a_fatal_config_error_in_the_dry_run(
