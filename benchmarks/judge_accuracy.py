@@ -736,7 +736,6 @@ async def main() -> None:
         if task == "faithfulness":
             weakest = auc([w for _, w in rankings], labels)
             print(f"  {name}: ROC AUC on the weakest claim's support instead: {weakest:.3f}")
-        if task == "faithfulness":
             runs, bases = [(seconds, cpu)], [encoding_floor(judge, rows)]
             for _ in range(options.repeat - 1):
                 runs.append(await timed_run(judge, rows))
