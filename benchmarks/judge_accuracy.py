@@ -71,7 +71,7 @@ from rag_eval_pytest.engine.session import measure
 from rag_eval_pytest.judges.factory import _local_judge
 from rag_eval_pytest.judges.local import LocalJudge
 from rag_eval_pytest.judges.local.embeddings import LocalEmbedder
-from rag_eval_pytest.judges.local.judge import declines, statements_of
+from rag_eval_pytest.judges.local.judge import statements_of
 from rag_eval_pytest.judges.local.relevance import (
     answer_features,
     sentence_features,
@@ -81,7 +81,7 @@ from rag_eval_pytest.judges.local.support import FEATURES, claim_features
 from rag_eval_pytest.judges.settings import JudgeSettings
 from rag_eval_pytest.metrics.base import MetricResult, Sample, Services
 from rag_eval_pytest.metrics.registry import default_threshold, get_metric
-from rag_eval_pytest.text.claims import split_claims
+from rag_eval_pytest.text.claims import declines, split_claims
 from rag_eval_pytest.text.facts import content_words
 from rag_eval_pytest.text.sentences import split_sentences
 

@@ -102,6 +102,22 @@ def noncommittal(text: str) -> bool:
     return bool(_NONCOMMITTAL.search(text))
 
 
+# A sentence that sends the reader elsewhere rather than stating a fact ("Please contact
+# support.", "You can ask the front desk.").
+_POINTER = re.compile(
+    r"^\W*(please|contact|check|see|ask|try|visit|refer|call|email|feel free|"
+    r"you (can|could|may|might|should)|i (suggest|recommend|would suggest))\b",
+    re.IGNORECASE,
+)
+
+
+def declines(text: str) -> bool:
+    """Whether the answer only declines or evades: it says it cannot answer, and the rest of
+    it, if anything, points elsewhere ("I don't know. Please ask the front desk."). An answer
+    that gives a fact after its hedge ("I don't know. The shop opens at 9 am.") answers."""
+    return noncommittal(text) and all(_POINTER.match(c) for c in split_claims(text))
+
+
 def _is_clause(words: list[str]) -> bool:
     lowered = [w.lower() for w in words]
     return len(words) >= MIN_CLAUSE_WORDS and (
@@ -156,25 +172,24 @@ def _finish(clause: str) -> str:
 
 def split_claims(text: str, *, clauses: bool = True) -> list[str]:
     """The claims of ``text``, in order. An answer that only declines ("I don't know") has
-    none; a short answer ("Max Gail", "167,446") is one claim."""
-    sentences = split_sentences(text)
-    if not sentences:
-        return []
-    if len(sentences) == 1 and noncommittal(sentences[0]):
-        return []
+    none; a hedge is dropped and what follows it kept ("I don't know for certain, but it
+    opens at 10 am." claims that it opens at 10 am); a short answer ("Max Gail", "167,446")
+    is one claim."""
     kept = [
         s
-        for s in sentences
-        if not s.rstrip().endswith("?")
-        and not _PLEASANTRY.match(s)
-        and not _HEADER.match(s)
-        and not (noncommittal(s) and len(sentences) > 1)
+        for s in split_sentences(text)
+        if not s.rstrip().endswith("?") and not _PLEASANTRY.match(s) and not _HEADER.match(s)
     ]
-    if not kept:
-        return []
-    if not clauses:
-        return kept
-    return [clause for sentence in kept for clause in split_clauses(sentence)]
+    claims: list[str] = []
+    for sentence in kept:
+        if noncommittal(sentence):  # the hedge's own clause goes, whatever follows it stays
+            rest = [_finish(p) for p in _CLAUSE_BREAK.split(sentence) if not noncommittal(p)]
+            claims.extend(c for r in rest for c in (split_clauses(r) if clauses else [r]))
+        elif clauses:
+            claims.extend(split_clauses(sentence))
+        else:
+            claims.append(sentence)
+    return claims
 
 
 _YES_NO = re.compile(r"^\W*(yes|yeah|yep|correct|no|nope)\W*$", re.IGNORECASE)

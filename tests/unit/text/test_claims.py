@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_eval_pytest.text.claims import yes_no_statement
+from rag_eval_pytest.text.claims import declines, yes_no_statement
 
 
 @pytest.mark.parametrize(
@@ -39,3 +39,19 @@ def test_the_verb_follows_the_whole_subject(question: str, answer: str, statemen
 def test_no_statement_without_a_yes_no_question() -> None:
     assert yes_no_statement("Yes.", "Who runs the pool?") is None
     assert yes_no_statement("The pool is heated.", "Is the pool heated?") is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "declined"),
+    [
+        ("I don't know.", True),
+        ("I cannot say.", True),
+        ("I don't know. Please ask the front desk.", True),
+        ("The context does not say. You can call the shop.", True),
+        ("I don't know. The shop opens at 9 am.", False),
+        ("I don't know. The shop opens at 9 am. It closes at 5 pm.", False),
+        ("The shop opens at 9 am.", False),
+    ],
+)
+def test_an_answer_declines_only_when_it_states_no_fact(answer: str, declined: bool) -> None:
+    assert declines(answer) is declined

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ...extras import LOCAL_INSTALL
-from ...text.claims import noncommittal, split_claims, yes_no_statement
+from ...text.claims import declines, split_claims, yes_no_statement
 from ...text.facts import composed, without_asides
 from ...text.sentences import split_sentences
 from ..base import Judge, JudgeOutcome, Question
@@ -315,11 +315,6 @@ class LocalJudge(Judge):
 
     async def _retention(self, inputs: Any) -> FactRetentions:
         return retention(inputs)
-
-
-def declines(answer: str) -> bool:
-    """Whether the answer only declines or evades ("I don't know"): rated 0, never unsure."""
-    return noncommittal(answer) and len(split_claims(answer)) <= 1
 
 
 def statements_of(answer: str, question: str) -> list[str]:

@@ -125,6 +125,14 @@ _HOW = re.compile(r"\b(by|with|using|via|through|uses?|used|in order|so that|ste
 _WHY = re.compile(
     r"\b(because|due|since|so that|in order|reason|causes?|caused|as a result)\b", re.I
 )
+# A place without a name answers "where": "in the garage behind the office", "at the front
+# desk"; not a time ("in the morning", "at the end of the month").
+_WHERE = re.compile(
+    r"\b(in|at|on|inside|outside|behind|beside|near|under|above|below|opposite|next to)\s+"
+    r"(the|a|an|our|your|their|its|each|every)\s+(?!(?:morning|afternoon|evening|night|"
+    r"weekend|week|month|year|day|end|beginning|start|moment|same)\b)[a-z]",
+    re.I,
+)
 
 
 def question_coverage(question: str, text: str) -> float:
@@ -242,7 +250,7 @@ def expected_type_found(question: str, answer: str) -> float:
     elif wh == "why":
         found = bool(_WHY.search(answer))
     elif wh == "where":
-        found = bool(names(answer))
+        found = bool(names(answer)) or bool(_WHERE.search(answer))
     else:  # who, whom, whose: a name, or a person's role
         asked = content_words(question)
         found = bool(names(answer)) or any(

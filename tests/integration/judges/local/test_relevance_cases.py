@@ -182,3 +182,11 @@ def test_a_passage_without_the_amount_a_question_names_is_not_relevant(local_jud
     store = "Our flagship store is in the city centre. Gift wrapping is free in December."
     result = context_relevance(local_judge, "What is the return window?", store)
     assert result.score == 0.0
+
+
+def test_a_hedge_followed_by_the_answer_answers(local_judge: Any) -> None:
+    question = "When does the shop open?"
+    hedged = answer_relevance(local_judge, question, "I don't know for certain. It opens at 9 am.")
+    assert passes(hedged, "answer_relevance"), (hedged.score, hedged.reason)
+    pointer = answer_relevance(local_judge, question, "I don't know. Please ask the front desk.")
+    assert pointer.score == 0.0 and "declines" in pointer.reason

@@ -13,7 +13,7 @@ import pytest
 
 from rag_eval_pytest.judges.local import judge as judge_module
 from rag_eval_pytest.judges.local.entailment import Entailment
-from rag_eval_pytest.judges.local.judge import NOT_INSTALLED, LocalJudge, declines, statements_of
+from rag_eval_pytest.judges.local.judge import NOT_INSTALLED, LocalJudge, statements_of
 from rag_eval_pytest.judges.local.relevance import SENTENCE_RELEVANCE
 from rag_eval_pytest.judges.local.support import DEFAULT_CALIBRATION
 from rag_eval_pytest.judges.questions import (
@@ -135,19 +135,6 @@ def test_a_context_without_sentences_is_rated_without_encoding_anything() -> Non
     inputs = RelevanceInput(question="When do you open?", context_sentences=[])
     outcome = asyncio.run(local(encoder).ask(ContextSentenceRelevance(), inputs))
     assert outcome.value.sentences == [] and encoder.calls == []
-
-
-@pytest.mark.parametrize(
-    ("answer", "declined"),
-    [
-        ("I don't know.", True),
-        ("I cannot say.", True),
-        ("I don't know. The shop opens at 9 am. It closes at 5 pm.", False),
-        ("The shop opens at 9 am.", False),
-    ],
-)
-def test_which_answers_decline(answer: str, declined: bool) -> None:
-    assert declines(answer) is declined
 
 
 def test_a_bare_yes_states_the_question_it_answers_and_nothing_without_one() -> None:
