@@ -49,8 +49,11 @@ demo: $(VENV)/.demo-deps
 # and a second worker per CPU runs meanwhile. Whole files go to a worker (loadfile): the tests
 # of a file that builds venvs share them, built once.
 TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(8, 2 * (os.cpu_count() or 1)))")
+# Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: each xdist worker and each
+# pytest the tests start in a subprocess then reads the plugin's and the tests' compiled (and
+# assertion-rewritten) modules instead of compiling them again (a second each).
 test: $(VENV)/.test-deps
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The unit lane (tests/unit, the same tests as -m "not integration"): no pytest run inside a
 # test, no server, no model; seconds.

