@@ -47,7 +47,8 @@ def set_aside() -> None:
     """Keep the collector from walking what exists now, until :func:`restore`. A process that
     froze objects of its own (a server preloaded before it forks) is left as it is."""
     global _set_aside
-    if gc.get_freeze_count() and not _set_aside:
+    # Counting the frozen objects walks them all: asked only before the run froze any.
+    if not _set_aside and gc.get_freeze_count():
         return
     gc.freeze()
     _set_aside = True
