@@ -236,3 +236,21 @@ def yes_no_statement(claim: str, question: str) -> str | None:
     verb = f"{auxiliary} not" if negative else auxiliary
     statement = " ".join([*rest[:subject], verb, *rest[subject:]])
     return _finish(statement)
+
+
+_COMPARING = re.compile(r"\b(both|same|either|neither)\b", re.IGNORECASE)
+
+
+def compares_two(statement: str, question: str) -> bool:
+    """Whether the statement answers a yes/no question that compares two things ("Were A and
+    B founded in the same state?") with the comparison itself ("A and B were not founded in
+    the same state", "Yes, both were founded in Arizona"): true or false only by putting two
+    separate facts together, which no single passage states."""
+    words = question.split()
+    return (
+        bool(words)
+        and words[0].lower() in _AUXILIARIES
+        and bool(_COMPARING.search(question))
+        and bool(_COMPARING.search(statement))
+    )
+

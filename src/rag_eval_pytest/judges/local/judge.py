@@ -12,12 +12,13 @@ rating (:mod:`.relevance`); coreference ("it", "they") is not resolved.
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from ...extras import LOCAL_INSTALL
-from ...text.claims import declines, split_claims, yes_no_statement
+from ...text.claims import compares_two, declines, split_claims, yes_no_statement
 from ...text.facts import composed, without_asides
 from ...text.sentences import split_sentences
 from ..base import Judge, JudgeOutcome, Question
@@ -218,6 +219,13 @@ class LocalJudge(Judge):
     async def _statements(self, inputs: Any) -> tuple[StatementVerdicts, tuple[int, ...]]:
         claims = statements_of(inputs.answer, inputs.question)
         verdicts = await self.support(claims, inputs.contexts, inputs.question)
+        if self.calibration.unsure is not None:  # a judge with bands leaves them unsure
+            verdicts = [
+                replace(v, unsure=True, reason=f"unsure (a comparison of two things): {v.reason}")
+                if compares_two(c, inputs.question) and not v.unsure
+                else v
+                for c, v in zip(claims, verdicts, strict=True)
+            ]
         statements = StatementVerdicts.model_validate(
             {
                 "statements": [

@@ -3,6 +3,7 @@ its supported form and its wrong form, with the verdict and the reason a user wo
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from rag_eval_pytest.judges.questions import (
@@ -133,6 +134,21 @@ def test_a_yes_that_restates_the_question_is_not_a_reordering(local_judge: Any) 
     assert yes.verdict == "supported", yes.reason
     plaintext = ["Customer data is stored in plain text."]
     assert one(local_judge, "Yes.", plaintext, question).verdict != "supported"
+
+
+def test_a_yes_or_no_to_a_comparison_of_two_things_is_unsure(local_judge: Any) -> None:
+    # "Both" and "the same" hold only by putting two facts together: no passage states them.
+    question = "Were the Oslo and the Bergen offices opened in the same year?"
+    contexts = ["The Oslo office opened in 2015.", "The Bergen office opened in 2018."]
+    for answer in ("No.", "Yes, both offices were opened in 2015."):
+        inputs = StatementsInput(question=question, answer=answer, contexts=contexts)
+        outcome = asyncio.run(local_judge.ask(StatementSupport(), inputs))
+        assert outcome.unsure == (0,), answer
+        assert outcome.value.statements[0].reason.startswith("unsure ("), answer
+    # A fact of one of the two is checked as any other.
+    inputs = StatementsInput(question=question, answer="The Oslo office opened in 2015.",
+                             contexts=contexts)  # fmt: skip
+    assert asyncio.run(local_judge.ask(StatementSupport(), inputs)).unsure == ()
 
 
 def test_a_bare_yes_without_a_question_states_nothing(local_judge: Any) -> None:
