@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_eval_pytest.text.claims import declines, yes_no_statement
+from rag_eval_pytest.text.claims import compares_two, declines, yes_no_statement
 
 
 @pytest.mark.parametrize(
@@ -55,3 +55,11 @@ def test_no_statement_without_a_yes_no_question() -> None:
 )
 def test_an_answer_declines_only_when_it_states_no_fact(answer: str, declined: bool) -> None:
     assert declines(answer) is declined
+
+
+def test_a_comparison_is_one_that_a_yes_no_question_of_two_things_asks_for() -> None:
+    question = "Were Eatza Pizza and Your Pie founded in the same state?"
+    assert compares_two("Eatza Pizza and Your Pie were not founded in the same state.", question)
+    assert compares_two("Yes, both were founded in Arizona.", question)
+    assert not compares_two("Eatza Pizza was founded in Arizona.", question)
+    assert not compares_two("Both shops are open.", "Which shops are open on both days?")
