@@ -219,6 +219,21 @@ def weekdays(text: str) -> tuple[Days, ...]:
     return tuple(found)
 
 
+@lru_cache(maxsize=4096)
+def day_words(text: str) -> frozenset[str]:
+    """The days of the week ``text`` states, as the words another text may name them with:
+    "Monday to Wednesday" states Tuesday, "Monday to Friday" states weekdays."""
+    days: set[int] = set()
+    for span in weekdays(text):
+        days |= span.days
+    words = {_DAY_NAMES[d] for d in days}
+    if days >= set(_SPANS["weekday"]):
+        words.add("weekday")
+    if days >= set(_SPANS["weekend"]):
+        words.add("weekend")
+    return frozenset(words)
+
+
 # ----------------------------------------------------------------------------- routes
 
 _ROUTE = re.compile(

@@ -30,6 +30,7 @@ from ...text.facts import (
     phrase_coverage,
     word_pairs,
 )
+from ...text.roles import day_words
 from ...text.shorten import shorten
 from .checks import (
     Finding,
@@ -134,7 +135,7 @@ class Evidence:
 
     def __post_init__(self) -> None:
         self.all_text = "\n".join(self.contexts)
-        self.all_words = content_words(self.all_text)
+        self.all_words = content_words(self.all_text) | day_words(self.all_text)
         self.all_pairs = word_pairs(self.all_text)
 
     @classmethod
@@ -148,7 +149,7 @@ class Evidence:
         words: list[frozenset[str]] = []
         blocks: list[Matrix] = []
         for index, (parts, vectors) in enumerate(zip(sentences, sentence_vectors, strict=True)):
-            own = [content_words(part) for part in parts]
+            own = [content_words(part) | day_words(part) for part in parts]
             if parts:
                 running = np.vstack([np.zeros((1, vectors.shape[1])), np.cumsum(vectors, axis=0)])
             for size in range(1, WINDOW_SENTENCES + 1):
