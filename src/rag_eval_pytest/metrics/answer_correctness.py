@@ -9,9 +9,11 @@ Runs beside answer_similarity (see the result's ``details.beside``).
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..judges.questions import AnswerEquivalence, EquivalenceInput
+from ..text.shorten import shorten
 from .base import Evidence, Measurement, Metric, Requirement
 from .judged import details, not_judged
 
@@ -62,23 +64,58 @@ class AnswerCorrectness(Metric):
         if outcome.value is None:
             return not_judged(outcome, "the judge did not compare the answers")
         eq = outcome.value
-        f1 = fact_f1(len(eq.matching_facts), len(eq.missing_facts), len(eq.wrong_or_extra_facts))
-        score = f1 if f1 is not None else (1.0 if eq.same_information else 0.0)
-        same = "conveys" if eq.same_information else "does not convey"
-        evidence = [
-            *(Evidence(kind="fact", text=f, verdict="matching") for f in eq.matching_facts),
-            *(Evidence(kind="fact", text=f, verdict="missing") for f in eq.missing_facts),
-            *(Evidence(kind="fact", text=f, verdict="wrong") for f in eq.wrong_or_extra_facts),
+        listed = [
+            *(("matching", f) for f in eq.matching_facts),
+            *(("missing", f) for f in eq.missing_facts),
+            *(("wrong", f) for f in eq.wrong_or_extra_facts),
         ]
+        unsure = set(outcome.unsure)
+        decided = Counter(kind for i, (kind, _) in enumerate(listed) if i not in unsure)
+        doubtful = Counter(kind for i, (kind, _) in enumerate(listed) if i in unsure)
+        f1 = fact_f1(decided["matching"], decided["missing"], decided["wrong"])
+        if not listed:
+            score: float | None = 1.0 if eq.same_information else 0.0
+        else:
+            score = f1
+        bounds = _bounds(decided, doubtful) if unsure else None
+        if bounds is not None and bounds[0] == bounds[1]:
+            score, bounds = bounds[0], None
+        same = "conveys" if eq.same_information else "does not convey"
+        reason = (
+            f"the answer {same} the ground truth's information "
+            f"({len(eq.matching_facts)} matching, {len(eq.missing_facts)} missing, "
+            f"{len(eq.wrong_or_extra_facts)} wrong or extra facts)"
+        )
+        if unsure:
+            shown = ", ".join(f'"{shorten(f, 60)}"' for _, f in (listed[i] for i in sorted(unsure)))
+            reason = f"{reason}; {len(unsure)} unsure: {shown}"
         return Measurement(
             score=score,
-            reason=(
-                f"the answer {same} the ground truth's information "
-                f"({len(eq.matching_facts)} matching, {len(eq.missing_facts)} missing, "
-                f"{len(eq.wrong_or_extra_facts)} wrong or extra facts)"
-            ),
-            evidence=evidence,
+            reason=reason,
+            cause="unsure" if score is None else None,
+            evidence=[
+                Evidence(kind="fact", text=f, verdict="unsure" if i in unsure else kind)
+                for i, (kind, f) in enumerate(listed)
+            ],
             usage=outcome.usage,
             warnings=list(outcome.notes),
             details={"same_information": eq.same_information, **details(outcome)},
+            unsure=len(unsure),
+            bounds=bounds,
         )
+
+
+def _bounds(decided: Counter[str], doubtful: Counter[str]) -> tuple[float, float]:
+    """The score with every unsure fact against the answer (a ground-truth fact missing, an
+    answer's fact wrong) and with every one for it (found, not wrong)."""
+    low = fact_f1(
+        decided["matching"],
+        decided["missing"] + doubtful["matching"] + doubtful["missing"],
+        decided["wrong"] + doubtful["wrong"],
+    )
+    high = fact_f1(
+        decided["matching"] + doubtful["matching"] + doubtful["missing"],
+        decided["missing"],
+        decided["wrong"],
+    )
+    return (low or 0.0, 1.0 if high is None else high)

@@ -3,6 +3,8 @@ information" when it lists none, one evidence row per fact, and the not-judged p
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from rag_eval_pytest.judges.base import JudgeOutcome
@@ -82,3 +84,25 @@ def test_it_needs_a_ground_truth_and_names_its_companion() -> None:
     reason = metric.missing_input(make_sample(ground_truth=" "), Services(judge=equivalence(True)))
     assert reason == "the case has no ground_truth"
     assert metric.companion == "answer_similarity"
+
+
+def unsure_equivalence(unsure: tuple[int, ...], matching: int, missing: int, wrong: int) -> Any:
+    fixed = equivalence(False, matching=matching, missing=missing, wrong=wrong)
+    value = fixed.answers["answer_equivalence"]
+    return FixedJudge({"answer_equivalence": JudgeOutcome(value, unsure=unsure)})
+
+
+def test_unsure_facts_leave_the_score_of_the_decided_ones_and_its_bounds() -> None:
+    # 1 matching, 1 missing (unsure), 1 wrong: decided F1 over 1 matching and 1 wrong.
+    result = measure(AnswerCorrectness(), make_sample(), unsure_equivalence((1,), 1, 1, 1))
+    assert result.score == pytest.approx(fact_f1(1, 0, 1))
+    assert result.unsure == 1
+    assert result.bounds == (pytest.approx(fact_f1(1, 1, 1)), pytest.approx(fact_f1(2, 0, 1)))
+    assert [e.verdict for e in result.evidence] == ["matching", "unsure", "wrong"]
+    assert result.reason.endswith('; 1 unsure: "missing 0"')
+
+
+def test_a_comparison_with_every_fact_unsure_is_not_judged() -> None:
+    result = measure(AnswerCorrectness(), make_sample(), unsure_equivalence((0,), 0, 1, 0))
+    assert result.score is None and result.cause == "unsure"
+    assert result.bounds == (0.0, 1.0)

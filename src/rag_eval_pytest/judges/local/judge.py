@@ -305,21 +305,24 @@ class LocalJudge(Judge):
         )
         return rated, (0,) if rating.unsure else ()
 
-    async def _equivalence(self, inputs: Any) -> Equivalence:
+    async def _equivalence(self, inputs: Any) -> tuple[Equivalence, tuple[int, ...]]:
         truths = split_claims(inputs.ground_truth) or [inputs.ground_truth]
         said = split_claims(inputs.answer)
         truth_in_answer = await self.support(truths, [inputs.answer], inputs.question)
         answer_in_truth = await self.support(said, [inputs.ground_truth], inputs.question)
-        matching = [t for t, s in zip(truths, truth_in_answer, strict=True) if self._supported(s)]
-        missing = [t for t in truths if t not in matching]
-        wrong = [a for a, s in zip(said, answer_in_truth, strict=True) if not self._supported(s)]
-        return Equivalence(
+        truth_pairs = list(zip(truths, truth_in_answer, strict=True))
+        matching = [(t, s) for t, s in truth_pairs if self._supported(s)]
+        missing = [(t, s) for t, s in truth_pairs if not self._supported(s)]
+        said_pairs = list(zip(said, answer_in_truth, strict=True))
+        wrong = [(a, s) for a, s in said_pairs if not self._supported(s)]
+        listed = [*matching, *missing, *wrong]  # the order the metric lists the facts in
+        equivalence = Equivalence(
             same_information=not missing and not wrong,
-            matching_facts=matching,
-            missing_facts=missing,
-            wrong_or_extra_facts=wrong,
+            matching_facts=[t for t, _ in matching],
+            missing_facts=[t for t, _ in missing],
+            wrong_or_extra_facts=[a for a, _ in wrong],
         )
-
+        return equivalence, tuple(i for i, (_, s) in enumerate(listed) if s.unsure)
 
     async def _retention(self, inputs: Any) -> FactRetentions:
         return retention(inputs)

@@ -229,3 +229,19 @@ def test_a_name_replaced_in_a_long_copied_sentence_is_contradicted(local_judge: 
     assert wrong.verdict == "contradicted", wrong
     assert "names Manchester where the context names London" in wrong.reason
     assert one(local_judge, copied.format("London"), CARDIOLOGY).verdict == "supported"
+
+
+def test_a_ground_truth_fact_the_judge_is_unsure_of_is_unsure_not_missing(local_judge: Any) -> None:
+    inputs = EquivalenceInput(
+        question="When is the maintenance window?",
+        answer="Maintenance is on Sundays between 1 and 4 am.",
+        ground_truth="Maintenance runs every Sunday from 1 am to 4 am.",
+    )
+    outcome = asyncio.run(local_judge.ask(AnswerEquivalence(), inputs))
+    assert outcome.value.missing_facts == [inputs.ground_truth]
+    assert outcome.unsure == (0,)
+    # A replaced name is decided: missing and wrong, nothing unsure.
+    wrong = EquivalenceInput(
+        question="", answer="Mars has four moons.", ground_truth="Mars has two moons."
+    )
+    assert asyncio.run(local_judge.ask(AnswerEquivalence(), wrong)).unsure == ()
