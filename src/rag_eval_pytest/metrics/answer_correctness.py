@@ -4,7 +4,9 @@ The judge lists the ground-truth facts the answer states (TP), those it lacks (F
 answer's facts that contradict or are absent from the ground truth (FP), and says whether both
 convey the same information. Score = F1 over those facts, ``TP / (TP + (FP + FN) / 2)`` (as
 RAGAS' factuality part); with no fact listed, 1 when the judge says "same information", else 0.
-Runs beside answer_similarity (see the result's ``details.beside``).
+Facts the judge was unsure of (the local judge's unsure band) are left out of the score and
+counted both ways in its bounds: against the answer (missing, wrong) and for it (found, not
+wrong). Runs beside answer_similarity (see the result's ``details.beside``).
 """
 
 from __future__ import annotations
