@@ -365,6 +365,9 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+_DOUBLED = re.compile(r"(bb|dd|gg|mm|nn|pp|rr|tt)$")
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light suffix stripper: enough to match "refunds"/"refunded"/"refund"."""
@@ -385,6 +388,9 @@ def stem(word: str) -> str:
     ):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             word = word[: -len(suffix)] + repl
+            # The consonant an inflection doubles: "submitted", "planned", "running".
+            if suffix in ("ed", "ing") and len(word) >= 4 and _DOUBLED.search(word):
+                word = word[:-1]
             break
     if len(word) > 4 and word.endswith("e"):
         word = word[:-1]
