@@ -318,8 +318,9 @@ def cold_caches() -> None:
 
 
 async def timed_run(judge: LocalJudge, rows: list[dict[str, Any]]) -> tuple[float, float]:
-    """(seconds, CPU seconds) of one faithfulness run of a fresh judge, caches cold."""
-    again = like(judge, fresh_embedder(judge))
+    """(seconds, CPU seconds) of one faithfulness run of a fresh judge, caches cold: the
+    forced judge, as the first timed run."""
+    again = forced(like(judge, fresh_embedder(judge)))
     cold_caches()
     started, cpu = time.perf_counter(), time.process_time()
     await score_all(again, "faithfulness", rows)

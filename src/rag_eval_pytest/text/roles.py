@@ -219,6 +219,11 @@ def weekdays(text: str) -> tuple[Days, ...]:
     return tuple(found)
 
 
+DAY_WORDS = frozenset((*_DAY_NAMES, "weekday", "weekend"))
+"""The words :func:`day_words` gives (as :func:`~rag_eval_pytest.text.facts.content_words`
+reads them)."""
+
+
 @lru_cache(maxsize=4096)
 def day_words(text: str) -> frozenset[str]:
     """The days of the week ``text`` states, as the words another text may name them with:

@@ -30,7 +30,7 @@ from ...text.facts import (
     phrase_coverage,
     word_pairs,
 )
-from ...text.roles import day_words
+from ...text.roles import DAY_WORDS, day_words
 from ...text.shorten import shorten
 from .checks import (
     Finding,
@@ -135,7 +135,7 @@ class Evidence:
 
     def __post_init__(self) -> None:
         self.all_text = "\n".join(self.contexts)
-        self.all_words = content_words(self.all_text) | day_words(self.all_text)
+        self.all_words = content_words(self.all_text)
         self.all_pairs = word_pairs(self.all_text)
 
     @classmethod
@@ -149,7 +149,7 @@ class Evidence:
         words: list[frozenset[str]] = []
         blocks: list[Matrix] = []
         for index, (parts, vectors) in enumerate(zip(sentences, sentence_vectors, strict=True)):
-            own = [content_words(part) | day_words(part) for part in parts]
+            own = [content_words(part) for part in parts]
             if parts:
                 running = np.vstack([np.zeros((1, vectors.shape[1])), np.cumsum(vectors, axis=0)])
             for size in range(1, WINDOW_SENTENCES + 1):
@@ -202,7 +202,13 @@ def claim_features(
     """(features, index of the best passage, findings) of one claim."""
     similarities = evidence.vectors @ claim_vector
     words = content_words(claim)
-    covered = [len(words & seen) / len(words) if words else 1.0 for seen in evidence.passage_words]
+    seen_by = evidence.passage_words
+    all_seen = evidence.all_words
+    if words & DAY_WORDS:  # a passage's range of days states each of its days
+        pairs = zip(seen_by, evidence.passages, strict=True)
+        seen_by = [seen | day_words(passage.text) for seen, passage in pairs]
+        all_seen = all_seen | day_words(evidence.all_text)
+    covered = [len(words & seen) / len(words) if words else 1.0 for seen in seen_by]
     # The best passage is close in meaning *and* shares the claim's words.
     ranking = similarities + 0.5 * np.asarray(covered, dtype=np.float32)
     order = [int(i) for i in np.argsort(-ranking, kind="stable")]
@@ -234,7 +240,7 @@ def claim_features(
                 break
     similarity = float(similarities[best])
     best_cover = covered[best]
-    all_cover = len(words & evidence.all_words) / len(words) if words else 1.0
+    all_cover = len(words & all_seen) / len(words) if words else 1.0
     short = 1.0 if len(claim.split()) < SHORT_CLAIM_WORDS else 0.0
 
     def has(kind: str, severity: str) -> float:
