@@ -6,12 +6,15 @@ from the plugin's metric code, every row of a set concurrently (as the plugin pr
 
 * ``faithfulness`` sets (label 1: the answer is supported by the contexts): the faithfulness
   score; predicted faithful at the metric's default threshold (0.7). ROC AUC is computed on
-  the weakest claim's support score (the calibrated probability behind the verdicts);
+  the mean of the claims' support probabilities (the calibrated probabilities behind the
+  verdicts: the metric's score made continuous); the weakest claim's is printed too;
 * ``answer_relevance`` sets (label 1: the text answers the question): the answer relevance
   score, predicted relevant at the metric's default threshold (0.7);
 * ``context_relevance`` sets (label 1: the passage is relevant): the context relevance score
   of the passage (share of its sentences needed for the question), predicted relevant at the
-  metric's default threshold; ROC AUC is computed on that score.
+  metric's default threshold (0.1: a passage of up to ten sentences with one needed). ROC AUC
+  is computed on the strongest sentence's score, the continuous form of that verdict (chosen
+  on the tune half of TREC DL: 0.794 against 0.717 on the share); the share's is printed too.
 
 Each row's verdict is given twice: *forced* (the judge without its unsure bands, every item
 decided at its threshold: the balanced accuracy, F1 and ROC AUC columns) and as a run gets it
@@ -182,9 +185,15 @@ def like(judge: LocalJudge, embedder: LocalEmbedder) -> LocalJudge:
 async def ranking_score(
     judge: LocalJudge, task: str, row: dict[str, Any], value: float
 ) -> tuple[float, float]:
-    """The scores ROC AUC is computed on: for faithfulness the mean of the claims' support
-    probabilities (the expected share of supported claims: the metric's score, which has a
-    few levels only, made continuous) and the weakest claim's, else the metric's score."""
+    """(the score ROC AUC is computed on, the other one printed beside it): for faithfulness
+    the mean of the claims' support probabilities (the expected share of supported claims:
+    the metric's score, which has a few levels only, made continuous) and the weakest
+    claim's; for context relevance the strongest sentence's score and the metric's (the
+    share of needed sentences); else the metric's score twice."""
+    if task == "context_relevance":
+        services = Services(judge=judge, embed=judge.embed)
+        result = await measure(get_metric(task), sample_of(row), services)
+        return max((e.score or 0.0 for e in result.evidence), default=0.0), value
     if task != "faithfulness":
         return value, value
     claims = split_claims(row["answer"]) or [row["answer"]]
@@ -734,9 +743,14 @@ async def main() -> None:
         decided = await asyncio.gather(*(decided_row(fresh, task, r) for r in rows))
         extra = f"{decided_cells(decided, labels)} | {baseline(task, rows, others)}"
         print(report(name, task, results, labels, seconds, extra), flush=True)
+        instead = {
+            "faithfulness": "the weakest claim's support",
+            "context_relevance": "the metric's score (the share of needed sentences)",
+        }
+        if task in instead:
+            other = auc([w for _, w in rankings], labels)
+            print(f"  {name}: ROC AUC on {instead[task]} instead: {other:.3f}")
         if task == "faithfulness":
-            weakest = auc([w for _, w in rankings], labels)
-            print(f"  {name}: ROC AUC on the weakest claim's support instead: {weakest:.3f}")
             runs, bases = [(seconds, cpu)], [encoding_floor(judge, rows)]
             for _ in range(options.repeat - 1):
                 runs.append(await timed_run(judge, rows))
