@@ -220,6 +220,12 @@ def _subject_words(rest: list[str]) -> int:
     return 2 if rest[0].lower() in _DETERMINERS and len(rest) > 2 else 1
 
 
+def bare_no(answer: str) -> bool:
+    """Whether the whole answer is a bare "No." (or "Nope")."""
+    match = _YES_NO.match(answer.strip())
+    return match is not None and match.group(1).lower() in {"no", "nope"}
+
+
 def yes_no_statement(claim: str, question: str) -> str | None:
     """What a bare "Yes." or "No." states, read from the yes/no question it answers ("Is the
     store open on Sundays?" + "No." -> "The store is not open on Sundays."); None when the
@@ -253,4 +259,3 @@ def compares_two(statement: str, question: str) -> bool:
         and bool(_COMPARING.search(question))
         and bool(_COMPARING.search(statement))
     )
-

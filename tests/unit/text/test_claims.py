@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_eval_pytest.text.claims import compares_two, declines, yes_no_statement
+from rag_eval_pytest.text.claims import bare_no, compares_two, declines, yes_no_statement
 
 
 @pytest.mark.parametrize(
@@ -63,3 +63,11 @@ def test_a_comparison_is_one_that_a_yes_no_question_of_two_things_asks_for() -> 
     assert compares_two("Yes, both were founded in Arizona.", question)
     assert not compares_two("Eatza Pizza was founded in Arizona.", question)
     assert not compares_two("Both shops are open.", "Which shops are open on both days?")
+
+
+@pytest.mark.parametrize(
+    ("answer", "bare"),
+    [("No.", True), (" nope ", True), ("No, it is closed.", False), ("Yes.", False)],
+)
+def test_a_bare_no_is_the_whole_answer(answer: str, bare: bool) -> None:
+    assert bare_no(answer) is bare

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ...extras import LOCAL_INSTALL
-from ...text.claims import compares_two, declines, split_claims, yes_no_statement
+from ...text.claims import bare_no, compares_two, declines, split_claims, yes_no_statement
 from ...text.facts import composed, without_asides
 from ...text.sentences import split_sentences
 from ..base import Judge, JudgeOutcome, Question
@@ -219,11 +219,10 @@ class LocalJudge(Judge):
     async def _statements(self, inputs: Any) -> tuple[StatementVerdicts, tuple[int, ...]]:
         claims = statements_of(inputs.answer, inputs.question)
         verdicts = await self.support(claims, inputs.contexts, inputs.question)
-        if self.calibration.unsure is not None:  # a judge with bands leaves them unsure
+        if self.calibration.unsure is not None:  # a judge with bands leaves these unsure
+            negative = bare_no(inputs.answer)
             verdicts = [
-                replace(v, unsure=True, reason=f"unsure (a comparison of two things): {v.reason}")
-                if compares_two(c, inputs.question) and not v.unsure
-                else v
+                _left_unsure(c, v, inputs.question, negative)
                 for c, v in zip(claims, verdicts, strict=True)
             ]
         statements = StatementVerdicts.model_validate(
@@ -326,6 +325,22 @@ class LocalJudge(Judge):
 
     async def _retention(self, inputs: Any) -> FactRetentions:
         return retention(inputs)
+
+
+def _left_unsure(claim: str, verdict: ClaimSupport, question: str, negative: bool) -> ClaimSupport:
+    """The verdict, unsure where the rules cannot tell whatever the score: a comparison of
+    two things holds only by putting two facts together; a bare "No." that no context states
+    or contradicts ("Can it be taken online?" against "taught in person only") only by
+    reading what the contexts leave out."""
+    if verdict.unsure:
+        return verdict
+    if compares_two(claim, question):
+        why = "a comparison of two things"
+    elif negative and verdict.verdict == "not mentioned":
+        why = "a no that the contexts neither state nor contradict"
+    else:
+        return verdict
+    return replace(verdict, unsure=True, reason=f"unsure ({why}): {verdict.reason}")
 
 
 def statements_of(answer: str, question: str) -> list[str]:

@@ -151,6 +151,19 @@ def test_a_yes_or_no_to_a_comparison_of_two_things_is_unsure(local_judge: Any) -
     assert asyncio.run(local_judge.ask(StatementSupport(), inputs)).unsure == ()
 
 
+def test_a_bare_no_the_contexts_neither_state_nor_contradict_is_unsure(local_judge: Any) -> None:
+    question = "Can the course be taken online?"
+    inputs = StatementsInput(
+        question=question, answer="No.", contexts=["The course is taught in person only."]
+    )
+    outcome = asyncio.run(local_judge.ask(StatementSupport(), inputs))
+    assert outcome.unsure == (0,)
+    assert outcome.value.statements[0].reason.startswith("unsure (")
+    # A context that says the opposite decides it.
+    online = ["The course can be taken online."]
+    assert one(local_judge, "No.", online, question).verdict == "contradicted"
+
+
 def test_a_bare_yes_without_a_question_states_nothing(local_judge: Any) -> None:
     inputs = StatementsInput(question="", answer="Yes.", contexts=["The store is closed."])
     assert ask(local_judge, StatementSupport(), inputs).statements == []
