@@ -105,8 +105,9 @@ def noncommittal(text: str) -> bool:
 # A sentence that sends the reader elsewhere rather than stating a fact ("Please contact
 # support.", "You can ask the front desk.").
 _POINTER = re.compile(
-    r"^\W*(please|contact|check|see|ask|try|visit|refer|call|email|feel free|"
-    r"you (can|could|may|might|should)|i (suggest|recommend|would suggest))\b",
+    r"^\W*(?:(?:please\s+)?(?:you\s+(?:can|could|may|might|should)\s+(?:also\s+)?)?"
+    r"(?:contact|check|see|ask|try|visit|refer|call|email|reach|consult|get in touch)\b"
+    r"|feel free|i (?:suggest|recommend|would suggest))",
     re.IGNORECASE,
 )
 

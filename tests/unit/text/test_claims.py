@@ -48,6 +48,8 @@ def test_no_statement_without_a_yes_no_question() -> None:
         ("I cannot say.", True),
         ("I don't know. Please ask the front desk.", True),
         ("The context does not say. You can call the shop.", True),
+        ("I cannot say. I suggest you check the website.", True),
+        ("I don't know for sure. You can park in the garage.", False),
         ("I don't know. The shop opens at 9 am.", False),
         ("I don't know. The shop opens at 9 am. It closes at 5 pm.", False),
         ("The shop opens at 9 am.", False),
