@@ -15,9 +15,8 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..judges.questions import AnswerEquivalence, EquivalenceInput
-from ..text.shorten import shorten
 from .base import Evidence, Measurement, Metric, Requirement
-from .judged import details, not_judged
+from .judged import details, not_judged, unsure_listed
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -74,11 +73,11 @@ class AnswerCorrectness(Metric):
         unsure = set(outcome.unsure)
         decided = Counter(kind for i, (kind, _) in enumerate(listed) if i not in unsure)
         doubtful = Counter(kind for i, (kind, _) in enumerate(listed) if i in unsure)
-        f1 = fact_f1(decided["matching"], decided["missing"], decided["wrong"])
-        if not listed:
-            score: float | None = 1.0 if eq.same_information else 0.0
-        else:
-            score = f1
+        score = (
+            fact_f1(decided["matching"], decided["missing"], decided["wrong"])
+            if listed
+            else (1.0 if eq.same_information else 0.0)
+        )
         bounds = _bounds(decided, doubtful) if unsure else None
         if bounds is not None and bounds[0] == bounds[1]:
             score, bounds = bounds[0], None
@@ -89,8 +88,7 @@ class AnswerCorrectness(Metric):
             f"{len(eq.wrong_or_extra_facts)} wrong or extra facts)"
         )
         if unsure:
-            shown = ", ".join(f'"{shorten(f, 60)}"' for _, f in (listed[i] for i in sorted(unsure)))
-            reason = f"{reason}; {len(unsure)} unsure: {shown}"
+            reason += unsure_listed([listed[i][1] for i in sorted(unsure)], "fact")
         return Measurement(
             score=score,
             reason=reason,

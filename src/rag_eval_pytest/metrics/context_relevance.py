@@ -21,9 +21,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..judges.questions import ContextSentenceRelevance, RelevanceInput
 from ..text.sentences import split_sentences
-from ..text.shorten import shorten
 from .base import Evidence, Measurement, Metric, Requirement
-from .judged import context_label, details, empty_contexts, not_judged
+from .judged import context_label, details, empty_contexts, not_judged, unsure_listed
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -99,10 +98,7 @@ class ContextRelevance(Metric):
         )
         if doubtful:
             unsure = [sentences[v.index][0] for v in verdicts if v.index in doubtful]
-            shown = ", ".join(f'"{shorten(text, 60)}"' for text in unsure[:3])
-            more = f" and {len(unsure) - 3} more" if len(unsure) > 3 else ""
-            noun = "sentence" if len(unsure) == 1 else "sentences"
-            reason = f"{reason}; {len(unsure)} {noun} unsure: {shown}{more}"
+            reason += unsure_listed(unsure, "sentence")
         return Measurement(
             score=score,
             reason=reason,

@@ -28,10 +28,9 @@ from ..judges.questions import (
     StatementVerdict,
     StatementVerdicts,
 )
-from ..text.shorten import shorten
 from ..text.spans import statement_spans
 from .base import Evidence, Measurement, Metric, Requirement
-from .judged import context_texts, details, empty_contexts, not_judged
+from .judged import context_texts, details, empty_contexts, not_judged, unsure_listed
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -117,10 +116,7 @@ class Faithfulness(Metric):
         high = (faithful + len(doubtful)) / len(statements)
         reason = _reason(decided, faithful, lenient)
         if doubtful:
-            shown = ", ".join(f'"{shorten(s.statement, 60)}"' for s in doubtful[:3])
-            more = f" and {len(doubtful) - 3} more" if len(doubtful) > 3 else ""
-            noun = "claim" if len(doubtful) == 1 else "claims"
-            reason = f"{reason}; {len(doubtful)} {noun} unsure: {shown}{more}"
+            reason += unsure_listed([s.statement for s in doubtful], "claim")
         if low == high:  # the unsure statements count the same either way
             score: float | None = low
         else:

@@ -8,6 +8,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ..judges.base import Usage
+from ..text.shorten import shorten
 from .base import Measurement
 
 if TYPE_CHECKING:
@@ -29,6 +30,14 @@ def not_judged(outcome: JudgeOutcome[Any], what: str) -> Measurement:
         warnings=list(outcome.notes),
         details=details,
     )
+
+
+def unsure_listed(texts: list[str], noun: str) -> str:
+    """The part of a reason that names the items the judge was unsure of: "; 2 claims
+    unsure: "...", "..."", the first three shown."""
+    shown = ", ".join(f'"{shorten(text, 60)}"' for text in texts[:3])
+    more = f" and {len(texts) - 3} more" if len(texts) > 3 else ""
+    return f"; {len(texts)} {noun}{'' if len(texts) == 1 else 's'} unsure: {shown}{more}"
 
 
 def details(outcome: JudgeOutcome[Any]) -> dict[str, Any]:

@@ -99,7 +99,7 @@ def test_unsure_facts_leave_the_score_of_the_decided_ones_and_its_bounds() -> No
     assert result.unsure == 1
     assert result.bounds == (pytest.approx(fact_f1(1, 1, 1)), pytest.approx(fact_f1(2, 0, 1)))
     assert [e.verdict for e in result.evidence] == ["matching", "unsure", "wrong"]
-    assert result.reason.endswith('; 1 unsure: "missing 0"')
+    assert result.reason.endswith('; 1 fact unsure: "missing 0"')
 
 
 def test_a_comparison_with_every_fact_unsure_is_not_judged() -> None:
