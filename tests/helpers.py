@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.util
 import json
 import pkgutil
 from typing import Any
@@ -65,6 +66,21 @@ GROUNDED_CASES = [
         contexts=["Full-time employees receive 20 days paid time off annually."],
     )
 ]
+
+def installed(*modules: str) -> pytest.MarkDecorator:
+    """Skip unless each module is installed, without importing it: every xdist worker
+    collects every test file, and a ``pytest.importorskip`` at a module's top imports the
+    library in each of them (sentence-transformers alone takes 9 s of CPU here)."""
+
+    def found(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(name) is not None
+        except ImportError:  # its parent package is missing
+            return False
+
+    missing = [name for name in modules if not found(name)]
+    return pytest.mark.skipif(bool(missing), reason=f"needs {', '.join(missing)}")
+
 
 def read_report(pytester: pytest.Pytester, directory: str = "results") -> dict[str, Any]:
     data: dict[str, Any] = json.loads(

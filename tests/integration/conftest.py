@@ -5,11 +5,14 @@ and the local model. Every test under this folder is marked ``integration``, so
 from __future__ import annotations
 
 import json
+import sys
+import sysconfig
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest.pytester import SysModulesSnapshot
 
 from tests.helpers import APP, DEFAULT_CASES, preload_plugin_modules
 from tests.servers.fake_llm import FakeLLMServer
@@ -20,6 +23,36 @@ from tests.servers.fake_llm import FakeLLMServer
 preload_plugin_modules()
 
 HERE = Path(__file__).parent
+
+LIBRARIES = tuple(
+    {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+)
+
+
+def _a_library(name: str) -> bool:
+    """Whether a module is the standard library's or an installed package's (not a test
+    file, a conftest or the plugin's own source), as pytester also keeps zope's."""
+    if name.startswith(("zope", "readline")):
+        return True
+    module = sys.modules.get(name)
+    where = getattr(module, "__file__", None) or next(iter(getattr(module, "__path__", ())), "")
+    return isinstance(where, str) and where.startswith(LIBRARIES)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _inner_runs_keep_the_libraries_they_import() -> Iterator[None]:
+    """pytester drops every module an in-process run (or the test around it) imported when
+    it ends; a library imported there again later can then fail to load in the same process
+    (numpy.fft: "cannot load module more than once per process"; transformers registers
+    PyTorch operators once per process). The libraries stay loaded; test files, conftests
+    and their same-named modules across runs are still dropped."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            pytest.Pytester,
+            "_Pytester__take_sys_modules_snapshot",
+            lambda self: SysModulesSnapshot(preserve=_a_library),
+        )
+        yield
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -13,25 +13,48 @@ import pytest
 from rag_eval_pytest.adapters.llamaindex import LlamaIndexAdapter
 from rag_eval_pytest.data.response import Context
 from rag_eval_pytest.errors import AdapterError, ConfigError
-from tests.helpers import case, read_report
+from tests.helpers import case, installed, read_report
 
-pytest.importorskip("llama_index.core")
+pytestmark = installed("llama_index.core")
 
-from llama_index.core import Document, VectorStoreIndex
-from llama_index.core.embeddings import MockEmbedding
-from llama_index.core.llms import MockLLM
+
+@pytest.fixture(autouse=True, scope="module")
+def _llama_index_imported() -> None:
+    """llama-index-core, imported when these tests run rather than when every xdist worker
+    collects this file (3 s of CPU each), and before the in-process run below, which drops
+    the modules it imported first when it ends."""
+    import llama_index.core.embeddings
+    import llama_index.core.llms  # noqa: F401
+
+
+def index_of(*docs: Any) -> Any:
+    from llama_index.core import VectorStoreIndex
+    from llama_index.core.embeddings import MockEmbedding
+
+    return VectorStoreIndex.from_documents(list(docs), embed_model=MockEmbedding(embed_dim=8))
+
+
+def document(text: str, **fields: Any) -> Any:
+    from llama_index.core import Document
+
+    return Document(text=text, **fields)
+
+
+def mock_llm() -> Any:
+    from llama_index.core.llms import MockLLM
+
+    return MockLLM()
 
 
 def small_index() -> Any:
-    docs = [
-        Document(text="Full refund within 30 days.", metadata={"file_name": "policy.md"}),
-        Document(text="We ship worldwide.", id_="shipping-doc"),
-    ]
-    return VectorStoreIndex.from_documents(docs, embed_model=MockEmbedding(embed_dim=8))
+    return index_of(
+        document("Full refund within 30 days.", metadata={"file_name": "policy.md"}),
+        document("We ship worldwide.", id_="shipping-doc"),
+    )
 
 
 def test_query_engine_gives_answer_contexts_and_sources() -> None:
-    engine = small_index().as_query_engine(llm=MockLLM(), similarity_top_k=2)
+    engine = small_index().as_query_engine(llm=mock_llm(), similarity_top_k=2)
     adapter = LlamaIndexAdapter(engine)
     response = asyncio.run(adapter.aquery("What is the refund policy?"))
     # MockLLM answers with the prompt it was given: the question and the retrieved text.
@@ -47,16 +70,15 @@ def test_query_engine_gives_answer_contexts_and_sources() -> None:
 
 def test_an_index_becomes_a_query_engine() -> None:
     adapter = LlamaIndexAdapter(
-        small_index(), engine_kwargs={"llm": MockLLM(), "similarity_top_k": 1}
+        small_index(), engine_kwargs={"llm": mock_llm(), "similarity_top_k": 1}
     )
     response = adapter.query("refund?")
     assert response.contexts is not None and len(response.contexts) == 1
 
 
 def test_source_key_picks_the_metadata_field() -> None:
-    docs = [Document(text="t", metadata={"url": "https://docs/x", "file_name": "x.md"})]
-    index = VectorStoreIndex.from_documents(docs, embed_model=MockEmbedding(embed_dim=8))
-    adapter = LlamaIndexAdapter(index.as_query_engine(llm=MockLLM()), source_key="url")
+    index = index_of(document("t", metadata={"url": "https://docs/x", "file_name": "x.md"}))
+    adapter = LlamaIndexAdapter(index.as_query_engine(llm=mock_llm()), source_key="url")
     response = adapter.query("q")
     assert response.contexts == [Context(text="t", source="https://docs/x")]
 

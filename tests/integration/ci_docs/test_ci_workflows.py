@@ -2,11 +2,13 @@
 virtual environment, against the example app, and do what the page says.
 
 Two substitutions only, both for this machine rather than for the steps: the package is
-installed from this checkout (the steps name the published ``rag-eval-pytest``), and
+installed from this checkout's wheel (the steps name the published ``rag-eval-pytest``), and
 PyTorch's CPU wheel comes from pip's configured wheel folder (the steps name PyTorch's CPU
-index, which this machine cannot reach). No key is set: the offline judge scores. pip does
-not byte-compile what it installs (``PIP_NO_COMPILE``, as the install matrix's ``--no-compile``):
-most of PyTorch's files are never imported here, and compiling them took half the install.
+index, which this machine cannot reach). No key is set: the offline judge scores. PyTorch
+is already in the fresh environment, its files linked from this test environment's install
+of the same pinned wheel (:mod:`tests.integration.venvs`): the documented ``pip install
+torch==2.13.0`` finds it satisfied, as on a runner whose pip cache holds it. pip does not
+byte-compile what it installs (``PIP_NO_COMPILE``, as the install matrix's ``--no-compile``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from typing import Any
 
 import pytest
 import yaml
+
+from tests.integration.venvs import checkout_wheel, link_installed
 
 REPO = Path(__file__).resolve().parents[3]
 CI_DOC = REPO / "docs" / "ci.md"
@@ -47,10 +51,6 @@ def gitlab_script() -> list[str]:
     return list(job["script"])
 
 
-def for_this_machine(command: str) -> str:
-    return command.replace(PUBLISHED, f"{REPO}[").replace(TORCH_INDEX, "")
-
-
 @pytest.fixture(scope="session")
 def ci_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One plain virtual environment for the session: the documented steps install into it."""
@@ -58,7 +58,17 @@ def ci_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip("needs bash")
     path = tmp_path_factory.mktemp("ci-venv") / "venv"
     venv.EnvBuilder(with_pip=True).create(path)
+    link_installed("torch", path)
     return path
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return checkout_wheel(tmp_path_factory.mktemp("checkout"))
+
+
+def for_this_machine(command: str, wheel: Path) -> str:
+    return command.replace(PUBLISHED, f"{wheel}[").replace(TORCH_INDEX, "")
 
 
 def new_project(tmp_path: Path) -> Path:
@@ -75,7 +85,7 @@ def new_project(tmp_path: Path) -> Path:
     return project
 
 
-def run_step(command: str, project: Path, ci_venv: Path, env: dict[str, str]) -> int:
+def run_step(command: str, project: Path, ci_venv: Path, wheel: Path, env: dict[str, str]) -> int:
     environ = {
         k: v
         for k, v in os.environ.items()
@@ -86,7 +96,7 @@ def run_step(command: str, project: Path, ci_venv: Path, env: dict[str, str]) ->
     environ["VIRTUAL_ENV"] = str(ci_venv)
     environ["PIP_NO_COMPILE"] = "0"  # pip reads "0" as --no-compile given (a negative flag)
     done = subprocess.run(
-        ["bash", "-e", "-c", for_this_machine(command)],
+        ["bash", "-e", "-c", for_this_machine(command, wheel)],
         cwd=project,
         env=environ,
         capture_output=True,
@@ -99,15 +109,15 @@ def run_step(command: str, project: Path, ci_venv: Path, env: dict[str, str]) ->
     return done.returncode
 
 
-def test_the_github_workflow_runs_as_written(ci_venv: Path, tmp_path: Path) -> None:
+def test_the_github_workflow_runs_as_written(ci_venv: Path, wheel: Path, tmp_path: Path) -> None:
     project = new_project(tmp_path)
     step_summary = tmp_path / "step_summary.md"
     env = {"GITHUB_STEP_SUMMARY": str(step_summary)}
     steps = {step["name"]: step["run"] for step in github_steps()}
     assert list(steps) == ["Install", "Evaluate"]
     assert "torch==2.13.0" in steps["Install"] and '"rag-eval-pytest[local,' in steps["Install"]
-    assert run_step(steps["Install"], project, ci_venv, env) == 0
-    assert run_step(steps["Evaluate"], project, ci_venv, env) == CRITICAL_EXIT
+    assert run_step(steps["Install"], project, ci_venv, wheel, env) == 0
+    assert run_step(steps["Evaluate"], project, ci_venv, wheel, env) == CRITICAL_EXIT
     summary = step_summary.read_text(encoding="utf-8")
     assert summary.startswith("## RAG evaluation FAILED: exit 2, critical cases")
     assert "- **tc_001** (critical): faithfulness" in summary
@@ -121,11 +131,11 @@ def test_the_github_workflow_runs_as_written(ci_venv: Path, tmp_path: Path) -> N
     assert (results / "eval_summary.md").read_text(encoding="utf-8") == summary
 
 
-def test_the_gitlab_job_runs_as_written(ci_venv: Path, tmp_path: Path) -> None:
+def test_the_gitlab_job_runs_as_written(ci_venv: Path, wheel: Path, tmp_path: Path) -> None:
     project = new_project(tmp_path)
     *install, evaluate = gitlab_script()
     for line in install:
-        assert run_step(line, project, ci_venv, {}) == 0, line
-    assert run_step(evaluate, project, ci_venv, {}) == CRITICAL_EXIT
+        assert run_step(line, project, ci_venv, wheel, {}) == 0, line
+    assert run_step(evaluate, project, ci_venv, wheel, {}) == CRITICAL_EXIT
     assert (project / "results" / "eval_summary.md").is_file()
     assert (project / "results" / "junit.xml").is_file()

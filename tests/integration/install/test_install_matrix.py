@@ -10,8 +10,9 @@ documented usage of each through a real ``pytest`` in a small project:
 * everything: both of the above.
 
 Slow (venvs and PyTorch): one venv per install, shared by the tests of this module (on one
-xdist worker: ``make test`` distributes whole files). PyTorch's wheel is unpacked once and
-its files linked into the two venvs that need it.
+xdist worker: ``make test`` distributes whole files). PyTorch's installed files are linked
+from this test environment into one venv (:mod:`tests.integration.venvs`), and from there
+into the two venvs that need it; pip installs everything else.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import APP, DEFAULT_CASES, GROUNDED_CASES
+from tests.integration.venvs import checkout_wheel, link_installed
 from tests.servers.fake_llm import FakeLLMServer, LoggedRequest, Step, anthropic_tool
 
-ROOT = Path(__file__).parents[3]
 TORCH = "torch==2.13.0"  # the Makefile's pin: the CPU wheel
 LOCAL_INSTALL = "pip install 'rag-eval-pytest[local]'"
 ANTHROPIC_INSTALL = "pip install 'rag-eval-pytest[anthropic]'"
@@ -53,14 +54,7 @@ def _run(args: list[str]) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """This checkout as a wheel, built once from a copy (nothing is written to the tree)."""
-    source = tmp_path_factory.mktemp("source")
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, source / name)
-    shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("*.egg-info"))
-    out = tmp_path_factory.mktemp("wheel")
-    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(source)])
-    return next(out.glob("rag_eval_pytest-*.whl"))
+    return checkout_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 class Venv:
@@ -69,8 +63,11 @@ class Venv:
         self.python = path / "bin" / "python"
 
     def pip(self, *args: str) -> None:
-        # No bytecode compilation: most of PyTorch's files are never imported here.
-        _run([str(self.python), "-m", "pip", "install", "-q", "--no-compile", *args])
+        # This environment's pip installs into the venv (``--python``): a venv of its own
+        # took 6 s to create with pip and 3 s more per install. No bytecode compilation: the
+        # first run compiles what it imports.
+        _run([sys.executable, "-m", "pip", "--python", str(self.python), "install", "-q",
+              "--no-compile", *args])  # fmt: skip
 
     def pytest(
         self, project: Path, config: str, cases: list[dict[str, object]], **env: str
@@ -93,48 +90,51 @@ class Venv:
         )  # fmt: skip
 
 
-INSTALLS = {  # name: (extras, PyTorch's CPU wheel first)
-    "plain": ("", False),
-    "local": ("local", True),
-    "anthropic": ("anthropic", False),
-    "all": ("local,anthropic,sentence-transformers", True),
+INSTALLS = {  # name: (extras, the venv it starts from: "torch" holds PyTorch's CPU wheel)
+    "plain": ("", None),
+    "anthropic": ("anthropic", None),
+    "local": ("local", "torch"),
+    "all": ("local,anthropic,sentence-transformers", "local"),
 }
 
 
 def _new_venv(path: Path) -> Venv:
-    _run([sys.executable, "-m", "venv", str(path)])
+    _run([sys.executable, "-m", "venv", "--without-pip", str(path)])
     return Venv(path)
 
 
-def _with_torch(template: Path, path: Path) -> Venv:
-    """A venv that holds PyTorch's CPU wheel: ``template``'s files linked, not unpacked again
-    (the same files; pip writes what it installs next as new files, so the copies stay apart)."""
-    shutil.copytree(template, path, symlinks=True, copy_function=os.link, dirs_exist_ok=True)
+def _copy(start: Path, path: Path) -> Venv:
+    """A venv that starts as ``start``: its files linked, not unpacked again (the same files;
+    pip writes what it installs next as new files, so the copies stay apart)."""
+    shutil.copytree(start, path, symlinks=True, copy_function=os.link, dirs_exist_ok=True)
     return Venv(path)
 
 
 @pytest.fixture(scope="module")
 def venvs(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> dict[str, Venv]:
-    """The four installs, built side by side (mostly waiting on unpacking). PyTorch's wheel
-    is unpacked once, into a venv that the two installs that need it start from."""
-    paths = {name: tmp_path_factory.mktemp(f"venv-{name}") for name in INSTALLS}
+    """The four installs, built side by side (mostly waiting on unpacking). PyTorch is put
+    once into a venv that ``local`` starts from, and ``all`` starts from ``local``: pip then
+    adds to it what the other extras need (the local model's own requirements, scipy and
+    transformers among them, took 25 s of CPU to unpack)."""
     with ThreadPoolExecutor(len(INSTALLS) + 1) as pool:
 
-        def torch_template() -> Path:
+        def torch() -> Venv:
             template = _new_venv(tmp_path_factory.mktemp("venv-torch"))
-            template.pip(TORCH)
-            return template.path
-
-        template = pool.submit(torch_template)
+            link_installed("torch", template.path)  # else pip unpacks its wheel
+            template.pip(TORCH)  # and PyTorch's own requirements
+            return template
 
         def build(name: str) -> Venv:
-            extras, torch = INSTALLS[name]
-            venv = _with_torch(template.result(), paths[name]) if torch else _new_venv(paths[name])
+            extras, start = INSTALLS[name]
+            path = tmp_path_factory.mktemp(f"venv-{name}")
+            venv = _new_venv(path) if start is None else _copy(built[start].result().path, path)
             venv.pip(f"{wheel}[{extras}]" if extras else str(wheel))
             return venv
 
-        futures = {name: pool.submit(build, name) for name in INSTALLS}
-        return {name: future.result() for name, future in futures.items()}
+        built = {"torch": pool.submit(torch)}
+        for name in INSTALLS:  # each after the one it starts from
+            built[name] = pool.submit(build, name)
+        return {name: built[name].result() for name in INSTALLS}
 
 
 @pytest.fixture

