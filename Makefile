@@ -47,13 +47,18 @@ demo: $(VENV)/.demo-deps
 # The whole suite, both lanes, on two pytest-xdist workers per CPU, at most 8 (each loads
 # torch and the local model): many tests wait on a pytest subprocess, a server or a timeout,
 # and a second worker per CPU runs meanwhile. Whole files go to a worker (loadfile): the tests
-# of a file that builds venvs share them, built once.
+# of a file that builds venvs share them, built once. Files go out in the order the suite
+# sorts them (--no-loadscope-reorder; tests/conftest.py): those marked `slow` first, then the
+# files with the most tests. xdist's own order (most tests first) started the two slowest
+# files (the install matrix and the CI docs, 2 minutes each for 8 tests) last, and they ran
+# alone for the final minute.
 TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(8, 2 * (os.cpu_count() or 1)))")
 # Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: each xdist worker and each
 # pytest the tests start in a subprocess then reads the plugin's and the tests' compiled (and
 # assertion-rewritten) modules instead of compiling them again (a second each).
 test: $(VENV)/.test-deps
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile \
+		--no-loadscope-reorder
 
 # The unit lane (tests/unit, the same tests as -m "not integration"): no pytest run inside a
 # test, no server, no model; seconds (bytecode kept, as for make test: about 18 s here, 45 s

@@ -9,6 +9,20 @@ import pytest
 NOT_INSIDE = "-p no:langsmith_plugin -p no:hypothesispytest"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The order in which ``make test`` hands whole files to its xdist workers (it passes
+    ``--no-loadscope-reorder``): files marked ``slow`` first, then the files with the most
+    tests, as xdist orders them by itself. Left to xdist, the two slow files (the install
+    matrix and the CI docs, 2 minutes each for 8 tests) started last and ran alone at the
+    end of the run."""
+    sizes: dict[object, int] = {}
+    for item in items:
+        sizes[item.path] = sizes.get(item.path, 0) + 1
+    first = {id(item) for item in items if item.get_closest_marker("slow")}
+    slow_files = {item.path for item in items if id(item) in first}
+    items.sort(key=lambda item: (item.path not in slow_files, -sizes[item.path]))
+
+
 @pytest.fixture(autouse=True)
 def _isolate_from_outer_xdist(monkeypatch: pytest.MonkeyPatch) -> None:
     """Inner pytester runs must not believe they are xdist workers of the outer run, nor

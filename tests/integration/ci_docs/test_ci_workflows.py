@@ -34,6 +34,8 @@ CRITICAL_EXIT = 2  # the example app fails two critical cases on purpose
 PUBLISHED = "rag-eval-pytest["
 TORCH_INDEX = " --index-url https://download.pytorch.org/whl/cpu"
 
+pytestmark = pytest.mark.slow
+
 
 def yaml_blocks() -> list[Any]:
     text = CI_DOC.read_text(encoding="utf-8")

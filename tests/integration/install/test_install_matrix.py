@@ -40,10 +40,13 @@ RETRIEVAL = "metrics:\n  retrieval_recall: 1.0\n"
 JUDGED = "metrics:\n  faithfulness: 0.5\n"
 JUDGED_CASES = GROUNDED_CASES
 
-pytestmark = pytest.mark.skipif(
-    os.environ.get("RAG_EVAL_SKIP_INSTALL_MATRIX") == "1",
-    reason="RAG_EVAL_SKIP_INSTALL_MATRIX=1",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        os.environ.get("RAG_EVAL_SKIP_INSTALL_MATRIX") == "1",
+        reason="RAG_EVAL_SKIP_INSTALL_MATRIX=1",
+    ),
+]
 
 
 def _run(args: list[str]) -> subprocess.CompletedProcess[str]:
