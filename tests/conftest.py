@@ -18,8 +18,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     sizes: dict[object, int] = {}
     for item in items:
         sizes[item.path] = sizes.get(item.path, 0) + 1
-    first = {id(item) for item in items if item.get_closest_marker("slow")}
-    slow_files = {item.path for item in items if id(item) in first}
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: (item.path not in slow_files, -sizes[item.path]))
 
 

@@ -52,6 +52,12 @@ def _link(source: str, target: str) -> None:
         shutil.copy2(source, target)
 
 
+def link_tree(source: Path, target: Path) -> None:
+    """``source``'s files hard-linked under ``target`` (the same files; whatever pip writes
+    next is a new file, so the two trees stay apart), symbolic links kept as links."""
+    shutil.copytree(source, target, symlinks=True, copy_function=_link, dirs_exist_ok=True)
+
+
 def link_installed(name: str, venv: Path) -> bool:
     """Link the distribution ``name`` of this test environment into ``venv``: its top-level
     folders and files under site-packages (not its console scripts, whose first line names
@@ -65,7 +71,7 @@ def link_installed(name: str, venv: Path) -> bool:
     for top in sorted(tops):
         source = Path(str(distribution.locate_file(top)))
         if source.is_dir():
-            shutil.copytree(source, target / top, copy_function=_link, dirs_exist_ok=True)
+            link_tree(source, target / top)
         elif source.is_file():
             _link(str(source), str(target / top))
     return True

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -29,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import APP, DEFAULT_CASES, GROUNDED_CASES
-from tests.integration.venvs import checkout_wheel, link_installed
+from tests.integration.venvs import checkout_wheel, link_installed, link_tree
 from tests.servers.fake_llm import FakeLLMServer, LoggedRequest, Step, anthropic_tool
 
 TORCH = "torch==2.13.0"  # the Makefile's pin: the CPU wheel
@@ -107,9 +106,8 @@ def _new_venv(path: Path) -> Venv:
 
 
 def _copy(start: Path, path: Path) -> Venv:
-    """A venv that starts as ``start``: its files linked, not unpacked again (the same files;
-    pip writes what it installs next as new files, so the copies stay apart)."""
-    shutil.copytree(start, path, symlinks=True, copy_function=os.link, dirs_exist_ok=True)
+    """A venv that starts as ``start``, its files linked rather than unpacked again."""
+    link_tree(start, path)
     return Venv(path)
 
 
