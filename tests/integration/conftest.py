@@ -33,14 +33,25 @@ LIBRARIES = tuple(
 )
 
 
+_LIBRARY: dict[str, bool] = {}
+
+
 def _a_library(name: str) -> bool:
     """Whether a module is the standard library's or an installed package's (not a test
-    file, a conftest or the plugin's own source), as pytester also keeps zope's."""
+    file, a conftest or the plugin's own source), as pytester also keeps zope's. Asked of
+    every loaded module (thousands, with PyTorch) at the end of every in-process run: a
+    library's answer is kept, as it stays loaded."""
+    known = _LIBRARY.get(name)
+    if known is not None:
+        return known
     if name.startswith(("zope", "readline")):
         return True
     module = sys.modules.get(name)
     where = getattr(module, "__file__", None) or next(iter(getattr(module, "__path__", ())), "")
-    return isinstance(where, str) and where.startswith(LIBRARIES)
+    library = isinstance(where, str) and where.startswith(LIBRARIES)
+    if library:
+        _LIBRARY[name] = True
+    return library
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import socket
 import struct
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -65,6 +66,14 @@ def answer_for(request: Request) -> dict[str, Any]:
     }
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that went away
+            super().handle_error(request, client_address)
+
+
 class FaultServer:
     """Serves the script on ``url`` until :meth:`stop`."""
 
@@ -75,8 +84,7 @@ class FaultServer:
         self.requests: list[Request] = []
         self._stopping = threading.Event()
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._httpd.daemon_threads = True
+        self._httpd = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )

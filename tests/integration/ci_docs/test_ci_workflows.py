@@ -4,10 +4,11 @@ virtual environment, against the example app, and do what the page says.
 Two substitutions only, both for this machine rather than for the steps: the package is
 installed from this checkout's wheel (the steps name the published ``rag-eval-pytest``), and
 PyTorch's CPU wheel comes from pip's configured wheel folder (the steps name PyTorch's CPU
-index, which this machine cannot reach). No key is set: the offline judge scores. PyTorch
-is already in the fresh environment, its files linked from this test environment's install
-of the same pinned wheel (:mod:`tests.integration.venvs`): the documented ``pip install
-torch==2.13.0`` finds it satisfied, as on a runner whose pip cache holds it. pip does not
+index, which this machine cannot reach). No key is set: the offline judge scores. The fresh
+environment already holds pip, PyTorch and the other distributions the steps install, their
+files linked from this test environment's install of the same versions
+(:mod:`tests.integration.venvs`): the documented ``pip install`` lines find them satisfied,
+as on a runner that restores them from a cache, and install the package. pip does not
 byte-compile what it installs (``PIP_NO_COMPILE``, as the install matrix's ``--no-compile``).
 """
 
@@ -25,7 +26,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.integration.venvs import checkout_wheel, link_installed
+from tests.integration.venvs import checkout_wheel, link_requirements
 
 REPO = Path(__file__).resolve().parents[3]
 CI_DOC = REPO / "docs" / "ci.md"
@@ -33,6 +34,8 @@ EXAMPLES = REPO / "examples"
 CRITICAL_EXIT = 2  # the example app fails two critical cases on purpose
 PUBLISHED = "rag-eval-pytest["
 TORCH_INDEX = " --index-url https://download.pytorch.org/whl/cpu"
+TORCH = "torch==2.13.0"
+INSTALLED_EXTRAS = "local,anthropic"  # what the documented steps install
 
 pytestmark = pytest.mark.slow
 
@@ -54,19 +57,21 @@ def gitlab_script() -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def ci_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One plain virtual environment for the session: the documented steps install into it."""
-    if shutil.which("bash") is None:
-        pytest.skip("needs bash")
-    path = tmp_path_factory.mktemp("ci-venv") / "venv"
-    venv.EnvBuilder(with_pip=True).create(path)
-    link_installed("torch", path)
-    return path
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return checkout_wheel(tmp_path_factory.mktemp("checkout"))
 
 
 @pytest.fixture(scope="session")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return checkout_wheel(tmp_path_factory.mktemp("checkout"))
+def ci_venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Path:
+    """One virtual environment for the session, with pip: the documented steps install into
+    it. What they install and this test environment holds is linked in first, as a runner's
+    restored cache would hold it."""
+    if shutil.which("bash") is None:
+        pytest.skip("needs bash")
+    path = tmp_path_factory.mktemp("ci-venv") / "venv"
+    venv.EnvBuilder(with_pip=False).create(path)
+    link_requirements(path, ["pip", TORCH], Path(f"{wheel}[{INSTALLED_EXTRAS}]"))
+    return path
 
 
 def for_this_machine(command: str, wheel: Path) -> str:
@@ -117,7 +122,8 @@ def test_the_github_workflow_runs_as_written(ci_venv: Path, wheel: Path, tmp_pat
     env = {"GITHUB_STEP_SUMMARY": str(step_summary)}
     steps = {step["name"]: step["run"] for step in github_steps()}
     assert list(steps) == ["Install", "Evaluate"]
-    assert "torch==2.13.0" in steps["Install"] and '"rag-eval-pytest[local,' in steps["Install"]
+    assert TORCH in steps["Install"]
+    assert f'"rag-eval-pytest[{INSTALLED_EXTRAS}]"' in steps["Install"]
     assert run_step(steps["Install"], project, ci_venv, wheel, env) == 0
     assert run_step(steps["Evaluate"], project, ci_venv, wheel, env) == CRITICAL_EXIT
     summary = step_summary.read_text(encoding="utf-8")

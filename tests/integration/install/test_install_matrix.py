@@ -9,10 +9,9 @@ documented usage of each through a real ``pytest`` in a small project:
 * ``[anthropic]`` alone, with a key, against a loopback fake of the Messages API: judges;
 * everything: both of the above.
 
-Slow (venvs and PyTorch): one venv per install, shared by the tests of this module (on one
-xdist worker: ``make test`` distributes whole files). PyTorch's installed files are linked
-from this test environment into one venv (:mod:`tests.integration.venvs`), and from there
-into the two venvs that need it; pip installs everything else.
+Slow (venvs): one venv per install, shared by the tests of this module (on one xdist worker:
+``make test`` distributes whole files). The distributions an install needs are linked from
+this test environment (:mod:`tests.integration.venvs`); pip installs the package.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import APP, DEFAULT_CASES, GROUNDED_CASES
-from tests.integration.venvs import checkout_wheel, link_installed, link_tree
+from tests.integration.venvs import checkout_wheel, link_requirements
 from tests.servers.fake_llm import FakeLLMServer, LoggedRequest, Step, anthropic_tool
 
 TORCH = "torch==2.13.0"  # the Makefile's pin: the CPU wheel
@@ -92,50 +91,35 @@ class Venv:
         )  # fmt: skip
 
 
-INSTALLS = {  # name: (extras, the venv it starts from: "torch" holds PyTorch's CPU wheel)
-    "plain": ("", None),
-    "anthropic": ("anthropic", None),
-    "local": ("local", "torch"),
-    "all": ("local,anthropic,sentence-transformers", "local"),
+INSTALLS = {  # name: (extras, PyTorch's CPU wheel installed first, as the docs say)
+    "plain": ("", False),
+    "anthropic": ("anthropic", False),
+    "local": ("local", True),
+    "all": ("local,anthropic,sentence-transformers", True),
 }
-
-
-def _new_venv(path: Path) -> Venv:
-    _run([sys.executable, "-m", "venv", "--without-pip", str(path)])
-    return Venv(path)
-
-
-def _copy(start: Path, path: Path) -> Venv:
-    """A venv that starts as ``start``, its files linked rather than unpacked again."""
-    link_tree(start, path)
-    return Venv(path)
 
 
 @pytest.fixture(scope="module")
 def venvs(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> dict[str, Venv]:
-    """The four installs, built side by side (mostly waiting on unpacking). PyTorch is put
-    once into a venv that ``local`` starts from, and ``all`` starts from ``local``: pip then
-    adds to it what the other extras need (the local model's own requirements, scipy and
-    transformers among them, took 25 s of CPU to unpack)."""
-    with ThreadPoolExecutor(len(INSTALLS) + 1) as pool:
+    """The four installs, built side by side. What each needs and this test environment
+    holds is linked in first (:func:`link_requirements`), so pip finds it satisfied and
+    installs the package (and anything else missing) itself."""
 
-        def torch() -> Venv:
-            template = _new_venv(tmp_path_factory.mktemp("venv-torch"))
-            link_installed("torch", template.path)  # else pip unpacks its wheel
-            template.pip(TORCH)  # and PyTorch's own requirements
-            return template
+    def build(name: str) -> Venv:
+        extras, torch = INSTALLS[name]
+        path = tmp_path_factory.mktemp(f"venv-{name}")
+        _run([sys.executable, "-m", "venv", "--without-pip", str(path)])
+        venv = Venv(path)
+        requirement = f"{wheel}[{extras}]" if extras else str(wheel)
+        link_requirements(path, [TORCH] if torch else [], Path(requirement))
+        if torch:
+            venv.pip(TORCH)
+        venv.pip(requirement)
+        return venv
 
-        def build(name: str) -> Venv:
-            extras, start = INSTALLS[name]
-            path = tmp_path_factory.mktemp(f"venv-{name}")
-            venv = _new_venv(path) if start is None else _copy(built[start].result().path, path)
-            venv.pip(f"{wheel}[{extras}]" if extras else str(wheel))
-            return venv
-
-        built = {"torch": pool.submit(torch)}
-        for name in INSTALLS:  # each after the one it starts from
-            built[name] = pool.submit(build, name)
-        return {name: built[name].result() for name in INSTALLS}
+    with ThreadPoolExecutor(len(INSTALLS)) as pool:
+        built = {name: pool.submit(build, name) for name in INSTALLS}
+        return {name: future.result() for name, future in built.items()}
 
 
 @pytest.fixture
