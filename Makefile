@@ -44,15 +44,16 @@ demo: $(VENV)/.demo-deps
 	echo "open in a browser: examples/results/eval_report.html (one self-contained page)"; \
 	test $$code -le 2
 
-# The whole suite, both lanes, on two pytest-xdist workers per CPU, at most 8 (each loads
-# torch and the local model): many tests wait on a pytest subprocess, a server or a timeout,
-# and a second worker per CPU runs meanwhile. Whole files go to a worker (loadfile): the tests
-# of a file that builds venvs share them, built once. Files go out in the order the suite
-# sorts them (--no-loadscope-reorder; tests/conftest.py): those marked `slow` first, then the
-# files with the most tests. xdist's own order (most tests first) started the two slowest
-# files (the install matrix and the CI docs, 2 minutes each for 8 tests) last, and they ran
-# alone for the final minute.
-TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(8, 2 * (os.cpu_count() or 1)))")
+# The whole suite, both lanes, on one pytest-xdist worker per CPU and one more, at most 8
+# (each loads torch and the local model): some tests wait on a server or a timeout, and the
+# extra worker runs meanwhile. On 2 CPUs, 3 workers took 5:13 here, 2 took 5:28 and 4 took
+# 5:38 (every worker collects the whole suite, and more of them crowd the CPUs' caches).
+# Whole files go to a worker (loadfile): the tests of a file that builds venvs share them,
+# built once. Files go out in the order the suite sorts them (--no-loadscope-reorder;
+# tests/conftest.py): those marked `slow` first, then the files with the most tests. xdist's
+# own order (most tests first) started the two slowest files (the install matrix and the CI
+# docs) last, and they ran alone for the final minute.
+TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(8, (os.cpu_count() or 1) + 1))")
 # Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: each xdist worker and each
 # pytest the tests start in a subprocess then reads the plugin's and the tests' compiled (and
 # assertion-rewritten) modules instead of compiling them again (a second each).
