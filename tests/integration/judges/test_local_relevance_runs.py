@@ -40,7 +40,7 @@ def test_answer(rag_case):
     assert_relevant(rag_case)
 """
     )
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--rag-dataset",
         "dataset.json",
         "--rag-judge",

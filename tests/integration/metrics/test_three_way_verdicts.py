@@ -71,7 +71,7 @@ def run_with(
 
     def run(verdicts: list[str]) -> pytest.RunResult:
         pytester.makeconftest(CONFTEST.format(statements=STATEMENTS, verdicts=verdicts))
-        return pytester.runpytest_subprocess(
+        return pytester.runpytest(
             "--rag-dataset",
             "dataset.json",
             "--rag-judge-passes",

@@ -103,7 +103,7 @@ def test_a_bad_endpoint_is_fatal_at_start_and_never_repeated(
         pytester.makefile(".yaml", **{"eval-config": f'http:\n  endpoint: "{url}"\n'})
         args = []
         source = "eval-config.yaml: key 'http.endpoint'"
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--rag-dataset=dataset.json", *args, "--junitxml=junit.xml"
     )
     assert result.ret == 3, result.stdout.str()
@@ -135,7 +135,7 @@ def test_a_header_value_with_a_line_break_is_fatal_at_start_and_never_repeated(
     else:
         monkeypatch.setenv("RAG_AUTH_HEADER", f"X-Api-Key: {value}")
     pytester.makefile(".yaml", **{"eval-config": config})
-    result = pytester.runpytest_subprocess(*args, "--junitxml=junit.xml")
+    result = pytester.runpytest(*args, "--junitxml=junit.xml")
     assert result.ret == 3, result.stdout.str()
     assert "line break or another control character" in result.stderr.str()
     assert where in result.stderr.str()
@@ -150,7 +150,7 @@ def test_url_user_info_and_pw_parameter_never_show_in_any_form(
     one_case(pytester, write_dataset)
     host = echo_server.url.removeprefix("http://")
     url = f"http://svc:{quote(PASSWORD, safe='')}@{host}?pw={PW_PARAM}"
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--rag-dataset=dataset.json", f"--rag-endpoint={url}", "--junitxml=junit.xml", "-rA"
     )
     assert result.ret == 0, result.stdout.str()
@@ -168,7 +168,7 @@ def test_an_explicit_authorization_header_wins_over_url_user_info(
 ) -> None:
     one_case(pytester, write_dataset)
     host = echo_server.url.removeprefix("http://")
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--rag-dataset=dataset.json",
         f"--rag-endpoint=http://svc:{quote(PASSWORD, safe='')}@{host}",
         f"--rag-header=Authorization: Bearer {HEADER_VALUE}",
@@ -195,7 +195,7 @@ def test_a_redirect_to_another_origin_gets_no_credential_header(
         monkeypatch.setenv("MY_SERVICE_KEY", HEADER_VALUE)
         config = PATHS.replace("http:\n", "http:\n  headers:\n    X-Api-Key: ${MY_SERVICE_KEY}\n")
         pytester.makefile(".yaml", **{"eval-config": config})
-        result = pytester.runpytest_subprocess(
+        result = pytester.runpytest(
             "--rag-dataset=dataset.json",
             f"--rag-endpoint={redirector.url}",
             "--rag-header=X-Token: planted-token-value-99",
@@ -222,7 +222,7 @@ def test_showlocals_prints_no_credential(
         "    assert rag_case.answer == 'no'\n"
     )
     pytester.makefile(".yaml", **{"eval-config": PATHS})
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--rag-dataset=dataset.json",
         f"--rag-endpoint={echo_server.url}?api_key={QUERY_KEY}",
         f"--rag-header=X-Api-Key: {HEADER_VALUE}",
@@ -251,7 +251,7 @@ def test_a_pw_variable_in_the_config_is_a_credential(
         '    pw: "${SERVICE_PW}"\n'
     )
     pytester.makefile(".yaml", **{"eval-config": config})
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--rag-dataset=dataset.json", f"--rag-endpoint={echo_server.url}", "-rA"
     )
     assert result.ret == 0, result.stdout.str()
@@ -278,7 +278,7 @@ def test_credential_query_parameters_in_a_url_are_masked_whatever_their_length(
     one_case(pytester, write_dataset)
     echo_server.route = lambda request: Fault(body=quoting_the_url)
     query = urlencode({**LONG_CREDENTIALS, **SHORT_CREDENTIALS, "lang": "en"})
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--rag-dataset=dataset.json", f"--rag-endpoint={echo_server.url}?{query}", "-rA"
     )
     assert result.ret == 0, result.stdout.str()

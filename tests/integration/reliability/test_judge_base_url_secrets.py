@@ -73,7 +73,7 @@ def test_user_info_in_the_judge_base_url_never_shows(
         },
     )
     pytester.makepyfile(test_rag=TEST)
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--rag-dataset=dataset.json",
         "--rag-judge-passes=1",
         "--log-level=DEBUG",

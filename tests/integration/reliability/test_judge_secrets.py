@@ -104,7 +104,7 @@ def test_secrets_echoed_by_the_service_never_reach_the_judge_or_its_cache(
         pytester.makepyfile(judgemod=CALLABLE_JUDGE)
         spec = "judgemod:judge"
     host = rag.url.removeprefix("http://")
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--rag-dataset=dataset.json",
         f"--rag-endpoint=http://svc:{PASSWORD}@{host}",
         f"--rag-header=X-Api-Key: {HEADER_KEY}",
@@ -199,7 +199,7 @@ def test_a_placeholder_key_is_not_masked_in_the_texts_a_judge_reads(
     )
     pytester.makefile(".yaml", **{"eval-config": "metrics:\n  faithfulness: 0.5\n"})
     pytester.makepyfile(judgemod=RECORDING_JUDGE)
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--rag-dataset=dataset.json", "--rag-judge=judgemod:judge", "--rag-judge-passes=1"
     )
     output = result.stdout.str()

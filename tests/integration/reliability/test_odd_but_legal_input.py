@@ -24,10 +24,10 @@ def test_retrieval(rag_case):
 
 
 def run_retrieval(pytester: pytest.Pytester, app: str) -> pytest.RunResult:
-    """A fresh pytest process asserting retrieval of every case against ``app:answer``."""
+    """A pytest run asserting retrieval of every case against ``app:answer``."""
     pytester.makepyfile(app=app, test_rag=RETRIEVAL_TEST)
     pytester.syspathinsert()
-    return pytester.runpytest_subprocess(
+    return pytester.runpytest(
         "--rag-dataset", "dataset.json", "--rag-target", "app:answer", "-p", "no:randomly"
     )
 
@@ -104,7 +104,7 @@ def test_an_integer_too_long_to_read_in_a_dataset_is_one_message(
 ) -> None:
     (pytester.path / name).write_text(content, encoding="utf-8")
     pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
-    result = pytester.runpytest_subprocess(f"--rag-dataset={name}")
+    result = pytester.runpytest(f"--rag-dataset={name}")
     output = result.stdout.str() + result.stderr.str()
     assert result.ret == 3, output
     assert f"{name}: {message}: an integer of 5000 digits is longer than can be read" in output
@@ -118,7 +118,7 @@ def test_an_integer_too_long_to_read_in_the_config_is_one_message(
     write_dataset()
     pytester.makefile(".yaml", **{"eval-config": f"thresholds:\n  composite: {HUGE}\n"})
     pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
-    result = pytester.runpytest_subprocess("--rag-dataset=dataset.json")
+    result = pytester.runpytest("--rag-dataset=dataset.json")
     output = result.stdout.str() + result.stderr.str()
     assert result.ret == 3, output
     assert (
