@@ -1,14 +1,15 @@
 """Every hook of the plugin that runs plugin code turns an unexpected exception into one fatal
 message naming the plugin, the hook and the cause: never pytest's INTERNALERROR traceback.
 
-Each run breaks one plugin internal that the hook calls (from the project's conftest, in a
-fresh process) and raises an error whose message holds the API key of the environment: the
+Each run breaks one plugin internal that the hook calls (from the project's conftest; the
+test puts it back) and raises an error whose message holds the API key of the environment: the
 message shows the cause with the key redacted, the run exits with the fatal code, and the
 traceback appears only when asked for (``--tb=long``).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,54 +24,57 @@ def boom(*args, **kwargs):
     raise RuntimeError("boom with " + os.environ["ANTHROPIC_API_KEY"])
 """
 
-# hook -> conftest lines that make a plugin internal used by that hook raise
-BREAKS = {
-    "pytest_configure": "import rag_eval_pytest.pytest_support.notices as m\nm.issue = boom\n",
-    "pytest_report_header": (
-        "import rag_eval_pytest.pytest_support.dry_run as m\nm.header_line = boom\n"
-    ),
-    "pytest_generate_tests": (
-        "from rag_eval_pytest.data.dataset import LoadedCase\n"
-        "def pytest_collection(session):\n"
-        "    LoadedCase.critical = property(boom)\n"
-    ),
-    "pytest_make_collect_report": (
-        "import rag_eval_pytest.engine.zero_code as m\nm.dataset_collectors = boom\n"
-    ),
-    "pytest_collection_finish": (
-        "import rag_eval_pytest.pytest_support.dry_run as m\nm.cost_line = boom\n"
-    ),
-    "pytest_collection_modifyitems": (
-        "from rag_eval_pytest.engine.engine import Engine\nEngine.plan = boom\n"
-    ),
-    "pytest_runtest_makereport": (
-        "from rag_eval_pytest.engine.case import ResultRecorder\nResultRecorder.properties = boom\n"
-    ),
-    "pytest_runtest_logreport": (
-        "from rag_eval_pytest.reporting.aggregator import Aggregator\n"
-        "Aggregator.add_report = boom\n"
-    ),
-    "pytest_sessionfinish": (
-        "from rag_eval_pytest.reporting.aggregator import Aggregator\nAggregator.finish = boom\n"
-    ),
-    "pytest_terminal_summary": (
-        "import rag_eval_pytest.reporting.terminal as m\nm.summary_lines = boom\n"
-    ),
-    "pytest_unconfigure": (
-        "from rag_eval_pytest.engine.engine import Engine\nEngine.close = boom\n"
-    ),
+AGGREGATOR = "rag_eval_pytest.reporting.aggregator"
+# hook -> the plugin internal that hook calls (module, class or "", attribute), broken from
+# the project's conftest
+BROKEN = {
+    "pytest_configure": ("rag_eval_pytest.pytest_support.notices", "", "issue"),
+    "pytest_report_header": ("rag_eval_pytest.pytest_support.dry_run", "", "header_line"),
+    "pytest_generate_tests": ("rag_eval_pytest.data.dataset", "LoadedCase", "critical"),
+    "pytest_make_collect_report": ("rag_eval_pytest.engine.zero_code", "", "dataset_collectors"),
+    "pytest_collection_finish": ("rag_eval_pytest.pytest_support.dry_run", "", "cost_line"),
+    "pytest_collection_modifyitems": ("rag_eval_pytest.engine.engine", "Engine", "plan"),
+    "pytest_runtest_makereport": ("rag_eval_pytest.engine.case", "ResultRecorder", "properties"),
+    "pytest_runtest_logreport": (AGGREGATOR, "Aggregator", "add_report"),
+    "pytest_sessionfinish": (AGGREGATOR, "Aggregator", "finish"),
+    "pytest_terminal_summary": ("rag_eval_pytest.reporting.terminal", "", "summary_lines"),
+    "pytest_unconfigure": ("rag_eval_pytest.engine.engine", "Engine", "close"),
 }
 
 
+def breaking(hook: str) -> str:
+    """The conftest lines that make the internal of ``hook`` raise (a property of a case is
+    broken once the dataset is loaded, where the parametrization reads it)."""
+    module, owner, attribute = BROKEN[hook]
+    target = f"importlib.import_module({module!r})" + (f".{owner}" if owner else "")
+    if hook == "pytest_generate_tests":
+        return (
+            f"import importlib\ndef pytest_collection(session):\n"
+            f"    {target}.{attribute} = property(boom)\n"
+        )
+    return f"import importlib\nsetattr({target}, {attribute!r}, boom)\n"
+
+
 def broken_run(
-    pytester: pytest.Pytester, rag_app: str, hook: str, *args: str
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    rag_app: str,
+    hook: str,
+    *args: str,
 ) -> tuple[pytest.RunResult, str]:
-    pytester.makeconftest(BOOM + BREAKS[hook])
+    """A run in this process whose conftest breaks the internal of ``hook``; the internal is
+    put back when the test ends."""
+    module, owner, attribute = BROKEN[hook]
+    target = importlib.import_module(module)
+    if owner:
+        target = getattr(target, owner)
+    monkeypatch.setattr(target, attribute, vars(target)[attribute])
+    pytester.makeconftest(BOOM + breaking(hook))
     pytester.makepyfile(
         test_rag="from rag_eval_pytest import assert_retrieval\n"
         "def test_retrieval(rag_case):\n    assert_retrieval(rag_case, recall=1.0)\n"
     )
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--rag-dataset=dataset.json", f"--rag-target={rag_app}", "-p", "no:randomly", *args
     )
     return result, result.stdout.str() + result.stderr.str()
@@ -85,11 +89,11 @@ def project(
     return rag_app
 
 
-@pytest.mark.parametrize("hook", list(BREAKS))
+@pytest.mark.parametrize("hook", list(BROKEN))
 def test_an_error_in_a_hook_is_one_fatal_message(
-    pytester: pytest.Pytester, project: str, hook: str
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, project: str, hook: str
 ) -> None:
-    result, output = broken_run(pytester, project, hook)
+    result, output = broken_run(pytester, monkeypatch, project, hook)
     assert "INTERNALERROR" not in output, output
     assert result.ret == 3, output
     message = f"rag-eval: internal error in {hook}: RuntimeError: boom with [REDACTED]"
@@ -100,9 +104,11 @@ def test_an_error_in_a_hook_is_one_fatal_message(
 
 
 def test_the_traceback_is_shown_with_tb_long_and_redacted(
-    pytester: pytest.Pytester, project: str
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, project: str
 ) -> None:
-    result, output = broken_run(pytester, project, "pytest_report_header", "--tb=long")
+    result, output = broken_run(
+        pytester, monkeypatch, project, "pytest_report_header", "--tb=long"
+    )
     assert result.ret == 3
     assert "Traceback (most recent call last)" in output
     assert 'raise RuntimeError("boom with "' in output

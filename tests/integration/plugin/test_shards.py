@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-import subprocess
-import sys
+import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from rag_eval_pytest.cli import main
 from tests.helpers import case, read_report
 
 CONFIG = "metrics:\n  retrieval_recall: null\n"
@@ -29,14 +32,25 @@ def cases() -> list[dict[str, Any]]:
     ]
 
 
-def merge(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "rag_eval_pytest.cli", "merge", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+@dataclass(frozen=True)
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def merge(cwd: Path, *args: str) -> Done:
+    """``rag-eval merge ARGS`` in ``cwd``, in this process (the command's own process is
+    tested with ``rag-eval convert`` and ``calibrate``)."""
+    out, err = io.StringIO(), io.StringIO()
+    previous = Path.cwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["merge", *args])
+    finally:
+        os.chdir(previous)
+    return Done(code, out.getvalue(), err.getvalue())
 
 
 def comparable(report: dict[str, Any]) -> dict[str, Any]:
