@@ -78,7 +78,7 @@ def test_untrusted_text_is_inert_in_every_report_and_on_the_terminal(
     )
     pytester.makefile(".yaml", **{"eval-config": "metrics:\n  faithfulness: 0.9\n"})
     pytester.makeconftest(CONFTEST.format(hostile=HOSTILE, ansi=ANSI))
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--rag-dataset", "dataset.json", "--rag-judge-passes", "1"
     )
     assert result.ret == 2

@@ -178,7 +178,7 @@ def test_planted_secrets_never_reach_any_output_on_any_path(
         "no:randomly",
     )
     dry = pytester.runpytest(*args, "--rag-dry-run")
-    run = pytester.runpytest_subprocess(*args)
+    run = pytester.runpytest(*args)
     assert dry.ret == 0, dry.stdout.str()
     report = json.loads((pytester.path / "results" / "eval_report.json").read_text())
     statuses = {c["id"]: c["status"] for c in report["cases"]}
