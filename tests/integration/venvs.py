@@ -3,15 +3,16 @@ the distributions it needs taken from this test environment rather than unpacked
 
 ``make test`` installs PyTorch's pinned CPU wheel (``torch==2.13.0``) and the package's
 extras into the test environment; a new venv gets the installed files of what an install
-needs hard-linked (copied where the two folders are on different file systems), their
-compiled modules included: :func:`link_requirements` follows the requirements of the
-checkout's wheel and its extras, as pip's resolver would, through the distributions installed
-here. pip, run next as the user runs it, then finds them already satisfied, as on a CI runner
-that restores its site-packages from a cache, and installs what is left (the package itself,
-and anything the test environment lacks or holds at a version the requirements refuse).
-Unpacking PyTorch's 750 MB and the local model's libraries took most of each install, and
-compiling their modules again most of the first run in each venv. A requirement the package
-forgets to declare is not followed, so the venv lacks it as a user's would.
+needs hard-linked (none where the two folders are on different file systems: pip then
+installs everything), their compiled modules included. :func:`link_requirements` follows
+the requirements of the checkout's wheel and its extras, as pip's resolver would, through
+the distributions installed here. pip, run next as the user runs it, then finds them
+already satisfied, as on a CI runner that restores its site-packages from a cache, and
+installs what is left (the package itself, and anything the test environment lacks or
+holds at a version the requirements refuse). Unpacking PyTorch's 750 MB and the local
+model's libraries took most of each install, and compiling their modules again most of the
+first run in each venv. A requirement the package forgets to declare is not followed, so
+the venv lacks it as a user's would.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from email.parser import HeaderParser
 from pathlib import Path
@@ -55,13 +57,6 @@ def site_packages(venv: Path) -> Path:
     return Path(done.stdout.strip())
 
 
-def _link(source: str, target: str) -> None:
-    try:
-        os.link(source, target)
-    except OSError:  # another file system
-        shutil.copy2(source, target)
-
-
 def link_requirements(venv: Path, requirements: list[str], wheel: Path | None = None) -> None:
     """Link into ``venv`` every distribution of this test environment that ``requirements``
     and the requirements of ``wheel`` (with the extras named after it, ``path[a,b]``) reach,
@@ -77,6 +72,8 @@ def link_requirements(venv: Path, requirements: list[str], wheel: Path | None = 
         own, lines = _wheel_requirements(Path(path))
         pending.append((Requirement(f"{own}[{named}" if named else own), ""))
     target = site_packages(venv)
+    if os.stat(target).st_dev != os.stat(sysconfig.get_paths()["purelib"]).st_dev:
+        return  # another file system: copying would be slower than pip's own install
     linked: set[str] = set()
     while pending:
         requirement, extra = pending.pop()
@@ -131,7 +128,7 @@ def _link_distribution(
         source, destination = Path(str(distribution.locate_file(file))), target / file
         if source.is_file() and not destination.exists():
             destination.parent.mkdir(parents=True, exist_ok=True)
-            _link(str(source), str(destination))
+            os.link(source, destination)
     # Its console scripts as pip writes them: the first line names the venv's Python.
     for entry in distribution.entry_points.select(group="console_scripts"):
         module, _, attribute = entry.value.partition(":")
