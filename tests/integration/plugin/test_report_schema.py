@@ -62,7 +62,9 @@ def published() -> dict[str, Any]:
 
 
 def test_reports_of_real_runs_and_of_a_merge_validate_against_the_published_schema(
-    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     write_dataset(CASES)
     pytester.makeconftest(CONFTEST)
@@ -85,7 +87,7 @@ def test_reports_of_real_runs_and_of_a_merge_validate_against_the_published_sche
     ]
     assert report["trend"]["points"] and report["run"]["selection"]["fingerprint"]
 
-    done = merge(pytester.path, "results/eval_report.json", "--output-dir", "merged")
+    done = merge(capsys, "results/eval_report.json", "--output-dir", "merged")
     assert done.returncode == 2, done.stderr
     assert validate(read_report(pytester, "merged"), schema) == []
 

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,18 +36,13 @@ class Done:
     stderr: str
 
 
-def merge(cwd: Path, *args: str) -> Done:
-    """``rag-eval merge ARGS`` in ``cwd``, in this process (the command's own process is
-    tested with ``rag-eval convert`` and ``calibrate``)."""
-    out, err = io.StringIO(), io.StringIO()
-    previous = Path.cwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["merge", *args])
-    finally:
-        os.chdir(previous)
-    return Done(code, out.getvalue(), err.getvalue())
+def merge(capsys: pytest.CaptureFixture[str], *args: str) -> Done:
+    """``rag-eval merge ARGS`` in the test's folder (pytester's), in this process (the
+    command's own process is tested with ``rag-eval convert`` and ``calibrate``)."""
+    capsys.readouterr()
+    code = main(["merge", *args])
+    captured = capsys.readouterr()
+    return Done(code, captured.out, captured.err)
 
 
 def comparable(report: dict[str, Any]) -> dict[str, Any]:
@@ -64,7 +56,10 @@ def comparable(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_shards_split_the_cases_and_merge_into_the_full_report(
-    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    rag_app: str,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     write_dataset(cases())
     pytester.makefile(".yaml", **{"eval-config": CONFIG})
@@ -83,7 +78,7 @@ def test_shards_split_the_cases_and_merge_into_the_full_report(
     assert shard_keys == [["c0", "c3", "c6"], ["c1", "c4"], ["c2", "c5"]]
 
     done = merge(
-        pytester.path,
+        capsys,
         "s1/eval_report.json",
         "s2/eval_report.json",
         "s3/eval_report.json",
@@ -107,18 +102,21 @@ def test_shards_split_the_cases_and_merge_into_the_full_report(
 
 
 def test_merge_refuses_overlapping_shards_and_bad_files(
-    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    rag_app: str,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     write_dataset(cases())
     pytester.makefile(".yaml", **{"eval-config": CONFIG})
     pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
-    twice = merge(pytester.path, "results/eval_report.json", "results/eval_report.json")
+    twice = merge(capsys, "results/eval_report.json", "results/eval_report.json")
     assert twice.returncode == 3
     assert "results/eval_report.json: the same run as results/eval_report.json, given twice" in (
         twice.stderr
     )
     (pytester.path / "junk.json").write_text(json.dumps({"hello": 1}))
-    junk = merge(pytester.path, "junk.json")
+    junk = merge(capsys, "junk.json")
     assert junk.returncode == 3
     assert "junk.json: not an eval_report.json" in junk.stderr
 
@@ -132,19 +130,22 @@ def run_shards(pytester: pytest.Pytester, rag_app: str, *shards: str) -> None:
 
 
 def test_a_merge_that_lacks_a_shard_is_fatal_unless_allowed_and_then_partial(
-    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    rag_app: str,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     write_dataset(cases())
     pytester.makefile(".yaml", **{"eval-config": CONFIG})
     run_shards(pytester, rag_app, "1", "2")
     shards = ("s1/eval_report.json", "s2/eval_report.json", "--output-dir", "merged")
-    refused = merge(pytester.path, *shards)
+    refused = merge(capsys, *shards)
     assert refused.returncode == 3
     assert "missing shard 3/3" in refused.stderr
     assert "--allow-partial" in refused.stderr
     assert not (pytester.path / "merged").exists()
 
-    allowed = merge(pytester.path, *shards, "--allow-partial")
+    allowed = merge(capsys, *shards, "--allow-partial")
     assert "warning: partial merge: missing shard 3/3" in allowed.stderr
     report = read_report(pytester, "merged")
     assert report["run"]["partial"] is True
@@ -155,7 +156,10 @@ def test_a_merge_that_lacks_a_shard_is_fatal_unless_allowed_and_then_partial(
 
 
 def test_a_merge_of_a_shard_twice_or_of_different_datasets_is_fatal(
-    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    rag_app: str,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     write_dataset(cases())
     pytester.makefile(".yaml", **{"eval-config": CONFIG})
@@ -163,13 +167,13 @@ def test_a_merge_of_a_shard_twice_or_of_different_datasets_is_fatal(
     (pytester.path / "s1" / "eval_report.json").rename(pytester.path / "first.json")
     run_shards(pytester, rag_app, "1")  # shard 1 again, a second run of it
     both = ("first.json", "s1/eval_report.json", "s2/eval_report.json", "s3/eval_report.json")
-    twice = merge(pytester.path, *both)
+    twice = merge(capsys, *both)
     assert twice.returncode == 3
     assert "s1/eval_report.json: shard 1/3 is also in first.json" in twice.stderr
 
     write_dataset([*cases(), case("c7", "refund policy?", expected_contexts=["policy.md"])])
     run_shards(pytester, rag_app, "3")  # shard 3 of another dataset
-    mixed = merge(pytester.path, "first.json", "s2/eval_report.json", "s3/eval_report.json")
+    mixed = merge(capsys, "first.json", "s2/eval_report.json", "s3/eval_report.json")
     assert mixed.returncode == 3
     assert "runs of different datasets: content " in mixed.stderr
 
@@ -223,6 +227,7 @@ def test_a_report_missing_a_part_is_one_message_naming_the_file_and_the_part(
     rag_app: str,
     damage: Callable[[dict[str, Any]], object],
     message: str,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     write_dataset(cases())
     pytester.makefile(".yaml", **{"eval-config": CONFIG})
@@ -230,7 +235,7 @@ def test_a_report_missing_a_part_is_one_message_naming_the_file_and_the_part(
     report = read_report(pytester)
     damage(report)
     (pytester.path / "cut.json").write_text(json.dumps(report))
-    done = merge(pytester.path, "cut.json", "--output-dir", "merged")
+    done = merge(capsys, "cut.json", "--output-dir", "merged")
     assert done.returncode == 3
     assert f"cut.json: not a {message}" in done.stderr
     assert "Traceback" not in done.stderr and "KeyError" not in done.stderr
@@ -238,7 +243,10 @@ def test_a_report_missing_a_part_is_one_message_naming_the_file_and_the_part(
 
 
 def test_a_shard_without_cases_passes_and_its_report_completes_the_merge(
-    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    rag_app: str,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     # A fixed CI matrix of 4 jobs over a dataset of 3 cases: the 4th shard holds none.
     write_dataset(cases()[:3])
@@ -256,7 +264,7 @@ def test_a_shard_without_cases_passes_and_its_report_completes_the_merge(
     for index in (1, 2, 3):
         pytester.runpytest(*base, "--rag-shard", f"{index}/4", "--rag-output-dir", f"s{index}")
     reports = [f"s{i}/eval_report.json" for i in (1, 2, 3, 4)]
-    done = merge(pytester.path, *reports, "--output-dir", "m")
+    done = merge(capsys, *reports, "--output-dir", "m")
     assert "merged 4 reports: 3 cases" in done.stdout, done.stderr
     merged = read_report(pytester, "m")
     assert [c["key"] for c in merged["cases"]] == ["c0", "c1", "c2"]
