@@ -22,14 +22,19 @@ from .shorten import cut
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-# ESC ] ... (BEL | ESC \): OSC, e.g. an OSC-8 hyperlink; ESC [ ... final: CSI (colours,
-# cursor moves, screen clears); ESC and one more character; the 8-bit CSI/OSC introducers;
-# then every other C0/C1 control character but tab and newline, and the bidirectional
-# controls: the embeddings and overrides (U+202A-U+202E), the isolates (U+2066-U+2069) and the
-# marks (U+200E, U+200F, U+061C).
+# ESC ] ... (BEL | ESC \ | ST): OSC, e.g. an OSC-8 hyperlink; ESC [ ... final: CSI
+# (colours, cursor moves, screen clears); ESC and one more character; then every other C0/C1
+# control character but tab and newline, one at a time, and the bidirectional controls: the
+# embeddings and overrides (U+202A-U+202E), the isolates (U+2066-U+2069) and the marks
+# (U+200E, U+200F, U+061C).
+# An OSC without its terminator loses only its introducer, and the 8-bit introducers (U+009B,
+# U+009D) are single characters: in text they are nearly always UTF-8 read with the wrong
+# charset (a curly quote as "\u00e2" U+0080 U+009C), and reading them as the start of a sequence
+# dropped the rest of a context, the sentence that supports the answer included. What is left
+# of such a sequence is printable text, inert on every output.
 _CONTROL = re.compile(
-    r"(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
-    r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"
+    r"|\x1b\[[0-?]*[ -/]*[@-~]?"
     r"|\x1b[ -~]?"
     r"|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 )

@@ -149,3 +149,38 @@ def test_named(rag_case):
     history = (pytester.path / "results" / "results.jsonl").read_text(encoding="utf-8")
     assert BIDI_CHARS.findall(history) == [] and "\\u202e" in history
     assert f"criteria: {name}" in json.loads(history)["metrics"]
+
+
+MOJIBAKE_CONFTEST = """
+import pytest
+from tests.word_judge import word_judge
+
+# A page scraped as Latin-1: its curly quotes hold C1 control characters, U+009D among them.
+PAGE = ("Florida has, in historic times, \\u00e2\\x80\\x9cfelt\\u00e2\\x80\\x9d a few "
+        "\\u00e2\\x80\\x9cseismic events\\u00e2\\x80\\x9d. Florida sits on the passive margin of "
+        "the North American Plate.")
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    return word_judge
+
+@pytest.fixture(scope="session")
+def rag_adapter():
+    def app(question):
+        return ("Florida sits on the passive margin of the North American Plate.",
+                [{"text": PAGE, "source": "quakes.html"}])
+    return app
+"""
+
+
+def test_a_context_read_with_the_wrong_charset_keeps_the_sentence_that_supports_the_answer(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset([case("quakes", "Where does Florida sit on its plate?", "gt")])
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  faithfulness: 0.9\n"})
+    pytester.makeconftest(MOJIBAKE_CONFTEST)
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-judge-passes", "1")
+    assert result.ret == 0, result.stdout.str()
+    context = read_report(pytester)["cases"][0]["contexts"][0]
+    assert context["text"].endswith("passive margin of the North American Plate.")
+    assert "\u0080" not in context["text"] and "\u009d" not in context["text"]
