@@ -354,10 +354,29 @@ _TOKEN = re.compile(r"\$?\d+(?:[.,]\d+)*(?:%|st|nd|rd|th|s)?|[^\W\d_]+(?:['’\-
 _NUMERIC = re.compile(r"^\$?(\d+(?:[.,]\d+)*)(%|st|nd|rd|th|s)?$")
 
 
-def composed(text: str) -> str:
-    """``text`` with one spelling per accented letter (NFC): "Angoulême" written as "e" and a
-    combining circumflex is the same word as with "ê", and both are read as one word."""
-    return unicodedata.normalize("NFC", text)
+# A space inside a number that only groups its digits: no-break, thin, narrow no-break and
+# figure spaces ("1\u202f000 euros"). A plain space stays a space: "in 2019 200 people".
+_GROUPING_SPACE = re.compile(r"(?<=\d)[\u00a0\u2007\u2009\u202f](?=\d{3}(?!\d))")
+# Soft hyphens, zero-width spaces and joiners, the word joiner and the byte-order mark: they
+# split a word for the rules without showing anything.
+_INVISIBLE = re.compile(r"[\u00ad\u200b-\u200d\u2060\ufeff]")
+# A word broken at the end of a line, as text taken from a PDF keeps it: "pur-\nchase".
+_BROKEN_WORD = re.compile(r"(?<=[^\W\d_])-[ \t]*\r?\n[ \t]*(?=[a-z])")
+
+
+def plain_form(text: str) -> str:
+    """``text`` as the local judge reads it, one spelling per word whatever the source did
+    to it: compatibility characters as the letters they stand for (NFKC: the ligature "\ufb01"
+    as "fi", full-width digits, no-break spaces), one character per accented letter
+    ("Angoul\u00eame" written as "e" and a combining circumflex is one word), no invisible
+    characters inside words, digits grouped by a thin or no-break space as one number
+    ("1\u202f000" is 1000) and words broken at a line's end joined. Otherwise a correct
+    claim read against a PDF's text would miss its words, or contradict "000 euros"."""
+    if text.isascii():
+        return _BROKEN_WORD.sub("", text) if "-" in text else text
+    text = _GROUPING_SPACE.sub("", text)
+    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    return _BROKEN_WORD.sub("", text)
 
 
 def tokens(text: str) -> list[str]:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ...extras import LOCAL_INSTALL
 from ...text.claims import bare_no, compares_two, declines, split_claims, yes_no_statement
-from ...text.facts import composed, without_asides
+from ...text.facts import plain_form, without_asides
 from ...text.sentences import split_sentences
 from ..base import Judge, JudgeOutcome, Question
 from ..questions import (
@@ -175,11 +175,11 @@ class LocalJudge(Judge):
         in meaning together with the question it answers: its vector is the question's and
         its own, weighted by their words (the question is encoded once, not once per
         answer)."""
-        # Text from PDFs and web pages may spell an accented letter as two characters.
-        contexts = [composed(c) for c in contexts]
-        question = composed(question)
+        # Text from PDFs and web pages may spell a word in several ways (see plain_form).
+        contexts = [plain_form(c) for c in contexts]
+        question = plain_form(question)
         # "0 degrees Celsius (32 degrees Fahrenheit)" states one fact: the aside restates it.
-        claims = [without_asides(composed(c)) for c in claims]
+        claims = [without_asides(plain_form(c)) for c in claims]
         short = [bool(question) and len(c.split()) < SHORT_CLAIM_WORDS for c in claims]
         asked = [question] if any(short) else []
         key = tuple(contexts)
@@ -267,13 +267,13 @@ class LocalJudge(Judge):
         )
 
     async def _relevance(self, inputs: Any) -> tuple[SentenceRelevances, tuple[int, ...]]:
-        sentences: list[str] = inputs.context_sentences
+        sentences = [plain_form(s) for s in inputs.context_sentences]
         if not sentences:
             return SentenceRelevances.model_validate({"sentences": []}), ()
-        vectors = await self.embedder.vectors([inputs.question, *sentences])
-        scores = sentence_relevance(
-            inputs.question, sentences, vectors[0], vectors[1:], self.sentence_model
-        )
+        question = plain_form(inputs.question)
+        vectors = await self.embedder.vectors([question, *sentences])
+        model = self.sentence_model
+        scores = sentence_relevance(question, sentences, vectors[0], vectors[1:], model)
         verdicts = SentenceRelevances.model_validate(
             {
                 "sentences": [
@@ -295,10 +295,9 @@ class LocalJudge(Judge):
                 score=0.0, noncommittal=True, reason="the answer declines or evades"
             )
             return evades, ()
-        question, answer = await self.embedder.vectors([inputs.question, inputs.answer])
-        rating = answer_relevance(
-            inputs.question, inputs.answer, question, answer, self.answer_model
-        )
+        asked, said = plain_form(inputs.question), plain_form(inputs.answer)
+        question, answer = await self.embedder.vectors([asked, said])
+        rating = answer_relevance(asked, said, question, answer, self.answer_model)
         rated = DirectRelevance(
             score=rating.score, noncommittal=False, reason=rating.reason, bounds=rating.bounds
         )

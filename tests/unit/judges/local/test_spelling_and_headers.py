@@ -8,15 +8,15 @@ import unicodedata
 
 from rag_eval_pytest.judges.local.checks import check_names, check_swaps
 from rag_eval_pytest.text.claims import split_claims
-from rag_eval_pytest.text.facts import composed, known_name, tokens
+from rag_eval_pytest.text.facts import known_name, plain_form, tokens
 
 CONTEXT = "Francis I was the first King of France from the Angoulême branch of the House of Valois."
 
 
-def test_a_decomposed_accent_is_one_word_once_composed() -> None:
+def test_a_decomposed_accent_is_one_word_in_plain_form() -> None:
     decomposed = unicodedata.normalize("NFD", "Angoulême")
     assert len(tokens(decomposed)) == 2  # "Angoule" and "me": the accent splits the word
-    assert tokens(composed(decomposed)) == ["Angoulême"]
+    assert tokens(plain_form(decomposed)) == ["Angoulême"]
 
 
 def test_a_name_written_without_its_accents_is_the_contexts_name() -> None:
@@ -40,3 +40,20 @@ def test_a_long_lead_in_line_ending_with_a_colon_is_no_claim() -> None:
         "described:\n\nChelsea are in early discussions with a Belgian club."
     )
     assert split_claims(answer) == ["Chelsea are in early discussions with a Belgian club."]
+
+
+def test_text_taken_from_a_pdf_or_a_web_page_reads_as_its_words() -> None:
+    # A ligature, a soft hyphen, a zero-width space, full-width digits, a no-break space.
+    assert plain_form("The \ufb01nal inter\u00adnational\u200b fee is \uff13\uff10\u00a0EUR.") == (
+        "The final international fee is 30 EUR."
+    )
+    # Digits grouped by a thin or no-break space are one number; a plain space parts two.
+    assert plain_form("1\u202f000 euros, 12\u00a0500\u00a0000 people") == (
+        "1000 euros, 12500000 people"
+    )
+    assert plain_form("in 2019 200 people") == "in 2019 200 people"
+    # A word broken at a line's end is joined; a hyphen in the middle of a line stays.
+    assert plain_form("with-\nin 30 days of pur- \n chase") == "within 30 days of purchase"
+    assert plain_form("a well-known, part-time job\nNew-\nYork") == (
+        "a well-known, part-time job\nNew-\nYork"
+    )
