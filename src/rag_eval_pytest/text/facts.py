@@ -8,6 +8,7 @@ that each can be tested alone.
 
 from __future__ import annotations
 
+import html
 import itertools
 import re
 import unicodedata
@@ -351,7 +352,14 @@ _MONTH_NAMES = [
 ]
 
 _TOKEN = re.compile(r"\$?\d+(?:[.,]\d+)*(?:%|st|nd|rd|th|s)?|[^\W\d_]+(?:['’\-][^\W\d_]+)*")
-_NUMERIC = re.compile(r"^\$?(\d+(?:[.,]\d+)*)(%|st|nd|rd|th|s)?$")
+CURRENCY_SIGNS = "$€£¥₹"
+_NUMERIC = re.compile(rf"^([{CURRENCY_SIGNS}]?)(\d+(?:[.,]\d+)*)(%|st|nd|rd|th|s)?$")
+# The words of a quantity: an amount keeps its currency sign ("€25"), and a sign written
+# apart from its number ("£ 575,000", "2,50 €") is a word of its own.
+_QUANTITY_TOKEN = re.compile(
+    rf"[{CURRENCY_SIGNS}]?\d+(?:[.,]\d+)*(?:%|st|nd|rd|th|s)?|[^\W\d_]+(?:['’\-][^\W\d_]+)*"
+    rf"|[{CURRENCY_SIGNS}]"
+)
 
 
 # A space inside a number that only groups its digits: no-break, thin, narrow no-break and
@@ -370,13 +378,15 @@ def plain_form(text: str) -> str:
     as "fi", full-width digits, no-break spaces), one character per accented letter
     ("Angoul\u00eame" written as "e" and a combining circumflex is one word), no invisible
     characters inside words, digits grouped by a thin or no-break space as one number
-    ("1\u202f000" is 1000) and words broken at a line's end joined. Otherwise a correct
+    ("1\u202f000" is 1000), character references as their characters ("&nbsp;") and words
+    broken at a line's end joined. Otherwise a correct
     claim read against a PDF's text would miss its words, or contradict "000 euros"."""
-    if text.isascii():
-        return _BROKEN_WORD.sub("", text) if "-" in text else text
-    text = _GROUPING_SPACE.sub("", text)
-    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
-    return _BROKEN_WORD.sub("", text)
+    if "&" in text:  # "30&nbsp;days", "Returns &amp; refunds" from a web page's source
+        text = html.unescape(text)
+    if not text.isascii():
+        text = _GROUPING_SPACE.sub("", text)
+        text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    return _BROKEN_WORD.sub("", text) if "-" in text else text
 
 
 def tokens(text: str) -> list[str]:
@@ -477,7 +487,7 @@ def _parse_number(token: str) -> float | None:
     match = _NUMERIC.match(token)
     if match is None:
         return None
-    digits = match.group(1)
+    digits = match.group(2)
     if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", digits):
         digits = digits.replace(",", "")
     elif "," in digits:
@@ -520,20 +530,77 @@ def _word_number(words: list[str], i: int) -> tuple[float, int] | None:
     return total + current, used
 
 
-def _scaled(value: float, words: list[str], j: int) -> tuple[float, int]:
-    """Apply "million"/"billion"/"thousand" written after a digit number ("1.5 million")."""
-    if j < len(words) and words[j].lower() in _SCALES:
-        return value * _SCALES[words[j].lower()], j + 1
+# What an amount of money is written with after its number: "$65k", "€2.5m", "$3bn".
+_MONEY_SCALES = {"k": 1_000, "m": 1_000_000, "mn": 1_000_000, "bn": 1_000_000_000}
+
+
+def _scaled(value: float, words: list[str], j: int, money: bool = False) -> tuple[float, int]:
+    """Apply "million"/"billion"/"thousand" written after a digit number ("1.5 million"), and
+    after an amount of money "k", "m" or "bn" ("$65k")."""
+    if j < len(words):
+        scale = _SCALES.get(words[j].lower()) or (money and _MONEY_SCALES.get(words[j].lower()))
+        if scale:
+            return value * scale, j + 1
     return value, j
 
 
+# Currencies by sign, code or name: "$25", "25 USD" and "25 dollars" count the same thing.
+_CURRENCIES = {
+    "$": "dollar",
+    "usd": "dollar",
+    "€": "euro",
+    "eur": "euro",
+    "£": "pound",
+    "gbp": "pound",
+    "¥": "yen",
+    "jpy": "yen",
+    "₹": "rupee",
+    "inr": "rupee",
+}
+# Units written short, as the word they stand for ("5 km" and "5 kilometres" count the same).
+_ABBREVIATED_UNITS = {
+    "km": "kilometer",
+    "kms": "kilometer",
+    "cm": "centimeter",
+    "mm": "millimeter",
+    "mi": "mile",
+    "kg": "kilogram",
+    "kgs": "kilogram",
+    "lb": "pound",
+    "lbs": "pound",
+    "ml": "milliliter",
+    "h": "hour",
+    "hr": "hour",
+    "hrs": "hour",
+    "min": "minute",
+    "mins": "minute",
+    "sec": "second",
+    "secs": "second",
+    "yr": "year",
+    "yrs": "year",
+    "wk": "week",
+    "wks": "week",
+    "kb": "kilobyte",
+    "mb": "megabyte",
+    "gb": "gigabyte",
+    "tb": "terabyte",
+    "pct": "percent",
+}
+
+
 def unit_of(word: str) -> str:
-    """A unit word normalised for comparison: lowercase, singular ("days" -> "day")."""
+    """A unit word normalised for comparison: lowercase, singular ("days" -> "day"), written
+    out ("km" -> "kilometer"), spelled one way ("metre" -> "meter"); a currency by its name
+    ("€", "EUR" and "euros" -> "euro")."""
     word = word.lower()
+    if word in _CURRENCIES or word in _ABBREVIATED_UNITS:
+        return _CURRENCIES.get(word) or _ABBREVIATED_UNITS[word]
     if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
+        word = word[:-3] + "y"
+    elif word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        word = word[:-1]
+    if word.endswith("tre") and len(word) > 4:  # metre, litre, kilometre
+        word = word[:-3] + "ter"
     return word
 
 
@@ -548,7 +615,9 @@ def quantities(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Quanti
 def _quantities(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[Quantity, ...]:
     taken = [*_date_spans(text), *skip]
     words = [
-        m.group(0) for m in _TOKEN.finditer(text) if not any(s <= m.start() < e for s, e in taken)
+        m.group(0)
+        for m in _QUANTITY_TOKEN.finditer(text)
+        if not any(s <= m.start() < e for s, e in taken)
     ]
     found: list[Quantity] = []
     i = 0
@@ -557,8 +626,9 @@ def _quantities(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[Quantity,
         value = _parse_number(word)
         j = i + 1
         percent = word.endswith("%")
+        currency = _CURRENCIES.get(word[0], "") or (i > 0 and _CURRENCIES.get(words[i - 1])) or ""
         if value is not None:
-            value, j = _scaled(value, words, j)
+            value, j = _scaled(value, words, j, money=bool(currency))
         else:
             spelled = _word_number(words, i)
             if spelled is None:
@@ -576,11 +646,15 @@ def _quantities(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[Quantity,
         elif j < len(words) and words[j].lower() == "percent":
             unit = "percent"
             j += 1
+        elif currency:  # "$15 million in funding" counts dollars
+            unit = currency
         elif j < len(words):
             nxt = words[j].lower()
             if not nxt[0].isdigit() and nxt not in STOPWORDS and nxt not in NEGATIONS:
                 unit = unit_of(nxt)
-        with_unit = unit and unit != "percent"
+        if not unit and re.search(r"\d(st|nd|rd|th)$", word):
+            unit = "ordinal"  # "due on the 1st of each month"
+        with_unit = unit and unit not in ("percent", "ordinal") and not currency
         shown = " ".join(words[i : j + 1] if with_unit else words[i:j])
         found.append(Quantity(value, unit, shown))
         i = j

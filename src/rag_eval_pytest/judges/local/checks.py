@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Literal
 
 from ...text.facts import (
+    CURRENCY_SIGNS,
     PLACES,
     STOPWORDS,
     Date,
@@ -50,6 +51,9 @@ class Finding:
     kind: Literal["numbers", "dates", "negation", "names", "terms", "days", "order"]
     severity: Literal["conflict", "gap"]
     message: str
+    in_digits: bool = False
+    """A number written in digits ("$1.5 million", "0958"): a fact the claim states, where a
+    number in words is often a count the answer makes ("describes two films")."""
 
 
 def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
@@ -64,15 +68,25 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
     :func:`check_times`'s."""
     stated = quantities(contexts)
     near = quantities(evidence)
+    years = {d.year for d in dates(contexts)}
     findings = []
     for q in quantities(claim, time_spans(claim)):
+        if re.fullmatch(r"\d{4}", q.text.split()[0]) and q.value in years:
+            continue  # "(1494-1547): King of France" against "12 September 1494"
         equal = [s for s in near if same_value(q.value, s.value)]
         if any(_counts_same(q, s, claim, evidence) for s in equal):
             continue
-        rival = next((s for s in near if _same_unit(q, s, evidence)), None)
+        rivals = [s for s in near if _same_unit(q, s, evidence)]
+        rival = rivals[0] if rivals else None
         if equal and rival is None:
             continue
-        if rival is None and any(same_value(q.value, s.value) for s in stated):
+        elsewhere = [s for s in stated if same_value(q.value, s.value)]
+        if rival is None and elsewhere:
+            continue
+        # A passage that lists several amounts of the claim's unit binds none of them to the
+        # claim's thing when another context states the claim's ("UKIP spent £2,956,737, the
+        # Tories £2,980,815 ..., the Green Party £534,249" against two sentences of amounts).
+        if len({s.value for s in rivals}) > 1 and any(s.unit == q.unit for s in elsewhere):
             continue
         rival = rival or next((s for s in stated if q.unit and s.unit == q.unit), None)
         if rival is not None:
@@ -81,10 +95,12 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
                 Finding("numbers", "conflict", f"claims {q.text}; the context says {says}")
             )
         else:
-            findings.append(
-                Finding("numbers", "gap", f"claims {q.text}; the contexts state no such number")
-            )
+            message = f"claims {q.text}; the contexts state no such number"
+            findings.append(Finding("numbers", "gap", message, q.text[0] not in _SPELLED))
     return findings
+
+
+_SPELLED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 def _counts_same(claimed: Quantity, stated: Quantity, claim: str, evidence: str) -> bool:
@@ -113,7 +129,7 @@ def _same_unit(claimed: Quantity, stated: Quantity, evidence: str) -> bool:
 
 def _no_number(word: str) -> bool:
     """Whether a word is no number: the words after a number up to the next one are its."""
-    return not (word[0].isdigit() or word[0] == "$")
+    return not (word[0].isdigit() or word[0] in CURRENCY_SIGNS)
 
 
 def _as_written(stated: Quantity, unit: str, evidence: str) -> str:

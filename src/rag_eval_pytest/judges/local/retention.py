@@ -78,7 +78,8 @@ def retention(inputs: RetentionInput) -> FactRetentions:
 def conflicts(claim: str, fact: str) -> list[Finding]:
     """The conflicts the checks find between a statement of the answer and a fact the user
     gave; none when the two share no content word (units aside)."""
-    units = {q.unit for q in quantities(claim) if q.unit}
+    # The unit words as written ("EUR"), not as compared ("euro").
+    units = frozenset().union(*(content_words(q.text) for q in quantities(claim) if q.unit))
     shared = (content_words(claim) & content_words(fact)) - units
     if not shared:
         return []

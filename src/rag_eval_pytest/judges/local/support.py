@@ -367,6 +367,13 @@ def judge_claim(
     # date no context states ("within 24 hours" against contexts that give no time): a fact of
     # its own, not a matter of wording.
     ruled = restated or any(f.kind in ("numbers", "dates") for f in gaps)
+    # A number in digits that no context states is a fact the contexts leave out, however
+    # well they match the rest of the claim ("call +44 20 7946 0959" against "... 0958",
+    # "available 12 hours a day" against "24/7"): never supported by its wording alone. The
+    # wording's verdict was supported, so it is unsure (a total the answer computed from the
+    # contexts' numbers would be right).
+    if any(f.in_digits for f in gaps) and p >= calibration.support and not restated:
+        p, ruled = round(calibration.support - 0.01, 4), False
     if features[2] == 0.0 and similarity < UNRELATED_SIMILARITY:
         p, ruled = min(p, calibration.ambiguous / 2), True
     # A claim that brings facts of two kinds no context states (a name and a number, a number

@@ -29,6 +29,49 @@ def test_numbers_match_across_notations() -> None:
     assert check_numbers("It cost 1.5 million dollars.", "x", "It cost $1,500,000.") == []
 
 
+def test_money_units_and_ordinals_count_the_same_thing_however_written() -> None:
+    # A currency by its sign before or after the number, its code or its name; "k" after an
+    # amount; a unit written short; a digit ordinal.
+    swapped = [
+        ("The company raised $15 million.", "The company raised $1.5 million in seed funding."),
+        ("The fee is 35 euros.", "The annual fee is \u20ac25 for members."),
+        ("The fee is 3.50 euros.", "The fee is 2,50 \u20ac per transaction."),
+        ("Members pay \u20ac52.", "The annual fee is 25 EUR for members."),
+        ("The salary is $56,000.", "The starting salary is $65k per year."),
+        ("The flat costs \u00a3595,000.", "The flat is on sale for \u00a3 575,000 ."),
+        ("The trail is 8 kilometres long.", "The trail is 5 km long."),
+        ("Payments are due on the 15th.", "Payments are due on the 1st of each month."),
+    ]
+    for claim, context in swapped:
+        [finding] = check_numbers(claim, context, context)
+        assert finding.severity == "conflict", (claim, finding)
+    same = [
+        ("The fee is 25 euros.", "The annual fee is \u20ac25 for members."),
+        ("The salary is $65,000.", "The starting salary is $65k per year."),
+        ("The trail is 5 kilometers long.", "The trail is 5 km long."),
+        ("The trail is 5 kilometres long.", "The trail is 5 kilometers long."),
+        ("Payments are due on the 1st day.", "Payments are due on the 1st of each month."),
+    ]
+    for claim, context in same:
+        assert check_numbers(claim, context, context) == [], claim
+
+
+def test_one_of_several_amounts_stated_elsewhere_is_no_conflict() -> None:
+    # The closest passage lists other amounts of the unit; another sentence states the claim's.
+    contexts = (
+        "UKIP spent \u00a32,956,737, the Tories \u00a32,980,815 and Labour \u00a31,027,339.\n"
+        "The Green Party spent \u00a3534,249."
+    )
+    passage = contexts.splitlines()[0]
+    claim = "UKIP spent \u00a32,956,737 and the Green Party spent \u00a3534,249."
+    assert check_numbers(claim, passage, contexts) == []
+
+
+def test_a_year_a_context_dates_is_stated() -> None:
+    context = "Francis I (12 September 1494 \u2013 31 March 1547) was King of France."
+    assert check_numbers("Francis I (1494-1547): King of France.", context, context) == []
+
+
 def test_a_number_no_context_states_is_a_gap() -> None:
     [finding] = check_numbers("Refunds take 24 hours.", REFUNDS, REFUNDS)
     assert finding.severity == "gap"

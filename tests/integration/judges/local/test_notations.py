@@ -1,0 +1,75 @@
+"""A fact written in another notation than the context's (a currency sign, a unit written
+short, "k" after an amount, a digit ordinal, a character reference) is the same fact, and a
+changed one is contradicted; a number in digits that no context states is never supported by
+the rest of its wording. The whole local judge, with its model."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+NOTATIONS = [
+    pytest.param(
+        "The company raised $1.5 million in seed funding.",
+        "The company raised $1,500,000 in seed funding.",
+        "The company raised $15 million in seed funding.",
+        id="millions",
+    ),
+    pytest.param(
+        "The annual fee is \u20ac25 for members.",
+        "The annual fee for members is 25 euros.",
+        "The annual fee for members is 35 euros.",
+        id="a currency sign and its name",
+    ),
+    pytest.param(
+        "The starting salary is $65k per year.",
+        "The starting salary is $65,000 per year.",
+        "The starting salary is $56,000 per year.",
+        id="thousands as k",
+    ),
+    pytest.param(
+        "The trail is 5 km long and takes about 2 hrs.",
+        "The trail is 5 kilometres long and takes about 2 hours.",
+        "The trail is 8 kilometres long and takes about 2 hours.",
+        id="units written short",
+    ),
+    pytest.param(
+        "Payments are due on the 1st of each month.",
+        "Payments are due on the 1st of each month.",
+        "Payments are due on the 15th of each month.",
+        id="ordinals",
+    ),
+    pytest.param(
+        "<p>Refunds are available within 30&nbsp;days of purchase.</p>",
+        "Refunds are available within 30 days of purchase.",
+        "Refunds are available within 60 days of purchase.",
+        id="a character reference",
+    ),
+]
+
+
+@pytest.mark.parametrize(("context", "right", "wrong"), NOTATIONS)
+def test_a_fact_in_another_notation_is_the_same_fact(
+    local_judge: Any, context: str, right: str, wrong: str
+) -> None:
+    supported, contradicted = asyncio.run(local_judge.support([right, wrong], [context]))
+    assert supported.verdict == "supported", supported.reason
+    assert contradicted.verdict == "contradicted", contradicted.reason
+
+
+@pytest.mark.parametrize(
+    ("context", "claim"),
+    [
+        ("Call us at +44 20 7946 0958 for bookings.", "For bookings, call +44 20 7946 0959."),
+        ("Our support line is available 24/7.", "The support line is available 12 hours a day."),
+    ],
+)
+def test_a_number_no_context_states_is_not_supported_by_its_wording(
+    local_judge: Any, context: str, claim: str
+) -> None:
+    [verdict] = asyncio.run(local_judge.support([claim], [context]))
+    assert verdict.verdict == "not mentioned", verdict.reason
+    assert verdict.unsure  # the wording matches: an LLM judge decides
+    assert "the contexts state no such number" in verdict.reason
