@@ -1,7 +1,9 @@
-"""A fact written in another notation than the context's (a currency sign, a unit written
-short, "k" after an amount, a digit ordinal, a character reference) is the same fact, and a
-changed one is contradicted; a number in digits that no context states is never supported by
-the rest of its wording. The whole local judge, with its model."""
+"""A fact is read as its words whatever the source did to them: text taken from a PDF or a
+web page (ligatures, words broken at a line's end, digits grouped by a thin space, invisible
+characters, character references) and another notation than the context's (a currency sign,
+a unit written short, "k" after an amount, a digit ordinal). A correct answer is supported, a
+changed fact is contradicted, and a number in digits that no context states is never
+supported by the rest of its wording. The whole local judge, with its model."""
 
 from __future__ import annotations
 
@@ -9,6 +11,33 @@ import asyncio
 from typing import Any
 
 import pytest
+
+EXTRACTED = [
+    pytest.param(
+        "Refunds are issued with-\nin 30 days of pur-\nchase by the finance depart-\nment.",
+        "Refunds are issued within 30 days of purchase by the finance department.",
+        "Refunds are issued within 60 days of purchase by the finance department.",
+        id="words broken at a line's end",
+    ),
+    pytest.param(
+        "The cancellation fee is 1\u202f000 euros for group bookings.",
+        "The cancellation fee for group bookings is 1,000 euros.",
+        "The cancellation fee for group bookings is 2,000 euros.",
+        id="digits grouped by a thin space",
+    ),
+    pytest.param(
+        "The \ufb01nal \ufb01ling deadline for the \ufb02exible plan is 30 June.",
+        "The final filing deadline for the flexible plan is 30 June.",
+        "The final filing deadline for the flexible plan is 30 July.",
+        id="ligatures",
+    ),
+    pytest.param(
+        "Our inter\u00adnational ship\u200bping takes \uff17 business days.",
+        "International shipping takes 7 business days.",
+        "International shipping takes 3 business days.",
+        id="soft hyphens, zero-width spaces and full-width digits",
+    ),
+]
 
 NOTATIONS = [
     pytest.param(
@@ -50,8 +79,8 @@ NOTATIONS = [
 ]
 
 
-@pytest.mark.parametrize(("context", "right", "wrong"), NOTATIONS)
-def test_a_fact_in_another_notation_is_the_same_fact(
+@pytest.mark.parametrize(("context", "right", "wrong"), EXTRACTED + NOTATIONS)
+def test_a_fact_is_judged_on_its_words_however_the_source_wrote_them(
     local_judge: Any, context: str, right: str, wrong: str
 ) -> None:
     supported, contradicted = asyncio.run(local_judge.support([right, wrong], [context]))
