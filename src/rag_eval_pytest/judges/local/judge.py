@@ -21,6 +21,7 @@ from ...extras import LOCAL_INSTALL
 from ...text.claims import bare_no, compares_two, declines, split_claims, yes_no_statement
 from ...text.facts import plain_form, without_asides
 from ...text.sentences import split_sentences
+from ...text.tables import tables_as_sentences
 from ..base import Judge, JudgeOutcome, Question
 from ..questions import (
     AnswerAddressesQuestion,
@@ -176,7 +177,7 @@ class LocalJudge(Judge):
         its own, weighted by their words (the question is encoded once, not once per
         answer)."""
         # Text from PDFs and web pages may spell a word in several ways (see plain_form).
-        contexts = [plain_form(c) for c in contexts]
+        contexts = [tables_as_sentences(plain_form(c)) for c in contexts]
         question = plain_form(question)
         # "0 degrees Celsius (32 degrees Fahrenheit)" states one fact: the aside restates it.
         claims = [without_asides(plain_form(c)) for c in claims]

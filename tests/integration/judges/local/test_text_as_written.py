@@ -102,3 +102,10 @@ def test_a_number_no_context_states_is_not_supported_by_its_wording(
     assert verdict.verdict == "not mentioned", verdict.reason
     assert verdict.unsure  # the wording matches: an LLM judge decides
     assert "the contexts state no such number" in verdict.reason
+
+
+def test_a_correct_answer_about_a_table_row_is_not_contradicted(local_judge: Any) -> None:
+    table = "| Plan | Price |\n|---|---|\n| Basic | $10/month |\n| Pro | $25/month |"
+    [verdict] = asyncio.run(local_judge.support(["The Pro plan costs $25 per month."], [table]))
+    # Read as text, the table's "Price" stood where the claim says "costs": contradicted.
+    assert verdict.verdict != "contradicted", verdict.reason

@@ -1,0 +1,51 @@
+"""Markdown tables read as sentences.
+
+A context taken from documentation or a web page often holds a table (``| Plan | Price |``,
+a rule of dashes, one row per thing). Read as text, its cells run together with the header's
+words far from each value, and a correct answer ("The Pro plan costs $25 per month.") looks
+like a claim that replaces a term of the table. Each row is read instead as one sentence that
+names every value by its column: "Plan: Pro; Price: $25/month."
+"""
+
+from __future__ import annotations
+
+import re
+
+_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _cells(line: str) -> list[str] | None:
+    """The cells of a table row, or ``None`` when the line is no row (fewer than two cells)."""
+    inner = line.strip()
+    if "|" not in inner:
+        return None
+    inner = inner.removeprefix("|").removesuffix("|")
+    cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", inner)]
+    return cells if len(cells) >= 2 else None
+
+
+def tables_as_sentences(text: str) -> str:
+    """``text`` with each Markdown table (a header row, a rule, rows) written as one sentence
+    per row, "Header: value; Other header: value.", on lines of their own; everything else as
+    it was."""
+    if "|" not in text or "-" not in text:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        header = _cells(lines[i])
+        if header is None or i + 1 >= len(lines) or not _RULE.match(lines[i + 1]):
+            out.append(lines[i])
+            i += 1
+            continue
+        i += 2
+        while i < len(lines) and (row := _cells(lines[i])) is not None:
+            named = [f"{h}: {c}" if h else c for h, c in zip(header, row, strict=False) if c]
+            if named:
+                out.append("; ".join(named).rstrip(".") + ".")
+            i += 1
+    return "\n".join(out)
+
+
+__all__ = ["tables_as_sentences"]
