@@ -298,6 +298,8 @@ _UNITS_ONES = {
     "seventeen": 17,
     "eighteen": 18,
     "nineteen": 19,
+    "twice": 2,  # "twice daily" is two times a day
+    "thrice": 3,
 }
 _TENS = {
     "twenty": 20,
@@ -368,6 +370,9 @@ _GROUPING_SPACE = re.compile(r"(?<=\d)[\u00a0\u2007\u2009\u202f](?=\d{3}(?!\d))"
 # Soft hyphens, zero-width spaces and joiners, the word joiner and the byte-order mark: they
 # split a word for the rules without showing anything.
 _INVISIBLE = re.compile(r"[\u00ad\u200b-\u200d\u2060\ufeff]")
+# A temperature's unit in words: "2-8°C" states degrees Celsius.
+_DEGREES = re.compile(r"\s*°\s*([CF])\b")
+_SCALE_NAMES = {"C": "Celsius", "F": "Fahrenheit"}
 # A word broken at the end of a line, as text taken from a PDF keeps it: "pur-\nchase".
 _BROKEN_WORD = re.compile(r"(?<=[^\W\d_])-[ \t]*\r?\n[ \t]*(?=[a-z])")
 
@@ -386,6 +391,7 @@ def plain_form(text: str) -> str:
     if not text.isascii():
         text = _GROUPING_SPACE.sub("", text)
         text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+        text = _DEGREES.sub(lambda m: f" degrees {_SCALE_NAMES[m.group(1)]}", text)
     return _BROKEN_WORD.sub("", text) if "-" in text else text
 
 
@@ -423,7 +429,25 @@ def stem(word: str) -> str:
             break
     if len(word) > 4 and word.endswith("e"):
         word = word[:-1]
-    return word
+    # One spelling for British and American English: "colour" and "color", "grey" and "gray".
+    if len(word) >= 6 and word.endswith("our"):
+        word = word[:-2] + "r"
+    return _SPELLINGS.get(word, word)
+
+
+_SPELLINGS = {
+    "grey": "gray",
+    "centr": "center",
+    "metr": "meter",
+    "litr": "liter",
+    "tyre": "tire",
+    "chequ": "check",
+    "programm": "program",
+    "catalogu": "catalog",
+    "licenc": "licens",
+    "defenc": "defens",
+    "aluminium": "aluminum",
+}
 
 
 @lru_cache(maxsize=8192)
@@ -685,6 +709,9 @@ _DAY_MONTH_YEAR = re.compile(
 _MONTH_DAY_YEAR = re.compile(r"\b([A-Z][a-z]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
 _MONTH_YEAR = re.compile(r"\b([A-Z][a-z]+)\.?,?\s+(\d{4})\b")
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+# "03/15/2025", "15/03/2025", "15.03.2025": the order of day and month is known when one of
+# them is above 12 (or the dots, which only day-first writing uses); else only the year is.
+_NUMERIC_DATE = re.compile(r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4})\b")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)s?\b")
 
 
@@ -715,7 +742,7 @@ class Date:
 
 def dates(text: str) -> list[Date]:
     """Dates of ``text``: "8 December 1984", "December 8, 1984", "March 2020",
-    "2020-03-08", and bare years (1500-2099)."""
+    "2020-03-08", "03/15/2020" and "15.03.2020", and bare years (1500-2099)."""
     return list(_dates(text)[0])
 
 
@@ -738,6 +765,13 @@ def _dates(text: str) -> tuple[list[Date], list[tuple[int, int]]]:
         month, day = int(m.group(2)), int(m.group(3))
         if 1 <= month <= 12 and 1 <= day <= 31:
             add(Date(int(m.group(1)), month, day), m.span())
+    for m in _NUMERIC_DATE.finditer(text):
+        first, second, year = int(m.group(1)), int(m.group(3)), int(m.group(4))
+        day_first = m.group(2) == "." or first > 12
+        day, month = (first, second) if day_first else (second, first)
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            known = day_first or second > 12
+            add(Date(year, month, day) if known else Date(year), m.span())
     for m in _DAY_MONTH_YEAR.finditer(text):
         month_ = MONTHS.get(m.group(2).lower())
         if month_ and 1 <= int(m.group(1)) <= 31:
@@ -761,20 +795,30 @@ def _dates(text: str) -> tuple[list[Date], list[tuple[int, int]]]:
 # Phrases with a negation word that negate nothing ("not only", "if not impossible").
 _NOT_NEGATING = re.compile(
     r"\b(not only|not just|if not|whether or not|no doubt|no matter|nothing but|"
-    r"not to mention|no sooner|none other)\b",
+    r"not to mention|no sooner|none other"
+    # A bound, not a negation: "no more than 5 projects" is "up to 5 projects".
+    r"|(?:no|not) (?:more|less|fewer|later|earlier|longer|shorter|greater|higher|lower|"
+    r"older|younger|sooner|bigger|smaller|larger) than)\b",
     re.IGNORECASE,
 )
 
 
 def negation_cues(text: str) -> list[str]:
-    """The negation words of ``text`` ("not", "never", "n't" forms), lowercased; idioms such
-    as "not only" and "if not" do not count."""
+    """The negation words of ``text`` ("not", "never", "n't" forms, "is non-..."), lowercased;
+    idioms such as "not only", "if not" and "no more than" do not count."""
     cues = []
+    before = ""
     for t in tokens(_NOT_NEGATING.sub(" ", text)):
         low = t.lower().replace("’", "'")
-        if low in NEGATIONS or low.endswith("n't"):
+        # "are non-refundable" is "are not refundable"; "in non-Muslim nations" negates nothing.
+        stated = low.startswith("non-") and before in _COPULAS
+        if low in NEGATIONS or low.endswith("n't") or stated:
             cues.append(low)
+        before = low
     return cues
+
+
+_COPULAS = frozenset(["is", "are", "was", "were", "be", "been", "being", "remain", "remains"])
 
 
 # ----------------------------------------------------------------------------- names

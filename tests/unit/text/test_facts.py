@@ -1,10 +1,11 @@
-"""Words as the local judge compares them: stems that meet across inflections."""
+"""Words as the local judge compares them: stems that meet across inflections and spellings,
+negation cues, dates."""
 
 from __future__ import annotations
 
 import pytest
 
-from rag_eval_pytest.text.facts import coverage, stem
+from rag_eval_pytest.text.facts import Date, coverage, dates, negation_cues, stem
 
 
 @pytest.mark.parametrize(
@@ -25,3 +26,32 @@ def test_an_inflection_that_doubles_a_consonant_meets_its_base(inflected: str, b
 
 def test_a_claim_in_another_inflection_covers_the_context_s_words() -> None:
     assert coverage("You submit the timesheet.", "Timesheets are submitted weekly.") == 1.0
+
+
+def test_a_bound_is_no_negation_and_a_stated_non_word_is_one() -> None:
+    assert negation_cues("Each user can create no more than 5 projects.") == []
+    assert negation_cues("Arrive not later than 9 am.") == []
+    assert negation_cues("It is no longer available.") == ["no"]
+    assert negation_cues("Digital goods are non-refundable.") == ["non-refundable"]
+    assert negation_cues("It studies Muslims in non-Muslim nations.") == []
+
+
+def test_british_and_american_spellings_are_one_word() -> None:
+    for british, american in [
+        ("colour", "color"),
+        ("grey", "gray"),
+        ("centre", "center"),
+        ("litres", "liters"),
+        ("licence", "license"),
+        ("defence", "defense"),
+        ("programme", "program"),
+    ]:
+        assert stem(british) == stem(american), british
+    assert stem("hours") == "hour"  # a short word keeps its "our"
+
+
+def test_dates_written_in_digits_are_read_where_their_order_is_known() -> None:
+    assert dates("on 03/15/2025") == [Date(2025, 3, 15)]
+    assert dates("on 15/03/2025") == [Date(2025, 3, 15)]
+    assert dates("on 15.03.2025") == [Date(2025, 3, 15)]
+    assert dates("on 03/04/2025") == [Date(2025)]  # March 4 or 3 April: the year is known

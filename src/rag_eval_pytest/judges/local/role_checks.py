@@ -105,12 +105,16 @@ def check_days(claim: str, evidence: str) -> list[Finding]:
     days it does not happen, on either side; the evidence's days are those of its sentences
     about what the claim is about (a word in common besides the days)."""
     topic = content_words(claim) - _DAY_WORDS
-    stated = [
-        days
-        for sentence in split_sentences(evidence)
-        if content_words(sentence) & topic
-        for days in _affirmed(sentence)
-    ]
+    about = [s for s in split_sentences(evidence) if content_words(s) & topic]
+    stated = [days for sentence in about for days in _affirmed(sentence)]
+    # The days it does not happen on ("The museum is closed on Mondays") against a claim of
+    # every day: "claims every day; the context says closed on Mondays".
+    denied = [days for sentence in about for days in _affirmed(sentence, denied=True)]
+    closed = frozenset().union(*(d.days for d in denied))
+    for said in _affirmed(claim):
+        if said.days & closed:
+            says = " and ".join(dict.fromkeys(f"not on {d.text}" for d in denied))
+            return [Finding("days", "conflict", f"claims {said.text}; the context says {says}")]
     if not stated:
         return []
     known = frozenset().union(*(d.days for d in stated))
@@ -121,12 +125,13 @@ def check_days(claim: str, evidence: str) -> list[Finding]:
     return []
 
 
-def _affirmed(text: str) -> list[Days]:
-    """The days of the clauses of ``text`` that say something happens."""
+def _affirmed(text: str, denied: bool = False) -> list[Days]:
+    """The days of the clauses of ``text`` that say something happens (``denied``: that it
+    does not, a negated or closing clause)."""
     return [
         days
         for clause in _DAY_CLAUSE.split(text)
-        if clause and not negation_cues(clause) and not _CLOSING.search(clause)
+        if clause and denied == bool(negation_cues(clause) or _CLOSING.search(clause))
         for days in weekdays(clause)
     ]
 

@@ -78,8 +78,47 @@ NOTATIONS = [
     ),
 ]
 
+WORDINGS = [
+    pytest.param(
+        "Each user may create up to 5 projects.",
+        "Each user can create no more than 5 projects.",
+        "Each user can create no more than 10 projects.",
+        id="a bound is no negation",
+    ),
+    pytest.param(
+        "Refunds are not available for digital goods.",
+        "Digital goods are non-refundable.",
+        "Digital goods are refundable.",
+        id="non- negates",
+    ),
+    pytest.param(
+        "Store the vaccine at 2-8\u00b0C.",
+        "The vaccine should be stored between 2 and 8 degrees Celsius.",
+        "The vaccine should be stored between 2 and 25 degrees Celsius.",
+        id="degrees",
+    ),
+    pytest.param(
+        "Take 500 mg twice daily with food.",
+        "Take 500 mg two times daily with food.",
+        "Take 250 mg two times daily with food.",
+        id="twice",
+    ),
+    pytest.param(
+        "The colour options are red, blue and grey.",
+        "The color options are red, blue and gray.",
+        "The color options are red, blue and green.",
+        id="British and American spelling",
+    ),
+    pytest.param(
+        "Registration closes on 03/15/2025.",
+        "Registration closes on March 15, 2025.",
+        "Registration closes on March 16, 2025.",
+        id="a date in digits",
+    ),
+]
 
-@pytest.mark.parametrize(("context", "right", "wrong"), EXTRACTED + NOTATIONS)
+
+@pytest.mark.parametrize(("context", "right", "wrong"), EXTRACTED + NOTATIONS + WORDINGS)
 def test_a_fact_is_judged_on_its_words_however_the_source_wrote_them(
     local_judge: Any, context: str, right: str, wrong: str
 ) -> None:
@@ -109,3 +148,11 @@ def test_a_correct_answer_about_a_table_row_is_not_contradicted(local_judge: Any
     [verdict] = asyncio.run(local_judge.support(["The Pro plan costs $25 per month."], [table]))
     # Read as text, the table's "Price" stood where the claim says "costs": contradicted.
     assert verdict.verdict != "contradicted", verdict.reason
+
+
+def test_a_claim_of_every_day_contradicts_a_day_the_context_closes(local_judge: Any) -> None:
+    context = "The museum is closed on Mondays. It opens at 10 am on all other days."
+    claim = "The museum opens at 10 am every day."
+    [verdict] = asyncio.run(local_judge.support([claim], [context]))
+    assert verdict.verdict == "contradicted", verdict.reason
+    assert "not on Mondays" in verdict.reason
