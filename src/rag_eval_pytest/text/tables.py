@@ -24,14 +24,16 @@ def _cells(line: str) -> list[str] | None:
     return cells if len(cells) >= 2 else None
 
 
-def tables_as_sentences(text: str) -> str:
+def tables_as_sentences(text: str) -> tuple[str, frozenset[str]]:
     """``text`` with each Markdown table (a header row, a rule, rows) written as one sentence
     per row, "Header: value; Other header: value.", on lines of their own; everything else as
-    it was."""
+    it was. Also the rows' sentences: each states one thing's values, not to be read with its
+    neighbours."""
     if "|" not in text or "-" not in text:
-        return text
+        return text, frozenset()
     lines = text.split("\n")
     out: list[str] = []
+    rows: set[str] = set()
     i = 0
     while i < len(lines):
         header = _cells(lines[i])
@@ -44,8 +46,9 @@ def tables_as_sentences(text: str) -> str:
             named = [f"{h}: {c}" if h else c for h, c in zip(header, row, strict=False) if c]
             if named:
                 out.append("; ".join(named).rstrip(".") + ".")
+                rows.add(out[-1])
             i += 1
-    return "\n".join(out)
+    return "\n".join(out), frozenset(rows)
 
 
 __all__ = ["tables_as_sentences"]

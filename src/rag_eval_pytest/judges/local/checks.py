@@ -18,6 +18,7 @@ from typing import Literal
 
 from ...text.facts import (
     CURRENCY_SIGNS,
+    MONTHS,
     PLACES,
     STOPWORDS,
     Date,
@@ -44,11 +45,14 @@ ROLE_WORDS = 5  # nor, with more than these, for two terms in each other's place
 @dataclass(frozen=True)
 class Finding:
     """One problem of a claim. ``kind``: numbers (times of day too), dates, negation, names,
-    terms (a key term replaced by another), days (of the week) or order (the ends of a
-    route); ``severity``:
+    terms (a name replaced by another, or the claim's words in each other's places), replaced
+    (a word no context holds in the place of the passage's: another thing, or the same thing
+    in other words), days (of the week) or order (the ends of a route); ``severity``:
     conflict (the contexts say otherwise) or gap (they do not say it)."""
 
-    kind: Literal["numbers", "dates", "negation", "names", "terms", "days", "order"]
+    kind: Literal[
+        "numbers", "dates", "negation", "names", "terms", "replaced", "days", "order"
+    ]
     severity: Literal["conflict", "gap"]
     message: str
     in_digits: bool = False
@@ -346,8 +350,10 @@ def check_swaps(
     if long:
         return []
     # The words that give times and days their place ("runs from 10 pm", "starts at 10 pm")
-    # are the time check's and the day check's, not terms.
+    # are the time check's and the day check's, not terms; what a number counts ("12
+    # kilometers" against "12 km") is the number check's.
     leave = SPAN_WORDS if times(said) or weekdays(said) else frozenset()
+    leave |= _units_of(said)
     sequence = _sequence(clause, leave)
     shared = set(sequence)
     known = _words_of(contexts)
@@ -363,7 +369,7 @@ def check_swaps(
         said, stated = swapped
         return [
             Finding(
-                "terms",
+                "replaced",
                 "conflict",
                 f"the claim says {_word_in(said, claim)} where the context says "
                 f"{_word_in(stated, clause)}",
@@ -399,6 +405,16 @@ def check_swaps(
                 )
             ]
     return []
+
+
+def _units_of(text: str) -> frozenset[str]:
+    """The words of the numbers of ``text`` and what they count ("two", "kilometers" in "two
+    times", "12 kilometers"); not a month, which dates a day ("30 June")."""
+    words = frozenset().union(*(content_words(q.text) for q in quantities(text)))
+    return frozenset(w for w in words if w not in _MONTH_STEMS)
+
+
+_MONTH_STEMS = frozenset(stem(month) for month in MONTHS)
 
 
 @lru_cache(maxsize=256)

@@ -177,7 +177,9 @@ class LocalJudge(Judge):
         its own, weighted by their words (the question is encoded once, not once per
         answer)."""
         # Text from PDFs and web pages may spell a word in several ways (see plain_form).
-        contexts = [tables_as_sentences(plain_form(c)) for c in contexts]
+        read = [tables_as_sentences(plain_form(c)) for c in contexts]
+        contexts = [text for text, _ in read]
+        rows = frozenset().union(*(row for _, row in read))
         question = plain_form(question)
         # "0 degrees Celsius (32 degrees Fahrenheit)" states one fact: the aside restates it.
         claims = [without_asides(plain_form(c)) for c in claims]
@@ -204,7 +206,7 @@ class LocalJudge(Judge):
                 chunk = rest[offset : offset + len(parts)]
                 per_context.append(np.vstack(chunk) if chunk else np.zeros((0, 384), np.float32))
                 offset += len(parts)
-            evidence = Evidence.build(contexts, sentences, per_context)
+            evidence = Evidence.build(contexts, sentences, per_context, alone=rows)
             # Cases that share their contexts (one document, several answers) share its
             # passages, their vectors and their words.
             self._evidence[key] = evidence

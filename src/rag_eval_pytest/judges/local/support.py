@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -140,28 +140,35 @@ class Evidence:
 
     @classmethod
     def build(
-        cls, contexts: list[str], sentences: list[list[str]], sentence_vectors: list[Matrix]
+        cls,
+        contexts: list[str],
+        sentences: list[list[str]],
+        sentence_vectors: list[Matrix],
+        alone: frozenset[str] = frozenset(),
     ) -> Evidence:
         """Passages of up to :data:`WINDOW_SENTENCES` adjacent sentences per context; a
         window's vector is the normalised sum of its sentences' vectors, and its words the
-        union of theirs."""
+        union of theirs. A sentence in ``alone`` (a table's row) is in no window: the values
+        of the next row are another thing's."""
         passages: list[Passage] = []
         words: list[frozenset[str]] = []
         blocks: list[Matrix] = []
         for index, (parts, vectors) in enumerate(zip(sentences, sentence_vectors, strict=True)):
             own = [content_words(part) for part in parts]
+            lone = [part in alone for part in parts]
             if parts:
                 running = np.vstack([np.zeros((1, vectors.shape[1])), np.cumsum(vectors, axis=0)])
             for size in range(1, WINDOW_SENTENCES + 1):
                 count = len(parts) - size + 1
                 if count <= 0:
                     break
-                for start in range(count):
+                kept = [size == 1 or not any(lone[i : i + size]) for i in range(count)]
+                for start in (i for i in range(count) if kept[i]):
                     passages.append(Passage(" ".join(parts[start : start + size]), index))
                     words.append(
                         own[start] if size == 1 else frozenset().union(*own[start : start + size])
                     )
-                blocks.append(running[size : size + count] - running[:count])
+                blocks.append((running[size : size + count] - running[:count])[kept])
         if blocks:
             summed = np.vstack(blocks)
             norms = np.linalg.norm(summed, axis=1, keepdims=True)
@@ -336,6 +343,14 @@ def judge_claim(
     if not evidence.passages:
         return ClaimSupport("not mentioned", 0.0, "the contexts are empty", "", None)
     features, best, findings = claim_features(claim, claim_vector, evidence, question)
+    # A word no context holds in the place of the passage's is another thing ("Bees collect
+    # resin" against "nectar") or the same thing in other words ("Python 3.10 or newer"
+    # against "or later", "the analyst role" against "position"): only reading both settles
+    # it, so it counts against the claim as what the contexts do not say, not as a conflict.
+    # A list names its items: another item in the place of one is another thing ("black, navy
+    # and red" against "black, navy and olive").
+    if not _LISTED.search(claim):
+        findings = [replace(f, severity="gap") if f.kind == "replaced" else f for f in findings]
     p = round(calibration.probability(features), 4)
     passage = evidence.passages[best]
     where = f"context {passage.context + 1}"
@@ -369,10 +384,11 @@ def judge_claim(
     ruled = restated or any(f.kind in ("numbers", "dates") for f in gaps)
     # A number in digits that no context states is a fact the contexts leave out, however
     # well they match the rest of the claim ("call +44 20 7946 0959" against "... 0958",
-    # "available 12 hours a day" against "24/7"): never supported by its wording alone. The
-    # wording's verdict was supported, so it is unsure (a total the answer computed from the
-    # contexts' numbers would be right).
-    if any(f.in_digits for f in gaps) and p >= calibration.support and not restated:
+    # "available 12 hours a day" against "24/7"), and so is a replaced word: never supported
+    # by its wording alone. The wording's verdict was supported, so it is unsure (a total the
+    # answer computed from the contexts' numbers, a synonym, would be right).
+    unstated = any(f.in_digits or f.kind == "replaced" for f in gaps)
+    if unstated and p >= calibration.support and not restated:
         p, ruled = round(calibration.support - 0.01, 4), False
     if features[2] == 0.0 and similarity < UNRELATED_SIMILARITY:
         p, ruled = min(p, calibration.ambiguous / 2), True

@@ -183,10 +183,13 @@ def test_only_a_contradiction_is_contradicted_a_claim_the_contexts_lack_is_not_m
     assert contradicted.verdict == "contradicted"
 
 
-def test_a_term_replaced_inside_the_claim_is_contradicted(local_judge: Any) -> None:
+def test_a_term_replaced_inside_the_claim_is_unsure_and_never_supported(local_judge: Any) -> None:
+    # "resin" for "nectar" is another thing, "role" for "position" the same one: only reading
+    # both settles it, and the reason names both words.
     bees = ["Bees collect nectar and pollen from flowers."]
     wrong = one(local_judge, "Bees collect resin from flowers.", bees, "What do bees collect?")
-    assert wrong.verdict == "contradicted"
+    assert wrong.verdict != "supported"
+    assert wrong.reason.startswith("unsure")
     assert "resin" in wrong.reason and "nectar" in wrong.reason
     right = one(local_judge, "Bees collect nectar from flowers.", bees, "What do bees collect?")
     assert right.verdict == "supported"

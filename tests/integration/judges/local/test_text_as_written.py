@@ -28,7 +28,7 @@ EXTRACTED = [
     pytest.param(
         "The \ufb01nal \ufb01ling deadline for the \ufb02exible plan is 30 June.",
         "The final filing deadline for the flexible plan is 30 June.",
-        "The final filing deadline for the flexible plan is 30 July.",
+        "The final filing deadline for the flexible plan is 13 June.",
         id="ligatures",
     ),
     pytest.param(
@@ -107,7 +107,7 @@ WORDINGS = [
         "The colour options are red, blue and grey.",
         "The color options are red, blue and gray.",
         "The color options are red, blue and green.",
-        id="British and American spelling",
+        id="British and American spelling, a list",
     ),
     pytest.param(
         "Registration closes on 03/15/2025.",
@@ -143,11 +143,17 @@ def test_a_number_no_context_states_is_not_supported_by_its_wording(
     assert "the contexts state no such number" in verdict.reason
 
 
-def test_a_correct_answer_about_a_table_row_is_not_contradicted(local_judge: Any) -> None:
+def test_a_table_row_is_read_on_its_own(local_judge: Any) -> None:
     table = "| Plan | Price |\n|---|---|\n| Basic | $10/month |\n| Pro | $25/month |"
     [verdict] = asyncio.run(local_judge.support(["The Pro plan costs $25 per month."], [table]))
     # Read as text, the table's "Price" stood where the claim says "costs": contradicted.
     assert verdict.verdict != "contradicted", verdict.reason
+    fees = "| Membership | Annual fee |\n|---|---|\n| Single | $40 |\n| Family | $95 |"
+    claims = [f"The family membership has an annual fee of {fee}." for fee in ("$95", "$40")]
+    right, wrong = asyncio.run(local_judge.support(claims, [fees]))
+    assert right.verdict == "supported", right.reason
+    # Read with the next row, the family's row held the single membership's $40: supported.
+    assert wrong.verdict != "supported", wrong.reason
 
 
 def test_a_claim_of_every_day_contradicts_a_day_the_context_closes(local_judge: Any) -> None:
