@@ -496,12 +496,20 @@ class Item:
     probability: float
     fixed: bool | None
     ruled: bool
+    capped: bool = False
+    """Never yes by its probability (a number in digits or a replaced word no context
+    states): the judge puts it just below the cut."""
+
+    def at(self, cut: float) -> float:
+        return min(self.probability, round(cut - 0.01, 4)) if self.capped else self.probability
 
     def yes(self, cut: float) -> bool:
-        return self.fixed if self.fixed is not None else self.probability >= cut
+        return self.fixed if self.fixed is not None else self.at(cut) >= cut
 
-    def unsure(self, band: tuple[float, float] | None) -> bool:
-        return band is not None and not self.ruled and band[0] <= self.probability < band[1]
+    def unsure(self, band: tuple[float, float] | None, cut: float) -> bool:
+        # A capped item the wording alone would pass is no rule's: unsure within the band.
+        ruled = self.ruled and not (self.capped and self.probability >= cut)
+        return band is not None and not ruled and band[0] <= self.at(cut) < band[1]
 
 
 async def items_of(judge: LocalJudge, task: str, row: dict[str, Any]) -> list[Item]:
@@ -535,7 +543,8 @@ async def items_of(judge: LocalJudge, task: str, row: dict[str, Any]) -> list[It
         elif verdict.verdict == "supported":  # a restatement: supported at any threshold
             items.append(Item(verdict.score, True, True))
         else:  # a number or a date no context states decides it is never unsure
-            items.append(Item(verdict.score, None, not verdict.unsure))
+            capped = any(f.in_digits or f.kind == "replaced" for f in verdict.findings)
+            items.append(Item(verdict.score, None, not verdict.unsure, capped))
     return items
 
 
@@ -555,7 +564,7 @@ def row_verdicts(
     share of its items that are yes, as the metric gives them at ``threshold``: decided when
     counting every unsure item as no still passes, or as yes still fails."""
     yes = [item.yes(cut) for item in items]
-    unsure = [item.unsure(band) for item in items]
+    unsure = [item.unsure(band, cut) for item in items]
     sure = sum(y for y, u in zip(yes, unsure, strict=True) if not u)
     low, high = sure / len(items), (sure + sum(unsure)) / len(items)
     forced = sum(yes) / len(items) >= threshold
