@@ -262,8 +262,32 @@ _OPPOSITES = (
     ("early", "late"),
     ("success", "failure"),
     ("succeeded", "failed"),
+    ("over", "under"),
+    ("earlier", "later"),
+    ("greater", "less"),
+    ("rise", "fall"),
+    ("rises", "falls"),
+    ("rose", "fell"),
+    ("grew", "fell"),
+    ("grew", "shrank"),
+    ("gained", "lost"),
+    ("profit", "loss"),
+    ("credit", "debit"),
+    ("inbound", "outbound"),
+    ("arrival", "departure"),
+    ("arrives", "departs"),
+    ("faster", "slower"),
+    ("inside", "outside"),
+    ("indoors", "outdoors"),
+    ("internal", "external"),
+    ("highest", "lowest"),
+    ("most", "least"),
 )
-_OPPOSITE = {a: b for a, b in _OPPOSITES} | {b: a for a, b in _OPPOSITES}
+# A word may have several opposites ("allowed": "prohibited", "forbidden").
+_OPPOSITE: dict[str, frozenset[str]] = {}
+for _a, _b in _OPPOSITES:
+    _OPPOSITE[_a] = _OPPOSITE.get(_a, frozenset()) | {_b}
+    _OPPOSITE[_b] = _OPPOSITE.get(_b, frozenset()) | {_a}
 
 
 def opposite_terms(claim: str, evidence: str) -> list[tuple[str, str]]:
@@ -272,9 +296,10 @@ def opposite_terms(claim: str, evidence: str) -> list[tuple[str, str]]:
     mine = {t.lower() for t in tokens(claim)}
     theirs = {t.lower() for t in tokens(evidence)}
     return [
-        (word, _OPPOSITE[word])
+        (word, other)
         for word in sorted(mine)
-        if word in _OPPOSITE and _OPPOSITE[word] in theirs - mine and word not in theirs
+        if word not in theirs
+        for other in sorted(_OPPOSITE.get(word, frozenset()) & (theirs - mine))
     ]
 
 
@@ -426,15 +451,16 @@ def _replaced_tail(
     mine: list[str], theirs: list[str], known: frozenset[str]
 ) -> tuple[str, str] | None:
     """(claim's word, evidence's word) when both end the same way after a shared start of at
-    least two words and the claim's ending is a term of one or two words no context holds
-    ("releases carbon dioxide" against "releases oxygen")."""
+    least two words and the claim's ending is a term of one or two words no context holds, in
+    the place of one to three ("releases carbon dioxide" against "releases oxygen", "caused by
+    a software bug" against "caused by a failed power supply")."""
     for size in (1, 2):
         head, tail = mine[:-size], mine[-size:]
         if len(head) < 2 or any(w in known for w in tail) or head[-1] not in theirs:
             continue
         at = theirs.index(head[-1])
         rest = theirs[at + 1 :]
-        if 1 <= len(rest) <= 2 and not set(rest) & set(mine) and set(head) <= set(theirs):
+        if 1 <= len(rest) <= 3 and not set(rest) & set(mine) and set(head) <= set(theirs):
             return tail[0], rest[0]
     return None
 
@@ -454,7 +480,7 @@ def _replaced_middle(
             continue
         start, end = theirs.index(before), theirs.index(after)
         between = theirs[start + 1 : end]
-        opposite = _OPPOSITE.get(word) in between  # a negation: check_negation says so
+        opposite = bool(_OPPOSITE.get(word, frozenset()) & set(between))  # check_negation's
         if 1 <= len(between) <= 3 and not set(between) & set(mine) and not opposite:
             return word, between[0]
     return None

@@ -8,6 +8,7 @@ from rag_eval_pytest.judges.local.checks import (
     check_names,
     check_negation,
     check_numbers,
+    check_swaps,
 )
 from rag_eval_pytest.text.claims import split_claims
 from rag_eval_pytest.text.facts import Date, coverage, dates, names, negation_cues, quantities
@@ -70,6 +71,27 @@ def test_one_of_several_amounts_stated_elsewhere_is_no_conflict() -> None:
 def test_a_year_a_context_dates_is_stated() -> None:
     context = "Francis I (12 September 1494 \u2013 31 March 1547) was King of France."
     assert check_numbers("Francis I (1494-1547): King of France.", context, context) == []
+
+
+def test_a_word_and_any_of_its_opposites_negate_each_other() -> None:
+    pairs = [
+        ("Orders under $50 ship for free.", "Orders over $50 ship for free."),
+        ("On Saturdays the store opens an hour later.", "The store opens an hour earlier."),
+        ("Smoking is allowed in all rooms.", "Smoking is prohibited in all rooms."),
+        ("Smoking is allowed in all rooms.", "Smoking is forbidden in all rooms."),
+    ]
+    for claim, context in pairs:
+        [finding] = check_negation(claim, context, 1.0)
+        assert finding.kind == "negation", claim
+    # An opposite and a "not" cancel out: "not allowed" is "prohibited".
+    assert check_negation("Smoking is not allowed.", "Smoking is prohibited.", 1.0) == []
+
+
+def test_a_replaced_ending_of_up_to_three_words_is_found() -> None:
+    context = "The outage was caused by a failed power supply."
+    [finding] = check_swaps("The outage was caused by a software bug.", context, context, context)
+    assert finding.kind == "replaced"
+    assert "software" in finding.message and "failed" in finding.message
 
 
 def test_a_number_no_context_states_is_a_gap() -> None:
