@@ -19,7 +19,7 @@ import numpy as np
 
 from ...extras import LOCAL_INSTALL
 from ...text.claims import bare_no, compares_two, declines, split_claims, yes_no_statement
-from ...text.facts import plain_form, without_asides
+from ...text.facts import content_words, plain_form, without_asides
 from ...text.sentences import split_sentences
 from ...text.tables import tables_as_sentences
 from ..base import Judge, JudgeOutcome, Question
@@ -310,7 +310,13 @@ class LocalJudge(Judge):
         truths = split_claims(inputs.ground_truth) or [inputs.ground_truth]
         said = split_claims(inputs.answer)
         truth_in_answer = await self.support(truths, [inputs.answer], inputs.question)
-        answer_in_truth = await self.support(said, [inputs.ground_truth], inputs.question)
+        # A ground truth that only gives what a "how long", "who" or "what" question asks
+        # ("Two years.") states its fact together with the question: the answer's sentence
+        # ("The warranty lasts 2 years.") repeats the question's words, not facts of its own.
+        truth = inputs.ground_truth
+        if _fragment_of(truth, inputs.question):
+            truth = f"{inputs.question} {truth}"
+        answer_in_truth = await self.support(said, [truth], inputs.question)
         truth_pairs = list(zip(truths, truth_in_answer, strict=True))
         matching = [(t, s) for t, s in truth_pairs if self._supported(s)]
         missing = [(t, s) for t, s in truth_pairs if not self._supported(s)]
@@ -327,6 +333,17 @@ class LocalJudge(Judge):
 
     async def _retention(self, inputs: Any) -> FactRetentions:
         return retention(inputs)
+
+
+def _fragment_of(ground_truth: str, question: str) -> bool:
+    """Whether ``ground_truth`` only gives what its question asks: fewer words than a short
+    claim, none of the question's ("Two years." for "How long is the warranty?", where
+    "Humans exhale carbon dioxide." restates "Which gas do humans exhale?"), and a question
+    that asserts nothing itself (not a yes/no question, whose words may be the premise the
+    ground truth denies)."""
+    short = len(ground_truth.split()) < SHORT_CLAIM_WORDS
+    apart = not content_words(ground_truth) & content_words(question)
+    return short and apart and bool(question) and yes_no_statement("Yes.", question) is None
 
 
 def _left_unsure(claim: str, verdict: ClaimSupport, question: str, negative: bool) -> ClaimSupport:

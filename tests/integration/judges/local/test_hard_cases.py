@@ -261,3 +261,24 @@ def test_a_ground_truth_fact_the_judge_is_unsure_of_is_unsure_not_missing(local_
         question="", answer="Mars has four moons.", ground_truth="Mars has two moons."
     )
     assert asyncio.run(local_judge.ask(AnswerEquivalence(), wrong)).unsure == ()
+
+
+def test_a_ground_truth_that_only_gives_what_is_asked_is_read_with_its_question(
+    local_judge: Any,
+) -> None:
+    # "Australia's capital is Canberra." repeats the question's words around the ground
+    # truth's one fact; they are no extra facts.
+    question = "What is the capital of Australia?"
+    right = EquivalenceInput(
+        question=question, answer="Australia's capital is Canberra.", ground_truth="Canberra."
+    )
+    assert ask(local_judge, AnswerEquivalence(), right).same_information
+    wrong = EquivalenceInput(
+        question=question, answer="Australia's capital is Sydney.", ground_truth="Canberra."
+    )
+    assert not ask(local_judge, AnswerEquivalence(), wrong).same_information
+    # "2 years" is "Two years.": the number is compared as a number, not as the word "two".
+    [verdict] = asyncio.run(
+        local_judge.support(["Two years."], ["The warranty lasts 2 years."], "How long?")
+    )
+    assert "100% of its words" in verdict.reason, verdict.reason
