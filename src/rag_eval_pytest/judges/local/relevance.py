@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from ...text.claims import yes_no_statement
 from ...text.facts import content_words, dates, names, quantities, stem
-from .support import logistic
+from .support import SHORT_CLAIM_WORDS, logistic
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -260,6 +261,30 @@ def expected_type_found(question: str, answer: str) -> float:
     return 1.0 if found else 0.0
 
 
+# A short answer that holds what its question asks for answers it directly, however far from
+# the question it is in meaning (short texts sit far from their question in the model's
+# space): a fragment ("30 days." for "What is the refund window?", "Visa, Mastercard and
+# PayPal.") or an answer of at most DIRECT_WORDS words on the question's topic ("Yes, dogs
+# are welcome in ground-floor rooms." for "Can I bring my dog?"). An answer that only has
+# the right kind of thing ("Our office opens at 9am in Berlin." for "How many days off do
+# employees get?") is left to the model.
+DIRECT_WORDS = 12
+
+
+def direct_answer(question: str, answer: str, type_found: float | None = None) -> bool:
+    """Whether ``answer`` is a short, direct answer to ``question``: the kind of thing a
+    specific question asks for (:func:`expected_type_found`), or a yes or no to a yes/no
+    question."""
+    size = len(answer.split())
+    on_topic = size < SHORT_CLAIM_WORDS or bool(content_words(answer) & content_words(question))
+    if size > DIRECT_WORDS or not on_topic:
+        return False
+    if yes_no_statement(answer.split(",")[0].split(".")[0] + ".", question) is not None:
+        return True
+    found = expected_type_found(question, answer) if type_found is None else type_found
+    return found == 1.0
+
+
 def answer_features(question: str, answer: str, q: Vector, a: Vector) -> list[float]:
     """Similarity, the share of the question's words the answer has (those that name the
     items asked for left out: "payment methods" in "Which payment methods do you accept?"),
@@ -293,6 +318,9 @@ def answer_relevance(
     """How well the answer addresses the question."""
     features = answer_features(question, answer, q, a)
     p = model.probability(features)
+    direct = direct_answer(question, answer, features[2])
+    if direct:  # "30 days." for "What is the refund window?": far from it in meaning only
+        p = max(p, model.support)
     score = model.shown(p)
     kind = asked_for(question)[0]
     named = "items" if kind == "items" else "thing"
@@ -303,8 +331,10 @@ def answer_relevance(
     ]
     if features[2] == 0.0:
         parts.append("it does not contain what the question asks for")
+    if direct:
+        parts.append("a short answer that gives what the question asks for")
     reason = "; ".join(parts)
-    if not model.is_unsure(p):
+    if direct or not model.is_unsure(p):
         return Rating(score, reason)
     assert model.unsure is not None
     bounds = (model.shown(model.unsure[0]), model.shown(model.unsure[1]))

@@ -73,9 +73,23 @@ def measured(metric: str, rated_by: Judge, case: Sample) -> Any:
 # The answers: "9 am" is what "when" asks for, and they hold the question's words, so the
 # similarity decides (probability 0.82, 0.58 and 0.13).
 RELEVANT = "The store opens at 9 am."
-BORDERLINE = "The store opens at 9 am on weekdays."
+# On the question's topic without the time it asks for: no direct answer, so the model's
+# probability (here in its band) rates it.
+BORDERLINE = "The store opens early for members."
 UNRELATED = "Bananas are yellow."
-RATINGS = judge({RELEVANT: 0.9, BORDERLINE: 0.45, UNRELATED: 0.1})
+RATINGS = judge({RELEVANT: 0.9, BORDERLINE: 0.7, UNRELATED: 0.1})
+
+
+def test_a_short_answer_with_what_is_asked_is_relevant_however_far_in_meaning() -> None:
+    far = judge({"At 9 am.": 0.05, "The store opens at 9 am on weekdays.": 0.2})
+    for answer in ("At 9 am.", "The store opens at 9 am on weekdays."):
+        result = measured("answer_relevance", far, sample(answer))
+        assert result.score >= default_threshold("answer_relevance"), answer
+        assert "gives what the question asks for" in result.reason
+    # The kind of thing asked for alone, off the question's topic, is no direct answer.
+    founded = "Our founder was born in 1970."
+    off = measured("answer_relevance", judge({founded: 0.2}), sample(founded))
+    assert off.score < default_threshold("answer_relevance")
 
 
 def test_the_bands_are_around_the_models_cuts() -> None:
