@@ -281,8 +281,24 @@ def direct_answer(question: str, answer: str, type_found: float | None = None) -
         return False
     if yes_no_statement(answer.split(",")[0].split(".")[0] + ".", question) is not None:
         return True
+    if not _asks_for_a_value(question):
+        return False
     found = expected_type_found(question, answer) if type_found is None else type_found
     return found == 1.0
+
+
+def _asks_for_a_value(question: str) -> bool:
+    """Whether the question asks for what an answer holds unmistakably: an amount, a length
+    of time, a number, a time or a date ("how long", "when", "what is the return window"),
+    or the items of a list ("which payment methods"). What answers "who", "where", "why" or
+    "how is it done" is read from looser signs (any name, any place), too loose to decide."""
+    if asked_for(question)[0] in ("amount", "items"):
+        return True
+    match = _WH.search(question)
+    if match is None:
+        return False
+    wh = match.group(0).lower()
+    return wh in ("when", "what time", "what year") or (wh.startswith("how") and not match.group(3))
 
 
 def answer_features(question: str, answer: str, q: Vector, a: Vector) -> list[float]:

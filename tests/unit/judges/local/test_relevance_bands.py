@@ -19,7 +19,12 @@ from rag_eval_pytest.engine.session import measure
 from rag_eval_pytest.judges.base import Judge, JudgeOutcome
 from rag_eval_pytest.judges.cascade import CascadeJudge
 from rag_eval_pytest.judges.local import LocalJudge
-from rag_eval_pytest.judges.local.relevance import RELEVANCE, SENTENCE_RELEVANCE, LogisticModel
+from rag_eval_pytest.judges.local.relevance import (
+    RELEVANCE,
+    SENTENCE_RELEVANCE,
+    LogisticModel,
+    direct_answer,
+)
 from rag_eval_pytest.judges.questions import (
     ContextSentenceRelevance,
     RelevanceInput,
@@ -90,6 +95,14 @@ def test_a_short_answer_with_what_is_asked_is_relevant_however_far_in_meaning() 
     founded = "Our founder was born in 1970."
     off = measured("answer_relevance", judge({founded: 0.2}), sample(founded))
     assert off.score < default_threshold("answer_relevance")
+
+
+def test_a_name_on_the_topic_is_no_direct_answer_to_who() -> None:
+    # What answers "who" is read from any name ("Customer", "AES-256"): too loose to decide.
+    question = "Who do I tell about a data breach, and how fast?"
+    answer = "Customer data is encrypted at rest with AES-256."
+    assert not direct_answer(question, answer)
+    assert direct_answer("How long do I have to report a data breach?", "Within 24 hours.")
 
 
 def test_the_bands_are_around_the_models_cuts() -> None:
