@@ -318,9 +318,9 @@ _SCALES = {
     "billion": 1_000_000_000,
     "trillion": 1_000_000_000_000,
 }
-# Number words that are words first: "one" a pronoun ("one of them"), "zero" a point ("below
-# zero").
-_NUMBER_WORDS = frozenset([*_UNITS_ONES, *_TENS, *_SCALES]) - {"one", "zero"}
+# Number words, which the local judge compares as numbers ("Two years." and "2 years") rather
+# than as words; not "one", a pronoun first ("one of them"), nor "zero", a point ("below zero").
+NUMBER_WORDS = frozenset([*_UNITS_ONES, *_TENS, *_SCALES]) - {"one", "zero"}
 MONTHS = {
     name: i + 1
     for i, names in enumerate(
@@ -462,8 +462,6 @@ def content_words(text: str) -> frozenset[str]:
     for t in tokens(text):
         low = t.lower()
         if t[0].isdigit() or t.startswith("$") or low in STOPWORDS or low in NEGATIONS:
-            continue
-        if low in _NUMBER_WORDS:  # "two" is 2: numbers are compared as numbers, not words
             continue
         if len(t) > 2:
             words.add(PLACES.get(low) or stem(t))

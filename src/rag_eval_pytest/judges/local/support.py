@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...text.facts import (
+    NUMBER_WORDS,
     content_words,
     coverage,
     dates,
@@ -208,7 +209,7 @@ def claim_features(
 ) -> tuple[list[float], int, list[Finding]]:
     """(features, index of the best passage, findings) of one claim."""
     similarities = evidence.vectors @ claim_vector
-    words = content_words(claim)
+    words = content_words(claim) - NUMBER_WORDS  # "Two years." holds 2 years: the number check's
     seen_by = evidence.passage_words
     all_seen = evidence.all_words
     if words & DAY_WORDS:  # a passage's range of days states each of its days
