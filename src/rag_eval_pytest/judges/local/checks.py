@@ -58,6 +58,8 @@ class Finding:
     in_digits: bool = False
     """A number written in digits ("$1.5 million", "0958"): a fact the claim states, where a
     number in words is often a count the answer makes ("describes two films")."""
+    word: str = ""
+    """The claim's word a ``replaced`` finding is about, as written."""
 
 
 def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
@@ -392,12 +394,13 @@ def check_swaps(
     )
     if swapped:
         said, stated = swapped
+        word = _word_in(said, claim)
         return [
             Finding(
                 "replaced",
                 "conflict",
-                f"the claim says {_word_in(said, claim)} where the context says "
-                f"{_word_in(stated, clause)}",
+                f"the claim says {word} where the context says {_word_in(stated, clause)}",
+                word=word.strip("\u201c\u201d"),
             )
         ]
     mine = [w for w in _sequence(claim, leave) if w in shared]

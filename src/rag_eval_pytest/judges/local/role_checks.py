@@ -95,6 +95,7 @@ _DAY_WORDS = SPAN_WORDS | content_words(
     "thursdays fridays saturdays sundays weekday weekdays weekend weekends daily every day days "
     "week"
 )
+_PRONOUN = re.compile(r"\b(it|its|they|their|we|our)\b", re.IGNORECASE)
 _DAY_CLAUSE = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:but|while|whereas)\b|(?<=[.!?])\s", re.I)
 
 
@@ -104,8 +105,7 @@ def check_days(claim: str, evidence: str) -> list[Finding]:
     Days in a negated or closing clause ("but not on Sundays", "closed on Mondays") are the
     days it does not happen, on either side; the evidence's days are those of its sentences
     about what the claim is about (a word in common besides the days)."""
-    topic = content_words(claim) - _DAY_WORDS
-    about = [s for s in split_sentences(evidence) if content_words(s) & topic]
+    about = _about(claim, evidence)
     stated = [days for sentence in about for days in _affirmed(sentence)]
     # The days it does not happen on ("The museum is closed on Mondays") against a claim of
     # every day: "claims every day; the context says closed on Mondays".
@@ -123,6 +123,47 @@ def check_days(claim: str, evidence: str) -> list[Finding]:
             says = " and ".join(dict.fromkeys(d.text for d in stated))
             return [Finding("days", "conflict", f"claims {said.text}; the context says {says}")]
     return []
+
+
+def check_day_times(claim: str, context: str) -> list[Finding]:
+    """Times the claim gives for days that the context, naming the same days, gives other
+    times for: "open from 9 am to 8 pm every day" against "Monday to Saturday from 9 am to 8
+    pm. On Sundays it opens from 11 am to 5 pm." The context's days and times are those of its
+    sentences about the claim's thing (see :func:`check_days`), each sentence binding its times
+    to its days; the claim's, each clause's."""
+    stated = [
+        (frozenset().union(*(d.days for d in named)), found)
+        for sentence in _about(claim, context)
+        if (named := _affirmed(sentence)) and (found := times(sentence))
+    ]
+    for clause in _DAY_CLAUSE.split(claim):
+        said_days = frozenset().union(*(d.days for d in _affirmed(clause or "")))
+        said = times(clause or "")
+        if not said_days or not said:
+            continue
+        for their_days, found in stated:
+            if their_days & said_days and not all(any(t.same(f) for f in found) for t in said):
+                day = " and ".join(d.text for d in _affirmed(clause))
+                ours, theirs = (" ".join(t.text for t in group) for group in (said, found))
+                message = f"claims {ours} for {day}; the context says {theirs}"
+                return [Finding("numbers", "conflict", message)]
+    return []
+
+
+def _about(claim: str, evidence: str) -> list[str]:
+    """The sentences of ``evidence`` about what ``claim`` is about: a word in common besides
+    the days and the words that place them, or "it" right after such a sentence ("The store is
+    open Monday to Saturday. On Sundays it opens at 11 am.")."""
+    topic = content_words(claim) - _DAY_WORDS
+    about = []
+    follows = False
+    for sentence in split_sentences(evidence):
+        follows = bool(content_words(sentence) & topic) or (
+            follows and bool(_PRONOUN.search(sentence))
+        )
+        if follows:
+            about.append(sentence)
+    return about
 
 
 def _affirmed(text: str, denied: bool = False) -> list[Days]:

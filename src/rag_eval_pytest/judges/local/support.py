@@ -42,7 +42,7 @@ from .checks import (
     check_swaps,
     missing_name_share,
 )
-from .role_checks import check_days, check_routes, check_times
+from .role_checks import check_day_times, check_days, check_routes, check_times
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -288,6 +288,7 @@ def _findings(
         check_numbers(claim, passage, evidence.all_text)
         + check_times(claim, passage, evidence.all_text)
         + check_days(claim, passage)
+        + check_day_times(claim, context)
         + check_routes(claim, passage)
         + check_dates(claim, passage, evidence.all_text, dated)
         + _negation(claim, passage)
@@ -349,9 +350,14 @@ def judge_claim(
     # against "or later", "the analyst role" against "position"): only reading both settles
     # it, so it counts against the claim as what the contexts do not say, not as a conflict.
     # A list names its items: another item in the place of one is another thing ("black, navy
-    # and red" against "black, navy and olive").
-    if not _LISTED.search(claim):
-        findings = [replace(f, severity="gap") if f.kind == "replaced" else f for f in findings]
+    # and red" against "black, navy and olive"); a word outside the list is a word.
+    listed = _LISTED.search(claim)
+    findings = [
+        replace(f, severity="gap")
+        if f.kind == "replaced" and not (listed and f.word in claim[listed.start() :])
+        else f
+        for f in findings
+    ]
     p = round(calibration.probability(features), 4)
     passage = evidence.passages[best]
     where = f"context {passage.context + 1}"

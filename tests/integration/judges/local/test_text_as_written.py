@@ -162,3 +162,27 @@ def test_a_claim_of_every_day_contradicts_a_day_the_context_closes(local_judge: 
     [verdict] = asyncio.run(local_judge.support([claim], [context]))
     assert verdict.verdict == "contradicted", verdict.reason
     assert "not on Mondays" in verdict.reason
+
+
+def test_times_are_read_for_the_days_they_are_given_for(local_judge: Any) -> None:
+    context = (
+        "The store is open Monday to Saturday from 9 am to 8 pm. "
+        "On Sundays it opens from 11 am to 5 pm."
+    )
+    right = (
+        "The store is open from 9 am to 8 pm Monday through Saturday, "
+        "and from 11 am to 5 pm on Sundays."
+    )
+    wrong = "The store is open from 9 am to 8 pm every day, including Sundays."
+    supported, contradicted = asyncio.run(local_judge.support([right, wrong], [context]))
+    # "it" in the second sentence is the store: its Sundays were not read as the store's.
+    assert supported.verdict == "supported", supported.reason
+    assert contradicted.verdict == "contradicted", contradicted.reason
+    assert "for every day; the context says from 11 am to 5 pm" in contradicted.reason
+
+
+def test_a_word_outside_a_list_is_no_replaced_item(local_judge: Any) -> None:
+    context = "The Premium plan includes 100 GB of storage, priority support and up to 10 users."
+    claim = "Premium comes with 100 GB storage, priority support, and supports up to 10 users."
+    [verdict] = asyncio.run(local_judge.support([claim], [context]))
+    assert verdict.verdict != "contradicted", verdict.reason
