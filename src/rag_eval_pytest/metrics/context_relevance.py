@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..judges.questions import ContextSentenceRelevance, RelevanceInput
 from ..text.sentences import split_sentences
+from ..text.tables import tables_as_sentences
 from .base import Evidence, Measurement, Metric, Requirement
 from .judged import context_label, details, empty_contexts, not_judged, unsure_listed
 
@@ -58,10 +59,11 @@ class ContextRelevance(Metric):
         if not sample.contexts:
             return empty_contexts()
         limit = int(self.params.get("max_sentences", 200))
+        # A Markdown table's row is one sentence ("Method: Visa; Fee: none."), not a run of cells.
         sentences: list[tuple[str, int]] = [
             (sentence, i)
             for i, context in enumerate(sample.contexts)
-            for sentence in split_sentences(context.text)
+            for sentence in split_sentences(tables_as_sentences(context.text)[0])
         ]
         if not sentences:
             return Measurement(score=0.0, reason="the contexts contain no sentence")

@@ -12,6 +12,11 @@ from typing import Any
 
 import pytest
 
+from rag_eval_pytest.data.response import Context
+from rag_eval_pytest.engine.session import measure
+from rag_eval_pytest.metrics.base import Sample, Services
+from rag_eval_pytest.metrics.registry import get_metric
+
 EXTRACTED = [
     pytest.param(
         "Refunds are issued with-\nin 30 days of pur-\nchase by the finance depart-\nment.",
@@ -186,3 +191,22 @@ def test_a_word_outside_a_list_is_no_replaced_item(local_judge: Any) -> None:
     claim = "Premium comes with 100 GB storage, priority support, and supports up to 10 users."
     [verdict] = asyncio.run(local_judge.support([claim], [context]))
     assert verdict.verdict != "contradicted", verdict.reason
+
+
+def test_context_relevance_judges_a_tables_rows(local_judge: Any) -> None:
+    table = "| Method | Fee |\n|---|---|\n| Visa | none |\n| PayPal | 2% |"
+    sample = Sample(
+        case_key="c1",
+        question="Which payment methods do you accept?",
+        ground_truth="",
+        answer="",
+        contexts=[Context(text=table)],
+        sources=[],
+        expected_contexts=None,
+    )
+    services = Services(judge=local_judge, embed=local_judge.embed)
+    result = asyncio.run(measure(get_metric("context_relevance"), sample, services))
+    assert [e.text for e in result.evidence] == [
+        "Method: Visa; Fee: none.",
+        "Method: PayPal; Fee: 2%.",
+    ]
