@@ -20,9 +20,36 @@ from .sentences import split_sentences
 
 _PLEASANTRY = re.compile(
     r"^\W*(hi|hello|hey|thanks?( you)?( so much)?|you're welcome|ok(ay)?|sure|great|"
-    r"of course|certainly|bye|goodbye|i hope (this|that) helps)\W*$",
+    r"of course|certainly|bye|goodbye|i hope (this|that) helps|hope (this|that) helps)\W*$",
     re.IGNORECASE,
 )
+# A closing offer of more help states nothing about the question: "Let me know if you have
+# any other questions!", "Feel free to reach out if you need anything else."
+_CLOSING = re.compile(
+    r"^\W*(let (me|us) know|feel free|(please )?(do not|don't) hesitate|please reach out|"
+    r"if you (have|need) (any )?(other|more|further|additional)? ?(questions|help))\b",
+    re.IGNORECASE,
+)
+# A line that lists where the answer came from: "Sources: policy.md", "References: [1] ...".
+_SOURCES = re.compile(r"^\W*(sources?|references?|citations?)\s*:", re.IGNORECASE)
+# What an answer's formatting adds to its words: citation markers ("[1]", "[1, 2]",
+# "【3†source】"), a link's target ("[refund policy](https://...)" reads "refund policy"),
+# bold and code marks, headings.
+_MARKUP = (
+    (re.compile(r"\s*\[\^?\d+(?:\s*[,\u2013-]\s*\d+)*\]|\s*\u3010[^\u3011]*\u3011"), ""),
+    (re.compile(r"\[([^\]\n]+)\]\([^)\s]+\)"), r"\1"),
+    (re.compile(r"\*\*|__|`"), ""),
+    (re.compile(r"^#{1,6}\s.*$", re.MULTILINE), ""),  # a heading is no claim
+)
+
+
+def without_markup(text: str) -> str:
+    """``text`` without the formatting an answer's words carry (see :data:`_MARKUP`)."""
+    if not any(c in text for c in "[*_`#\u3010"):
+        return text
+    for pattern, replacement in _MARKUP:
+        text = pattern.sub(replacement, text)
+    return text
 _HEADER = re.compile(r"^[^.!?]{0,160}:\s*$")
 _NONCOMMITTAL = re.compile(
     r"\b(i (do not|don't|cannot|can't|am not able to) (know|say|tell|help|answer|find|provide)|"
@@ -175,11 +202,17 @@ def split_claims(text: str, *, clauses: bool = True) -> list[str]:
     """The claims of ``text``, in order. An answer that only declines ("I don't know") has
     none; a hedge is dropped and what follows it kept ("I don't know for certain, but it
     opens at 10 am." claims that it opens at 10 am); a short answer ("Max Gail", "167,446")
-    is one claim."""
+    is one claim. Questions, greetings, a closing offer of help ("Let me know if you have
+    any other questions!"), a list of sources and headers are no claims, and citation
+    markers, links' targets and bold marks are no words of one."""
     kept = [
         s
-        for s in split_sentences(text)
-        if not s.rstrip().endswith("?") and not _PLEASANTRY.match(s) and not _HEADER.match(s)
+        for s in split_sentences(without_markup(text))
+        if not s.rstrip().endswith("?")
+        and not _PLEASANTRY.match(s)
+        and not _HEADER.match(s)
+        and not _CLOSING.match(s)
+        and not _SOURCES.match(s)
     ]
     claims: list[str] = []
     for sentence in kept:

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from rag_eval_pytest.text.claims import bare_no, compares_two, declines, yes_no_statement
+from rag_eval_pytest.text.claims import (
+    bare_no,
+    compares_two,
+    declines,
+    split_claims,
+    yes_no_statement,
+)
 
 
 @pytest.mark.parametrize(
@@ -73,3 +79,19 @@ def test_a_comparison_is_one_that_a_yes_no_question_of_two_things_asks_for() -> 
 )
 def test_a_bare_no_is_the_whole_answer(answer: str, bare: bool) -> None:
     assert bare_no(answer) is bare
+
+
+def test_an_answers_formatting_and_sign_off_are_no_claims() -> None:
+    answer = (
+        "## Refunds\n"
+        "Refunds are available within **30 days** of purchase [1]. See the "
+        "[refund policy](https://shop.example/refunds) for details [2, 3].\n\n"
+        "Let me know if you have any other questions!\n\n"
+        "Sources: policy.md, faq.md"
+    )
+    assert split_claims(answer) == [
+        "Refunds are available within 30 days of purchase.",
+        "See the refund policy for details.",
+    ]
+    assert split_claims("Feel free to reach out if you need anything else.") == []
+    assert split_claims("References: [1] policy.md") == []
