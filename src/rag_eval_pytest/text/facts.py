@@ -312,6 +312,7 @@ _TENS = {
     "ninety": 90,
 }
 _SCALES = {
+    "dozen": 12,
     "hundred": 100,
     "thousand": 1_000,
     "million": 1_000_000,

@@ -56,8 +56,9 @@ class Finding:
     severity: Literal["conflict", "gap"]
     message: str
     in_digits: bool = False
-    """A number written in digits ("$1.5 million", "0958"): a fact the claim states, where a
-    number in words is often a count the answer makes ("describes two films")."""
+    """A number written in digits ("$1.5 million", "0958") or a length of time ("three
+    weeks"): a fact the claim states, where a number in words is often a count the answer
+    makes ("describes two films")."""
     word: str = ""
     """The claim's word a ``replaced`` finding is about, as written."""
 
@@ -79,14 +80,15 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
     for q in quantities(claim, time_spans(claim)):
         if re.fullmatch(r"\d{4}", q.text.split()[0]) and q.value in years:
             continue  # "(1494-1547): King of France" against "12 September 1494"
-        equal = [s for s in near if same_value(q.value, s.value)]
+        rough = _approximate(q, claim)
+        equal = [s for s in near if _same_amount(q, s, rough)]
         if any(_counts_same(q, s, claim, evidence) for s in equal):
             continue
         rivals = [s for s in near if _same_unit(q, s, evidence)]
         rival = rivals[0] if rivals else None
         if equal and rival is None:
             continue
-        elsewhere = [s for s in stated if same_value(q.value, s.value)]
+        elsewhere = [s for s in stated if _same_amount(q, s, rough)]
         if rival is None and elsewhere:
             continue
         # A passage that lists several amounts of the claim's unit binds none of them to the
@@ -102,11 +104,48 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
             )
         else:
             message = f"claims {q.text}; the contexts state no such number"
-            findings.append(Finding("numbers", "gap", message, q.text[0] not in _SPELLED))
+            fact = q.text[0] not in _SPELLED or q.unit in _HOURS  # "three weeks", not "two films"
+            findings.append(Finding("numbers", "gap", message, fact))
     return findings
 
 
 _SPELLED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+# Lengths of time in hours: "two weeks" is "14 days", "48 hours" is "2 days".
+_HOURS = {
+    "minute": 1 / 60,
+    "hour": 1.0,
+    "day": 24.0,
+    "week": 168.0,
+    "fortnight": 336.0,
+    "month": 730.0,
+    "year": 8760.0,
+}
+# A number the claim gives as an approximation ("about $25") may round the context's
+# ("$24.99"): within this share of it.
+ROUNDING = 0.05
+_APPROXIMATE = re.compile(
+    r"\b(?:about|around|approximately|approx\.?|roughly|nearly|almost|close to|some|circa)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _approximate(claimed: Quantity, claim: str) -> bool:
+    """Whether the claim gives the number as an approximation ("about 30 days")."""
+    at = claim.find(claimed.text)
+    return at > 0 and bool(_APPROXIMATE.search(claim[:at]))
+
+
+def _same_amount(claimed: Quantity, stated: Quantity, rough: bool = False) -> bool:
+    """Whether two quantities are the same amount: the same value; the same length of time
+    in other units ("two weeks", "14 days"; a month is a twelfth of a year, within 3 %); or,
+    for an approximate claim, a value within :data:`ROUNDING` of the stated one."""
+    if same_value(claimed.value, stated.value):
+        return True
+    if claimed.unit in _HOURS and stated.unit in _HOURS and claimed.unit != stated.unit:
+        ours, theirs = claimed.value * _HOURS[claimed.unit], stated.value * _HOURS[stated.unit]
+        loose = {"month", "year"} & {claimed.unit, stated.unit}
+        return abs(ours - theirs) <= (0.03 if loose else 1e-9) * max(ours, theirs)
+    return rough and abs(claimed.value - stated.value) <= ROUNDING * abs(stated.value)
 
 
 def _counts_same(claimed: Quantity, stated: Quantity, claim: str, evidence: str) -> bool:

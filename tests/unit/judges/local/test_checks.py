@@ -57,6 +57,25 @@ def test_money_units_and_ordinals_count_the_same_thing_however_written() -> None
         assert check_numbers(claim, context, context) == [], claim
 
 
+def test_a_length_of_time_an_approximation_and_a_dozen_are_read_as_amounts() -> None:
+    same = [
+        ("The trial lasts two weeks.", "The trial lasts 14 days."),
+        ("Support replies within 2 days.", "Support replies within 48 hours."),
+        ("The warranty covers two years.", "The warranty covers 24 months."),
+        ("The plan costs about $25 per month.", "The plan costs $24.99 per month."),
+        ("Each box contains a dozen eggs.", "Each box contains 12 eggs."),
+    ]
+    for claim, context in same:
+        assert check_numbers(claim, context, context) == [], claim
+    [rounded] = check_numbers("It costs about $35 a month.", "It costs $24.99.", "It costs $24.99.")
+    assert rounded.severity == "conflict"
+    # A length of time no context states is a fact of the claim's, as a number in digits is.
+    [weeks] = check_numbers("The trial lasts three weeks.", "x", "The trial lasts 14 days.")
+    assert (weeks.severity, weeks.in_digits) == ("gap", True)
+    [films] = check_numbers("It describes two films.", "x", "A film of 1972.")
+    assert (films.severity, films.in_digits) == ("gap", False)
+
+
 def test_one_of_several_amounts_stated_elsewhere_is_no_conflict() -> None:
     # The closest passage lists other amounts of the unit; another sentence states the claim's.
     contexts = (
