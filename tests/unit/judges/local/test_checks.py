@@ -3,6 +3,8 @@ evidence a user reads in the verdict's reason. No model is loaded here."""
 
 from __future__ import annotations
 
+import pytest
+
 from rag_eval_pytest.judges.local.checks import (
     check_dates,
     check_names,
@@ -30,10 +32,11 @@ def test_numbers_match_across_notations() -> None:
     assert check_numbers("It cost 1.5 million dollars.", "x", "It cost $1,500,000.") == []
 
 
-def test_money_units_and_ordinals_count_the_same_thing_however_written() -> None:
-    # A currency by its sign before or after the number, its code or its name; "k" after an
-    # amount; a unit written short; a digit ordinal.
-    swapped = [
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        # A currency by its sign before or after the number, its code or its name; "k" after
+        # an amount; a unit written short; a digit ordinal.
         ("The company raised $15 million.", "The company raised $1.5 million in seed funding."),
         ("The fee is 35 euros.", "The annual fee is \u20ac25 for members."),
         ("The fee is 3.50 euros.", "The fee is 2,50 \u20ac per transaction."),
@@ -42,34 +45,37 @@ def test_money_units_and_ordinals_count_the_same_thing_however_written() -> None
         ("The flat costs \u00a3595,000.", "The flat is on sale for \u00a3 575,000 ."),
         ("The trail is 8 kilometres long.", "The trail is 5 km long."),
         ("Payments are due on the 15th.", "Payments are due on the 1st of each month."),
-    ]
-    for claim, context in swapped:
-        [finding] = check_numbers(claim, context, context)
-        assert finding.severity == "conflict", (claim, finding)
-    same = [
+        ("It costs about $35 a month.", "It costs $24.99."),  # beyond an approximation
+    ],
+)
+def test_an_amount_in_another_notation_is_compared_as_the_same_thing(
+    claim: str, context: str
+) -> None:
+    [finding] = check_numbers(claim, context, context)
+    assert finding.severity == "conflict", finding
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
         ("The fee is 25 euros.", "The annual fee is \u20ac25 for members."),
         ("The salary is $65,000.", "The starting salary is $65k per year."),
         ("The trail is 5 kilometers long.", "The trail is 5 km long."),
         ("The trail is 5 kilometres long.", "The trail is 5 kilometers long."),
         ("Payments are due on the 1st day.", "Payments are due on the 1st of each month."),
-    ]
-    for claim, context in same:
-        assert check_numbers(claim, context, context) == [], claim
-
-
-def test_a_length_of_time_an_approximation_and_a_dozen_are_read_as_amounts() -> None:
-    same = [
         ("The trial lasts two weeks.", "The trial lasts 14 days."),
         ("Support replies within 2 days.", "Support replies within 48 hours."),
         ("The warranty covers two years.", "The warranty covers 24 months."),
         ("The plan costs about $25 per month.", "The plan costs $24.99 per month."),
         ("Each box contains a dozen eggs.", "Each box contains 12 eggs."),
-    ]
-    for claim, context in same:
-        assert check_numbers(claim, context, context) == [], claim
-    [rounded] = check_numbers("It costs about $35 a month.", "It costs $24.99.", "It costs $24.99.")
-    assert rounded.severity == "conflict"
-    # A length of time no context states is a fact of the claim's, as a number in digits is.
+    ],
+)
+def test_the_same_amount_in_another_notation_is_no_finding(claim: str, context: str) -> None:
+    assert check_numbers(claim, context, context) == []
+
+
+def test_a_length_of_time_no_context_states_is_a_fact_of_the_claims() -> None:
+    # As a number in digits is; a count in words is often one the answer makes.
     [weeks] = check_numbers("The trial lasts three weeks.", "x", "The trial lasts 14 days.")
     assert (weeks.severity, weeks.in_digits) == ("gap", True)
     [films] = check_numbers("It describes two films.", "x", "A film of 1972.")
