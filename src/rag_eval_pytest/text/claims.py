@@ -226,6 +226,20 @@ def split_claims(text: str, *, clauses: bool = True) -> list[str]:
     return claims
 
 
+# "No, guest parking costs $10 per night.": the answer's "No" to its question, then a
+# statement of its own, which is the claim (the "no" negates nothing in it).
+_PARTICLE = re.compile(r"^\W*(?:yes|yeah|yep|no|nope)\s*[,;:\u2013\u2014-]\s+(?=\w)", re.IGNORECASE)
+
+
+def without_particle(sentence: str) -> str:
+    """``sentence`` without a leading "Yes," or "No," that a statement follows."""
+    match = _PARTICLE.match(sentence)
+    if match is None:
+        return sentence
+    rest = sentence[match.end() :]
+    return rest[:1].upper() + rest[1:]
+
+
 _YES_NO = re.compile(r"^\W*(yes|yeah|yep|correct|no|nope)\W*$", re.IGNORECASE)
 # The verbs a yes/no question starts with ("Is ...?", "Can ...?").
 _AUXILIARIES = frozenset(w for w in _VERBS if "'" not in w and w not in {"be", "been"})

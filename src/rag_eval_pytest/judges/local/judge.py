@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ...extras import LOCAL_INSTALL
-from ...text.claims import bare_no, compares_two, declines, split_claims, yes_no_statement
+from ...text.claims import (
+    bare_no,
+    compares_two,
+    declines,
+    split_claims,
+    without_particle,
+    yes_no_statement,
+)
 from ...text.facts import content_words, plain_form, without_asides
 from ...text.sentences import split_sentences
 from ...text.tables import tables_as_sentences
@@ -365,9 +372,14 @@ def _left_unsure(claim: str, verdict: ClaimSupport, question: str, negative: boo
 def statements_of(answer: str, question: str) -> list[str]:
     """The statements of an answer whose support the judge checks: its claims, a bare "Yes."
     or "No." read as the proposition of the yes/no question it answers; without a yes/no
-    question such an answer states nothing that can be checked."""
+    question such an answer states nothing that can be checked. A "Yes," or "No," before a
+    statement of its own is left out of it, but for a question comparing two things, where
+    the answer's yes or no is the comparison."""
     claims = []
+    comparing = compares_two("both", question)  # "Are A and B both ...?": the "No" is a claim
     for claim in split_claims(answer):
+        if not comparing:  # "No, guest parking costs $10 per night.": the rest is the claim
+            claim = without_particle(claim)
         stated = yes_no_statement(claim, question)
         if stated is not None:
             claims.append(stated)

@@ -14,6 +14,7 @@ import pytest
 
 from rag_eval_pytest.data.response import Context
 from rag_eval_pytest.engine.session import measure
+from rag_eval_pytest.judges.local.judge import statements_of
 from rag_eval_pytest.metrics.base import Sample, Services
 from rag_eval_pytest.metrics.registry import get_metric
 
@@ -210,3 +211,19 @@ def test_context_relevance_judges_a_tables_rows(local_judge: Any) -> None:
         "Method: Visa; Fee: none.",
         "Method: PayPal; Fee: 2%.",
     ]
+
+
+def test_a_yes_or_no_before_a_statement_is_no_part_of_it(local_judge: Any) -> None:
+    question = "Is parking free?"
+    claims = statements_of("No, guest parking costs $10 per night.", question)
+    assert claims == ["Guest parking costs $10 per night."]
+    [verdict] = asyncio.run(
+        local_judge.support(claims, ["Guest parking costs $10 per night."], question)
+    )
+    # With its "No," the claim negated what the context states: contradicted.
+    assert verdict.verdict == "supported", verdict.reason
+    # A question comparing two things keeps the answer's "No": it is the comparison.
+    both = "Are George Avakian and Bobby Managoff both record producers?"
+    assert statements_of("No, Avakian is a producer and Managoff a wrestler.", both)[0].startswith(
+        "No,"
+    )

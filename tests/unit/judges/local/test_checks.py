@@ -112,6 +112,13 @@ def test_a_word_and_any_of_its_opposites_negate_each_other() -> None:
     assert check_negation("Smoking is not allowed.", "Smoking is prohibited.", 1.0) == []
 
 
+def test_a_negation_negates_only_the_words_after_it() -> None:
+    context = "Sale items are final sale and cannot be returned."
+    assert check_negation("They are final sale.", context, 1.0) == []
+    [finding] = check_negation("Sale items can be returned.", context, 1.0)
+    assert finding.message == "the claim affirms what the context negates (\u201ccannot\u201d)"
+
+
 def test_a_replaced_ending_of_up_to_three_words_is_found() -> None:
     context = "The outage was caused by a failed power supply."
     [finding] = check_swaps("The outage was caused by a software bug.", context, context, context)
