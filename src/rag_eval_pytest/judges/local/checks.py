@@ -260,6 +260,60 @@ def _negated_words(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+_ADDRESS = re.compile(
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://[^\s)>\]]+|\bwww\.[^\s)>\]]+", re.IGNORECASE
+)
+BOUND_COVERAGE = 0.8  # the share of a claim's other words one sentence must hold
+
+
+def check_binding(claim: str, context: str) -> list[Finding]:
+    """A name or an address (e-mail, web) of the claim in the place of another one, in the
+    context's sentence that states the rest of the claim: "The Basic plan includes priority
+    phone support." against "... The Premium plan ... includes priority phone support.", or
+    "Technical issues go to billing@acme.example." against "... go to help@acme.example.",
+    where a window of sentences holds every word of the claim, each bound to another thing.
+    The sentence is the one holding most of the claim's other words, its numbers breaking a
+    tie, and only when it holds :data:`BOUND_COVERAGE` of them; a long claim, and one with a
+    name the sentence has, are not read this way."""
+    addresses = [a.rstrip(".,;").lower() for a in _ADDRESS.findall(claim)]
+    own = [n for n in names(claim) if words_of_name(n)]
+    if not addresses and not own:
+        return []
+    bare = _ADDRESS.sub(" ", claim)
+    named = {w for n in own for w in content_words(n)}
+    rest = content_words(bare) - named
+    if len(rest) < 2 or len(content_words(bare)) > SWAP_WORDS:  # a long claim: many facts
+        return []
+    amounts = {q.value for q in quantities(claim)}
+
+    def held(sentence: str) -> tuple[float, int]:
+        share = len(rest & content_words(_ADDRESS.sub(" ", sentence))) / len(rest)
+        return share, len(amounts & {q.value for q in quantities(sentence)})
+
+    sentences = split_sentences(context)
+    if not sentences:
+        return []
+    best = max(sentences, key=held)
+    if held(best)[0] < BOUND_COVERAGE:
+        return []
+    theirs = [a.rstrip(".,;").lower() for a in _ADDRESS.findall(best)]
+    other = [a for a in theirs if a not in addresses]
+    for address in addresses:
+        if address not in theirs and other:
+            message = f"claims {address}; the context says {other[0]}"
+            return [Finding("terms", "conflict", message)]
+    missing = [n for n in own if not known_name(n, best)]
+    replacing = [
+        n for n in names(best) if words_of_name(n) and not known_name(n, claim) and n not in own
+    ]
+    # A claim about several things ("Both Simon Wincer and Patrice Leconte are film
+    # directors.") may take each from its own sentence: only one whose names are all elsewhere.
+    if missing and replacing and len(missing) == len(own):
+        message = f"names {missing[0]} where the context names {replacing[0]}"
+        return [Finding("terms", "conflict", message)]
+    return []
+
+
 def check_names(claim: str, contexts: str) -> list[Finding]:
     """Names of the claim ("Lyon", "Garth Brooks") that no context mentions."""
     missing = [

@@ -35,6 +35,7 @@ from ...text.roles import DAY_WORDS, day_words
 from ...text.shorten import shorten
 from .checks import (
     Finding,
+    check_binding,
     check_dates,
     check_names,
     check_negation,
@@ -294,6 +295,7 @@ def _findings(
         + _negation(claim, passage)
         + check_swaps(claim, clause, context, evidence.all_text, framed)
         + check_names(claim, evidence.all_text)
+        + check_binding(claim, context)
     )
 
 

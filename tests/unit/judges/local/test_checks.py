@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rag_eval_pytest.judges.local.checks import (
+    check_binding,
     check_dates,
     check_names,
     check_negation,
@@ -110,6 +111,46 @@ def test_a_word_and_any_of_its_opposites_negate_each_other() -> None:
         assert finding.kind == "negation", claim
     # An opposite and a "not" cancel out: "not allowed" is "prohibited".
     assert check_negation("Smoking is not allowed.", "Smoking is prohibited.", 1.0) == []
+
+
+PLANS = (
+    "The Basic plan costs $10 per month and includes email support. The Premium plan costs $30"
+    " per month and includes priority phone support. For billing questions, email"
+    " billing@acme.example. Technical issues go to help@acme.example."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "message"),
+    [
+        (
+            "The Basic plan includes priority phone support.",
+            "names Basic where the context names Premium",
+        ),
+        ("The Basic plan costs $30 per month.", "names Basic where the context names Premium"),
+        (
+            "Technical issues go to billing@acme.example.",
+            "claims billing@acme.example; the context says help@acme.example",
+        ),
+        (
+            "For billing questions, email support@acme.example.",
+            "claims support@acme.example; the context says billing@acme.example",
+        ),
+    ],
+)
+def test_a_name_or_an_address_bound_to_another_sentences_fact_is_a_conflict(
+    claim: str, message: str
+) -> None:
+    [finding] = check_binding(claim, PLANS)
+    assert finding.message == message
+
+
+def test_a_claim_the_sentence_of_its_fact_names_is_no_conflict() -> None:
+    assert check_binding("The Premium plan includes priority phone support.", PLANS) == []
+    assert check_binding("The Basic plan costs $10 per month.", PLANS) == []
+    # A claim about two things takes each from its own sentence.
+    both = "Simon Wincer (born in Sydney) is a film director. Patrice Leconte is a film director."
+    assert check_binding("Both Simon Wincer and Patrice Leconte are film directors.", both) == []
 
 
 def test_a_negation_negates_only_the_words_after_it() -> None:
