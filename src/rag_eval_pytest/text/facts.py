@@ -404,6 +404,8 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+# A plural of a three-letter word: "dogs", "days", "fees" (not "news", "plus", "this").
+_SHORT_PLURAL = re.compile(r"[a-z]{2}[^suiwo]s")
 _DOUBLED = re.compile(r"(bb|dd|gg|mm|nn|pp|rr|tt)$")
 
 
@@ -425,7 +427,9 @@ def stem(word: str) -> str:
         ("es", ""),
         ("s", ""),
     ):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+        if word.endswith(suffix) and (
+            len(word) > len(suffix) + 3 or (suffix == "s" and _SHORT_PLURAL.fullmatch(word))
+        ):
             word = word[: -len(suffix)] + repl
             # The consonant an inflection doubles: "submitted", "planned", "running".
             if suffix in ("ed", "ing") and len(word) >= 4 and _DOUBLED.search(word):

@@ -36,6 +36,13 @@ def test_a_bound_is_no_negation_and_a_stated_non_word_is_one() -> None:
     assert negation_cues("It studies Muslims in non-Muslim nations.") == []
 
 
+def test_a_plural_of_a_three_letter_word_is_the_word() -> None:
+    for plural, word in [("dogs", "dog"), ("days", "day"), ("fees", "fee"), ("bags", "bag")]:
+        assert stem(plural) == stem(word), plural
+    for word in ("news", "plus", "bus", "yes"):  # no plurals
+        assert stem(word) == word
+
+
 def test_british_and_american_spellings_are_one_word() -> None:
     for british, american in [
         ("colour", "color"),
