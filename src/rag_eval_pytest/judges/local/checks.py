@@ -282,13 +282,16 @@ def check_binding(claim: str, context: str) -> list[Finding]:
     bare = _ADDRESS.sub(" ", claim)
     named = {w for n in own for w in content_words(n)}
     rest = content_words(bare) - named
-    if len(rest) < 2 or len(content_words(bare)) > SWAP_WORDS:  # a long claim: many facts
-        return []
-    amounts = {q.value for q in quantities(claim)}
+    # The claim's numbers are facts of the sentence too: "The population of Eastoft in 2011
+    # was 167,446." against the sentence of North Lincolnshire's 167,446.
+    amounts = {q.value for q in quantities(claim)} | {d.year for d in dates(claim)}
+    if len(rest) + len(amounts) < 2 or len(content_words(bare)) > SWAP_WORDS:
+        return []  # a long claim states many facts
 
     def held(sentence: str) -> tuple[float, int]:
-        share = len(rest & content_words(_ADDRESS.sub(" ", sentence))) / len(rest)
-        return share, len(amounts & {q.value for q in quantities(sentence)})
+        theirs = {q.value for q in quantities(sentence)} | {d.year for d in dates(sentence)}
+        found = len(rest & content_words(_ADDRESS.sub(" ", sentence))) + len(amounts & theirs)
+        return found / (len(rest) + len(amounts)), len(amounts & theirs)
 
     sentences = split_sentences(context)
     if not sentences:

@@ -145,6 +145,15 @@ def test_a_name_or_an_address_bound_to_another_sentences_fact_is_a_conflict(
     assert finding.message == message
 
 
+def test_a_number_binds_a_claim_to_its_sentence() -> None:
+    context = (
+        "Eastoft is a village in North Lincolnshire. "
+        "The population of North Lincolnshire was 167,446 in 2011."
+    )
+    [finding] = check_binding("The population of Eastoft in 2011 was 167,446.", context)
+    assert finding.message == "names Eastoft where the context names North Lincolnshire"
+
+
 def test_a_claim_the_sentence_of_its_fact_names_is_no_conflict() -> None:
     assert check_binding("The Premium plan includes priority phone support.", PLANS) == []
     assert check_binding("The Basic plan costs $10 per month.", PLANS) == []
