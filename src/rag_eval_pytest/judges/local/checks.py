@@ -260,8 +260,11 @@ def _negated_words(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+# An e-mail address, a web address or a file path ("/etc/app/config.yaml", "C:\\app\\x.ini").
 _ADDRESS = re.compile(
-    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://[^\s)>\]]+|\bwww\.[^\s)>\]]+", re.IGNORECASE
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://[^\s)>\]]+|\bwww\.[^\s)>\]]+"
+    r"|(?<![\w/])~?(?:/[\w.-]+){2,}/?|\b[A-Za-z]:\\[\w.\\ -]+",
+    re.IGNORECASE,
 )
 BOUND_COVERAGE = 0.8  # the share of a claim's other words one sentence must hold
 
@@ -297,14 +300,18 @@ def check_binding(claim: str, context: str) -> list[Finding]:
     if not sentences:
         return []
     best = max(sentences, key=held)
-    if held(best)[0] < BOUND_COVERAGE:
-        return []
     theirs = [a.rstrip(".,;").lower() for a in _ADDRESS.findall(best)]
     other = [a for a in theirs if a not in addresses]
+    stated = context.lower()
     for address in addresses:
-        if address not in theirs and other:
+        # An address no context gives, where the sentence of the rest gives one: another
+        # address ("settings.yaml" for "config.yaml"), however few words they share.
+        bound = held(best)[0] >= (BOUND_COVERAGE if address in stated else 0.5)
+        if address not in theirs and other and bound:
             message = f"claims {address}; the context says {other[0]}"
             return [Finding("terms", "conflict", message)]
+    if held(best)[0] < BOUND_COVERAGE:
+        return []
     missing = [n for n in own if not known_name(n, best)]
     replacing = [
         n for n in names(best) if words_of_name(n) and not known_name(n, claim) and n not in own
@@ -501,6 +508,8 @@ def check_swaps(
     # kilometers" against "12 km") is the number check's.
     leave = SPAN_WORDS if times(said) or weekdays(said) else frozenset()
     leave |= _units_of(said)
+    # An address's words ("/etc/app/config.yaml") are :func:`check_binding`'s.
+    leave |= content_words(" ".join(_ADDRESS.findall(f"{said} {clause}")))
     sequence = _sequence(clause, leave)
     shared = set(sequence)
     known = _words_of(contexts)

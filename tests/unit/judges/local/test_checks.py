@@ -145,6 +145,18 @@ def test_a_name_or_an_address_bound_to_another_sentences_fact_is_a_conflict(
     assert finding.message == message
 
 
+def test_a_file_path_is_an_address() -> None:
+    context = "The configuration file is located at /etc/app/config.yaml."
+    [finding] = check_binding("The config file is at /etc/app/settings.yaml.", context)
+    assert finding.message == (
+        "claims /etc/app/settings.yaml; the context says /etc/app/config.yaml"
+    )
+    right = "The config file is at /etc/app/config.yaml."
+    assert check_binding(right, context) == []
+    # Its words are no terms in each other's places ("etc" where the context has "located").
+    assert check_swaps(right, context, context, context) == []
+
+
 def test_a_number_binds_a_claim_to_its_sentence() -> None:
     context = (
         "Eastoft is a village in North Lincolnshire. "
