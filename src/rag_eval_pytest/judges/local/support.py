@@ -336,6 +336,61 @@ def _negation(claim: str, passage: str) -> list[Finding]:
     return []
 
 
+def _replaced_as_gaps(claim: str, findings: list[Finding]) -> list[Finding]:
+    """The findings with a replaced word counted as what the contexts do not say, not as a
+    conflict. A word no context holds in the place of the passage's is another thing ("Bees
+    collect resin" against "nectar") or the same thing in other words ("Python 3.10 or newer"
+    against "or later", "the analyst role" against "position"): only reading both settles it.
+    A list names its items: another item in the place of one is another thing ("black, navy
+    and red" against "black, navy and olive"); a word outside the list is a word."""
+    listed = _LISTED.search(claim)
+    return [
+        replace(f, severity="gap")
+        if f.kind == "replaced" and not (listed and f.word in claim[listed.start() :])
+        else f
+        for f in findings
+    ]
+
+
+def _ruled_score(
+    claim: str, p: float, features: list[float], gaps: list[Finding], calibration: Calibration
+) -> tuple[float, bool, bool]:
+    """(the claim's score, whether a rule decides it, whether it restates its passage): the
+    model's probability as the rules below bound it."""
+    similarity, best_cover = features[0], features[1]
+    # A paraphrase whose every content word one passage holds, with nothing the checks find
+    # missing, is the passage's statement in other words ("Canberra is the capital of
+    # Australia" against "Its capital city is Canberra").
+    restated = (
+        not gaps
+        and best_cover == 1.0
+        and 2 <= len(content_words(claim)) <= RESTATED_WORDS
+        and similarity >= RESTATED_SIMILARITY
+    )
+    # The rules below decide a claim whatever its score: never unsure. So does a number or a
+    # date no context states ("within 24 hours" against contexts that give no time): a fact of
+    # its own, not a matter of wording.
+    ruled = restated or any(f.kind in ("numbers", "dates") for f in gaps)
+    below = round(calibration.support - 0.01, 4)
+    # A number in digits that no context states is a fact the contexts leave out, however
+    # well they match the rest of the claim ("call +44 20 7946 0959" against "... 0958",
+    # "available 12 hours a day" against "24/7"), and so is a replaced word: never supported
+    # by its wording alone. The wording's verdict was supported, so it is unsure (a total the
+    # answer computed from the contexts' numbers, a synonym, would be right).
+    unstated = any(f.in_digits or f.kind == "replaced" for f in gaps)
+    if unstated and p >= calibration.support and not restated:
+        p, ruled = below, False
+    if features[2] == 0.0 and similarity < UNRELATED_SIMILARITY:
+        p, ruled = min(p, calibration.ambiguous / 2), True
+    # A claim that brings facts of two kinds no context states (a name and a number, a number
+    # and a date) says more than the contexts, however much of its wording they share: "data
+    # is encrypted at rest with AES-256 and in transit with TLS 1.3" against "data is
+    # encrypted at rest with AES-256".
+    if len({f.kind for f in gaps}) >= 2:
+        p, ruled = min(p, below), True
+    return p, ruled, restated
+
+
 def judge_claim(
     claim: str,
     claim_vector: Matrix,
@@ -347,19 +402,7 @@ def judge_claim(
     if not evidence.passages:
         return ClaimSupport("not mentioned", 0.0, "the contexts are empty", "", None)
     features, best, findings = claim_features(claim, claim_vector, evidence, question)
-    # A word no context holds in the place of the passage's is another thing ("Bees collect
-    # resin" against "nectar") or the same thing in other words ("Python 3.10 or newer"
-    # against "or later", "the analyst role" against "position"): only reading both settles
-    # it, so it counts against the claim as what the contexts do not say, not as a conflict.
-    # A list names its items: another item in the place of one is another thing ("black, navy
-    # and red" against "black, navy and olive"); a word outside the list is a word.
-    listed = _LISTED.search(claim)
-    findings = [
-        replace(f, severity="gap")
-        if f.kind == "replaced" and not (listed and f.word in claim[listed.start() :])
-        else f
-        for f in findings
-    ]
+    findings = _replaced_as_gaps(claim, findings)
     p = round(calibration.probability(features), 4)
     passage = evidence.passages[best]
     where = f"context {passage.context + 1}"
@@ -378,35 +421,7 @@ def judge_claim(
             tuple(findings),
         )
     measured = f"similarity {similarity:.2f}, {best_cover:.0%} of its words"
-    # A paraphrase whose every content word one passage holds, with nothing the checks find
-    # missing, is the passage's statement in other words ("Canberra is the capital of
-    # Australia" against "Its capital city is Canberra").
-    restated = (
-        not gaps
-        and best_cover == 1.0
-        and 2 <= len(content_words(claim)) <= RESTATED_WORDS
-        and similarity >= RESTATED_SIMILARITY
-    )
-    # The rules below decide a claim whatever its score: never unsure. So does a number or a
-    # date no context states ("within 24 hours" against contexts that give no time): a fact of
-    # its own, not a matter of wording.
-    ruled = restated or any(f.kind in ("numbers", "dates") for f in gaps)
-    # A number in digits that no context states is a fact the contexts leave out, however
-    # well they match the rest of the claim ("call +44 20 7946 0959" against "... 0958",
-    # "available 12 hours a day" against "24/7"), and so is a replaced word: never supported
-    # by its wording alone. The wording's verdict was supported, so it is unsure (a total the
-    # answer computed from the contexts' numbers, a synonym, would be right).
-    unstated = any(f.in_digits or f.kind == "replaced" for f in gaps)
-    if unstated and p >= calibration.support and not restated:
-        p, ruled = round(calibration.support - 0.01, 4), False
-    if features[2] == 0.0 and similarity < UNRELATED_SIMILARITY:
-        p, ruled = min(p, calibration.ambiguous / 2), True
-    # A claim that brings facts of two kinds no context states (a name and a number, a number
-    # and a date) says more than the contexts, however much of its wording they share: "data
-    # is encrypted at rest with AES-256 and in transit with TLS 1.3" against "data is
-    # encrypted at rest with AES-256".
-    if len({f.kind for f in gaps}) >= 2:
-        p, ruled = min(p, round(calibration.support - 0.01, 4)), True
+    p, ruled, restated = _ruled_score(claim, p, features, gaps, calibration)
     if p >= calibration.support or restated:
         verdict: Verdict = "supported"
         reason = f"supported by {where} ({measured}, score {p:.2f}): {shorten(shown, _SHOWN)}"
