@@ -270,13 +270,14 @@ BOUND_COVERAGE = 0.8  # the share of a claim's other words one sentence must hol
 
 
 def check_binding(claim: str, context: str) -> list[Finding]:
-    """A name or an address (e-mail, web) of the claim in the place of another one, in the
-    context's sentence that states the rest of the claim: "The Basic plan includes priority
-    phone support." against "... The Premium plan ... includes priority phone support.", or
-    "Technical issues go to billing@acme.example." against "... go to help@acme.example.",
-    where a window of sentences holds every word of the claim, each bound to another thing.
-    The sentence is the one holding most of the claim's other words, its numbers breaking a
-    tie, and only when it holds :data:`BOUND_COVERAGE` of them; a long claim, and one with a
+    """A name or an address (e-mail, web, file path) of the claim in the place of another
+    one, in the context's sentence that states the rest of the claim: "The Basic plan
+    includes priority phone support." against "... The Premium plan ... includes priority
+    phone support.", or "Technical issues go to billing@acme.example." against "... go to
+    help@acme.example.", where a window of sentences holds every word of the claim, each
+    bound to another thing. The sentence is the one holding most of the claim's other words
+    and numbers, its numbers breaking a tie, and only when it holds :data:`BOUND_COVERAGE`
+    of them (half, for an address the context gives nowhere); a long claim, and one with a
     name the sentence has, are not read this way."""
     addresses = [a.rstrip(".,;").lower() for a in _ADDRESS.findall(claim)]
     own = [n for n in names(claim) if words_of_name(n)]
