@@ -271,12 +271,23 @@ def expected_type_found(question: str, answer: str) -> float:
 DIRECT_WORDS = 12
 
 
+_OPENS_WITH_VALUE = re.compile(
+    r"^\W*(?:(?:at|on|in|from|within|by|after|before|until|every|around|about|up to|"
+    r"between|roughly|approximately)\s+)?[$€£]?\d",
+    re.IGNORECASE,
+)
+
+
 def direct_answer(question: str, answer: str, type_found: float | None = None) -> bool:
     """Whether ``answer`` is a short, direct answer to ``question``: the kind of thing a
     specific question asks for (:func:`expected_type_found`), or a yes or no to a yes/no
     question."""
     size = len(answer.split())
-    on_topic = size < SHORT_CLAIM_WORDS or bool(content_words(answer) & content_words(question))
+    # An answer that opens with its value ("At 9 am every day except Sunday.", "Within 30
+    # days of delivery.") leaves the question's subject out, as a fragment does; one with a
+    # subject of its own ("Our founder was born in 1970.") must share the question's topic.
+    elliptic = size < SHORT_CLAIM_WORDS or bool(_OPENS_WITH_VALUE.match(answer))
+    on_topic = elliptic or bool(content_words(answer) & content_words(question))
     if size > DIRECT_WORDS or not on_topic:
         return False
     if yes_no_statement(answer.split(",")[0].split(".")[0] + ".", question) is not None:

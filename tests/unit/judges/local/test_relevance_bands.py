@@ -92,6 +92,9 @@ def test_a_short_answer_with_what_is_asked_is_relevant_however_far_in_meaning() 
         assert result.score >= default_threshold("answer_relevance"), answer
         assert "gives what the question asks for" in result.reason
     # The kind of thing asked for alone, off the question's topic, is no direct answer.
+    # An answer that opens with the value leaves the question's subject out, as a fragment.
+    opens = "At 9 am every day except Sunday."
+    assert direct_answer(QUESTION, opens)
     founded = "Our founder was born in 1970."
     off = measured("answer_relevance", judge({founded: 0.2}), sample(founded))
     assert off.score < default_threshold("answer_relevance")
