@@ -29,6 +29,7 @@ from ...text.facts import (
     dates,
     negation_cues,
     phrase_coverage,
+    tokens,
     word_pairs,
 )
 from ...text.roles import DAY_WORDS, day_words
@@ -304,7 +305,7 @@ def _closest_sentence(claim: str, passage: str) -> str:
     from ...text.sentences import split_sentences
 
     parts = split_sentences(passage) or [passage]
-    return max(parts, key=lambda s: coverage(claim, s))
+    return max(parts, key=lambda s: _shared(claim, s))
 
 
 def _best_sentence(claim: str, passage: str) -> str:
@@ -313,7 +314,16 @@ def _best_sentence(claim: str, passage: str) -> str:
     pain" does not negate "it causes pain")."""
     sentence = _closest_sentence(claim, passage)
     clauses = [c for c in _CLAUSE.split(sentence) if c and len(c.split()) >= 3] or [sentence]
-    return max(clauses, key=lambda c: coverage(claim, c))
+    return max(clauses, key=lambda c: _shared(claim, c))
+
+
+def _shared(claim: str, text: str) -> tuple[float, int]:
+    """How much of the claim ``text`` holds: the share of its content words, then, on a tie,
+    how many of its words of any kind ("We deliver to P.O. boxes." shares "deliver" with
+    "Express shipping ... delivers in 1-2 business days." and "boxes" with "We do not ship to
+    P.O. boxes.", which also holds "We", "to", "P" and "O")."""
+    mine = {t.lower() for t in tokens(claim)}
+    return coverage(claim, text), len(mine & {t.lower() for t in tokens(text)})
 
 
 def _negation(claim: str, passage: str) -> list[Finding]:

@@ -297,3 +297,15 @@ def test_the_closest_passage_wins_over_a_number_stated_elsewhere() -> None:
         "",
     )
     assert finding.message == "claims 1,000 scientists; the context says 1,600 German scientists"
+
+
+def test_the_closest_sentence_on_a_tie_is_the_one_sharing_more_words() -> None:
+    from rag_eval_pytest.judges.local.support import _closest_sentence
+
+    passage = (
+        "Express shipping costs $12.99 and delivers in 1-2 business days. "
+        "We do not ship to P.O. boxes."
+    )
+    assert _closest_sentence("We deliver to P.O. boxes.", passage) == (
+        "We do not ship to P.O. boxes."
+    )
