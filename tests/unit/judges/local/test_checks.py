@@ -13,6 +13,7 @@ from rag_eval_pytest.judges.local.checks import (
     check_numbers,
     check_swaps,
 )
+from rag_eval_pytest.judges.local.support import _closest_sentence
 from rag_eval_pytest.text.claims import split_claims
 from rag_eval_pytest.text.facts import Date, coverage, dates, names, negation_cues, quantities
 from rag_eval_pytest.text.sentences import split_sentences
@@ -300,8 +301,6 @@ def test_the_closest_passage_wins_over_a_number_stated_elsewhere() -> None:
 
 
 def test_the_closest_sentence_on_a_tie_is_the_one_sharing_more_words() -> None:
-    from rag_eval_pytest.judges.local.support import _closest_sentence
-
     passage = (
         "Express shipping costs $12.99 and delivers in 1-2 business days. "
         "We do not ship to P.O. boxes."
