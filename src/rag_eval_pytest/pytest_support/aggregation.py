@@ -65,6 +65,7 @@ class AggregatingProcess:
     ) -> AggregatingProcess:
         process = cls(config, session, notices)
         config.pluginmanager.register(process, AGGREGATING_PLUGIN)
+        config.pluginmanager.register(PayloadRelease(process), f"{AGGREGATING_PLUGIN}-release")
         return process
 
     def handle_sigterm(self) -> None:
@@ -101,16 +102,13 @@ class AggregatingProcess:
                 excinfo.value, KeyboardInterrupt
             ) and not isinstance(excinfo.value, pytest.Session.Interrupted)
 
-    @pytest.hookimpl(trylast=True)  # after other plugins have seen the report whole
+    @pytest.hookimpl(tryfirst=True)
     @guarded("pytest_runtest_logreport")
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Take the report's results before the terminal shows its outcome: a Ctrl-C right
+        after "PASSED" is on the screen keeps that case in the partial reports."""
         if self.aggregator is not None:
             hand_over(self.aggregator, report)
-            # pytest keeps every report to the end of the run: without the payloads, which
-            # the aggregator has taken, a long run holds a copy less of each case's results.
-            for name in (REPORT_ATTRIBUTE, INLINE_ATTRIBUTE):
-                if name in report.__dict__:
-                    delattr(report, name)
 
     # ------------------------------------------------------------------ the end
 
@@ -184,6 +182,23 @@ def mark_setup_error(call: pytest.CallInfo[None], report: pytest.TestReport) -> 
 
     if call.excinfo is not None and isinstance(call.excinfo.value, SetupFailed):
         setattr(report, SETUP_ERROR_ATTRIBUTE, str(call.excinfo.value.msg))
+
+
+class PayloadRelease:
+    """Drops a report's payloads once every plugin has seen the report whole: pytest keeps
+    every report to the end of the run, and without the payloads, which the aggregator took
+    first, a long run holds a copy less of each case's results."""
+
+    def __init__(self, process: AggregatingProcess) -> None:
+        self.process = process
+
+    @pytest.hookimpl(trylast=True)
+    @guarded("pytest_runtest_logreport")
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.process.aggregator is not None:
+            for name in (REPORT_ATTRIBUTE, INLINE_ATTRIBUTE):
+                if name in report.__dict__:
+                    delattr(report, name)
 
 
 def hand_over(aggregator: Aggregator, report: pytest.TestReport) -> None:

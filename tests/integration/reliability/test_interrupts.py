@@ -247,3 +247,26 @@ def test_sigterm_while_an_async_callable_blocks_the_event_loop_exits_at_once_wit
     assert report["run"]["exit_code"] == 3
     assert report["cases"] == []
     assert "**Partial run:**" in (pytester.path / "results" / "eval_report.md").read_text()
+
+
+CTRL_C_AT_PASSED = """
+def pytest_runtest_logreport(report):
+    # Ctrl-C as the terminal shows the first case's outcome (a plugin in the default order).
+    if report.when == "call" and report.nodeid.endswith("done"):
+        raise KeyboardInterrupt
+"""
+
+
+def test_ctrl_c_as_a_case_shows_passed_keeps_that_case(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset(CASES)
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  retrieval_recall: 1.0\n"})
+    pytester.makepyfile(app=HANGING_CALLABLE.replace("10)", "0)"))
+    pytester.makeconftest(CTRL_C_AT_PASSED)
+    result = pytester.runpytest_subprocess(
+        "--rag-dataset=dataset.json", "--rag-target=app.py:answer", "-p", "no:randomly"
+    )
+    assert result.ret == 3, result.stdout.str()
+    # The results were taken before any other plugin saw the report.
+    assert_partial_reports_kept_the_finished_case(pytester)

@@ -17,6 +17,7 @@ from rag_eval_pytest.pytest_support.aggregation import (
     REPORT_ATTRIBUTE,
     SETUP_ERROR_ATTRIBUTE,
     AggregatingProcess,
+    PayloadRelease,
     hand_over,
     mark_setup_error,
     report_payloads,
@@ -240,8 +241,10 @@ def test_a_handed_over_report_lets_go_of_its_payloads(tmp_path: Path) -> None:
     target = process(tmp_path)
     target.aggregator = recorder = Aggregator()
     carrying = report(**{REPORT_ATTRIBUTE: payload("a"), INLINE_ATTRIBUTE: [payload("b")]})
-    target.pytest_runtest_logreport(carrying)
+    target.pytest_runtest_logreport(carrying)  # first: before the terminal shows the outcome
     assert [a["payload"]["key"] for a in recorder.added] == ["a", "b"]
+    assert hasattr(carrying, REPORT_ATTRIBUTE)  # the other plugins see the report whole
+    PayloadRelease(target).pytest_runtest_logreport(carrying)  # last
     assert not hasattr(carrying, REPORT_ATTRIBUTE) and not hasattr(carrying, INLINE_ATTRIBUTE)
 
 
