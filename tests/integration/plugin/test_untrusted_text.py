@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import word_judge  # noqa: F401  imported before any inner run, so inner runs share it
+from tests import word_judge  # imported before any inner run, so inner runs share it
 from tests.helpers import case, read_report
 from tests.integration.metrics.test_judged_runs import JUDGE_CONFTEST
 
@@ -151,18 +151,11 @@ def test_named(rag_case):
     assert f"criteria: {name}" in json.loads(history)["metrics"]
 
 
-MOJIBAKE_CONFTEST = """
-import pytest
-from tests.word_judge import word_judge
-
+MOJIBAKE_CONFTEST = word_judge.CONFTEST + """
 # A page scraped as Latin-1: its curly quotes hold C1 control characters, U+009D among them.
 PAGE = ("Florida has, in historic times, \\u00e2\\x80\\x9cfelt\\u00e2\\x80\\x9d a few "
         "\\u00e2\\x80\\x9cseismic events\\u00e2\\x80\\x9d. Florida sits on the passive margin of "
         "the North American Plate.")
-
-@pytest.fixture(scope="session")
-def rag_judge():
-    return word_judge
 
 @pytest.fixture(scope="session")
 def rag_adapter():
