@@ -25,7 +25,7 @@ _PLEASANTRY = re.compile(
 )
 # A closing offer of more help states nothing about the question: "Let me know if you have
 # any other questions!", "Feel free to reach out if you need anything else."
-_CLOSING = re.compile(
+_SIGN_OFF = re.compile(
     r"^\W*(let (me|us) know|feel free|(please )?(do not|don't) hesitate|please reach out|"
     r"if you (have|need) (any )?(other|more|further|additional)? ?(questions|help))\b",
     re.IGNORECASE,
@@ -211,7 +211,7 @@ def split_claims(text: str, *, clauses: bool = True) -> list[str]:
         if not s.rstrip().endswith("?")
         and not _PLEASANTRY.match(s)
         and not _HEADER.match(s)
-        and not _CLOSING.match(s)
+        and not _SIGN_OFF.match(s)
         and not _SOURCES.match(s)
     ]
     claims: list[str] = []

@@ -814,16 +814,39 @@ _NOT_NEGATING = re.compile(
 def negation_cues(text: str) -> list[str]:
     """The negation words of ``text`` ("not", "never", "n't" forms, "is non-..."), lowercased;
     idioms such as "not only", "if not" and "no more than" do not count."""
-    cues = []
+    words = tokens(_NOT_NEGATING.sub(" ", text))
+    return [words[at].lower().replace("\u2019", "'") for at in _cue_positions(words)]
+
+
+NEGATED_SPAN = 4  # the words after a negation that it negates
+
+
+def negated_words(text: str) -> frozenset[str]:
+    """The content words a negation of ``text`` negates: the few words after each cue of
+    :func:`negation_cues` ("be returned" in "cannot be returned"), the rest of a "non-" word
+    ("refundable"); every content word when a negation ends the text."""
+    words = tokens(_NOT_NEGATING.sub(" ", text))
+    found: set[str] = set()
+    for at in _cue_positions(words):
+        after = words[at + 1 : at + 1 + NEGATED_SPAN]
+        found |= content_words(" ".join(after)) if after else content_words(text)
+        if words[at].lower().startswith("non-"):
+            found |= content_words(words[at][4:])
+    return frozenset(found)
+
+
+def _cue_positions(words: list[str]) -> list[int]:
+    """Where the negation cues of a text's words are."""
+    found = []
     before = ""
-    for t in tokens(_NOT_NEGATING.sub(" ", text)):
-        low = t.lower().replace("’", "'")
+    for at, word in enumerate(words):
+        low = word.lower().replace("\u2019", "'")
         # "are non-refundable" is "are not refundable"; "in non-Muslim nations" negates nothing.
         stated = low.startswith("non-") and before in _COPULAS
         if low in NEGATIONS or low.endswith("n't") or stated:
-            cues.append(low)
+            found.append(at)
         before = low
-    return cues
+    return found
 
 
 _COPULAS = frozenset(["is", "are", "was", "were", "be", "been", "being", "remain", "remains"])

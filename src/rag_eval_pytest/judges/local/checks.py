@@ -19,7 +19,6 @@ from typing import Literal
 from ...text.facts import (
     CURRENCY_SIGNS,
     MONTHS,
-    NEGATIONS,
     PLACES,
     STOPWORDS,
     Date,
@@ -28,6 +27,7 @@ from ...text.facts import (
     dates,
     known_name,
     names,
+    negated_words,
     negation_cues,
     quantities,
     same_value,
@@ -233,31 +233,13 @@ def check_negation(claim: str, evidence: str, covered: float) -> list[Finding]:
     # A negation negates the words after it: "Sale items are final sale and cannot be
     # returned" does not negate "They are final sale".
     negated, other = (claim, evidence) if mine else (evidence, claim)
-    if not swapped and not _negated_words(negated) & content_words(other):
+    if not swapped and not negated_words(negated) & content_words(other):
         return []
     if mine:
         message = f"the claim says \u201c{mine[0]}\u201d; the context states it without negation"
     else:
         message = f"the claim affirms what the context negates (\u201c{theirs[0]}\u201d)"
     return [Finding("negation", "conflict", message)]
-
-
-_NEGATED_SPAN = 4  # words after a negation that it negates
-
-
-def _negated_words(text: str) -> frozenset[str]:
-    """The content words of the few words after each negation of ``text`` ("be returned" in
-    "cannot be returned"); every content word when a negation ends the text."""
-    words = tokens(text)
-    found: set[str] = set()
-    for at, word in enumerate(words):
-        low = word.lower().replace("\u2019", "'")
-        if low in NEGATIONS or low.endswith("n't") or low.startswith("non-"):
-            after = words[at + 1 : at + 1 + _NEGATED_SPAN]
-            found |= content_words(" ".join(after)) if after else content_words(text)
-            if low.startswith("non-"):
-                found |= content_words(low.removeprefix("non-"))
-    return frozenset(found)
 
 
 # An e-mail address, a web address or a file path ("/etc/app/config.yaml", "C:\\app\\x.ini").
