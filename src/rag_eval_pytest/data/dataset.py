@@ -666,6 +666,56 @@ def select_by_tags(cases: Iterable[LoadedCase], tags: Sequence[str]) -> list[Loa
 _UNSAFE_STEM = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
+@dataclass(frozen=True)
+class _KeyHolder:
+    """What holds a key of the run: a case, or a conversation's turn (``turn`` > 0)."""
+
+    item: LoadedCase
+    case_id: str
+    turn: int = 0
+
+    def __str__(self) -> str:
+        if self.turn:
+            return f"turn {self.turn} of the conversation {self.case_id!r}"
+        return f"case {self.case_id!r}"
+
+
+def _key_holders(loaded: Sequence[LoadedCase]) -> Iterable[_KeyHolder]:
+    for item in loaded:
+        case_id = item.case.id or item.key
+        yield _KeyHolder(item, case_id)
+        for turn in item.turns:
+            yield _KeyHolder(turn, case_id, turn.turn)
+
+
+def _clash_message(first: _KeyHolder, second: _KeyHolder) -> str:
+    key, here, there = second.item.key, first.item.dataset, second.item.dataset
+    if here != there and not first.turn and not second.turn and first.case_id == second.case_id:
+        return (
+            f"Datasets {here} and {there} both have a case {first.case_id!r}, and their file "
+            f"names qualify it the same way ({key!r}); rename one of the files or one of the "
+            "cases"
+        )
+    where = f"Invalid dataset {here}" if here == there else f"Invalid datasets {here}, {there}"
+    first_at = "" if here == there else f" ({here})"
+    second_at = "" if here == there else f" ({there})"
+    return (
+        f"{where}: {first}{first_at} and {second}{second_at} have the same key {key!r}; "
+        "keys are unique across cases and turns (turn N of a conversation is "
+        "'<id>/turn-N'): rename one of them"
+    )
+
+
+def _refuse_clashing_keys(loaded: Sequence[LoadedCase]) -> None:
+    """Every key of the run, a case's or a conversation's turn's, names one thing: two
+    holders of one key would share their memos and their rows in the reports."""
+    holders: dict[str, _KeyHolder] = {}
+    for holder in _key_holders(loaded):
+        first = holders.setdefault(holder.item.key, holder)
+        if first is not holder:
+            raise DatasetError(_clash_message(first, holder))
+
+
 # The cycle collector paused while the datasets are read: the objects of the cases live until
 # the end of the run, and the collections that their number triggered found nothing to free
 # (a third of the time of reading 50,000 cases).
@@ -695,15 +745,7 @@ def load_datasets(
             assert case.id is not None
             key = case.id if owners[case.id] == 1 else f"{stem}/{case.id}"
             loaded.append(LoadedCase(key=key, index=len(loaded), case=case, dataset=ds.path))
-    first_path: dict[str, Path] = {}
-    for item in loaded:
-        other = first_path.setdefault(item.key, item.dataset)
-        if other != item.dataset:
-            raise DatasetError(
-                f"Datasets {other} and {item.dataset} both have a case {item.case.id!r}, and "
-                f"their file names qualify it the same way ({item.key!r}); rename one of "
-                "the files or one of the cases"
-            )
+    _refuse_clashing_keys(loaded)
     selected = select_by_tags(loaded, tags)
     if tags and not selected:  # a run that checks nothing must not pass
         known = sorted({t for c in loaded for t in c.case.tags})

@@ -78,6 +78,17 @@ MESSAGE_ROWS = [
         json.dumps([case(id=unicodedata.normalize("NFD", "café")), case(id="café")]),
         "case 'café' (test_cases[1]): duplicate id (also used at test_cases[0])",
     ),
+    (
+        "d.json",
+        json.dumps(
+            [
+                {"id": "x", "turns": [{"question": "q1"}, {"question": "q2"}]},
+                case(id="x/turn-1"),
+            ]
+        ),
+        "d.json: turn 1 of the conversation 'x' and case 'x/turn-1' have the same key "
+        "'x/turn-1'; keys are unique across cases and turns",
+    ),
 ]
 
 
@@ -94,6 +105,7 @@ MESSAGE_ROWS = [
         "jsonl-duplicate-key",
         "yaml-duplicate-key",
         "ids-equal-after-normalisation",
+        "a-case-with-a-turn-key",
     ],
 )
 def test_bad_dataset_gets_the_right_message(
@@ -119,6 +131,19 @@ def test_the_same_id_in_two_files_that_qualify_it_alike_names_both_files(
     assert_fatal(result, "both have a case 'c1', and their file names qualify it the same way")
     assert first in result.stderr.str() and second in result.stderr.str()
     assert "same file name" not in result.stderr.str()
+
+
+def test_a_case_with_the_key_of_a_turn_in_another_file_names_both_files(
+    pytester: pytest.Pytester,
+) -> None:
+    (pytester.path / "chats.json").write_text(
+        json.dumps([{"id": "x", "turns": [{"question": "q1"}]}])
+    )
+    (pytester.path / "single.jsonl").write_text(json.dumps(case(id="x/turn-1")) + "\n")
+    result = run(pytester, "--rag-dataset=chats.json", "--rag-dataset=single.jsonl")
+    assert_fatal(result, "single.jsonl: turn 1 of the conversation 'x' (")
+    assert "chats.json) and case 'x/turn-1' (" in result.stderr.str()
+    assert "single.jsonl) have the same key 'x/turn-1'" in result.stderr.str()
 
 
 def test_jsonl_with_a_line_separator_inside_a_string_loads(pytester: pytest.Pytester) -> None:
