@@ -455,6 +455,25 @@ def _user(question: str) -> Message:
     return {"role": "user", "content": question}
 
 
+def check_conversations(
+    body: Mapping[str, Any] | None, conversations: Sequence[str], config_file: str
+) -> None:
+    """Refuse, at the start of a run, a request template that sends no history when the
+    run asks conversations of the RAG system: each of their turns would fail.
+    ``conversations`` are their keys; ``config_file`` holds ``http.body``."""
+    template = DEFAULT_TEMPLATE if body is None else body
+    if not conversations or _mentions_history(template):
+        return
+    shown = ", ".join(conversations[:5]) + (", …" if len(conversations) > 5 else "")
+    default = json.dumps(DEFAULT_TEMPLATE)
+    given = f"http.body in {config_file}" if body is not None else f"http.body (default {default})"
+    raise ConfigError(
+        f"{given} sends no history, and the run asks conversations of the RAG system "
+        f'({shown}): put "{HISTORY}" (the earlier turns) or "{MESSAGES}" (the earlier '
+        "turns and the question) in http.body"
+    )
+
+
 def _mentions_history(template: Any) -> bool:
     """Whether the request template sends a conversation's history."""
     if isinstance(template, str):

@@ -23,11 +23,12 @@ from ..redaction import Redactor
 from ..reporting.payload import RunInfo
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     import pytest
 
     from ..config.settings import Settings
+    from ..data.dataset import LoadedCase
     from ..metrics.base import Requirement
 
 WORKER_RUN_KEY = "rag_eval_run"
@@ -185,6 +186,8 @@ def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
         from ..data.sharding import parse_shard, select_shard
 
         datasets = select_shard(datasets, parse_shard(settings.shard))
+    if settings.adapter == "http" or (settings.adapter is None and settings.http.endpoint):
+        _check_http_conversations(settings, datasets.cases, resolved.file.label)
     notice = missing_ground_truth_notice(datasets.cases, _metrics_needing("ground_truth"))
     if notice is not None:
         datasets.warnings.append(notice)
@@ -205,6 +208,16 @@ def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
         judge_cache_dir=judge_cache_dir(config),
         notify=terminal_notice(config),
     )
+
+
+def _check_http_conversations(
+    settings: Settings, cases: Sequence[LoadedCase], config_file: str
+) -> None:
+    """The HTTP adapter's request must carry the history when the run asks conversations."""
+    from ..adapters.http import check_conversations
+
+    asked = [c.key for c in cases if c.case.is_conversation and not c.case.has_recorded_answer]
+    check_conversations(settings.http.body, asked, config_file)
 
 
 def _calibration(settings: Settings) -> dict[str, Any] | None:

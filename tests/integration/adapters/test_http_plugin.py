@@ -74,10 +74,14 @@ def test_http_run_passes_fails_errors_and_never_prints_the_header(
 
     server.route = route
     result = pytester.runpytest(
-        "--rag-dataset", "dataset.json",
-        "--rag-adapter", "http",
-        "--rag-endpoint", server.url,
-        "--rag-header", f"Authorization: {PLANTED}",
+        "--rag-dataset",
+        "dataset.json",
+        "--rag-adapter",
+        "http",
+        "--rag-endpoint",
+        server.url,
+        "--rag-header",
+        f"Authorization: {PLANTED}",
         "-v",
         *processes,
     )
@@ -107,8 +111,10 @@ def test_every_case_unreachable_exits_3(
     assert result.ret == 3
     result.assert_outcomes(errors=3)
     result.stdout.fnmatch_lines(
-        ["*unreachable after 2 attempts: connection failed; connection failed*",
-         "*exit 3*fatal: the RAG system failed for every case (3)*"]
+        [
+            "*unreachable after 2 attempts: connection failed; connection failed*",
+            "*exit 3*fatal: the RAG system failed for every case (3)*",
+        ]
     )
     report = read_report(pytester)
     assert report["summary"]["counts"]["errors"] == 3
@@ -136,8 +142,12 @@ def test_slow_answers_are_flagged(
     pytester.makefile(".yaml", **{"eval-config": PATHS})
     server.default = Fault(body=echoing_answer, delay=0.3)
     result = pytester.runpytest(
-        "--rag-dataset", "dataset.json", "--rag-endpoint", server.url,
-        "--rag-slow-threshold", "0.1",
+        "--rag-dataset",
+        "dataset.json",
+        "--rag-endpoint",
+        server.url,
+        "--rag-slow-threshold",
+        "0.1",
     )
     assert result.ret == 0
     report = read_report(pytester)
@@ -162,9 +172,12 @@ def test_config_headers_with_env_win_over_cli_and_env_header(
     monkeypatch.setenv("RAG_API_TOKEN", "tok-from-env-5521")
     monkeypatch.setenv("RAG_AUTH_HEADER", "Authorization: Bearer env-header-loses")
     result = pytester.runpytest(
-        "--rag-dataset", "dataset.json",
-        "--rag-header", "Authorization: Bearer cli-header-loses",
-        "--rag-header", "X-Trace: cli-trace-3344",
+        "--rag-dataset",
+        "dataset.json",
+        "--rag-header",
+        "Authorization: Bearer cli-header-loses",
+        "--rag-header",
+        "X-Trace: cli-trace-3344",
     )
     assert result.ret == 0, result.stdout.str()
     sent = server.requests[0].headers
@@ -222,6 +235,52 @@ def test_http_adapter_without_endpoint_says_how_to_set_it(
     result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-adapter", "http")
     result.stdout.fnmatch_lines(["*the http adapter needs an endpoint: --rag-endpoint URL*"])
     assert result.ret == 3
+
+
+CONVERSATION = {
+    "id": "fees",
+    "turns": [{"question": "What does a personal account cost?"}, {"question": "And business?"}],
+}
+
+
+@pytest.mark.parametrize(
+    ("config", "named"),
+    [
+        (PATHS.replace("http:\n", 'http:\n  body:\n    query: "{question}"\n', 1), "http.body in "),
+        (PATHS, 'http.body (default {"question": "{question}"})'),
+    ],
+    ids=["configured-body", "default-body"],
+)
+def test_a_body_without_the_history_is_a_config_error_when_conversations_run(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    server: FaultServer,
+    config: str,
+    named: str,
+) -> None:
+    # Every turn of every conversation would fail ("3 tests failed", exit 1): the template
+    # is refused before any test, naming its setting and the placeholders it needs.
+    write_dataset([CONVERSATION, case("tc", "refund?", expected_contexts=["policy.md"])])
+    pytester.makefile(".yaml", **{"eval-config": config})
+    server.route = lambda request: Fault(body=echoing_answer)
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-endpoint", server.url)
+    assert result.ret == 3, result.stdout.str()
+    stderr = result.stderr.str()
+    assert named in stderr and "sends no history" in stderr, stderr
+    assert '"{history}"' in stderr and '"{messages}"' in stderr and "(fees)" in stderr
+    assert server.requests == []
+    result.stdout.no_fnmatch_line("*collected*")
+
+
+def test_a_body_without_the_history_runs_recorded_conversations_and_single_cases(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], server: FaultServer
+) -> None:
+    recorded = {"id": "old", "turns": [{"question": "q?", "answer": "a", "contexts": ["a"]}]}
+    write_dataset([recorded, case("tc", "q?", expected_contexts=["policy.md"])])
+    pytester.makefile(".yaml", **{"eval-config": PATHS})
+    server.route = lambda request: Fault(body=echoing_answer)
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-endpoint", server.url)
+    assert result.ret == 0, result.stdout.str()
 
 
 def test_a_conversation_over_http_sends_each_turn_with_its_history(
