@@ -69,6 +69,9 @@ class Aggregator:
     collected (``--collect-only``, ``--fixtures``), planned (``--setup-plan``) or deselected
     every test (``-k`` matching nothing) writes nothing, so it cannot replace the last
     report or put an empty line in the history."""
+    errored: set[tuple[str, str]] = field(default_factory=set)
+    """The phases that errored (a setup or teardown that failed: pytest's "error"), each
+    once however many cases its report carries: the exit line says them apart."""
     decision: ExitDecision | None = None
     """The exit code and its reason, once the run has finished."""
     interruption: str = ""
@@ -82,6 +85,8 @@ class Aggregator:
         """Take one test report (see :meth:`RunCollector.add`)."""
         if report.get("when") == "call" or report.get("outcome") != "passed":
             self.ran_tests = True
+        if report.get("when") in ("setup", "teardown") and report.get("outcome") == "failed":
+            self.errored.add((report["nodeid"], report["when"]))
         payload = report.get("payload")
         if payload is None and report.get("when") == CRASHED:
             payload = report["payload"] = crashed_case_payload(
@@ -145,7 +150,8 @@ class Aggregator:
 
     @paused_collection()  # the report's many objects live until written: no cyclic garbage
     def finish(self, *, pytest_status: int, failed_tests: int, interrupted: bool) -> ExitDecision:
-        """Summarise, decide, write. Returns the exit decision for pytest's session."""
+        """Summarise, decide, write. Returns the exit decision for pytest's session.
+        ``failed_tests`` counts as pytest does, errors and failures together."""
         settings = self.settings
         records = self.collector.sorted_cases()
         summary = summarise(
@@ -182,7 +188,8 @@ class Aggregator:
                 pytest_status=pytest_status,
                 pytest_detail=self.interruption,
                 ran_tests=self.ran_tests,
-                failed_tests=failed_tests,
+                failed_tests=max(0, failed_tests - len(self.errored)),
+                errored_tests=len(self.errored),
                 setup_error=self.collector.setup_error,
                 report_only=settings.report_only,
                 empty_shard=empty_shard,

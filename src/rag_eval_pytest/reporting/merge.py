@@ -235,7 +235,8 @@ def merge_reports(
         RunEnd(
             pytest_status=pytest_exit,
             ran_tests=bool(ordered) or any(r.pytest_exit != 5 for r in runs),
-            failed_tests=summary.failed + summary.errors,
+            failed_tests=summary.failed,
+            errored_tests=summary.errors,
             report_only=report_only,
             unsupported=unsupported,
             empty_shard=None

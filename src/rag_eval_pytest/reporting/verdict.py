@@ -43,6 +43,10 @@ class RunEnd:
     """Whether any test ran (a collection, ``--setup-plan`` or a ``-k`` matching nothing ran
     none: such a run decides nothing, whatever the gates)."""
     failed_tests: int = 0
+    """The tests that failed (pytest's "failed"), errors aside."""
+    errored_tests: int = 0
+    """The tests that errored (pytest's "error": a setup or teardown that failed, a case
+    whose RAG system failed), said as errors, not as failures."""
     setup_error: str | None = None
     """The plugin stopped the run: a judge or RAG system a fixture could not give."""
     report_only: bool = False
@@ -108,9 +112,9 @@ def decide_verdict(
         return ExitDecision(0, end.empty_shard)
     unsupported = summary.judge.unchecked_line()
     quarantined = dict(end.quarantined)
-    failed_tests = max(0, end.failed_tests - sum(quarantined.values()))
+    failed_tests, errored_tests = _not_quarantined(end, sum(quarantined.values()))
     status = end.pytest_status
-    if status == 1 and quarantined and not failed_tests:
+    if status == 1 and quarantined and not failed_tests and not errored_tests:
         status = 0  # every failure was a quarantined judge-flaky case's
     notices = []
     if quarantined:
@@ -123,6 +127,7 @@ def decide_verdict(
     return decide_exit_code(
         status,
         failed_tests=failed_tests,
+        errored_tests=errored_tests,
         critical_failures=[k for k in summary.critical.failed if k not in quarantined],
         unmet=summary.unmet,
         regressions=end.regressions,
@@ -134,6 +139,25 @@ def decide_verdict(
         pytest_detail=end.pytest_detail,
         report_only_misses=summary.below_threshold if end.report_only else 0,
     )
+
+
+def _not_quarantined(end: RunEnd, quarantined: int) -> tuple[int, int]:
+    """The failed and errored tests that count, less the quarantined cases' (failures
+    first: a judge-flaky case fails its tests more often than it errors)."""
+    failed = max(0, end.failed_tests - quarantined)
+    errored = max(0, end.errored_tests - max(0, quarantined - end.failed_tests))
+    return failed, errored
+
+
+def _tests_line(failed: int, errored: int, pytest_status: int) -> str:
+    """The tests that failed and those that errored, apart: ``2 tests failed, 1 error``."""
+    parts = []
+    if failed or (pytest_status == 1 and not errored):
+        count = max(failed, 1)
+        parts.append(f"{count} test{'s' if count != 1 else ''} failed")
+    if errored:
+        parts.append(f"{errored} error{'s' if errored != 1 else ''}")
+    return ", ".join(parts)
 
 
 PYTEST_STATUS = {
@@ -161,6 +185,7 @@ def decide_exit_code(
     *,
     failed_tests: int,
     critical_failures: Sequence[str],
+    errored_tests: int = 0,
     unmet: Sequence[ThresholdCheck],
     fatal_reason: str | None = None,
     critical_code: int = 2,
@@ -172,7 +197,8 @@ def decide_exit_code(
     regressions: Sequence[str] = (),
 ) -> ExitDecision:
     """Decide the exit code and say why, in one line. ``pytest_detail`` says why pytest
-    ended as it did ("1 error during collection"); ``report_only_misses`` counts the scores
+    ended as it did ("1 error during collection"); ``errored_tests`` are said apart from
+    ``failed_tests``; ``report_only_misses`` counts the scores
     below their per-case thresholds that a report-only run let pass, so that a green run
     does not read as "all thresholds met". ``unchecked`` says which checks could not run
     (the run fails); ``notice`` the same when the run may pass (``judge.unsupported: report``)."""
@@ -193,9 +219,9 @@ def decide_exit_code(
     reasons = []
     if unmet:
         reasons.append("; ".join(c.describe() for c in unmet))
-    if failed_tests or pytest_status == 1:
-        count = max(failed_tests, 1)
-        reasons.append(f"{count} test{'s' if count != 1 else ''} failed")
+    tests = _tests_line(failed_tests, errored_tests, pytest_status)
+    if tests:
+        reasons.append(tests)
     if regressions:
         reasons.append("regressed since the baseline: " + "; ".join(regressions))
     if unchecked:
@@ -205,7 +231,7 @@ def decide_exit_code(
         reasons.append(
             f"report only: {report_only_misses} {scores} below per-case thresholds failed no test"
         )
-    if failed_tests or pytest_status == 1 or unmet or unchecked or regressions:
+    if tests or unmet or unchecked or regressions:
         return ExitDecision(1, "; ".join(reasons))
     if notice:
         reasons.append(notice)

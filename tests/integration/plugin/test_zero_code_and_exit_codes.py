@@ -181,6 +181,37 @@ def rag_adapter():
     assert [c["status"] for c in report["cases"]] == ["error", "error"]
 
 
+@pytest.mark.parametrize("processes", [[], ["-n", "2"]], ids=["plain", "xdist"])
+def test_errors_are_counted_as_errors_not_as_failed_tests(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], processes: list[str]
+) -> None:
+    # pytest says "1 failed, 2 errors": the exit line says the same, not "3 tests failed".
+    retrieval_only(pytester)
+    write_dataset(
+        [
+            case("up", "refund?", expected_contexts=["policy.md"]),
+            case("miss", "refund again?", expected_contexts=["other.md"]),
+            case("down1", "outage?"),
+            case("down2", "outage again?"),
+        ]
+    )
+    pytester.makeconftest("""
+import pytest
+@pytest.fixture(scope="session")
+def rag_adapter():
+    def answer(question):
+        if "outage" in question:
+            raise ConnectionError("connection refused")
+        return "Full refund within 30 days.", [{"text": "Full refund.", "source": "policy.md"}]
+    return answer
+""")
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly", *processes)
+    result.assert_outcomes(passed=1, failed=1, errors=2)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["rag-eval: exit 1: 1 test failed, 2 errors"])
+    assert read_report(pytester)["run"]["exit_reason"] == "1 test failed, 2 errors"
+
+
 def test_a_collection_error_is_fatal_not_the_critical_code(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
 ) -> None:

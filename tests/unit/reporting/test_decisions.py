@@ -125,6 +125,9 @@ def test_gate_without_judged_cases_is_unmet_not_passed_silently() -> None:
     [
         (0, {}, (0, "all tests passed and all thresholds met")),
         (1, {"failed_tests": 2}, (1, "2 tests failed")),
+        # Errors are said as errors, apart from failures, as pytest says them.
+        (1, {"errored_tests": 3}, (1, "3 errors")),
+        (1, {"failed_tests": 1, "errored_tests": 1}, (1, "1 test failed, 1 error")),
         (0, {"unmet": [ThresholdCheck("composite", 0.71, 0.8)]}, (1, "composite 0.71 < 0.80")),
         (1, {"critical_failures": ["tc_1"], "failed_tests": 1}, (2, "critical case tc_1 failed")),
         (
