@@ -4,6 +4,7 @@ in the folder pytest was started in or at the rootdir, else ``[tool.rag_eval]`` 
 
 from __future__ import annotations
 
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,8 +86,9 @@ def find_config_file(
     pytest was started) and then in the rootdir: a config beside the tests one runs from a
     sub-folder of the project is the one meant."""
     if explicit is not None:
-        if not explicit.is_file():
-            raise ConfigError(f"Configuration file {explicit} not found")
+        problem = _not_a_file(explicit)
+        if problem is not None:
+            raise ConfigError(f"Configuration file {explicit} {problem}")
         if explicit.name == "pyproject.toml":
             return ConfigFile(explicit, _tool_section(explicit))
         if explicit.suffix.lower() == ".toml":
@@ -104,6 +106,30 @@ def find_config_file(
             if section:
                 return ConfigFile(pyproject, section, searched=folders)
     return ConfigFile(None, {}, searched=folders)
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _not_a_file(path: Path) -> str | None:
+    """Why ``path`` is no config file to read (``None`` when it is a regular file): not
+    found, or what it is instead (``/dev/null`` is a character device, not an empty file)."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "not found"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((name for test, name in _KINDS if test(mode)), "something else")
+    return f"is not a regular file: it is {kind}; give the path of a YAML or TOML file"
 
 
 def _tool_section(pyproject: Path) -> dict[str, Any]:

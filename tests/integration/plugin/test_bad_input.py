@@ -85,6 +85,33 @@ def test_invalid_config(pytester: pytest.Pytester, config: str, message: str) ->
     result.stderr.fnmatch_lines([f"*Invalid configuration *eval-config.yaml*{message}*"])
 
 
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("nope.yaml", "nope.yaml not found"),
+        (
+            "/dev/null",
+            "Configuration file /dev/null is not a regular file: it is a character device",
+        ),
+        ("configs", "configs is not a regular file: it is a directory"),
+    ],
+    ids=["missing", "dev-null", "directory"],
+)
+def test_a_config_path_that_is_no_file_says_what_it_is(
+    pytester: pytest.Pytester, path: str, message: str
+) -> None:
+    # /dev/null exists: "not found" sent the user looking for a file that is there.
+    (pytester.path / "dataset.json").write_text(
+        json.dumps({"test_cases": [{"question": "q", "ground_truth": "g"}]})
+    )
+    pytester.mkdir("configs")
+    result = run_bad(pytester, "--rag-dataset", "dataset.json", "--rag-config", path)
+    assert result.ret == 3
+    stderr = result.stderr.str()
+    assert message in stderr and "Traceback" not in stderr, stderr
+    result.stdout.no_fnmatch_line("*collected*")
+
+
 def test_pyproject_section_is_read_and_checked(pytester: pytest.Pytester) -> None:
     (pytester.path / "dataset.json").write_text(
         json.dumps({"test_cases": [{"question": "q", "ground_truth": "g"}]})
