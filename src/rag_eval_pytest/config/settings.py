@@ -42,6 +42,22 @@ def _unit_interval(value: float) -> float:
 
 
 UnitFloat = Annotated[float, BeforeValidator(not_a_bool), AfterValidator(_unit_interval)]
+
+
+def _significance_level(value: float) -> float:
+    # 0 finds no change significant: a gate that can never fail. Above 0.5 a change is
+    # "significant" more often than not when nothing changed.
+    if not 0.0 < value <= 0.5:  # NaN included
+        raise ValueError(
+            f"{number_text(value)} is not a significance level: it must be greater than 0 "
+            "and at most 0.5 (0 would find no change significant)"
+        )
+    return value
+
+
+SignificanceLevel = Annotated[
+    float, BeforeValidator(not_a_bool), AfterValidator(_significance_level)
+]
 ExitCode = Annotated[int, Field(ge=1, le=255)]
 
 
@@ -76,10 +92,10 @@ class RegressionSettings(_Section):
         "complete run of the same selection, kept under the output directory's baselines/), "
         "the path of an earlier eval_report.json (the main branch's artifact), or none.",
     )
-    alpha: UnitFloat = Field(
+    alpha: SignificanceLevel = Field(
         0.05,
         description="A change is significant when its p-value (a paired sign-flip test over "
-        "the cases both runs scored) is below this.",
+        "the cases both runs scored) is below this (greater than 0, at most 0.5).",
     )
     min_drop: UnitFloat = Field(
         0.05,

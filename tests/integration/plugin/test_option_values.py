@@ -77,6 +77,7 @@ CONFIG_VALUES = [
     ("thresholds:\n  composite: true\n", "thresholds.composite", "true is not a number"),
     ("http:\n  retry:\n    max_attempts: false\n", "http.retry.max_attempts",
      "false is not a number"),
+    ("regression:\n  alpha: 0\n", "regression.alpha", "0 is not a significance level"),
 ]
 
 
@@ -135,7 +136,14 @@ def test_a_bad_value_from_a_credential_variable_is_not_repeated(
         ("rag_fatal_exit_code = x", "rag_fatal_exit_code in tox.ini: 'x' is not a whole number"),
         ("rag_critical_exit_code = 300",
          "rag_critical_exit_code in tox.ini: 300 must be 255 or less"),
+        # 0 found no change significant: the regression gate was off without a word.
+        ("rag_regression_alpha = 0",
+         "rag_regression_alpha in tox.ini: 0 is not a significance level: it must be greater "
+         "than 0 and at most 0.5"),
+        ("rag_regression_alpha = 0.6",
+         "rag_regression_alpha in tox.ini: 0.6 is not a significance level"),
     ],
+    ids=["fatal-code", "critical-code", "alpha-0", "alpha-above-half"],
 )
 def test_an_ini_only_key_is_validated_by_the_same_model_and_named(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], ini: str, message: str
