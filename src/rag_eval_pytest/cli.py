@@ -304,12 +304,15 @@ def _output_refusal(path: Path, out: Path, *, force: bool) -> str | None:
 
 def _dataset_text(document: dict[str, Any], suffix: str) -> str:
     if suffix == ".jsonl":
-        return "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in document["test_cases"])
+        return "".join(
+            json.dumps(c, ensure_ascii=False, allow_nan=False) + "\n"
+            for c in document["test_cases"]
+        )
     if suffix in (".yaml", ".yml"):
         import yaml
 
         return str(yaml.safe_dump(document, sort_keys=False, allow_unicode=True))
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _merge(options: argparse.Namespace) -> int:

@@ -211,6 +211,40 @@ def test_the_output_is_never_the_input_nor_an_existing_file_unless_forced(
     assert len(json.loads(out.read_text(encoding="utf-8"))["test_cases"]) == 2
 
 
+def strict_json(text: str) -> Any:
+    """JSON as every other reader takes it: ``NaN`` and ``Infinity`` are no JSON."""
+
+    def refuse(constant: str) -> Any:
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.mark.parametrize("out", ["o.json", "o.jsonl"])
+def test_nan_and_infinity_in_the_input_are_written_as_null_with_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], out: str
+) -> None:
+    # Python's json module reads NaN and Infinity (pandas and numpy scores write them); the
+    # converted dataset used to hold them as they were, which no strict JSON reader takes.
+    goldens = write(
+        tmp_path,
+        "g.json",
+        '[{"input": "q?", "expected_output": "g", '
+        '"additional_metadata": {"score": NaN, "runs": [1, -Infinity]}}]',
+    )
+    assert main(["convert", "--from", "deepeval", str(goldens), str(tmp_path / out)]) == 0
+    text = (tmp_path / out).read_text(encoding="utf-8")
+    document = strict_json(text) if out.endswith(".json") else {"test_cases": [strict_json(text)]}
+    (case,) = document["test_cases"]
+    assert case["metadata"] == {"additional_metadata": {"score": None, "runs": [1, None]}}
+    err = capsys.readouterr().err
+    assert (
+        "item 0: field 'additional_metadata.runs[1]' is -Infinity, which JSON cannot hold: "
+        "written as null" in err
+    )
+    assert "item 0: field 'additional_metadata.score' is NaN" in err
+
+
 def test_an_endless_input_is_refused_at_the_size_limit(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -28,6 +28,7 @@ import csv
 import difflib
 import io
 import json
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -601,6 +602,27 @@ def _convert_conversation(
 # --------------------------------------------------------------------------- the file
 
 
+def _nulls_for_non_finite(case: dict[str, Any]) -> list[tuple[str, str]]:
+    """Make every NaN or infinite number of ``case`` null (Python reads ``NaN`` and
+    ``Infinity`` in JSON; strict JSON, and so the converted dataset, has neither) and say
+    where each was, as the source file names the field, with the number as it was written.
+    A loop, not a recursion: the metadata may be nested as deep as the parser allowed."""
+    found: list[tuple[str, str]] = []
+    stack: list[tuple[str, Any]] = [("", case)]
+    while stack:
+        path, node = stack.pop()
+        keys = range(len(node)) if isinstance(node, list) else list(node)
+        for key in keys:
+            value = node[key]
+            where = f"{path}[{key}]" if isinstance(node, list) else f"{path}.{key}"
+            if isinstance(value, float) and not math.isfinite(value):
+                node[key] = None
+                found.append((where.removeprefix(".").removeprefix("metadata."), json.dumps(value)))
+            elif isinstance(value, (dict, list)):
+                stack.append((where, value))
+    return sorted(found)
+
+
 def convert_rows(
     fmt: Format, items: list[tuple[str, object]], *, cells: bool = False
 ) -> Conversion:
@@ -614,6 +636,10 @@ def convert_rows(
     for where, raw in items:
         case = _convert_item(fmt, where, raw, problems, notes, cell=cells)
         if case is not None:
+            notes.extend(
+                f"{where}: field {path!r} is {number}, which JSON cannot hold: written as null"
+                for path, number in _nulls_for_non_finite(case)
+            )
             cases.append(case)
     if problems:
         raise ConversionError(problems)
