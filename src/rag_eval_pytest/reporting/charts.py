@@ -35,34 +35,73 @@ def bin_counts(scores: Sequence[float], bins: int = BINS) -> list[int]:
     return counts
 
 
+def split_counts(
+    scores: Sequence[float], threshold: float | None, bins: int = BINS
+) -> list[tuple[int, int]]:
+    """Per bin of :func:`bin_counts`, how many scores fall below ``threshold`` and how many
+    meet it (a score equal to it passes, as its case does)."""
+    below, met = [0] * bins, [0] * bins
+    for score in scores:
+        side = below if threshold is not None and score < threshold else met
+        side[min(int(score * bins), bins - 1)] += 1
+    return list(zip(below, met, strict=True))
+
+
+@dataclass(frozen=True)
+class _Plot:
+    """Where a histogram's bars go: the plot's corner and size, and the tallest bar's count."""
+
+    left: float
+    top: float
+    plot_w: float
+    plot_h: float
+    most: int
+
+    def rect(self, i: int, count: int, cls: str, title: str) -> str:
+        """Bin ``i``'s bar of ``count`` scores, standing on the axis."""
+        bar_w = self.plot_w / BINS
+        height = self.plot_h * count / self.most
+        return (
+            f'<rect class="{cls}" x="{_num(self.left + i * bar_w + 1)}" '
+            f'y="{_num(self.top + self.plot_h - height)}" width="{_num(bar_w - 2)}" '
+            f'height="{_num(height)}"><title>{title}</title></rect>'
+        )
+
+
+def _bar(plot: _Plot, i: int, below: int, met: int, threshold: float | None) -> str:
+    """Bin ``i``'s bar: failing (red) when its scores are all below the threshold (an empty
+    bin when its whole range is), else passing; a bin holding both kinds has its failing
+    part drawn over it."""
+    low, high = i / BINS, (i + 1) / BINS
+    count = below + met
+    empty_below = count == 0 and threshold is not None and high <= threshold + 1e-9
+    failing = (below > 0 and met == 0) or empty_below
+    tip = f"{low:.1f}–{high:.1f}: {count} case{'' if count == 1 else 's'}"
+    bar = plot.rect(i, count, "bar low" if failing else "bar", tip)
+    if below and met:
+        bar += plot.rect(i, below, "bar low", f"{tip}, {below} below the threshold")
+    return bar
+
+
 def histogram_svg(title: str, scores: Sequence[float], threshold: float | None = None) -> str:
-    """A histogram of ``scores`` (each in [0, 1]) in ten bins: bars below ``threshold`` are
-    drawn as failing, a dashed line marks the threshold; each bar's tooltip gives its range
-    and count."""
+    """A histogram of ``scores`` (each in [0, 1]) in ten bins: a bar whose scores are all
+    below ``threshold`` is drawn as failing, one whose scores all meet it as passing, and a
+    bar holding both shows its failing part; a dashed line marks the threshold; each bar's
+    tooltip gives its range and count."""
     width, height, left, bottom, top = 240, 110, 26, 18, 8
     plot_w, plot_h = width - left - 6, height - bottom - top
-    counts = bin_counts(scores)
-    most = max(counts, default=0) or 1
-    bar_w = plot_w / BINS
+    plot = _Plot(left, top, plot_w, plot_h, max(bin_counts(scores), default=0) or 1)
     parts = [
         f'<svg class="chart hist" viewBox="0 0 {width} {height}" width="{width}" '
         f'height="{height}" role="img" xmlns="http://www.w3.org/2000/svg">',
         f"<title>{html_text(title)}: {len(scores)} scores</title>",
         f'<line class="axis" x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" '
         f'y2="{top + plot_h}"/>',
-        f'<text class="tick" x="{left - 4}" y="{top + 4}" text-anchor="end">{most}</text>',
+        f'<text class="tick" x="{left - 4}" y="{top + 4}" text-anchor="end">{plot.most}</text>',
         f'<text class="tick" x="{left - 4}" y="{top + plot_h}" text-anchor="end">0</text>',
     ]
-    for i, count in enumerate(counts):
-        low, high = i / BINS, (i + 1) / BINS
-        bar_h = plot_h * count / most
-        x, y = left + i * bar_w, top + plot_h - bar_h
-        below = threshold is not None and high <= threshold + 1e-9
-        parts.append(
-            f'<rect class="bar{" low" if below else ""}" x="{_num(x + 1)}" y="{_num(y)}" '
-            f'width="{_num(bar_w - 2)}" height="{_num(bar_h)}"><title>{low:.1f}–{high:.1f}: '
-            f"{count} case{'' if count == 1 else 's'}</title></rect>"
-        )
+    for i, (below, met) in enumerate(split_counts(scores, threshold)):
+        parts.append(_bar(plot, i, below, met, threshold))
     for tick in (0.0, 0.5, 1.0):
         parts.append(
             f'<text class="tick" x="{_num(left + tick * plot_w)}" y="{height - 4}" '

@@ -477,7 +477,7 @@ def _distributions(report: Report) -> list[str]:
         return []
     return [
         '<h2 id="distributions">Score distributions</h2>',
-        '<p class="note">Each judged case\'s score in ten bins; bars below the threshold '
+        '<p class="note">Each judged case\'s score in ten bins; scores below the threshold '
         "(dashed) in red.</p>",
         '<div class="grid">',
         *figures,

@@ -33,7 +33,8 @@ PLANTED = (
 )
 REFUND = "Refunds are available within 30 days of purchase."
 RESET = "Click Forgot Password on the login page."
-CONFIG = "metrics:\n  faithfulness: 0.7\n  retrieval_recall: null\n"
+# Retrieval recall at 1.0: its perfect scores meet the threshold, and their bar is green.
+CONFIG = "metrics:\n  faithfulness: 0.7\n  retrieval_recall: 1.0\n"
 CASES = [
     case(
         "refund",
@@ -215,6 +216,21 @@ def test_the_page_in_a_browser_loads_nothing_runs_nothing_planted_and_filters(
             assert page.locator("details.case:visible").count() == 2
             page.select_option("#f-tag", "")
             assert problems == []
+
+            # The histograms: the bar of recall scores of 1.0, at a threshold of 1.0, is
+            # drawn as passing; the bar of the planted case's 0 as failing.
+            recall = page.locator("figure", has=page.locator("figcaption", has_text="recall"))
+            fills = dict(
+                recall.locator("rect").evaluate_all(
+                    "bars => bars.map(b => [b.querySelector('title').textContent, "
+                    "getComputedStyle(b).fill])"
+                )
+            )
+            passing = page.locator("svg.hist rect.bar:not(.low)").first.evaluate(
+                "b => getComputedStyle(b).fill"
+            )
+            assert fills["0.9–1.0: 3 cases"] == passing
+            assert fills["0.0–0.1: 1 case"] != passing
 
             shot = tmp_path / "eval_report.png"
             page.screenshot(path=str(shot), full_page=True)

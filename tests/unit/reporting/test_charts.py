@@ -50,6 +50,37 @@ def test_the_histogram_has_ten_bars_and_marks_those_below_the_threshold() -> Non
     assert root.find("svg:title", NS).text == "faithfulness: 5 scores"  # type: ignore[union-attr]
 
 
+def classes(root: ET.Element) -> list[tuple[str, str]]:
+    """Each bar's class and tooltip, in the order drawn."""
+    return [
+        (bar.get("class", ""), bar.find("svg:title", NS).text or "")  # type: ignore[union-attr]
+        for bar in root.findall("svg:rect", NS)
+    ]
+
+
+def test_a_bar_whose_scores_all_meet_a_threshold_of_1_is_passing() -> None:
+    # A score equal to the threshold passes: the bar of perfect scores is no failing bar,
+    # though its range (0.9 to 1.0) does not go above the threshold.
+    bars = classes(parse(histogram_svg("retrieval_recall", [1.0, 1.0, 1.0, 0.0], threshold=1.0)))
+    assert bars[9] == ("bar", "0.9–1.0: 3 cases")
+    assert bars[0] == ("bar low", "0.0–0.1: 1 case")
+
+
+def test_a_bar_holding_failing_and_passing_scores_shows_its_failing_part() -> None:
+    root = parse(histogram_svg("faithfulness", [0.95, 1.0, 1.0], threshold=1.0))
+    bars = classes(root)
+    assert bars[9:] == [
+        ("bar", "0.9–1.0: 3 cases"),
+        ("bar low", "0.9–1.0: 3 cases, 1 below the threshold"),
+    ]
+    whole, failing = root.findall("svg:rect", NS)[9:]
+    assert float(whole.get("height", "0")) == 84 and float(failing.get("height", "0")) == 28
+    assert whole.get("x") == failing.get("x")
+    # A threshold inside a bin: each score is on its side of it.
+    assert classes(parse(histogram_svg("m", [0.72, 0.74], threshold=0.75)))[7][0] == "bar low"
+    assert classes(parse(histogram_svg("m", [0.75, 0.78], threshold=0.75)))[7][0] == "bar"
+
+
 def test_an_empty_histogram_draws_flat_bars_and_no_threshold() -> None:
     root = parse(histogram_svg("m", []))
     assert all(float(bar.get("height", "1")) == 0 for bar in root.findall("svg:rect", NS))
