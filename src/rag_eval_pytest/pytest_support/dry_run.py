@@ -10,7 +10,7 @@ from ..engine.zero_code import configured_metrics
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ..data.dataset import LoadedCase
+    from ..data.dataset import Case, LoadedCase
     from ..engine.session import EvalSession
 
 
@@ -81,6 +81,36 @@ def judge_description(session: EvalSession) -> str:
     return judge_label(session.settings.judge, os.environ)
 
 
+def case_lines(loaded: LoadedCase) -> list[str]:
+    """A case of the plan: its key, its flags and its question; a conversation's line, then
+    each of its turns' questions (a recorded turn is not asked)."""
+    case = loaded.case
+    flags = ["critical"] if case.critical else []
+    if case.turns is not None:
+        flags.append(f"conversation of {len(case.turns)} turn{'s' if len(case.turns) > 1 else ''}")
+    if case.has_recorded_answer:
+        flags.append("pre-recorded answer")
+    if case.tags:
+        flags.append("tags " + ",".join(case.tags))
+    suffix = f" [{'; '.join(flags)}]" if flags else ""
+    if case.turns is None:
+        return [f"  {loaded.key}{suffix}: {case.question[:80]}"]
+    per_turn = not case.has_recorded_answer  # all recorded: the case's flag says it
+    return [f"  {loaded.key}{suffix}:"] + [
+        f"    turn {n}"
+        + (" [pre-recorded answer]" if per_turn and turn.answer is not None else "")
+        + f": {turn.question[:80]}"
+        for n, turn in enumerate(case.turns, start=1)
+    ]
+
+
+def rag_queries(case: Case) -> int:
+    """The RAG system's calls a case makes: one, or one per turn, unless recorded."""
+    if case.turns is not None:
+        return sum(turn.answer is None for turn in case.turns)
+    return 0 if case.has_recorded_answer else 1
+
+
 def render_plan(session: EvalSession) -> str:
     """Cases critical first, the metrics the zero-code mode checks, and the run gates."""
     settings = session.settings
@@ -93,14 +123,7 @@ def render_plan(session: EvalSession) -> str:
         lines.append(f"tags filter: {', '.join(settings.tags)}")
     lines.append("")
     for loaded in ordered:
-        case = loaded.case
-        flags = ["critical"] if case.critical else []
-        if case.has_recorded_answer:
-            flags.append("pre-recorded answer")
-        if case.tags:
-            flags.append("tags " + ",".join(case.tags))
-        suffix = f" [{'; '.join(flags)}]" if flags else ""
-        lines.append(f"  {loaded.key}{suffix}: {case.question[:80]}")
+        lines.extend(case_lines(loaded))
     lines.append("")
     metrics = ", ".join(
         m.name
@@ -111,8 +134,7 @@ def render_plan(session: EvalSession) -> str:
     lines.append(f"metrics (zero-code mode): {metrics or 'none'}")
     gates = ", ".join(f"{k} >= {v:.2f}" for k, v in settings.thresholds.items())
     lines.append(f"run thresholds: {gates or 'none'}")
-    queried = sum(not c.case.has_recorded_answer for c in ordered)
-    lines.append(f"RAG queries: {queried}")
+    lines.append(f"RAG queries: {sum(rag_queries(c.case) for c in ordered)}")
     from ..engine.estimate import estimate_run
     from ..judges.factory import resolve_kind
 

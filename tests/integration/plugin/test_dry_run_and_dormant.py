@@ -44,6 +44,38 @@ def rag_adapter():
     assert not (pytester.path / "results").exists()
 
 
+def test_dry_run_shows_a_conversation_as_its_turns(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    # It used to show the first question alone: "fees: What does a personal account cost?".
+    write_dataset(
+        [
+            {
+                "id": "fees",
+                "tags": ["billing"],
+                "turns": [
+                    {"question": "What does a personal account cost?"},
+                    {"question": "And for business accounts?"},
+                    {"question": "Is there a discount?", "answer": "No.", "contexts": ["No."]},
+                ],
+            },
+            case("single", "Do you ship abroad?"),
+        ]
+    )
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-dry-run")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "  fees ?conversation of 3 turns; tags billing?:",
+            "    turn 1: What does a personal account cost?",
+            "    turn 2: And for business accounts?",
+            "    turn 3 ?pre-recorded answer?: Is there a discount?",
+            "  single: Do you ship abroad?",
+            "*RAG queries: 3",  # two turns asked, one recorded, and the single case
+        ]
+    )
+
+
 def test_dry_run_estimates_judge_calls_tokens_and_cost(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
