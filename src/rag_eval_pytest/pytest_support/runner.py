@@ -23,6 +23,7 @@ from .guard import exit_if_deferred, guarded
 
 if TYPE_CHECKING:
     from collections.abc import Generator
+    from pathlib import Path
 
     from ..engine.engine import Engine
     from ..engine.session import EvalSession
@@ -39,6 +40,9 @@ class Runner:
         self.session = session
         self.engine = engine
         self.interrupted = False
+        self.folders: dict[Path, pytest.Collector] = {}
+        """pytest's collector of each folder it collected: the zero-code tests of a dataset
+        file belong to its folder's."""
 
     @classmethod
     def register(cls, config: pytest.Config, session: EvalSession) -> Runner:
@@ -64,9 +68,11 @@ class Runner:
     def pytest_make_collect_report(
         self, collector: pytest.Collector
     ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
-        """The session's collectors get one more per dataset file, last, whose items are the
-        zero-code tests when no test takes ``rag_case``."""
+        """The session's collectors get one more, last, whose items are the zero-code tests
+        when no test takes ``rag_case``; each folder's collector is kept for them."""
         report = yield
+        if isinstance(collector, pytest.Directory):
+            self.folders[collector.path] = collector
         if isinstance(collector, pytest.Session) and report.passed:
             self._add_dataset_collectors(collector, report)
         return report
@@ -77,7 +83,7 @@ class Runner:
     ) -> None:
         from ..engine.zero_code import dataset_collectors
 
-        report.result.extend(dataset_collectors(session, self.session.cases))
+        report.result.extend(dataset_collectors(session, self.session.cases, self.folders))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_collection(self) -> Generator[None, None, object]:
@@ -121,6 +127,7 @@ class Runner:
         (an xdist controller collects nothing)."""
         if not session.items:
             return
+        self._warn_of_unseen_fixtures(session)
         from ..engine.zero_code import zero_code_cases
         from .dry_run import cost_line
 
@@ -129,6 +136,17 @@ class Runner:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if line is not None and reporter is not None and self.config.get_verbosity() >= 0:
             reporter.write_line(line)
+
+    def _warn_of_unseen_fixtures(self, session: pytest.Session) -> None:
+        """A ``rag_adapter`` or ``rag_judge`` of a conftest the zero-code tests cannot see,
+        named in a warning (a filter that makes warnings errors prints it instead)."""
+        from ..engine.zero_code import unseen_fixtures
+        from .notices import issue
+
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        for line in issue(self.config, unseen_fixtures(self.config, session.items)):
+            if reporter is not None:
+                reporter.write_line(line)
 
     # ------------------------------------------------------------------ running
 
@@ -242,4 +260,8 @@ class WorkerRunner(Runner):
         pass
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        pass  # the controller says what the run costs
+        # The controller says what the run costs; the first worker warns of what the tests
+        # cannot see (each worker collects the same tests), through the controller.
+        workerinput = getattr(self.config, "workerinput", {})
+        if session.items and workerinput.get("workerid") == "gw0":
+            self._warn_of_unseen_fixtures(session)

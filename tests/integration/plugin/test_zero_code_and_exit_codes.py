@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests import word_judge
 from tests.helpers import case, read_report
 
 CONFIG = """
@@ -62,6 +64,84 @@ def rag_adapter():
 """)
     result = pytester.runpytest("--rag-dataset", "dataset.json", "-k", "keep")
     result.assert_outcomes(passed=1, deselected=1)
+
+
+REFUND = "Full refund within 30 days of purchase."
+# The layout docs/ci.md describes: pytest's configuration at the root, the evaluation in
+# tests/rag/, whose conftest.py wires the RAG system and the judge; each call leaves a line.
+RAG_CONFTEST = f"""
+import pathlib
+import pytest
+from tests.word_judge import word_judge
+
+def note(name):
+    with pathlib.Path(name).open("a") as log:
+        log.write("call\\n")
+
+@pytest.fixture(scope="session")
+def rag_adapter():
+    def answer(question):
+        note("adapter_calls.txt")
+        return {REFUND!r}, [{{"text": {REFUND!r}, "source": "policy.md"}}]
+    return answer
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    def judge(prompt):
+        note("judge_calls.txt")
+        return word_judge(prompt)
+    return judge
+"""
+
+
+def calls(pytester: pytest.Pytester, name: str) -> int:
+    log = pytester.path / name
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def rag_folder(pytester: pytest.Pytester, dataset: str) -> None:
+    """tests/rag/conftest.py as above, the dataset at ``dataset``, the ini at the root."""
+    assert word_judge.CONFTEST  # imported here first, so the inner run shares the module
+    pytester.makeini("[pytest]\n")
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  faithfulness: 0.5\n"})
+    (pytester.path / "tests" / "rag").mkdir(parents=True)
+    (pytester.path / "tests" / "rag" / "conftest.py").write_text(RAG_CONFTEST)
+    path = pytester.path / dataset
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps([case("refund", "What is the refund policy?", REFUND)]))
+
+
+def test_zero_code_tests_use_the_adapter_and_judge_of_the_conftest_beside_the_dataset(
+    pytester: pytest.Pytester,
+) -> None:
+    # Both used to be ignored: "no RAG adapter configured" (exit 3) though the header said
+    # "adapter rag_adapter fixture", and the judge replaced by the local one (0 calls).
+    rag_folder(pytester, "tests/rag/dataset.json")
+    result = pytester.runpytest("tests/rag", "--rag-dataset", "tests/rag/dataset.json")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["*adapter rag_adapter fixture*"])
+    assert calls(pytester, "adapter_calls.txt") == 1
+    assert calls(pytester, "judge_calls.txt") > 0
+    assert read_report(pytester)["run"]["judge"].startswith("custom")
+    assert "cannot see" not in result.stdout.str()
+
+
+def test_a_judge_the_zero_code_tests_cannot_see_is_named_in_a_warning(
+    pytester: pytest.Pytester, rag_app: str
+) -> None:
+    # The dataset in data/: tests/rag/conftest.py does not apply to a test file there.
+    rag_folder(pytester, "data/qa.json")
+    result = pytester.runpytest("--rag-dataset", "data/qa.json", "--rag-target", rag_app)
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "*data/qa.json cannot see the rag_adapter fixture of tests/rag/conftest.py*",
+            "*RagEvalWarning: the zero-code tests of data/qa.json cannot see the rag_judge "
+            "fixture of tests/rag/conftest.py (a conftest applies to its own folder and the "
+            "folders below it): they do not use it*",
+        ]
+    )
+    assert calls(pytester, "judge_calls.txt") == 0 and calls(pytester, "adapter_calls.txt") == 0
 
 
 def test_zero_code_is_off_when_a_test_takes_rag_case(
