@@ -224,7 +224,7 @@ def merge_reports(
     )
     runs = [doc.run for _, doc in docs]
     report_only = all(r.report_only for r in runs)
-    unsupported = min((r.unsupported for r in runs), key=("fatal", "fail", "report").index)
+    unsupported = min((r.unsupported for r in runs), key=("fail", "report").index)
     # A shard without cases ran no test (pytest's 5) by design: that says nothing of the run.
     pytest_exit = max(
         (r.pytest_exit for r in runs if not (r.selected_cases == 0 and r.pytest_exit == 5)),

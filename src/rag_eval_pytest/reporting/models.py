@@ -109,7 +109,7 @@ class RunSection(_Model):
         default=False,
         description="Per-case thresholds did not fail tests (--rag-report-only).",
     )
-    unsupported: Literal["fatal", "fail", "report"] = Field(
+    unsupported: Literal["fail", "report"] = Field(
         default="fail",
         description="What checks the judge could not make did to the verdict "
         "(judge.unsupported, resolved).",
