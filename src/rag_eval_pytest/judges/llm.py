@@ -50,7 +50,7 @@ from .cache import JudgeCache, cache_key
 from .cost import Prices, cost_usd
 from .parsing import ParseResult, looks_like_refusal, parse_reply
 from .prompt import Mode, RenderedPrompt, render
-from .voting import stopped_early, vote
+from .voting import failed_a_vote, stopped_early, vote
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -368,9 +368,12 @@ class LLMJudge(Judge):
                 outcome = stored
             else:
                 outcome = await vote(one_pass, passes, settled)
-                # A failure is asked again next run; votes stopped for one metric's threshold
-                # are not that question's outcome for another (each vote is cached).
-                if outcome.value is not None and not stopped_early(outcome):
+                # A failure is asked again next run, as is a vote that failed (the others
+                # decided); votes stopped for one metric's threshold are not that question's
+                # outcome for another (each vote is cached).
+                if outcome.value is not None and not (
+                    stopped_early(outcome) or failed_a_vote(outcome)
+                ):
                     cache.put(key, self._stored(outcome_record(outcome)), OUTCOME)
         if not prompt.notes:
             return outcome

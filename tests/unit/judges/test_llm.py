@@ -324,6 +324,17 @@ def test_failed_question_is_not_stored_as_an_outcome(tmp_path: Path) -> None:
     assert retried.judged and len(script.prompts) == 1
 
 
+def test_an_outcome_one_of_whose_votes_failed_is_not_cached(tmp_path: Path) -> None:
+    """The two votes that agree decide it, but the failed one is asked again next run (the
+    votes that judged are read from the cache)."""
+    script = Script(useful(True, True, True), "nonsense", "nonsense", useful(True, True, True))
+    judge = CallableJudge(script, model="m", passes=3, cache=JudgeCache(tmp_path))
+    outcome = ask(judge, ContextUsefulness(), CONTEXTS_IN)
+    assert outcome.judged and len(script.prompts) == 4
+    stored = [json.loads(e.read_text(encoding="utf-8")) for e in tmp_path.rglob("*.json")]
+    assert not any("outcome" in entry for entry in stored)
+
+
 def test_cache_keys_are_stable_across_releases() -> None:
     """A judge cache written by an earlier release is still read: the key of a request is
     the SHA-256 of its canonical JSON, pinned here."""
