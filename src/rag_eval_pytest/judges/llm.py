@@ -367,7 +367,8 @@ class LLMJudge(Judge):
         else:
             key = outcome_key(self._request_key(prompt, 0), passes)
             stored = outcome_from_record(cache.get(key, OUTCOME), question.output_model)
-            if stored is not None:
+            # One with a failed vote (earlier versions kept such outcomes) is voted again.
+            if stored is not None and not failed_a_vote(stored):
                 outcome = stored
             else:
                 outcome = await vote(one_pass, passes, settled)

@@ -385,6 +385,24 @@ def test_an_outcome_one_of_whose_votes_failed_is_not_cached(tmp_path: Path) -> N
     assert again.agreement == 1.0 and not any("not judged" in n for n in again.notes)
 
 
+def test_a_cached_outcome_one_of_whose_votes_failed_is_voted_again(tmp_path: Path) -> None:
+    """An earlier version kept such outcomes, a vote the verdict depended on included: the
+    votes are read again (from the cache where they judged), never the outcome."""
+    script = Script(useful(True, True, True))
+    judge = CallableJudge(script, model="m", passes=3, cache=JudgeCache(tmp_path))
+    ask(judge, ContextUsefulness(), CONTEXTS_IN)
+    cache = JudgeCache(tmp_path)
+    for entry in tmp_path.rglob("*.json"):
+        stored = json.loads(entry.read_text(encoding="utf-8"))
+        if "outcome" in stored:
+            failed = [*stored["outcome"]["notes"], "pass 2 of 3 not judged: HTTP 529"]
+            cache.put(stored["key"], {**stored["outcome"], "notes": failed}, "outcome")
+    judge = CallableJudge(script, model="m", passes=3, cache=JudgeCache(tmp_path))
+    again = ask(judge, ContextUsefulness(), CONTEXTS_IN)
+    assert again.judged and len(script.prompts) == 2  # both votes read from the cache
+    assert not any("not judged" in note for note in again.notes)
+
+
 def test_cache_keys_are_stable_across_releases() -> None:
     """A judge cache written by an earlier release is still read: the key of a request is
     the SHA-256 of its canonical JSON, pinned here."""
