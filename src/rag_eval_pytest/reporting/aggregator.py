@@ -218,6 +218,7 @@ class Aggregator:
             exit_code=decision.code,
             exit_reason=decision.reason,
             report_only=settings.report_only,
+            setup_error=self.collector.setup_error,
             unsupported=self.unsupported_policy,
         )
         report = build_document(

@@ -246,7 +246,8 @@ def merge_reports(
             carried=tuple(
                 f"shard {r.shard or '?'}: {r.exit_reason.removeprefix('fatal: ')}"
                 for r in runs
-                if r.exit_reason.startswith("fatal: ") and r.pytest_exit not in (0, 1, 5)
+                if r.setup_error
+                or (r.exit_reason.startswith("fatal: ") and r.pytest_exit not in (0, 1, 5))
             ),
         ),
         ExitCodes(critical=critical_code, fatal=fatal_code),

@@ -109,6 +109,11 @@ class RunSection(_Model):
         default=False,
         description="Per-case thresholds did not fail tests (--rag-report-only).",
     )
+    setup_error: str | None = Field(
+        default=None,
+        description="Why the run could not judge: a judge or RAG system that a test could not "
+        "be given (the run is fatal, and so is a merge of its report).",
+    )
     unsupported: Literal["fail", "report"] = Field(
         default="fail",
         description="What checks the judge could not make did to the verdict "
