@@ -22,6 +22,7 @@ from .data.foreign import FORMATS, Format
 from .errors import RagEvalError
 
 if TYPE_CHECKING:
+    from .engine.calibration import Calibration
     from .reporting.models import Report
 
 _FATAL = 3
@@ -143,9 +144,11 @@ def _calibrate_parser(commands: Any) -> None:
         help="measure the configured judge against your own labels and write its thresholds",
         description="Score every labelled case of LABELS (a dataset whose cases have their "
         "recorded answer and contexts and labels: {metric: pass|fail}) with the judge of the "
-        "config, print per metric the balanced accuracy with its 95 %% interval, Cohen's "
-        "kappa, the ROC AUC and the threshold that fits the labels best, and write them to a "
-        "calibration file for judge.calibration.",
+        "config, print per metric the balanced accuracy with its 95 % interval, Cohen's "
+        "kappa, the ROC AUC, the threshold that fits the labels best and the labelled cases "
+        "the judge disagreed with at it, and write them to a calibration file for "
+        "judge.calibration. Each labelled metric needs at least 5 labelled passes and 5 "
+        "labelled failures.",
     )
     calibrate.add_argument("labels", type=Path, metavar="LABELS")
     calibrate.add_argument(
@@ -172,6 +175,22 @@ def _calibrate(options: argparse.Namespace) -> int:
     except RagEvalError as exc:
         print(f"rag-eval calibrate: {exc}", file=sys.stderr)
         return _FATAL
+    _print_calibration(result)
+    unplaced = result.unplaced()
+    if unplaced is not None:
+        print(f"rag-eval calibrate: {unplaced}; nothing written", file=sys.stderr)
+        return _FATAL
+    try:
+        options.output.write_text(json.dumps(result.to_json(), indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        print(f"rag-eval calibrate: {options.output}: {exc.strerror}", file=sys.stderr)
+        return _FATAL
+    print(f"\nwritten: {options.output} (point judge.calibration at it)")
+    return 0
+
+
+def _print_calibration(result: Calibration) -> None:
+    """The calibration's table, then the labelled cases the judge disagreed with."""
     print(f"judge: {result.judge}; labelled cases of {result.dataset}\n")
     print(
         "| metric | cases | threshold | balanced accuracy | 95 % interval | Cohen's kappa "
@@ -190,13 +209,16 @@ def _calibrate(options: argparse.Namespace) -> int:
             f"{a.best_threshold:.2f} | {a.best_balanced_accuracy:.3f} | {a.decided} of "
             f"{a.cases} | {decided} |"
         )
-    try:
-        options.output.write_text(json.dumps(result.to_json(), indent=2) + "\n", encoding="utf-8")
-    except OSError as exc:
-        print(f"rag-eval calibrate: {options.output}: {exc.strerror}", file=sys.stderr)
-        return _FATAL
-    print(f"\nwritten: {options.output} (point judge.calibration at it)")
-    return 0
+    for a in result.metrics.values():
+        shown = a.disagreed[:_PROBLEMS_SHOWN]
+        print(
+            f"\n{a.metric}: the judge disagreed with {len(a.disagreed)} of {a.cases} labels "
+            f"at the best threshold {a.best_threshold:.2f}" + (":" if shown else "")
+        )
+        for d in shown:
+            print(f"  {d.case}: labelled {d.label}, scored {d.score:.2f}")
+        if len(a.disagreed) > len(shown):
+            print(f"  … and {len(a.disagreed) - len(shown)} more (in the calibration file)")
 
 
 def main(argv: list[str] | None = None) -> int:

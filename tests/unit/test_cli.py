@@ -1,9 +1,11 @@
 """``rag-eval convert`` in-process: DeepEval and RAGAS files (JSON, JSONL, CSV) become
-datasets, and bad input is one message naming the file, the item or line and the field."""
+datasets, and bad input is one message naming the file, the item or line and the field; the
+help of every command reads as written."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -243,3 +245,23 @@ def test_a_malformed_csv_is_one_message_naming_file_and_line(
     err = capsys.readouterr().err
     assert err == f"rag-eval convert: cannot convert {path} as RAGAS (1 problem):\n  {problem}\n"
     assert not (tmp_path / "o.json").exists()
+
+
+def test_every_help_text_of_the_command_shows_its_percent_signs_as_written(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    listed = re.search(r"\{([\w,-]+)\}", capsys.readouterr().out)
+    assert listed is not None
+    commands = listed.group(1).split(",")
+    assert "calibrate" in commands
+    helps = {}
+    for command in commands:
+        with pytest.raises(SystemExit) as exited:
+            main([command, "--help"])
+        assert exited.value.code == 0
+        helps[command] = " ".join(capsys.readouterr().out.split())
+    assert [c for c, text in helps.items() if "%%" in text or "%(" in text] == []
+    assert "the balanced accuracy with its 95 % interval" in helps["calibrate"]
+    assert "at least 5 labelled passes and 5 labelled failures" in helps["calibrate"]
