@@ -110,13 +110,15 @@ def test_merge_refuses_overlapping_shards_and_bad_files(
     write_dataset(cases())
     pytester.makefile(".yaml", **{"eval-config": CONFIG})
     pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
-    twice = merge(capsys, "results/eval_report.json", "results/eval_report.json")
+    twice = merge(
+        capsys, "results/eval_report.json", "results/eval_report.json", "--output-dir", "merged"
+    )
     assert twice.returncode == 3
     assert "results/eval_report.json: the same run as results/eval_report.json, given twice" in (
         twice.stderr
     )
     (pytester.path / "junk.json").write_text(json.dumps({"hello": 1}))
-    junk = merge(capsys, "junk.json")
+    junk = merge(capsys, "junk.json", "--output-dir", "merged")
     assert junk.returncode == 3
     assert "junk.json: not an eval_report.json" in junk.stderr
 
@@ -176,6 +178,42 @@ def test_a_merge_of_a_shard_twice_or_of_different_datasets_is_fatal(
     mixed = merge(capsys, "first.json", "s2/eval_report.json", "s3/eval_report.json")
     assert mixed.returncode == 3
     assert "runs of different datasets: content " in mixed.stderr
+
+
+def test_a_merge_never_writes_over_a_shard_and_replaces_its_reports_only_when_forced(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    rag_app: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    write_dataset(cases())
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    run_shards(pytester, rag_app, "1", "2", "3")
+    shards = [f"s{i}/eval_report.json" for i in (1, 2, 3)]
+    (pytester.path / "linked").mkdir()
+    (pytester.path / "linked" / "eval_report.json").symlink_to(
+        pytester.path / "s2/eval_report.json"
+    )
+    kept = {path: path.read_bytes() for path in pytester.path.glob("s*/*") if path.is_file()}
+    for out, shard in (("s1", "s1/eval_report.json"), ("linked", "s2/eval_report.json")):
+        done = merge(capsys, *shards, "--output-dir", out, "--force")
+        assert done.returncode == 3
+        assert done.stderr == (
+            f"rag-eval merge: {out}/eval_report.json: the merged report is the input file "
+            f"{shard}; give another --output-dir\n"
+        )
+    assert {path: path.read_bytes() for path in kept} == kept
+    assert [p.name for p in (pytester.path / "linked").iterdir()] == ["eval_report.json"]
+
+    assert merge(capsys, *shards, "--output-dir", "m").returncode == 2
+    again = merge(capsys, *shards, "--output-dir", "m")
+    assert again.returncode == 3
+    assert again.stderr == (
+        "rag-eval merge: m/eval_report.json: already exists; give --force to replace it\n"
+    )
+    assert len((pytester.path / "m" / "results.jsonl").read_text().splitlines()) == 1
+    assert merge(capsys, *shards, "--output-dir", "m", "--force").returncode == 2
+    assert len((pytester.path / "m" / "results.jsonl").read_text().splitlines()) == 2
 
 
 @pytest.mark.parametrize("bad", ["0/3", "4/3", "x", "1/0"])
