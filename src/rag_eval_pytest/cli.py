@@ -383,7 +383,7 @@ def _merge(options: argparse.Namespace) -> int:
     from .reporting.html_report import render_html
     from .reporting.markdown import render_markdown
     from .reporting.merge import merge_reports
-    from .reporting.reader import load_report
+    from .reporting.reader import load_shard
 
     out: Path = options.output_dir
     for name in (JSON_REPORT, MARKDOWN_REPORT, HTML_REPORT):
@@ -398,7 +398,7 @@ def _merge(options: argparse.Namespace) -> int:
             print(f"rag-eval merge: {refusal}", file=sys.stderr)
             return int(options.fatal_exit_code)
     try:
-        docs = [(path, load_report(path)) for path in options.reports]
+        docs = [(path, load_shard(path)) for path in options.reports]
         merged = merge_reports(
             docs,
             version=_version(),
