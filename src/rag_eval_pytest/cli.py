@@ -386,17 +386,10 @@ def _merge(options: argparse.Namespace) -> int:
     from .reporting.reader import load_shard
 
     out: Path = options.output_dir
-    for name in (JSON_REPORT, MARKDOWN_REPORT, HTML_REPORT):
-        refusal = _output_refusal(
-            out / name,
-            options.reports,
-            force=options.force,
-            role="the merged report",
-            advice="give another --output-dir",
-        )
-        if refusal is not None:
-            print(f"rag-eval merge: {refusal}", file=sys.stderr)
-            return int(options.fatal_exit_code)
+    refusal = _merge_refusal(out, options.reports, force=options.force)
+    if refusal is not None:
+        print(f"rag-eval merge: {refusal}", file=sys.stderr)
+        return int(options.fatal_exit_code)
     try:
         docs = [(path, load_shard(path)) for path in options.reports]
         merged = merge_reports(
@@ -438,6 +431,24 @@ def _merge(options: argparse.Namespace) -> int:
             print(f"warning: {warning}", file=sys.stderr)
     print(f"rag-eval: exit {merged.decision.code}: {merged.decision.reason}")
     return merged.decision.code
+
+
+def _merge_refusal(out: Path, reports: Sequence[Path], *, force: bool) -> str | None:
+    """Why the merged reports are not written in ``out``: one of them would replace a
+    shard's report, or exists without ``--force`` (the history is appended to)."""
+    from .reporting.files import HTML_REPORT, JSON_REPORT, MARKDOWN_REPORT
+
+    for name in (JSON_REPORT, MARKDOWN_REPORT, HTML_REPORT):
+        refusal = _output_refusal(
+            out / name,
+            reports,
+            force=force,
+            role="the merged report",
+            advice="give another --output-dir",
+        )
+        if refusal is not None:
+            return refusal
+    return None
 
 
 def _version() -> str:
