@@ -7,6 +7,8 @@ import importlib
 import importlib.util
 import json
 import pkgutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -87,6 +89,11 @@ def read_report(pytester: pytest.Pytester, directory: str = "results") -> dict[s
         (pytester.path / directory / "eval_report.json").read_text(encoding="utf-8")
     )
     return data
+
+
+def read_junit(path: Path) -> dict[str, ET.Element]:
+    """A JUnit XML file's test cases, by their name (``test_x[case]``)."""
+    return {str(t.get("name")): t for t in ET.parse(path).getroot().iter("testcase")}
 
 
 def preload_plugin_modules() -> None:

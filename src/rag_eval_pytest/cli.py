@@ -6,6 +6,9 @@ rag-eval merge shard-*/eval_report.json --output-dir results
 rag-eval report results
 rag-eval convert --from deepeval goldens.json dataset.json
 rag-eval calibrate labelled.json --output calibration.json
+
+No command writes over one of its inputs (under any name: a link, a relative path), and an
+output that exists is replaced only with ``--force``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from .data.foreign import FORMATS, Format
 from .errors import RagEvalError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .engine.calibration import Calibration
     from .reporting.models import Report
 
 _FATAL = 3
@@ -35,11 +41,18 @@ def _parser() -> argparse.ArgumentParser:
         "merge",
         help="merge the eval_report.json of shards (--rag-shard I/N) into one report",
         description="Merge the JSON reports of shards into eval_report.json, eval_report.md "
-        "and eval_report.html, append one line to results.jsonl, and exit with the run's code.",
+        "and eval_report.html, append one line to results.jsonl, and exit with the run's code. "
+        "The reports must not exist in DIR yet (unless --force) and are never one of the "
+        "shards' reports.",
     )
     merge.add_argument("reports", nargs="+", type=Path, metavar="REPORT")
     merge.add_argument("--output-dir", type=Path, default=Path("results"), metavar="DIR")
     merge.add_argument("--no-history", action="store_true", help="do not append to results.jsonl")
+    merge.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the reports when DIR already has them (results.jsonl is appended to)",
+    )
     merge.add_argument("--critical-exit-code", type=int, default=2, metavar="CODE")
     merge.add_argument("--fatal-exit-code", type=int, default=3, metavar="CODE")
     merge.add_argument(
@@ -72,7 +85,8 @@ def _report_parser(commands: Any) -> None:
         description="Write eval_report.html from a run's eval_report.json (REPORT: the file, "
         "or the output folder that holds it). Its trend is the one the report recorded; a "
         "report without one (a run or merge without history) gets its trend from the "
-        "results.jsonl beside it, when there is one.",
+        "results.jsonl beside it, when there is one. The page must not exist yet (unless "
+        "--force: the run wrote one) and is never the JSON report or the history.",
     )
     report.add_argument("report", type=Path, nargs="?", default=Path("results"), metavar="REPORT")
     report.add_argument(
@@ -89,6 +103,7 @@ def _report_parser(commands: Any) -> None:
         metavar="FILE",
         help="default: results.jsonl beside the JSON report",
     )
+    report.add_argument("--force", action="store_true", help="replace the page when it exists")
 
 
 def _report(options: argparse.Namespace) -> int:
@@ -100,15 +115,19 @@ def _report(options: argparse.Namespace) -> int:
 
     path: Path = options.report
     source = path / JSON_REPORT if path.is_dir() else path
+    history: Path = options.history or source.parent / HISTORY_FILE
+    out: Path = options.output or source.parent / HTML_REPORT
+    refusal = _output_refusal(out, [source, history], force=options.force, role="--output")
+    if refusal is not None:
+        print(f"rag-eval report: {refusal}", file=sys.stderr)
+        return _FATAL
     try:
         report = load_report(source)
     except RagEvalError as exc:
         print(f"rag-eval report: {exc}", file=sys.stderr)
         return _FATAL
-    history: Path = options.history or source.parent / HISTORY_FILE
     if report.trend is None and history.is_file():
         report = _with_history(report, history)
-    out: Path = options.output or source.parent / HTML_REPORT
     try:
         write_atomic(out, render_html(report), shared=True)
     except OSError as exc:
@@ -143,9 +162,11 @@ def _calibrate_parser(commands: Any) -> None:
         help="measure the configured judge against your own labels and write its thresholds",
         description="Score every labelled case of LABELS (a dataset whose cases have their "
         "recorded answer and contexts and labels: {metric: pass|fail}) with the judge of the "
-        "config, print per metric the balanced accuracy with its 95 %% interval, Cohen's "
-        "kappa, the ROC AUC and the threshold that fits the labels best, and write them to a "
-        "calibration file for judge.calibration.",
+        "config, print per metric the balanced accuracy with its 95 % interval, Cohen's "
+        "kappa, the ROC AUC, the threshold that fits the labels best and the labelled cases "
+        "the judge disagreed with at it, and write them to a calibration file for "
+        "judge.calibration. Each labelled metric needs at least 5 labelled passes and 5 "
+        "labelled failures.",
     )
     calibrate.add_argument("labels", type=Path, metavar="LABELS")
     calibrate.add_argument(
@@ -153,6 +174,9 @@ def _calibrate_parser(commands: Any) -> None:
     )
     calibrate.add_argument("--judge", default=None, metavar="KIND", help="as --rag-judge")
     calibrate.add_argument("--output", type=Path, default=Path("calibration.json"), metavar="FILE")
+    calibrate.add_argument(
+        "--force", action="store_true", help="replace FILE when it exists (never LABELS)"
+    )
 
 
 def _calibrate(options: argparse.Namespace) -> int:
@@ -168,10 +192,30 @@ def _calibrate(options: argparse.Namespace) -> int:
             [] if options.judge is None else [Override("judge.kind", options.judge, "--judge")]
         )
         settings = resolve_settings(file, overrides).settings
+        inputs = [options.labels, *([file.path] if file.path is not None else [])]
+        refusal = _output_refusal(options.output, inputs, force=options.force, role="--output")
+        if refusal is not None:
+            raise RagEvalError(refusal)
         result = calibrate(settings, options.labels, dict(os.environ))
     except RagEvalError as exc:
         print(f"rag-eval calibrate: {exc}", file=sys.stderr)
         return _FATAL
+    _print_calibration(result)
+    unplaced = result.unplaced()
+    if unplaced is not None:
+        print(f"rag-eval calibrate: {unplaced}; nothing written", file=sys.stderr)
+        return _FATAL
+    try:
+        options.output.write_text(json.dumps(result.to_json(), indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        print(f"rag-eval calibrate: {options.output}: {exc.strerror}", file=sys.stderr)
+        return _FATAL
+    print(f"\nwritten: {options.output} (point judge.calibration at it)")
+    return 0
+
+
+def _print_calibration(result: Calibration) -> None:
+    """The calibration's table, then the labelled cases the judge disagreed with."""
     print(f"judge: {result.judge}; labelled cases of {result.dataset}\n")
     print(
         "| metric | cases | threshold | balanced accuracy | 95 % interval | Cohen's kappa "
@@ -190,13 +234,16 @@ def _calibrate(options: argparse.Namespace) -> int:
             f"{a.best_threshold:.2f} | {a.best_balanced_accuracy:.3f} | {a.decided} of "
             f"{a.cases} | {decided} |"
         )
-    try:
-        options.output.write_text(json.dumps(result.to_json(), indent=2) + "\n", encoding="utf-8")
-    except OSError as exc:
-        print(f"rag-eval calibrate: {options.output}: {exc.strerror}", file=sys.stderr)
-        return _FATAL
-    print(f"\nwritten: {options.output} (point judge.calibration at it)")
-    return 0
+    for a in result.metrics.values():
+        shown = a.disagreed[:_PROBLEMS_SHOWN]
+        print(
+            f"\n{a.metric}: the judge disagreed with {len(a.disagreed)} of {a.cases} labels "
+            f"at the best threshold {a.best_threshold:.2f}" + (":" if shown else "")
+        )
+        for d in shown:
+            print(f"  {d.case}: labelled {d.label}, scored {d.score:.2f}")
+        if len(a.disagreed) > len(shown):
+            print(f"  … and {len(a.disagreed) - len(shown)} more (in the calibration file)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -222,7 +269,7 @@ def _convert(source: Format, path: Path, out: Path, *, force: bool) -> int:
             file=sys.stderr,
         )
         return _FATAL
-    refusal = _output_refusal(path, out, force=force)
+    refusal = _output_refusal(out, [path], force=force, role="OUT")
     if refusal is not None:
         print(f"rag-eval convert: {refusal}", file=sys.stderr)
         return _FATAL
@@ -286,20 +333,31 @@ def _recorded(case: dict[str, object]) -> bool:
     return "answer" in case
 
 
-def _output_refusal(path: Path, out: Path, *, force: bool) -> str | None:
-    """Why ``out`` is not written, or ``None``: it is the input file (under any name), or it
-    exists and ``--force`` was not given."""
+def _output_refusal(
+    out: Path,
+    inputs: Sequence[Path],
+    *,
+    force: bool,
+    role: str,
+    advice: str = "name another file to write",
+) -> str | None:
+    """Why ``out`` is not written, or ``None``: it is one of the command's input files
+    (under any name: a link, a relative path), or it exists and ``--force`` was not given."""
     if not (out.exists() or out.is_symlink()):
         return None
-    try:
-        same = path.exists() and os.path.samefile(path, out)
-    except OSError:
-        same = False
-    if same:
-        return f"{out}: OUT is the input file {path}; name another file to write"
+    same = next((path for path in inputs if _same_file(path, out)), None)
+    if same is not None:
+        return f"{out}: {role} is the input file {same}; {advice}"
     if not force:
         return f"{out}: already exists; give --force to replace it"
     return None
+
+
+def _same_file(path: Path, other: Path) -> bool:
+    try:
+        return os.path.samefile(path, other)
+    except OSError:  # one of them does not exist (a link to nowhere)
+        return False
 
 
 def _dataset_text(document: dict[str, Any], suffix: str) -> str:
@@ -328,10 +386,15 @@ def _merge(options: argparse.Namespace) -> int:
     from .reporting.html_report import render_html
     from .reporting.markdown import render_markdown
     from .reporting.merge import merge_reports
-    from .reporting.reader import load_report
+    from .reporting.reader import load_shard
 
+    out: Path = options.output_dir
+    refusal = _merge_refusal(out, options.reports, force=options.force)
+    if refusal is not None:
+        print(f"rag-eval merge: {refusal}", file=sys.stderr)
+        return int(options.fatal_exit_code)
     try:
-        docs = [(path, load_report(path)) for path in options.reports]
+        docs = [(path, load_shard(path)) for path in options.reports]
         merged = merge_reports(
             docs,
             version=_version(),
@@ -342,7 +405,6 @@ def _merge(options: argparse.Namespace) -> int:
     except RagEvalError as exc:
         print(f"rag-eval merge: {exc}", file=sys.stderr)
         return int(options.fatal_exit_code)
-    out: Path = options.output_dir
     report = merged.report
     if not options.no_history:
         from .reporting.history import read_lines
@@ -372,6 +434,24 @@ def _merge(options: argparse.Namespace) -> int:
             print(f"warning: {warning}", file=sys.stderr)
     print(f"rag-eval: exit {merged.decision.code}: {merged.decision.reason}")
     return merged.decision.code
+
+
+def _merge_refusal(out: Path, reports: Sequence[Path], *, force: bool) -> str | None:
+    """Why the merged reports are not written in ``out``: one of them would replace a
+    shard's report, or exists without ``--force`` (the history is appended to)."""
+    from .reporting.files import HTML_REPORT, JSON_REPORT, MARKDOWN_REPORT
+
+    for name in (JSON_REPORT, MARKDOWN_REPORT, HTML_REPORT):
+        refusal = _output_refusal(
+            out / name,
+            reports,
+            force=force,
+            role="the merged report",
+            advice="give another --output-dir",
+        )
+        if refusal is not None:
+            return refusal
+    return None
 
 
 def _version() -> str:

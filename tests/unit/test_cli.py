@@ -1,9 +1,12 @@
 """``rag-eval convert`` in-process: DeepEval and RAGAS files (JSON, JSONL, CSV) become
-datasets, and bad input is one message naming the file, the item or line and the field."""
+datasets, and bad input is one message naming the file, the item or line and the field; no
+command writes over its input, nor over a file that exists unless forced; the help of every
+command reads as written."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -277,3 +280,61 @@ def test_a_malformed_csv_is_one_message_naming_file_and_line(
     err = capsys.readouterr().err
     assert err == f"rag-eval convert: cannot convert {path} as RAGAS (1 problem):\n  {problem}\n"
     assert not (tmp_path / "o.json").exists()
+
+
+def test_every_help_text_of_the_command_shows_its_percent_signs_as_written(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    listed = re.search(r"\{([\w,-]+)\}", capsys.readouterr().out)
+    assert listed is not None
+    commands = listed.group(1).split(",")
+    assert "calibrate" in commands
+    helps = {}
+    for command in commands:
+        with pytest.raises(SystemExit) as exited:
+            main([command, "--help"])
+        assert exited.value.code == 0
+        helps[command] = " ".join(capsys.readouterr().out.split())
+    assert [c for c, text in helps.items() if "%%" in text or "%(" in text] == []
+    assert "the balanced accuracy with its 95 % interval" in helps["calibrate"]
+    assert "at least 5 labelled passes and 5 labelled failures" in helps["calibrate"]
+
+
+def test_calibrate_never_writes_over_its_labels_or_its_config_and_replaces_only_when_forced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    policy = "Refunds are available within 30 days of purchase."
+    cases = [
+        {"id": f"{label}{i}", "question": "Refunds?", "contexts": [policy], "labels": {
+            "faithfulness": label}, "answer": policy if label == "pass" else "Free to Mars."}
+        for label in ("pass", "fail") for i in range(5)
+    ]  # fmt: skip
+    labels = write(tmp_path, "labels.json", {"test_cases": cases})
+    config = write(
+        tmp_path, "eval-config.yaml", "judge:\n  kind: tests.unit.engine.fakes:SentenceJudge\n"
+    )
+    (tmp_path / "link.json").symlink_to(labels)
+    kept = {path: path.read_bytes() for path in (labels, config)}
+    for output, force in (
+        ("labels.json", []),
+        (str(labels), ["--force"]),  # the same file by its absolute path
+        ("link.json", ["--force"]),  # a link to the labels
+        ("eval-config.yaml", ["--force"]),
+    ):
+        assert main(["calibrate", "labels.json", "--output", output, *force]) == 3
+        err = capsys.readouterr().err
+        assert err.startswith(f"rag-eval calibrate: {Path(output)}: --output is the input file ")
+        assert err.endswith("; name another file to write\n")
+    assert {path: path.read_bytes() for path in (labels, config)} == kept
+
+    earlier = write(tmp_path, "calibration.json", "an earlier calibration")
+    assert main(["calibrate", "labels.json"]) == 3
+    assert capsys.readouterr().err == (
+        "rag-eval calibrate: calibration.json: already exists; give --force to replace it\n"
+    )
+    assert earlier.read_text(encoding="utf-8") == "an earlier calibration"
+    assert main(["calibrate", "labels.json", "--force"]) == 0
+    assert json.loads(earlier.read_text(encoding="utf-8"))["metrics"]["faithfulness"]

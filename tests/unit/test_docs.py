@@ -49,8 +49,12 @@ def config_snippets() -> list[tuple[str, str]]:
 def test_config_snippets_in_the_docs_are_valid(
     where: str, text: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in set(re.findall(r"\$\{([A-Z_][A-Z0-9_]*)", text)):
+    # A reference with a default (${NAME:-fail}) is read with its default, as where the
+    # variable is unset; one without needs the variable.
+    for name in set(re.findall(r"\$\{([A-Z_][A-Z0-9_]*)\}", text)):
         monkeypatch.setenv(name, "value-from-the-environment")
+    for name in set(re.findall(r"\$\{([A-Z_][A-Z0-9_]*):-", text)):
+        monkeypatch.delenv(name, raising=False)
     data = yaml.safe_load(text)
     settings = resolve_settings(ConfigFile(path=ROOT / "eval-config.yaml", data=data), []).settings
     assert settings is not None, where

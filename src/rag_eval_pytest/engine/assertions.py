@@ -4,9 +4,11 @@ Every helper scores the case, records the result for the reports *before* decidi
 raises :class:`RagAssertionError` with a short first line (``tc_001 faithfulness 0.50 < 0.90``)
 followed by the evidence. A metric that could not be judged skips the test (or fails it, with
 ``not_judged: fail`` in the config), with the reason; it is never turned into a number. A
-check the judge cannot make at all (a criterion under the local judge) neither skips nor fails
-the test: it is recorded as not judged with the reason, the test's other assertions still run,
-and the run's verdict says what it could not check (``judge.unsupported``).
+check the judge cannot make at all (a criterion under the local judge), or a verdict it was
+unsure of, does not end the test: it is recorded as not judged with the reason, the test's
+other assertions still run, a test that passes them is reported as skipped with the reason
+(``engine/unjudged.py``), and the run's verdict says what it could not check
+(``judge.unsupported``).
 """
 
 from __future__ import annotations
@@ -141,8 +143,10 @@ def check_results(results: list[MetricResult], case: RagCase) -> None:
     if failed and not case.settings.report_only:
         message = "\n".join(failure_message(r, case.answer_of(r), case._redact) for r in failed)
         raise RagAssertionError(message, failed)
-    # Checks the judge cannot make, and verdicts it was unsure of, do not end the test: the
-    # run's verdict says so.
+    # Checks the judge cannot make, and verdicts it was unsure of, do not end the test: its
+    # other assertions run, and a test that passes them is reported as skipped, not passed.
+    unjudged = [r for r in results if r.unsupported or r.undecided]
+    case.defer_not_judged([f"{r.case} {r.metric}: {r.reason}" for r in unjudged])
     results = [r for r in results if not (r.unsupported or r.undecided)]
     if results and not any(r.judged for r in results):
         message = "; ".join(failure_message(r) for r in results)

@@ -9,9 +9,16 @@ compared with the label:
   threshold, else the metric's default), with a 95 % bootstrap interval over the cases
   (seeded: the same labels give the same interval), Cohen's kappa and the ROC AUC of the
   scores;
-* the threshold that would maximise the balanced accuracy on these labels;
+* the threshold that would maximise the balanced accuracy on these labels, and the labelled
+  cases the judge disagreed with at it;
 * for the local and the cascade judges, how many verdicts were decided (did not depend on
   items the local judge was unsure of) and how right those were.
+
+A threshold is chosen only where the labels can place one: a metric needs at least
+:data:`MIN_LABELS_PER_CLASS` labelled passes and as many labelled failures (checked before the
+judge is asked anything), and a threshold that tells them apart better than chance. On labels
+of one class any threshold on one side of the scores "fits" them, whatever the judge says (an
+earlier version wrote 0, and a run that used it passed every case).
 
 The result is written to a calibration file (JSON) with the judge's identity; a run's config
 points at it with ``judge.calibration``: its thresholds become the metrics' defaults, and a
@@ -26,7 +33,7 @@ import json
 import math
 import random
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ..errors import ConfigError
 
@@ -40,6 +47,31 @@ if TYPE_CHECKING:
 
 CALIBRATION_VERSION = 1
 BOOTSTRAP_ROUNDS = 2000
+MIN_LABELS_PER_CLASS = 5
+"""The fewest labelled passes, and labelled failures, of a metric that a threshold is chosen
+from: with fewer, the best threshold fits a handful of cases and its interval spans most of
+[0, 1]."""
+
+
+class Scored(NamedTuple):
+    """A labelled case scored by the judge on one metric."""
+
+    key: str
+    score: float
+    decided: bool | None
+    """The run's verdict at the metric's threshold; ``None`` when it depended on items the
+    judge was unsure of."""
+    label: bool
+    """The person's verdict: ``True`` for pass."""
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A labelled case the judge's score puts on the other side of the best threshold."""
+
+    case: str
+    label: Literal["pass", "fail"]
+    score: float
 
 
 @dataclass(frozen=True)
@@ -48,6 +80,8 @@ class Agreement:
 
     metric: str
     cases: int
+    passes: int
+    failures: int
     threshold: float
     balanced_accuracy: float
     interval: tuple[float, float]
@@ -57,6 +91,13 @@ class Agreement:
     best_balanced_accuracy: float
     decided: int
     decided_balanced_accuracy: float | None
+    disagreed: list[Disagreement]
+
+    @property
+    def placed(self) -> bool:
+        """Whether the best threshold tells the labelled passes from the failures better
+        than chance (a threshold at or below every score calls all of them passes: 0.5)."""
+        return self.best_balanced_accuracy > 0.5
 
 
 @dataclass(frozen=True)
@@ -66,6 +107,21 @@ class Calibration:
     dataset: str
     created: str
     metrics: dict[str, Agreement]
+
+    def unplaced(self) -> str | None:
+        """Why the calibration gives no thresholds to write: a metric none of whose
+        thresholds tells its labelled passes from its failures better than chance."""
+        names = [
+            f"{a.metric} (best balanced accuracy {a.best_balanced_accuracy:.3f})"
+            for a in self.metrics.values()
+            if not a.placed
+        ]
+        if not names:
+            return None
+        return (
+            "no threshold tells the labelled passes from the failures better than chance "
+            f"for {', '.join(names)}"
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -146,21 +202,19 @@ def bootstrap_interval(
     return (values[int(0.025 * len(values))], values[math.ceil(0.975 * len(values)) - 1])
 
 
-def agreement(
-    metric: str,
-    threshold: float,
-    scored: Sequence[tuple[float, bool | None, bool]],
-) -> Agreement:
-    """``scored``: per case (score, the run's verdict or ``None`` when it depended on unsure
-    items, label). The verdict at the threshold is the score's, forced where undecided."""
-    scores = [s for s, _, _ in scored]
-    labels = [y for _, _, y in scored]
+def agreement(metric: str, threshold: float, scored: Sequence[Scored]) -> Agreement:
+    """The judge's scores against the labels of ``metric``. The verdict at the threshold is
+    the score's, forced where undecided."""
+    scores = [row.score for row in scored]
+    labels = [row.label for row in scored]
     predictions = [s >= threshold for s in scores]
-    decided = [(d, y) for _, d, y in scored if d is not None]
+    decided = [(row.decided, row.label) for row in scored if row.decided is not None]
     best, best_accuracy = best_threshold(scores, labels)
     return Agreement(
         metric=metric,
         cases=len(scored),
+        passes=sum(labels),
+        failures=len(labels) - sum(labels),
         threshold=threshold,
         balanced_accuracy=round(balanced_accuracy(predictions, labels), 4),
         interval=tuple(round(v, 4) for v in bootstrap_interval(predictions, labels)),  # type: ignore[arg-type]
@@ -174,7 +228,17 @@ def agreement(
         )
         if decided
         else None,
+        disagreed=disagreements(scored, best),
     )
+
+
+def disagreements(scored: Sequence[Scored], threshold: float) -> list[Disagreement]:
+    """The labelled cases whose score is on the other side of ``threshold``, in order."""
+    return [
+        Disagreement(row.key, "pass" if row.label else "fail", round(row.score, 4))
+        for row in scored
+        if (row.score >= threshold) != row.label
+    ]
 
 
 # --------------------------------------------------------------------------- running
@@ -195,19 +259,45 @@ def labelled_cases(cases: Sequence[LoadedCase]) -> list[LoadedCase]:
     return labelled
 
 
+def label_counts(cases: Sequence[LoadedCase]) -> dict[str, tuple[int, int]]:
+    """Per labelled metric, its labelled passes and labelled failures."""
+    counts: dict[str, tuple[int, int]] = {}
+    for loaded in cases:
+        for name, label in (loaded.case.labels or {}).items():
+            passes, failures = counts.get(name, (0, 0))
+            counts[name] = (passes + (label == "pass"), failures + (label == "fail"))
+    return counts
+
+
+def check_label_counts(counts: Mapping[str, tuple[int, int]]) -> None:
+    """One error naming every metric whose labels cannot place a threshold: labels of one
+    class, or fewer than :data:`MIN_LABELS_PER_CLASS` of either."""
+    short = [
+        f"{name} ({passes} pass, {failures} fail)"
+        for name, (passes, failures) in sorted(counts.items())
+        if min(passes, failures) < MIN_LABELS_PER_CLASS
+    ]
+    if short:
+        raise ConfigError(
+            f"cannot calibrate {', '.join(short)}: a threshold is chosen from at least "
+            f"{MIN_LABELS_PER_CLASS} labelled passes and {MIN_LABELS_PER_CLASS} labelled "
+            "failures of each metric; label more cases"
+        )
+
+
 async def _score(
     judge: Judge,
     cases: Sequence[LoadedCase],
     thresholds: Mapping[str, float],
     concurrency: int,
-) -> dict[str, list[tuple[float, bool | None, bool]]]:
+) -> dict[str, list[Scored]]:
     from ..metrics.base import MetricResult, Services
     from ..metrics.registry import get_metric
     from .session import make_sample, measure, recorded_response
 
     slots = asyncio.Semaphore(concurrency)
 
-    async def one(loaded: LoadedCase, name: str) -> tuple[str, tuple[float, bool | None, bool]]:
+    async def one(loaded: LoadedCase, name: str) -> tuple[str, Scored]:
         case = loaded.case
         sample = make_sample(loaded, recorded_response(loaded))
         async with slots:
@@ -224,10 +314,10 @@ async def _score(
             score = sum(measured.bounds) / 2
         decided = None if result.undecided else result.passed
         label = (case.labels or {})[name] == "pass"
-        return name, (score, decided, label)
+        return name, Scored(loaded.key, score, decided, label)
 
     jobs = [one(c, name) for c in cases for name in (c.case.labels or {})]
-    scored: dict[str, list[tuple[float, bool | None, bool]]] = {}
+    scored: dict[str, list[Scored]] = {}
     for name, row in await asyncio.gather(*jobs):
         scored.setdefault(name, []).append(row)
     return scored
@@ -250,9 +340,10 @@ def calibrate(settings: Settings, dataset: Path, env: Mapping[str, str]) -> Cali
             configured = settings.metrics.get(name) if settings.metrics else None
             threshold = configured.threshold if configured is not None else None
             thresholds[name] = default_threshold(name) if threshold is None else threshold
+    check_label_counts(label_counts(cases))
     judge = build_judge(settings.judge, env=env)
 
-    async def run() -> dict[str, list[tuple[float, bool | None, bool]]]:
+    async def run() -> dict[str, list[Scored]]:
         try:
             return await _score(judge, cases, thresholds, settings.concurrency.limit)
         finally:
@@ -285,15 +376,43 @@ def read_calibration(path: Path) -> dict[str, Any]:
             f"judge.calibration {path}: not a calibration file written by rag-eval calibrate"
         )
     for name, entry in metrics.items():
-        threshold = entry.get("best_threshold") if isinstance(entry, dict) else None
-        if (
-            isinstance(threshold, bool)
-            or not isinstance(threshold, (int, float))
-            or not 0 <= threshold <= 1
-        ):
-            raise ConfigError(f"judge.calibration {path}: metric {name!r} has no threshold")
+        problem = _entry_problem(entry)
+        if problem is not None:
+            raise ConfigError(f"judge.calibration {path}: metric {name!r} {problem}")
     read: dict[str, Any] = data
     return read
+
+
+def _entry_problem(entry: object) -> str | None:
+    """Why a metric's entry of a calibration file gives no threshold a run may use: none in
+    [0, 1], or one its labels could not place."""
+    threshold = entry.get("best_threshold") if isinstance(entry, dict) else None
+    if (
+        not isinstance(entry, dict)
+        or isinstance(threshold, bool)
+        or not isinstance(threshold, (int, float))
+        or not 0 <= threshold <= 1
+    ):
+        return "has no threshold"
+    if not _placed(entry):
+        return (
+            "has a threshold its labels cannot place (labels of one class, fewer than "
+            f"{MIN_LABELS_PER_CLASS} of each, or none better than chance); run rag-eval "
+            "calibrate again with more labels"
+        )
+    return None
+
+
+def _placed(entry: Mapping[str, Any]) -> bool:
+    """Whether what an entry records of its labels allows its threshold: an earlier version
+    wrote 0 from labels of one class (its ROC AUC null), which passes every case."""
+    counts = [entry.get(key) for key in ("passes", "failures")]
+    accuracy = entry.get("best_balanced_accuracy")
+    return not (
+        ("auc" in entry and entry["auc"] is None)
+        or any(isinstance(n, int) and n < MIN_LABELS_PER_CLASS for n in counts)
+        or (isinstance(accuracy, (int, float)) and accuracy <= 0.5)
+    )
 
 
 def calibrated_thresholds(data: Mapping[str, Any]) -> dict[str, float]:

@@ -239,6 +239,14 @@ class RagCase:
         """The test this case is evaluated in, and the run's engine."""
         return self._test, self._engine
 
+    def defer_not_judged(self, reasons: list[str]) -> None:
+        """Record on the test that evaluates this case the checks it asserted that were not
+        judged: a test that passes its other assertions is reported as skipped with them."""
+        if reasons:
+            from .unjudged import defer_not_judged
+
+            defer_not_judged(self._bind()[0].item, reasons)
+
     # --- the dataset side
     @property
     def id(self) -> str:

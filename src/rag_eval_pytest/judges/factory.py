@@ -38,13 +38,25 @@ def resolve_kind(settings: JudgeSettings, env: Mapping[str, str]) -> str:
 
 def cascade_tier(settings: JudgeSettings, env: Mapping[str, str]) -> JudgeSettings:
     """A cascade's LLM judge: ``judge.then``, else Anthropic when its key is set. Raises
-    :class:`ConfigError` when there is none."""
+    :class:`ConfigError` when there is none. The run's cache settings hold for it too:
+    ``--rag-no-cache`` or ``judge.cache: false`` turn its cache off, and it shares the
+    cascade's ``judge.cache_dir`` unless it names its own."""
     from .settings import JudgeSettings as Settings
 
     if settings.then is not None:
-        return settings.then
+        return settings.then.model_copy(
+            update={
+                "cache": settings.cache and settings.then.cache,
+                "cache_dir": settings.then.cache_dir or settings.cache_dir,
+            }
+        )
     if env.get("ANTHROPIC_API_KEY"):
-        return Settings(kind="anthropic", passes=settings.passes, cache=settings.cache)
+        return Settings(
+            kind="anthropic",
+            passes=settings.passes,
+            cache=settings.cache,
+            cache_dir=settings.cache_dir,
+        )
     raise ConfigError(
         "the cascade judge needs an LLM judge for what the local judge is unsure of: set "
         "judge.then (kind: anthropic, openai or module:attribute) in the config, or "

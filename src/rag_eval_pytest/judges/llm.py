@@ -22,9 +22,10 @@ for all of them:
   judge that stays overloaded), and the run's :class:`JudgeDeadline` passing: requests
   waiting to retry or in flight give up at once. A question left not judged by a stop says
   why (``JudgeOutcome.stopped``), and the run ends with the fatal code;
-* each request is cached on disk (:mod:`.cache`), and ``passes`` > 1 votes (:mod:`.voting`);
-  the voted outcome of each question is cached too, so a warm re-run reads one entry per
-  question.
+* each reply a question is judged from is cached on disk (:mod:`.cache`), and ``passes`` > 1
+  votes (:mod:`.voting`); the voted outcome of each question is cached too, so a warm re-run
+  reads one entry per question. A failure is never cached (a refusal, a reply that never
+  validated, an outage, a vote that failed): the next run asks again.
 
 Runs on the process's judge event loop (:mod:`rag_eval_pytest.runtime.event_loop`).
 """
@@ -50,7 +51,7 @@ from .cache import JudgeCache, cache_key
 from .cost import Prices, cost_usd
 from .parsing import ParseResult, looks_like_refusal, parse_reply
 from .prompt import Mode, RenderedPrompt, render
-from .voting import stopped_early, vote
+from .voting import failed_a_vote, stopped_early, vote
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -151,6 +152,8 @@ class _Attempt:
     usage: Usage
     failure: str = ""
     stopped: str = ""  # why the judge stopped, when that is why there is no reply
+    key: str | None = None  # the cache key of a reply just received, kept once it judges
+    cached: bool = False  # read from the disk cache
 
 
 @dataclass
@@ -364,13 +367,17 @@ class LLMJudge(Judge):
         else:
             key = outcome_key(self._request_key(prompt, 0), passes)
             stored = outcome_from_record(cache.get(key, OUTCOME), question.output_model)
-            if stored is not None:
+            # One with a failed vote (earlier versions kept such outcomes) is voted again.
+            if stored is not None and not failed_a_vote(stored):
                 outcome = stored
             else:
                 outcome = await vote(one_pass, passes, settled)
-                # A failure is asked again next run; votes stopped for one metric's threshold
-                # are not that question's outcome for another (each vote is cached).
-                if outcome.value is not None and not stopped_early(outcome):
+                # A failure is asked again next run, as is a vote that failed (the others
+                # decided); votes stopped for one metric's threshold are not that question's
+                # outcome for another (each vote is cached).
+                if outcome.value is not None and not (
+                    stopped_early(outcome) or failed_a_vote(outcome)
+                ):
                     cache.put(key, self._stored(outcome_record(outcome)), OUTCOME)
         if not prompt.notes:
             return outcome
@@ -386,19 +393,19 @@ class LLMJudge(Judge):
     async def _ask_pass(
         self, question: Question[I, O], inputs: I, prompt: RenderedPrompt, index: int
     ) -> JudgeOutcome[O]:
-        first = await self._request(prompt, question.name, index)
-        usage = first.usage
-        parsed, problems, ended = self._read(first, question, inputs, prompt, usage)
+        first, parsed, problems, ended = await self._asked(question, inputs, prompt, prompt, index)
         if ended is not None:
             return ended
 
         error = parsed.error or "; ".join(problems)
-        second = await self._request(prompt.with_correction(error), question.name, index)
-        usage = usage + second.usage
         notes = (f"re-asked once: {error}",)
-        reparsed, reproblems, ended = self._read(second, question, inputs, prompt, usage, notes)
+        correction = prompt.with_correction(error)
+        second, reparsed, reproblems, ended = await self._asked(
+            question, inputs, prompt, correction, index, first.usage, notes
+        )
         if ended is not None:
             return ended
+        usage = first.usage + second.usage
         # Still wrong. A reply that parsed but miscounted can be partly used; prefer the
         # re-ask's, as it was told what was wrong.
         for value, value_problems in ((reparsed.value, reproblems), (parsed.value, problems)):
@@ -418,6 +425,37 @@ class LLMJudge(Judge):
             + (reparsed.error or parsed.error),
             usage,
         )
+
+    async def _asked(
+        self,
+        question: Question[I, O],
+        inputs: I,
+        prompt: RenderedPrompt,
+        sent: RenderedPrompt,
+        index: int,
+        usage: Usage | None = None,
+        notes: tuple[str, ...] = (),
+    ) -> tuple[_Attempt, ParseResult, list[str], JudgeOutcome[O] | None]:
+        """``sent`` (``prompt``, or ``prompt`` with a correction) asked and its reply read
+        (:meth:`_read`, ``usage`` spent before it). Only a reply that judges is written to the
+        disk cache: a refusal or a reply that does not validate, replayed, would fail every
+        later run after the judge recovered. A cached reply that does not judge (earlier
+        versions cached failures too) is a miss: the request is sent."""
+        before = usage or Usage()
+        attempt = await self._request(sent, question.name, index)
+        parsed, problems, ended = self._read(
+            attempt, question, inputs, prompt, before + attempt.usage, notes
+        )
+        if attempt.cached and (ended is None or ended.value is None):
+            attempt = await self._request(sent, question.name, index, cached=False)
+            parsed, problems, ended = self._read(
+                attempt, question, inputs, prompt, before + attempt.usage, notes
+            )
+        cache = self._disk_cache()
+        judged = ended is not None and ended.value is not None
+        if judged and cache is not None and attempt.key and attempt.reply is not None:
+            cache.put(attempt.key, self._stored(attempt.reply.to_record()))
+        return attempt, parsed, problems, ended
 
     def _read(
         self,
@@ -452,15 +490,18 @@ class LLMJudge(Judge):
 
     # ------------------------------------------------------------------ transport
 
-    async def _request(self, prompt: RenderedPrompt, question_name: str, index: int) -> _Attempt:
-        """One logical request: from the cache, or sent (with retries) and then cached."""
+    async def _request(
+        self, prompt: RenderedPrompt, question_name: str, index: int, *, cached: bool = True
+    ) -> _Attempt:
+        """One logical request: from the cache (unless not ``cached``), or sent (with
+        retries); a reply sent for is cached once it judges (:meth:`_asked`)."""
         cache = self._disk_cache()
         key = self._request_key(prompt, index)
-        if cache is not None:
+        if cache is not None and cached:
             record = cache.get(key)
-            cached = Reply.from_record(record) if record is not None else None
-            if cached is not None:
-                return _Attempt(cached, Usage(cache_hits=1))
+            stored = Reply.from_record(record) if record is not None else None
+            if stored is not None:
+                return _Attempt(stored, Usage(cache_hits=1), cached=True)
         self._start_deadline()
         usage = Usage()
         attempt = 1
@@ -503,9 +544,7 @@ class LLMJudge(Judge):
             output_tokens=reply.output_tokens,
             cost_usd=cost_usd(self.model, reply.input_tokens, reply.output_tokens, self.prices),
         )
-        if cache is not None:
-            cache.put(key, self._stored(reply.to_record()))
-        return _Attempt(reply, usage)
+        return _Attempt(reply, usage, key=key if cache is not None else None)
 
     def _answered_now(self) -> None:
         """The judge answered: the counts of failures in a row start again."""

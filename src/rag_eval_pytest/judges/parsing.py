@@ -389,6 +389,14 @@ def literal_options(annotation: Any) -> tuple[Any, ...] | None:
     return get_args(annotation) if get_origin(annotation) is Literal else None
 
 
+def verdict_options(annotation: Any) -> tuple[Any, ...]:
+    """Every value a verdict field may hold: ``(False, True)`` for a bool, a Literal's
+    options, nothing for any other field."""
+    if _unwrap(annotation) is bool:
+        return (False, True)
+    return literal_options(annotation) or ()
+
+
 def is_verdict_annotation(annotation: Any) -> bool:
     """Whether a field holds a verdict (a bool or a Literal of words)."""
     annotation = _unwrap(annotation)
@@ -401,4 +409,5 @@ __all__ = [
     "literal_options",
     "looks_like_refusal",
     "parse_reply",
+    "verdict_options",
 ]

@@ -186,14 +186,15 @@ class JudgeSettings(_Section):
         "model, base_url, api_key, passes, ...). Default: anthropic when ANTHROPIC_API_KEY is "
         "set.",
     )
-    unsupported: Literal["fatal", "fail", "report"] | None = Field(
+    unsupported: Literal["fail", "report"] | None = Field(
         None,
         description="A run in which a check could not run with the judge it got (a criterion "
         "under the local judge), or whose verdicts depended on items the local judge was "
-        "unsure of (judge.local.unsure: not_judged): fatal (exit 3), fail (exit 1) or report "
-        "(reported, the run "
-        "may pass). The test's other assertions run either way. Default: fatal when `auto` "
-        "fell back to the local judge (no key: a fork's pull request), else fail.",
+        "unsure of (judge.local.unsure: not_judged): fail (exit 1, the default, whichever "
+        "judge was chosen) or report (reported, the run may pass: for runs without the LLM "
+        "judge's key, such as pull requests from forks). Never fatal: a check not judged is "
+        "no outage. The test's other assertions run either way; a test whose only outcome is "
+        "not judged is reported as skipped.",
     )
     max_context_tokens: int | None = Field(
         None, ge=1000, description="The judge's window; longer data is truncated with a note."

@@ -189,6 +189,14 @@ class Measurement(BaseModel):
         return cls(score=None, reason=reason, cause=cause, **kwargs)
 
 
+def status_of(score: float | None, threshold: float | None) -> Status:
+    """A result's status from its score and its threshold: the rule of every verdict on a
+    metric, a run's and a merge's (which decides it again from a shard's scores)."""
+    if score is None:
+        return "not_judged"
+    return "passed" if threshold is None or score >= threshold else "failed"
+
+
 class MetricResult(Measurement):
     """The full result of one metric on one case, as assertions return and reports show it:
     the :class:`Measurement`, with the case, the metric, the threshold and the verdict.
@@ -265,14 +273,7 @@ class MetricResult(Measurement):
                 "(an LLM judge decides them; judge.local.unsure: pass or fail counts them); "
                 f"{measurement.reason}"
             )
-        score = fields["score"]
-        status: Status
-        if score is None:
-            status = "not_judged"
-        elif threshold is None or score >= threshold:
-            status = "passed"
-        else:
-            status = "failed"
+        status = status_of(fields["score"], threshold)
         fields["cause"] = (fields.get("cause") or "data") if status == "not_judged" else None
         return cls(**fields, case=case, metric=metric, threshold=threshold, status=status)
 

@@ -40,7 +40,7 @@ def conversation_result(
     leaves the conversation not judged, naming the turn; turns not judged for their own data
     (a turn without a ground truth) are left out, and with no judged turn the conversation
     is not judged either."""
-    from .base import MetricResult
+    from .base import MetricResult, status_of
 
     first = turns[0]
     usage = sum((r.usage for r in turns), Usage())
@@ -92,12 +92,12 @@ def conversation_result(
     )
     if aggregate == "mean":
         reason = f"mean of {len(judged)} turns ({shown}); lowest {reason}"
-    passed = threshold is None or score >= threshold
+    score = min(max(score, 0.0), 1.0)
     return MetricResult(
-        score=min(max(score, 0.0), 1.0),
+        score=score,
         reason=reason,
         threshold=threshold,
-        status="passed" if passed else "failed",
+        status=status_of(score, threshold),
         evidence=evidence,
         details={**details, "turn": n},
         **common,

@@ -2,7 +2,8 @@
 
 The user's facts are the statements of the user's earlier turns: each sentence of an earlier
 user message that is no question ("My order number is 4417.", "I live in Lyon."; "Where is
-my parcel?" states nothing to keep). The judge gives one verdict per fact, in one call
+my parcel?" states nothing to keep), and each question that holds an identifier ("Where is
+my order 12345?" establishes the order's number). The judge gives one verdict per fact, in one call
 (:class:`~rag_eval_pytest.judges.questions.UserFactRetention`): the answer keeps it,
 contradicts it, or asks the user for it again. Score = kept facts / all facts.
 
@@ -15,6 +16,7 @@ data, never a made-up 1.0; a conversation's score leaves them out (``metrics/con
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..judges.questions import FactRetentions, RetentionInput, UserFactRetention
@@ -43,10 +45,17 @@ _PLEASANTRIES = content_words(
 """Words that state nothing to keep ("Thanks.", "OK, great!")."""
 
 
+IDENTIFIER = re.compile(r"(?<![\w-])#?(?:[A-Za-z]{1,6}-?)?\d{4,}\b|(?<![\w-])[A-Za-z]{1,6}-\d+\b")
+"""An order number, a ticket or an account id: four digits or more, or a code with a letter
+prefix ("12345", "#12345", "AB-1234"). A question that holds one establishes it ("Where is
+my order 12345?")."""
+
+
 def user_facts(history: Sequence[Message]) -> list[tuple[int, str]]:
     """The facts the user gave in ``history``, each with the turn (from 1) that gave it: the
     sentences of the user's messages that are no question and hold a number or a content word
-    other than a pleasantry ("Hi!" and "Thanks." state nothing; "I am 34." does)."""
+    other than a pleasantry ("Hi!" and "Thanks." state nothing; "I am 34." does), and the
+    questions that hold an identifier ("Where is my order 12345?" establishes the order)."""
     facts: list[tuple[int, str]] = []
     turn = 0
     for message in history:
@@ -55,7 +64,7 @@ def user_facts(history: Sequence[Message]) -> list[tuple[int, str]]:
         turn += 1
         for sentence in split_sentences(message["content"]):
             stated = sentence.strip()
-            if stated.endswith("?"):
+            if stated.endswith("?") and not IDENTIFIER.search(stated):
                 continue
             if content_words(stated) - _PLEASANTRIES or any(c.isdigit() for c in stated):
                 facts.append((turn, stated))
@@ -121,7 +130,7 @@ class KnowledgeRetention(Metric):
 
 
 def _reason(facts: list[tuple[int, str]], verdicts: Sequence[Any], kept: int) -> str:
-    """"1 of 2 facts the user gave kept; contradicts turn 1's "My order number is 4417."" """
+    """ "1 of 2 facts the user gave kept; contradicts turn 1's "My order number is 4417."" """
     noun = "fact" if len(verdicts) == 1 else "facts"
     reason = f"{kept} of {len(verdicts)} {noun} the user gave kept"
     shown = [

@@ -180,6 +180,7 @@ class Runner:
         properties (JUnit XML ``<property>`` elements)."""
         self._record_properties(item, call)
         report = yield
+        self._skip_not_judged(item, report)
         self._record_cause(item, report)
         self._attach_payload(item, call, report)
         return report
@@ -195,6 +196,12 @@ class Runner:
         if recorder is not None:
             item.user_properties.extend(recorder.properties())
         item.user_properties.extend(inline_properties(item))
+
+    @guarded("pytest_runtest_makereport")
+    def _skip_not_judged(self, item: pytest.Item, report: pytest.TestReport) -> None:
+        from ..engine.unjudged import skip_unless_failed
+
+        skip_unless_failed(item, report)
 
     @guarded("pytest_runtest_makereport")
     def _record_cause(self, item: pytest.Item, report: pytest.TestReport) -> None:

@@ -108,18 +108,11 @@ class Aggregator:
         return "; ".join(self.judge_labels) or None
 
     @property
-    def unsupported_policy(self) -> Literal["fatal", "fail", "report"]:
-        """``judge.unsupported``, or its default: fatal when ``auto`` fell back to the local
-        judge (a fork's pull request without the key must not pass unchecked), else fail."""
-        import os
-
-        from ..judges.factory import resolve_kind
-
-        judge = self.settings.judge
-        if judge.unsupported is not None:
-            return judge.unsupported
-        fell_back = judge.kind == "auto" and resolve_kind(judge, os.environ) == "local"
-        return "fatal" if fell_back else "fail"
+    def unsupported_policy(self) -> Literal["fail", "report"]:
+        """``judge.unsupported``, or its default: fail (exit 1), whichever judge was chosen. A
+        check not judged is no outage: it never makes the run fatal, nor hides a critical
+        failure behind the fatal code."""
+        return self.settings.judge.unsupported or "fail"
 
     def _calibration_warnings(self) -> list[str]:
         """Whether the judges the tests used are the one ``judge.calibration`` was made for:
@@ -232,6 +225,7 @@ class Aggregator:
             exit_code=decision.code,
             exit_reason=decision.reason,
             report_only=settings.report_only,
+            setup_error=self.collector.setup_error,
             unsupported=self.unsupported_policy,
         )
         report = build_document(

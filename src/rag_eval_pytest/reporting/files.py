@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..errors import RagEvalWarning
 from ..text.escaping import json_inert
+from .models import case_text, texts_digest
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -34,15 +35,19 @@ HTML_REPORT = "eval_report.html"
 def report_json(doc: dict[str, Any]) -> str:
     """The JSON report: indented, except that each case takes one line, so a report of
     thousands of cases is written quickly (Python's compact encoder is several times faster
-    than its indenting one) and a diff of two reports shows the cases that changed."""
+    than its indenting one) and a diff of two reports shows the cases that changed. Its
+    ``integrity`` is the count and digest of the cases written, whatever ``doc`` had."""
 
     def dumps(value: Any, **kwargs: Any) -> str:
         return json_inert(json.dumps(value, ensure_ascii=False, allow_nan=False, **kwargs))
 
+    cases = [case_text(case, allow_nan=False) for case in doc.get("cases", [])]
+    integrity = {"cases": len(cases), "cases_sha256": texts_digest(cases)}
+    doc = {**{k: v for k, v in doc.items() if k != "integrity"}, "integrity": integrity}
     parts = []
     for key, value in doc.items():
         if key == "cases" and isinstance(value, list) and value:
-            text = "[\n" + ",\n".join(f"    {dumps(case)}" for case in value) + "\n  ]"
+            text = "[\n" + ",\n".join(f"    {json_inert(case)}" for case in cases) + "\n  ]"
         else:
             text = dumps(value, indent=2).replace("\n", "\n  ")
         parts.append(f"  {dumps(key)}: {text}")

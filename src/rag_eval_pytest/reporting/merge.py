@@ -2,8 +2,12 @@
 
 The merged report is recomputed from the shards' cases, as if one run had produced them: the
 composite, per-metric means, counts, latency, per-tag and critical sections; thresholds and
-weights come from the shards' reports (they must agree). The exit code is decided by the
-same function as a run's (:func:`~.verdict.decide_verdict`), from the merged cases.
+weights come from the shards' reports (they must agree). Each metric's pass or fail is
+decided again from its score and threshold (:func:`~..metrics.base.status_of`), never taken
+from the status a shard stored, and a case's from its tests' outcomes, as a run decides it
+(the shards were read with :func:`~.reader.load_shard`: their cases are the ones their runs
+wrote). The exit code is decided by the same function as a run's
+(:func:`~.verdict.decide_verdict`), from the merged cases.
 
 The shards must be one run's: every shard ``I/N`` once, of the same datasets (content) and
 judge. A merge that lacks a shard, has one twice or mixes runs is refused (fatal) unless
@@ -17,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import RagEvalError
+from ..metrics.base import MetricResult, status_of
 from .collector import CaseRecord
 from .document import build_document, now_iso
 from .history import selection
@@ -85,8 +90,17 @@ def _record(case: CaseResult) -> CaseRecord:
     for test in case.tests:
         record.add_test(test.nodeid, test.outcome, test.message)
     for result in case.metrics.values():
-        record.add_metric(result)
+        record.add_metric(_decided(result))
     return record
+
+
+def _decided(result: MetricResult) -> MetricResult:
+    """``result`` with the status its score and threshold give."""
+    status = status_of(result.score, result.threshold)
+    if status == result.status:
+        return result
+    cause = (result.cause or "data") if status == "not_judged" else None
+    return result.model_copy(update={"status": status, "cause": cause})
 
 
 def _turn_payload(case: CaseResult, turn: TurnResult) -> CasePayload:
@@ -112,7 +126,7 @@ def _turn_payload(case: CaseResult, turn: TurnResult) -> CasePayload:
         "error": None,
         "adapter": None,
         "judge": None,
-        "metrics": [r.model_dump(mode="json") for r in turn.metrics.values()],
+        "metrics": [_decided(r).model_dump(mode="json") for r in turn.metrics.values()],
     }
 
 
@@ -224,7 +238,7 @@ def merge_reports(
     )
     runs = [doc.run for _, doc in docs]
     report_only = all(r.report_only for r in runs)
-    unsupported = min((r.unsupported for r in runs), key=("fatal", "fail", "report").index)
+    unsupported = min((r.unsupported for r in runs), key=("fail", "report").index)
     # A shard without cases ran no test (pytest's 5) by design: that says nothing of the run.
     pytest_exit = max(
         (r.pytest_exit for r in runs if not (r.selected_cases == 0 and r.pytest_exit == 5)),
@@ -247,7 +261,8 @@ def merge_reports(
             carried=tuple(
                 f"shard {r.shard or '?'}: {r.exit_reason.removeprefix('fatal: ')}"
                 for r in runs
-                if r.exit_reason.startswith("fatal: ") and r.pytest_exit not in (0, 1, 5)
+                if r.setup_error
+                or (r.exit_reason.startswith("fatal: ") and r.pytest_exit not in (0, 1, 5))
             ),
         ),
         ExitCodes(critical=critical_code, fatal=fatal_code),

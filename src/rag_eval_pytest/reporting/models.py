@@ -13,6 +13,8 @@ default; every other field is required when a report is read back (``rag-eval me
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
@@ -30,7 +32,7 @@ from ..metrics.base import MetricResult
 from .causes import FailureCause
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     from pydantic import ValidatorFunctionWrapHandler
 
@@ -109,7 +111,12 @@ class RunSection(_Model):
         default=False,
         description="Per-case thresholds did not fail tests (--rag-report-only).",
     )
-    unsupported: Literal["fatal", "fail", "report"] = Field(
+    setup_error: str | None = Field(
+        default=None,
+        description="Why the run could not judge: a judge or RAG system that a test could not "
+        "be given (the run is fatal, and so is a merge of its report).",
+    )
+    unsupported: Literal["fail", "report"] = Field(
         default="fail",
         description="What checks the judge could not make did to the verdict "
         "(judge.unsupported, resolved).",
@@ -389,6 +396,39 @@ class FlakyCase(_Model):
     quarantined: bool = Field(description="Its failure did not fail the run (rag_flaky).")
 
 
+class Integrity(_Model):
+    """The cases as the run wrote them: ``rag-eval merge`` refuses a shard's report whose
+    cases are not (a case removed, a status edited)."""
+
+    cases: Count = Field(description="How many cases the report holds.")
+    cases_sha256: str = Field(
+        description="SHA-256 of the report's cases, each as JSON the way Python's "
+        "json.dumps(case, ensure_ascii=False) writes it (its keys in the file's order, "
+        "separators ', ' and ': '), joined by newlines, in UTF-8."
+    )
+
+
+def case_text(case: Any, *, allow_nan: bool = True) -> str:
+    """A case (its JSON value) as JSON in the form :class:`Integrity`'s digest is taken of;
+    the JSON report writes each case from it, so the digest costs no second encoding."""
+    return json.dumps(case, ensure_ascii=False, allow_nan=allow_nan)
+
+
+def texts_digest(texts: Iterable[str]) -> str:
+    """The SHA-256 of cases given as their :func:`case_text`."""
+    digest = hashlib.sha256()
+    for n, text in enumerate(texts):
+        # A lone surrogate (read back from a "\ud800" escape) is hashed, not raised on.
+        digest.update(("\n" if n else "").encode() + text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def cases_digest(cases: Sequence[Any]) -> str:
+    """The SHA-256 of a report's cases (their JSON values, as read back from the file: a
+    number no run writes, NaN, changes the digest instead of raising)."""
+    return texts_digest(case_text(case) for case in cases)
+
+
 class Report(_Model):
     """The whole run: ``eval_report.json``."""
 
@@ -410,10 +450,18 @@ class Report(_Model):
         description="This run against its baseline (--rag-baseline): the change of each "
         "metric over the shared cases, its interval and p-value (absent without a baseline).",
     )
+    integrity: Integrity | None = Field(
+        default=None,
+        description="The count and digest of 'cases', written with the file (absent in a "
+        "report of an earlier version, which rag-eval merge refuses).",
+    )
 
     def to_json(self) -> dict[str, Any]:
-        """The report as JSON-safe data (a report without a trend has no ``trend`` key)."""
-        absent = {name for name in ("trend", "comparison") if getattr(self, name) is None}
+        """The report as JSON-safe data (a report without a trend has no ``trend`` key; the
+        integrity is the written file's, :func:`~.files.report_json`)."""
+        absent = {
+            name for name in ("trend", "comparison", "integrity") if getattr(self, name) is None
+        }
         return self.model_dump(mode="json", exclude=absent or None)
 
     @classmethod

@@ -1,7 +1,8 @@
 """Reading ``eval_report.json`` back as the typed :class:`~.models.Report`.
 
 ``load_report`` is public (``from rag_eval_pytest import load_report``) for notebooks and
-scripts that post-process a run's results; ``rag-eval merge`` reads its shards with it.
+scripts that post-process a run's results; ``rag-eval merge`` reads its shards with
+``load_shard``, which also checks that the cases are the ones the run wrote.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ..data.reading import FileTooLarge, read_limited
 from ..errors import ReportError
 from ..text.shorten import cut
 from .files import JSON_REPORT
-from .models import SCHEMA_VERSION, Report
+from .models import SCHEMA_VERSION, Report, cases_digest
 
 if TYPE_CHECKING:
     import os
@@ -31,20 +32,55 @@ def load_report(path: str | os.PathLike[str]) -> Report:
     deeply, of another schema version, not a whole report, or with a value no run writes (a
     score outside [0, 1] or not finite, a negative count, ``true`` for a number).
     """
+    file, doc = _read(path)
+    return _validated(file, doc)
+
+
+def load_shard(path: str | os.PathLike[str]) -> Report:
+    """A report to merge: read as :func:`load_report` reads it, and refused (a
+    :class:`~rag_eval_pytest.errors.ReportError` naming the file) unless its cases are the
+    ones its run wrote, by their count and digest: a case removed or edited after the run
+    would change the merged verdict. A report of an earlier version has neither."""
+    file, doc = _read(path)
+    report = _validated(file, doc)
+    regenerate = "run its shard again to write it anew"
+    if report.integrity is None:
+        raise ReportError(
+            f"{file}: written by an earlier version, without the count and digest of its "
+            f"cases that rag-eval merge checks; {regenerate}"
+        )
+    cases = doc["cases"]
+    if len(cases) != report.integrity.cases:
+        raise ReportError(
+            f"{file}: holds {len(cases)} cases where its run wrote {report.integrity.cases}: "
+            f"cases were removed or added after the run; {regenerate}"
+        )
+    if cases_digest(cases) != report.integrity.cases_sha256:
+        raise ReportError(
+            f"{file}: its cases are not the ones its run wrote (their digest differs: edited "
+            f"after the run); {regenerate}"
+        )
+    return report
+
+
+def _read(path: str | os.PathLike[str]) -> tuple[Path, Any]:
+    """The report file at ``path`` (or in the folder) and its JSON."""
     file = Path(path)
     if file.is_dir():
         file = file / JSON_REPORT
-    too_deep = f"{file}: nested too deeply to be an eval_report.json"
     try:
-        doc = json.loads(read_limited(file).decode("utf-8"))
+        return file, json.loads(read_limited(file).decode("utf-8"))
     except FileNotFoundError:
         raise ReportError(f"{file}: file not found") from None
     except FileTooLarge as exc:
         raise ReportError(f"{file}: {exc}") from None
     except RecursionError:
-        raise ReportError(too_deep) from None
+        raise ReportError(_too_deep(file)) from None
     except (OSError, ValueError) as exc:
         raise ReportError(f"{file}: not a JSON report ({exc})") from None
+
+
+def _validated(file: Path, doc: Any) -> Report:
     if not isinstance(doc, dict) or doc.get("schema_version") != SCHEMA_VERSION:
         raise ReportError(f"{file}: not an eval_report.json of schema version {SCHEMA_VERSION}")
     try:
@@ -56,7 +92,11 @@ def load_report(path: str | os.PathLike[str]) -> Report:
         what = "complete" if error["type"] in ("missing", *_KINDS) else "valid"
         raise ReportError(f"{file}: not a {what} eval_report.json: {_problem(error)}") from None
     except RecursionError:  # a metric's details nested deeper than validation goes
-        raise ReportError(too_deep) from None
+        raise ReportError(_too_deep(file)) from None
+
+
+def _too_deep(file: Path) -> str:
+    return f"{file}: nested too deeply to be an eval_report.json"
 
 
 _KINDS = {"list_type": "a list", "dict_type": "an object", "model_type": "an object"}

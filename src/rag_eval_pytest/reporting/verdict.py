@@ -1,4 +1,4 @@
-"""The verdict of a run: its exit code and the reason, decided in one place (SPEC 7, 9, 10).
+"""The verdict of a run: its exit code and the reason, decided in one place (SPEC 7, 9, 10, 11).
 
 :func:`decide_verdict` is the one function that decides it, from the run's summary (the cases'
 scores, statuses and what the judges failed to decide) and how the run ended (:class:`RunEnd`:
@@ -6,8 +6,10 @@ pytest's status, a setup error, whether any test ran). A run (``reporting/aggreg
 ``rag-eval merge`` (``reporting/merge.py``) both call it, so shards merged into one report get
 the verdict one run of all their cases would have got.
 
-0 all passed and thresholds met; 1 a test failed or a run threshold was not met; the critical
-code (default 2) when a critical case failed; the fatal code (default 3) for fatal conditions.
+0 all passed and thresholds met; 1 a test failed, a run threshold was not met, or a check was
+not judged (the judge cannot make it, or was unsure of its verdict); the critical code
+(default 2) when a critical case failed; the fatal code (default 3) when the run could not
+judge (configuration, data, a judge that failed), whichever judge was chosen.
 pytest's own 0 or 1 become the plugin's verdict. Its other codes (interrupted, internal error,
 usage error, no tests, warnings) already mean "stop the line" and stand, except the one equal
 to the critical code (pytest's 2, "interrupted", with the default): it becomes the fatal code,
@@ -55,7 +57,9 @@ class RunEnd:
     carried: tuple[str, ...] = ()
     """Fatal reasons of the shards merged, that their cases do not show (a setup error)."""
     unsupported: str = "fail"
-    """What checks the judge could not make do to the run (``judge.unsupported``)."""
+    """What checks the judge could not make, and verdicts it was unsure of, do to the run
+    (``judge.unsupported``): ``fail`` (exit 1) or ``report`` (the run may pass). Never fatal:
+    a verdict the judge could not reach is no outage of the run."""
     regressions: tuple[str, ...] = ()
     """Regressions since the baseline that fail the run (``--rag-fail-on-regression``)."""
     quarantined: tuple[tuple[str, int], ...] = ()
@@ -73,7 +77,8 @@ def fatal_reason(summary: RunSummary, end: RunEnd) -> str | None:
     """Why the run gives no verdict on the RAG system: a setup error, a RAG system that
     failed for every case, a judge that failed (for every case of a metric, stopped during
     the run, or on some cases: a check asked for and not made is no pass, whichever judge
-    it was)."""
+    it was). A check the judge cannot make, or a verdict it was unsure of, is not among
+    them: the judge answered, and the run counts it as not judged (exit 1)."""
     if end.setup_error:
         return end.setup_error
     if summary.rag_failed_all:
@@ -91,8 +96,6 @@ def fatal_reason(summary: RunSummary, end: RunEnd) -> str | None:
             f"the judge failed on {count} of {cases} case{'s' if cases != 1 else ''}"
             f" ({_names(list(trouble.failed_cases))}): {trouble.first_error}"
         )
-    if (trouble.unsupported or trouble.undecided) and end.unsupported == "fatal":
-        return trouble.unchecked_line()
     if end.carried:
         return "; ".join(end.carried)
     return None
@@ -196,32 +199,83 @@ def decide_exit_code(
     notice: str = "",
     regressions: Sequence[str] = (),
 ) -> ExitDecision:
-    """Decide the exit code and say why, in one line. ``pytest_detail`` says why pytest
-    ended as it did ("1 error during collection"); ``errored_tests`` are said apart from
-    ``failed_tests``; ``report_only_misses`` counts the scores
-    below their per-case thresholds that a report-only run let pass, so that a green run
-    does not read as "all thresholds met". ``unchecked`` says which checks could not run
-    (the run fails); ``notice`` the same when the run may pass (``judge.unsupported: report``)."""
+    """Decide the exit code and say why, in one line: fatal (the run could not judge) over
+    critical (a critical case failed) over 1 (failures, unmet thresholds, regressions, checks
+    not judged) over 0. The reason opens with what decided the code and names a failed
+    critical case whenever there is one, under the fatal code too. ``pytest_detail`` says why
+    pytest ended as it did ("1 error during collection"); ``errored_tests`` are said apart
+    from ``failed_tests``; ``report_only_misses`` counts the
+    scores below their per-case thresholds that a report-only run let pass, so that a green
+    run does not read as "all thresholds met". ``unchecked`` says which checks were not
+    judged (the run fails); ``notice`` the same when the run may pass
+    (``judge.unsupported: report``)."""
+    critical = _critical_line(critical_failures)
     if pytest_status not in (0, 1):
-        if fatal_reason and pytest_status == 2:  # the run was stopped for the fatal reason
-            return ExitDecision(fatal_code, f"fatal: {fatal_reason}")
-        reason = pytest_status_reason(pytest_status, pytest_detail)
-        if pytest_status == critical_code:
-            return ExitDecision(fatal_code, f"fatal: {reason}")
-        return ExitDecision(pytest_status, f"{reason} (pytest's exit status kept)")
-    if fatal_reason:
-        return ExitDecision(fatal_code, f"fatal: {fatal_reason}")
-    if critical_failures:
-        noun = "case" if len(critical_failures) == 1 else "cases"
-        return ExitDecision(
-            critical_code, f"critical {noun} {_names(list(critical_failures))} failed"
+        return _pytest_decision(
+            pytest_status, pytest_detail, fatal_reason, critical, critical_code, fatal_code
         )
+    if fatal_reason:
+        return ExitDecision(fatal_code, _joined(f"fatal: {fatal_reason}", critical))
+    if critical:  # what else fails the run, besides the critical tests themselves
+        others = _failure_reasons(unmet, (0, 0, 0), regressions, unchecked, report_only_misses)
+        return ExitDecision(critical_code, _joined(critical, *others))
+    tests = (failed_tests, errored_tests, pytest_status)
+    failures = _failure_reasons(unmet, tests, regressions, unchecked, report_only_misses)
+    if failed_tests or errored_tests or pytest_status == 1 or unmet or unchecked or regressions:
+        return ExitDecision(1, _joined(*failures))
+    if notice:
+        failures.append(notice)
+    if failures:
+        return ExitDecision(
+            0, "all tests passed and run-level thresholds met; " + _joined(*failures)
+        )
+    return ExitDecision(0, "all tests passed and all thresholds met")
+
+
+def _joined(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+def _critical_line(critical_failures: Sequence[str]) -> str:
+    """ "critical case tc_1 failed": empty when no critical case failed."""
+    if not critical_failures:
+        return ""
+    noun = "case" if len(critical_failures) == 1 else "cases"
+    return f"critical {noun} {_names(list(critical_failures))} failed"
+
+
+def _pytest_decision(
+    status: int,
+    detail: str,
+    fatal_reason: str | None,
+    critical: str,
+    critical_code: int,
+    fatal_code: int,
+) -> ExitDecision:
+    """pytest ended with a code of its own (interrupted, internal error, usage error, ...)."""
+    if fatal_reason and status == 2:  # the run was stopped for the fatal reason
+        return ExitDecision(fatal_code, _joined(f"fatal: {fatal_reason}", critical))
+    reason = pytest_status_reason(status, detail)
+    if status == critical_code:
+        return ExitDecision(fatal_code, _joined(f"fatal: {reason}", critical))
+    return ExitDecision(status, _joined(f"{reason} (pytest's exit status kept)", critical))
+
+
+def _failure_reasons(
+    unmet: Sequence[ThresholdCheck],
+    tests: tuple[int, int, int],
+    regressions: Sequence[str],
+    unchecked: str,
+    report_only_misses: int,
+) -> list[str]:
+    """What fails the run short of a fatal or critical reason, one part each; ``tests`` is
+    the failed tests, the errored tests and pytest's status."""
     reasons = []
     if unmet:
         reasons.append("; ".join(c.describe() for c in unmet))
-    tests = _tests_line(failed_tests, errored_tests, pytest_status)
-    if tests:
-        reasons.append(tests)
+    said = _tests_line(*tests)
+    if said:
+        reasons.append(said)
     if regressions:
         reasons.append("regressed since the baseline: " + "; ".join(regressions))
     if unchecked:
@@ -231,12 +285,4 @@ def decide_exit_code(
         reasons.append(
             f"report only: {report_only_misses} {scores} below per-case thresholds failed no test"
         )
-    if tests or unmet or unchecked or regressions:
-        return ExitDecision(1, "; ".join(reasons))
-    if notice:
-        reasons.append(notice)
-    if reasons:
-        return ExitDecision(
-            0, "all tests passed and run-level thresholds met; " + "; ".join(reasons)
-        )
-    return ExitDecision(0, "all tests passed and all thresholds met")
+    return reasons

@@ -248,6 +248,7 @@ def _comparable(report: dict[str, Any]) -> dict[str, Any]:
         report["run"].pop(volatile)
     report.pop("trend", None)  # the second run has the first in its history
     report.pop("comparison", None)  # and is compared with it
+    report.pop("integrity")  # the digest of the cases, their timings with them
     report["summary"]["latency"] = None
     report["summary"]["usage"] = None
     for c in report["cases"]:

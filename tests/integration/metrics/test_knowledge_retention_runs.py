@@ -94,3 +94,56 @@ def test_a_third_turn_that_contradicts_the_first_fails_naming_turn_3(
     )
     markdown = (pytester.path / "results" / "eval_report.md").read_text(encoding="utf-8")
     assert "#### Turn 3 (FAILED): Can you check it again?" in markdown
+
+
+def chat(case_id: str, first: str, second_answer: str) -> dict[str, Any]:
+    return {
+        "id": case_id,
+        "turns": [
+            {"question": first, "answer": "Let me check that for you."},
+            {"question": "Has it shipped yet?", "answer": second_answer},
+        ],
+    }
+
+
+def test_an_identifier_plan_or_name_the_user_established_is_kept_or_the_turn_fails(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """The user gives an order number in a question, a plan, a name; an answer that puts
+    another in its place fails with the local judge (an order "99999" after "12345" used to
+    pass: a question established no fact), and one that keeps them passes."""
+    write_dataset(
+        [
+            chat("order", "Where is my order 12345?", "Your order 99999 has shipped."),
+            chat("order-kept", "Where is my order 12345?", "Your order 12345 has shipped."),
+            chat(
+                "plan",
+                "I'm on the Pro plan. Is phone support included?",
+                "Yes: on the Basic plan, phone support is included.",
+            ),
+            chat("name", "My name is Anna. Where is my parcel?", "Thanks, Maria! It has shipped."),
+            chat(
+                "name-kept", "My name is Anna. Where is my parcel?", "Thanks, Anna! It has shipped."
+            ),
+        ]
+    )
+    pytester.makepyfile(test_chat=TEST)
+    result = pytester.runpytest(
+        "--rag-dataset", "dataset.json", "-p", "no:randomly", "--rag-judge=local"
+    )
+    result.assert_outcomes(passed=2, failed=3)
+    cases = {c["key"]: c for c in read_report(pytester)["cases"]}
+    assert {k: c["status"] for k, c in cases.items()} == {
+        "order": "failed",
+        "order-kept": "passed",
+        "plan": "failed",
+        "name": "failed",
+        "name-kept": "passed",
+    }
+    reasons = {
+        k: cases[k]["metrics"]["knowledge_retention"]["evidence"][0]["reason"]
+        for k in ("order", "plan", "name")
+    }
+    assert "claims 99999; the user said 12345" in reasons["order"]
+    assert "claims the Basic plan; the user named Pro" in reasons["plan"]
+    assert "calls the user Maria; the user said their name is Anna" in reasons["name"]

@@ -1,8 +1,8 @@
 """``eval_report.html`` of a real run: written and listed with the other reports, rebuilt the
-same by ``rag-eval report``, and opened in headless Chromium: it loads nothing but itself,
-raises no script error, shows a conversation as its turns (the failing turn first), its status
-filter hides passing cases, what a RAG system planted in
-an answer does not run, and without JavaScript it lists every case.
+same by ``rag-eval report`` (never over the JSON report or the history), and opened in
+headless Chromium: it loads nothing but itself, raises no script error, shows a conversation
+as its turns (the failing turn first), its status filter hides passing cases, what a RAG
+system planted in an answer does not run, and without JavaScript it lists every case.
 
 The browser is the system's Chromium (Debian's ``chromium`` package: ``make test`` installs
 it where it can), driven by Playwright with that executable; the browser test is skipped
@@ -122,6 +122,28 @@ def test_the_html_report_is_written_listed_and_rebuilt_alike_from_the_json(
     assert rag_eval(["report", str(page.parent), "--output", str(rebuilt)]) == 0
     assert f"wrote {rebuilt}" in capsys.readouterr().out
     assert rebuilt.read_text(encoding="utf-8") == text
+
+
+def test_rag_eval_report_never_writes_over_its_inputs_and_replaces_the_page_only_when_forced(
+    html_run: tuple[pytest.RunResult, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, page = html_run
+    results = page.parent
+    inputs = [results / "eval_report.json", results / "results.jsonl"]
+    (results / "link.html").symlink_to(inputs[0])
+    kept = {path: path.read_bytes() for path in [*inputs, page]}
+    for out in [*inputs, results / "link.html"]:
+        assert rag_eval(["report", str(results), "--output", str(out), "--force"]) == 3
+        err = capsys.readouterr().err
+        assert err.startswith(f"rag-eval report: {out}: --output is the input file "), err
+    assert rag_eval(["report", str(results)]) == 3  # the page the run wrote
+    assert capsys.readouterr().err == (
+        f"rag-eval report: {page}: already exists; give --force to replace it\n"
+    )
+    assert {path: path.read_bytes() for path in [*inputs, page]} == kept
+    page.write_text("stale", encoding="utf-8")
+    assert rag_eval(["report", str(results), "--force"]) == 0
+    assert page.read_bytes() == kept[page]
 
 
 def test_rag_eval_report_draws_the_trend_from_the_history_when_the_report_has_none(

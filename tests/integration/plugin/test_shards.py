@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from rag_eval_pytest.cli import main
+from rag_eval_pytest.reporting.models import cases_digest
 from tests.helpers import case, read_report
 
 CONFIG = "metrics:\n  retrieval_recall: null\n"
@@ -49,6 +50,7 @@ def comparable(report: dict[str, Any]) -> dict[str, Any]:
     report["run"] = None
     report.pop("trend")  # each output directory has its own history
     report.pop("comparison", None)  # and its own baseline (a merge compares with none)
+    report.pop("integrity")  # the digest of the cases, their latencies with them
     report["summary"]["latency"] = None
     for c in report["cases"]:
         c["latency_s"] = None
@@ -110,13 +112,15 @@ def test_merge_refuses_overlapping_shards_and_bad_files(
     write_dataset(cases())
     pytester.makefile(".yaml", **{"eval-config": CONFIG})
     pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
-    twice = merge(capsys, "results/eval_report.json", "results/eval_report.json")
+    twice = merge(
+        capsys, "results/eval_report.json", "results/eval_report.json", "--output-dir", "merged"
+    )
     assert twice.returncode == 3
     assert "results/eval_report.json: the same run as results/eval_report.json, given twice" in (
         twice.stderr
     )
     (pytester.path / "junk.json").write_text(json.dumps({"hello": 1}))
-    junk = merge(capsys, "junk.json")
+    junk = merge(capsys, "junk.json", "--output-dir", "merged")
     assert junk.returncode == 3
     assert "junk.json: not an eval_report.json" in junk.stderr
 
@@ -176,6 +180,132 @@ def test_a_merge_of_a_shard_twice_or_of_different_datasets_is_fatal(
     mixed = merge(capsys, "first.json", "s2/eval_report.json", "s3/eval_report.json")
     assert mixed.returncode == 3
     assert "runs of different datasets: content " in mixed.stderr
+
+
+def test_a_merge_never_writes_over_a_shard_and_replaces_its_reports_only_when_forced(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    rag_app: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    write_dataset(cases())
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    run_shards(pytester, rag_app, "1", "2", "3")
+    shards = [f"s{i}/eval_report.json" for i in (1, 2, 3)]
+    (pytester.path / "linked").mkdir()
+    (pytester.path / "linked" / "eval_report.json").symlink_to(
+        pytester.path / "s2/eval_report.json"
+    )
+    kept = {path: path.read_bytes() for path in pytester.path.glob("s*/*") if path.is_file()}
+    for out, shard in (("s1", "s1/eval_report.json"), ("linked", "s2/eval_report.json")):
+        done = merge(capsys, *shards, "--output-dir", out, "--force")
+        assert done.returncode == 3
+        assert done.stderr == (
+            f"rag-eval merge: {out}/eval_report.json: the merged report is the input file "
+            f"{shard}; give another --output-dir\n"
+        )
+    assert {path: path.read_bytes() for path in kept} == kept
+    assert [p.name for p in (pytester.path / "linked").iterdir()] == ["eval_report.json"]
+
+    assert merge(capsys, *shards, "--output-dir", "m").returncode == 2
+    again = merge(capsys, *shards, "--output-dir", "m")
+    assert again.returncode == 3
+    assert again.stderr == (
+        "rag-eval merge: m/eval_report.json: already exists; give --force to replace it\n"
+    )
+    assert len((pytester.path / "m" / "results.jsonl").read_text().splitlines()) == 1
+    assert merge(capsys, *shards, "--output-dir", "m", "--force").returncode == 2
+    assert len((pytester.path / "m" / "results.jsonl").read_text().splitlines()) == 2
+
+
+def edit_report(path: Path, edit: Callable[[dict[str, Any]], object]) -> None:
+    report = json.loads(path.read_text(encoding="utf-8"))
+    edit(report)
+    path.write_text(json.dumps(report), encoding="utf-8")
+
+
+def pass_case(report: dict[str, Any], key: str) -> None:
+    """Mark the case ``key`` passed: its status, its tests' outcomes, its metrics'."""
+    (found,) = [c for c in report["cases"] if c["key"] == key]
+    found["status"] = "passed"
+    for test in found["tests"]:
+        test.update(outcome="passed", message=None)
+    for result in found["metrics"].values():
+        result["status"] = "passed"
+
+
+def test_a_shard_with_cases_removed_or_edited_after_its_run_is_refused(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    rag_app: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    write_dataset(cases())
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    run_shards(pytester, rag_app, "1", "2", "3")
+    shards = [f"s{i}/eval_report.json" for i in (1, 2, 3)]
+    assert [c["key"] for c in read_report(pytester, "s1")["cases"]] == ["c0", "c3", "c6"]
+    pristine = (pytester.path / shards[0]).read_text(encoding="utf-8")
+    regenerate = "; run its shard again to write it anew\n"
+
+    # The failing critical c0 taken out: the merge used to pass on the 6 cases left.
+    edit_report(pytester.path / shards[0], lambda r: r["cases"].pop(0))
+    removed = merge(capsys, *shards, "--output-dir", "merged")
+    assert removed.returncode == 3
+    assert removed.stderr == (
+        "rag-eval merge: s1/eval_report.json: holds 2 cases where its run wrote 3: cases were "
+        f"removed or added after the run{regenerate}"
+    )
+    # c0 marked passed, its tests and its retrieval_recall of 0 with it.
+    (pytester.path / shards[0]).write_text(pristine, encoding="utf-8")
+    edit_report(pytester.path / shards[0], lambda r: pass_case(r, "c0"))
+    edited = merge(capsys, *shards, "--output-dir", "merged")
+    assert edited.returncode == 3
+    assert edited.stderr == (
+        "rag-eval merge: s1/eval_report.json: its cases are not the ones its run wrote (their "
+        f"digest differs: edited after the run){regenerate}"
+    )
+    # A report of an earlier version has no digest to check.
+    (pytester.path / shards[0]).write_text(pristine, encoding="utf-8")
+    edit_report(pytester.path / shards[1], lambda r: r.pop("integrity"))
+    earlier = merge(capsys, *shards, "--output-dir", "merged")
+    assert earlier.returncode == 3
+    assert earlier.stderr == (
+        "rag-eval merge: s2/eval_report.json: written by an earlier version, without the count "
+        f"and digest of its cases that rag-eval merge checks{regenerate}"
+    )
+    assert not (pytester.path / "merged").exists()
+
+
+def test_a_merge_decides_each_metric_from_its_score_not_from_the_status_a_shard_stored(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    rag_app: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    write_dataset(cases())
+    pytester.makefile(".yaml", **{"eval-config": CONFIG})
+    run_shards(pytester, rag_app, "1", "2", "3")
+    shards = [f"s{i}/eval_report.json" for i in (1, 2, 3)]
+    assert merge(capsys, *shards, "--output-dir", "honest").returncode == 2
+
+    def forge(report: dict[str, Any]) -> None:
+        """c3's retrieval_recall of 0 stored as passed, with a digest that matches."""
+        (c3,) = [c for c in report["cases"] if c["key"] == "c3"]
+        recall = c3["metrics"]["retrieval_recall"]
+        assert (recall["score"], recall["status"]) == (0.0, "failed")
+        recall["status"] = "passed"
+        report["integrity"]["cases_sha256"] = cases_digest(report["cases"])
+
+    edit_report(pytester.path / shards[0], forge)
+    done = merge(capsys, *shards, "--output-dir", "merged")
+    assert done.returncode == 2, done.stderr
+    merged, honest = read_report(pytester, "merged"), read_report(pytester, "honest")
+    (c3,) = [c for c in merged["cases"] if c["key"] == "c3"]
+    assert c3["metrics"]["retrieval_recall"]["status"] == "failed"
+    recall = merged["summary"]["metrics"]["retrieval_recall"]
+    assert recall == honest["summary"]["metrics"]["retrieval_recall"]
+    assert recall["failed"] == 3
 
 
 @pytest.mark.parametrize("bad", ["0/3", "4/3", "x", "1/0"])

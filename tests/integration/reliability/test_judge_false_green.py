@@ -23,6 +23,7 @@ from tests.servers.fake_llm import (
     Step,
     anthropic_error,
     anthropic_text,
+    anthropic_tool,
 )
 
 KEY = "sk-ant-revoked-0123456789"
@@ -114,6 +115,56 @@ def test_a_judge_failing_every_question_is_fatal_not_green(
     line = result.stdout.lines[-2] if "rag-eval: exit" in result.stdout.lines[-2] else ""
     result.stdout.fnmatch_lines([f"rag-eval: exit 3: fatal: *{error}*faithfulness*"])
     assert "critical" not in line
+
+
+SUPPORTED = {"statements": [{"statement": "s", "verdict": "supported", "reason": "stated"}]}
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        anthropic_text("verdicts: maybe?? {{{"),
+        anthropic_text("I can't help with evaluating this content.", "refusal"),
+    ],
+    ids=["invalid", "refusal"],
+)
+def test_a_failed_reply_is_never_cached_so_the_next_run_asks_again(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    serve: Callable[[FakeLLMServer], FakeLLMServer],
+    failure: Step,
+) -> None:
+    """A reply that did not validate after the corrective re-ask, or a refusal, was cached
+    and replayed: every later run stayed red after the judge recovered (``judge: 0 calls,
+    2 cached``), in CI until someone deleted the restored cache."""
+    server = serve(RepeatingServer(failure))
+    assert isinstance(server, RepeatingServer)
+    write_dataset(cases(1))
+    args = ["--rag-judge=anthropic", "--rag-judge-passes=1", "-p", "no:randomly"]
+
+    def run_cached() -> pytest.RunResult:  # the judge cache on, unlike run()'s
+        pytester.makefile(".yaml", **{"eval-config": FAITHFULNESS})
+        return pytester.runpytest("--rag-dataset=dataset.json", *args)
+
+    assert run_cached().ret == 3
+    asked = len(server.requests)
+    assert asked > 0
+    entries = list((pytester.path / ".pytest_cache").rglob("*.json"))
+
+    server.step = anthropic_tool(SUPPORTED)  # the judge recovered
+    recovered = run_cached()
+    assert recovered.ret == 0, recovered.stdout.str()
+    recovered.assert_outcomes(passed=2)
+    assert len(server.requests) == asked + 2  # asked again, once per case
+    usage = read_report(pytester)["summary"]["usage"]
+    assert (usage["judge_calls"], usage["cache_hits"]) == (2, 0)
+    assert entries == []  # the failed run cached nothing
+
+    # The replies that judged are cached: the next run asks nothing.
+    warm = run_cached()
+    assert warm.ret == 0
+    assert len(server.requests) == asked + 2
+    warm.stdout.fnmatch_lines(["judge: 0 calls, 2 cached*"])
 
 
 def test_cases_without_contexts_keep_not_judged_skip(

@@ -7,8 +7,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from rag_eval_pytest.judges.base import Judge, JudgeOutcome, Question, Usage
 from rag_eval_pytest.judges.cascade import CascadeJudge, tiered
+from rag_eval_pytest.judges.factory import cascade_tier
 from rag_eval_pytest.judges.questions import (
     AnswerAddressesQuestion,
     CriterionCheck,
@@ -22,6 +25,7 @@ from rag_eval_pytest.judges.questions import (
     StatementVerdict,
     StatementVerdicts,
 )
+from rag_eval_pytest.judges.settings import JudgeSettings
 
 INPUTS = StatementsInput(
     question="When are refunds paid?",
@@ -227,3 +231,23 @@ def test_a_tier_without_a_stable_identity_leaves_the_cascade_without_one() -> No
     cascade = CascadeJudge(Local(answers=()), Unnamed(JudgeOutcome.not_judged("x")))
     assert cascade.identity() is None
     assert cascade.fingerprint() is None
+
+
+@pytest.mark.parametrize(
+    ("outer", "then", "cache", "cache_dir"),
+    [
+        ({"cache": False}, {}, False, None),  # --rag-no-cache, judge.cache: false
+        ({"cache": False}, {"cache": True}, False, None),
+        ({"cache_dir": "shared"}, {}, True, "shared"),
+        ({"cache_dir": "shared"}, {"cache_dir": "own"}, True, "own"),
+    ],
+)
+def test_the_llm_tier_takes_the_runs_cache_settings(
+    outer: dict[str, Any], then: dict[str, Any], cache: bool, cache_dir: str | None
+) -> None:
+    configured = JudgeSettings(kind="cascade", then={"kind": "openai", **then}, **outer)
+    tier = cascade_tier(configured, env={})
+    assert (tier.kind, tier.cache, tier.cache_dir) == ("openai", cache, cache_dir)
+    default = cascade_tier(JudgeSettings(kind="cascade", **outer), {"ANTHROPIC_API_KEY": "k"})
+    assert (default.kind, default.cache) == ("anthropic", outer.get("cache", True))
+    assert default.cache_dir == outer.get("cache_dir")

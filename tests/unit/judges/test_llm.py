@@ -324,6 +324,85 @@ def test_failed_question_is_not_stored_as_an_outcome(tmp_path: Path) -> None:
     assert retried.judged and len(script.prompts) == 1
 
 
+REFUSAL = "I'm sorry, but I can't help with evaluating this content."
+
+
+@pytest.mark.parametrize(
+    "failures",
+    [[REFUSAL], ["The answer looks fine to me.", "Still fine."]],
+    ids=["refusal", "invalid"],
+)
+def test_a_reply_that_judges_nothing_is_never_cached(tmp_path: Path, failures: list[str]) -> None:
+    """A refusal, or a reply still invalid after the corrective re-ask, replayed from the
+    cache, would fail every later run after the judge recovered."""
+    failing = Script(*failures)
+    failed = ask(CallableJudge(failing, model="m", cache=JudgeCache(tmp_path)))
+    assert not failed.judged and len(failing.prompts) == len(failures)
+    assert not list(tmp_path.rglob("*.json"))
+    recovered = Script(statements("supported"))
+    outcome = ask(CallableJudge(recovered, model="m", cache=JudgeCache(tmp_path)))
+    assert outcome.judged and len(recovered.prompts) == 1
+
+
+def test_only_the_reply_a_question_was_judged_from_is_cached(tmp_path: Path) -> None:
+    script = Script("The answer looks fine to me.", statements("supported"))
+    assert ask(CallableJudge(script, model="m", cache=JudgeCache(tmp_path))).judged
+    stored = [json.loads(e.read_text(encoding="utf-8")) for e in tmp_path.rglob("*.json")]
+    replies = [entry["reply"]["text"] for entry in stored if "reply" in entry]
+    assert replies == [statements("supported")]  # the re-ask's, not the invalid first reply
+
+
+def test_a_cached_reply_that_judges_nothing_is_a_miss(tmp_path: Path) -> None:
+    """A refusal cached by an earlier version is asked again, and replaced once judged."""
+    script = Script(statements("supported"))
+    ask(CallableJudge(script, model="m", cache=JudgeCache(tmp_path)))
+    cache = JudgeCache(tmp_path)
+    for entry in tmp_path.rglob("*.json"):
+        stored = json.loads(entry.read_text(encoding="utf-8"))
+        if "outcome" in stored:
+            entry.unlink()
+        else:
+            cache.put(stored["key"], Reply(text=REFUSAL).to_record())
+    outcome = ask(CallableJudge(script, model="m", cache=JudgeCache(tmp_path)))
+    assert outcome.judged and len(script.prompts) == 2
+    assert (outcome.usage.judge_calls, outcome.usage.cache_hits) == (1, 0)
+    warm = ask(CallableJudge(script, model="m", cache=JudgeCache(tmp_path)))
+    assert warm.judged and len(script.prompts) == 2
+
+
+def test_an_outcome_one_of_whose_votes_failed_is_not_cached(tmp_path: Path) -> None:
+    """The two votes that agree decide it, but the failed one is asked again next run (the
+    votes that judged are read from the cache)."""
+    script = Script(useful(True, True, True), "nonsense", "nonsense", useful(True, True, True))
+    judge = CallableJudge(script, model="m", passes=3, cache=JudgeCache(tmp_path))
+    outcome = ask(judge, ContextUsefulness(), CONTEXTS_IN)
+    assert outcome.judged and len(script.prompts) == 4
+    stored = [json.loads(e.read_text(encoding="utf-8")) for e in tmp_path.rglob("*.json")]
+    assert ["outcome" in entry for entry in stored] == [False, False]  # the two votes' replies
+    judge = CallableJudge(script, model="m", passes=3, cache=JudgeCache(tmp_path))
+    again = ask(judge, ContextUsefulness(), CONTEXTS_IN)
+    assert again.judged and len(script.prompts) == 5  # the second vote, asked again
+    assert again.agreement == 1.0 and not any("not judged" in n for n in again.notes)
+
+
+def test_a_cached_outcome_one_of_whose_votes_failed_is_voted_again(tmp_path: Path) -> None:
+    """An earlier version kept such outcomes, a vote the verdict depended on included: the
+    votes are read again (from the cache where they judged), never the outcome."""
+    script = Script(useful(True, True, True))
+    judge = CallableJudge(script, model="m", passes=3, cache=JudgeCache(tmp_path))
+    ask(judge, ContextUsefulness(), CONTEXTS_IN)
+    cache = JudgeCache(tmp_path)
+    for entry in tmp_path.rglob("*.json"):
+        stored = json.loads(entry.read_text(encoding="utf-8"))
+        if "outcome" in stored:
+            failed = [*stored["outcome"]["notes"], "pass 2 of 3 not judged: HTTP 529"]
+            cache.put(stored["key"], {**stored["outcome"], "notes": failed}, "outcome")
+    judge = CallableJudge(script, model="m", passes=3, cache=JudgeCache(tmp_path))
+    again = ask(judge, ContextUsefulness(), CONTEXTS_IN)
+    assert again.judged and len(script.prompts) == 2  # both votes read from the cache
+    assert not any("not judged" in note for note in again.notes)
+
+
 def test_cache_keys_are_stable_across_releases() -> None:
     """A judge cache written by an earlier release is still read: the key of a request is
     the SHA-256 of its canonical JSON, pinned here."""

@@ -161,7 +161,7 @@ def at(threshold: float, seen: list[list[float]]) -> Any:
     return check
 
 
-S, N = ("supported", "r"), ("not mentioned", "r")
+S, N, C = ("supported", "r"), ("not mentioned", "r"), ("contradicted", "r")
 
 
 def test_a_third_vote_that_cannot_change_the_verdict_is_not_asked() -> None:
@@ -185,3 +185,41 @@ def test_a_third_vote_that_can_change_the_verdict_is_asked() -> None:
     assert played.ran == [0, 1, 2]
     assert share_supported(outcome.value) == 0.5  # the majority's verdict
     assert not any("not asked" in note for note in outcome.notes)
+
+
+def test_a_failed_vote_the_verdict_depends_on_leaves_the_question_not_judged() -> None:
+    # One vote for, the other two failed: they could have outvoted it.
+    outcome, ran = run([same(True), failed("HTTP 529"), failed("HTTP 529", stopped="down")], 3)
+    assert sorted(ran) == [0, 1, 2]
+    assert not outcome.judged
+    assert outcome.reason == "votes 2 and 3 of 3 failed and the verdict depends on them: HTTP 529"
+    assert outcome.stopped == "down"  # a stop among the failures still ends the run
+    assert outcome.usage.judge_calls == 3
+    assert "pass 2 of 3 not judged: HTTP 529" in outcome.notes
+    # A split the failed vote would have decided.
+    outcome, _ = run([same(True), same(False), failed("refused")], 3)
+    assert outcome.reason == "vote 3 of 3 failed and the verdict depends on it: refused"
+
+
+def test_a_failed_vote_that_cannot_change_the_winner_is_no_failure() -> None:
+    # Five votes on a three-way verdict: 2 supported, 1 not mentioned, 1 contradicted; the
+    # failed fifth could at most tie "not mentioned" with "supported", which came first.
+    outcome, _ = run(
+        [statements(S), statements(S), statements(N), statements(C), failed("HTTP 529")], 5
+    )
+    assert outcome.judged and outcome.value.statements[0].verdict == "supported"
+    assert "pass 5 of 5 not judged: HTTP 529" in outcome.notes
+
+
+def test_a_failed_vote_that_cannot_change_the_metric_s_verdict_is_no_failure() -> None:
+    # 3/4 or 4/4 supported, whatever the failed second vote said: a pass at 0.7 either way.
+    played = Passes([statements(S, S, S, N), failed("HTTP 529"), statements(S, S, S, S)])
+    seen: list[list[float]] = []
+    outcome = asyncio.run(vote(played, 3, at(0.7, seen)))
+    assert played.ran == [0, 1, 2]
+    assert outcome.judged and share_supported(outcome.value) == 0.75  # the tie's first vote
+    assert seen[-1] == [0.75, 1.0]
+    # Had the third vote said 2/4, the failed one would have decided: not judged.
+    played = Passes([statements(S, S, S, N), failed("HTTP 529"), statements(N, S, S, N)])
+    outcome = asyncio.run(vote(played, 3, at(0.7, [])))
+    assert not outcome.judged and outcome.reason.startswith("vote 2 of 3 failed")

@@ -135,9 +135,25 @@ def test_gate_without_judged_cases_is_unmet_not_passed_silently() -> None:
             {"critical_failures": ["a", "b"], "critical_code": 10},
             (10, "critical cases a, b failed"),
         ),
-        (1, {"fatal_reason": "all down", "critical_failures": ["a"]}, (3, "fatal: all down")),
+        # The fatal code outranks the critical one, and still names the critical failure.
+        (
+            1,
+            {"fatal_reason": "all down", "critical_failures": ["a"]},
+            (3, "fatal: all down; critical case a failed"),
+        ),
         # pytest's 2 (interrupted, a collection error) is not the critical code's 2.
-        (2, {"critical_failures": ["a"]}, (3, "fatal: pytest: interrupted")),
+        (
+            2,
+            {"critical_failures": ["a"]},
+            (3, "fatal: pytest: interrupted; critical case a failed"),
+        ),
+        # A critical failure says what else fails the run, not the critical tests again.
+        (
+            1,
+            {"critical_failures": ["a"], "failed_tests": 2, "unchecked": "1 case needs x"},
+            (2, "critical case a failed; 1 case needs x"),
+        ),
+        (0, {"unchecked": "1 case needs x"}, (1, "1 case needs x")),
         (
             2,
             {"pytest_detail": "1 error during collection", "fatal_code": 12},

@@ -1,7 +1,8 @@
 """load_report: a report written as a run writes it reads back as the same typed report, from
 its file or its folder; anything else is one error naming the file and what is wrong with
 it (missing, too large, not JSON, nested too deeply, another schema, cut short, a value no
-run writes)."""
+run writes). load_shard: a report to merge is also refused unless its cases are the ones its
+run wrote (their count and digest)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ import pytest
 from rag_eval_pytest.data import reading
 from rag_eval_pytest.errors import ReportError
 from rag_eval_pytest.reporting.files import JSON_REPORT, report_json
-from rag_eval_pytest.reporting.reader import load_report
+from rag_eval_pytest.reporting.models import cases_digest
+from rag_eval_pytest.reporting.reader import load_report, load_shard
 from tests.unit.reporting.test_document import document
 
 
@@ -33,11 +35,44 @@ def written(folder: Path, edit: Callable[[dict[str, Any]], object] | None = None
 def test_a_written_report_reads_back_the_same_from_its_file_or_its_folder(tmp_path: Path) -> None:
     path = written(tmp_path)
     report = load_report(path)
-    assert report == document({"faithfulness": 0.9})
+    assert report.integrity is not None  # the file's, which the report built had not yet
+    assert report.integrity.cases == 2
+    assert report.integrity.cases_sha256 == cases_digest(json.loads(path.read_text())["cases"])
+    assert report.model_copy(update={"integrity": None}) == document({"faithfulness": 0.9})
     assert load_report(tmp_path) == report
     assert load_report(str(tmp_path)) == report
     assert [c.key for c in report.cases] == ["ok", "slow"]
     assert report.cases[0].metrics["faithfulness"].score == 0.87654
+
+
+def test_a_shard_reads_back_only_with_the_cases_its_run_wrote(tmp_path: Path) -> None:
+    path = written(tmp_path)
+    assert load_shard(path) == load_report(path)
+    regenerate = "; run its shard again to write it anew$"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    removed = {**doc, "cases": doc["cases"][:1]}
+    path.write_text(json.dumps(removed), encoding="utf-8")
+    with pytest.raises(
+        ReportError,
+        match=f"^{re.escape(str(path))}: holds 1 cases where its run wrote 2: cases were "
+        f"removed or added after the run{regenerate}",
+    ):
+        load_shard(path)
+    load_report(path)  # still a report, to read or render
+    doc["cases"][1]["metrics"]["retrieval_recall"]["status"] = "passed"  # it scored 0
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(
+        ReportError, match="its cases are not the ones its run wrote \\(their digest differs: "
+    ):
+        load_shard(path)
+    earlier = {k: v for k, v in doc.items() if k != "integrity"}
+    path.write_text(json.dumps(earlier), encoding="utf-8")
+    with pytest.raises(
+        ReportError,
+        match="written by an earlier version, without the count and digest of its cases that "
+        f"rag-eval merge checks{regenerate}",
+    ):
+        load_shard(path)
 
 
 def test_a_missing_report_is_named_with_the_file_looked_for(tmp_path: Path) -> None:

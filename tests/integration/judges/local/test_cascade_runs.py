@@ -93,3 +93,26 @@ def test_the_report_says_what_each_tier_decided(project: pytest.Pytester) -> Non
     assert f"- {line}" in (project.path / "results" / "eval_report.md").read_text()
     tiers = read_report(project)["summary"]["metrics"]["faithfulness"]["tiers"]
     assert tiers == {"local": 2, "llm": 1, "unasked": 1}
+
+
+@pytest.mark.parametrize(
+    ("args", "config"),
+    [(["--rag-no-cache"], CASCADE), ([], CASCADE.replace("judge:\n", "judge:\n  cache: false\n"))],
+    ids=["rag-no-cache", "judge-cache-false"],
+)
+def test_the_llm_tier_caches_nothing_when_the_run_turns_the_cache_off(
+    project: pytest.Pytester, args: list[str], config: str
+) -> None:
+    """The LLM tier used to cache its replies whatever the run said: a second run asked it
+    nothing and replayed the first run's verdicts."""
+    project.makefile(".yaml", **{"eval-config": config})
+    for _ in range(2):
+        word_judge.calls.clear()
+        result = project.runpytest("--rag-dataset=dataset.json", "-p", "no:randomly", *args)
+        result.assert_outcomes(passed=3, failed=1)
+        # Asked again: the unsure claim and both criteria, as on the first run.
+        assert sum("standalone statements" in p for p in word_judge.calls) == 1
+        assert sum("meets the criterion" in p for p in word_judge.calls) == 2
+        usage = read_report(project)["summary"]["usage"]
+        assert (usage["judge_calls"], usage["cache_hits"]) == (3, 0)
+    assert not list((project.path / ".pytest_cache").rglob("*.json"))

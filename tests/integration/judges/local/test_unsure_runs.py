@@ -1,7 +1,9 @@
 """The local judge's three-way verdicts through real pytest runs: a claim whose support score
 falls in the calibrated unsure band is neither supported nor not; a verdict that depends on it
-is not judged, says which claim, and the run says how many cases need an LLM judge and is
-not green; ``judge.local.unsure`` passes or fails such verdicts instead."""
+is not judged, says which claim, its test is skipped with the reason (never passed), and the
+run says how many cases need an LLM judge and is not green (exit 1, whichever judge was
+chosen: an unsure verdict is no outage, and never hides a critical failure behind exit 3);
+``judge.local.unsure`` passes or fails such verdicts instead."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import case, read_report
+from tests.helpers import case, read_junit, read_report
+
+ROOT = Path(__file__).resolve().parents[4]
 
 CONTEXT = (
     "Employees get 20 days of paid time off per year. Unused days can be carried over to the "
@@ -56,10 +60,21 @@ def run(pytester: pytest.Pytester, *args: str, config: str = "") -> pytest.RunRe
 def test_a_verdict_that_depends_on_an_unsure_claim_is_not_judged_and_the_run_not_green(
     project: pytest.Pytester,
 ) -> None:
-    result = run(project, "--rag-judge=local")
-    result.assert_outcomes(passed=2)
+    result = run(project, "--rag-judge=local", "-rs", "--junitxml=junit.xml")
+    # The unsure test ran to its end (its other assertion passed) and is skipped, not passed.
+    result.assert_outcomes(passed=1, skipped=1)
     assert result.ret == 1
-    result.stdout.fnmatch_lines([f"not checked: {NEEDS}*", f"rag-eval: exit 1: {NEEDS}*"])
+    result.stdout.fnmatch_lines(
+        [
+            f"not checked: {NEEDS}*",
+            f"rag-eval: exit 1: {NEEDS}*",
+            "SKIPPED [[]1[]] test_rag.py:*: not judged: leave faithfulness: the verdict depends"
+            " on 1 item the judge was unsure of*",
+        ]
+    )
+    skipped = read_junit(project.path / "junit.xml")["test_grounded[leave]"].find("skipped")
+    assert skipped is not None
+    assert skipped.get("message", "").startswith("not judged: leave faithfulness: the verdict")
     cases = {c["id"]: c for c in read_report(project)["cases"]}
     faithfulness = cases["leave"]["metrics"]["faithfulness"]
     assert (faithfulness["status"], faithfulness["cause"]) == ("not_judged", "unsure")
@@ -74,12 +89,44 @@ def test_a_verdict_that_depends_on_an_unsure_claim_is_not_judged_and_the_run_not
     assert f"**Not checked:** {NEEDS}" in summary
 
 
-def test_auto_that_fell_back_to_the_local_judge_is_fatal_on_an_unsure_verdict(
-    project: pytest.Pytester,
+CRITICAL_MISS = case(
+    "express_price",
+    "How much is express shipping?",
+    answer="Express shipping costs 15 euros.",
+    contexts=[{"text": "Standard shipping is free.", "source": "shipping.md"}],
+    expected_contexts=["prices.md"],
+    critical=True,
+)
+RETRIEVAL_TESTS = """
+from rag_eval_pytest import assert_retrieval
+
+def test_retrieved(rag_case):
+    assert_retrieval(rag_case, recall=1.0)
+"""
+
+
+def test_a_key_less_run_with_an_unsure_verdict_still_exits_2_on_a_critical_failure(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
+    """The default judge (auto) without a key falls back to the local judge; its unsure
+    verdict is no outage: a critical case that plainly failed (retrieval recall 0) exits 2,
+    as CI pages on, and the exit line and the step summary name it and what was unsure."""
+    write_dataset([SURE_CASE, UNSURE_CASE, CRITICAL_MISS])
+    pytester.makepyfile(test_rag=TESTS, test_retrieval=RETRIEVAL_TESTS)
+    summary = pytester.path / "step_summary.md"
+    pytester._monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = run(pytester)
+    assert result.ret == 2, result.stdout.str()
+    result.stdout.fnmatch_lines([f"rag-eval: exit 2: critical case express_price failed; {NEEDS}*"])
+    assert summary.read_text().startswith(
+        f"## RAG evaluation FAILED: exit 2, critical case express_price failed; {NEEDS}"
+    )
+
+
+def test_a_key_less_run_with_an_unsure_verdict_exits_1_not_3(project: pytest.Pytester) -> None:
     result = run(project)
-    assert result.ret == 3
-    result.stdout.fnmatch_lines([f"rag-eval: exit 3: fatal: {NEEDS}*"])
+    assert result.ret == 1
+    result.stdout.fnmatch_lines([f"rag-eval: exit 1: {NEEDS}*"])
 
 
 @pytest.mark.parametrize(
@@ -96,3 +143,33 @@ def test_the_unsure_policy_counts_the_unsure_claims_as_yes_or_no(
     assert faithfulness["score"] == (1.0 if policy == "pass" else 0.5)
     counted = "yes" if policy == "pass" else "no"
     assert faithfulness["reason"].startswith(f"1 unsure counted as {counted}")
+
+
+def ci_fork_config() -> str:
+    """The eval-config.yaml of docs/ci.md's recipe for pull requests from forks, as written."""
+    text = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    section = text.split("## Pull requests from forks", 1)[1]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert block.startswith("# eval-config.yaml"), block
+    return block
+
+
+@pytest.mark.parametrize(
+    ("variable", "code", "line"),
+    [
+        ("report", 0, f"rag-eval: exit 0: all tests passed and run-level thresholds met; {NEEDS}*"),
+        ("fail", 1, f"rag-eval: exit 1: {NEEDS}*"),
+        (None, 1, f"rag-eval: exit 1: {NEEDS}*"),
+    ],
+)
+def test_the_ci_recipe_for_forks_reports_what_was_not_judged_and_the_main_branch_gates(
+    project: pytest.Pytester, variable: str | None, code: int, line: str
+) -> None:
+    """A fork's run (no key, the variable set to report) passes and says what it could not
+    judge; the main branch's run (fail, or the variable unset) does not pass it."""
+    if variable is not None:
+        project._monkeypatch.setenv("RAG_EVAL_UNSUPPORTED", variable)
+    result = run(project, config=ci_fork_config())
+    assert result.ret == code, result.stdout.str()
+    result.stdout.fnmatch_lines([line])
+    result.assert_outcomes(passed=1, skipped=1)

@@ -68,3 +68,42 @@ def test_the_reason_says_what_the_answer_said_and_what_the_user_said() -> None:
     assert found.facts[0].reason == (
         "the answer says \u201cOrder 4471 was delivered.\u201d: claims 4471; the user said 4417"
     )
+
+
+@pytest.mark.parametrize(
+    ("fact", "answer"),
+    [
+        # an id with letters, bound to the same word
+        ("My account id is AB-1234.", "Account AB-9999 is active."),
+        ("Ticket INV-2024-001 is about my refund.", "Ticket INV-2024-017 was closed."),
+        # another plan, product tier or named kind in the place of the user's
+        ("I'm on the Pro plan.", "Since you are on the Basic plan, you get email support."),
+        ("I have a Premium account.", "Your Standard account includes two seats."),
+        # the user called by another name than the one they gave
+        ("My name is Anna.", "Thanks, Maria! Your order has shipped."),
+        ("I'm Anna, a customer since 2019.", "Hi Maria, your order has shipped."),
+    ],
+)
+def test_an_identifier_plan_or_name_other_than_the_users_is_a_conflict(
+    fact: str, answer: str
+) -> None:
+    found = retention(RetentionInput(facts=[fact], question="Any news?", answer=answer))
+    assert found.facts[0].verdict == "contradicted", found.facts[0].reason
+
+
+@pytest.mark.parametrize(
+    ("fact", "answer"),
+    [
+        ("My account id is AB-1234.", "Account AB-1234 is active."),
+        ("My account id is AB-1234.", "Your invoice 2024-17 is attached."),  # another thing
+        ("I'm on the Pro plan.", "The Pro plan includes phone support."),
+        ("I'm on the Pro plan.", "Our Basic support team will call you."),  # another noun
+        ("My name is Anna.", "Thanks, Anna! Your order has shipped."),
+        ("My name is Anna.", "Thanks for waiting. Your order has shipped."),
+    ],
+)
+def test_the_same_identifier_plan_or_name_or_another_thing_keeps_the_fact(
+    fact: str, answer: str
+) -> None:
+    found = retention(RetentionInput(facts=[fact], question="Any news?", answer=answer))
+    assert found.facts[0].verdict == "kept", found.facts[0].reason
