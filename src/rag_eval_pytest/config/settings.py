@@ -89,7 +89,8 @@ class RegressionSettings(_Section):
     fail: bool = Field(
         False,
         description="A regression fails the run (exit 1, the metric, change and p-value in "
-        "the reason); otherwise regressions are reported only.",
+        "the reason), and a baseline the comparison cannot use makes it fatal (exit 3); "
+        "otherwise regressions and the reason are reported only.",
     )
     flaky: Literal["report", "quarantine"] = Field(
         "report",

@@ -188,6 +188,7 @@ class Aggregator:
                 empty_shard=empty_shard,
                 unsupported=self.unsupported_policy,
                 regressions=noise.failing(),
+                baseline_unusable=noise.unusable(),
                 quarantined=tuple(noise.quarantined.items()),
             ),
             ExitCodes(critical=settings.exit_codes.critical, fatal=settings.exit_codes.fatal),

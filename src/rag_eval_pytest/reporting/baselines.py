@@ -10,6 +10,10 @@ identity and dataset content) reads it; runs of other selections leave it alone.
 
 * :func:`compare`: this run against a baseline (the stored scores of the same selection,
   ``--rag-baseline history``, or an earlier ``eval_report.json``, ``--rag-baseline PATH``).
+  A baseline that cannot be used (a path that names no report, a stored file that cannot be
+  read, nothing in common with this run) is said as such: under ``--rag-fail-on-regression``
+  the run is fatal (:func:`unusable_reason`), since a gate that cannot compare is no gate.
+  A history that holds no earlier run yet is the start of one, not a fault.
 * :func:`flaky_cases`: the cases whose outcome flipped at least twice in their last runs with
   the same answer and contexts (``rag_flaky``).
 """
@@ -25,6 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..atomic import write_atomic
+from ..data.reading import FileTooLarge, read_limited
+from ..text.shorten import cut
 from .models import Comparison, MetricChange
 from .statistics import paired_change, seed_of
 
@@ -72,65 +78,119 @@ class Baseline:
     label: str
     run_id: str | None
     scores: CaseScores
+    named: bool = False
+    """Given by its path (``--rag-baseline PATH``): having nothing in common with this run
+    makes it unusable, where a history's first run of some cases is no fault."""
+
+
+@dataclass(frozen=True)
+class NotCompared:
+    """Why the run was not compared with a baseline; ``unusable`` when a baseline was named
+    or kept and cannot be used (as opposed to a history with no earlier run yet)."""
+
+    reason: str
+    unusable: bool = True
+
+
+NO_HISTORY = "no earlier complete run of the same selection kept its cases' scores"
 
 
 def _stored(output_dir: Path, fingerprint: str) -> Path:
     return output_dir / BASELINES / f"{fingerprint}.json"
 
 
-def read_stored(output_dir: Path, fingerprint: str | None) -> dict[str, Any] | None:
-    """The stored cases of the last complete run of this selection, or ``None``."""
+def read_stored(output_dir: Path, fingerprint: str | None) -> dict[str, Any] | NotCompared | None:
+    """The stored cases of the last complete run of this selection; ``None`` when none was
+    kept, :class:`NotCompared` when the file is there and cannot be read. It is read up to
+    the size limit of every input file: a link to ``/dev/zero`` put there is refused by name
+    instead of the run growing until the kernel ends it."""
     if fingerprint is None:
         return None
+    path = _stored(output_dir, fingerprint)
     try:
-        data = json.loads(_stored(output_dir, fingerprint).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_limited(path).decode("utf-8"))
+    except FileNotFoundError:
         return None
-    return data if isinstance(data, dict) and isinstance(data.get("scores"), dict) else None
+    except FileTooLarge as exc:
+        return NotCompared(f"the stored baseline {path} cannot be read: {exc}")
+    except OSError as exc:
+        return NotCompared(f"the stored baseline {path} cannot be read: {exc.strerror or exc}")
+    except (ValueError, RecursionError):
+        return NotCompared(f"the stored baseline {path} is not JSON")
+    if not isinstance(data, dict) or not isinstance(data.get("scores"), dict):
+        return NotCompared(f"the stored baseline {path} holds no case scores")
+    return data
 
 
 def load_baseline(
-    spec: str, output_dir: Path, fingerprint: str | None, stored: dict[str, Any] | None
-) -> Baseline | str:
+    spec: str,
+    output_dir: Path,
+    fingerprint: str | None,
+    stored: dict[str, Any] | NotCompared | None,
+) -> Baseline | NotCompared:
     """The baseline ``spec`` names (``history`` or a report's path), or why there is none."""
     if spec == "history":
         if stored is None:
-            return "no earlier complete run of the same selection kept its cases' scores"
-        return Baseline(
-            label=f"history: run {stored.get('run_id')}",
-            run_id=stored.get("run_id"),
-            scores={
-                str(metric): {str(k): float(v) for k, v in cases.items() if _is_score(v)}
-                for metric, cases in stored["scores"].items()
-                if isinstance(cases, dict)
-            },
-        )
+            return NotCompared(NO_HISTORY, unusable=False)
+        if isinstance(stored, NotCompared):
+            return stored
+        assert fingerprint is not None  # a stored file is read only under one
+        scores = stored_scores(stored["scores"], _stored(output_dir, fingerprint))
+        if isinstance(scores, NotCompared):
+            return scores
+        run_id = stored.get("run_id")
+        return Baseline(label=f"history: run {run_id}", run_id=str(run_id), scores=scores)
     from ..errors import ReportError
     from .reader import load_report
 
     try:
         report = load_report(Path(spec))
     except ReportError as exc:
-        return f"the baseline {spec} cannot be read: {exc}"
-    return Baseline(label=spec, run_id=report.run.id, scores=report_scores(report))
+        return NotCompared(f"the baseline cannot be read: {exc}")  # it names the file
+    return Baseline(label=spec, run_id=report.run.id, scores=report_scores(report), named=True)
+
+
+def stored_scores(scores: Mapping[str, Any], path: Path) -> CaseScores | NotCompared:
+    """The stored scores, each a finite number in [0, 1]; a file that holds anything else
+    (edited by hand, or by something else) is not a baseline, and the first wrong entry is
+    named."""
+    kept: CaseScores = {}
+    for metric, cases in scores.items():
+        if not isinstance(cases, dict):
+            return NotCompared(f"the stored baseline {path}: {metric!r} holds no case scores")
+        for key, value in cases.items():
+            if not _is_score(value):
+                return NotCompared(
+                    f"the stored baseline {path}: case {key!r}: the score of {metric} is not "
+                    f"a number between 0 and 1 (got {cut(repr(value), 40)})"
+                )
+        kept[metric] = {key: float(value) for key, value in cases.items()}
+    return kept
 
 
 def _is_score(value: object) -> bool:
-    """A stored score that is a finite number (a hand-edited or foreign file may hold
-    anything: its other entries still count)."""
     return (
-        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and 0 <= value <= 1
     )
 
 
 def compare(
-    baseline: Baseline | str, scores: CaseScores, *, alpha: float, min_drop: float
+    baseline: Baseline | NotCompared,
+    scores: CaseScores,
+    *,
+    alpha: float,
+    min_drop: float,
+    gate: bool = False,
 ) -> Comparison:
-    """Each metric both runs scored, over the cases both scored."""
-    if isinstance(baseline, str):
+    """Each metric both runs scored, over the cases both scored. ``gate``: the run fails on
+    a regression (``--rag-fail-on-regression``), and cannot pass without a comparison."""
+    if isinstance(baseline, NotCompared):
         return Comparison(
             baseline="none", baseline_run=None, alpha=alpha, min_drop=min_drop, changes=[],
-            not_compared=baseline,
+            not_compared=baseline.reason, unusable=baseline.unusable, gate=gate,
         )  # fmt: skip
     changes = []
     for metric in sorted(set(baseline.scores) & set(scores)):
@@ -159,8 +219,38 @@ def compare(
         alpha=alpha,
         min_drop=min_drop,
         changes=changes,
-        not_compared=None if changes else "no metric was scored on 2 or more of the same cases",
+        not_compared=None if changes else _nothing_shared(baseline, scores),
+        unusable=not changes and baseline.named,
+        gate=gate,
     )
+
+
+def _nothing_shared(baseline: Baseline, scores: CaseScores) -> str:
+    """Why a baseline that was read gave no change to test."""
+    ours = {key for cases in scores.values() for key in cases}
+    theirs = {key for cases in baseline.scores.values() for key in cases}
+    if not ours & theirs:
+        return (
+            f"the baseline {baseline.label} has no scored case in common with this run "
+            f"({len(theirs)} scored there, {len(ours)} here)"
+        )
+    return f"the baseline {baseline.label}: no metric was scored on 2 or more of the same cases"
+
+
+def unusable_reason(comparison: Comparison | None) -> str | None:
+    """Why a run that fails on a regression (``--rag-fail-on-regression``) cannot give a
+    verdict: its baseline cannot be used. ``None`` without the gate, without a comparison,
+    and for a history that holds no earlier run yet (its first run starts it)."""
+    if comparison is None or not comparison.gate or not comparison.unusable:
+        return None
+    return f"--rag-fail-on-regression, and no comparison: {comparison.not_compared}"
+
+
+def failing_regressions(comparison: Comparison | None) -> tuple[str, ...]:
+    """The regressions that fail the run (``--rag-fail-on-regression``), described."""
+    if comparison is None or not comparison.gate:
+        return ()
+    return tuple(describe(c) for c in comparison.regressions)
 
 
 def describe(change: MetricChange) -> str:
@@ -244,7 +334,6 @@ class NoiseCheck:
     quarantined: dict[str, int]
     """Quarantined flaky cases (``rag_flaky: quarantine``) that failed, with their failed
     tests: their failures do not fail the run."""
-    fail_on_regression: bool
     _output_dir: Path
     _fingerprint: str | None
     _run_id: str | None
@@ -257,7 +346,11 @@ class NoiseCheck:
 
     def failing(self) -> tuple[str, ...]:
         """The regressions that fail the run (``rag_fail_on_regression``), described."""
-        return tuple(describe(c) for c in self.regressions) if self.fail_on_regression else ()
+        return failing_regressions(self.comparison)
+
+    def unusable(self) -> str | None:
+        """Why the run cannot pass the regression gate: its baseline cannot be used."""
+        return unusable_reason(self.comparison)
 
     def store(self) -> None:
         """Keep this run's cases for the next run of the same selection."""
@@ -276,8 +369,11 @@ def check_noise(
     comparison = None
     if settings.baseline != "none":
         baseline = load_baseline(settings.baseline, output_dir, fingerprint, stored)
-        comparison = compare(baseline, scores, alpha=settings.alpha, min_drop=settings.min_drop)
-    outcomes = outcomes_after(stored, records, run_id, settings.flaky_window)
+        comparison = compare(
+            baseline, scores, alpha=settings.alpha, min_drop=settings.min_drop, gate=settings.fail
+        )
+    kept = stored if isinstance(stored, dict) else None  # an unreadable file starts afresh
+    outcomes = outcomes_after(kept, records, run_id, settings.flaky_window)
     flaky = flaky_cases(outcomes)
     quarantined: dict[str, int] = {}
     if settings.flaky == "quarantine":
@@ -290,7 +386,6 @@ def check_noise(
         comparison=comparison,
         flaky=flaky,
         quarantined=quarantined,
-        fail_on_regression=settings.fail,
         _output_dir=output_dir,
         _fingerprint=fingerprint,
         _run_id=run_id,

@@ -702,6 +702,8 @@ def render_step_summary(report: Report) -> str:
     if summary.unchecked:
         lines += [f"> **Not checked:** {_cell(summary.unchecked)}", ""]
     comparison = report.comparison
+    if comparison is not None and comparison.not_compared is not None:
+        lines.append(f"> **Not compared with the baseline:** {_cell(comparison.not_compared)}")
     for change in comparison.regressions if comparison is not None else []:
         low, high = change.interval
         lines.append(
@@ -715,7 +717,9 @@ def render_step_summary(report: Report) -> str:
             f"> **Judge-flaky:** {len(report.flaky)} cases"
             + (f"; QUARANTINED: {', '.join(_cell(k) for k in quarantined)}" if quarantined else "")
         )
-    if (comparison is not None and comparison.regressions) or report.flaky:
+    if report.flaky or (
+        comparison is not None and (comparison.regressions or comparison.not_compared)
+    ):
         lines.append("")
     failing = [c for c in report.cases if c.status in ("failed", "error")]
     failing.sort(key=lambda c: not c.critical)  # stable: dataset order within each group

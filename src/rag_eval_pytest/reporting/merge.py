@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import RagEvalError
+from .baselines import failing_regressions, unusable_reason
 from .collector import CaseRecord
 from .document import build_document, now_iso
 from .history import selection
@@ -247,6 +248,11 @@ def merge_reports(
                 f"shard {r.shard or '?'}: {r.exit_reason.removeprefix('fatal: ')}"
                 for r in runs
                 if r.exit_reason.startswith("fatal: ") and r.pytest_exit not in (0, 1, 5)
+            )
+            + _gate_carried(docs),
+            # Each shard was compared with the baseline on its own cases: what it found holds.
+            regressions=tuple(
+                line for _, doc in docs for line in failing_regressions(doc.comparison)
             ),
         ),
         ExitCodes(critical=critical_code, fatal=fatal_code),
@@ -289,6 +295,16 @@ def merge_reports(
         version=version,
     )
     return Merged(report, decision)
+
+
+def _gate_carried(docs: list[tuple[Path, Report]]) -> tuple[str, ...]:
+    """The shards that, asked to fail on a regression, could not use their baseline: the
+    merged run gives no verdict either."""
+    return tuple(
+        f"shard {doc.run.shard or '?'}: {reason}"
+        for _, doc in docs
+        if (reason := unusable_reason(doc.comparison)) is not None
+    )
 
 
 def _merged_selection(

@@ -374,6 +374,17 @@ class Comparison(_Model):
     not_compared: str | None = Field(
         default=None, description="Why nothing was compared (no baseline, no shared case)."
     )
+    unusable: bool = Field(
+        default=False,
+        description="The baseline could not be used (a path that names no readable report, a "
+        "stored baseline that cannot be read, nothing in common with this run): not_compared "
+        "says why. False when compared, and for a history that holds no earlier run yet.",
+    )
+    gate: bool = Field(
+        default=False,
+        description="--rag-fail-on-regression: a regression failed the run (exit 1), and an "
+        "unusable baseline made it fatal.",
+    )
 
     @property
     def regressions(self) -> list[MetricChange]:

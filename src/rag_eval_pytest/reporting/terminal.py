@@ -78,7 +78,9 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
     lines.extend(f"cascade: {line}" for line in cascade_lines(summary))
     lines.extend(f"votes: {line}" for line in vote_lines(summary))
     comparison = report.comparison
-    if comparison is not None and comparison.not_compared is None:
+    if comparison is not None and comparison.not_compared is not None:
+        lines.append(f"baseline: not compared: {strip_control(comparison.not_compared)}")
+    elif comparison is not None:
         regressed = comparison.regressions
         lines.append(
             f"baseline: {strip_control(comparison.baseline)}: "

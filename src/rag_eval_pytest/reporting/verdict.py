@@ -54,6 +54,9 @@ class RunEnd:
     """What checks the judge could not make do to the run (``judge.unsupported``)."""
     regressions: tuple[str, ...] = ()
     """Regressions since the baseline that fail the run (``--rag-fail-on-regression``)."""
+    baseline_unusable: str | None = None
+    """Why the run, asked to fail on a regression, could not be compared with its baseline:
+    a gate that cannot compare gives no verdict."""
     quarantined: tuple[tuple[str, int], ...] = ()
     """Judge-flaky cases whose failures do not fail the run (``rag_flaky: quarantine``), with
     their failed tests."""
@@ -69,7 +72,7 @@ def fatal_reason(summary: RunSummary, end: RunEnd) -> str | None:
     """Why the run gives no verdict on the RAG system: a setup error, a RAG system that
     failed for every case, a judge that failed (for every case of a metric, stopped during
     the run, or on some cases: a check asked for and not made is no pass, whichever judge
-    it was)."""
+    it was), a regression gate whose baseline cannot be used."""
     if end.setup_error:
         return end.setup_error
     if summary.rag_failed_all:
@@ -89,6 +92,8 @@ def fatal_reason(summary: RunSummary, end: RunEnd) -> str | None:
         )
     if (trouble.unsupported or trouble.undecided) and end.unsupported == "fatal":
         return trouble.unchecked_line()
+    if end.baseline_unusable:
+        return end.baseline_unusable
     if end.carried:
         return "; ".join(end.carried)
     return None

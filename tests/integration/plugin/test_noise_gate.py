@@ -66,7 +66,9 @@ def test_a_drop_is_a_regression_only_when_it_is_real_and_large_enough(
     assert result.ret == 0, result.stdout.str()
     (change,) = small["comparison"]["changes"]
     assert (change["metric"], change["cases"], change["regression"]) == (
-        "retrieval_recall", 40, False
+        "retrieval_recall",
+        40,
+        False,
     )
     assert change["change"] == -0.025
     # Ten of 40 lost: a real drop of 0.225 since the last run of the same selection.
@@ -175,3 +177,177 @@ def test_a_case_whose_outcome_flips_with_nothing_changed_is_judge_flaky(
         assert "**QUARANTINED: its failure did not fail the run**" in markdown
     else:
         assert codes == [0, 1, 0, 1]
+
+
+# --------------------------------------------------------------------------- unusable baselines
+
+SMALL = 6  # cases: recall falls from 1.0 to 0.33 when 4 of them miss
+
+
+def _report_text(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The eval_report.json of a sound run, for baselines made from it."""
+    run(project, monkeypatch, 0)
+    return (project.path / "results" / "eval_report.json").read_text(encoding="utf-8")
+
+
+def _edited(text: str, edit: Callable[[dict[str, Any]], None]) -> str:
+    import json
+
+    doc = json.loads(text)
+    edit(doc)
+    return json.dumps(doc)
+
+
+def _score(value: Any) -> Callable[[dict[str, Any]], None]:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["cases"][1]["metrics"]["retrieval_recall"]["score"] = value
+
+    return edit
+
+
+def _other_keys(doc: dict[str, Any]) -> None:
+    for case_doc in doc["cases"]:
+        case_doc["key"] = case_doc["id"] = "other-" + case_doc["key"]
+
+
+def _stored(project: pytest.Pytester) -> Path:
+    (path,) = (project.path / "results" / "baselines").glob("*.json")
+    return path
+
+
+# Each: how to make it (given the project and a way to get a sound report's text), the
+# --rag-baseline value, and the words the reason has.
+Maker = Callable[[pytest.Pytester, Callable[[], str]], str]
+
+
+def _file(content: str | bytes) -> Maker:
+    def make(project: pytest.Pytester, _: Callable[[], str]) -> str:
+        path = project.path / "main.json"
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+        return str(path)
+
+    return make
+
+
+def _from_report(change: Callable[[str], str]) -> Maker:
+    def make(project: pytest.Pytester, report: Callable[[], str]) -> str:
+        path = project.path / "main.json"
+        path.write_text(change(report()), encoding="utf-8")
+        return str(path)
+
+    return make
+
+
+def _typo(project: pytest.Pytester, _: Callable[[], str]) -> str:
+    return str(project.path / "mian.json")
+
+
+def _dangling(project: pytest.Pytester, _: Callable[[], str]) -> str:
+    (project.path / "main.json").symlink_to(project.path / "gone.json")
+    return str(project.path / "main.json")
+
+
+def _directory(project: pytest.Pytester, _: Callable[[], str]) -> str:
+    (project.path / "artifacts").mkdir()
+    return str(project.path / "artifacts")
+
+
+def _endless(project: pytest.Pytester, _: Callable[[], str]) -> str:
+    (project.path / "main.json").symlink_to("/dev/zero")
+    return str(project.path / "main.json")
+
+
+def _stored_as(content: str | None) -> Maker:
+    """The history's stored baseline replaced (``None``: by a link to /dev/zero)."""
+
+    def make(project: pytest.Pytester, report: Callable[[], str]) -> str:
+        report()  # a run of the same selection keeps its cases' scores
+        path = _stored(project)
+        path.unlink()
+        if content is None:
+            path.symlink_to("/dev/zero")
+        else:
+            path.write_text(content, encoding="utf-8")
+        return "history"
+
+    return make
+
+
+HOSTILE: dict[str, tuple[Maker, str]] = {
+    "typo": (_typo, "mian.json: file not found"),
+    "dangling link": (_dangling, "main.json: file not found"),
+    "directory": (_directory, "artifacts/eval_report.json: file not found"),
+    "empty": (_file(""), "main.json: not a JSON report"),
+    "truncated": (_from_report(lambda t: t[: len(t) // 2]), "main.json: not a JSON report"),
+    "binary": (_file(bytes(range(256)) * 4), "main.json: not a JSON report"),
+    "endless": (_endless, "main.json: larger than 1 MiB"),
+    "object": (_file("{}"), "not an eval_report.json of schema version 1"),
+    "list": (_file("[]"), "not an eval_report.json of schema version 1"),
+    "schema 2": (
+        _from_report(lambda t: _edited(t, lambda d: d.update(schema_version=2))),
+        "not an eval_report.json of schema version 1",
+    ),
+    "NaN score": (
+        _from_report(lambda t: _edited(t, _score(float("nan")))),
+        "metrics.retrieval_recall.score': ",
+    ),
+    "string score": (
+        _from_report(lambda t: _edited(t, _score("high"))),
+        "metrics.retrieval_recall.score': ",
+    ),
+    "no shared case": (
+        _from_report(lambda t: _edited(t, _other_keys)),
+        "has no scored case in common with this run (6 scored there, 6 here)",
+    ),
+    "stored endless": (_stored_as(None), "cannot be read: larger than 1 MiB"),
+    "stored truncated": (_stored_as('{"run_id": "r1", "scores": {"retr'), "is not JSON"),
+    "stored string score": (
+        _stored_as('{"run_id": "r1", "scores": {"retrieval_recall": {"c01": "high"}}}'),
+        "case 'c01': the score of retrieval_recall is not a number between 0 and 1",
+    ),
+    "stored list": (_stored_as("[]"), "holds no case scores"),
+}
+
+
+@pytest.mark.parametrize("hostile", list(HOSTILE))
+def test_a_baseline_that_cannot_be_used_is_fatal_under_the_gate_and_said_without_it(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+    hostile: str,
+) -> None:
+    # Every input file is read up to the one size limit: 1 MiB here, to keep the test light.
+    monkeypatch.setattr("rag_eval_pytest.data.reading.MAX_FILE_BYTES", 1024 * 1024)
+    write_dataset(
+        [
+            case(f"c{i:02d}", f"refund policy {i}?", expected_contexts=["policy.md"])
+            for i in range(SMALL)
+        ]
+    )
+    pytester.makepyfile(app=APP, test_rag=TESTS)
+    pytester.syspathinsert()
+    make, words = HOSTILE[hostile]
+    spec = make(pytester, lambda: _report_text(pytester, monkeypatch))
+    # Recall fell from 1.0 to 0.33: with the gate, a baseline it cannot use is no pass.
+    result, report = run(
+        pytester, monkeypatch, 4, f"--rag-baseline={spec}", "--rag-fail-on-regression"
+    )
+    assert result.ret == 3, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [f"rag-eval: exit 3: fatal: --rag-fail-on-regression, and no comparison: *{words}*"]
+    )
+    assert report["comparison"]["unusable"] and report["comparison"]["gate"]
+    summary = (pytester.path / "results" / "eval_summary.md").read_text(encoding="utf-8")
+    assert "FAILED: exit 3" in summary
+    if spec == "history":  # the run kept its own cases' scores in place of the bad file
+        make(pytester, lambda: "")
+    # Without it: the exit code of the cases (evaluate() fails no test), the reason said.
+    result, report = run(pytester, monkeypatch, 4, f"--rag-baseline={spec}")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines([f"baseline: not compared: *{words}*"])
+    assert words in report["comparison"]["not_compared"]
+    summary = (pytester.path / "results" / "eval_summary.md").read_text(encoding="utf-8")
+    assert "> **Not compared with the baseline:** " in summary

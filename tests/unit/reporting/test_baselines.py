@@ -11,7 +11,9 @@ from typing import Any
 from rag_eval_pytest.config.settings import RegressionSettings
 from rag_eval_pytest.metrics.base import MetricResult
 from rag_eval_pytest.reporting.baselines import (
+    NO_HISTORY,
     Baseline,
+    NotCompared,
     case_scores,
     check_noise,
     compare,
@@ -23,6 +25,7 @@ from rag_eval_pytest.reporting.baselines import (
     outcomes_after,
     read_stored,
     store,
+    unusable_reason,
 )
 from rag_eval_pytest.reporting.collector import CaseRecord
 
@@ -82,16 +85,41 @@ def test_a_significant_drop_smaller_than_min_drop_is_no_regression() -> None:
 
 
 def test_nothing_to_compare_says_why() -> None:
-    missing = compare("no earlier run", {}, alpha=0.05, min_drop=0.05)
-    assert (missing.baseline, missing.not_compared, missing.changes) == (
+    missing = compare(NotCompared(NO_HISTORY, unusable=False), {}, alpha=0.05, min_drop=0.05)
+    assert (missing.baseline, missing.not_compared, missing.changes, missing.unusable) == (
         "none",
-        "no earlier run",
+        NO_HISTORY,
         [],
+        False,
     )
     one_case = compare(
         Baseline("b", "r1", {"m": {"c0": 1.0}}), {"m": {"c0": 0.0}}, alpha=0.05, min_drop=0.05
     )
-    assert one_case.not_compared == "no metric was scored on 2 or more of the same cases"
+    assert one_case.not_compared == (
+        "the baseline b: no metric was scored on 2 or more of the same cases"
+    )
+    other_cases = compare(
+        Baseline("main.json", "r1", {"m": {"x0": 1.0, "x1": 1.0}}, named=True),
+        {"m": {"c0": 0.0, "c1": 0.0}},
+        alpha=0.05,
+        min_drop=0.05,
+    )
+    assert other_cases.not_compared == (
+        "the baseline main.json has no scored case in common with this run (2 scored there, 2 here)"
+    )
+    assert other_cases.unusable
+
+
+def test_an_unusable_baseline_fails_the_gate_and_a_first_run_does_not() -> None:
+    unreadable = NotCompared("the baseline cannot be read: main.json: file not found")
+    gated = compare(unreadable, {}, alpha=0.05, min_drop=0.05, gate=True)
+    assert unusable_reason(gated) == (
+        "--rag-fail-on-regression, and no comparison: the baseline cannot be read: "
+        "main.json: file not found"
+    )
+    assert unusable_reason(compare(unreadable, {}, alpha=0.05, min_drop=0.05)) is None
+    first = compare(NotCompared(NO_HISTORY, unusable=False), {}, alpha=0.05, min_drop=0.05)
+    assert unusable_reason(first.model_copy(update={"gate": True})) is None
 
 
 def test_flips_count_pass_fail_changes_on_the_latest_answer_only() -> None:
@@ -136,11 +164,14 @@ def test_stored_cases_are_read_back_only_when_whole(tmp_path: Path) -> None:
     assert read_stored(tmp_path, None) is None
     assert read_stored(tmp_path, "other") is None
     (tmp_path / "baselines" / "bad.json").write_text("{not json", encoding="utf-8")
-    assert read_stored(tmp_path, "bad") is None
+    assert read_stored(tmp_path, "bad") == NotCompared(
+        f"the stored baseline {tmp_path / 'baselines' / 'bad.json'} is not JSON"
+    )
     (tmp_path / "baselines" / "noscores.json").write_text(
         json.dumps({"run_id": "r"}), encoding="utf-8"
     )
-    assert read_stored(tmp_path, "noscores") is None
+    unread = read_stored(tmp_path, "noscores")
+    assert isinstance(unread, NotCompared) and unread.reason.endswith("holds no case scores")
     store(tmp_path, None, "r2", {}, {})  # no selection fingerprint: nothing kept
     assert sorted(p.name for p in (tmp_path / "baselines").iterdir()) == [
         "bad.json",
@@ -150,16 +181,16 @@ def test_stored_cases_are_read_back_only_when_whole(tmp_path: Path) -> None:
 
 
 def test_load_baseline_from_history_or_a_report(tmp_path: Path) -> None:
-    assert load_baseline("history", tmp_path, "fp", None) == (
-        "no earlier complete run of the same selection kept its cases' scores"
-    )
+    assert load_baseline("history", tmp_path, "fp", None) == NotCompared(NO_HISTORY, unusable=False)
     baseline = load_baseline(
         "history", tmp_path, "fp", {"run_id": "r1", "scores": {"m": {"c0": 1}}}
     )
     assert baseline == Baseline("history: run r1", "r1", {"m": {"c0": 1.0}})
     missing = load_baseline(str(tmp_path / "nope.json"), tmp_path, "fp", None)
-    assert isinstance(missing, str)
-    assert missing.startswith(f"the baseline {tmp_path / 'nope.json'} cannot be read: ")
+    assert isinstance(missing, NotCompared) and missing.unusable
+    assert missing.reason == (
+        f"the baseline cannot be read: {tmp_path / 'nope.json'}: file not found"
+    )
 
 
 def test_check_noise_quarantines_a_flaky_failing_case_and_stores_the_run(tmp_path: Path) -> None:
@@ -192,12 +223,17 @@ def test_a_stored_baseline_with_a_score_that_is_not_a_number_does_not_end_the_ru
 ) -> None:
     folder = tmp_path / "baselines"
     folder.mkdir()
-    scores = {"a": "high", "b": 0.5, "c": None, "d": float("nan"), "e": 0.9, "f": True}
-    stored = {"run_id": "r1", "scores": {"faithfulness": scores}}
-    (folder / "fp.json").write_text(json.dumps(stored), encoding="utf-8")
     records = [record(key, faithfulness=0.5) for key in "abcdef"]
-    noise = check_noise(RegressionSettings(), tmp_path, "fp", "r2", records)
-    assert noise.comparison is not None
-    # The finite numbers still count: cases b and e are compared, the others are not.
-    (change,) = noise.comparison.changes
-    assert (change.metric, change.cases) == ("faithfulness", 2)
+    for value, shown in (("high", "'high'"), (float("nan"), "nan"), (True, "True"), (5, "5")):
+        scores = {"a": 0.5, "b": value, "c": 0.9}
+        stored = {"run_id": "r1", "scores": {"faithfulness": scores}}
+        (folder / "fp.json").write_text(json.dumps(stored), encoding="utf-8")
+        noise = check_noise(RegressionSettings(), tmp_path, "fp", "r2", records)
+        # Not compared, with the file, the case and the value named: a gate on a baseline
+        # someone edited is no gate (fatal under --rag-fail-on-regression).
+        assert noise.comparison is not None and noise.comparison.unusable
+        assert noise.comparison.not_compared == (
+            f"the stored baseline {folder / 'fp.json'}: case 'b': the score of faithfulness "
+            f"is not a number between 0 and 1 (got {shown})"
+        )
+        assert noise.unusable() is None  # reported, not fatal, without the gate
