@@ -135,8 +135,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--rag-baseline",
-        "What the run is compared with, case by case: history (the last run of the same "
-        "selection), PATH to an earlier eval_report.json, or none",
+        "What the run is compared with, case by case: history (each case's last run with "
+        "the same judge that was not flagged as a regression), PATH to an earlier "
+        "eval_report.json, or none",
         setting="regression.baseline",
         metavar="history|PATH|none",
     ),

@@ -72,9 +72,10 @@ class RegressionSettings(_Section):
 
     baseline: str = Field(
         "history",
-        description="What the run is compared with, case by case: history (the last "
-        "complete run of the same selection, kept under the output directory's baselines/), "
-        "the path of an earlier eval_report.json (the main branch's artifact), or none.",
+        description="What the run is compared with, case by case: history (each case's "
+        "scores from the last complete run with the same judge identity that was not flagged "
+        "as a regression, kept under the output directory's baselines/), the path of an "
+        "earlier eval_report.json (the main branch's artifact), or none.",
     )
     alpha: UnitFloat = Field(
         0.05,

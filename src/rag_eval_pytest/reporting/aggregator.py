@@ -15,7 +15,8 @@ from pydantic import ValidationError
 
 from ..atomic import write_atomic
 from ..runtime.heap import paused_collection
-from .baselines import BASELINES, check_noise
+from .baseline_store import BASELINES
+from .baselines import check_noise
 from .collector import CRASHED, RunCollector, crashed_case_payload
 from .document import build_document, now_iso
 from .files import HISTORY_FILE, HTML_REPORT, JSON_REPORT, MARKDOWN_REPORT, report_json
@@ -174,7 +175,7 @@ class Aggregator:
             total_cases=self.datasets.total_cases + len(inline),
         )
         noise = check_noise(
-            settings.regression, self.output_dir, chosen.fingerprint, self.run.run_id, records
+            settings.regression, self.output_dir, chosen.judge_identity, self.run.run_id, records
         )
         decision = decide_verdict(
             summary,

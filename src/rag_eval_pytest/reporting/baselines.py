@@ -1,19 +1,14 @@
-"""The cases of earlier runs, kept per selection, for what a run compares itself with.
+"""What a run compares itself with: a baseline (``--rag-baseline``), and the cases whose
+outcome flips with nothing changed.
 
-``results.jsonl`` keeps one line per run: its means, not its cases. A comparison that asks
-whether a drop is larger than the judge's noise needs each case's score (a paired test), and
-a case that flips between pass and fail with the same answer needs its last outcomes. So each
-complete run also writes, beside the history, ``baselines/<selection fingerprint>.json``: the
-scores of its cases, and per case its last outcomes with the hash of the answer and contexts
-they were judged on. The next run of the same selection (the same cases, metrics, judge
-identity and dataset content) reads it; runs of other selections leave it alone.
-
-* :func:`compare`: this run against a baseline (the stored scores of the same selection,
-  ``--rag-baseline history``, or an earlier ``eval_report.json``, ``--rag-baseline PATH``).
-  A baseline that cannot be used (a path that names no report, a stored file that cannot be
-  read, nothing in common with this run) is said as such: under ``--rag-fail-on-regression``
-  the run is fatal (:func:`unusable_reason`), since a gate that cannot compare is no gate.
-  A history that holds no earlier run yet is the start of one, not a fault.
+* :func:`compare`: this run against a baseline: the history (each case's scores from the
+  last run of the same judge identity that judged it and was not flagged as a regression,
+  kept under the output folder's ``baselines/``: :mod:`.baseline_store`), or an earlier
+  ``eval_report.json`` (``--rag-baseline PATH``), over the cases both scored. A baseline that
+  cannot be used (a path that names no report, a stored file that cannot be read, nothing in
+  common with this run) is said as such: under ``--rag-fail-on-regression`` the run is fatal
+  (:func:`unusable_reason`), since a gate that cannot compare is no gate. A history that
+  holds no earlier run of these cases yet is the start of one, not a fault.
 * :func:`flaky_cases`: the cases whose outcome flipped at least twice in their last runs with
   the same answer and contexts (``rag_flaky``).
 """
@@ -22,15 +17,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..atomic import write_atomic
-from ..data.reading import FileTooLarge, read_limited
-from ..text.shorten import cut
+from .baseline_store import (
+    KeptRuns,
+    UnreadableStore,
+    read_kept,
+    store_path,
+    updated,
+    write_kept,
+)
 from .models import Comparison, MetricChange
 from .statistics import paired_change, seed_of
 
@@ -41,7 +40,6 @@ if TYPE_CHECKING:
     from .collector import CaseRecord
     from .models import Report
 
-BASELINES = "baselines"
 CaseScores = dict[str, dict[str, float]]
 """Per metric, each case's score."""
 
@@ -81,6 +79,10 @@ class Baseline:
     named: bool = False
     """Given by its path (``--rag-baseline PATH``): having nothing in common with this run
     makes it unusable, where a history's first run of some cases is no fault."""
+    runs: Mapping[str, Mapping[str, str | None]] = field(default_factory=dict)
+    """The history's: per metric, the run each case's score came from."""
+    order: Sequence[str | None] = ()
+    """The history's runs, oldest first."""
 
 
 @dataclass(frozen=True)
@@ -92,54 +94,19 @@ class NotCompared:
     unusable: bool = True
 
 
-NO_HISTORY = "no earlier complete run of the same selection kept its cases' scores"
+NO_HISTORY = "no earlier complete run with this judge identity kept its cases' scores"
 
 
-def _stored(output_dir: Path, fingerprint: str) -> Path:
-    return output_dir / BASELINES / f"{fingerprint}.json"
-
-
-def read_stored(output_dir: Path, fingerprint: str | None) -> dict[str, Any] | NotCompared | None:
-    """The stored cases of the last complete run of this selection; ``None`` when none was
-    kept, :class:`NotCompared` when the file is there and cannot be read. It is read up to
-    the size limit of every input file: a link to ``/dev/zero`` put there is refused by name
-    instead of the run growing until the kernel ends it."""
-    if fingerprint is None:
-        return None
-    path = _stored(output_dir, fingerprint)
-    try:
-        data = json.loads(read_limited(path).decode("utf-8"))
-    except FileNotFoundError:
-        return None
-    except FileTooLarge as exc:
-        return NotCompared(f"the stored baseline {path} cannot be read: {exc}")
-    except OSError as exc:
-        return NotCompared(f"the stored baseline {path} cannot be read: {exc.strerror or exc}")
-    except (ValueError, RecursionError):
-        return NotCompared(f"the stored baseline {path} is not JSON")
-    if not isinstance(data, dict) or not isinstance(data.get("scores"), dict):
-        return NotCompared(f"the stored baseline {path} holds no case scores")
-    return data
-
-
-def load_baseline(
-    spec: str,
-    output_dir: Path,
-    fingerprint: str | None,
-    stored: dict[str, Any] | NotCompared | None,
-) -> Baseline | NotCompared:
-    """The baseline ``spec`` names (``history`` or a report's path), or why there is none."""
+def load_baseline(spec: str, kept: KeptRuns | UnreadableStore | None) -> Baseline | NotCompared:
+    """The baseline ``spec`` names: ``history`` (``kept``, the runs the output folder kept
+    for this judge identity, or why they cannot be read) or a report's path; or why there
+    is none."""
     if spec == "history":
-        if stored is None:
+        if isinstance(kept, UnreadableStore):
+            return NotCompared(str(kept))
+        if kept is None or not kept.cases:
             return NotCompared(NO_HISTORY, unusable=False)
-        if isinstance(stored, NotCompared):
-            return stored
-        assert fingerprint is not None  # a stored file is read only under one
-        scores = stored_scores(stored["scores"], _stored(output_dir, fingerprint))
-        if isinstance(scores, NotCompared):
-            return scores
-        run_id = stored.get("run_id")
-        return Baseline(label=f"history: run {run_id}", run_id=str(run_id), scores=scores)
+        return history_baseline(kept)
     from ..errors import ReportError
     from .reader import load_report
 
@@ -150,31 +117,30 @@ def load_baseline(
     return Baseline(label=spec, run_id=report.run.id, scores=report_scores(report), named=True)
 
 
-def stored_scores(scores: Mapping[str, Any], path: Path) -> CaseScores | NotCompared:
-    """The stored scores, each a finite number in [0, 1]; a file that holds anything else
-    (edited by hand, or by something else) is not a baseline, and the first wrong entry is
-    named."""
-    kept: CaseScores = {}
-    for metric, cases in scores.items():
-        if not isinstance(cases, dict):
-            return NotCompared(f"the stored baseline {path}: {metric!r} holds no case scores")
-        for key, value in cases.items():
-            if not _is_score(value):
-                return NotCompared(
-                    f"the stored baseline {path}: case {key!r}: the score of {metric} is not "
-                    f"a number between 0 and 1 (got {cut(repr(value), 40)})"
-                )
-        kept[metric] = {key: float(value) for key, value in cases.items()}
-    return kept
+def history_baseline(kept: KeptRuns) -> Baseline:
+    """The kept scores as a baseline: each case's, from the last run that judged it."""
+    scores: CaseScores = {}
+    runs: dict[str, dict[str, str | None]] = {}
+    for key, case in kept.cases.items():
+        for metric, entry in case.metrics.items():
+            scores.setdefault(metric, {})[key] = entry.score
+            runs.setdefault(metric, {})[key] = entry.run
+    return Baseline(label="history", run_id=None, scores=scores, runs=runs, order=kept.runs)
 
 
-def _is_score(value: object) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and 0 <= value <= 1
-    )
+def _history_label(baseline: Baseline, compared: Mapping[str, Sequence[str]]) -> Baseline:
+    """The history baseline named by the runs its compared scores came from: "history: run
+    R" (or "history: runs R1, R2", each case's last run), ``run_id`` the latest of them."""
+    if not baseline.runs:  # a report's path names it
+        return baseline
+    runs = {baseline.runs[metric][key] for metric, keys in compared.items() for key in keys}
+    if not runs:
+        return baseline
+    order = list(baseline.order)
+    found = [str(run) for run in sorted(runs, key=lambda r: order.index(r) if r in order else -1)]
+    shown = ", ".join(found[-3:]) + (f" and {len(found) - 3} earlier" if len(found) > 3 else "")
+    label = f"history: run {found[0]}" if len(found) == 1 else f"history: runs {shown}"
+    return replace(baseline, label=label, run_id=found[-1])
 
 
 def compare(
@@ -192,8 +158,13 @@ def compare(
             baseline="none", baseline_run=None, alpha=alpha, min_drop=min_drop, changes=[],
             not_compared=baseline.reason, unusable=baseline.unusable, gate=gate,
         )  # fmt: skip
+    shared = {
+        metric: sorted(set(baseline.scores[metric]) & set(scores[metric]))
+        for metric in set(baseline.scores) & set(scores)
+    }
+    baseline = _history_label(baseline, shared)
     changes = []
-    for metric in sorted(set(baseline.scores) & set(scores)):
+    for metric in sorted(shared):
         change = paired_change(
             baseline.scores[metric], scores[metric], seed_of(metric, baseline.run_id)
         )
@@ -266,21 +237,22 @@ def describe(change: MetricChange) -> str:
 
 
 def outcomes_after(
-    stored: dict[str, Any] | None,
+    kept: KeptRuns | None,
     records: Sequence[CaseRecord],
     run_id: str | None,
     window: int,
 ) -> dict[str, list[list[str]]]:
-    """Each case's last ``window`` outcomes, this run's last: ``[run, content hash,
-    status]``."""
-    before = stored.get("outcomes", {}) if stored is not None else {}
+    """Each of this run's cases' last ``window`` outcomes, this run's last: ``[run, content
+    hash, status]``."""
+    before = kept.outcomes if kept is not None else {}
     outcomes: dict[str, list[list[str]]] = {}
     for record in records:
         key = record.payload["key"]
-        earlier = before.get(key) if isinstance(before, dict) else None
-        kept = [list(map(str, e)) for e in earlier or [] if isinstance(e, list) and len(e) == 3]
-        kept.append([str(run_id), content_hash(record.payload), record.status])
-        outcomes[key] = kept[-window:]
+        earlier = before.get(key)
+        entries = earlier if isinstance(earlier, list) else []
+        last = [list(map(str, e)) for e in entries if isinstance(e, list) and len(e) == 3]
+        last.append([str(run_id), content_hash(record.payload), record.status])
+        outcomes[key] = last[-window:]
     return outcomes
 
 
@@ -305,28 +277,13 @@ def flaky_cases(outcomes: Mapping[str, Sequence[Sequence[str]]], least: int = 2)
     }
 
 
-def store(
-    output_dir: Path,
-    fingerprint: str | None,
-    run_id: str | None,
-    scores: CaseScores,
-    outcomes: Mapping[str, Any],
-) -> None:
-    """Keep this run's cases for the next run of the same selection."""
-    if fingerprint is None:
-        return
-    data = {"run_id": run_id, "scores": scores, "outcomes": outcomes}
-    text = json.dumps(data, separators=(",", ":"))
-    write_atomic(_stored(output_dir, fingerprint), text, shared=True)
-
-
 # --------------------------------------------------------------------------- one run
 
 
 @dataclass
 class NoiseCheck:
     """What a run learns from its baseline and its cases' last outcomes: the comparison,
-    the judge-flaky cases, and what the next run of the same selection will read."""
+    the judge-flaky cases, and what the next runs of the same judge identity will read."""
 
     comparison: Comparison | None
     flaky: dict[str, str]
@@ -334,10 +291,11 @@ class NoiseCheck:
     quarantined: dict[str, int]
     """Quarantined flaky cases (``rag_flaky: quarantine``) that failed, with their failed
     tests: their failures do not fail the run."""
-    _output_dir: Path
-    _fingerprint: str | None
+    _path: Path
+    _kept: KeptRuns | None
+    _judge_identity: str | None
     _run_id: str | None
-    _scores: CaseScores
+    _records: Sequence[CaseRecord]
     _outcomes: dict[str, list[list[str]]]
 
     @property
@@ -353,27 +311,44 @@ class NoiseCheck:
         return unusable_reason(self.comparison)
 
     def store(self) -> None:
-        """Keep this run's cases for the next run of the same selection."""
-        store(self._output_dir, self._fingerprint, self._run_id, self._scores, self._outcomes)
+        """Keep this run's outcomes, and its scores unless it was flagged as a regression
+        (by whichever baseline): the next run is compared with the last run that was not."""
+        flagged = self.comparison is not None and self.comparison.flagged
+        kept = updated(
+            self._kept,
+            self._judge_identity,
+            self._records,
+            self._outcomes,
+            run_id=self._run_id,
+            scores=not flagged,
+        )
+        write_kept(self._path, kept)
 
 
 def check_noise(
     settings: RegressionSettings,
     output_dir: Path,
-    fingerprint: str | None,
+    judge_identity: str | None,
     run_id: str | None,
     records: Sequence[CaseRecord],
 ) -> NoiseCheck:
-    stored = read_stored(output_dir, fingerprint)
-    scores = case_scores(records)
+    path = store_path(output_dir, judge_identity)
+    try:
+        kept: KeptRuns | UnreadableStore | None = read_kept(path)
+    except UnreadableStore as exc:
+        kept = exc
     comparison = None
     if settings.baseline != "none":
-        baseline = load_baseline(settings.baseline, output_dir, fingerprint, stored)
+        baseline = load_baseline(settings.baseline, kept)
         comparison = compare(
-            baseline, scores, alpha=settings.alpha, min_drop=settings.min_drop, gate=settings.fail
+            baseline,
+            case_scores(records),
+            alpha=settings.alpha,
+            min_drop=settings.min_drop,
+            gate=settings.fail,
         )
-    kept = stored if isinstance(stored, dict) else None  # an unreadable file starts afresh
-    outcomes = outcomes_after(kept, records, run_id, settings.flaky_window)
+    readable = kept if isinstance(kept, KeptRuns) else None  # an unreadable file starts afresh
+    outcomes = outcomes_after(readable, records, run_id, settings.flaky_window)
     flaky = flaky_cases(outcomes)
     quarantined: dict[str, int] = {}
     if settings.flaky == "quarantine":
@@ -386,9 +361,10 @@ def check_noise(
         comparison=comparison,
         flaky=flaky,
         quarantined=quarantined,
-        _output_dir=output_dir,
-        _fingerprint=fingerprint,
+        _path=path,
+        _kept=readable,
+        _judge_identity=judge_identity,
         _run_id=run_id,
-        _scores=scores,
+        _records=records,
         _outcomes=outcomes,
     )

@@ -390,6 +390,11 @@ class Comparison(_Model):
     def regressions(self) -> list[MetricChange]:
         return [c for c in self.changes if c.regression]
 
+    @property
+    def flagged(self) -> bool:
+        """The run regressed since the baseline: it is no baseline for the next runs."""
+        return bool(self.regressions)
+
 
 class FlakyCase(_Model):
     """A case whose outcome flipped at least twice in its last runs with the same answer,

@@ -122,6 +122,44 @@ def test_a_baseline_report_given_by_path_and_a_subset_compared_on_its_own_cases(
     assert result.ret == 1
 
 
+def test_a_run_flagged_as_a_regression_is_not_the_next_runs_baseline(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result, first = run(project, monkeypatch, 0, "--rag-fail-on-regression")
+    assert result.ret == 0
+    result, _ = run(project, monkeypatch, 10, "--rag-fail-on-regression")
+    assert result.ret == 1
+    # The same build again: still compared with the last run that did not regress (it used
+    # to be compared with the regressed run, and pass).
+    result, again = run(project, monkeypatch, 10, "--rag-fail-on-regression")
+    assert result.ret == 1, result.stdout.str()
+    assert again["comparison"]["baseline"] == f"history: run {first['run']['id']}"
+    # Fixed: compared with the same baseline, no regression; that run is the next baseline.
+    result, fixed = run(project, monkeypatch, 0, "--rag-fail-on-regression")
+    assert result.ret == 0
+    result, after = run(project, monkeypatch, 0, "--rag-fail-on-regression")
+    assert after["comparison"]["baseline"] == f"history: run {fixed['run']['id']}"
+
+
+def test_a_subset_is_compared_with_the_history_on_the_cases_it_shares(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, full = run(project, monkeypatch, 0)
+    result, subset = run(project, monkeypatch, 10, "-k", "c0 or c1", "--rag-fail-on-regression")
+    (change,) = subset["comparison"]["changes"]
+    assert subset["comparison"]["baseline"] == f"history: run {full['run']['id']}"
+    assert change["cases"] == 20  # c00-c19: the cases both runs scored
+    assert (change["before"], change["after"]) == (1.0, 0.5)
+    assert result.ret == 1
+    # A full run after a subset that passed: each case compared with its own last run.
+    _, passing = run(project, monkeypatch, 0, "-k", "c0 or c1")
+    _, again = run(project, monkeypatch, 0)
+    assert again["comparison"]["baseline"] == (
+        f"history: runs {full['run']['id']}, {passing['run']['id']}"
+    )
+    assert again["comparison"]["changes"][0]["cases"] == CASES
+
+
 FLIPPING_CONFTEST = """
 import json, os, pytest
 from rag_eval_pytest.judges.callable import CallableJudge
@@ -303,12 +341,15 @@ HOSTILE: dict[str, tuple[Maker, str]] = {
         "has no scored case in common with this run (6 scored there, 6 here)",
     ),
     "stored endless": (_stored_as(None), "cannot be read: larger than 1 MiB"),
-    "stored truncated": (_stored_as('{"run_id": "r1", "scores": {"retr'), "is not JSON"),
+    "stored truncated": (_stored_as('{"version": 2, "cases": {"c0'), "is not JSON"),
     "stored string score": (
-        _stored_as('{"run_id": "r1", "scores": {"retrieval_recall": {"c01": "high"}}}'),
-        "case 'c01': the score of retrieval_recall is not a number between 0 and 1",
+        _stored_as(
+            '{"version": 2, "judge_identity": null, "cases": {"c01": {"metrics": '
+            '{"retrieval_recall": {"run": "r1", "score": "high"}}}}}'
+        ),
+        "case 'c01': metric 'retrieval_recall': score: Input should be a valid number",
     ),
-    "stored list": (_stored_as("[]"), "holds no case scores"),
+    "stored list": (_stored_as("[]"), "is not a stored baseline of version 2"),
 }
 
 

@@ -10,6 +10,15 @@ from typing import Any
 
 from rag_eval_pytest.config.settings import RegressionSettings
 from rag_eval_pytest.metrics.base import MetricResult
+from rag_eval_pytest.reporting.baseline_store import (
+    KeptCase,
+    KeptRuns,
+    KeptScore,
+    UnreadableStore,
+    read_kept,
+    store_path,
+    write_kept,
+)
 from rag_eval_pytest.reporting.baselines import (
     NO_HISTORY,
     Baseline,
@@ -21,10 +30,9 @@ from rag_eval_pytest.reporting.baselines import (
     describe,
     flaky_cases,
     flips,
+    history_baseline,
     load_baseline,
     outcomes_after,
-    read_stored,
-    store,
     unusable_reason,
 )
 from rag_eval_pytest.reporting.collector import CaseRecord
@@ -145,95 +153,121 @@ def test_a_case_is_flaky_after_two_flips() -> None:
 
 def test_outcomes_keep_the_last_window_with_this_run_last() -> None:
     rec = record("a", "failed")
-    stored = {
-        "outcomes": {"a": [["r1", "x", "passed"], ["r2", "x", "failed"], "junk", ["r3", "x"]]}
-    }
-    outcomes = outcomes_after(stored, [rec], "r9", window=2)
+    kept = KeptRuns(
+        version=2,
+        judge_identity=None,
+        outcomes={"a": [["r1", "x", "passed"], ["r2", "x", "failed"], "junk", ["r3", "x"]]},
+    )
+    outcomes = outcomes_after(kept, [rec], "r9", window=2)
     assert outcomes == {"a": [["r2", "x", "failed"], ["r9", content_hash(rec.payload), "failed"]]}
     assert outcomes_after(None, [rec], "r1", 5)["a"][0][0] == "r1"
 
 
-def test_stored_cases_are_read_back_only_when_whole(tmp_path: Path) -> None:
-    store(tmp_path, "fp", "r1", {"m": {"c0": 0.5}}, {"c0": [["r1", "h", "passed"]]})
-    stored = read_stored(tmp_path, "fp")
-    assert stored == {
-        "run_id": "r1",
-        "scores": {"m": {"c0": 0.5}},
-        "outcomes": {"c0": [["r1", "h", "passed"]]},
-    }
-    assert read_stored(tmp_path, None) is None
-    assert read_stored(tmp_path, "other") is None
-    (tmp_path / "baselines" / "bad.json").write_text("{not json", encoding="utf-8")
-    assert read_stored(tmp_path, "bad") == NotCompared(
-        f"the stored baseline {tmp_path / 'baselines' / 'bad.json'} is not JSON"
-    )
-    (tmp_path / "baselines" / "noscores.json").write_text(
-        json.dumps({"run_id": "r"}), encoding="utf-8"
-    )
-    unread = read_stored(tmp_path, "noscores")
-    assert isinstance(unread, NotCompared) and unread.reason.endswith("holds no case scores")
-    store(tmp_path, None, "r2", {}, {})  # no selection fingerprint: nothing kept
-    assert sorted(p.name for p in (tmp_path / "baselines").iterdir()) == [
-        "bad.json",
-        "fp.json",
-        "noscores.json",
-    ]
-
-
 def test_load_baseline_from_history_or_a_report(tmp_path: Path) -> None:
-    assert load_baseline("history", tmp_path, "fp", None) == NotCompared(NO_HISTORY, unusable=False)
-    baseline = load_baseline(
-        "history", tmp_path, "fp", {"run_id": "r1", "scores": {"m": {"c0": 1}}}
+    assert load_baseline("history", None) == NotCompared(NO_HISTORY, unusable=False)
+    kept = KeptRuns(
+        version=2,
+        judge_identity="j",
+        cases={"c0": KeptCase(metrics={"m": KeptScore(run="r1", score=1)})},
     )
-    assert baseline == Baseline("history: run r1", "r1", {"m": {"c0": 1.0}})
-    missing = load_baseline(str(tmp_path / "nope.json"), tmp_path, "fp", None)
+    baseline = load_baseline("history", kept)
+    assert isinstance(baseline, Baseline)
+    assert (baseline.scores, baseline.runs) == ({"m": {"c0": 1.0}}, {"m": {"c0": "r1"}})
+    unreadable = load_baseline("history", UnreadableStore("the stored baseline x is not JSON"))
+    assert unreadable == NotCompared("the stored baseline x is not JSON")
+    missing = load_baseline(str(tmp_path / "nope.json"), None)
     assert isinstance(missing, NotCompared) and missing.unusable
     assert missing.reason == (
         f"the baseline cannot be read: {tmp_path / 'nope.json'}: file not found"
     )
 
 
+def test_the_history_is_named_by_the_runs_its_compared_scores_came_from() -> None:
+    kept = KeptRuns(
+        version=2,
+        judge_identity="j",
+        runs=["r9", "r1"],  # oldest first, whatever their names
+        cases={
+            f"c{i}": KeptCase(metrics={"m": KeptScore(run="r1" if i < 2 else "r9", score=1)})
+            for i in range(4)
+        },
+    )
+    baseline = history_baseline(kept)
+    subset = compare(baseline, {"m": {"c0": 0.5, "c1": 0.5}}, alpha=0.05, min_drop=0.05)
+    assert (subset.baseline, subset.baseline_run) == ("history: run r1", "r1")
+    full = compare(baseline, {"m": {f"c{i}": 0.5 for i in range(4)}}, alpha=0.05, min_drop=0.05)
+    assert (full.baseline, full.baseline_run) == ("history: runs r9, r1", "r1")
+
+
 def test_check_noise_quarantines_a_flaky_failing_case_and_stores_the_run(tmp_path: Path) -> None:
     hashed = content_hash(record("a").payload)
     stored = {"r1": "passed", "r2": "failed", "r3": "passed"}
-    store(
-        tmp_path, "fp", "r3", {}, {"a": [[run, hashed, status] for run, status in stored.items()]}
+    path = store_path(tmp_path, "j")
+    write_kept(
+        path,
+        KeptRuns(
+            version=2,
+            judge_identity="j",
+            outcomes={"a": [[run, hashed, status] for run, status in stored.items()]},
+        ),
     )
     settings = RegressionSettings(flaky="quarantine", fail=True)
     noise = check_noise(
-        settings, tmp_path, "fp", "r4", [record("a", "failed", faithfulness=0.2), record("b")]
+        settings, tmp_path, "j", "r4", [record("a", "failed", faithfulness=0.2), record("b")]
     )
     assert noise.flaky == {"a": "passed, failed, passed, failed"}
     assert noise.quarantined == {"a": 1}
-    assert noise.comparison is not None and noise.comparison.not_compared is not None
+    assert noise.comparison is not None and noise.comparison.not_compared == NO_HISTORY
     assert noise.failing() == ()  # nothing regressed
     noise.store()
-    kept = read_stored(tmp_path, "fp")
-    assert kept is not None and kept["run_id"] == "r4"
-    assert kept["scores"] == {"faithfulness": {"a": 0.2}}
+    kept = read_kept(path)
+    assert kept is not None
+    assert kept.cases == {"a": KeptCase(metrics={"faithfulness": KeptScore(run="r4", score=0.2)})}
+    assert kept.outcomes["a"][-1] == ["r4", hashed, "failed"]
 
 
 def test_check_noise_without_a_baseline_compares_nothing(tmp_path: Path) -> None:
-    noise = check_noise(RegressionSettings(baseline="none"), tmp_path, "fp", "r1", [record("a")])
+    noise = check_noise(RegressionSettings(baseline="none"), tmp_path, "j", "r1", [record("a")])
     assert noise.comparison is None and noise.regressions == [] and noise.quarantined == {}
+
+
+def test_a_run_flagged_as_a_regression_keeps_no_score(tmp_path: Path) -> None:
+    settings = RegressionSettings(fail=True)
+    good = [record(f"c{i}", faithfulness=0.9) for i in range(6)]
+    check_noise(settings, tmp_path, "j", "r1", good).store()
+    bad = [record(f"c{i}", "failed", faithfulness=0.2) for i in range(6)]
+    flagged = check_noise(settings, tmp_path, "j", "r2", bad)
+    assert flagged.failing() and flagged.comparison is not None and flagged.comparison.flagged
+    flagged.store()
+    # The same build again is compared with r1, not with the run that regressed.
+    again = check_noise(settings, tmp_path, "j", "r3", bad)
+    assert again.comparison is not None and again.comparison.baseline == "history: run r1"
+    assert again.failing()
+    kept = read_kept(store_path(tmp_path, "j"))
+    assert kept is not None and kept.outcomes["c0"][-1][0] == "r2"  # its outcomes are kept
 
 
 def test_a_stored_baseline_with_a_score_that_is_not_a_number_does_not_end_the_run(
     tmp_path: Path,
 ) -> None:
-    folder = tmp_path / "baselines"
-    folder.mkdir()
+    path = store_path(tmp_path, "j")
+    path.parent.mkdir()
     records = [record(key, faithfulness=0.5) for key in "abcdef"]
-    for value, shown in (("high", "'high'"), (float("nan"), "nan"), (True, "True"), (5, "5")):
-        scores = {"a": 0.5, "b": value, "c": 0.9}
-        stored = {"run_id": "r1", "scores": {"faithfulness": scores}}
-        (folder / "fp.json").write_text(json.dumps(stored), encoding="utf-8")
-        noise = check_noise(RegressionSettings(), tmp_path, "fp", "r2", records)
+    for value, error in (
+        ("high", "Input should be a valid number (got 'high')"),
+        (float("nan"), "Input should be a finite number (got nan)"),
+        (True, "Input should be a valid number (got True)"),
+        (5, "Input should be less than or equal to 1 (got 5)"),
+    ):
+        cases = {key: {"metrics": {"faithfulness": {"run": "r1", "score": 0.5}}} for key in "ac"}
+        cases["b"] = {"metrics": {"faithfulness": {"run": "r1", "score": value}}}
+        stored = {"version": 2, "judge_identity": "j", "cases": cases, "outcomes": {}}
+        path.write_text(json.dumps(stored), encoding="utf-8")
+        noise = check_noise(RegressionSettings(), tmp_path, "j", "r2", records)
         # Not compared, with the file, the case and the value named: a gate on a baseline
         # someone edited is no gate (fatal under --rag-fail-on-regression).
         assert noise.comparison is not None and noise.comparison.unusable
         assert noise.comparison.not_compared == (
-            f"the stored baseline {folder / 'fp.json'}: case 'b': the score of faithfulness "
-            f"is not a number between 0 and 1 (got {shown})"
+            f"the stored baseline {path}: case 'b': metric 'faithfulness': score: {error}"
         )
         assert noise.unusable() is None  # reported, not fatal, without the gate

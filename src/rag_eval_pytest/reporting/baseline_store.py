@@ -1,0 +1,173 @@
+"""The cases earlier runs kept for the runs after them: ``baselines/judge-<hash>.json`` in the
+output folder, one file per judge identity.
+
+``results.jsonl`` keeps one line per run: its means, not its cases. A comparison that asks
+whether a drop is larger than the judge's noise needs each case's score (a paired test), and
+a case that flips between pass and fail with the same answer needs its last outcomes. So each
+complete run also keeps, beside the history, each case's score per metric with the run it
+came from, and each case's last outcomes with the hash of the answer and contexts they were
+judged on.
+
+* One file per judge identity: another judge (another model, prompt or number of votes)
+  measures differently and is never compared with; a run of that judge finds its own file.
+* Within it, a case keeps each metric's score from the last run that judged it and was not
+  flagged as a regression: a ``-k`` subset compares on its own cases and updates only them,
+  and a flagged run updates no score (its outcomes only), so running the same build again
+  is compared with the same baseline, not with the run that regressed.
+
+The file is read up to the size limit of every input file, and validated whole: a file that
+holds anything a run does not write (a truncated file, a score of NaN or of text) is
+:class:`UnreadableStore`, named with the case and the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..atomic import write_atomic
+from ..data.reading import FileTooLarge, read_limited
+from ..text.shorten import cut
+from .models import Score
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
+
+    from .collector import CaseRecord
+
+BASELINES = "baselines"
+STORE_VERSION = 2
+
+
+class _Kept(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class KeptScore(_Kept):
+    """A metric's score on a case, and the run that judged it."""
+
+    run: str | None
+    score: Score
+
+
+class KeptCase(_Kept):
+    metrics: dict[str, KeptScore] = Field(default_factory=dict)
+
+
+class KeptRuns(_Kept):
+    """What the runs of one judge identity kept: each case's scores, each case's outcomes."""
+
+    version: Literal[2]
+    judge_identity: str | None
+    runs: list[str | None] = Field(
+        default_factory=list, description="The runs whose scores are kept, oldest first."
+    )
+    cases: dict[str, KeptCase] = Field(default_factory=dict)
+    outcomes: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Per case its last outcomes, [run, content hash, status]; read leniently "
+        "(an entry that is not one is dropped): it only ever names a case judge-flaky.",
+    )
+
+
+class UnreadableStore(ValueError):
+    """The kept file is there and cannot be used; the message names it and why."""
+
+
+def store_path(output_dir: Path, judge_identity: str | None) -> Path:
+    """The file of the runs judged by ``judge_identity`` (``None``: runs that used no judge)."""
+    material = f"judge:{judge_identity or ''}".encode()
+    return output_dir / BASELINES / f"judge-{hashlib.sha256(material).hexdigest()[:16]}.json"
+
+
+def read_kept(path: Path) -> KeptRuns | None:
+    """The runs kept at ``path``; ``None`` when none was kept yet. Raises
+    :class:`UnreadableStore` for a file that is there and cannot be used."""
+    try:
+        data = json.loads(read_limited(path).decode("utf-8"))
+    except FileNotFoundError:
+        return None
+    except FileTooLarge as exc:
+        raise UnreadableStore(f"the stored baseline {path} cannot be read: {exc}") from None
+    except OSError as exc:
+        reason = exc.strerror or exc
+        raise UnreadableStore(f"the stored baseline {path} cannot be read: {reason}") from None
+    except (ValueError, RecursionError):
+        raise UnreadableStore(f"the stored baseline {path} is not JSON") from None
+    if not isinstance(data, dict) or data.get("version") != STORE_VERSION:
+        raise UnreadableStore(
+            f"the stored baseline {path} is not a stored baseline of version {STORE_VERSION}"
+        )
+    try:
+        return KeptRuns.model_validate(data)
+    except ValidationError as exc:
+        raise UnreadableStore(f"the stored baseline {path}: {_problem(exc)}") from None
+
+
+def _problem(exc: ValidationError) -> str:
+    """The first thing wrong in a kept file: the case, the metric, the field, the value."""
+    error = exc.errors()[0]
+    loc = list(error["loc"])
+    where = []
+    if loc[:1] == ["cases"] and len(loc) > 1:
+        where.append(f"case {loc[1]!r}")
+        loc = loc[2:]
+        if loc[:1] == ["metrics"] and len(loc) > 1:
+            where.append(f"metric {loc[1]!r}")
+            loc = loc[2:]
+    if loc:
+        where.append(".".join(map(str, loc)))
+    value = error.get("input")
+    shown = "" if isinstance(value, dict | list) else f" (got {cut(repr(value), 40)})"
+    return f"{': '.join(where)}: {error['msg']}{shown}"
+
+
+def judged_scores(record: CaseRecord, run_id: str | None) -> dict[str, KeptScore]:
+    """The scores a run's case was judged to, as the next runs keep them."""
+    return {
+        name: KeptScore(run=run_id, score=result.score)
+        for name, result in record.metrics.items()
+        if result.status != "not_judged" and result.score is not None
+    }
+
+
+def updated(
+    kept: KeptRuns | None,
+    judge_identity: str | None,
+    records: Sequence[CaseRecord],
+    outcomes: Mapping[str, list[list[str]]],
+    *,
+    run_id: str | None,
+    scores: bool,
+) -> KeptRuns:
+    """``kept`` with this run's outcomes, and with its scores unless ``scores`` is false (a
+    run flagged as a regression is no baseline): each judged metric of each case replaces the
+    one kept; what this run did not judge stays as the run that judged it left it."""
+    cases = dict(kept.cases) if kept is not None else {}
+    for record in records if scores else ():
+        judged = judged_scores(record, run_id)
+        if judged:
+            key = record.payload["key"]
+            before = cases.get(key)
+            cases[key] = KeptCase(metrics={**(before.metrics if before else {}), **judged})
+    runs = [run for run in kept.runs if run != run_id] if kept is not None else []
+    if scores:
+        runs.append(run_id)
+    used = {entry.run for case in cases.values() for entry in case.metrics.values()}
+    return KeptRuns(
+        version=STORE_VERSION,
+        judge_identity=judge_identity,
+        runs=[run for run in runs if run in used],
+        cases=cases,
+        outcomes={**(kept.outcomes if kept is not None else {}), **outcomes},
+    )
+
+
+def write_kept(path: Path, kept: KeptRuns) -> None:
+    """Write the kept runs whole (atomically: a reader sees the old file or the new one)."""
+    text = json.dumps(kept.model_dump(mode="json"), separators=(",", ":"))
+    write_atomic(path, text, shared=True)
