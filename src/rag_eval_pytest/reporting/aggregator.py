@@ -175,7 +175,12 @@ class Aggregator:
             total_cases=self.datasets.total_cases + len(inline),
         )
         noise = check_noise(
-            settings.regression, self.output_dir, chosen.judge_identity, self.run.run_id, records
+            settings.regression,
+            self.output_dir,
+            chosen.judge_identity,
+            self.run.run_id,
+            records,
+            judge=self.judge_label,
         )
         decision = decide_verdict(
             summary,

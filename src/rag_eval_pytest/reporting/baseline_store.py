@@ -10,10 +10,12 @@ judged on.
 
 * One file per judge identity: another judge (another model, prompt or number of votes)
   measures differently and is never compared with; a run of that judge finds its own file.
-* Within it, a case keeps each metric's score from the last run that judged it and was not
-  flagged as a regression: a ``-k`` subset compares on its own cases and updates only them,
-  and a flagged run updates no score (its outcomes only), so running the same build again
-  is compared with the same baseline, not with the run that regressed.
+* Within it, a case keeps a digest of what defines it (question, ground truth, expected
+  documents: a case whose content changed is not the same case) and each metric's score
+  from the last run that judged it and was not flagged as a regression: a ``-k`` subset
+  compares on its own cases and updates only them, and a flagged run updates no score (its
+  outcomes only), so running the same build again is compared with the same baseline, not
+  with the run that regressed.
 
 The file is read up to the size limit of every input file, and validated whole: a file that
 holds anything a run does not write (a truncated file, a score of NaN or of text) is
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from .collector import CaseRecord
+    from .models import CaseResult
+    from .payload import CasePayload
 
 BASELINES = "baselines"
 STORE_VERSION = 2
@@ -55,6 +59,11 @@ class KeptScore(_Kept):
 
 
 class KeptCase(_Kept):
+    content: str = Field(
+        description="A digest of what defines the case (its question, ground truth and "
+        "expected documents, a conversation's turns'): a case whose content changed is "
+        "another case, not compared with this one."
+    )
     metrics: dict[str, KeptScore] = Field(default_factory=dict)
 
 
@@ -84,9 +93,10 @@ def store_path(output_dir: Path, judge_identity: str | None) -> Path:
     return output_dir / BASELINES / f"judge-{hashlib.sha256(material).hexdigest()[:16]}.json"
 
 
-def read_kept(path: Path) -> KeptRuns | None:
-    """The runs kept at ``path``; ``None`` when none was kept yet. Raises
-    :class:`UnreadableStore` for a file that is there and cannot be used."""
+def read_kept(path: Path, judge_identity: str | None) -> KeptRuns | None:
+    """The runs of ``judge_identity`` kept at ``path``; ``None`` when none was kept yet.
+    Raises :class:`UnreadableStore` for a file that is there and cannot be used (one kept
+    for another judge identity included: copied there by hand)."""
     try:
         data = json.loads(read_limited(path).decode("utf-8"))
     except FileNotFoundError:
@@ -103,9 +113,15 @@ def read_kept(path: Path) -> KeptRuns | None:
             f"the stored baseline {path} is not a stored baseline of version {STORE_VERSION}"
         )
     try:
-        return KeptRuns.model_validate(data)
+        kept = KeptRuns.model_validate(data)
     except ValidationError as exc:
         raise UnreadableStore(f"the stored baseline {path}: {_problem(exc)}") from None
+    if kept.judge_identity != judge_identity:
+        raise UnreadableStore(
+            f"the stored baseline {path} was kept for judge identity {kept.judge_identity}, "
+            f"not this run's ({judge_identity})"
+        )
+    return kept
 
 
 def _problem(exc: ValidationError) -> str:
@@ -124,6 +140,35 @@ def _problem(exc: ValidationError) -> str:
     value = error.get("input")
     shown = "" if isinstance(value, dict | list) else f" (got {cut(repr(value), 40)})"
     return f"{': '.join(where)}: {error['msg']}{shown}"
+
+
+def case_content(
+    question: str,
+    ground_truth: str | None,
+    expected: Sequence[str] | None,
+    turns: Sequence[tuple[str, str | None, Sequence[str] | None]] = (),
+) -> str:
+    """A digest of what defines a case (not its answer, which is the RAG system's): two runs'
+    cases of one key are the same case only when it is equal."""
+    material = [question, ground_truth, expected, [list(turn) for turn in turns]]
+    return hashlib.sha256(json.dumps(material).encode("utf-8")).hexdigest()[:16]
+
+
+def payload_content(payload: CasePayload) -> str:
+    """:func:`case_content` of a run's case."""
+    turns = [
+        (t["question"], t["ground_truth"], t["expected_contexts"])
+        for t in payload.get("turns") or []
+    ]
+    return case_content(
+        payload["question"], payload["ground_truth"], payload["expected_contexts"], turns
+    )
+
+
+def report_content(case: CaseResult) -> str:
+    """:func:`case_content` of a report's case (``--rag-baseline PATH``)."""
+    turns = [(t.question, t.ground_truth, t.expected_contexts) for t in case.turns or []]
+    return case_content(case.question, case.ground_truth, case.expected_contexts, turns)
 
 
 def judged_scores(record: CaseRecord, run_id: str | None) -> dict[str, KeptScore]:
@@ -151,9 +196,10 @@ def updated(
     for record in records if scores else ():
         judged = judged_scores(record, run_id)
         if judged:
-            key = record.payload["key"]
+            key, content = record.payload["key"], payload_content(record.payload)
             before = cases.get(key)
-            cases[key] = KeptCase(metrics={**(before.metrics if before else {}), **judged})
+            earlier = before.metrics if before is not None and before.content == content else {}
+            cases[key] = KeptCase(content=content, metrics={**earlier, **judged})
     runs = [run for run in kept.runs if run != run_id] if kept is not None else []
     if scores:
         runs.append(run_id)

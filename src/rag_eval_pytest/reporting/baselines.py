@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from pathlib import Path
@@ -25,7 +26,9 @@ from typing import TYPE_CHECKING, Any
 from .baseline_store import (
     KeptRuns,
     UnreadableStore,
+    payload_content,
     read_kept,
+    report_content,
     store_path,
     updated,
     write_kept,
@@ -83,6 +86,9 @@ class Baseline:
     """The history's: per metric, the run each case's score came from."""
     order: Sequence[str | None] = ()
     """The history's runs, oldest first."""
+    contents: Mapping[str, str] = field(default_factory=dict)
+    """Each case's :func:`~.baseline_store.case_content`: a case of this run with the same
+    key and other content is not compared."""
 
 
 @dataclass(frozen=True)
@@ -97,10 +103,22 @@ class NotCompared:
 NO_HISTORY = "no earlier complete run with this judge identity kept its cases' scores"
 
 
-def load_baseline(spec: str, kept: KeptRuns | UnreadableStore | None) -> Baseline | NotCompared:
+@dataclass(frozen=True)
+class RunJudge:
+    """Who judged this run: its judge identity (the one the trend and the history go by)
+    and its judges' description."""
+
+    identity: str | None = None
+    label: str | None = None
+
+
+def load_baseline(
+    spec: str, kept: KeptRuns | UnreadableStore | None, judge: RunJudge | None = None
+) -> Baseline | NotCompared:
     """The baseline ``spec`` names: ``history`` (``kept``, the runs the output folder kept
     for this judge identity, or why they cannot be read) or a report's path; or why there
-    is none."""
+    is none. A report judged by another judge than ``judge`` is none: unlike runs are not
+    compared."""
     if spec == "history":
         if isinstance(kept, UnreadableStore):
             return NotCompared(str(kept))
@@ -114,7 +132,39 @@ def load_baseline(spec: str, kept: KeptRuns | UnreadableStore | None) -> Baselin
         report = load_report(Path(spec))
     except ReportError as exc:
         return NotCompared(f"the baseline cannot be read: {exc}")  # it names the file
-    return Baseline(label=spec, run_id=report.run.id, scores=report_scores(report), named=True)
+    unlike = _unlike_judge(spec, report, judge or RunJudge())
+    if unlike is not None:
+        return NotCompared(unlike)
+    return Baseline(
+        label=spec,
+        run_id=report.run.id,
+        scores=report_scores(report),
+        named=True,
+        contents={case.key: report_content(case) for case in report.cases},
+    )
+
+
+def _unlike_judge(spec: str, report: Report, ours: RunJudge) -> str | None:
+    """Why a baseline report's judge is not this run's (its identity, or its description for
+    a report that recorded none); ``None`` when alike, or when one side used no judge."""
+    selection = report.run.selection
+    theirs = RunJudge(selection.judge_identity if selection else None, report.run.judge)
+    if theirs.identity and ours.identity:
+        if theirs.identity == ours.identity:
+            return None
+    elif not (theirs.label and ours.label) or theirs.label == ours.label:
+        return None
+    return (
+        f"the baseline {spec} was judged by {_judge_words(theirs)}, this run by "
+        f"{_judge_words(ours)}: runs of different judges (another model, prompt or number of "
+        "votes) are not compared"
+    )
+
+
+def _judge_words(judge: RunJudge) -> str:
+    """ "custom (judge-a), identity 3f2a1c9d passes=1": the fingerprints cut to 8 digits."""
+    identity = re.sub(r"\b([0-9a-f]{8})[0-9a-f]{8,}\b", r"\1", judge.identity or "")
+    return f"{judge.label or 'no judge'}" + (f", identity {identity}" if identity else "")
 
 
 def history_baseline(kept: KeptRuns) -> Baseline:
@@ -125,7 +175,14 @@ def history_baseline(kept: KeptRuns) -> Baseline:
         for metric, entry in case.metrics.items():
             scores.setdefault(metric, {})[key] = entry.score
             runs.setdefault(metric, {})[key] = entry.run
-    return Baseline(label="history", run_id=None, scores=scores, runs=runs, order=kept.runs)
+    return Baseline(
+        label="history",
+        run_id=None,
+        scores=scores,
+        runs=runs,
+        order=kept.runs,
+        contents={key: case.content for key, case in kept.cases.items()},
+    )
 
 
 def _history_label(baseline: Baseline, compared: Mapping[str, Sequence[str]]) -> Baseline:
@@ -150,24 +207,30 @@ def compare(
     alpha: float,
     min_drop: float,
     gate: bool = False,
+    contents: Mapping[str, str] | None = None,
 ) -> Comparison:
-    """Each metric both runs scored, over the cases both scored. ``gate``: the run fails on
-    a regression (``--rag-fail-on-regression``), and cannot pass without a comparison."""
+    """Each metric both runs scored, over the cases both scored with the same content (this
+    run's ``contents``, when given). ``gate``: the run fails on a regression
+    (``--rag-fail-on-regression``), and cannot pass without a comparison."""
     if isinstance(baseline, NotCompared):
         return Comparison(
             baseline="none", baseline_run=None, alpha=alpha, min_drop=min_drop, changes=[],
             not_compared=baseline.reason, unusable=baseline.unusable, gate=gate,
         )  # fmt: skip
+    changed = {
+        key
+        for key, digest in (contents or {}).items()
+        if baseline.contents.get(key, digest) != digest
+    }
     shared = {
-        metric: sorted(set(baseline.scores[metric]) & set(scores[metric]))
+        metric: sorted(set(baseline.scores[metric]) & set(scores[metric]) - changed)
         for metric in set(baseline.scores) & set(scores)
     }
     baseline = _history_label(baseline, shared)
     changes = []
     for metric in sorted(shared):
-        change = paired_change(
-            baseline.scores[metric], scores[metric], seed_of(metric, baseline.run_id)
-        )
+        before = {key: baseline.scores[metric][key] for key in shared[metric]}
+        change = paired_change(before, scores[metric], seed_of(metric, baseline.run_id))
         if change is None:
             continue
         changes.append(
@@ -190,20 +253,27 @@ def compare(
         alpha=alpha,
         min_drop=min_drop,
         changes=changes,
-        not_compared=None if changes else _nothing_shared(baseline, scores),
+        not_compared=None if changes else _nothing_shared(baseline, scores, changed),
         unusable=not changes and baseline.named,
         gate=gate,
+        changed_cases=sorted(changed),
     )
 
 
-def _nothing_shared(baseline: Baseline, scores: CaseScores) -> str:
+def _nothing_shared(baseline: Baseline, scores: CaseScores, changed: set[str]) -> str:
     """Why a baseline that was read gave no change to test."""
     ours = {key for cases in scores.values() for key in cases}
     theirs = {key for cases in baseline.scores.values() for key in cases}
-    if not ours & theirs:
+    if not (ours & theirs) - changed:
+        other = (
+            f"; {len(changed)} of this run's cases have its ids with another question, "
+            "ground truth or expected documents (another dataset's content)"
+            if changed
+            else ""
+        )
         return (
             f"the baseline {baseline.label} has no scored case in common with this run "
-            f"({len(theirs)} scored there, {len(ours)} here)"
+            f"({len(theirs)} scored there, {len(ours)} here{other})"
         )
     return f"the baseline {baseline.label}: no metric was scored on 2 or more of the same cases"
 
@@ -331,21 +401,25 @@ def check_noise(
     judge_identity: str | None,
     run_id: str | None,
     records: Sequence[CaseRecord],
+    judge: str | None = None,
 ) -> NoiseCheck:
+    """The comparison of this run (judged by ``judge_identity``, described as ``judge``) with
+    its baseline, and its judge-flaky cases."""
     path = store_path(output_dir, judge_identity)
     try:
-        kept: KeptRuns | UnreadableStore | None = read_kept(path)
+        kept: KeptRuns | UnreadableStore | None = read_kept(path, judge_identity)
     except UnreadableStore as exc:
         kept = exc
     comparison = None
     if settings.baseline != "none":
-        baseline = load_baseline(settings.baseline, kept)
+        baseline = load_baseline(settings.baseline, kept, RunJudge(judge_identity, judge))
         comparison = compare(
             baseline,
             case_scores(records),
             alpha=settings.alpha,
             min_drop=settings.min_drop,
             gate=settings.fail,
+            contents={r.payload["key"]: payload_content(r.payload) for r in records},
         )
     readable = kept if isinstance(kept, KeptRuns) else None  # an unreadable file starts afresh
     outcomes = outcomes_after(readable, records, run_id, settings.flaky_window)

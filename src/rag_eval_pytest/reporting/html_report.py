@@ -37,6 +37,7 @@ from .markdown import (
     answer_marks,
     cascade_lines,
     change_verdict,
+    changed_line,
     evidence_label,
     fmt_duration,
     fmt_score,
@@ -381,6 +382,11 @@ def _comparison(comparison: Comparison | None) -> list[str]:
         f"<p>Baseline: {_t(comparison.baseline)}. Each metric over the cases both runs "
         f"scored; a regression is a drop with p &lt; {comparison.alpha:g} of at least "
         f"{comparison.min_drop:g}.</p>",
+    ]
+    changed = changed_line(comparison)
+    if changed:
+        lines.append(f"<p>{_t(changed)}.</p>")
+    lines += [
         "<table><thead><tr><th>Metric</th><th>Cases</th><th>Baseline</th><th>This run</th>"
         "<th>Change (95 % interval)</th><th>p</th><th>Verdict</th></tr></thead><tbody>",
     ]
@@ -760,9 +766,7 @@ def _turns(case: CaseResult) -> list[str]:
     """A conversation as its turns, the failing first, each with its question, answer (its
     unsupported statements marked), ground truth, contexts and scores."""
     turns = sorted(case.turns or [], key=lambda t: (t.status != "failed", t.turn))
-    lines = [
-        f'<h4>Conversation: {len(turns)} turns, the failing first</h4><div class="turns">'
-    ]
+    lines = [f'<h4>Conversation: {len(turns)} turns, the failing first</h4><div class="turns">']
     for turn in turns:
         status = turn.status or "not measured"
         lines += [

@@ -469,6 +469,21 @@ def change_verdict(change: MetricChange) -> str:
     return "improved" if change.significant else "within the noise"
 
 
+def changed_line(comparison: Comparison) -> str:
+    """The cases not compared because their content changed since the baseline ("" when
+    none): "2 cases have another question, ground truth or expected documents than in the
+    baseline, not compared: c05, c07"."""
+    changed = comparison.changed_cases
+    if not changed:
+        return ""
+    shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+    noun = "case has" if len(changed) == 1 else "cases have"
+    return (
+        f"{len(changed)} {noun} another question, ground truth or expected documents than in "
+        f"the baseline, not compared: {shown}"
+    )
+
+
 def comparison_lines(comparison: Comparison | None) -> list[str]:
     """This run against its baseline: per metric the change over the shared cases, its 95 %
     interval and p-value, and what it means (regression, significant, within the noise)."""
@@ -482,6 +497,11 @@ def comparison_lines(comparison: Comparison | None) -> list[str]:
         f"a regression is a drop with p < {comparison.alpha:g} (a paired sign-flip test) of at "
         f"least {comparison.min_drop:g}.",
         "",
+    ]
+    changed = changed_line(comparison)
+    if changed:
+        lines += [f"{_cell(changed)}.", ""]
+    lines += [
         "| Metric | Cases | Baseline | This run | Change (95 % interval) | p | Verdict |",
         "|--------|-------|----------|----------|------------------------|---|---------|",
     ]

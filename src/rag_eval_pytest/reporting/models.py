@@ -377,13 +377,19 @@ class Comparison(_Model):
     unusable: bool = Field(
         default=False,
         description="The baseline could not be used (a path that names no readable report, a "
-        "stored baseline that cannot be read, nothing in common with this run): not_compared "
+        "stored baseline that cannot be read, a report judged by another judge, nothing in "
+        "common with this run): not_compared "
         "says why. False when compared, and for a history that holds no earlier run yet.",
     )
     gate: bool = Field(
         default=False,
         description="--rag-fail-on-regression: a regression failed the run (exit 1), and an "
         "unusable baseline made it fatal.",
+    )
+    changed_cases: list[str] = Field(
+        default_factory=list,
+        description="This run's cases the baseline has under the same key with another "
+        "question, ground truth or expected documents: not the same cases, not compared.",
     )
 
     @property

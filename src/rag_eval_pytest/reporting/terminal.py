@@ -10,6 +10,7 @@ from .baselines import describe
 from .markdown import (
     cascade_lines,
     causes_line,
+    changed_line,
     fmt_score,
     fmt_seconds,
     mean_cell,
@@ -90,6 +91,9 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
                 else f"no regression ({len(comparison.changes)} metrics compared)"
             )
         )
+        changed = changed_line(comparison)
+        if changed:
+            lines.append(f"baseline: {strip_control(changed)}")
     if report.flaky:
         quarantined = [c.key for c in report.flaky if c.quarantined]
         lines.append(

@@ -160,6 +160,116 @@ def test_a_subset_is_compared_with_the_history_on_the_cases_it_shares(
     assert again["comparison"]["changes"][0]["cases"] == CASES
 
 
+NAMED_JUDGE_CONFTEST = """
+import json, os, pytest
+from rag_eval_pytest.judges.callable import CallableJudge
+
+def judge(prompt):
+    verdict = os.environ.get("VERDICT", "supported")
+    return json.dumps({"statements": [{"statement": "s", "verdict": verdict, "reason": "r"}]})
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    return CallableJudge(judge, model=os.environ["JUDGE_MODEL"])
+"""
+
+
+def test_a_baseline_judged_by_another_judge_is_not_compared(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_dataset(
+        [
+            case(f"c{i}", "Refund policy?", answer="Full refund.", contexts=["Full refund."])
+            for i in range(SMALL)
+        ]
+    )
+    pytester.makeconftest(NAMED_JUDGE_CONFTEST)
+    pytester.makepyfile(
+        test_rag="from rag_eval_pytest import evaluate\n"
+        "def test_faithful(rag_case):\n    evaluate(rag_case, 'faithfulness')\n"
+    )
+
+    def judged(model: str, verdict: str, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+        monkeypatch.setenv("JUDGE_MODEL", model)
+        monkeypatch.setenv("VERDICT", verdict)
+        result = pytester.runpytest(
+            "--rag-dataset=dataset.json", "--rag-no-cache", "-p", "no:randomly", *args
+        )
+        return result, read_report(pytester)
+
+    _, first = judged("judge-a", "supported")
+    baseline = pytester.path / "main.json"
+    baseline.write_text((pytester.path / "results" / "eval_report.json").read_text())
+    # Another model scores every answer 0: its runs are not compared with judge-a's (this
+    # used to be a regression of 1.0 to 0.0).
+    words = (
+        f"the baseline {baseline} was judged by custom (judge-a), identity *, this run by "
+        "custom (judge-b), identity *: runs of different judges * are not compared"
+    )
+    result, _ = judged("judge-b", "unsupported", f"--rag-baseline={baseline}")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([f"baseline: not compared: {words}"])
+    result, other = judged(
+        "judge-b", "unsupported", f"--rag-baseline={baseline}", "--rag-fail-on-regression"
+    )
+    assert result.ret == 3
+    result.stdout.fnmatch_lines([f"rag-eval: exit 3: fatal: *no comparison: {words}"])
+    assert other["comparison"]["changes"] == []
+    # The history keeps each judge's runs apart: each is compared with its own last run.
+    result, history_b = judged("judge-b", "unsupported", "--rag-fail-on-regression")
+    assert result.ret == 0
+    assert history_b["comparison"]["baseline"] == f"history: run {other['run']['id']}"
+    result, again = judged("judge-a", "supported", "--rag-fail-on-regression")
+    assert result.ret == 0
+    assert again["comparison"]["baseline"] == f"history: run {first['run']['id']}"
+
+
+def test_a_baseline_of_another_datasets_content_is_not_compared(
+    project: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    run(project, monkeypatch, 0)
+    baseline = project.path / "main.json"
+    baseline.write_text((project.path / "results" / "eval_report.json").read_text())
+    # One case's question changed: it is another case, the others are compared.
+    cases = [
+        case(f"c{i:02d}", f"refund policy {i}?", expected_contexts=["policy.md"])
+        for i in range(CASES)
+    ]
+    cases[5]["question"] = "shipping policy 5?"
+    write_dataset(cases)
+    _, edited = run(project, monkeypatch, 0)
+    assert edited["comparison"]["changed_cases"] == ["c05"]
+    assert edited["comparison"]["changes"][0]["cases"] == CASES - 1
+    markdown = (project.path / "results" / "eval_report.md").read_text()
+    assert (
+        "1 case has another question, ground truth or expected documents than in the "
+        "baseline, not compared: c05." in markdown
+    )
+    # Another dataset's content under the same ids: nothing in common (it used to be compared
+    # case by case, and a drop of recall a regression).
+    write_dataset(
+        [
+            case(f"c{i:02d}", f"delivery time {i}?", expected_contexts=["policy.md"])
+            for i in range(CASES)
+        ]
+    )
+    words = (
+        f"the baseline {baseline} has no scored case in common with this run (40 scored "
+        "there, 40 here; 40 of this run's cases have its ids with another question, ground "
+        "truth or expected documents (another dataset's content))"
+    )
+    result, _ = run(project, monkeypatch, 10, f"--rag-baseline={baseline}")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([f"baseline: not compared: {words}"])
+    result, _ = run(
+        project, monkeypatch, 10, f"--rag-baseline={baseline}", "--rag-fail-on-regression"
+    )
+    assert result.ret == 3
+    result.stdout.fnmatch_lines([f"rag-eval: exit 3: fatal: *no comparison: {words}"])
+
+
 FLIPPING_CONFTEST = """
 import json, os, pytest
 from rag_eval_pytest.judges.callable import CallableJudge
@@ -344,8 +454,8 @@ HOSTILE: dict[str, tuple[Maker, str]] = {
     "stored truncated": (_stored_as('{"version": 2, "cases": {"c0'), "is not JSON"),
     "stored string score": (
         _stored_as(
-            '{"version": 2, "judge_identity": null, "cases": {"c01": {"metrics": '
-            '{"retrieval_recall": {"run": "r1", "score": "high"}}}}}'
+            '{"version": 2, "judge_identity": null, "cases": {"c01": {"content": "x", '
+            '"metrics": {"retrieval_recall": {"run": "r1", "score": "high"}}}}}'
         ),
         "case 'c01': metric 'retrieval_recall': score: Input should be a valid number",
     ),

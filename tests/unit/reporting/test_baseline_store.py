@@ -12,6 +12,7 @@ from rag_eval_pytest.reporting.baseline_store import (
     KeptCase,
     KeptScore,
     UnreadableStore,
+    payload_content,
     read_kept,
     store_path,
     updated,
@@ -46,14 +47,19 @@ def test_a_run_replaces_what_it_judged_and_leaves_the_rest(tmp_path: Path) -> No
         run_id="r2",
         scores=True,
     )
+    content = payload_content(record("a").payload)
     assert second.cases == {
         "a": KeptCase(
+            content=content,
             metrics={
                 "faithfulness": KeptScore(run="r2", score=0.7),
                 "retrieval_recall": KeptScore(run="r1", score=1.0),
-            }
+            },
         ),
-        "b": KeptCase(metrics={"faithfulness": KeptScore(run="r1", score=0.8)}),
+        "b": KeptCase(
+            content=payload_content(record("b").payload),
+            metrics={"faithfulness": KeptScore(run="r1", score=0.8)},
+        ),
     }
     flagged = updated(
         second, "j", [record("b", faithfulness=0.1)], {"b": [["r3", "h", "failed"]]},
@@ -64,7 +70,16 @@ def test_a_run_replaces_what_it_judged_and_leaves_the_rest(tmp_path: Path) -> No
     assert flagged.outcomes["b"] == [["r3", "h", "failed"]]
     path = store_path(tmp_path, "j")
     write_kept(path, flagged)
-    assert read_kept(path) == flagged
+    assert read_kept(path, "j") == flagged
+    # A case whose question changed is another case: what was kept of it goes.
+    edited = record("a", faithfulness=0.5)
+    edited.payload["question"] = "another question?"
+    third = updated(flagged, "j", [edited], {}, run_id="r4", scores=True)
+    assert third.cases["a"] == KeptCase(
+        content=payload_content(edited.payload),
+        metrics={"faithfulness": KeptScore(run="r4", score=0.5)},
+    )
+    assert payload_content(edited.payload) != content
 
 
 @pytest.mark.parametrize(
@@ -76,13 +91,17 @@ def test_a_run_replaces_what_it_judged_and_leaves_the_rest(tmp_path: Path) -> No
         (b"[]", "is not a stored baseline of version 2"),
         (b'{"run_id": "r1", "scores": {}}', "is not a stored baseline of version 2"),
         (
-            b'{"version": 2, "judge_identity": null, "cases": {"c1": {"metrics": '
-            b'{"m": {"run": "r1", "score": "high"}}}}}',
+            b'{"version": 2, "judge_identity": "j", "cases": {"c1": {"content": "x", '
+            b'"metrics": {"m": {"run": "r1", "score": "high"}}}}}',
             "case 'c1': metric 'm': score: Input should be a valid number (got 'high')",
         ),
         (
-            b'{"version": 2, "judge_identity": null, "cases": {"c1": {"metrics": {}, "x": 1}}}',
-            "case 'c1': x: Extra inputs are not permitted (got 1)",
+            b'{"version": 2, "judge_identity": "j", "cases": {"c1": {"metrics": {}}}}',
+            "case 'c1': content: Field required",
+        ),
+        (
+            b'{"version": 2, "judge_identity": "other", "cases": {}}',
+            "was kept for judge identity other, not this run's (j)",
         ),
     ],
 )
@@ -93,7 +112,7 @@ def test_a_file_a_run_does_not_write_is_refused_by_name(
     path.parent.mkdir()
     path.write_bytes(content)
     with pytest.raises(UnreadableStore) as raised:
-        read_kept(path)
+        read_kept(path, "j")
     assert str(raised.value).startswith(f"the stored baseline {path}")
     assert words in str(raised.value)
 
@@ -102,9 +121,9 @@ def test_a_missing_file_is_no_run_yet_and_an_endless_one_is_refused_at_the_limit
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = store_path(tmp_path, "j")
-    assert read_kept(path) is None
+    assert read_kept(path, "j") is None
     monkeypatch.setattr("rag_eval_pytest.data.reading.MAX_FILE_BYTES", 1024 * 1024)
     path.parent.mkdir()
     path.symlink_to("/dev/zero")
     with pytest.raises(UnreadableStore, match="cannot be read: larger than 1 MiB"):
-        read_kept(path)
+        read_kept(path, "j")

@@ -15,6 +15,7 @@ from rag_eval_pytest.reporting.baseline_store import (
     KeptRuns,
     KeptScore,
     UnreadableStore,
+    payload_content,
     read_kept,
     store_path,
     write_kept,
@@ -168,7 +169,7 @@ def test_load_baseline_from_history_or_a_report(tmp_path: Path) -> None:
     kept = KeptRuns(
         version=2,
         judge_identity="j",
-        cases={"c0": KeptCase(metrics={"m": KeptScore(run="r1", score=1)})},
+        cases={"c0": KeptCase(content="x", metrics={"m": KeptScore(run="r1", score=1)})},
     )
     baseline = load_baseline("history", kept)
     assert isinstance(baseline, Baseline)
@@ -188,7 +189,9 @@ def test_the_history_is_named_by_the_runs_its_compared_scores_came_from() -> Non
         judge_identity="j",
         runs=["r9", "r1"],  # oldest first, whatever their names
         cases={
-            f"c{i}": KeptCase(metrics={"m": KeptScore(run="r1" if i < 2 else "r9", score=1)})
+            f"c{i}": KeptCase(
+                content="x", metrics={"m": KeptScore(run="r1" if i < 2 else "r9", score=1)}
+            )
             for i in range(4)
         },
     )
@@ -220,9 +223,14 @@ def test_check_noise_quarantines_a_flaky_failing_case_and_stores_the_run(tmp_pat
     assert noise.comparison is not None and noise.comparison.not_compared == NO_HISTORY
     assert noise.failing() == ()  # nothing regressed
     noise.store()
-    kept = read_kept(path)
+    kept = read_kept(path, "j")
     assert kept is not None
-    assert kept.cases == {"a": KeptCase(metrics={"faithfulness": KeptScore(run="r4", score=0.2)})}
+    assert kept.cases == {
+        "a": KeptCase(
+            content=payload_content(record("a").payload),
+            metrics={"faithfulness": KeptScore(run="r4", score=0.2)},
+        )
+    }
     assert kept.outcomes["a"][-1] == ["r4", hashed, "failed"]
 
 
@@ -243,7 +251,7 @@ def test_a_run_flagged_as_a_regression_keeps_no_score(tmp_path: Path) -> None:
     again = check_noise(settings, tmp_path, "j", "r3", bad)
     assert again.comparison is not None and again.comparison.baseline == "history: run r1"
     assert again.failing()
-    kept = read_kept(store_path(tmp_path, "j"))
+    kept = read_kept(store_path(tmp_path, "j"), "j")
     assert kept is not None and kept.outcomes["c0"][-1][0] == "r2"  # its outcomes are kept
 
 
@@ -259,8 +267,11 @@ def test_a_stored_baseline_with_a_score_that_is_not_a_number_does_not_end_the_ru
         (True, "Input should be a valid number (got True)"),
         (5, "Input should be less than or equal to 1 (got 5)"),
     ):
-        cases = {key: {"metrics": {"faithfulness": {"run": "r1", "score": 0.5}}} for key in "ac"}
-        cases["b"] = {"metrics": {"faithfulness": {"run": "r1", "score": value}}}
+        cases = {
+            key: {"content": "x", "metrics": {"faithfulness": {"run": "r1", "score": 0.5}}}
+            for key in "ac"
+        }
+        cases["b"] = {"content": "x", "metrics": {"faithfulness": {"run": "r1", "score": value}}}
         stored = {"version": 2, "judge_identity": "j", "cases": cases, "outcomes": {}}
         path.write_text(json.dumps(stored), encoding="utf-8")
         noise = check_noise(RegressionSettings(), tmp_path, "j", "r2", records)
