@@ -144,8 +144,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--rag-fail-on-regression",
         "Fail the run (exit 1) when a metric dropped since the baseline by more than the "
-        "judge's noise (p < rag_regression_alpha) and by at least rag_regression_min_drop; "
-        "a baseline that cannot be used is fatal (exit 3)",
+        "judge's noise (p < rag_regression_alpha) and by at least rag_regression_min_drop, "
+        "or a case newly fails with stable verdicts; a baseline that cannot be used is fatal "
+        "(exit 3)",
         setting="regression.fail",
         action="store_true",
         ini_type="bool",

@@ -89,9 +89,10 @@ class RegressionSettings(_Section):
     )
     fail: bool = Field(
         False,
-        description="A regression fails the run (exit 1, the metric, change and p-value in "
-        "the reason), and a baseline the comparison cannot use makes it fatal (exit 3); "
-        "otherwise regressions and the reason are reported only.",
+        description="A regression (a significant drop of a mean, or a case that newly fails "
+        "with stable verdicts) fails the run (exit 1, with what regressed in the reason), and "
+        "a baseline the comparison cannot use makes it fatal (exit 3); otherwise regressions "
+        "and the reason are reported only.",
     )
     flaky: Literal["report", "quarantine"] = Field(
         "report",

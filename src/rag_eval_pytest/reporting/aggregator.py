@@ -16,7 +16,6 @@ from pydantic import ValidationError
 from ..atomic import write_atomic
 from ..runtime.heap import paused_collection
 from .baseline_store import BASELINES
-from .baselines import check_noise
 from .collector import CRASHED, RunCollector, crashed_case_payload
 from .document import build_document, now_iso
 from .files import HISTORY_FILE, HTML_REPORT, JSON_REPORT, MARKDOWN_REPORT, report_json
@@ -31,6 +30,7 @@ from .history import (
 from .html_report import render_html
 from .markdown import render_markdown, render_step_summary
 from .models import DatasetInfo, FlakyCase, Regression, Report, RunSection
+from .noise import check_noise
 from .step_summary import SUMMARY_FILE, append_step_summary
 from .summary import summarise
 from .trend import build_trend

@@ -34,6 +34,7 @@ from ..atomic import write_atomic
 from ..data.reading import FileTooLarge, read_limited
 from ..text.shorten import cut
 from .models import Score
+from .stability import stable_metrics
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -52,10 +53,13 @@ class _Kept(BaseModel):
 
 
 class KeptScore(_Kept):
-    """A metric's score on a case, and the run that judged it."""
+    """A metric's result on a case, and the run that judged it."""
 
     run: str | None
     score: Score
+    status: Literal["passed", "failed"]
+    threshold: Score | None
+    stable: bool = Field(strict=True, description="Its verdict does not hang on noise.")
 
 
 class KeptCase(_Kept):
@@ -172,11 +176,18 @@ def report_content(case: CaseResult) -> str:
 
 
 def judged_scores(record: CaseRecord, run_id: str | None) -> dict[str, KeptScore]:
-    """The scores a run's case was judged to, as the next runs keep them."""
+    """The results a run's case was judged to, as the next runs keep them."""
+    stable = stable_metrics(record.payload, record.metrics)
     return {
-        name: KeptScore(run=run_id, score=result.score)
+        name: KeptScore(
+            run=run_id,
+            score=result.score,
+            status="passed" if result.passed else "failed",
+            threshold=result.threshold,
+            stable=name in stable,
+        )
         for name, result in record.metrics.items()
-        if result.status != "not_judged" and result.score is not None
+        if result.status in ("passed", "failed") and result.score is not None
     }
 
 

@@ -1,5 +1,4 @@
-"""What a run compares itself with: a baseline (``--rag-baseline``), and the cases whose
-outcome flips with nothing changed.
+"""What a run compares itself with: a baseline (``--rag-baseline``).
 
 * :func:`compare`: this run against a baseline: the history (each case's scores from the
   last run of the same judge identity that judged it and was not flagged as a regression,
@@ -9,37 +8,31 @@ outcome flips with nothing changed.
   common with this run) is said as such: under ``--rag-fail-on-regression`` the run is fatal
   (:func:`unusable_reason`), since a gate that cannot compare is no gate. A history that
   holds no earlier run of these cases yet is the start of one, not a fault.
-* :func:`flaky_cases`: the cases whose outcome flipped at least twice in their last runs with
-  the same answer and contexts (``rag_flaky``).
+
+One run's check (the comparison, its judge-flaky cases, what it keeps) is :mod:`.noise`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from dataclasses import dataclass, field, replace
-from itertools import pairwise
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .baseline_store import (
     KeptRuns,
     UnreadableStore,
     payload_content,
-    read_kept,
     report_content,
-    store_path,
-    updated,
-    write_kept,
 )
-from .models import Comparison, MetricChange
-from .statistics import paired_change, seed_of
+from .models import Comparison, MetricChange, NewlyFailing
+from .stability import stable_metrics
+from .statistics import Change, paired_change, seed_of
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Collection, Mapping, Sequence
 
-    from ..config.settings import RegressionSettings
+    from ..metrics.base import MetricResult
     from .collector import CaseRecord
     from .models import Report
 
@@ -47,38 +40,66 @@ CaseScores = dict[str, dict[str, float]]
 """Per metric, each case's score."""
 
 
-def case_scores(records: Sequence[CaseRecord]) -> CaseScores:
-    """The judged scores of a run's cases, per metric."""
-    scores: CaseScores = {}
+@dataclass(frozen=True)
+class Verdict:
+    """A case's verdict on a metric: pass or fail at its threshold, and whether the same
+    answer would get it again (:mod:`.stability`)."""
+
+    passed: bool
+    threshold: float | None
+    stable: bool
+
+
+@dataclass(frozen=True)
+class Cases:
+    """One side of a comparison: per metric each case's score and verdict, and each case's
+    content (:func:`~.baseline_store.case_content`)."""
+
+    scores: CaseScores
+    verdicts: dict[str, dict[str, Verdict]] = field(default_factory=dict)
+    contents: dict[str, str] = field(default_factory=dict)
+
+
+def run_cases(records: Sequence[CaseRecord]) -> Cases:
+    """This run's judged cases."""
+    cases = Cases({}, {}, {})
     for record in records:
         key = record.payload["key"]
-        for name, result in record.metrics.items():
-            if result.status != "not_judged" and result.score is not None:
-                scores.setdefault(name, {})[key] = result.score
-    return scores
+        stable = stable_metrics(record.payload, record.metrics)
+        _add(cases, key, payload_content(record.payload), record.metrics, stable)
+    return cases
 
 
-def report_scores(report: Report) -> CaseScores:
-    """The judged scores of the cases of a report (``--rag-baseline PATH``)."""
-    scores: CaseScores = {}
+def report_cases(report: Report) -> Cases:
+    """The judged cases of a report (``--rag-baseline PATH``)."""
+    cases = Cases({}, {}, {})
     for case in report.cases:
-        for name, result in case.metrics.items():
-            if result.status != "not_judged" and result.score is not None:
-                scores.setdefault(name, {})[case.key] = result.score
-    return scores
+        _add(cases, case.key, report_content(case), case.metrics, case.stable_metrics)
+    return cases
 
 
-def content_hash(payload: Mapping[str, Any]) -> str:
-    """What a case's outcome was judged on: its answer and its contexts."""
-    material = json.dumps([payload.get("answer"), payload.get("contexts")], sort_keys=True)
-    return hashlib.sha256(material.encode("utf-8")).hexdigest()[:16]
+def _add(
+    cases: Cases,
+    key: str,
+    content: str,
+    metrics: Mapping[str, MetricResult],
+    stable: Collection[str],
+) -> None:
+    """Add a case's judged results to ``cases``."""
+    cases.contents[key] = content
+    for name, result in metrics.items():
+        if result.status == "not_judged" or result.score is None:
+            continue
+        cases.scores.setdefault(name, {})[key] = result.score
+        verdict = Verdict(result.status == "passed", result.threshold, name in stable)
+        cases.verdicts.setdefault(name, {})[key] = verdict
 
 
 @dataclass(frozen=True)
 class Baseline:
     label: str
     run_id: str | None
-    scores: CaseScores
+    cases: Cases
     named: bool = False
     """Given by its path (``--rag-baseline PATH``): having nothing in common with this run
     makes it unusable, where a history's first run of some cases is no fault."""
@@ -86,9 +107,6 @@ class Baseline:
     """The history's: per metric, the run each case's score came from."""
     order: Sequence[str | None] = ()
     """The history's runs, oldest first."""
-    contents: Mapping[str, str] = field(default_factory=dict)
-    """Each case's :func:`~.baseline_store.case_content`: a case of this run with the same
-    key and other content is not compared."""
 
 
 @dataclass(frozen=True)
@@ -135,13 +153,7 @@ def load_baseline(
     unlike = _unlike_judge(spec, report, judge or RunJudge())
     if unlike is not None:
         return NotCompared(unlike)
-    return Baseline(
-        label=spec,
-        run_id=report.run.id,
-        scores=report_scores(report),
-        named=True,
-        contents={case.key: report_content(case) for case in report.cases},
-    )
+    return Baseline(label=spec, run_id=report.run.id, cases=report_cases(report), named=True)
 
 
 def _unlike_judge(spec: str, report: Report, ours: RunJudge) -> str | None:
@@ -168,21 +180,16 @@ def _judge_words(judge: RunJudge) -> str:
 
 
 def history_baseline(kept: KeptRuns) -> Baseline:
-    """The kept scores as a baseline: each case's, from the last run that judged it."""
-    scores: CaseScores = {}
+    """The kept results as a baseline: each case's, from the last run that judged it."""
+    cases = Cases({}, {}, {key: case.content for key, case in kept.cases.items()})
     runs: dict[str, dict[str, str | None]] = {}
     for key, case in kept.cases.items():
         for metric, entry in case.metrics.items():
-            scores.setdefault(metric, {})[key] = entry.score
+            cases.scores.setdefault(metric, {})[key] = entry.score
+            verdict = Verdict(entry.status == "passed", entry.threshold, entry.stable)
+            cases.verdicts.setdefault(metric, {})[key] = verdict
             runs.setdefault(metric, {})[key] = entry.run
-    return Baseline(
-        label="history",
-        run_id=None,
-        scores=scores,
-        runs=runs,
-        order=kept.runs,
-        contents={key: case.content for key, case in kept.cases.items()},
-    )
+    return Baseline("history", None, cases, runs=runs, order=kept.runs)
 
 
 def _history_label(baseline: Baseline, compared: Mapping[str, Sequence[str]]) -> Baseline:
@@ -202,80 +209,120 @@ def _history_label(baseline: Baseline, compared: Mapping[str, Sequence[str]]) ->
 
 def compare(
     baseline: Baseline | NotCompared,
-    scores: CaseScores,
+    ours: Cases,
     *,
     alpha: float,
     min_drop: float,
     gate: bool = False,
-    contents: Mapping[str, str] | None = None,
+    flaky: Collection[str] = (),
 ) -> Comparison:
-    """Each metric both runs scored, over the cases both scored with the same content (this
-    run's ``contents``, when given). ``gate``: the run fails on a regression
-    (``--rag-fail-on-regression``), and cannot pass without a comparison."""
+    """Each metric both runs scored, over the cases both scored with the same content; and
+    the cases that passed in the baseline and fail now (a regression when their verdicts are
+    stable and the case is not among the judge-``flaky``). ``gate``: the run fails on a
+    regression (``--rag-fail-on-regression``), and cannot pass without a comparison."""
     if isinstance(baseline, NotCompared):
         return Comparison(
             baseline="none", baseline_run=None, alpha=alpha, min_drop=min_drop, changes=[],
             not_compared=baseline.reason, unusable=baseline.unusable, gate=gate,
         )  # fmt: skip
-    changed = {
-        key
-        for key, digest in (contents or {}).items()
-        if baseline.contents.get(key, digest) != digest
-    }
+    theirs = baseline.cases
+    changed = {k for k, c in ours.contents.items() if theirs.contents.get(k, c) != c}
     shared = {
-        metric: sorted(set(baseline.scores[metric]) & set(scores[metric]) - changed)
-        for metric in set(baseline.scores) & set(scores)
+        metric: sorted(set(theirs.scores[metric]) & set(ours.scores[metric]) - changed)
+        for metric in set(theirs.scores) & set(ours.scores)
     }
     baseline = _history_label(baseline, shared)
-    changes = []
-    for metric in sorted(shared):
-        before = {key: baseline.scores[metric][key] for key in shared[metric]}
-        change = paired_change(before, scores[metric], seed_of(metric, baseline.run_id))
-        if change is None:
-            continue
-        changes.append(
-            MetricChange(
-                metric=metric,
-                cases=change.cases,
-                before=change.before,
-                after=change.after,
-                change=change.change,
-                interval=change.interval,
-                p_value=change.p_value,
-                significant=change.significant(alpha),
-                testable=change.testable(alpha),
-                regression=change.is_regression(alpha, min_drop),
-            )
-        )
+    seed = baseline.run_id
+    changes = [c for m in sorted(shared) if (c := _change(m, theirs, ours, shared[m], seed))]
+    compared = any(shared.values())
     return Comparison(
         baseline=baseline.label,
         baseline_run=baseline.run_id,
         alpha=alpha,
         min_drop=min_drop,
-        changes=changes,
-        not_compared=None if changes else _nothing_shared(baseline, scores, changed),
-        unusable=not changes and baseline.named,
+        changes=[c.judged(alpha, min_drop) for c in changes],
+        not_compared=None if compared else _nothing_shared(baseline, ours.scores, changed),
+        unusable=not compared and baseline.named,
         gate=gate,
         changed_cases=sorted(changed),
+        newly_failing=newly_failing(theirs, ours, shared, set(flaky)),
     )
 
 
+@dataclass(frozen=True)
+class _Change:
+    metric: str
+    change: Change
+
+    def judged(self, alpha: float, min_drop: float) -> MetricChange:
+        change = self.change
+        return MetricChange(
+            metric=self.metric,
+            cases=change.cases,
+            before=change.before,
+            after=change.after,
+            change=change.change,
+            interval=change.interval,
+            p_value=change.p_value,
+            significant=change.significant(alpha),
+            testable=change.testable(alpha),
+            regression=change.is_regression(alpha, min_drop),
+        )
+
+
+def _change(
+    metric: str, theirs: Cases, ours: Cases, keys: Sequence[str], seed: str | None
+) -> _Change | None:
+    """The metric's paired change over ``keys`` (``None`` for fewer than 2)."""
+    before = {key: theirs.scores[metric][key] for key in keys}
+    change = paired_change(before, ours.scores[metric], seed_of(metric, seed))
+    return None if change is None else _Change(metric, change)
+
+
+def newly_failing(
+    theirs: Cases, ours: Cases, shared: Mapping[str, Sequence[str]], flaky: set[str]
+) -> list[NewlyFailing]:
+    """The shared cases' metrics that passed in the baseline and fail now at the same
+    threshold, in this run's case order; a regression when both verdicts are stable and the
+    case is not judge-flaky."""
+    order = {key: index for index, key in enumerate(ours.contents)}
+    found = []
+    for metric, keys in shared.items():
+        for key in keys:
+            before = theirs.verdicts.get(metric, {}).get(key)
+            now = ours.verdicts.get(metric, {}).get(key)
+            if before is None or now is None or not before.passed or now.passed:
+                continue
+            if before.threshold != now.threshold:  # another gate, not another system
+                continue
+            stable = before.stable and now.stable and key not in flaky
+            found.append(
+                NewlyFailing(
+                    key=key,
+                    metric=metric,
+                    before=theirs.scores[metric][key],
+                    after=ours.scores[metric][key],
+                    threshold=now.threshold,
+                    regression=stable,
+                )
+            )
+    return sorted(found, key=lambda f: (order.get(f.key, len(order)), f.key, f.metric))
+
+
 def _nothing_shared(baseline: Baseline, scores: CaseScores, changed: set[str]) -> str:
-    """Why a baseline that was read gave no change to test."""
+    """Why a baseline that was read has nothing to compare."""
     ours = {key for cases in scores.values() for key in cases}
-    theirs = {key for cases in baseline.scores.values() for key in cases}
-    if not (ours & theirs) - changed:
-        other = (
-            f"; {len(changed)} of this run's cases have its ids with another question, "
-            "ground truth or expected documents (another dataset's content)"
-            if changed
-            else ""
-        )
-        return (
-            f"the baseline {baseline.label} has no scored case in common with this run "
-            f"({len(theirs)} scored there, {len(ours)} here{other})"
-        )
-    return f"the baseline {baseline.label}: no metric was scored on 2 or more of the same cases"
+    theirs = {key for cases in baseline.cases.scores.values() for key in cases}
+    other = (
+        f"; {len(changed)} of this run's cases have its ids with another question, "
+        "ground truth or expected documents (another dataset's content)"
+        if changed
+        else ""
+    )
+    return (
+        f"the baseline {baseline.label} has no scored case in common with this run "
+        f"({len(theirs)} scored there, {len(ours)} here{other})"
+    )
 
 
 def unusable_reason(comparison: Comparison | None) -> str | None:
@@ -291,7 +338,24 @@ def failing_regressions(comparison: Comparison | None) -> tuple[str, ...]:
     """The regressions that fail the run (``--rag-fail-on-regression``), described."""
     if comparison is None or not comparison.gate:
         return ()
-    return tuple(describe(c) for c in comparison.regressions)
+    regressed = comparison.regressed_cases
+    cases = (describe_cases(regressed),) if regressed else ()
+    return (*(describe(c) for c in comparison.regressions), *cases)
+
+
+def describe_cases(items: Sequence[NewlyFailing], limit: int = 5) -> str:
+    """ "2 cases newly fail with stable verdicts: c03 faithfulness 0.90 -> 0.29 (< 0.70),
+    c04 ..."."""
+    keys = list(dict.fromkeys(f.key for f in items))
+    shown = "; ".join(_failing_words(f) for f in items[:limit])
+    more = f" and {len(items) - limit} more" if len(items) > limit else ""
+    noun = "case newly fails" if len(keys) == 1 else "cases newly fail"
+    return f"{len(keys)} {noun} with stable verdicts: {shown}{more}"
+
+
+def _failing_words(item: NewlyFailing) -> str:
+    threshold = "" if item.threshold is None else f" (< {item.threshold:.2f})"
+    return f"{item.key} {item.metric} {item.before:.2f} -> {item.after:.2f}{threshold}"
 
 
 def describe(change: MetricChange) -> str:
@@ -300,145 +364,4 @@ def describe(change: MetricChange) -> str:
     return (
         f"{change.metric} {change.before:.2f} -> {change.after:.2f} ({change.change:+.2f}, "
         f"95 % {low:+.2f} to {high:+.2f}, p={change.p_value:.3g}, {change.cases} cases)"
-    )
-
-
-# --------------------------------------------------------------------------- flaky cases
-
-
-def outcomes_after(
-    kept: KeptRuns | None,
-    records: Sequence[CaseRecord],
-    run_id: str | None,
-    window: int,
-) -> dict[str, list[list[str]]]:
-    """Each of this run's cases' last ``window`` outcomes, this run's last: ``[run, content
-    hash, status]``."""
-    before = kept.outcomes if kept is not None else {}
-    outcomes: dict[str, list[list[str]]] = {}
-    for record in records:
-        key = record.payload["key"]
-        earlier = before.get(key)
-        entries = earlier if isinstance(earlier, list) else []
-        last = [list(map(str, e)) for e in entries if isinstance(e, list) and len(e) == 3]
-        last.append([str(run_id), content_hash(record.payload), record.status])
-        outcomes[key] = last[-window:]
-    return outcomes
-
-
-def flips(history: Sequence[Sequence[str]]) -> int:
-    """How often a case's outcome changed between pass and fail from one run to the next,
-    counting only the runs judged on its last answer and contexts."""
-    if not history:
-        return 0
-    current = history[-1][1]
-    same = [status for _, digest, status in history if digest == current]
-    judged = [s for s in same if s in ("passed", "failed")]
-    return sum(a != b for a, b in pairwise(judged))
-
-
-def flaky_cases(outcomes: Mapping[str, Sequence[Sequence[str]]], least: int = 2) -> dict[str, str]:
-    """The cases that flipped at least ``least`` times with the same answer and contexts,
-    each with its history ("passed, failed, passed, failed")."""
-    return {
-        key: ", ".join(status for _, _, status in history)
-        for key, history in outcomes.items()
-        if flips(history) >= least
-    }
-
-
-# --------------------------------------------------------------------------- one run
-
-
-@dataclass
-class NoiseCheck:
-    """What a run learns from its baseline and its cases' last outcomes: the comparison,
-    the judge-flaky cases, and what the next runs of the same judge identity will read."""
-
-    comparison: Comparison | None
-    flaky: dict[str, str]
-    """Judge-flaky cases, each with its last outcomes."""
-    quarantined: dict[str, int]
-    """Quarantined flaky cases (``rag_flaky: quarantine``) that failed, with their failed
-    tests: their failures do not fail the run."""
-    _path: Path
-    _kept: KeptRuns | None
-    _judge_identity: str | None
-    _run_id: str | None
-    _records: Sequence[CaseRecord]
-    _outcomes: dict[str, list[list[str]]]
-
-    @property
-    def regressions(self) -> list[MetricChange]:
-        return self.comparison.regressions if self.comparison is not None else []
-
-    def failing(self) -> tuple[str, ...]:
-        """The regressions that fail the run (``rag_fail_on_regression``), described."""
-        return failing_regressions(self.comparison)
-
-    def unusable(self) -> str | None:
-        """Why the run cannot pass the regression gate: its baseline cannot be used."""
-        return unusable_reason(self.comparison)
-
-    def store(self) -> None:
-        """Keep this run's outcomes, and its scores unless it was flagged as a regression
-        (by whichever baseline): the next run is compared with the last run that was not."""
-        flagged = self.comparison is not None and self.comparison.flagged
-        kept = updated(
-            self._kept,
-            self._judge_identity,
-            self._records,
-            self._outcomes,
-            run_id=self._run_id,
-            scores=not flagged,
-        )
-        write_kept(self._path, kept)
-
-
-def check_noise(
-    settings: RegressionSettings,
-    output_dir: Path,
-    judge_identity: str | None,
-    run_id: str | None,
-    records: Sequence[CaseRecord],
-    judge: str | None = None,
-) -> NoiseCheck:
-    """The comparison of this run (judged by ``judge_identity``, described as ``judge``) with
-    its baseline, and its judge-flaky cases."""
-    path = store_path(output_dir, judge_identity)
-    try:
-        kept: KeptRuns | UnreadableStore | None = read_kept(path, judge_identity)
-    except UnreadableStore as exc:
-        kept = exc
-    comparison = None
-    if settings.baseline != "none":
-        baseline = load_baseline(settings.baseline, kept, RunJudge(judge_identity, judge))
-        comparison = compare(
-            baseline,
-            case_scores(records),
-            alpha=settings.alpha,
-            min_drop=settings.min_drop,
-            gate=settings.fail,
-            contents={r.payload["key"]: payload_content(r.payload) for r in records},
-        )
-    readable = kept if isinstance(kept, KeptRuns) else None  # an unreadable file starts afresh
-    outcomes = outcomes_after(readable, records, run_id, settings.flaky_window)
-    flaky = flaky_cases(outcomes)
-    quarantined: dict[str, int] = {}
-    if settings.flaky == "quarantine":
-        for record in records:
-            key = record.payload["key"]
-            failed = sum(t.outcome in ("failed", "error") for t in record.tests.values())
-            if key in flaky and failed:
-                quarantined[key] = failed
-    return NoiseCheck(
-        comparison=comparison,
-        flaky=flaky,
-        quarantined=quarantined,
-        _path=path,
-        _kept=readable,
-        _judge_identity=judge_identity,
-        _run_id=run_id,
-        _records=records,
-        _outcomes=outcomes,
     )

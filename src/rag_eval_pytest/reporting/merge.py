@@ -78,6 +78,7 @@ def _record(case: CaseResult) -> CaseRecord:
         "crashed": bool(case.error)
         and "failure_cause" in case.model_fields_set
         and case.failure_cause != "rag_error",
+        "stable_metrics": list(case.stable_metrics),  # its judge is not in the report
     }
     if case.turns is not None:
         payload["turns"] = [_turn_payload(case, turn) for turn in case.turns]

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+# Imported before any inner run, so the inner runs' conftest shares it.
+from tests import word_judge  # noqa: F401
 from tests.helpers import case, read_report
 
 CASES = 40
@@ -61,9 +63,9 @@ def test_a_drop_is_a_regression_only_when_it_is_real_and_large_enough(
     result, first = run(project, monkeypatch, 0, "--rag-fail-on-regression")
     assert result.ret == 0
     assert first["comparison"]["not_compared"].startswith("no earlier complete run")
-    # One case of 40 lost: a drop of 0.025, below the least drop that counts.
+    # One case of 40 lost: a drop of 0.025, below the least drop that counts. The case itself
+    # newly fails, and retrieval asks no judge: that is a regression of its own.
     result, small = run(project, monkeypatch, 1, "--rag-fail-on-regression")
-    assert result.ret == 0, result.stdout.str()
     (change,) = small["comparison"]["changes"]
     assert (change["metric"], change["cases"], change["regression"]) == (
         "retrieval_recall",
@@ -71,22 +73,29 @@ def test_a_drop_is_a_regression_only_when_it_is_real_and_large_enough(
         False,
     )
     assert change["change"] == -0.025
-    # Ten of 40 lost: a real drop of 0.225 since the last run of the same selection.
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "rag-eval: exit 1: regressed since the baseline: 1 case newly fails with stable "
+            "verdicts: c00 retrieval_recall 1.00 -> 0.00 (< 0.80)"
+        ]
+    )
+    # Ten of 40 lost: a real drop of 0.25 since the last run not flagged as a regression.
     result, dropped = run(project, monkeypatch, 10, "--rag-fail-on-regression")
     assert result.ret == 1
     (change,) = dropped["comparison"]["changes"]
     assert change["regression"] and change["p_value"] < 0.05
-    assert dropped["comparison"]["baseline"] == f"history: run {small['run']['id']}"
+    assert dropped["comparison"]["baseline"] == f"history: run {first['run']['id']}"
     result.stdout.fnmatch_lines(
         [
-            "rag-eval: exit 1: regressed since the baseline: retrieval_recall 0.97 -> 0.75 "
-            "(-0.23, 95 % * to *, p=*, 40 cases)"
+            "rag-eval: exit 1: regressed since the baseline: retrieval_recall 1.00 -> 0.75 "
+            "(-0.25, 95 % * to *, p=*, 40 cases); 10 cases newly fail with stable verdicts: *"
         ]
     )
     markdown = (project.path / "results" / "eval_report.md").read_text()
-    assert "| Retrieval Recall | 40 | 0.97 | 0.75 | -0.23 (" in markdown
+    assert "| Retrieval Recall | 40 | 1.00 | 0.75 | -0.25 (" in markdown
     assert "| **REGRESSION** |" in markdown
-    assert "> **Regression:** Retrieval Recall 0.97 → 0.75" in markdown  # the trend's mark
+    assert "> **Regression:** Retrieval Recall 1.00 → 0.75" in markdown  # the trend's mark
     # Without --rag-fail-on-regression a regression is reported, not failed.
     result, _ = run(project, monkeypatch, 20)
     assert result.ret == 0
@@ -268,6 +277,95 @@ def test_a_baseline_of_another_datasets_content_is_not_compared(
     )
     assert result.ret == 3
     result.stdout.fnmatch_lines([f"rag-eval: exit 3: fatal: *no comparison: {words}"])
+
+
+STEADY_CONFTEST = """
+import os, pytest
+from rag_eval_pytest.judges.callable import CallableJudge
+from tests.word_judge import word_judge
+
+FACTS = ["Refunds are available within 30 days of purchase.",
+         "Shipping takes five business days.", "Support answers within one day."]
+WRONG = ["Shipping is free to Mars.", "Refunds are paid in gold coins."]
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    steady = os.environ["DETERMINISTIC"] == "1"
+    return CallableJudge(word_judge, model="word-judge", deterministic=steady)
+
+@pytest.fixture(scope="session")
+def rag_adapter():
+    def app(question):
+        number, broken = int(question.split()[-1].rstrip("?")), os.environ["BROKEN"] == "1"
+        if number < 3:  # 1.0, then 0.33 when broken
+            said = [FACTS[0], *WRONG] if broken else FACTS
+        elif number < 7:  # 0.75, then 1.0 when broken
+            said = FACTS if broken else [*FACTS, WRONG[0]]
+        else:  # 0.5 in both
+            said = [FACTS[0], WRONG[0]]
+        return " ".join(said), [{"text": " ".join(FACTS), "source": "policy.md"}]
+    return app
+"""
+
+
+@pytest.mark.parametrize(
+    ("judge", "args", "regression"),
+    [
+        ("deterministic", (), True),
+        ("three votes that agree", ("--rag-judge-passes=3",), True),
+        ("one vote", (), False),
+    ],
+)
+def test_a_case_that_newly_fails_with_stable_verdicts_is_a_regression_whatever_the_mean(
+    pytester: pytest.Pytester,
+    write_dataset: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+    judge: str,
+    args: tuple[str, ...],
+    regression: bool,
+) -> None:
+    write_dataset([case(f"c{i}", f"refund policy {i}?") for i in range(10)])
+    pytester.makeconftest(STEADY_CONFTEST)
+    pytester.makepyfile(
+        test_rag="from rag_eval_pytest import evaluate\n"
+        "def test_faithful(rag_case):\n    evaluate(rag_case, 'faithfulness')  # at 0.7\n"
+    )
+    monkeypatch.setenv("DETERMINISTIC", "1" if judge == "deterministic" else "0")
+
+    def judged(broken: str, *more: str) -> pytest.RunResult:
+        monkeypatch.setenv("BROKEN", broken)
+        return pytester.runpytest(
+            "--rag-dataset=dataset.json", "--rag-no-cache", "-p", "no:randomly", *args, *more
+        )
+
+    judged("0")
+    # Three answers broken (1.0 to 0.33), four a little better: the mean's drop (0.75 to
+    # 0.65) is within the noise, and the three cases newly fail.
+    result = judged("1", "--rag-fail-on-regression")
+    report = read_report(pytester)
+    (change,) = report["comparison"]["changes"]
+    assert not change["regression"] and change["p_value"] > 0.05
+    assert [(f["key"], f["regression"]) for f in report["comparison"]["newly_failing"]] == [
+        ("c0", regression), ("c1", regression), ("c2", regression)
+    ]  # fmt: skip
+    summary = "3 cases since the baseline, {} of them regressions (stable verdicts): c0 *"
+    result.stdout.fnmatch_lines([f"newly failing: {summary.format(3 if regression else 0)}"])
+    markdown = (pytester.path / "results" / "eval_report.md").read_text()
+    assert "### Newly failing: 3 cases" in markdown
+    verdict = "**REGRESSION** (stable verdicts)" if regression else "may be the judge's noise"
+    assert f"| c0 | Faithfulness | 1.00 | 0.33 | 0.70 | {verdict}" in markdown
+    html = (pytester.path / "results" / "eval_report.html").read_text()
+    assert "Newly failing: 3 cases" in html
+    if regression:
+        assert result.ret == 1
+        result.stdout.fnmatch_lines(
+            [
+                "rag-eval: exit 1: regressed since the baseline: 3 cases newly fail with stable "
+                "verdicts: c0 faithfulness 1.00 -> 0.33 (< 0.70); c1 *"
+            ]
+        )
+    else:  # an LLM judge's one vote may go the other way next time: listed, not failed
+        assert result.ret == 0, result.stdout.str()
 
 
 FLIPPING_CONFTEST = """

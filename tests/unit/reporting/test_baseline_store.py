@@ -10,7 +10,6 @@ import pytest
 
 from rag_eval_pytest.reporting.baseline_store import (
     KeptCase,
-    KeptScore,
     UnreadableStore,
     payload_content,
     read_kept,
@@ -18,7 +17,7 @@ from rag_eval_pytest.reporting.baseline_store import (
     updated,
     write_kept,
 )
-from tests.unit.reporting.test_baselines import record
+from tests.unit.reporting.test_baselines import passed_score, record
 
 
 def test_each_judge_identity_has_its_own_file(tmp_path: Path) -> None:
@@ -52,13 +51,13 @@ def test_a_run_replaces_what_it_judged_and_leaves_the_rest(tmp_path: Path) -> No
         "a": KeptCase(
             content=content,
             metrics={
-                "faithfulness": KeptScore(run="r2", score=0.7),
-                "retrieval_recall": KeptScore(run="r1", score=1.0),
+                "faithfulness": passed_score("r2", 0.7),
+                "retrieval_recall": passed_score("r1", 1.0, stable=True),
             },
         ),
         "b": KeptCase(
             content=payload_content(record("b").payload),
-            metrics={"faithfulness": KeptScore(run="r1", score=0.8)},
+            metrics={"faithfulness": passed_score("r1", 0.8)},
         ),
     }
     flagged = updated(
@@ -77,7 +76,7 @@ def test_a_run_replaces_what_it_judged_and_leaves_the_rest(tmp_path: Path) -> No
     third = updated(flagged, "j", [edited], {}, run_id="r4", scores=True)
     assert third.cases["a"] == KeptCase(
         content=payload_content(edited.payload),
-        metrics={"faithfulness": KeptScore(run="r4", score=0.5)},
+        metrics={"faithfulness": passed_score("r4", 0.5)},
     )
     assert payload_content(edited.payload) != content
 
