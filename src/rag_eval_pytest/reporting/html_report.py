@@ -387,6 +387,11 @@ def _comparison(comparison: Comparison | None) -> list[str]:
     changed = changed_line(comparison)
     if changed:
         lines.append(f"<p>{_t(changed)}.</p>")
+    if not comparison.changes:
+        lines.append(
+            "<p>No metric was scored on 2 or more of the same cases: no mean compared.</p>"
+        )
+        return [*lines, *_newly_failing(comparison)]
     lines += [
         "<table><thead><tr><th>Metric</th><th>Cases</th><th>Baseline</th><th>This run</th>"
         "<th>Change (95 % interval)</th><th>p</th><th>Verdict</th></tr></thead><tbody>",
