@@ -135,15 +135,18 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "--rag-baseline",
-        "What the run is compared with, case by case: history (the last run of the same "
-        "selection), PATH to an earlier eval_report.json, or none",
+        "What the run is compared with, case by case: history (each case's last run with "
+        "the same judge that was not flagged as a regression), PATH to an earlier "
+        "eval_report.json, or none",
         setting="regression.baseline",
         metavar="history|PATH|none",
     ),
     OptionSpec(
         "--rag-fail-on-regression",
         "Fail the run (exit 1) when a metric dropped since the baseline by more than the "
-        "judge's noise (p < rag_regression_alpha) and by at least rag_regression_min_drop",
+        "judge's noise (p < rag_regression_alpha) and by at least rag_regression_min_drop, "
+        "or a case newly fails with stable verdicts; a baseline that cannot be used is fatal "
+        "(exit 3)",
         setting="regression.fail",
         action="store_true",
         ini_type="bool",

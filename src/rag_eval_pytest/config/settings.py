@@ -88,9 +88,10 @@ class RegressionSettings(_Section):
 
     baseline: str = Field(
         "history",
-        description="What the run is compared with, case by case: history (the last "
-        "complete run of the same selection, kept under the output directory's baselines/), "
-        "the path of an earlier eval_report.json (the main branch's artifact), or none.",
+        description="What the run is compared with, case by case: history (each case's "
+        "scores from the last complete run with the same judge identity that was not flagged "
+        "as a regression, kept under the output directory's baselines/), the path of an "
+        "earlier eval_report.json (the main branch's artifact), or none.",
     )
     alpha: SignificanceLevel = Field(
         0.05,
@@ -104,8 +105,10 @@ class RegressionSettings(_Section):
     )
     fail: bool = Field(
         False,
-        description="A regression fails the run (exit 1, the metric, change and p-value in "
-        "the reason); otherwise regressions are reported only.",
+        description="A regression (a significant drop of a mean, or a case that newly fails "
+        "with stable verdicts) fails the run (exit 1, with what regressed in the reason), and "
+        "a baseline the comparison cannot use makes it fatal (exit 3); otherwise regressions "
+        "and the reason are reported only.",
     )
     flaky: Literal["report", "quarantine"] = Field(
         "report",

@@ -47,6 +47,8 @@ class ResultRecorder:
         self.adapter: str | None = None
         self.judge: str | None = None
         self.judge_identity: str | None = None
+        self.judge_deterministic = False
+        self.judge_passes = 1
         self.requests: list[PlannedMetric] = []
         self.results: list[MetricResult] = []
         self.turns: list[Turn] | None = None
@@ -91,6 +93,8 @@ class ResultRecorder:
         )
         if self.judge_identity is not None:
             payload["judge_identity"] = self.judge_identity
+            payload["judge_deterministic"] = self.judge_deterministic
+            payload["judge_passes"] = self.judge_passes
         if self.loaded.turns:
             responses = {t.turn: response for t, response, _ in self.turns or []}
             latencies = [r.latency for r in responses.values() if r.latency is not None]
@@ -174,9 +178,17 @@ class CaseTest:
         except ConfigError as exc:
             self.setup_failed(str(exc))
         if judge is not None:
-            self.recorder.judge = judge.describe()
-            self.recorder.judge_identity = self._judges.identity(judge)
+            self._record_judge(judge)
         return judge
+
+    def _record_judge(self, judge: Judge) -> None:
+        """Who judges the test's case, as its payload says: the reports name it, the trend
+        and the baselines go by its identity, and its votes say how stable its verdicts are."""
+        recorder = self.recorder
+        recorder.judge = judge.describe()
+        recorder.judge_identity = self._judges.identity(judge)
+        recorder.judge_deterministic = judge.deterministic
+        recorder.judge_passes = getattr(judge, "passes", None) or 1
 
     def judge_for_embeddings(self) -> Judge | None:
         """The test's judge for metrics that only embed, when it has embeddings of its own:
@@ -192,8 +204,7 @@ class CaseTest:
         if not self._judges.embeds_itself(judge):
             return None
         assert judge is not None
-        self.recorder.judge = judge.describe()
-        self.recorder.judge_identity = self._judges.identity(judge)
+        self._record_judge(judge)
         return judge
 
     def redact(self, text: str) -> str:

@@ -137,6 +137,10 @@ class Judge(ABC):
 
     kind: ClassVar[str] = "custom"
     model: str = ""
+    deterministic: bool = False
+    """It gives the same answer to the same question every time (the local judge; a custom
+    judge that says so): its verdicts do not hang on noise, so a case it fails newly is a
+    regression under ``--rag-fail-on-regression``. An LLM judge, at any temperature, is not."""
 
     def describe(self) -> str:
         """One line for the header and the reports (never a key or a URL with credentials)."""

@@ -7,12 +7,14 @@ from a ``rag_judge`` fixture (or return the bare callable, which the plugin wrap
     def rag_judge():
         return CallableJudge(lambda prompt: my_llm.complete(prompt), model="my-llm-v2")
 
-The callable may also return a mapping (already-parsed JSON). ``model`` names the model in the
-reports and in the cache key: change it when the callable starts answering differently, or run
-with ``--rag-no-cache``. Without ``model``, a function defined at a module's top level is known
-by its module and name; a lambda, a function defined inside another (a closure), a
-``functools.partial`` or a callable object has no name that tells two of them apart, so its
-answers are not cached on disk (the run says so once).
+The callable may also return a mapping (already-parsed JSON). ``deterministic=True`` says it
+answers the same prompt the same way every time (rules, a seeded model): its verdicts are
+stable, and a case it fails newly is a regression under ``--rag-fail-on-regression``.
+``model`` names the model in the reports and in the cache key: change it when the callable
+starts answering differently, or run with ``--rag-no-cache``. Without ``model``, a function
+defined at a module's top level is known by its module and name; a lambda, a function defined
+inside another (a closure), a ``functools.partial`` or a callable object has no name that
+tells two of them apart, so its answers are not cached on disk (the run says so once).
 """
 
 from __future__ import annotations
@@ -34,7 +36,12 @@ class CallableJudge(LLMJudge):
     kind: ClassVar[str] = "custom"
 
     def __init__(
-        self, fn: Callable[[str], Any], *, model: str | None = None, **kwargs: Any
+        self,
+        fn: Callable[[str], Any],
+        *,
+        model: str | None = None,
+        deterministic: bool = False,
+        **kwargs: Any,
     ) -> None:
         if not callable(fn):
             raise TypeError(f"CallableJudge needs a callable, got {type(fn).__name__}")
@@ -42,6 +49,7 @@ class CallableJudge(LLMJudge):
         super().__init__(model=str(name), **kwargs)
         self.fn = fn
         self.named = bool(model)
+        self.deterministic = deterministic
 
     def identity(self) -> dict[str, str] | None:
         identity = super().identity()

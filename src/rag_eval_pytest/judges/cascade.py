@@ -47,6 +47,7 @@ class CascadeJudge(Judge):
         self.first = first
         self.then = then
         self.model = f"{first.describe()} then {then.describe()}"
+        self.deterministic = first.deterministic and then.deterministic
 
     def describe(self) -> str:
         return f"cascade ({self.first.describe()}, then {self.then.describe()})"

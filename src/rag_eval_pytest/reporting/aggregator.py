@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from ..atomic import write_atomic
 from ..runtime.heap import paused_collection
-from .baselines import BASELINES, check_noise
+from .baseline_store import BASELINES
 from .collector import CRASHED, RunCollector, crashed_case_payload
 from .document import build_document, now_iso
 from .files import HISTORY_FILE, HTML_REPORT, JSON_REPORT, MARKDOWN_REPORT, report_json
@@ -30,6 +30,7 @@ from .history import (
 from .html_report import render_html
 from .markdown import render_markdown, render_step_summary
 from .models import DatasetInfo, FlakyCase, Regression, Report, RunSection
+from .noise import check_noise
 from .step_summary import SUMMARY_FILE, append_step_summary
 from .summary import summarise
 from .trend import build_trend
@@ -173,7 +174,12 @@ class Aggregator:
             total_cases=self.datasets.total_cases + len(inline),
         )
         noise = check_noise(
-            settings.regression, self.output_dir, chosen.fingerprint, self.run.run_id, records
+            settings.regression,
+            self.output_dir,
+            chosen.judge_identity,
+            self.run.run_id,
+            records,
+            judge=self.judge_label,
         )
         decision = decide_verdict(
             summary,
@@ -188,6 +194,7 @@ class Aggregator:
                 empty_shard=empty_shard,
                 unsupported=self.unsupported_policy,
                 regressions=noise.failing(),
+                baseline_unusable=noise.unusable(),
                 quarantined=tuple(noise.quarantined.items()),
             ),
             ExitCodes(critical=settings.exit_codes.critical, fatal=settings.exit_codes.fatal),

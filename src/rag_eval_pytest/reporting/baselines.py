@@ -1,166 +1,361 @@
-"""The cases of earlier runs, kept per selection, for what a run compares itself with.
+"""What a run compares itself with: a baseline (``--rag-baseline``).
 
-``results.jsonl`` keeps one line per run: its means, not its cases. A comparison that asks
-whether a drop is larger than the judge's noise needs each case's score (a paired test), and
-a case that flips between pass and fail with the same answer needs its last outcomes. So each
-complete run also writes, beside the history, ``baselines/<selection fingerprint>.json``: the
-scores of its cases, and per case its last outcomes with the hash of the answer and contexts
-they were judged on. The next run of the same selection (the same cases, metrics, judge
-identity and dataset content) reads it; runs of other selections leave it alone.
+* :func:`compare`: this run against a baseline: the history (each case's scores from the
+  last run of the same judge identity that judged it and was not flagged as a regression,
+  kept under the output folder's ``baselines/``: :mod:`.baseline_store`), or an earlier
+  ``eval_report.json`` (``--rag-baseline PATH``), over the cases both scored. A baseline that
+  cannot be used (a path that names no report, a stored file that cannot be read, nothing in
+  common with this run) is said as such: under ``--rag-fail-on-regression`` the run is fatal
+  (:func:`unusable_reason`), since a gate that cannot compare is no gate. A history that
+  holds no earlier run of these cases yet is the start of one, not a fault.
 
-* :func:`compare`: this run against a baseline (the stored scores of the same selection,
-  ``--rag-baseline history``, or an earlier ``eval_report.json``, ``--rag-baseline PATH``).
-* :func:`flaky_cases`: the cases whose outcome flipped at least twice in their last runs with
-  the same answer and contexts (``rag_flaky``).
+One run's check (the comparison, its judge-flaky cases, what it keeps) is :mod:`.noise`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import math
-from dataclasses import dataclass
-from itertools import pairwise
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..atomic import write_atomic
-from .models import Comparison, MetricChange
-from .statistics import paired_change, seed_of
+from .baseline_store import (
+    KeptRuns,
+    UnreadableStore,
+    payload_content,
+    report_content,
+)
+from .models import Comparison, MetricChange, NewlyFailing
+from .stability import stable_metrics
+from .statistics import Change, paired_change, seed_of
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Collection, Mapping, Sequence
 
-    from ..config.settings import RegressionSettings
+    from ..metrics.base import MetricResult
     from .collector import CaseRecord
     from .models import Report
 
-BASELINES = "baselines"
 CaseScores = dict[str, dict[str, float]]
 """Per metric, each case's score."""
 
 
-def case_scores(records: Sequence[CaseRecord]) -> CaseScores:
-    """The judged scores of a run's cases, per metric."""
-    scores: CaseScores = {}
+@dataclass(frozen=True)
+class Verdict:
+    """A case's verdict on a metric: pass or fail at its threshold, and whether the same
+    answer would get it again (:mod:`.stability`)."""
+
+    passed: bool
+    threshold: float | None
+    stable: bool
+
+
+@dataclass(frozen=True)
+class Cases:
+    """One side of a comparison: per metric each case's score and verdict, and each case's
+    content (:func:`~.baseline_store.case_content`)."""
+
+    scores: CaseScores
+    verdicts: dict[str, dict[str, Verdict]] = field(default_factory=dict)
+    contents: dict[str, str] = field(default_factory=dict)
+
+
+def run_cases(records: Sequence[CaseRecord]) -> Cases:
+    """This run's judged cases."""
+    cases = Cases({}, {}, {})
     for record in records:
         key = record.payload["key"]
-        for name, result in record.metrics.items():
-            if result.status != "not_judged" and result.score is not None:
-                scores.setdefault(name, {})[key] = result.score
-    return scores
+        stable = stable_metrics(record.payload, record.metrics)
+        _add(cases, key, payload_content(record.payload), record.metrics, stable)
+    return cases
 
 
-def report_scores(report: Report) -> CaseScores:
-    """The judged scores of the cases of a report (``--rag-baseline PATH``)."""
-    scores: CaseScores = {}
+def report_cases(report: Report) -> Cases:
+    """The judged cases of a report (``--rag-baseline PATH``)."""
+    cases = Cases({}, {}, {})
     for case in report.cases:
-        for name, result in case.metrics.items():
-            if result.status != "not_judged" and result.score is not None:
-                scores.setdefault(name, {})[case.key] = result.score
-    return scores
+        _add(cases, case.key, report_content(case), case.metrics, case.stable_metrics)
+    return cases
 
 
-def content_hash(payload: Mapping[str, Any]) -> str:
-    """What a case's outcome was judged on: its answer and its contexts."""
-    material = json.dumps([payload.get("answer"), payload.get("contexts")], sort_keys=True)
-    return hashlib.sha256(material.encode("utf-8")).hexdigest()[:16]
+def _add(
+    cases: Cases,
+    key: str,
+    content: str,
+    metrics: Mapping[str, MetricResult],
+    stable: Collection[str],
+) -> None:
+    """Add a case's judged results to ``cases``."""
+    cases.contents[key] = content
+    for name, result in metrics.items():
+        if result.status == "not_judged" or result.score is None:
+            continue
+        cases.scores.setdefault(name, {})[key] = result.score
+        verdict = Verdict(result.status == "passed", result.threshold, name in stable)
+        cases.verdicts.setdefault(name, {})[key] = verdict
 
 
 @dataclass(frozen=True)
 class Baseline:
     label: str
     run_id: str | None
-    scores: CaseScores
+    cases: Cases
+    named: bool = False
+    """Given by its path (``--rag-baseline PATH``): having nothing in common with this run
+    makes it unusable, where a history's first run of some cases is no fault."""
+    runs: Mapping[str, Mapping[str, str | None]] = field(default_factory=dict)
+    """The history's: per metric, the run each case's score came from."""
+    order: Sequence[str | None] = ()
+    """The history's runs, oldest first."""
 
 
-def _stored(output_dir: Path, fingerprint: str) -> Path:
-    return output_dir / BASELINES / f"{fingerprint}.json"
+@dataclass(frozen=True)
+class NotCompared:
+    """Why the run was not compared with a baseline; ``unusable`` when a baseline was named
+    or kept and cannot be used (as opposed to a history with no earlier run yet)."""
+
+    reason: str
+    unusable: bool = True
 
 
-def read_stored(output_dir: Path, fingerprint: str | None) -> dict[str, Any] | None:
-    """The stored cases of the last complete run of this selection, or ``None``."""
-    if fingerprint is None:
-        return None
-    try:
-        data = json.loads(_stored(output_dir, fingerprint).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and isinstance(data.get("scores"), dict) else None
+NO_HISTORY = "no earlier complete run with this judge identity kept its cases' scores"
+
+
+@dataclass(frozen=True)
+class RunJudge:
+    """Who judged this run: its judge identity (the one the trend and the history go by)
+    and its judges' description."""
+
+    identity: str | None = None
+    label: str | None = None
 
 
 def load_baseline(
-    spec: str, output_dir: Path, fingerprint: str | None, stored: dict[str, Any] | None
-) -> Baseline | str:
-    """The baseline ``spec`` names (``history`` or a report's path), or why there is none."""
+    spec: str, kept: KeptRuns | UnreadableStore | None, judge: RunJudge | None = None
+) -> Baseline | NotCompared:
+    """The baseline ``spec`` names: ``history`` (``kept``, the runs the output folder kept
+    for this judge identity, or why they cannot be read) or a report's path; or why there
+    is none. A report judged by another judge than ``judge`` is none: unlike runs are not
+    compared."""
     if spec == "history":
-        if stored is None:
-            return "no earlier complete run of the same selection kept its cases' scores"
-        return Baseline(
-            label=f"history: run {stored.get('run_id')}",
-            run_id=stored.get("run_id"),
-            scores={
-                str(metric): {str(k): float(v) for k, v in cases.items() if _is_score(v)}
-                for metric, cases in stored["scores"].items()
-                if isinstance(cases, dict)
-            },
-        )
+        if isinstance(kept, UnreadableStore):
+            return NotCompared(str(kept))
+        if kept is None or not kept.cases:
+            return NotCompared(NO_HISTORY, unusable=False)
+        return history_baseline(kept)
     from ..errors import ReportError
     from .reader import load_report
 
     try:
         report = load_report(Path(spec))
     except ReportError as exc:
-        return f"the baseline {spec} cannot be read: {exc}"
-    return Baseline(label=spec, run_id=report.run.id, scores=report_scores(report))
+        return NotCompared(f"the baseline cannot be read: {exc}")  # it names the file
+    unlike = _unlike_judge(spec, report, judge or RunJudge())
+    if unlike is not None:
+        return NotCompared(unlike)
+    return Baseline(label=spec, run_id=report.run.id, cases=report_cases(report), named=True)
 
 
-def _is_score(value: object) -> bool:
-    """A stored score that is a finite number (a hand-edited or foreign file may hold
-    anything: its other entries still count)."""
+def _unlike_judge(spec: str, report: Report, ours: RunJudge) -> str | None:
+    """Why a baseline report's judge is not this run's (its identity, or its description for
+    a report that recorded none); ``None`` when alike, or when one side used no judge."""
+    selection = report.run.selection
+    theirs = RunJudge(selection.judge_identity if selection else None, report.run.judge)
+    if theirs.identity and ours.identity:
+        if theirs.identity == ours.identity:
+            return None
+    elif not (theirs.label and ours.label) or theirs.label == ours.label:
+        return None
     return (
-        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        f"the baseline {spec} was judged by {_judge_words(theirs)}, this run by "
+        f"{_judge_words(ours)}: runs of different judges (another model, prompt or number of "
+        "votes) are not compared"
     )
 
 
+def _judge_words(judge: RunJudge) -> str:
+    """ "custom (judge-a), identity 3f2a1c9d passes=1": the fingerprints cut to 8 digits."""
+    identity = re.sub(r"\b([0-9a-f]{8})[0-9a-f]{8,}\b", r"\1", judge.identity or "")
+    return f"{judge.label or 'no judge'}" + (f", identity {identity}" if identity else "")
+
+
+def history_baseline(kept: KeptRuns) -> Baseline:
+    """The kept results as a baseline: each case's, from the last run that judged it."""
+    cases = Cases({}, {}, {key: case.content for key, case in kept.cases.items()})
+    runs: dict[str, dict[str, str | None]] = {}
+    for key, case in kept.cases.items():
+        for metric, entry in case.metrics.items():
+            cases.scores.setdefault(metric, {})[key] = entry.score
+            verdict = Verdict(entry.status == "passed", entry.threshold, entry.stable)
+            cases.verdicts.setdefault(metric, {})[key] = verdict
+            runs.setdefault(metric, {})[key] = entry.run
+    return Baseline("history", None, cases, runs=runs, order=kept.runs)
+
+
+def _history_label(baseline: Baseline, compared: Mapping[str, Sequence[str]]) -> Baseline:
+    """The history baseline named by the runs its compared scores came from: "history: run
+    R" (or "history: runs R1, R2", each case's last run), ``run_id`` the latest of them."""
+    if not baseline.runs:  # a report's path names it
+        return baseline
+    runs = {baseline.runs[metric][key] for metric, keys in compared.items() for key in keys}
+    if not runs:
+        return baseline
+    order = list(baseline.order)
+    found = [str(run) for run in sorted(runs, key=lambda r: order.index(r) if r in order else -1)]
+    shown = ", ".join(found[-3:]) + (f" and {len(found) - 3} earlier" if len(found) > 3 else "")
+    label = f"history: run {found[0]}" if len(found) == 1 else f"history: runs {shown}"
+    return replace(baseline, label=label, run_id=found[-1])
+
+
 def compare(
-    baseline: Baseline | str, scores: CaseScores, *, alpha: float, min_drop: float
+    baseline: Baseline | NotCompared,
+    ours: Cases,
+    *,
+    alpha: float,
+    min_drop: float,
+    gate: bool = False,
+    flaky: Collection[str] = (),
 ) -> Comparison:
-    """Each metric both runs scored, over the cases both scored."""
-    if isinstance(baseline, str):
+    """Each metric both runs scored, over the cases both scored with the same content; and
+    the cases that passed in the baseline and fail now (a regression when their verdicts are
+    stable and the case is not among the judge-``flaky``). ``gate``: the run fails on a
+    regression (``--rag-fail-on-regression``), and cannot pass without a comparison."""
+    if isinstance(baseline, NotCompared):
         return Comparison(
             baseline="none", baseline_run=None, alpha=alpha, min_drop=min_drop, changes=[],
-            not_compared=baseline,
+            not_compared=baseline.reason, unusable=baseline.unusable, gate=gate,
         )  # fmt: skip
-    changes = []
-    for metric in sorted(set(baseline.scores) & set(scores)):
-        change = paired_change(
-            baseline.scores[metric], scores[metric], seed_of(metric, baseline.run_id)
-        )
-        if change is None:
-            continue
-        changes.append(
-            MetricChange(
-                metric=metric,
-                cases=change.cases,
-                before=change.before,
-                after=change.after,
-                change=change.change,
-                interval=change.interval,
-                p_value=change.p_value,
-                significant=change.significant(alpha),
-                testable=change.testable(alpha),
-                regression=change.is_regression(alpha, min_drop),
-            )
-        )
+    theirs = baseline.cases
+    changed = {k for k, c in ours.contents.items() if theirs.contents.get(k, c) != c}
+    shared = {
+        metric: sorted(set(theirs.scores[metric]) & set(ours.scores[metric]) - changed)
+        for metric in set(theirs.scores) & set(ours.scores)
+    }
+    baseline = _history_label(baseline, shared)
+    seed = baseline.run_id
+    changes = [c for m in sorted(shared) if (c := _change(m, theirs, ours, shared[m], seed))]
+    compared = any(shared.values())
     return Comparison(
         baseline=baseline.label,
         baseline_run=baseline.run_id,
         alpha=alpha,
         min_drop=min_drop,
-        changes=changes,
-        not_compared=None if changes else "no metric was scored on 2 or more of the same cases",
+        changes=[c.judged(alpha, min_drop) for c in changes],
+        not_compared=None if compared else _nothing_shared(baseline, ours.scores, changed),
+        unusable=not compared and baseline.named,
+        gate=gate,
+        changed_cases=sorted(changed),
+        newly_failing=newly_failing(theirs, ours, shared, set(flaky)),
     )
+
+
+@dataclass(frozen=True)
+class _Change:
+    metric: str
+    change: Change
+
+    def judged(self, alpha: float, min_drop: float) -> MetricChange:
+        change = self.change
+        return MetricChange(
+            metric=self.metric,
+            cases=change.cases,
+            before=change.before,
+            after=change.after,
+            change=change.change,
+            interval=change.interval,
+            p_value=change.p_value,
+            significant=change.significant(alpha),
+            testable=change.testable(alpha),
+            regression=change.is_regression(alpha, min_drop),
+        )
+
+
+def _change(
+    metric: str, theirs: Cases, ours: Cases, keys: Sequence[str], seed: str | None
+) -> _Change | None:
+    """The metric's paired change over ``keys`` (``None`` for fewer than 2)."""
+    before = {key: theirs.scores[metric][key] for key in keys}
+    change = paired_change(before, ours.scores[metric], seed_of(metric, seed))
+    return None if change is None else _Change(metric, change)
+
+
+def newly_failing(
+    theirs: Cases, ours: Cases, shared: Mapping[str, Sequence[str]], flaky: set[str]
+) -> list[NewlyFailing]:
+    """The shared cases' metrics that passed in the baseline and fail now at the same
+    threshold, in this run's case order; a regression when both verdicts are stable and the
+    case is not judge-flaky."""
+    order = {key: index for index, key in enumerate(ours.contents)}
+    found = []
+    for metric, keys in shared.items():
+        for key in keys:
+            before = theirs.verdicts.get(metric, {}).get(key)
+            now = ours.verdicts.get(metric, {}).get(key)
+            if before is None or now is None or not before.passed or now.passed:
+                continue
+            if before.threshold != now.threshold:  # another gate, not another system
+                continue
+            stable = before.stable and now.stable and key not in flaky
+            found.append(
+                NewlyFailing(
+                    key=key,
+                    metric=metric,
+                    before=theirs.scores[metric][key],
+                    after=ours.scores[metric][key],
+                    threshold=now.threshold,
+                    regression=stable,
+                )
+            )
+    return sorted(found, key=lambda f: (order.get(f.key, len(order)), f.key, f.metric))
+
+
+def _nothing_shared(baseline: Baseline, scores: CaseScores, changed: set[str]) -> str:
+    """Why a baseline that was read has nothing to compare."""
+    ours = {key for cases in scores.values() for key in cases}
+    theirs = {key for cases in baseline.cases.scores.values() for key in cases}
+    other = (
+        f"; {len(changed)} of this run's cases have its ids with another question, "
+        "ground truth or expected documents (another dataset's content)"
+        if changed
+        else ""
+    )
+    return (
+        f"the baseline {baseline.label} has no scored case in common with this run "
+        f"({len(theirs)} scored there, {len(ours)} here{other})"
+    )
+
+
+def unusable_reason(comparison: Comparison | None) -> str | None:
+    """Why a run that fails on a regression (``--rag-fail-on-regression``) cannot give a
+    verdict: its baseline cannot be used. ``None`` without the gate, without a comparison,
+    and for a history that holds no earlier run yet (its first run starts it)."""
+    if comparison is None or not comparison.gate or not comparison.unusable:
+        return None
+    return f"--rag-fail-on-regression, and no comparison: {comparison.not_compared}"
+
+
+def failing_regressions(comparison: Comparison | None) -> tuple[str, ...]:
+    """The regressions that fail the run (``--rag-fail-on-regression``), described."""
+    if comparison is None or not comparison.gate:
+        return ()
+    regressed = comparison.regressed_cases
+    cases = (describe_cases(regressed),) if regressed else ()
+    return (*(describe(c) for c in comparison.regressions), *cases)
+
+
+def describe_cases(items: Sequence[NewlyFailing], limit: int = 5) -> str:
+    """ "2 cases newly fail with stable verdicts: c03 faithfulness 0.90 -> 0.29 (< 0.70),
+    c04 ..."."""
+    keys = list(dict.fromkeys(f.key for f in items))
+    shown = "; ".join(_failing_words(f) for f in items[:limit])
+    more = f" and {len(items) - limit} more" if len(items) > limit else ""
+    noun = "case newly fails" if len(keys) == 1 else "cases newly fail"
+    return f"{len(keys)} {noun} with stable verdicts: {shown}{more}"
+
+
+def _failing_words(item: NewlyFailing) -> str:
+    threshold = "" if item.threshold is None else f" (< {item.threshold:.2f})"
+    return f"{item.key} {item.metric} {item.before:.2f} -> {item.after:.2f}{threshold}"
 
 
 def describe(change: MetricChange) -> str:
@@ -169,131 +364,4 @@ def describe(change: MetricChange) -> str:
     return (
         f"{change.metric} {change.before:.2f} -> {change.after:.2f} ({change.change:+.2f}, "
         f"95 % {low:+.2f} to {high:+.2f}, p={change.p_value:.3g}, {change.cases} cases)"
-    )
-
-
-# --------------------------------------------------------------------------- flaky cases
-
-
-def outcomes_after(
-    stored: dict[str, Any] | None,
-    records: Sequence[CaseRecord],
-    run_id: str | None,
-    window: int,
-) -> dict[str, list[list[str]]]:
-    """Each case's last ``window`` outcomes, this run's last: ``[run, content hash,
-    status]``."""
-    before = stored.get("outcomes", {}) if stored is not None else {}
-    outcomes: dict[str, list[list[str]]] = {}
-    for record in records:
-        key = record.payload["key"]
-        earlier = before.get(key) if isinstance(before, dict) else None
-        kept = [list(map(str, e)) for e in earlier or [] if isinstance(e, list) and len(e) == 3]
-        kept.append([str(run_id), content_hash(record.payload), record.status])
-        outcomes[key] = kept[-window:]
-    return outcomes
-
-
-def flips(history: Sequence[Sequence[str]]) -> int:
-    """How often a case's outcome changed between pass and fail from one run to the next,
-    counting only the runs judged on its last answer and contexts."""
-    if not history:
-        return 0
-    current = history[-1][1]
-    same = [status for _, digest, status in history if digest == current]
-    judged = [s for s in same if s in ("passed", "failed")]
-    return sum(a != b for a, b in pairwise(judged))
-
-
-def flaky_cases(outcomes: Mapping[str, Sequence[Sequence[str]]], least: int = 2) -> dict[str, str]:
-    """The cases that flipped at least ``least`` times with the same answer and contexts,
-    each with its history ("passed, failed, passed, failed")."""
-    return {
-        key: ", ".join(status for _, _, status in history)
-        for key, history in outcomes.items()
-        if flips(history) >= least
-    }
-
-
-def store(
-    output_dir: Path,
-    fingerprint: str | None,
-    run_id: str | None,
-    scores: CaseScores,
-    outcomes: Mapping[str, Any],
-) -> None:
-    """Keep this run's cases for the next run of the same selection."""
-    if fingerprint is None:
-        return
-    data = {"run_id": run_id, "scores": scores, "outcomes": outcomes}
-    text = json.dumps(data, separators=(",", ":"))
-    write_atomic(_stored(output_dir, fingerprint), text, shared=True)
-
-
-# --------------------------------------------------------------------------- one run
-
-
-@dataclass
-class NoiseCheck:
-    """What a run learns from its baseline and its cases' last outcomes: the comparison,
-    the judge-flaky cases, and what the next run of the same selection will read."""
-
-    comparison: Comparison | None
-    flaky: dict[str, str]
-    """Judge-flaky cases, each with its last outcomes."""
-    quarantined: dict[str, int]
-    """Quarantined flaky cases (``rag_flaky: quarantine``) that failed, with their failed
-    tests: their failures do not fail the run."""
-    fail_on_regression: bool
-    _output_dir: Path
-    _fingerprint: str | None
-    _run_id: str | None
-    _scores: CaseScores
-    _outcomes: dict[str, list[list[str]]]
-
-    @property
-    def regressions(self) -> list[MetricChange]:
-        return self.comparison.regressions if self.comparison is not None else []
-
-    def failing(self) -> tuple[str, ...]:
-        """The regressions that fail the run (``rag_fail_on_regression``), described."""
-        return tuple(describe(c) for c in self.regressions) if self.fail_on_regression else ()
-
-    def store(self) -> None:
-        """Keep this run's cases for the next run of the same selection."""
-        store(self._output_dir, self._fingerprint, self._run_id, self._scores, self._outcomes)
-
-
-def check_noise(
-    settings: RegressionSettings,
-    output_dir: Path,
-    fingerprint: str | None,
-    run_id: str | None,
-    records: Sequence[CaseRecord],
-) -> NoiseCheck:
-    stored = read_stored(output_dir, fingerprint)
-    scores = case_scores(records)
-    comparison = None
-    if settings.baseline != "none":
-        baseline = load_baseline(settings.baseline, output_dir, fingerprint, stored)
-        comparison = compare(baseline, scores, alpha=settings.alpha, min_drop=settings.min_drop)
-    outcomes = outcomes_after(stored, records, run_id, settings.flaky_window)
-    flaky = flaky_cases(outcomes)
-    quarantined: dict[str, int] = {}
-    if settings.flaky == "quarantine":
-        for record in records:
-            key = record.payload["key"]
-            failed = sum(t.outcome in ("failed", "error") for t in record.tests.values())
-            if key in flaky and failed:
-                quarantined[key] = failed
-    return NoiseCheck(
-        comparison=comparison,
-        flaky=flaky,
-        quarantined=quarantined,
-        fail_on_regression=settings.fail,
-        _output_dir=output_dir,
-        _fingerprint=fingerprint,
-        _run_id=run_id,
-        _scores=scores,
-        _outcomes=outcomes,
     )

@@ -26,6 +26,7 @@ from .models import (
     Tool,
     TurnResult,
 )
+from .stability import stable_metrics
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -76,6 +77,7 @@ def _case(record: CaseRecord, summary: RunSummary, order: list[str]) -> CaseResu
         failure_cause=causes[0] if causes else None,
         secondary_causes=list(causes[1:]),
         turns=None if record.turns is None else [_turn(t) for t in record.turns],
+        stable_metrics=stable_metrics(payload, record.metrics),
     )
 
 

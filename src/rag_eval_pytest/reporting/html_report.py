@@ -37,7 +37,9 @@ from .markdown import (
     answer_marks,
     cascade_lines,
     change_verdict,
+    changed_line,
     evidence_label,
+    failing_verdict,
     fmt_duration,
     fmt_score,
     fmt_seconds,
@@ -380,7 +382,17 @@ def _comparison(comparison: Comparison | None) -> list[str]:
     lines += [
         f"<p>Baseline: {_t(comparison.baseline)}. Each metric over the cases both runs "
         f"scored; a regression is a drop with p &lt; {comparison.alpha:g} of at least "
-        f"{comparison.min_drop:g}.</p>",
+        f"{comparison.min_drop:g}, or a case that newly fails with stable verdicts.</p>",
+    ]
+    changed = changed_line(comparison)
+    if changed:
+        lines.append(f"<p>{_t(changed)}.</p>")
+    if not comparison.changes:
+        lines.append(
+            "<p>No metric was scored on 2 or more of the same cases: no mean compared.</p>"
+        )
+        return [*lines, *_newly_failing(comparison)]
+    lines += [
         "<table><thead><tr><th>Metric</th><th>Cases</th><th>Baseline</th><th>This run</th>"
         "<th>Change (95 % interval)</th><th>p</th><th>Verdict</th></tr></thead><tbody>",
     ]
@@ -393,6 +405,27 @@ def _comparison(comparison: Comparison | None) -> list[str]:
             f'<td class="n">{c.change:+.2f} ({low:+.2f} to {high:+.2f})</td>'
             f'<td class="n">{c.p_value:.3g}</td>'
             f'<td class="{tone}">{_t(change_verdict(c))}</td></tr>'
+        )
+    return [*lines, "</tbody></table>", *_newly_failing(comparison)]
+
+
+def _newly_failing(comparison: Comparison) -> list[str]:
+    """The cases that passed in the baseline and fail now, each metric with its scores."""
+    if not comparison.newly_failing:
+        return []
+    cases = len({f.key for f in comparison.newly_failing})
+    lines = [
+        f'<h3 id="newly-failing">Newly failing: {cases} case{"s" if cases != 1 else ""}</h3>',
+        "<p>Passed in the baseline, failed now at the same threshold.</p>",
+        "<table><thead><tr><th>Case</th><th>Metric</th><th>Baseline</th><th>This run</th>"
+        "<th>Threshold</th><th>Verdict</th></tr></thead><tbody>",
+    ]
+    for f in comparison.newly_failing:
+        tone = "bad" if f.regression else "muted"
+        lines.append(
+            f"<tr><td>{_t(f.key)}</td><td>{_t(title(f.metric))}</td>"
+            f"{_score_cell(f.before)}{_score_cell(f.after)}{_score_cell(f.threshold)}"
+            f'<td class="{tone}">{_t(failing_verdict(f))}</td></tr>'
         )
     return [*lines, "</tbody></table>"]
 
@@ -760,9 +793,7 @@ def _turns(case: CaseResult) -> list[str]:
     """A conversation as its turns, the failing first, each with its question, answer (its
     unsupported statements marked), ground truth, contexts and scores."""
     turns = sorted(case.turns or [], key=lambda t: (t.status != "failed", t.turn))
-    lines = [
-        f'<h4>Conversation: {len(turns)} turns, the failing first</h4><div class="turns">'
-    ]
+    lines = [f'<h4>Conversation: {len(turns)} turns, the failing first</h4><div class="turns">']
     for turn in turns:
         status = turn.status or "not measured"
         lines += [

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         ContextResult,
         MetricChange,
         MetricSummary,
+        NewlyFailing,
         Report,
         Summary,
         Trend,
@@ -469,9 +470,50 @@ def change_verdict(change: MetricChange) -> str:
     return "improved" if change.significant else "within the noise"
 
 
+def newly_failing_summary(comparison: Comparison, limit: int = 5) -> str:
+    """ "3 cases since the baseline, 2 of them regressions (stable verdicts): c03
+    faithfulness 0.90 → 0.29 REGRESSION, ..."."""
+    items = comparison.newly_failing
+    cases = len({f.key for f in items})
+    regressed = len({f.key for f in comparison.regressed_cases})
+    shown = ", ".join(
+        f"{f.key} {f.metric} {fmt_score(f.before)} → {fmt_score(f.after)}"
+        + (" REGRESSION" if f.regression else "")
+        for f in items[:limit]
+    )
+    more = f" and {len(items) - limit} more" if len(items) > limit else ""
+    return (
+        f"{cases} case{'s' if cases != 1 else ''} since the baseline, {regressed} of them "
+        f"regressions (stable verdicts): {shown}{more}"
+    )
+
+
+def changed_line(comparison: Comparison) -> str:
+    """The cases not compared because their content changed since the baseline ("" when
+    none): "2 cases have another question, ground truth or expected documents than in the
+    baseline, not compared: c05, c07"."""
+    changed = comparison.changed_cases
+    if not changed:
+        return ""
+    shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+    noun = "case has" if len(changed) == 1 else "cases have"
+    return (
+        f"{len(changed)} {noun} another question, ground truth or expected documents than in "
+        f"the baseline, not compared: {shown}"
+    )
+
+
+def failing_verdict(item: NewlyFailing) -> str:
+    """What a newly failing case means: a regression when its verdicts are stable."""
+    if item.regression:
+        return "REGRESSION (stable verdicts)"
+    return "may be the judge's noise (a verdict of one vote, or votes that differed)"
+
+
 def comparison_lines(comparison: Comparison | None) -> list[str]:
     """This run against its baseline: per metric the change over the shared cases, its 95 %
-    interval and p-value, and what it means (regression, significant, within the noise)."""
+    interval and p-value, and what it means (regression, significant, within the noise);
+    then the cases that newly fail."""
     if comparison is None:
         return []
     lines = ["## Compared with the baseline", ""]
@@ -480,11 +522,19 @@ def comparison_lines(comparison: Comparison | None) -> list[str]:
     lines += [
         f"Baseline: {_cell(comparison.baseline)}. Each metric over the cases both runs scored; "
         f"a regression is a drop with p < {comparison.alpha:g} (a paired sign-flip test) of at "
-        f"least {comparison.min_drop:g}.",
+        f"least {comparison.min_drop:g}, or a case that newly fails with stable verdicts.",
         "",
-        "| Metric | Cases | Baseline | This run | Change (95 % interval) | p | Verdict |",
-        "|--------|-------|----------|----------|------------------------|---|---------|",
     ]
+    changed = changed_line(comparison)
+    if changed:
+        lines += [f"{_cell(changed)}.", ""]
+    if comparison.changes:
+        lines += [
+            "| Metric | Cases | Baseline | This run | Change (95 % interval) | p | Verdict |",
+            "|--------|-------|----------|----------|------------------------|---|---------|",
+        ]
+    else:
+        lines.append("No metric was scored on 2 or more of the same cases: no mean compared.")
     for c in comparison.changes:
         verdict = change_verdict(c).replace("REGRESSION", "**REGRESSION**", 1)
         low, high = c.interval
@@ -492,6 +542,29 @@ def comparison_lines(comparison: Comparison | None) -> list[str]:
             f"| {_cell(title(c.metric))} | {c.cases} | {fmt_score(c.before)} | "
             f"{fmt_score(c.after)} | {c.change:+.2f} ({low:+.2f} to {high:+.2f}) | "
             f"{c.p_value:.3g} | {verdict} |"
+        )
+    return [*lines, "", *newly_failing_lines(comparison)]
+
+
+def newly_failing_lines(comparison: Comparison) -> list[str]:
+    """The cases that passed in the baseline and fail now, each metric with its scores."""
+    items = comparison.newly_failing
+    if not items:
+        return []
+    cases = len({f.key for f in items})
+    lines = [
+        f"### Newly failing: {cases} case{'s' if cases != 1 else ''}",
+        "",
+        "Passed in the baseline, failed now at the same threshold.",
+        "",
+        "| Case | Metric | Baseline | This run | Threshold | Verdict |",
+        "|------|--------|----------|----------|-----------|---------|",
+    ]
+    for f in items:
+        verdict = failing_verdict(f).replace("REGRESSION", "**REGRESSION**", 1)
+        lines.append(
+            f"| {_cell(f.key)} | {_cell(title(f.metric))} | {fmt_score(f.before)} | "
+            f"{fmt_score(f.after)} | {fmt_score(f.threshold)} | {verdict} |"
         )
     return [*lines, ""]
 
@@ -701,22 +774,8 @@ def render_step_summary(report: Report) -> str:
     lines += ["", *_summary_table(summary), "", _latency_line(summary), ""]
     if summary.unchecked:
         lines += [f"> **Not checked:** {_cell(summary.unchecked)}", ""]
-    comparison = report.comparison
-    for change in comparison.regressions if comparison is not None else []:
-        low, high = change.interval
-        lines.append(
-            f"> **Regression:** {_cell(title(change.metric))} {fmt_score(change.before)} → "
-            f"{fmt_score(change.after)} ({change.change:+.2f}, 95 % {low:+.2f} to {high:+.2f}, "
-            f"p={change.p_value:.3g}) since {_cell(comparison.baseline)}"  # type: ignore[union-attr]
-        )
-    quarantined = [c.key for c in report.flaky if c.quarantined]
-    if report.flaky:
-        lines.append(
-            f"> **Judge-flaky:** {len(report.flaky)} cases"
-            + (f"; QUARANTINED: {', '.join(_cell(k) for k in quarantined)}" if quarantined else "")
-        )
-    if (comparison is not None and comparison.regressions) or report.flaky:
-        lines.append("")
+    notes = _noise_notes(report)
+    lines += [*notes, ""] if notes else []
     failing = [c for c in report.cases if c.status in ("failed", "error")]
     failing.sort(key=lambda c: not c.critical)  # stable: dataset order within each group
     case_keys = {c.key for c in failing}
@@ -732,6 +791,30 @@ def render_step_summary(report: Report) -> str:
             lines.append(f"- **{_cell(case.key)}**{mark}: {_failure_reason(case)}")
         lines.append("")
     return "\n".join(lines)
+
+
+def _noise_notes(report: Report) -> list[str]:
+    """The step summary's lines on the baseline and the judge-flaky cases."""
+    lines = []
+    comparison = report.comparison
+    if comparison is not None and comparison.not_compared is not None:
+        lines.append(f"> **Not compared with the baseline:** {_cell(comparison.not_compared)}")
+    for change in comparison.regressions if comparison is not None else []:
+        low, high = change.interval
+        lines.append(
+            f"> **Regression:** {_cell(title(change.metric))} {fmt_score(change.before)} → "
+            f"{fmt_score(change.after)} ({change.change:+.2f}, 95 % {low:+.2f} to {high:+.2f}, "
+            f"p={change.p_value:.3g}) since {_cell(comparison.baseline)}"  # type: ignore[union-attr]
+        )
+    if comparison is not None and comparison.newly_failing:
+        lines.append(f"> **Newly failing:** {_cell(newly_failing_summary(comparison))}")
+    quarantined = [c.key for c in report.flaky if c.quarantined]
+    if report.flaky:
+        lines.append(
+            f"> **Judge-flaky:** {len(report.flaky)} cases"
+            + (f"; QUARANTINED: {', '.join(_cell(k) for k in quarantined)}" if quarantined else "")
+        )
+    return lines
 
 
 def render_fatal_summary(reason: str, code: int) -> str:

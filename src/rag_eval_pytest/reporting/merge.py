@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import RagEvalError
 from ..metrics.base import MetricResult, status_of
+from .baselines import failing_regressions, unusable_reason
 from .collector import CaseRecord
 from .document import build_document, now_iso
 from .history import selection
@@ -82,6 +83,7 @@ def _record(case: CaseResult) -> CaseRecord:
         "crashed": bool(case.error)
         and "failure_cause" in case.model_fields_set
         and case.failure_cause != "rag_error",
+        "stable_metrics": list(case.stable_metrics),  # its judge is not in the report
     }
     if case.turns is not None:
         payload["turns"] = [_turn_payload(case, turn) for turn in case.turns]
@@ -258,11 +260,10 @@ def merge_reports(
             else f"none of the {len(runs)} shards holds a case: the merged report has none",
             # A shard stopped before its end (a setup error, an interruption) says why; what
             # its cases show (a judge that failed) is decided again from the merged cases.
-            carried=tuple(
-                f"shard {r.shard or '?'}: {r.exit_reason.removeprefix('fatal: ')}"
-                for r in runs
-                if r.setup_error
-                or (r.exit_reason.startswith("fatal: ") and r.pytest_exit not in (0, 1, 5))
+            carried=_carried(docs),
+            # Each shard was compared with the baseline on its own cases: what it found holds.
+            regressions=tuple(
+                line for _, doc in docs for line in failing_regressions(doc.comparison)
             ),
         ),
         ExitCodes(critical=critical_code, fatal=fatal_code),
@@ -305,6 +306,22 @@ def merge_reports(
         version=version,
     )
     return Merged(report, decision)
+
+
+def _carried(docs: list[tuple[Path, Report]]) -> tuple[str, ...]:
+    """Why shards gave no verdict that their cases do not show: a shard stopped before its
+    end (a setup error, an interruption), or one that, asked to fail on a regression, could
+    not use its baseline; each named by its shard, or its file when it is no shard."""
+    carried = []
+    for path, doc in docs:
+        run = doc.run
+        name = f"shard {run.shard}" if run.shard else path.name
+        stopped = run.exit_reason.startswith("fatal: ") and run.pytest_exit not in (0, 1, 5)
+        if run.setup_error or stopped:
+            carried.append(f"{name}: {run.exit_reason.removeprefix('fatal: ')}")
+        if (reason := unusable_reason(doc.comparison)) is not None:
+            carried.append(f"{name}: {reason}")
+    return tuple(carried)
 
 
 def _merged_selection(

@@ -312,6 +312,12 @@ class CaseResult(_Model):
         description="A conversation's turns, in order, each with its results; null for a "
         "case that is no conversation.",
     )
+    stable_metrics: list[str] = Field(
+        default_factory=list,
+        description="The judged metrics whose pass or fail on this case does not hang on the "
+        "judge's noise: a metric that asks no judge, a deterministic judge (the local judge), "
+        "or two or more votes that all agreed.",
+    )
 
 
 class TrendPoint(_Model):
@@ -370,6 +376,21 @@ class MetricChange(_Model):
     regression: bool = Field(description="Significant and a drop of at least min_drop.")
 
 
+class NewlyFailing(_Model):
+    """A case's metric that passed in the baseline and fails now, at the same threshold."""
+
+    key: str
+    metric: str
+    before: Score
+    after: Score
+    threshold: Score | None
+    regression: bool = Field(
+        description="Its verdict is stable in both runs (no judge asked, a deterministic "
+        "judge, or votes that all agreed) and the case is not judge-flaky: a regression "
+        "whatever the test of the mean says."
+    )
+
+
 class Comparison(_Model):
     """This run against a baseline run, metric by metric, case by case."""
 
@@ -381,10 +402,42 @@ class Comparison(_Model):
     not_compared: str | None = Field(
         default=None, description="Why nothing was compared (no baseline, no shared case)."
     )
+    unusable: bool = Field(
+        default=False,
+        description="The baseline could not be used (a path that names no readable report, a "
+        "stored baseline that cannot be read, a report judged by another judge, nothing in "
+        "common with this run): not_compared "
+        "says why. False when compared, and for a history that holds no earlier run yet.",
+    )
+    gate: bool = Field(
+        default=False,
+        description="--rag-fail-on-regression: a regression failed the run (exit 1), and an "
+        "unusable baseline made it fatal.",
+    )
+    changed_cases: list[str] = Field(
+        default_factory=list,
+        description="This run's cases the baseline has under the same key with another "
+        "question, ground truth or expected documents: not the same cases, not compared.",
+    )
+    newly_failing: list[NewlyFailing] = Field(
+        default_factory=list,
+        description="The metrics of shared cases that passed in the baseline and fail now "
+        "at the same threshold, in case order.",
+    )
 
     @property
     def regressions(self) -> list[MetricChange]:
         return [c for c in self.changes if c.regression]
+
+    @property
+    def regressed_cases(self) -> list[NewlyFailing]:
+        """The newly failing cases whose verdicts are stable: regressions."""
+        return [f for f in self.newly_failing if f.regression]
+
+    @property
+    def flagged(self) -> bool:
+        """The run regressed since the baseline: it is no baseline for the next runs."""
+        return bool(self.regressions or self.regressed_cases)
 
 
 class FlakyCase(_Model):

@@ -57,6 +57,14 @@ class CasePayload(_CaseFields, total=False):
     judge_identity: str
     """The judge's one identity (its fingerprint and votes): two runs whose judges differ
     in it did not measure the same thing, though their descriptions may read alike."""
+    judge_deterministic: bool
+    """The judge gives the same answer to the same question every time (the local judge):
+    its verdicts are stable (:mod:`.stability`)."""
+    judge_passes: int
+    """The votes the judge asks for each question (``judge.passes``)."""
+    stable_metrics: list[str]
+    """A case rebuilt from a report (``rag-eval merge``): the metrics whose verdict the run
+    found stable."""
 
 
 def is_payload(value: object) -> bool:

@@ -10,17 +10,19 @@ from .baselines import describe
 from .markdown import (
     cascade_lines,
     causes_line,
+    changed_line,
     fmt_score,
     fmt_seconds,
     mean_cell,
     metric_status,
     metric_threshold,
+    newly_failing_summary,
     title,
     vote_lines,
 )
 
 if TYPE_CHECKING:
-    from .models import Report
+    from .models import Comparison, Report
 
 
 METRIC_CELL = 40
@@ -77,17 +79,7 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
         )
     lines.extend(f"cascade: {line}" for line in cascade_lines(summary))
     lines.extend(f"votes: {line}" for line in vote_lines(summary))
-    comparison = report.comparison
-    if comparison is not None and comparison.not_compared is None:
-        regressed = comparison.regressions
-        lines.append(
-            f"baseline: {strip_control(comparison.baseline)}: "
-            + (
-                "; ".join(f"REGRESSION {describe(c)}" for c in regressed)
-                if regressed
-                else f"no regression ({len(comparison.changes)} metrics compared)"
-            )
-        )
+    lines.extend(baseline_lines(report.comparison))
     if report.flaky:
         quarantined = [c.key for c in report.flaky if c.quarantined]
         lines.append(
@@ -102,4 +94,28 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
     lines.extend(f"reports: {path}" for path in written)
     lines.extend(f"could not write {e}" for e in errors)
     lines.append(f"rag-eval: exit {run.exit_code}: {strip_control(run.exit_reason)}")
+    return lines
+
+
+def baseline_lines(comparison: Comparison | None) -> list[str]:
+    """The comparison with the baseline: why there was none, or what regressed, the cases
+    whose content changed and the cases that newly fail."""
+    if comparison is None:
+        return []
+    if comparison.not_compared is not None:
+        return [f"baseline: not compared: {strip_control(comparison.not_compared)}"]
+    regressed = comparison.regressions
+    lines = [
+        f"baseline: {strip_control(comparison.baseline)}: "
+        + (
+            "; ".join(f"REGRESSION {describe(c)}" for c in regressed)
+            if regressed
+            else f"no regression ({len(comparison.changes)} metrics compared)"
+        )
+    ]
+    changed = changed_line(comparison)
+    if changed:
+        lines.append(f"baseline: {strip_control(changed)}")
+    if comparison.newly_failing:
+        lines.append(f"newly failing: {strip_control(newly_failing_summary(comparison))}")
     return lines

@@ -62,6 +62,9 @@ class RunEnd:
     a verdict the judge could not reach is no outage of the run."""
     regressions: tuple[str, ...] = ()
     """Regressions since the baseline that fail the run (``--rag-fail-on-regression``)."""
+    baseline_unusable: str | None = None
+    """Why the run, asked to fail on a regression, could not be compared with its baseline:
+    a gate that cannot compare gives no verdict."""
     quarantined: tuple[tuple[str, int], ...] = ()
     """Judge-flaky cases whose failures do not fail the run (``rag_flaky: quarantine``), with
     their failed tests."""
@@ -77,8 +80,9 @@ def fatal_reason(summary: RunSummary, end: RunEnd) -> str | None:
     """Why the run gives no verdict on the RAG system: a setup error, a RAG system that
     failed for every case, a judge that failed (for every case of a metric, stopped during
     the run, or on some cases: a check asked for and not made is no pass, whichever judge
-    it was). A check the judge cannot make, or a verdict it was unsure of, is not among
-    them: the judge answered, and the run counts it as not judged (exit 1)."""
+    it was), a regression gate whose baseline cannot be used. A check the judge cannot
+    make, or a verdict it was unsure of, is not among them: the judge answered, and the run
+    counts it as not judged (exit 1)."""
     if end.setup_error:
         return end.setup_error
     if summary.rag_failed_all:
@@ -96,6 +100,8 @@ def fatal_reason(summary: RunSummary, end: RunEnd) -> str | None:
             f"the judge failed on {count} of {cases} case{'s' if cases != 1 else ''}"
             f" ({_names(list(trouble.failed_cases))}): {trouble.first_error}"
         )
+    if end.baseline_unusable:
+        return end.baseline_unusable
     if end.carried:
         return "; ".join(end.carried)
     return None

@@ -3,7 +3,7 @@ cell a real pytest run, and then ``rag-eval merge`` of the report it wrote, whic
 the same code (SPEC 11).
 
 3 (fatal) only when the run could not judge (a judge that failed, a vote the verdict depends
-on that failed, an unusable baseline under ``--rag-fail-on-regression``); 2 when a critical
+on that failed, a baseline it cannot use under ``--rag-fail-on-regression``); 2 when a critical
 case failed; 1 for a failure and for a check not judged; 0 otherwise.
 
 The kinds: ``local`` (``--rag-judge=local``), ``auto`` without a key (it falls back to the
@@ -113,6 +113,12 @@ OUTCOMES = {
         "fatal: *votes 2 and 3 of 3 failed and the verdict depends on them*",
         (GOOD,),
         fault="close",
+    ),
+    "unusable-baseline": Outcome(
+        3,
+        "fatal: *--rag-fail-on-regression, and no comparison: *",
+        (GOOD,),
+        args=("--rag-fail-on-regression", "--rag-baseline=no-such-report.json"),
     ),
 }
 KINDS = ("local", "auto", "llm", "cascade", "custom")

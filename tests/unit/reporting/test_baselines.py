@@ -1,28 +1,33 @@
-"""Baselines and judge-flaky cases: this run's case scores against the last run of the same
-selection (or a report), a regression only for a significant drop of at least ``min_drop``,
-and a case flaky when its outcome flipped twice with the same answer and contexts."""
+"""Baselines: this run's cases against the history (each case's last run not flagged) or a
+report, only like with like (the same judge, the same case content); a regression for a
+significant drop of at least ``min_drop``, or for a case that newly fails with stable
+verdicts; a baseline that cannot be used named, and fatal under the gate."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from rag_eval_pytest.config.settings import RegressionSettings
 from rag_eval_pytest.metrics.base import MetricResult
+from rag_eval_pytest.reporting.baseline_store import (
+    KeptCase,
+    KeptRuns,
+    KeptScore,
+    UnreadableStore,
+)
 from rag_eval_pytest.reporting.baselines import (
+    NO_HISTORY,
     Baseline,
-    case_scores,
-    check_noise,
+    Cases,
+    NotCompared,
+    Verdict,
     compare,
-    content_hash,
     describe,
-    flaky_cases,
-    flips,
+    failing_regressions,
+    history_baseline,
     load_baseline,
-    outcomes_after,
-    read_stored,
-    store,
+    run_cases,
+    unusable_reason,
 )
 from rag_eval_pytest.reporting.collector import CaseRecord
 
@@ -46,22 +51,25 @@ def record(
     return rec
 
 
-def test_case_scores_keep_only_judged_scores() -> None:
-    scores = case_scores(
+def passed_score(run: str, score: float, *, stable: bool = False) -> KeptScore:
+    """A passed result kept for the next runs (``record``'s metrics have no threshold)."""
+    return KeptScore(run=run, score=score, status="passed", threshold=None, stable=stable)
+
+
+def test_a_runs_cases_keep_only_judged_scores() -> None:
+    cases = run_cases(
         [record("a", faithfulness=0.9, context_recall=None), record("b", faithfulness=0.5)]
     )
-    assert scores == {"faithfulness": {"a": 0.9, "b": 0.5}}
-
-
-def test_the_content_hash_follows_the_answer_and_contexts_only() -> None:
-    one = record("a", answer="Paris").payload
-    assert content_hash(one) == content_hash(record("b", "failed", answer="Paris").payload)
-    assert content_hash(one) != content_hash(record("a", answer="Lyon").payload)
+    assert cases.scores == {"faithfulness": {"a": 0.9, "b": 0.5}}
+    assert list(cases.contents) == ["a", "b"]
+    assert cases.verdicts["faithfulness"]["a"] == Verdict(passed=True, threshold=None, stable=False)
 
 
 def test_a_consistent_drop_is_a_regression_and_described() -> None:
-    before = Baseline("history: run r1", "r1", {"faithfulness": {f"c{i}": 0.9 for i in range(10)}})
-    after = {"faithfulness": {f"c{i}": 0.6 for i in range(10)}, "new_metric": {"c0": 1.0}}
+    before = Baseline(
+        "history: run r1", "r1", Cases({"faithfulness": {f"c{i}": 0.9 for i in range(10)}})
+    )
+    after = Cases({"faithfulness": {f"c{i}": 0.6 for i in range(10)}, "new_metric": {"c0": 1.0}})
     comparison = compare(before, after, alpha=0.05, min_drop=0.05)
     (change,) = comparison.changes  # only the metric both runs scored
     # Every case dropped by 0.3: of the 2^10 sign patterns only the two uniform ones are as
@@ -75,129 +83,133 @@ def test_a_consistent_drop_is_a_regression_and_described() -> None:
 
 
 def test_a_significant_drop_smaller_than_min_drop_is_no_regression() -> None:
-    before = Baseline("b", "r1", {"m": {f"c{i}": 0.9 for i in range(10)}})
-    after = {"m": {f"c{i}": 0.88 for i in range(10)}}
+    before = Baseline("b", "r1", Cases({"m": {f"c{i}": 0.9 for i in range(10)}}))
+    after = Cases({"m": {f"c{i}": 0.88 for i in range(10)}})
     (change,) = compare(before, after, alpha=0.05, min_drop=0.05).changes
     assert change.significant and not change.regression
 
 
 def test_nothing_to_compare_says_why() -> None:
-    missing = compare("no earlier run", {}, alpha=0.05, min_drop=0.05)
-    assert (missing.baseline, missing.not_compared, missing.changes) == (
+    nothing = Cases({})
+    missing = compare(NotCompared(NO_HISTORY, unusable=False), nothing, alpha=0.05, min_drop=0.05)
+    assert (missing.baseline, missing.not_compared, missing.changes, missing.unusable) == (
         "none",
-        "no earlier run",
+        NO_HISTORY,
         [],
+        False,
     )
+    # One shared case: no mean to test, but the case itself is compared (newly failing).
     one_case = compare(
-        Baseline("b", "r1", {"m": {"c0": 1.0}}), {"m": {"c0": 0.0}}, alpha=0.05, min_drop=0.05
+        Baseline("b", "r1", Cases({"m": {"c0": 1.0}})),
+        Cases({"m": {"c0": 0.0}}),
+        alpha=0.05,
+        min_drop=0.05,
     )
-    assert one_case.not_compared == "no metric was scored on 2 or more of the same cases"
-
-
-def test_flips_count_pass_fail_changes_on_the_latest_answer_only() -> None:
-    assert flips([]) == 0
-    assert flips([["r1", "h", "passed"], ["r2", "h", "failed"], ["r3", "h", "passed"]]) == 2
-    # Another answer's outcomes do not count; neither do errors or skips.
-    history = [
-        ["r1", "old", "failed"],
-        ["r2", "h", "passed"],
-        ["r3", "h", "error"],
-        ["r4", "h", "passed"],
-    ]
-    assert flips(history) == 0
-
-
-def test_a_case_is_flaky_after_two_flips() -> None:
-    outcomes = {
-        "flaky": [["r1", "h", "passed"], ["r2", "h", "failed"], ["r3", "h", "passed"]],
-        "once": [["r1", "h", "passed"], ["r2", "h", "failed"]],
-    }
-    assert flaky_cases(outcomes) == {"flaky": "passed, failed, passed"}
-
-
-def test_outcomes_keep_the_last_window_with_this_run_last() -> None:
-    rec = record("a", "failed")
-    stored = {
-        "outcomes": {"a": [["r1", "x", "passed"], ["r2", "x", "failed"], "junk", ["r3", "x"]]}
-    }
-    outcomes = outcomes_after(stored, [rec], "r9", window=2)
-    assert outcomes == {"a": [["r2", "x", "failed"], ["r9", content_hash(rec.payload), "failed"]]}
-    assert outcomes_after(None, [rec], "r1", 5)["a"][0][0] == "r1"
-
-
-def test_stored_cases_are_read_back_only_when_whole(tmp_path: Path) -> None:
-    store(tmp_path, "fp", "r1", {"m": {"c0": 0.5}}, {"c0": [["r1", "h", "passed"]]})
-    stored = read_stored(tmp_path, "fp")
-    assert stored == {
-        "run_id": "r1",
-        "scores": {"m": {"c0": 0.5}},
-        "outcomes": {"c0": [["r1", "h", "passed"]]},
-    }
-    assert read_stored(tmp_path, None) is None
-    assert read_stored(tmp_path, "other") is None
-    (tmp_path / "baselines" / "bad.json").write_text("{not json", encoding="utf-8")
-    assert read_stored(tmp_path, "bad") is None
-    (tmp_path / "baselines" / "noscores.json").write_text(
-        json.dumps({"run_id": "r"}), encoding="utf-8"
+    assert (one_case.not_compared, one_case.changes) == (None, [])
+    other_cases = compare(
+        Baseline("main.json", "r1", Cases({"m": {"x0": 1.0, "x1": 1.0}}), named=True),
+        Cases({"m": {"c0": 0.0, "c1": 0.0}}),
+        alpha=0.05,
+        min_drop=0.05,
     )
-    assert read_stored(tmp_path, "noscores") is None
-    store(tmp_path, None, "r2", {}, {})  # no selection fingerprint: nothing kept
-    assert sorted(p.name for p in (tmp_path / "baselines").iterdir()) == [
-        "bad.json",
-        "fp.json",
-        "noscores.json",
+    assert other_cases.not_compared == (
+        "the baseline main.json has no scored case in common with this run (2 scored there, 2 here)"
+    )
+    assert other_cases.unusable
+
+
+def test_an_unusable_baseline_fails_the_gate_and_a_first_run_does_not() -> None:
+    unreadable = NotCompared("the baseline cannot be read: main.json: file not found")
+    nothing = Cases({})
+    gated = compare(unreadable, nothing, alpha=0.05, min_drop=0.05, gate=True)
+    assert unusable_reason(gated) == (
+        "--rag-fail-on-regression, and no comparison: the baseline cannot be read: "
+        "main.json: file not found"
+    )
+    assert unusable_reason(compare(unreadable, nothing, alpha=0.05, min_drop=0.05)) is None
+    first = compare(NotCompared(NO_HISTORY, unusable=False), nothing, alpha=0.05, min_drop=0.05)
+    assert unusable_reason(first.model_copy(update={"gate": True})) is None
+
+
+def _judged(verdicts: dict[str, tuple[float, bool, bool]], threshold: float = 0.7) -> Cases:
+    """Cases of one metric, each ``(score, passed, stable)``."""
+    return Cases(
+        {"faithfulness": {k: score for k, (score, _, _) in verdicts.items()}},
+        {"faithfulness": {k: Verdict(p, threshold, st) for k, (_, p, st) in verdicts.items()}},
+        {key: "same" for key in verdicts},
+    )
+
+
+def test_a_case_that_newly_fails_with_stable_verdicts_is_a_regression_whatever_the_mean() -> None:
+    # Three cases broken, four a little better: the mean's drop is within the noise.
+    before = {f"c{i}": (1.0, True, True) for i in range(3)}
+    before |= {f"c{i}": (0.75, True, True) for i in range(3, 7)}
+    before |= {f"c{i}": (0.5, False, True) for i in range(7, 10)}
+    after = {f"c{i}": (0.33, False, True) for i in range(3)}
+    after |= {f"c{i}": (1.0, True, True) for i in range(3, 7)}
+    after |= {f"c{i}": (0.5, False, True) for i in range(7, 10)}
+    after["c1"] = (0.33, False, False)  # one vote of an LLM judge this time
+    comparison = compare(
+        Baseline("b", "r1", _judged(before)),
+        _judged(after),
+        alpha=0.05,
+        min_drop=0.05,
+        gate=True,
+        flaky={"c2"},
+    )
+    (change,) = comparison.changes
+    assert not change.regression and change.p_value > 0.05
+    assert [(f.key, f.before, f.after, f.regression) for f in comparison.newly_failing] == [
+        ("c0", 1.0, 0.33, True),
+        ("c1", 1.0, 0.33, False),  # not stable now
+        ("c2", 1.0, 0.33, False),  # judge-flaky
     ]
+    assert comparison.flagged
+    assert failing_regressions(comparison) == (
+        "1 case newly fails with stable verdicts: c0 faithfulness 1.00 -> 0.33 (< 0.70)",
+    )
+
+
+def test_a_failure_at_another_threshold_is_not_newly_failing() -> None:
+    before = _judged({"c0": (0.8, True, True), "c1": (0.8, True, True)}, threshold=0.7)
+    after = _judged({"c0": (0.8, False, True), "c1": (0.8, False, True)}, threshold=0.9)
+    comparison = compare(Baseline("b", "r1", before), after, alpha=0.05, min_drop=0.05)
+    assert comparison.newly_failing == [] and not comparison.flagged
 
 
 def test_load_baseline_from_history_or_a_report(tmp_path: Path) -> None:
-    assert load_baseline("history", tmp_path, "fp", None) == (
-        "no earlier complete run of the same selection kept its cases' scores"
+    assert load_baseline("history", None) == NotCompared(NO_HISTORY, unusable=False)
+    kept = KeptRuns(
+        version=2,
+        judge_identity="j",
+        cases={"c0": KeptCase(content="x", metrics={"m": passed_score("r1", 1)})},
     )
-    baseline = load_baseline(
-        "history", tmp_path, "fp", {"run_id": "r1", "scores": {"m": {"c0": 1}}}
+    baseline = load_baseline("history", kept)
+    assert isinstance(baseline, Baseline)
+    assert (baseline.cases.scores, baseline.runs) == ({"m": {"c0": 1.0}}, {"m": {"c0": "r1"}})
+    unreadable = load_baseline("history", UnreadableStore("the stored baseline x is not JSON"))
+    assert unreadable == NotCompared("the stored baseline x is not JSON")
+    missing = load_baseline(str(tmp_path / "nope.json"), None)
+    assert isinstance(missing, NotCompared) and missing.unusable
+    assert missing.reason == (
+        f"the baseline cannot be read: {tmp_path / 'nope.json'}: file not found"
     )
-    assert baseline == Baseline("history: run r1", "r1", {"m": {"c0": 1.0}})
-    missing = load_baseline(str(tmp_path / "nope.json"), tmp_path, "fp", None)
-    assert isinstance(missing, str)
-    assert missing.startswith(f"the baseline {tmp_path / 'nope.json'} cannot be read: ")
 
 
-def test_check_noise_quarantines_a_flaky_failing_case_and_stores_the_run(tmp_path: Path) -> None:
-    hashed = content_hash(record("a").payload)
-    stored = {"r1": "passed", "r2": "failed", "r3": "passed"}
-    store(
-        tmp_path, "fp", "r3", {}, {"a": [[run, hashed, status] for run, status in stored.items()]}
+def test_the_history_is_named_by_the_runs_its_compared_scores_came_from() -> None:
+    kept = KeptRuns(
+        version=2,
+        judge_identity="j",
+        runs=["r9", "r1"],  # oldest first, whatever their names
+        cases={
+            f"c{i}": KeptCase(content="x", metrics={"m": passed_score("r1" if i < 2 else "r9", 1)})
+            for i in range(4)
+        },
     )
-    settings = RegressionSettings(flaky="quarantine", fail=True)
-    noise = check_noise(
-        settings, tmp_path, "fp", "r4", [record("a", "failed", faithfulness=0.2), record("b")]
+    baseline = history_baseline(kept)
+    subset = compare(baseline, Cases({"m": {"c0": 0.5, "c1": 0.5}}), alpha=0.05, min_drop=0.05)
+    assert (subset.baseline, subset.baseline_run) == ("history: run r1", "r1")
+    full = compare(
+        baseline, Cases({"m": {f"c{i}": 0.5 for i in range(4)}}), alpha=0.05, min_drop=0.05
     )
-    assert noise.flaky == {"a": "passed, failed, passed, failed"}
-    assert noise.quarantined == {"a": 1}
-    assert noise.comparison is not None and noise.comparison.not_compared is not None
-    assert noise.failing() == ()  # nothing regressed
-    noise.store()
-    kept = read_stored(tmp_path, "fp")
-    assert kept is not None and kept["run_id"] == "r4"
-    assert kept["scores"] == {"faithfulness": {"a": 0.2}}
-
-
-def test_check_noise_without_a_baseline_compares_nothing(tmp_path: Path) -> None:
-    noise = check_noise(RegressionSettings(baseline="none"), tmp_path, "fp", "r1", [record("a")])
-    assert noise.comparison is None and noise.regressions == [] and noise.quarantined == {}
-
-
-def test_a_stored_baseline_with_a_score_that_is_not_a_number_does_not_end_the_run(
-    tmp_path: Path,
-) -> None:
-    folder = tmp_path / "baselines"
-    folder.mkdir()
-    scores = {"a": "high", "b": 0.5, "c": None, "d": float("nan"), "e": 0.9, "f": True}
-    stored = {"run_id": "r1", "scores": {"faithfulness": scores}}
-    (folder / "fp.json").write_text(json.dumps(stored), encoding="utf-8")
-    records = [record(key, faithfulness=0.5) for key in "abcdef"]
-    noise = check_noise(RegressionSettings(), tmp_path, "fp", "r2", records)
-    assert noise.comparison is not None
-    # The finite numbers still count: cases b and e are compared, the others are not.
-    (change,) = noise.comparison.changes
-    assert (change.metric, change.cases) == ("faithfulness", 2)
+    assert (full.baseline, full.baseline_run) == ("history: runs r9, r1", "r1")

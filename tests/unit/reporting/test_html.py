@@ -11,7 +11,9 @@ from typing import Any
 
 from rag_eval_pytest.reporting import html_report
 from rag_eval_pytest.reporting.html_report import FULL_CASES, OPEN_CASES, render_html
+from rag_eval_pytest.reporting.markdown import render_markdown, render_step_summary
 from rag_eval_pytest.reporting.models import Report
+from rag_eval_pytest.reporting.terminal import summary_lines
 
 BIDI = "\u202etxt.exe\u202c \u2066iso\u2069 \u200fmark\u200e"
 HOSTILE = (
@@ -485,3 +487,31 @@ def test_a_conversation_is_shown_as_its_turns_the_failing_first_each_marking_its
     assert block.index("Scores of the conversation") > first
     # The filters see the case, not its turns.
     assert len(re.findall(r"data-status=", text)) == 2
+
+
+def test_a_case_that_newly_fails_is_listed_even_with_no_mean_to_compare() -> None:
+    comparison = {
+        "baseline": "history: run run-2",
+        "baseline_run": "run-2",
+        "alpha": 0.05,
+        "min_drop": 0.05,
+        "changes": [],  # one shared case: no mean to test
+        "gate": True,
+        "newly_failing": [
+            {"key": "refund", "metric": "faithfulness", "before": 0.9, "after": 0.5,
+             "threshold": 0.7, "regression": True},
+        ],
+    }  # fmt: skip
+    built = report(CASES, comparison=comparison)
+    html = render_html(built)
+    assert "No metric was scored on 2 or more of the same cases: no mean compared." in html
+    assert "Newly failing: 1 case" in html and "REGRESSION (stable verdicts)" in html
+    markdown = render_markdown(built)
+    assert "| refund | Faithfulness | 0.90 | 0.50 | 0.70 | **REGRESSION** (stable verdicts) |" in (
+        markdown
+    )
+    words = "1 case since the baseline, 1 of them regressions (stable verdicts): refund"
+    assert f"> **Newly failing:** {words}" in render_step_summary(built)
+    assert f"newly failing: {words} faithfulness 0.90 → 0.50 REGRESSION" in summary_lines(
+        built, [], []
+    )

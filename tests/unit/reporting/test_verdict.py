@@ -35,9 +35,9 @@ def result(
             reason=judge_error or "no contexts",
             details={"judge_error": judge_error} if judge_error else {},
         )
-    return MetricResult(
-        case=case, metric="faithfulness", status=status, **fields
-    ).model_dump(mode="json")
+    return MetricResult(case=case, metric="faithfulness", status=status, **fields).model_dump(
+        mode="json"
+    )
 
 
 def payload(key: str, *, critical: bool = False, error: str | None = None, **metric: Any):
@@ -149,10 +149,15 @@ ROWS = [
 
 
 def run_and_merge(
-    tmp_path: Path, reports: list[tuple[str, Any]], thresholds: dict[str, float], status: int
+    tmp_path: Path,
+    reports: list[tuple[str, Any]],
+    thresholds: dict[str, float],
+    status: int,
+    regression: dict[str, Any] | None = None,
 ) -> tuple[tuple[int, str], tuple[int, str]]:
     settings = Settings.model_validate(
         {"metrics": {"faithfulness": None}, "thresholds": thresholds}
+        | ({"regression": regression} if regression else {})
     )
     aggregator = Aggregator(
         settings=settings,
@@ -199,3 +204,21 @@ def test_a_run_and_its_merge_give_the_same_verdict(
         assert run[1] == merged[1] == reason.removeprefix("exit-reason: ")
     else:
         assert reason in run[1] and reason in merged[1]
+
+
+def test_the_regression_gate_gives_a_run_and_its_merge_the_same_verdict(tmp_path: Path) -> None:
+    # A baseline that cannot be used: the gate cannot pass, fatal in both.
+    gone = {"baseline": str(tmp_path / "gone.json"), "fail": True}
+    passing = [("passed", payload(f"c{i}", **PASS)) for i in range(1, 7)]
+    run, merged = run_and_merge(tmp_path / "gone", passing, {}, 0, gone)
+    assert run[0] == merged[0] == 3, (run, merged)
+    assert "--rag-fail-on-regression, and no comparison: the baseline cannot be read" in run[1]
+    assert "--rag-fail-on-regression, and no comparison: the baseline cannot be read" in merged[1]
+    # Each case fell from 1.0 to 0.2 since the baseline: a regression in both.
+    run_and_merge(tmp_path / "main", passing, {}, 0)
+    main = {"baseline": str(tmp_path / "main" / JSON_REPORT), "fail": True}
+    dropped = [("passed", payload(f"c{i}", status="passed", score=0.2)) for i in range(1, 7)]
+    run, merged = run_and_merge(tmp_path / "pr", dropped, {}, 0, main)
+    assert run[0] == merged[0] == 1, (run, merged)
+    assert "regressed since the baseline: faithfulness 1.00 -> 0.20" in run[1]
+    assert "regressed since the baseline: faithfulness 1.00 -> 0.20" in merged[1]

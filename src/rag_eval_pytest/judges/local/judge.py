@@ -78,6 +78,7 @@ class LocalJudge(Judge):
     ``entailment`` adds a local NLI model beside the rules."""
 
     kind: ClassVar[str] = "local"
+    deterministic = True  # embeddings, rules and the entailment model on the same input
 
     def __init__(
         self,

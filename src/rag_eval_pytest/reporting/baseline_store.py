@@ -1,0 +1,230 @@
+"""The cases earlier runs kept for the runs after them: ``baselines/judge-<hash>.json`` in the
+output folder, one file per judge identity.
+
+``results.jsonl`` keeps one line per run: its means, not its cases. A comparison that asks
+whether a drop is larger than the judge's noise needs each case's score (a paired test), and
+a case that flips between pass and fail with the same answer needs its last outcomes. So each
+complete run also keeps, beside the history, each case's score per metric with the run it
+came from, and each case's last outcomes with the hash of the answer and contexts they were
+judged on.
+
+* One file per judge identity: another judge (another model, prompt or number of votes)
+  measures differently and is never compared with; a run of that judge finds its own file.
+* Within it, a case keeps a digest of what defines it (question, ground truth, expected
+  documents: a case whose content changed is not the same case) and each metric's score
+  from the last run that judged it and was not flagged as a regression: a ``-k`` subset
+  compares on its own cases and updates only them, and a flagged run updates no score (its
+  outcomes only), so running the same build again is compared with the same baseline, not
+  with the run that regressed.
+
+The file is read up to the size limit of every input file, and validated whole: a file that
+holds anything a run does not write (a truncated file, a score of NaN or of text) is
+:class:`UnreadableStore`, named with the case and the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..atomic import write_atomic
+from ..data.reading import FileTooLarge, read_limited
+from ..text.shorten import cut
+from .models import Score
+from .stability import stable_metrics
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
+
+    from .collector import CaseRecord
+    from .models import CaseResult
+    from .payload import CasePayload
+
+BASELINES = "baselines"
+STORE_VERSION = 2
+
+
+class _Kept(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class KeptScore(_Kept):
+    """A metric's result on a case, and the run that judged it."""
+
+    run: str | None
+    score: Score
+    status: Literal["passed", "failed"]
+    threshold: Score | None
+    stable: bool = Field(strict=True, description="Its verdict does not hang on noise.")
+
+
+class KeptCase(_Kept):
+    content: str = Field(
+        description="A digest of what defines the case (its question, ground truth and "
+        "expected documents, a conversation's turns'): a case whose content changed is "
+        "another case, not compared with this one."
+    )
+    metrics: dict[str, KeptScore] = Field(default_factory=dict)
+
+
+class KeptRuns(_Kept):
+    """What the runs of one judge identity kept: each case's scores, each case's outcomes."""
+
+    version: Literal[2]
+    judge_identity: str | None
+    runs: list[str | None] = Field(
+        default_factory=list, description="The runs whose scores are kept, oldest first."
+    )
+    cases: dict[str, KeptCase] = Field(default_factory=dict)
+    outcomes: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Per case its last outcomes, [run, content hash, status]; read leniently "
+        "(an entry that is not one is dropped): it only ever names a case judge-flaky.",
+    )
+
+
+class UnreadableStore(ValueError):
+    """The kept file is there and cannot be used; the message names it and why."""
+
+
+def store_path(output_dir: Path, judge_identity: str | None) -> Path:
+    """The file of the runs judged by ``judge_identity`` (``None``: runs that used no judge)."""
+    material = f"judge:{judge_identity or ''}".encode()
+    return output_dir / BASELINES / f"judge-{hashlib.sha256(material).hexdigest()[:16]}.json"
+
+
+def read_kept(path: Path, judge_identity: str | None) -> KeptRuns | None:
+    """The runs of ``judge_identity`` kept at ``path``; ``None`` when none was kept yet.
+    Raises :class:`UnreadableStore` for a file that is there and cannot be used (one kept
+    for another judge identity included: copied there by hand)."""
+    try:
+        data = json.loads(read_limited(path).decode("utf-8"))
+    except FileNotFoundError:
+        return None
+    except FileTooLarge as exc:
+        raise UnreadableStore(f"the stored baseline {path} cannot be read: {exc}") from None
+    except OSError as exc:
+        reason = exc.strerror or exc
+        raise UnreadableStore(f"the stored baseline {path} cannot be read: {reason}") from None
+    except (ValueError, RecursionError):
+        raise UnreadableStore(f"the stored baseline {path} is not JSON") from None
+    if not isinstance(data, dict) or data.get("version") != STORE_VERSION:
+        raise UnreadableStore(
+            f"the stored baseline {path} is not a stored baseline of version {STORE_VERSION}"
+        )
+    try:
+        kept = KeptRuns.model_validate(data)
+    except ValidationError as exc:
+        raise UnreadableStore(f"the stored baseline {path}: {_problem(exc)}") from None
+    if kept.judge_identity != judge_identity:
+        raise UnreadableStore(
+            f"the stored baseline {path} was kept for judge identity {kept.judge_identity}, "
+            f"not this run's ({judge_identity})"
+        )
+    return kept
+
+
+def _problem(exc: ValidationError) -> str:
+    """The first thing wrong in a kept file: the case, the metric, the field, the value."""
+    error = exc.errors()[0]
+    loc = list(error["loc"])
+    where = []
+    if loc[:1] == ["cases"] and len(loc) > 1:
+        where.append(f"case {loc[1]!r}")
+        loc = loc[2:]
+        if loc[:1] == ["metrics"] and len(loc) > 1:
+            where.append(f"metric {loc[1]!r}")
+            loc = loc[2:]
+    if loc:
+        where.append(".".join(map(str, loc)))
+    value = error.get("input")
+    shown = "" if isinstance(value, dict | list) else f" (got {cut(repr(value), 40)})"
+    return f"{': '.join(where)}: {error['msg']}{shown}"
+
+
+def case_content(
+    question: str,
+    ground_truth: str | None,
+    expected: Sequence[str] | None,
+    turns: Sequence[tuple[str, str | None, Sequence[str] | None]] = (),
+) -> str:
+    """A digest of what defines a case (not its answer, which is the RAG system's): two runs'
+    cases of one key are the same case only when it is equal."""
+    material = [question, ground_truth, expected, [list(turn) for turn in turns]]
+    return hashlib.sha256(json.dumps(material).encode("utf-8")).hexdigest()[:16]
+
+
+def payload_content(payload: CasePayload) -> str:
+    """:func:`case_content` of a run's case."""
+    turns = [
+        (t["question"], t["ground_truth"], t["expected_contexts"])
+        for t in payload.get("turns") or []
+    ]
+    return case_content(
+        payload["question"], payload["ground_truth"], payload["expected_contexts"], turns
+    )
+
+
+def report_content(case: CaseResult) -> str:
+    """:func:`case_content` of a report's case (``--rag-baseline PATH``)."""
+    turns = [(t.question, t.ground_truth, t.expected_contexts) for t in case.turns or []]
+    return case_content(case.question, case.ground_truth, case.expected_contexts, turns)
+
+
+def judged_scores(record: CaseRecord, run_id: str | None) -> dict[str, KeptScore]:
+    """The results a run's case was judged to, as the next runs keep them."""
+    stable = stable_metrics(record.payload, record.metrics)
+    return {
+        name: KeptScore(
+            run=run_id,
+            score=result.score,
+            status="passed" if result.passed else "failed",
+            threshold=result.threshold,
+            stable=name in stable,
+        )
+        for name, result in record.metrics.items()
+        if result.status in ("passed", "failed") and result.score is not None
+    }
+
+
+def updated(
+    kept: KeptRuns | None,
+    judge_identity: str | None,
+    records: Sequence[CaseRecord],
+    outcomes: Mapping[str, list[list[str]]],
+    *,
+    run_id: str | None,
+    scores: bool,
+) -> KeptRuns:
+    """``kept`` with this run's outcomes, and with its scores unless ``scores`` is false (a
+    run flagged as a regression is no baseline): each judged metric of each case replaces the
+    one kept; what this run did not judge stays as the run that judged it left it."""
+    cases = dict(kept.cases) if kept is not None else {}
+    for record in records if scores else ():
+        judged = judged_scores(record, run_id)
+        if judged:
+            key, content = record.payload["key"], payload_content(record.payload)
+            before = cases.get(key)
+            earlier = before.metrics if before is not None and before.content == content else {}
+            cases[key] = KeptCase(content=content, metrics={**earlier, **judged})
+    runs = [run for run in kept.runs if run != run_id] if kept is not None else []
+    if scores:
+        runs.append(run_id)
+    used = {entry.run for case in cases.values() for entry in case.metrics.values()}
+    return KeptRuns(
+        version=STORE_VERSION,
+        judge_identity=judge_identity,
+        runs=[run for run in runs if run in used],
+        cases=cases,
+        outcomes={**(kept.outcomes if kept is not None else {}), **outcomes},
+    )
+
+
+def write_kept(path: Path, kept: KeptRuns) -> None:
+    """Write the kept runs whole (atomically: a reader sees the old file or the new one)."""
+    text = json.dumps(kept.model_dump(mode="json"), separators=(",", ":"))
+    write_atomic(path, text, shared=True)

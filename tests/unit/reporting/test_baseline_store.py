@@ -1,0 +1,128 @@
+"""The cases earlier runs kept: one file per judge identity, each case's last judged score
+per metric with its run, a flagged run keeping no score, and a file that is not one a run
+writes refused by name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rag_eval_pytest.reporting.baseline_store import (
+    KeptCase,
+    UnreadableStore,
+    payload_content,
+    read_kept,
+    store_path,
+    updated,
+    write_kept,
+)
+from tests.unit.reporting.test_baselines import passed_score, record
+
+
+def test_each_judge_identity_has_its_own_file(tmp_path: Path) -> None:
+    one, other, none = (store_path(tmp_path, j) for j in ("abc passes=1", "abc passes=3", None))
+    assert len({one, other, none}) == 3
+    assert one.parent == tmp_path / "baselines" and one.name.startswith("judge-")
+    assert store_path(tmp_path, "abc passes=1") == one
+
+
+def test_a_run_replaces_what_it_judged_and_leaves_the_rest(tmp_path: Path) -> None:
+    first = updated(
+        None,
+        "j",
+        [record("a", faithfulness=0.9, retrieval_recall=1.0), record("b", faithfulness=0.8)],
+        {"a": [["r1", "h", "passed"]]},
+        run_id="r1",
+        scores=True,
+    )
+    # A -k run of one test: case a's faithfulness only; its recall and case b stay as r1 left
+    # them, and a metric it could not judge keeps the score judged before.
+    second = updated(
+        first,
+        "j",
+        [record("a", faithfulness=0.7, retrieval_recall=None)],
+        {"a": [["r1", "h", "passed"], ["r2", "h", "passed"]]},
+        run_id="r2",
+        scores=True,
+    )
+    content = payload_content(record("a").payload)
+    assert second.cases == {
+        "a": KeptCase(
+            content=content,
+            metrics={
+                "faithfulness": passed_score("r2", 0.7),
+                "retrieval_recall": passed_score("r1", 1.0, stable=True),
+            },
+        ),
+        "b": KeptCase(
+            content=payload_content(record("b").payload),
+            metrics={"faithfulness": passed_score("r1", 0.8)},
+        ),
+    }
+    flagged = updated(
+        second, "j", [record("b", faithfulness=0.1)], {"b": [["r3", "h", "failed"]]},
+        run_id="r3", scores=False,
+    )  # fmt: skip
+    assert flagged.cases == second.cases
+    assert (first.runs, second.runs, flagged.runs) == (["r1"], ["r1", "r2"], ["r1", "r2"])
+    assert flagged.outcomes["b"] == [["r3", "h", "failed"]]
+    path = store_path(tmp_path, "j")
+    write_kept(path, flagged)
+    assert read_kept(path, "j") == flagged
+    # A case whose question changed is another case: what was kept of it goes.
+    edited = record("a", faithfulness=0.5)
+    edited.payload["question"] = "another question?"
+    third = updated(flagged, "j", [edited], {}, run_id="r4", scores=True)
+    assert third.cases["a"] == KeptCase(
+        content=payload_content(edited.payload),
+        metrics={"faithfulness": passed_score("r4", 0.5)},
+    )
+    assert payload_content(edited.payload) != content
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b"", "is not JSON"),
+        (b'{"version": 2, "cases": {', "is not JSON"),
+        (b"\xff\xfe\x00", "is not JSON"),
+        (b"[]", "is not a stored baseline of version 2"),
+        (b'{"run_id": "r1", "scores": {}}', "is not a stored baseline of version 2"),
+        (
+            b'{"version": 2, "judge_identity": "j", "cases": {"c1": {"content": "x", '
+            b'"metrics": {"m": {"run": "r1", "score": "high"}}}}}',
+            "case 'c1': metric 'm': score: Input should be a valid number (got 'high')",
+        ),
+        (
+            b'{"version": 2, "judge_identity": "j", "cases": {"c1": {"metrics": {}}}}',
+            "case 'c1': content: Field required",
+        ),
+        (
+            b'{"version": 2, "judge_identity": "other", "cases": {}}',
+            "was kept for judge identity other, not this run's (j)",
+        ),
+    ],
+)
+def test_a_file_a_run_does_not_write_is_refused_by_name(
+    tmp_path: Path, content: bytes, words: str
+) -> None:
+    path = store_path(tmp_path, "j")
+    path.parent.mkdir()
+    path.write_bytes(content)
+    with pytest.raises(UnreadableStore) as raised:
+        read_kept(path, "j")
+    assert str(raised.value).startswith(f"the stored baseline {path}")
+    assert words in str(raised.value)
+
+
+def test_a_missing_file_is_no_run_yet_and_an_endless_one_is_refused_at_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = store_path(tmp_path, "j")
+    assert read_kept(path, "j") is None
+    monkeypatch.setattr("rag_eval_pytest.data.reading.MAX_FILE_BYTES", 1024 * 1024)
+    path.parent.mkdir()
+    path.symlink_to("/dev/zero")
+    with pytest.raises(UnreadableStore, match="cannot be read: larger than 1 MiB"):
+        read_kept(path, "j")
