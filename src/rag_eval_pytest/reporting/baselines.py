@@ -11,7 +11,7 @@ identity and dataset content) reads it; runs of other selections leave it alone.
 * :func:`compare`: this run against a baseline (the stored scores of the same selection,
   ``--rag-baseline history``, or an earlier ``eval_report.json``, ``--rag-baseline PATH``).
 * :func:`flaky_cases`: the cases whose outcome flipped at least twice in their last runs with
-  the same answer and contexts (``rag_flaky``).
+  the same answer and contexts (``regression.flaky``).
 """
 
 from __future__ import annotations
@@ -242,7 +242,7 @@ class NoiseCheck:
     flaky: dict[str, str]
     """Judge-flaky cases, each with its last outcomes."""
     quarantined: dict[str, int]
-    """Quarantined flaky cases (``rag_flaky: quarantine``) that failed, with their failed
+    """Quarantined flaky cases (``regression.flaky: quarantine``) that failed, with their failed
     tests: their failures do not fail the run."""
     fail_on_regression: bool
     _output_dir: Path

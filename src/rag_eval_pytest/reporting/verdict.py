@@ -63,7 +63,7 @@ class RunEnd:
     regressions: tuple[str, ...] = ()
     """Regressions since the baseline that fail the run (``--rag-fail-on-regression``)."""
     quarantined: tuple[tuple[str, int], ...] = ()
-    """Judge-flaky cases whose failures do not fail the run (``rag_flaky: quarantine``), with
+    """Judge-flaky cases whose failures do not fail the run (``regression.flaky: quarantine``), with
     their failed tests."""
 
 
