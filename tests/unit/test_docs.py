@@ -137,3 +137,16 @@ def test_the_metrics_table_says_what_each_metric_needs_and_its_assertion(name: s
     if assertion != "assert_metric":  # the generic assertion takes every registered name
         cls = metric_class(name).__name__  # the helper asserts the metric's own class
         assert f"{cls}.name" in inspect.getsource(getattr(rag_eval_pytest, assertion))
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_the_docs_import_public_names_from_the_package_root(doc: Path) -> None:
+    """A guide never sends a user to a private module (docs/judges.md imported
+    ``CallableJudge`` from ``rag_eval_pytest.judges.callable``)."""
+    import rag_eval_pytest
+
+    text = doc.read_text(encoding="utf-8")
+    for module, names in re.findall(r"from (rag_eval_pytest[\w.]*) import ([\w, ]+)", text):
+        assert module == "rag_eval_pytest", f"{doc.name}: from {module} import {names}"
+        for name in names.split(","):
+            assert name.strip() in rag_eval_pytest.__all__, f"{doc.name}: {name.strip()}"
