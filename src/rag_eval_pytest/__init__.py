@@ -1,7 +1,9 @@
 """rag-eval-pytest: RAG quality assertions for pytest.
 
 The public names are loaded on first use, so importing the plugin entry point costs nothing
-beyond pytest when ``--rag-dataset`` is not given.
+beyond pytest when ``--rag-dataset`` is not given. They are written once, as the imports
+below: type checkers read them there, and the first lookup of a public name (or of
+``__all__``) reads the same lines to know which module to load it from.
 """
 
 from __future__ import annotations
@@ -9,128 +11,83 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from .adapters.base import RAGAdapter
-    from .adapters.callable import CallableAdapter
-    from .data.dataset import Case
-    from .data.response import Context, RAGResponse
-    from .engine.assertions import (
-        RagAssertionError,
-        assert_context_precision,
-        assert_context_recall,
-        assert_context_relevance,
-        assert_correct,
-        assert_criteria,
-        assert_faithful,
-        assert_metric,
-        assert_rag,
-        assert_relevant,
-        assert_retrieval,
-        assert_similar,
-        evaluate,
-    )
-    from .engine.case import RagCase
-    from .engine.inline import make_case, make_conversation
-    from .errors import (
-        AdapterError,
-        ConfigError,
-        DatasetError,
-        RagEvalError,
-        RagEvalWarning,
-        ReportError,
-    )
-    from .metrics.base import Evidence, Measurement, Metric, MetricResult, Sample, Services
-    from .metrics.registry import register_metric
-    from .reporting.models import Report
-    from .reporting.reader import load_report
+if TYPE_CHECKING:  # the public names: `X as X` exports each to type checkers
+    from .adapters.base import RAGAdapter as RAGAdapter
+    from .adapters.callable import CallableAdapter as CallableAdapter
+    from .data.dataset import Case as Case
+    from .data.response import Context as Context
+    from .data.response import RAGResponse as RAGResponse
+    from .engine.assertions import RagAssertionError as RagAssertionError
+    from .engine.assertions import assert_context_precision as assert_context_precision
+    from .engine.assertions import assert_context_recall as assert_context_recall
+    from .engine.assertions import assert_context_relevance as assert_context_relevance
+    from .engine.assertions import assert_correct as assert_correct
+    from .engine.assertions import assert_criteria as assert_criteria
+    from .engine.assertions import assert_faithful as assert_faithful
+    from .engine.assertions import assert_metric as assert_metric
+    from .engine.assertions import assert_rag as assert_rag
+    from .engine.assertions import assert_relevant as assert_relevant
+    from .engine.assertions import assert_retrieval as assert_retrieval
+    from .engine.assertions import assert_similar as assert_similar
+    from .engine.assertions import evaluate as evaluate
+    from .engine.case import RagCase as RagCase
+    from .engine.inline import make_case as make_case
+    from .engine.inline import make_conversation as make_conversation
+    from .errors import AdapterError as AdapterError
+    from .errors import ConfigError as ConfigError
+    from .errors import DatasetError as DatasetError
+    from .errors import RagEvalError as RagEvalError
+    from .errors import RagEvalWarning as RagEvalWarning
+    from .errors import ReportError as ReportError
+    from .judges.base import Judge as Judge
+    from .judges.callable import CallableJudge as CallableJudge
+    from .metrics.base import Evidence as Evidence
+    from .metrics.base import Measurement as Measurement
+    from .metrics.base import Metric as Metric
+    from .metrics.base import MetricResult as MetricResult
+    from .metrics.base import Sample as Sample
+    from .metrics.base import Services as Services
+    from .metrics.registry import register_metric as register_metric
+    from .reporting.models import Report as Report
+    from .reporting.reader import load_report as load_report
 
-_EXPORTS: dict[str, str] = {
-    "RAGAdapter": ".adapters.base",
-    "CallableAdapter": ".adapters.callable",
-    "RagAssertionError": ".engine.assertions",
-    "assert_context_precision": ".engine.assertions",
-    "assert_context_recall": ".engine.assertions",
-    "assert_context_relevance": ".engine.assertions",
-    "assert_correct": ".engine.assertions",
-    "assert_criteria": ".engine.assertions",
-    "assert_faithful": ".engine.assertions",
-    "assert_metric": ".engine.assertions",
-    "assert_rag": ".engine.assertions",
-    "assert_relevant": ".engine.assertions",
-    "assert_retrieval": ".engine.assertions",
-    "assert_similar": ".engine.assertions",
-    "evaluate": ".engine.assertions",
-    "RagCase": ".engine.case",
-    "make_case": ".engine.inline",
-    "make_conversation": ".engine.inline",
-    "Case": ".data.dataset",
-    "AdapterError": ".errors",
-    "ConfigError": ".errors",
-    "DatasetError": ".errors",
-    "RagEvalError": ".errors",
-    "RagEvalWarning": ".errors",
-    "ReportError": ".errors",
-    "Evidence": ".metrics.base",
-    "Measurement": ".metrics.base",
-    "Metric": ".metrics.base",
-    "MetricResult": ".metrics.base",
-    "Sample": ".metrics.base",
-    "Services": ".metrics.base",
-    "register_metric": ".metrics.registry",
-    "Report": ".reporting.models",
-    "load_report": ".reporting.reader",
-    "Context": ".data.response",
-    "RAGResponse": ".data.response",
-}
+_exports: dict[str, str] = {}
+"""Each public name -> the module it is loaded from (relative), once read."""
 
-__all__ = [
-    "AdapterError",
-    "CallableAdapter",
-    "Case",
-    "ConfigError",
-    "Context",
-    "DatasetError",
-    "Evidence",
-    "Measurement",
-    "Metric",
-    "MetricResult",
-    "RAGAdapter",
-    "RAGResponse",
-    "RagAssertionError",
-    "RagCase",
-    "RagEvalError",
-    "RagEvalWarning",
-    "Report",
-    "ReportError",
-    "Sample",
-    "Services",
-    "assert_context_precision",
-    "assert_context_recall",
-    "assert_context_relevance",
-    "assert_correct",
-    "assert_criteria",
-    "assert_faithful",
-    "assert_metric",
-    "assert_rag",
-    "assert_relevant",
-    "assert_retrieval",
-    "assert_similar",
-    "evaluate",
-    "load_report",
-    "make_case",
-    "make_conversation",
-    "register_metric",
-]
+
+def _public_names() -> dict[str, str]:
+    """The imports above, read from this file's source on first use (``ast`` and the file
+    only then: a run that uses no public name reads neither)."""
+    if not _exports:
+        import ast
+        from pathlib import Path
+
+        tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+        block = next(
+            node
+            for node in tree.body
+            if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+        )
+        _exports.update(
+            (alias.name, "." * stmt.level + (stmt.module or ""))
+            for stmt in block.body
+            if isinstance(stmt, ast.ImportFrom)
+            for alias in stmt.names
+        )
+    return _exports
 
 
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
+    if name == "__all__":
+        value: Any = sorted(_public_names())
+    elif name in _public_names():
+        module = importlib.import_module(_public_names()[name], __name__)
+        value = getattr(module, name)
+    else:
         raise AttributeError(f"module 'rag_eval_pytest' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+    return sorted({*globals(), *_public_names()})

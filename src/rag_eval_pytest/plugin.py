@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .config.options import OPTIONS
+from .config.options import OPTIONS, REMOVED_INI_KEYS
 from .engine.running import RUNNER_PLUGIN
 from .errors import SetupFailed
 from .pytest_support.aggregation import CRITICAL_MARKER
@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """All processes: the ``--rag-*`` options and their ``rag_*`` ini keys."""
+    """All processes: the ``--rag-*`` options and their ``rag_*`` ini keys, and the removed
+    ini keys (a value given is refused, naming what replaces it)."""
     group = parser.getgroup("rag-eval", "RAG evaluation (rag-eval-pytest)")
     for spec in OPTIONS:
         parser.addini(spec.ini_name, spec.help, type=spec.registered_ini_type, default=None)
@@ -46,9 +47,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             # A string, validated by the settings model (bootstrap.gather_overrides): a bad
             # value exits with the fatal code like the same value in the ini file.
             kwargs.update(metavar=spec.metavar)
-        group.addoption(
-            spec.flag, *spec.aliases, **{k: v for k, v in kwargs.items() if v is not None}
-        )
+        group.addoption(spec.flag, **{k: v for k, v in kwargs.items() if v is not None})
+    for name, instead in REMOVED_INI_KEYS.items():
+        parser.addini(name, f"Removed: use {instead}", type="string", default=None)
 
 
 @pytest.hookimpl(trylast=True)  # after the terminal reporter exists (the dry run prints)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from rag_eval_pytest import plugin
-from rag_eval_pytest.config.options import OPTIONS
+from rag_eval_pytest.config.options import OPTIONS, REMOVED_INI_KEYS
 from rag_eval_pytest.engine.running import RUNNER_PLUGIN
 from rag_eval_pytest.errors import ConfigError, SetupFailed
 from rag_eval_pytest.pytest_support import startup
@@ -56,7 +56,7 @@ def test_the_options_are_one_group(declared: Parser) -> None:
 
 
 def test_every_option_has_an_ini_key_unset_by_default(declared: Parser) -> None:
-    assert list(declared.ini) == [spec.ini_name for spec in OPTIONS]
+    assert list(declared.ini) == [spec.ini_name for spec in OPTIONS] + list(REMOVED_INI_KEYS)
     assert {entry["default"] for entry in declared.ini.values()} == {None}
     # A flag's ini key is text, which the plugin reads itself to name a bad value.
     assert declared.ini["rag_dry_run"]["type"] == "string"
@@ -75,9 +75,20 @@ def test_each_flag_is_declared_with_its_spellings_and_destination(declared: Pars
         "action": "append",
         "metavar": "PATH",
     }
-    names, _ = options["--rag-fail-under-answer-relevance"]
-    assert names == ("--rag-fail-under-answer-relevance", "--rag-fail-under-answer_relevance")
+    assert all(names == (flag,) for flag, (names, _) in options.items())
     assert "rag_fatal_exit_code" in declared.ini and not any("fatal" in flag for flag in options)
+
+
+def test_a_removed_ini_key_is_declared_with_what_replaces_it(declared: Parser) -> None:
+    # Declared, so that a value given is read and refused by name, not ignored by pytest.
+    assert declared.ini["rag_fail_under_faithfulness"] == {
+        "help": "Removed: use rag_fail_under = faithfulness=SCORE",
+        "type": "string",
+        "default": None,
+    }
+    assert declared.ini["rag_device"]["help"].startswith(
+        "Removed: use judge.local.device in the config file"
+    )
 
 
 def test_a_switch_takes_no_value(declared: Parser) -> None:

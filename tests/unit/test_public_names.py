@@ -1,10 +1,14 @@
-"""The public names of ``rag_eval_pytest`` agree in the three places they are written: the
-imports for type checkers, the table of lazy imports, and ``__all__``; each loads."""
+"""The public names of ``rag_eval_pytest``: written once (the imports type checkers read),
+loaded lazily from there, listed in ``__all__``, and each the object of its own module."""
 
 from __future__ import annotations
 
 import ast
+import importlib
+import re
 from pathlib import Path
+
+import pytest
 
 import rag_eval_pytest
 
@@ -27,13 +31,36 @@ def type_checking_imports() -> dict[str, str]:
     }
 
 
-def test_the_lazy_table_all_and_the_type_checking_imports_agree() -> None:
-    exports = rag_eval_pytest._EXPORTS
-    assert type_checking_imports() == exports
-    assert sorted(rag_eval_pytest.__all__) == sorted(exports)
+def test_each_public_name_is_written_once() -> None:
+    source = INIT.read_text(encoding="utf-8")
+    names = type_checking_imports()
+    assert sorted(rag_eval_pytest.__all__) == sorted(names)
     assert len(set(rag_eval_pytest.__all__)) == len(rag_eval_pytest.__all__)
+    for name in names:
+        lines = [line for line in source.splitlines() if re.search(rf"\b{name}\b", line)]
+        assert lines == [f"    from {names[name]} import {name} as {name}"], name
 
 
-def test_every_public_name_loads() -> None:
-    for name in rag_eval_pytest.__all__:
-        assert getattr(rag_eval_pytest, name) is not None, name
+def test_every_public_name_loads_from_its_module() -> None:
+    for name, module in type_checking_imports().items():
+        own = getattr(importlib.import_module(module, "rag_eval_pytest"), name)
+        assert getattr(rag_eval_pytest, name) is own, name
+    assert set(rag_eval_pytest.__all__) <= set(dir(rag_eval_pytest))
+
+
+def test_a_judge_of_your_own_is_made_from_the_package_root() -> None:
+    from rag_eval_pytest import CallableJudge, Judge
+    from rag_eval_pytest.judges.base import Judge as BaseJudge
+
+    judge = CallableJudge(lambda prompt: "{}", model="my-llm-v2")
+    assert Judge is BaseJudge and isinstance(judge, Judge)
+    assert judge.describe() == "custom (my-llm-v2)"
+    star: dict[str, object] = {}
+    exec("from rag_eval_pytest import *", star)
+    assert star["Judge"] is Judge and star["CallableJudge"] is CallableJudge
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError) as missing:
+        rag_eval_pytest.NoSuchName  # noqa: B018
+    assert str(missing.value) == "module 'rag_eval_pytest' has no attribute 'NoSuchName'"

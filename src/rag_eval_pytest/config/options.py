@@ -1,18 +1,25 @@
 """Command-line and ini options of the plugin, declared once as data.
 
 Each :class:`OptionSpec` names a ``--rag-*`` command-line option, the ``rag_*`` ini key beside
-it and the settings path it overrides. The table checks no value: the raw text goes to the
-settings model (:func:`~rag_eval_pytest.config.resolution.resolve_settings`), which validates
-every value once, wherever it came from, and names its source in the error. Stdlib only: the
-entry point imports this module on every pytest run, with or without ``--rag-dataset``.
+it and the settings path it overrides: what a CI job sets per run. A knob set once per project
+(the local judge's device, the regression gate's tuning, retries) is a key of the config file
+alone; :data:`REMOVED_INI_KEYS` names what replaces the options an earlier version read.
+
+The table checks no value: the raw text goes to the settings model
+(:func:`~rag_eval_pytest.config.resolution.resolve_settings`), which validates every value
+once, wherever it came from, and names its source in the error. Stdlib only: the entry point
+imports this module on every pytest run, with or without ``--rag-dataset``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..metrics.registry import METRIC_NAMES
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 IniType = Literal["string", "paths", "args", "linelist", "bool"]
 
@@ -53,10 +60,6 @@ class OptionSpec:
     keyed: str | None = None
     """Each value is ``KEY=VALUE`` for the setting's entry ``KEY``, a bare value for the entry
     named here (``--rag-fail-under faithfulness=0.8``; ``--rag-fail-under 0.8``: composite)."""
-    replaced_by: str | None = None
-    """A deprecated option: what to write instead (it still works, with a warning)."""
-    aliases: tuple[str, ...] = ()
-    """Other spellings of the flag (a metric's own name, with underscores)."""
 
     @property
     def dest(self) -> str:
@@ -115,17 +118,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini_type="linelist",
         keyed="composite",
     ),
-    *(
-        OptionSpec(
-            f"--rag-fail-under-{metric.replace('_', '-')}",
-            f"Deprecated: --rag-fail-under {metric}=SCORE",
-            setting=f"thresholds.{metric}",
-            metavar="SCORE",
-            aliases=(f"--rag-fail-under-{metric}",) if "_" in metric else (),
-            replaced_by=f"--rag-fail-under {metric}=SCORE (rag_fail_under = {metric}=SCORE)",
-        )
-        for metric in METRIC_NAMES
-    ),
     OptionSpec(
         "--rag-dry-run",
         "Validate dataset and configuration, list the cases and metrics, call nothing",
@@ -144,36 +136,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "--rag-fail-on-regression",
         "Fail the run (exit 1) when a metric dropped since the baseline by more than the "
-        "judge's noise (p < rag_regression_alpha) and by at least rag_regression_min_drop, "
-        "or a case newly fails with stable verdicts; a baseline that cannot be used is fatal "
-        "(exit 3)",
+        "judge's noise (p < regression.alpha) and by at least regression.min_drop (config "
+        "file keys), or a case newly fails with stable verdicts; a baseline that cannot be "
+        "used is fatal (exit 3)",
         setting="regression.fail",
         action="store_true",
         ini_type="bool",
-    ),
-    OptionSpec(
-        None,
-        "p-value below which a change since the baseline is significant (default 0.05)",
-        setting="regression.alpha",
-        ini="rag_regression_alpha",
-    ),
-    OptionSpec(
-        None,
-        "Least drop since the baseline that is a regression (default 0.05)",
-        setting="regression.min_drop",
-        ini="rag_regression_min_drop",
-    ),
-    OptionSpec(
-        None,
-        "report (default) or quarantine: a judge-flaky case's failure does not fail the run",
-        setting="regression.flaky",
-        ini="rag_flaky",
-    ),
-    OptionSpec(
-        None,
-        "Runs looked at for judge-flaky cases (default 5)",
-        setting="regression.flaky_window",
-        ini="rag_flaky_window",
     ),
     OptionSpec(
         "--rag-report-only",
@@ -262,12 +230,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="SECONDS",
     ),
     OptionSpec(
-        "--rag-device",
-        "Where the local judge's models run: cpu (default), cuda, or auto (cuda when present)",
-        setting="judge.local.device",
-        metavar="DEVICE",
-    ),
-    OptionSpec(
         "--rag-no-cache",
         "Do not read or write the judge cache",
         setting="judge.cache",
@@ -300,3 +262,23 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ini="rag_fatal_exit_code",
     ),
 )
+
+_CONFIG_FILE = "in the config file (eval-config.yaml, or [tool.rag_eval] in pyproject.toml)"
+
+REMOVED_INI_KEYS: dict[str, str] = {
+    **{f"rag_fail_under_{m}": f"rag_fail_under = {m}=SCORE" for m in METRIC_NAMES},
+    "rag_device": f"judge.local.device {_CONFIG_FILE}",
+    "rag_regression_alpha": f"regression.alpha {_CONFIG_FILE}",
+    "rag_regression_min_drop": f"regression.min_drop {_CONFIG_FILE}",
+    "rag_flaky": f"regression.flaky {_CONFIG_FILE}",
+    "rag_flaky_window": f"regression.flaky_window {_CONFIG_FILE}",
+}
+"""Ini keys an earlier version read (with their flags: ``--rag-fail-under-<metric>``,
+``--rag-device``), each with what to write instead. They stay declared to pytest, so that a
+value given is an error naming the replacement rather than pytest's warning of an unknown
+key, which a run would pass with the gate or setting silently gone."""
+
+
+def removed_ini_key(getini: Callable[[str], object]) -> str | None:
+    """The first removed ini key that is given a value (``getini``: pytest's), else ``None``."""
+    return next((name for name in REMOVED_INI_KEYS if getini(name) not in (None, "", [])), None)

@@ -37,8 +37,6 @@ class Override:
     path: str
     value: Any
     source: str
-    deprecated: str | None = None
-    """The option is deprecated: the notice the run gives."""
 
 
 @dataclass
@@ -85,8 +83,6 @@ def resolve_settings(
     for override in overrides:
         _set_path(data, override.path, override.value)
         origin[override.path] = override.source
-        if override.deprecated:
-            deprecations.append(override.deprecated)
     try:
         settings = Settings.model_validate(data)
     except ValidationError as exc:

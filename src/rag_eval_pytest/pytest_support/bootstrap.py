@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config.files import ConfigFile, find_config_file
-from ..config.options import OPTIONS, OptionSpec, ini_flag
+from ..config.options import OPTIONS, REMOVED_INI_KEYS, ini_flag, removed_ini_key
 from ..config.resolution import Override, ResolvedConfig, resolve_settings
 from ..data.dataset import load_datasets, missing_ground_truth_notice
 from ..engine.session import EvalSession
+from ..errors import ConfigError
 from ..redaction import Redactor
 from ..reporting.payload import RunInfo
 
@@ -43,12 +44,13 @@ def gather_overrides(config: pytest.Config) -> list[Override]:
 
     Values stay as given (text, split into items where the option says so): the settings
     model validates them, and an error names the flag or the ini key and its file."""
+    refuse_removed_ini_keys(config)
     overrides: list[Override] = []
     for spec in OPTIONS:
         if spec.setting is None:
             continue
         value: Any = config.getoption(spec.dest, None) if spec.flag else None
-        source = _flag_as_given(config, spec)
+        source = spec.flag or ""
         base = config.invocation_params.dir
         if value in (None, False, []):
             value = config.getini(spec.ini_name)
@@ -72,8 +74,7 @@ def gather_overrides(config: pytest.Config) -> list[Override]:
         if spec.keyed is not None:
             overrides.extend(_keyed(spec.setting, spec.keyed, value, source))
             continue
-        deprecated = f"{source} is deprecated: use {spec.replaced_by}" if spec.replaced_by else None
-        overrides.append(Override(spec.setting, value, source, deprecated))
+        overrides.append(Override(spec.setting, value, source))
     return overrides
 
 
@@ -91,17 +92,14 @@ def _keyed(setting: str, default: str, values: Any, source: str) -> list[Overrid
     return overrides
 
 
-def _flag_as_given(config: pytest.Config, spec: OptionSpec) -> str:
-    """The spelling of the flag that the command line used last (``--rag-fail-under-
-    answer_correctness`` or ``--rag-fail-under-answer-correctness``): a message names it
-    as typed."""
-    given = spec.flag or ""
-    names = (given, *spec.aliases) if spec.aliases else ()
-    for arg in map(str, config.invocation_params.args):
-        for name in names:
-            if arg == name or arg.startswith(name + "="):
-                given = name
-    return given
+def refuse_removed_ini_keys(config: pytest.Config) -> None:
+    """An ini key an earlier version read is an error naming what to write instead: read
+    no more, it would leave a gate or a setting silently unset."""
+    name = removed_ini_key(config.getini)
+    if name is not None:
+        raise ConfigError(
+            f"{_ini_source(config, name)}: this key was removed: use {REMOVED_INI_KEYS[name]}"
+        )
 
 
 def _ini_source(config: pytest.Config, name: str) -> str:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ..config.options import ini_flag
+from ..config.options import ini_flag, removed_ini_key
 from ..errors import RagEvalError
 
 if TYPE_CHECKING:
@@ -86,8 +86,23 @@ def start_dormant_run(config: pytest.Config) -> None:
     """A run without a dataset: dormant until a test evaluates a case made in code."""
     from .inline import DormantRun, dry_run_without_dataset
 
+    if removed_ini_key(config.getini) is not None:
+        _exit_on_removed_ini_key(config)
     dry = config.getini("rag_dry_run")
     # A value that is not true or false runs the dry run too, which refuses it by name.
     if config.getoption("rag_dry_run", False) or (dry and ini_flag(dry) is not False):
         dry_run_without_dataset(config)
     DormantRun.register(config)
+
+
+def _exit_on_removed_ini_key(config: pytest.Config) -> None:
+    """A removed ini key ends a run without a dataset too, naming what replaces it."""
+    from .bootstrap import fatal_exit_code, refuse_removed_ini_keys
+
+    try:
+        refuse_removed_ini_keys(config)
+    except RagEvalError as exc:
+        error = str(exc)
+    else:
+        return
+    pytest.exit(f"rag-eval: {error}", returncode=fatal_exit_code(config))

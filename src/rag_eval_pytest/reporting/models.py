@@ -446,7 +446,7 @@ class FlakyCase(_Model):
 
     key: str
     outcomes: str = Field(description="Its last outcomes, oldest first.")
-    quarantined: bool = Field(description="Its failure did not fail the run (rag_flaky).")
+    quarantined: bool = Field(description="Its failure did not fail the run (regression.flaky).")
 
 
 class Integrity(_Model):

@@ -3,7 +3,7 @@ baseline (:mod:`.baselines`), the cases whose outcome flips with nothing changed
 run keeps for the next runs of its judge identity (:mod:`.baseline_store`).
 
 * :func:`flaky_cases`: the cases whose outcome flipped at least twice in their last runs with
-  the same answer and contexts (``rag_flaky``).
+  the same answer and contexts (``regression.flaky``).
 * :func:`check_noise`: all of it for one run (:class:`NoiseCheck`).
 """
 
@@ -93,7 +93,7 @@ class NoiseCheck:
     flaky: dict[str, str]
     """Judge-flaky cases, each with its last outcomes."""
     quarantined: dict[str, int]
-    """Quarantined flaky cases (``rag_flaky: quarantine``) that failed, with their failed
+    """Quarantined flaky cases (``regression.flaky: quarantine``) that failed, with their failed
     tests: their failures do not fail the run."""
     _path: Path
     _kept: KeptRuns | None
@@ -172,7 +172,7 @@ def check_noise(
 
 
 def _quarantined(records: Sequence[CaseRecord], flaky: Mapping[str, str]) -> dict[str, int]:
-    """The judge-flaky cases that failed, with their failed tests (``rag_flaky:
+    """The judge-flaky cases that failed, with their failed tests (``regression.flaky:
     quarantine``: their failures do not fail the run)."""
     quarantined: dict[str, int] = {}
     for record in records:

@@ -66,7 +66,7 @@ class RunEnd:
     """Why the run, asked to fail on a regression, could not be compared with its baseline:
     a gate that cannot compare gives no verdict."""
     quarantined: tuple[tuple[str, int], ...] = ()
-    """Judge-flaky cases whose failures do not fail the run (``rag_flaky: quarantine``), with
+    """Judge-flaky cases whose failures do not fail the run (``regression.flaky: quarantine``), with
     their failed tests."""
 
 

@@ -127,8 +127,8 @@ def test_pyproject_section_is_read_and_checked(pytester: pytest.Pytester) -> Non
     [
         (["--rag-fail-under", "1.5"], "rag-eval: --rag-fail-under: 1.5 is not between 0 and 1"),
         (
-            ["--rag-fail-under-faithfulness", "high"],
-            "rag-eval: --rag-fail-under-faithfulness: 'high' is not a number",
+            ["--rag-fail-under", "faithfulness=high"],
+            "rag-eval: --rag-fail-under faithfulness: 'high' is not a number",
         ),
         (["--rag-target", "no_colon"], "--rag-target: 'no_colon' is not of the form module:"),
         (["--rag-slow-threshold", "0"], "--rag-slow-threshold: 0 must be greater than 0"),

@@ -1,6 +1,6 @@
 """The gate that knows the judge's noise, through real pytest runs: each metric's mean with
 its 95 % interval in every report; a regression only when a drop is both larger than the
-noise (a paired test over the cases both runs scored) and at least rag_regression_min_drop;
+noise (a paired test over the cases both runs scored) and at least regression.min_drop;
 --rag-fail-on-regression; a baseline given as history or as a report's path; a subset
 compared only on its own cases; judge-flaky cases listed, and quarantined on request."""
 
@@ -401,7 +401,7 @@ def test_a_case_whose_outcome_flips_with_nothing_changed_is_judge_flaky(
     )
     pytester.makeconftest(FLIPPING_CONFTEST)
     pytester.makepyfile(test_rag=FAITHFUL_TESTS)
-    pytester.makeini(f"[pytest]\nrag_flaky = {policy}\n")
+    pytester.makefile(".yaml", **{"eval-config": f"regression:\n  flaky: {policy}\n"})
     codes = []
     for noise in ("0", "1", "0", "1"):
         monkeypatch.setenv("NOISE", noise)

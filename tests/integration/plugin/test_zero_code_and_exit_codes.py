@@ -179,8 +179,8 @@ def test_x(rag_case):
         "dataset.json",
         "--rag-target",
         rag_app,
-        "--rag-fail-under-retrieval-recall",
-        "0.9",
+        "--rag-fail-under",
+        "retrieval_recall=0.9",
     )
     result.assert_outcomes(passed=3)
     assert result.ret == 1

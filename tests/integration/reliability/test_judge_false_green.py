@@ -73,7 +73,7 @@ def test_a_revoked_key_is_fatal_after_one_request(
 ) -> None:
     server = serve(RepeatingServer(anthropic_error(401, "authentication_error")))
     write_dataset(cases())
-    result = run(pytester, "--rag-fail-under-faithfulness=0.5", "--rag-fail-under=0.5")
+    result = run(pytester, "--rag-fail-under=faithfulness=0.5", "--rag-fail-under=0.5")
     output = result.stdout.str() + result.stderr.str()
     assert result.ret == 3
     result.stdout.fnmatch_lines(
@@ -182,7 +182,7 @@ def test_cases_without_contexts_keep_not_judged_skip(
     assert (metric["status"], metric["cause"]) == ("not_judged", "data")
 
     # A gate on a metric that no case could be scored on is unmet, not "not checked".
-    gated = run(pytester, "--rag-fail-under-faithfulness=0.5")
+    gated = run(pytester, "--rag-fail-under=faithfulness=0.5")
     assert gated.ret == 1
     gated.stdout.fnmatch_lines(
         ["rag-eval: exit 1: faithfulness gate 0.50 not met: it could not be scored"]

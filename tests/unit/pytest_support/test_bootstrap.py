@@ -110,19 +110,25 @@ def test_keyed_values_go_to_their_entries_named_as_typed(here: Path) -> None:
     ]
 
 
-def test_a_deprecated_flag_still_works_named_as_typed(here: Path) -> None:
-    made = config(
-        here,
-        options={"rag_fail_under_answer_relevance": "0.5"},
-        args=("-q", "--rag-fail-under-answer_relevance=0.5"),
-    )
-    (override,) = gather_overrides(made)
-    assert (override.path, override.value) == ("thresholds.answer_relevance", "0.5")
-    assert override.source == "--rag-fail-under-answer_relevance"
-    assert override.deprecated == (
-        "--rag-fail-under-answer_relevance is deprecated: use --rag-fail-under "
-        "answer_relevance=SCORE (rag_fail_under = answer_relevance=SCORE)"
-    )
+@pytest.mark.parametrize(
+    ("ini", "instead"),
+    [
+        ({"rag_fail_under_answer_relevance": "0.5"}, "rag_fail_under = answer_relevance=SCORE"),
+        (
+            {"rag_regression_min_drop": "0.1", "rag_judge_passes": "2"},
+            "regression.min_drop in the config file (eval-config.yaml, or [tool.rag_eval] in "
+            "pyproject.toml)",
+        ),
+    ],
+)
+def test_a_removed_ini_key_is_refused_naming_what_replaces_it(
+    here: Path, ini: dict[str, str], instead: str
+) -> None:
+    made = config(here, ini=ini)
+    with pytest.raises(ConfigError) as refused:
+        gather_overrides(made)
+    name = next(iter(ini))
+    assert str(refused.value) == f"{name} in {made.inipath}: this key was removed: use {instead}"
 
 
 # ----------------------------------------------------------------- the fatal code

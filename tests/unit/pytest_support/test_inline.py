@@ -69,10 +69,12 @@ def test_on_a_worker_activation_makes_the_worker_runner_alone(tmp_path: Path) ->
 
 
 def test_activation_tells_of_deprecated_settings_on_the_terminal(tmp_path: Path) -> None:
-    run = dormant(tmp_path, ini={"rag_fail_under_faithfulness": "0.8"})
+    (tmp_path / "eval-config.yaml").write_text("judge:\n  no_cache: true\n", encoding="utf-8")
+    run = dormant(tmp_path)
     run.activate()
     (line,) = run.config.terminal.lines
-    assert line.startswith("rag-eval: rag_fail_under_faithfulness in the ini file is deprecated")
+    assert line.startswith("rag-eval: ")
+    assert "'judge.no_cache' is deprecated: use 'judge.cache'" in line
 
 
 def test_settings_that_cannot_be_read_fail_every_activation_without_reading_again(

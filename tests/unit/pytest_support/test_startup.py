@@ -135,3 +135,18 @@ def test_a_dry_run_without_a_dataset_ends_before_any_test(
     if code:
         assert "rag_dry_run" in stopped.value.msg
     assert config.pluginmanager.get_plugin(DORMANT_PLUGIN) is None
+
+
+def test_a_removed_ini_key_ends_a_run_without_a_dataset_naming_its_replacement(
+    tmp_path: Path,
+) -> None:
+    config = Config(tmp_path, ini={"rag_flaky_window": "3", "rag_fatal_exit_code": "9"})
+    with pytest.raises(pytest.exit.Exception) as stopped:
+        start_dormant_run(config)
+    assert stopped.value.returncode == 9
+    assert stopped.value.msg == (
+        "rag-eval: rag_flaky_window in the ini file: this key was removed: use "
+        "regression.flaky_window in the config file (eval-config.yaml, or [tool.rag_eval] in "
+        "pyproject.toml)"
+    )
+    assert config.pluginmanager.get_plugin(DORMANT_PLUGIN) is None

@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from rag_eval_pytest.config.options import OPTIONS
+
 SRC = Path(__file__).resolve().parents[3] / "src" / "rag_eval_pytest"
 
 
@@ -59,3 +61,11 @@ def test_the_long_function_check_finds_one(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text(f"def long():\n{body}\n")
     assert _long_functions(module, 25) == ["long (31 lines)"]
+
+
+def test_at_most_22_rag_flags() -> None:
+    """What a CI job sets per run is a flag; a knob set once per project is a config key."""
+    flags = [spec.flag for spec in OPTIONS if spec.flag is not None]
+    assert all(flag.startswith("--rag-") for flag in flags)
+    assert len(set(flags)) == len(flags) <= 22, flags
+    assert not any(flag.startswith("--rag-fail-under-") for flag in flags)

@@ -74,7 +74,7 @@ def _load_model(
 
             build = "a CUDA build" if torch.version.cuda else "a CPU-only build"
             raise ConfigError(
-                f"judge.local.device is cuda (--rag-device), but PyTorch {torch.__version__} "
+                f"judge.local.device is cuda, but PyTorch {torch.__version__} "
                 f"({build}) sees no CUDA device: use cpu or auto"
             )
     if folder is not None:

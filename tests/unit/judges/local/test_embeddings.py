@@ -241,7 +241,7 @@ def test_cuda_asked_for_but_not_seen_is_a_config_error(
     with pytest.raises(ConfigError) as refused:
         _load_model("cuda")
     assert str(refused.value) == (
-        f"judge.local.device is cuda (--rag-device), but PyTorch 2.13.0+cpu ({words}) sees no "
+        f"judge.local.device is cuda, but PyTorch 2.13.0+cpu ({words}) sees no "
         "CUDA device: use cpu or auto"
     )
 
