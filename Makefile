@@ -21,7 +21,7 @@ $(VENV)/.demo-deps: pyproject.toml | $(BIN)/python
 # and we may (root, apt-get); where we may not, that one test is skipped and says why.
 $(VENV)/.test-deps: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet $(TORCH)
-	$(BIN)/python -m pip install --quiet -e ".[dev,local,sentence-transformers,anthropic,langchain,llamaindex]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,local,sentence-transformers,anthropic,langchain,llamaindex,pdf]"
 	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 		( apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			--no-install-recommends chromium ) >/dev/null 2>&1 \
