@@ -182,10 +182,12 @@ def _write(request: Request, inputs: Inputs, cases: list[Generated], provenance:
     from .output import dataset_document, write_dataset
 
     if not cases:
-        raise RagEvalError(
-            "no case could be made from the documents (no informative sentence found); "
-            "nothing written"
+        why = (
+            "no informative sentence found"
+            if inputs.offline
+            else "the judge's checks dropped every case written, or none could be written"
         )
+        raise RagEvalError(f"no case could be made from the documents ({why}); nothing written")
     document = dataset_document(cases, request.source_format, provenance, inputs.existing)
     try:
         write_dataset(request.output, document)

@@ -36,6 +36,7 @@ from ..judges.questions import (
     QuestionWriting,
     WritingInput,
 )
+from ..text.sentences import split_sentences
 from .cases import CONVERSATION, TWO_CHUNK_KINDS, Generated, Turn
 from .dedup import Deduplicator, near_duplicates
 from .extractive import shares
@@ -66,27 +67,53 @@ ROUNDS = 2
 
 @dataclass(frozen=True)
 class Assignment:
-    """One case to write: its kind (or ``conversation``) and its source chunks."""
+    """One case to write: its kind (or ``conversation``), its source chunks, and the
+    sentence of its first chunk it is about (``focus``: two questions written from one chunk
+    are about two of its sentences, not one question twice)."""
 
     kind: str
     chunks: tuple[Chunk, ...]
+    focus: str
 
     def writing(self) -> tuple[Any, Any]:
         """The question that writes this case, and its input."""
         texts = [chunk.full_text for chunk in self.chunks]
         if self.kind == CONVERSATION:
-            return ConversationWriting(), ConversationInput(turns=CONVERSATION_TURNS, chunks=texts)
+            asked = ConversationInput(turns=CONVERSATION_TURNS, focus=self.focus, chunks=texts)
+            return ConversationWriting(), asked
         return QuestionWriting(), WritingInput(
-            kind=self.kind, guidance=GUIDANCE[self.kind], chunks=texts
+            kind=self.kind, guidance=GUIDANCE[self.kind], focus=self.focus, chunks=texts
         )
 
 
+class _Focus:
+    """The sentences of each chunk, in a seeded order, each given once before any again
+    (across the rounds of one generation)."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.given: dict[str, int] = {}
+
+    def next(self, chunk: Chunk) -> str:
+        sentences = [s for part in chunk.text.split("\n\n") for s in split_sentences(part)]
+        random.Random(f"{self.seed}:{chunk.id}").shuffle(sentences)
+        n = self.given.get(chunk.id, 0)
+        self.given[chunk.id] = n + 1
+        return sentences[n % len(sentences)] if sentences else chunk.text
+
+
 def assign(
-    chunks: Sequence[Chunk], wanted: Mapping[str, int], seed: int, round_: int = 0
+    chunks: Sequence[Chunk],
+    wanted: Mapping[str, int],
+    seed: int,
+    round_: int = 0,
+    focus: _Focus | None = None,
 ) -> list[Assignment]:
     """The cases to write: ``wanted[kind]`` of each kind, over the documents in proportion
-    to their size, each with its chunks (the same for the same seed and round)."""
+    to their size, each with its chunks and its focus (the same for the same seed and
+    round)."""
     rng = random.Random(f"{seed}:{round_}")
+    focus = focus or _Focus(seed)
     documents: dict[str, list[Chunk]] = {}
     for chunk in chunks:
         documents.setdefault(chunk.document, []).append(chunk)
@@ -96,7 +123,8 @@ def assign(
         for group, n in zip(documents.values(), shares(sizes, count), strict=True):
             picked = _picked(group, n, rng)
             for chunk in picked:
-                assignments.append(Assignment(kind, _sources(kind, chunk, group, chunks, rng)))
+                sources = _sources(kind, chunk, group, chunks, rng)
+                assignments.append(Assignment(kind, sources, focus.next(chunk)))
     return assignments
 
 
@@ -233,12 +261,13 @@ async def _rounds(
     existing = inputs.existing.questions if inputs.existing is not None else []
     dedup = Deduplicator(existing)
     kept: list[Generated] = []
+    focus = _Focus(request.seed)
     for round_ in range(ROUNDS):
         missing = {kind: n - sum(c.kind == kind for c in kept) for kind, n in wanted.items()}
         missing = {kind: n for kind, n in missing.items() if n > 0}
         if not missing or not spend.allows():
             break
-        assignments = assign(inputs.chunks, missing, request.seed, round_)
+        assignments = assign(inputs.chunks, missing, request.seed, round_, focus)
         written = await _written(judge, assignments, spend, progress)
         fresh = await _distinct(written, dedup, existing + [c.question for c in kept], inputs)
         kept += await _checked(judge, fresh, spend, progress)

@@ -474,6 +474,9 @@ class WritingInput(_Model):
     """The kind of question to write (``single``, ``multi_hop``, ...): a trusted parameter."""
     guidance: str
     """What that kind of question is, in the generator's words: a trusted parameter."""
+    focus: str
+    """The sentence of the first chunk the question is about (another for each question
+    written from the same chunk)."""
     chunks: list[str]
 
 
@@ -496,16 +499,18 @@ class QuestionWriting(Question[WritingInput, WrittenCase]):
     def instructions(self) -> str:
         return (
             "Write ONE question that a user of the documents the CHUNKS come from would ask, "
-            "of the kind given under Parameters (its guidance says what that kind is), and "
-            "its ground truth: the answer in one or two sentences, using only what the CHUNKS "
-            "state, never your own knowledge. The question must stand on its own (name what "
+            "of the kind given under Parameters (its guidance says what that kind is), about "
+            "the fact of the FOCUS sentence (combined with the other chunk for a kind that "
+            "needs two), and its ground truth: the answer in one or two sentences, using only "
+            "what the CHUNKS state, never your own knowledge. The question must stand on its "
+            "own and must not quote the FOCUS sentence word for word (name what "
             "it is about; no 'the text', 'the chunk' or 'the document'). For the kind "
             "'unanswerable', write a question on the same topic that the CHUNKS do not "
             "answer, and give null as its ground truth."
         )
 
     def untrusted(self, inputs: WritingInput) -> dict[str, str | list[str]]:
-        return {"chunks": inputs.chunks}
+        return {"focus": inputs.focus, "chunks": inputs.chunks}
 
     def check(self, inputs: WritingInput, output: WrittenCase) -> list[str]:
         problems = [] if output.question.strip() else ["the question is empty"]
@@ -518,6 +523,8 @@ class QuestionWriting(Question[WritingInput, WrittenCase]):
 
 class ConversationInput(_Model):
     turns: int = Field(ge=2, le=8)
+    focus: str
+    """The sentence the conversation starts from."""
     chunks: list[str]
 
 
@@ -542,14 +549,15 @@ class ConversationWriting(Question[ConversationInput, WrittenConversation]):
         return (
             "Write a conversation of a user with an assistant that answers from the CHUNKS: "
             "the number of turns is given under Parameters. The first question stands on its "
-            "own; each later one is a follow-up that leans on the earlier turns (it says "
-            "'it', 'that one', 'and for ...?' instead of repeating what was asked). Give each "
+            "own and asks about the fact of the FOCUS sentence; each later one is a follow-up "
+            "that leans on the earlier turns (it says 'it', 'that one', 'and for ...?' instead "
+            "of repeating what was asked). Give each "
             "turn its ground truth: the answer in one or two sentences, using only what the "
             "CHUNKS state."
         )
 
     def untrusted(self, inputs: ConversationInput) -> dict[str, str | list[str]]:
-        return {"chunks": inputs.chunks}
+        return {"focus": inputs.focus, "chunks": inputs.chunks}
 
     def check(self, inputs: ConversationInput, output: WrittenConversation) -> list[str]:
         if len(output.turns) != inputs.turns:
