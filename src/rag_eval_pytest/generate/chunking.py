@@ -30,6 +30,7 @@ MAX_CHARS = 1200
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 _FENCE = re.compile(r"^\s{0,3}(```|~~~).*?^\s{0,3}\1[^\n]*$", re.DOTALL | re.MULTILINE)
+_TABLE = re.compile(r"^\s*\|")
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?P<text>.+)$")
 
 
@@ -112,7 +113,7 @@ def _sections(text: str, *, titled: bool = False) -> list[tuple[str | None, list
         if heading:
             paragraph()
             sections.append((heading.group(2).strip(), []))
-        elif not line.strip():
+        elif not line.strip() or _TABLE.match(line):  # a table row is no prose: left out
             paragraph()
         else:
             lines.append(line)

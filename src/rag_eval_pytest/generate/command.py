@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from .output import Provenance
 
 FATAL = 3
+SAMPLES = 3
+"""Generated questions shown after the summary line, with the chunks they came from."""
 
 
 def run(request: Request, env: Mapping[str, str] | None = None, out: TextIO | None = None) -> int:
@@ -210,6 +212,10 @@ def _report(
         f"({len(inputs.chunks)} chunks) to {request.output}",
         file=out,
     )
+    for case in cases[:SAMPLES]:
+        print(f"  {case.question}  ({', '.join(c.id for c in case.chunks)})", file=out)
+    if len(cases) > SAMPLES:
+        print(f"  … and {len(cases) - SAMPLES} more", file=out)
     asked = request.count + request.conversations
     if written < asked:
         print(f"note: {asked} cases asked for, {written} made", file=out)

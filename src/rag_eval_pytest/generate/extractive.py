@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     from .chunking import Chunk
 
-MIN_WORDS, MAX_WORDS = 5, 45
+MIN_WORDS, MAX_WORDS = 5, 35
 _NUMBER_WORDS = (
     "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty"
     "|sixty|ninety|hundred"
@@ -59,10 +59,14 @@ _DEFINITION = re.compile(
     r"^(?P<term>(?:(?:The|A|An)\s+)?[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,4}?)\s+(?P<verb>is|are)\s+"
     r"(?P<rest>(?:an?|the|one of|used|defined as)\s.{6,})$"
 )
-_PRONOUNS = frozenset(
-    ["it", "this", "that", "they", "there", "these", "those", "we", "you", "he", "she", "i"]
+_NOT_A_TERM = frozenset(
+    """it this that they there these those we you he she i if when while since because
+    although then also now thus only not so formally usually often always never here which
+    what who how why""".split()  # noqa: SIM905 - a word list, as text
 )
 _REFERS = re.compile(r"\b(?:it|its|they|them|their|this|these|those|he|she|his|her)\b", re.I)
+_PREPOSITIONS = frozenset("in at with by from to via of for on under into".split())  # noqa: SIM905
+_CODE = re.compile(r"[_=<>{}\[\]|\\@]|--|\.\w+\(|\w/\w")
 _STEPS = frozenset(
     """add allow call change check choose click close connect contact copy create delete
     disable download enable enter fill find follow go install log open paste press read
@@ -94,10 +98,7 @@ def plain(text: str) -> str:
 
 def question_for(sentence: str, heading: str | None) -> tuple[str, str] | None:
     """The question a rule makes from ``sentence`` and that rule's name, or ``None``."""
-    words = sentence.split()
-    if _REFERS.search(sentence):  # "it", "they": a question that needs the sentence before
-        return None
-    if not MIN_WORDS <= len(words) <= MAX_WORDS or sentence.endswith(("?", ":")) or "|" in sentence:
+    if not _plain_sentence(sentence):
         return None
     rules: tuple[tuple[str, Callable[[str, str | None], str | None]], ...] = (
         ("definition", _definition),
@@ -112,6 +113,21 @@ def question_for(sentence: str, heading: str | None) -> tuple[str, str] | None:
     return None
 
 
+def _plain_sentence(sentence: str) -> bool:
+    """Whether ``sentence`` reads as prose a question can be made from: a capital at its
+    start, a stop at its end, not too short or long, no code or markup (``a_b``, ``--x``,
+    ``<tag>``), nothing that needs the sentence before ("it", "they")."""
+    words = sentence.split()
+    return (
+        MIN_WORDS <= len(words) <= MAX_WORDS
+        and sentence[:1].isupper()
+        and sentence.endswith((".", "!"))
+        and _CODE.search(sentence) is None
+        and _REFERS.search(sentence) is None
+        and sentence.count("(") <= 1
+    )
+
+
 def _asked(sentence: str, start: int, end: int, wh: str) -> str:
     """``sentence`` with its span ``start:end`` asked for by ``wh``, as a question."""
     text = f"{sentence[:start]}{wh}{sentence[end:]}".rstrip(" .!;")
@@ -121,7 +137,7 @@ def _asked(sentence: str, start: int, end: int, wh: str) -> str:
 def _number(sentence: str, heading: str | None) -> str | None:
     for pattern, wh in _QUANTITIES:
         match = pattern.search(sentence)
-        if match is None:
+        if match is None or re.search(r"\b[A-Z]{2,}\s*$", sentence[: match.start()]):
             continue
         unit = match.groupdict().get("unit")
         asked = f"{wh} {unit}" if unit else wh
@@ -131,7 +147,7 @@ def _number(sentence: str, heading: str | None) -> str | None:
 
 def _definition(sentence: str, heading: str | None) -> str | None:
     match = _DEFINITION.match(sentence)
-    if match is None or match["term"].split()[0].lower() in _PRONOUNS:
+    if match is None or any(w.lower() in _NOT_A_TERM for w in match["term"].split()):
         return None
     term = match["term"]
     first, _, rest = term.partition(" ")
@@ -142,22 +158,31 @@ def _definition(sentence: str, heading: str | None) -> str | None:
 
 def _step(sentence: str, heading: str | None) -> str | None:
     first = sentence.split()[0].strip(",.:").lower()
-    if heading is None or first not in _STEPS:
+    if heading is None or first not in _STEPS or _CODE.search(heading) or not heading[:1].isalpha():
+        return None
+    if any(mark in heading for mark in "().!*"):
         return None
     topic = heading if heading.isupper() else heading[0].lower() + heading[1:]
     return f"What is the first step of {topic.rstrip(' .:?')}?"
 
 
 def _name(sentence: str, heading: str | None) -> str | None:
+    """A name of two words or more ("Rotterdam Port"), or an acronym ("AES"), after a
+    preposition ("encrypted with AES"), asked for in its place; a one-word capitalised word
+    is too often an ordinary word after a colon, a name elsewhere too often a title."""
     for name in names(sentence):
         start = sentence.find(name)
-        if start <= 0:
+        if start <= 0 or not (" " in name or (name.isupper() and len(name) >= 3)):
+            continue
+        if re.match(r"\s*\d", sentence[start + len(name) :]):  # an identifier: "PEP 378"
             continue
         quoted = _QUOTED.search(sentence, max(start - 1, 0))
         if quoted is not None and quoted.start() == start - 1:  # "Forgot password": whole
             return _asked(sentence, quoted.start(), quoted.end(), "what")
-        before = sentence[:start].rstrip()
-        wh = "whom" if before.endswith(" by") else "what"
+        before = sentence[:start].split()
+        if not before or before[-1].lower() not in _PREPOSITIONS:  # "encrypted with AES"
+            continue
+        wh = "whom" if before[-1].lower() == "by" else "what"
         return _asked(sentence, start, start + len(name), wh)
     return None
 
