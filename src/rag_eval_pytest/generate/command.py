@@ -80,6 +80,9 @@ def _check_request(request: Request) -> None:
 
     if request.output.suffix.lower() not in SUFFIXES:
         raise ConfigError(f"{request.output}: {unknown_suffix(request.output.suffix)}")
+    if request.count < 0 or request.conversations < 0:
+        which = "--count" if request.count < 0 else "--conversations"
+        raise ConfigError(f"{which}: must not be negative")
     if request.count < 1 and request.conversations < 1:
         raise ConfigError("--count: give at least 1 case (or --conversations K)")
     if request.max_cost is not None and request.max_cost < 0:
@@ -219,7 +222,7 @@ def _report(
     asked = request.count + request.conversations
     if written < asked:
         print(f"note: {asked} cases asked for, {written} made", file=out)
-    for note in inputs.notes:
+    for note in dict.fromkeys(inputs.notes):
         print(f"note: {note}", file=out)
     print("review the cases before committing them (docs/generate.md)", file=out)
 

@@ -25,7 +25,7 @@ import random
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import ConfigError, RagEvalError
 from ..judges.questions import (
@@ -42,7 +42,7 @@ from .dedup import Deduplicator, near_duplicates
 from .extractive import shares
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Awaitable, Callable, Mapping, Sequence
 
     from ..judges.base import Judge, JudgeOutcome, Usage
     from ..judges.settings import JudgeSettings
@@ -60,6 +60,8 @@ GUIDANCE = {
     "unanswerable": "a question on the chunks' topic that they do not answer (a detail they "
     "leave out), to test that the system declines; its ground truth is null",
 }
+T = TypeVar("T")
+R = TypeVar("R")
 CONVERSATION_TURNS = 3
 ROUNDS = 2
 """Rounds of writing: the second makes up for the cases the first dropped."""
@@ -175,6 +177,8 @@ class _Spend:
     """Requests, tokens and cost so far; the ``--max-cost`` cap."""
 
     cap: float | None
+    batch: int = 16
+    """Requests sent at once (the judge's concurrency)."""
     calls: int = 0
     cached: int = 0
     tokens: int = 0
@@ -209,7 +213,8 @@ def generate_with_judge(request: Request, inputs: Inputs, env: Mapping[str, str]
 
     settings = generation_settings(inputs.settings.judge, env)
     judge, redactor = _judge(settings, inputs, env)
-    spend = _Spend(request.max_cost)
+    limits = inputs.settings.concurrency
+    spend = _Spend(request.max_cost, batch=limits.judge or 2 * limits.limit)
     progress = _Progress(sum(planned(request, inputs.types).values()))
 
     async def work() -> list[Generated]:
@@ -220,6 +225,11 @@ def generate_with_judge(request: Request, inputs: Inputs, env: Mapping[str, str]
 
     cases = asyncio.run(work())
     progress.done()
+    if spend.capped and not cases:
+        raise RagEvalError(
+            f"--max-cost ${request.max_cost:g} reached after {spend.calls} requests "
+            f"(${spend.cost:.4f}) before any case was checked; nothing written"
+        )
     notes = [
         f"judge: {spend.calls} requests ({spend.cached} from the cache), {spend.tokens} "
         f"tokens, ${spend.cost:.4f}"
@@ -287,7 +297,7 @@ async def _written(
         progress.written(spend)
         return None if outcome.value is None else _case(assignment, outcome.value)
 
-    made = await asyncio.gather(*(one(a) for a in assignments))
+    made = await _in_batches(one, assignments, spend.batch)
     return [case for case in made if case is not None]
 
 
@@ -338,8 +348,17 @@ async def _checked(
         progress.checked(spend)
         return case if outcome.value is not None and _passes(case, outcome.value) else None
 
-    kept = await asyncio.gather(*(one(c) for c in cases))
+    kept = await _in_batches(one, cases, spend.batch)
     return [case for case in kept if case is not None]
+
+
+async def _in_batches(one: Callable[[T], Awaitable[R]], items: Sequence[T], size: int) -> list[R]:
+    """``one`` of each item, ``size`` at a time (the judge's concurrency): ``--max-cost`` is
+    checked before each batch, so the cost passes it by one batch at most."""
+    done: list[R] = []
+    for start in range(0, len(items), size):
+        done += await asyncio.gather(*(one(item) for item in items[start : start + size]))
+    return done
 
 
 def _check_input(case: Generated) -> GeneratedCheckInput:

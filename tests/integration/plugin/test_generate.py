@@ -209,3 +209,25 @@ def test_a_refused_key_stops_the_generation_and_writes_nothing(
     assert err.startswith("rag-eval generate: the judge stopped: judge unreachable")
     assert KEY not in err
     assert not Path("out.json").exists()
+
+
+def test_max_cost_stops_sending_once_the_cost_reaches_it(
+    llm_docs: Path, judge_server: GeneratingServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Replies that cost far more than the plan (20,000 prompt tokens each, $0.063 at the
+    model's price): requests stop once $0.10 is spent, one at a time here."""
+    answer = judge_server._next
+
+    def costly(request: LoggedRequest) -> Step:
+        step = answer(request)
+        step.body["usage"] = {"input_tokens": 20_000, "output_tokens": 200}
+        return step
+
+    judge_server._next = costly  # type: ignore[method-assign]
+    Path("eval-config.yaml").write_text("concurrency:\n  judge: 1\n", encoding="utf-8")
+    args = [*LLM_ARGS, "--count", "2", "--types", "single", "--output", "out.json"]
+    assert main([*args, "--max-cost", "0.1"]) == 3
+    err = capsys.readouterr().err
+    assert "--max-cost $0.1 reached after 2 requests ($0.1260) before any case was checked" in err
+    assert len(judge_server.requests) == 2
+    assert not Path("out.json").exists()
