@@ -133,3 +133,5 @@ def test_bad_rows_a_bad_dataset_to_append_to_and_an_unknown_output_type(
     assert "out.json" in err and "field 'question' is required" in err
     err = refused(capsys, "docs", output="out.csv")
     assert "out.csv: unknown file type '.csv' (use .json, .jsonl, .yaml or .yml)" in err
+    assert "--count: must not be negative" in refused(capsys, "docs", "--count", "-2")
+    assert "--count: give at least 1 case" in refused(capsys, "docs", "--count", "0")
