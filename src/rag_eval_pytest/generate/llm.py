@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -40,11 +39,12 @@ from ..text.sentences import split_sentences
 from .cases import CONVERSATION, TWO_CHUNK_KINDS, Generated, Turn
 from .dedup import Deduplicator, near_duplicates
 from .extractive import shares
+from .progress import Progress, Spend
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-    from ..judges.base import Judge, JudgeOutcome, Usage
+    from ..judges.base import Judge, JudgeOutcome
     from ..judges.settings import JudgeSettings
     from .chunking import Chunk
     from .request import Inputs, Request
@@ -172,31 +172,6 @@ class Generation:
     notes: list[str] = field(default_factory=list)
 
 
-@dataclass
-class _Spend:
-    """Requests, tokens and cost so far; the ``--max-cost`` cap."""
-
-    cap: float | None
-    batch: int = 16
-    """Requests sent at once (the judge's concurrency)."""
-    calls: int = 0
-    cached: int = 0
-    tokens: int = 0
-    cost: float = 0.0
-    capped: bool = False
-
-    def add(self, usage: Usage) -> None:
-        self.calls += usage.judge_calls
-        self.cached += usage.cache_hits
-        self.tokens += usage.input_tokens + usage.output_tokens
-        self.cost += usage.cost_usd
-
-    def allows(self) -> bool:
-        if self.cap is not None and self.cost >= self.cap:
-            self.capped = True
-        return not self.capped
-
-
 def generation_settings(settings: JudgeSettings, env: Mapping[str, str]) -> JudgeSettings:
     """The judge that writes: the run's settings with one vote; a cascade's LLM tier."""
     from ..judges.factory import cascade_tier, resolve_kind
@@ -214,8 +189,8 @@ def generate_with_judge(request: Request, inputs: Inputs, env: Mapping[str, str]
     settings = generation_settings(inputs.settings.judge, env)
     judge, redactor = _judge(settings, inputs, env)
     limits = inputs.settings.concurrency
-    spend = _Spend(request.max_cost, batch=limits.judge or 2 * limits.limit)
-    progress = _Progress(sum(planned(request, inputs.types).values()))
+    spend = Spend(request.max_cost, batch=limits.judge or 2 * limits.limit)
+    progress = Progress(sum(planned(request, inputs.types).values()))
 
     async def work() -> list[Generated]:
         try:
@@ -265,7 +240,7 @@ def _judge(settings: JudgeSettings, inputs: Inputs, env: Mapping[str, str]) -> t
 
 
 async def _rounds(
-    request: Request, inputs: Inputs, judge: Judge, spend: _Spend, progress: _Progress
+    request: Request, inputs: Inputs, judge: Judge, spend: Spend, progress: Progress
 ) -> list[Generated]:
     wanted = planned(request, inputs.types)
     existing = inputs.existing.questions if inputs.existing is not None else []
@@ -285,7 +260,7 @@ async def _rounds(
 
 
 async def _written(
-    judge: Judge, assignments: list[Assignment], spend: _Spend, progress: _Progress
+    judge: Judge, assignments: list[Assignment], spend: Spend, progress: Progress
 ) -> list[Generated]:
     async def one(assignment: Assignment) -> Generated | None:
         if not spend.allows():
@@ -337,7 +312,7 @@ def _embedder(inputs: Inputs) -> Any:
 
 
 async def _checked(
-    judge: Judge, cases: list[Generated], spend: _Spend, progress: _Progress
+    judge: Judge, cases: list[Generated], spend: Spend, progress: Progress
 ) -> list[Generated]:
     async def one(case: Generated) -> Generated | None:
         if not spend.allows():
@@ -394,32 +369,3 @@ def _redacted(case: Generated, redactor: Any) -> Generated:
     )
     truth = None if case.ground_truth is None else redactor.text(case.ground_truth)
     return replace(case, question=redactor.text(case.question), ground_truth=truth, turns=turns)
-
-
-class _Progress:
-    """A progress line on a terminal (stderr): questions written and checked, requests,
-    cost; nothing when stderr is not a terminal."""
-
-    def __init__(self, planned: int) -> None:
-        self.planned = planned
-        self.counts = {"written": 0, "checked": 0}
-        self.shown = sys.stderr.isatty()
-
-    def written(self, spend: _Spend) -> None:
-        self._step("written", spend)
-
-    def checked(self, spend: _Spend) -> None:
-        self._step("checked", spend)
-
-    def _step(self, what: str, spend: _Spend) -> None:
-        self.counts[what] += 1
-        if self.shown:
-            sys.stderr.write(
-                f"\rrag-eval generate: {self.counts['written']}/{self.planned} written, "
-                f"{self.counts['checked']} checked, {spend.calls} requests, ${spend.cost:.4f}\x1b[K"
-            )
-            sys.stderr.flush()
-
-    def done(self) -> None:
-        if self.shown and any(self.counts.values()):
-            sys.stderr.write("\n")
