@@ -31,21 +31,28 @@ from ..metrics.retrieval import source_matches
 from ..text.escaping import html_text, marked_html
 from ..text.spans import marked_pieces
 from .charts import SERIES_CLASSES, Marker, Series, histogram_svg, line_chart_svg
-from .markdown import (
+from .wording import (
+    FLAKY_MEANING,
     GOOD_VERDICTS,
     MARK_LEGEND,
+    NEWLY_FAILING_MEANING,
+    NO_MEAN_COMPARED,
     answer_marks,
     cascade_lines,
+    change_cell,
     change_verdict,
     changed_line,
     evidence_label,
     failing_verdict,
     fmt_duration,
+    fmt_interval,
     fmt_score,
     fmt_seconds,
     metric_status,
     metric_threshold,
+    newly_failing_heading,
     title,
+    verdict_line,
     vote_lines,
 )
 
@@ -310,10 +317,7 @@ def _facts(report: Report) -> list[str]:
 
 
 def _interval(m: MetricSummary) -> str:
-    if m.interval is None or m.interval[0] == m.interval[1]:
-        return "-"
-    low, high = m.interval
-    return f"{fmt_score(low)}–{fmt_score(high)}"
+    return fmt_interval(m.interval, "–") or "-"
 
 
 def _gates(summary: Summary) -> list[str]:
@@ -343,11 +347,8 @@ def _gates(summary: Summary) -> list[str]:
 def _summary(report: Report) -> list[str]:
     run, summary = report.run, report.summary
     tone = "ok" if run.exit_code == 0 else "bad"
-    word = "passed" if run.exit_code == 0 else "FAILED"
-    lines = [
-        f'<div class="verdict {tone}">RAG evaluation {word}: exit {run.exit_code} — '
-        f"{_t(run.exit_reason)}</div>"
-    ]
+    verdict = verdict_line(run.exit_code, _t(run.exit_reason), " — ")
+    lines = [f'<div class="verdict {tone}">{verdict}</div>']
     if run.partial:
         lines.append(
             '<p class="banner"><b>Partial run:</b> the run was interrupted; only finished '
@@ -388,21 +389,18 @@ def _comparison(comparison: Comparison | None) -> list[str]:
     if changed:
         lines.append(f"<p>{_t(changed)}.</p>")
     if not comparison.changes:
-        lines.append(
-            "<p>No metric was scored on 2 or more of the same cases: no mean compared.</p>"
-        )
+        lines.append(f"<p>{NO_MEAN_COMPARED}</p>")
         return [*lines, *_newly_failing(comparison)]
     lines += [
         "<table><thead><tr><th>Metric</th><th>Cases</th><th>Baseline</th><th>This run</th>"
         "<th>Change (95 % interval)</th><th>p</th><th>Verdict</th></tr></thead><tbody>",
     ]
     for c in comparison.changes:
-        low, high = c.interval
         tone = "bad" if c.regression else "muted"
         lines.append(
             f'<tr><td>{_t(title(c.metric))}</td><td class="n">{c.cases}</td>'
             f"{_score_cell(c.before)}{_score_cell(c.after)}"
-            f'<td class="n">{c.change:+.2f} ({low:+.2f} to {high:+.2f})</td>'
+            f'<td class="n">{change_cell(c)}</td>'
             f'<td class="n">{c.p_value:.3g}</td>'
             f'<td class="{tone}">{_t(change_verdict(c))}</td></tr>'
         )
@@ -413,10 +411,9 @@ def _newly_failing(comparison: Comparison) -> list[str]:
     """The cases that passed in the baseline and fail now, each metric with its scores."""
     if not comparison.newly_failing:
         return []
-    cases = len({f.key for f in comparison.newly_failing})
     lines = [
-        f'<h3 id="newly-failing">Newly failing: {cases} case{"s" if cases != 1 else ""}</h3>',
-        "<p>Passed in the baseline, failed now at the same threshold.</p>",
+        f'<h3 id="newly-failing">{newly_failing_heading(comparison)}</h3>',
+        f"<p>{NEWLY_FAILING_MEANING}</p>",
         "<table><thead><tr><th>Case</th><th>Metric</th><th>Baseline</th><th>This run</th>"
         "<th>Threshold</th><th>Verdict</th></tr></thead><tbody>",
     ]
@@ -435,8 +432,7 @@ def _flaky_and_critical(report: Report) -> list[str]:
     if report.flaky:
         lines += [
             f'<h2 id="flaky">Judge-flaky cases: {len(report.flaky)}</h2>',
-            "<p>Their outcome flipped at least twice in their last runs with the same answer, "
-            "contexts and judge: the judge's noise, not the RAG system.</p><ul>",
+            f"<p>{FLAKY_MEANING}</p><ul>",
         ]
         for case in report.flaky:
             mark = ' <b class="bad">QUARANTINED</b>' if case.quarantined else ""
