@@ -185,6 +185,25 @@ def verdict_line(exit_code: int, reason: str, joiner: str = ", ") -> str:
     return f"RAG evaluation {word}: exit {exit_code}{joiner}{reason}"
 
 
+def votes_text(result: MetricResult) -> str:
+    """What the judge's votes said of one result: their agreement, how many were asked, what
+    each tier of a cascade decided, how many items it was unsure of ("3 votes; agreement
+    67%"); "-" when they said nothing."""
+    details, parts = result.details, []
+    votes, agreement, tiers = details.get("votes"), details.get("agreement"), details.get("tiers")
+    if isinstance(votes, int) and not isinstance(votes, bool):
+        parts.append(f"{votes} votes")
+    if isinstance(agreement, (int, float)) and not isinstance(agreement, bool):
+        parts.append(f"agreement {agreement:.0%}")
+    if isinstance(tiers, dict) and tiers:
+        parts.append(", ".join(f"{k} {v}" for k, v in sorted(tiers.items())))
+    if result.unsure:
+        bounds = result.bounds
+        around = f" ({bounds[0]:.2f}–{bounds[1]:.2f})" if bounds is not None else ""
+        parts.append(f"{result.unsure} unsure{around}")
+    return "; ".join(parts) or "-"
+
+
 # ---------------------------------------------------------------------------------------
 # The baseline: each metric's change, the cases that newly fail.
 
