@@ -168,6 +168,10 @@ def test_plain_install_runs_a_retrieval_only_suite(venvs: dict[str, Venv], proje
     proc = venvs["plain"].pytest(project, RETRIEVAL, DEFAULT_CASES[:2])
     assert proc.returncode == 0, output(proc)
     assert "2 passed" in proc.stdout
+    # The HTML report's templates are in the wheel: the page is written, with its verdict.
+    assert "could not write" not in proc.stdout, proc.stdout
+    page = (project / "results" / "eval_report.html").read_text(encoding="utf-8")
+    assert "RAG evaluation passed: exit 0" in page
 
 
 def test_plain_install_stops_a_judged_suite_naming_the_local_extra(
