@@ -236,8 +236,9 @@ def _judge(settings: JudgeSettings, inputs: Inputs, env: Mapping[str, str]) -> t
     judge = build_judge(settings, env=env, shared=shared, search_paths=[Path.cwd()])
     if not judge.supports(QuestionWriting) or not judge.supports(GeneratedCheck):
         raise ConfigError(f"judge {judge.describe()} cannot write questions: choose an LLM judge")
-    if isinstance(judge, JudgeRuntime):
-        redactor.add(*judge.secrets(), source=f"judge {judge.describe()}")
+    for part in judge.parts():  # a cascade's LLM tier too
+        if isinstance(part, JudgeRuntime):
+            redactor.add(*part.secrets(), source=f"judge {part.describe()}")
     return judge, redactor
 
 
