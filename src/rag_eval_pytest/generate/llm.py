@@ -12,10 +12,11 @@ documents in proportion to their size; each case gets its chunk (two for ``multi
    that is not answerable from them, or whose ground truth they do not state, is dropped; an
    ``unanswerable`` one is kept only when the chunks do not answer it.
 
-A second round makes up for the cases dropped. Every request goes through the judge's own
-machinery, as in a run: the disk cache (the same seed and documents are asked the same
-prompts, so a second generation is read from it), the limiter, retries, the deadline, cost
-accounting and secret redaction. One vote per question: a written question is not voted on.
+A second round makes up for the cases dropped. Every request goes through the judge's one
+runtime, built as in a run (:class:`~rag_eval_pytest.judges.runtime.JudgeRuntime`): the disk
+cache (the same seed and documents are asked the same prompts, so a second generation is read
+from it), the limiter, retries, the deadline, cost accounting and secret redaction. One vote
+per question: a written question is not voted on.
 """
 
 from __future__ import annotations
@@ -216,25 +217,27 @@ def generate_with_judge(request: Request, inputs: Inputs, env: Mapping[str, str]
 
 
 def _judge(settings: JudgeSettings, inputs: Inputs, env: Mapping[str, str]) -> tuple[Judge, Any]:
-    """The judge, adopted with a limiter, the redactor and the deadline, as in a run."""
+    """The judge, built as a run builds it: its LLM backend inside one runtime with the
+    judge cache, a limiter, the redactor and the deadline."""
     from ..judges.factory import build_judge
-    from ..judges.llm import JudgeDeadline, LLMJudge
+    from ..judges.run_config import JudgeDeadline, RunShared
+    from ..judges.runtime import JudgeRuntime
     from ..redaction import Redactor
     from ..runtime.limits import AdaptiveLimiter
 
-    cache_dir = Path.cwd() / ".pytest_cache" / "d" / "rag_eval_judge"
-    judge = build_judge(settings, env=env, cache_dir=cache_dir, search_paths=[Path.cwd()])
-    if not judge.supports(QuestionWriting) or not judge.supports(GeneratedCheck):
-        raise ConfigError(f"judge {judge.describe()} cannot write questions: choose an LLM judge")
     limits = inputs.settings.concurrency
     redactor = Redactor.from_environment(inputs.secrets)
-    for part in judge.parts():
-        if isinstance(part, LLMJudge):
-            part.adopt(
-                limiter=AdaptiveLimiter(limits.judge or 2 * limits.limit),
-                redactor=redactor,
-                deadline=JudgeDeadline(settings.deadline),
-            )
+    shared = RunShared(
+        cache_dir=Path.cwd() / ".pytest_cache" / "d" / "rag_eval_judge",
+        limiter=AdaptiveLimiter(limits.judge or 2 * limits.limit),
+        redactor=redactor,
+        deadline=JudgeDeadline(settings.deadline),
+    )
+    judge = build_judge(settings, env=env, shared=shared, search_paths=[Path.cwd()])
+    if not judge.supports(QuestionWriting) or not judge.supports(GeneratedCheck):
+        raise ConfigError(f"judge {judge.describe()} cannot write questions: choose an LLM judge")
+    for part in judge.parts():  # a cascade's LLM tier too
+        if isinstance(part, JudgeRuntime):
             redactor.add(*part.secrets(), source=f"judge {part.describe()}")
     return judge, redactor
 

@@ -1,6 +1,7 @@
 """The rooms stay small and hold their own state: the entry module keeps options, configure
 and the fixtures; the engine is a façade; the run's state lives on the role objects; the
-reports share their wording, not their renderers."""
+reports share their wording, not their renderers; a judge is configured in its runtime, never
+by writing on the judge object a user built."""
 
 from __future__ import annotations
 
@@ -150,3 +151,23 @@ def test_the_import_check_finds_a_renderer_imported_later_or_for_type_checking(
         "reporting.wording",
         "reporting.markdown",
     }
+
+
+def test_a_users_judge_object_is_unchanged_by_a_run() -> None:
+    """A judge is configured in one place, the runtime the run builds around a copy of it:
+    the object a ``rag_judge`` fixture returns keeps every attribute it had."""
+    from rag_eval_pytest.judges.callable import CallableJudge
+    from tests.unit.engine.fakes import TestItem, engine_over, loaded, rag_system, take_case
+    from tests.word_judge import word_judge
+
+    policy = "Refunds are paid within 30 days."
+    refund = loaded("refund", question="Refunds?")
+    judge = CallableJudge(word_judge, model="words")
+    before = {name: repr(value) for name, value in vars(judge).items()}
+    rag = rag_system({"Refunds?": (policy, [policy])})
+    with engine_over(refund, judge={"cache": False, "passes": 3}) as engine:
+        case, end = take_case(engine, TestItem(case="refund", rag_adapter=rag, rag_judge=judge))
+        (result,) = case.evaluate_many([("faithfulness", 0.5, {})])
+        end()
+    assert result.score == 1.0 and result.details["agreement"] == 1.0
+    assert {name: repr(value) for name, value in vars(judge).items()} == before
