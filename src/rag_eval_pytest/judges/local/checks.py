@@ -45,14 +45,15 @@ ROLE_WORDS = 5  # nor, with more than these, for two terms in each other's place
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem of a claim. ``kind``: numbers (times of day too), dates, negation, names,
-    terms (a name replaced by another, or the claim's words in each other's places), replaced
-    (a word no context holds in the place of the passage's: another thing, or the same thing
-    in other words), days (of the week) or order (the ends of a route); ``severity``:
-    conflict (the contexts say otherwise) or gap (they do not say it)."""
+    """One problem of a claim. ``kind``: numbers (times of day too), dates, negation,
+    opposite (a word where the context has its opposite), names, terms (a name replaced by
+    another), replaced (a word no context holds in the place of the passage's: another thing,
+    or the same thing in other words), days (of the week) or order (the ends of a route, or
+    the claim's words in each other's places); ``severity``: conflict (the contexts say
+    otherwise) or gap (they do not say it)."""
 
     kind: Literal[
-        "numbers", "dates", "negation", "names", "terms", "replaced", "days", "order"
+        "numbers", "dates", "negation", "opposite", "names", "terms", "replaced", "days", "order"
     ]
     severity: Literal["conflict", "gap"]
     message: str
@@ -62,6 +63,8 @@ class Finding:
     makes ("describes two films")."""
     word: str = ""
     """The claim's word a ``replaced`` finding is about, as written."""
+    check: str = ""
+    """The name of the check that found it (:data:`.pipeline.CHECKS`)."""
 
 
 def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
@@ -229,7 +232,7 @@ def check_negation(claim: str, evidence: str, covered: float) -> list[Finding]:
     if swapped and not mine and not theirs:
         said, stated = swapped[0]
         message = f"the claim says \u201c{said}\u201d; the context says \u201c{stated}\u201d"
-        return [Finding("negation", "conflict", message)]
+        return [Finding("opposite", "conflict", message)]
     # A negation negates the words after it: "Sale items are final sale and cannot be
     # returned" does not negate "They are final sale".
     negated, other = (claim, evidence) if mine else (evidence, claim)
@@ -538,7 +541,7 @@ def check_swaps(
         if before and before not in claim_words:
             return [
                 Finding(
-                    "terms",
+                    "order",
                     "conflict",
                     f"the claim puts {_word_in(w, claim)} where the context has "
                     f"{_word_in(theirs_next, clause)}",

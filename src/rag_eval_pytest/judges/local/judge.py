@@ -46,6 +46,7 @@ from ..questions import (
     StatementVerdicts,
     UserFactRetention,
 )
+from . import trust
 from .embeddings import LocalEmbedder, Vector, shared_embedder
 from .relevance import (
     RELEVANCE,
@@ -109,7 +110,7 @@ class LocalJudge(Judge):
         band = base.unsure
         if band is not None:  # the unsure band holds the support threshold, whatever it is
             band = (min(band[0], support), max(band[1], support))
-        self.calibration = Calibration(base.weights, base.bias, support, ambiguous, band)
+        self.calibration = replace(base, support=support, ambiguous=ambiguous, unsure=band)
         sentence = sentence_model or SENTENCE_RELEVANCE
         self.relevance_threshold = (
             sentence.support if relevance_threshold is None else relevance_threshold
@@ -226,15 +227,24 @@ class LocalJudge(Judge):
 
     # ------------------------------------------------------------------ the questions
 
-    async def _statements(self, inputs: Any) -> tuple[StatementVerdicts, tuple[int, ...]]:
-        claims = statements_of(inputs.answer, inputs.question)
-        verdicts = await self.support(claims, inputs.contexts, inputs.question)
+    async def statement_support(
+        self, answer: str, contexts: list[str], question: str
+    ) -> tuple[list[str], list[ClaimSupport]]:
+        """The statements of an answer and their verdicts, as faithfulness reads them."""
+        claims = statements_of(answer, question)
+        verdicts = await self.support(claims, contexts, question)
         if self.calibration.unsure is not None:  # a judge with bands leaves these unsure
-            negative = bare_no(inputs.answer)
+            negative = bare_no(answer)
             verdicts = [
-                _left_unsure(c, v, inputs.question, negative)
+                _left_unsure(c, v, question, negative)
                 for c, v in zip(claims, verdicts, strict=True)
             ]
+        return claims, verdicts
+
+    async def _statements(self, inputs: Any) -> tuple[StatementVerdicts, tuple[int, ...]]:
+        claims, verdicts = await self.statement_support(
+            inputs.answer, inputs.contexts, inputs.question
+        )
         statements = StatementVerdicts.model_validate(
             {
                 "statements": [
@@ -361,12 +371,13 @@ def _left_unsure(claim: str, verdict: ClaimSupport, question: str, negative: boo
     if verdict.unsure:
         return verdict
     if compares_two(claim, question):
-        why = "a comparison of two things"
+        basis = trust.COMPARISON
     elif negative and verdict.verdict == "not mentioned":
-        why = "a no that the contexts neither state nor contradict"
+        basis = trust.BARE_NO
     else:
         return verdict
-    return replace(verdict, unsure=True, reason=f"unsure ({why}): {verdict.reason}")
+    reason = f"unsure ({basis}): {verdict.reason}"
+    return replace(verdict, unsure=True, reason=reason, basis=basis)
 
 
 def statements_of(answer: str, question: str) -> list[str]:

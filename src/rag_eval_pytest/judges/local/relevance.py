@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from ...text.claims import yes_no_statement
 from ...text.facts import content_words, dates, names, quantities, stem
+from . import trust
 from .support import SHORT_CLAIM_WORDS, logistic
 
 if TYPE_CHECKING:
@@ -43,12 +44,26 @@ class LogisticModel:
     unsure: tuple[float, float] | None = None
     """The band of probabilities, ``[low, high)``, in which the verdict is the judge's best
     guess only, for an LLM judge to decide (``None``: always decide, at ``support``)."""
+    trusted: frozenset[str] | None = None
+    """The kinds of evidence (:mod:`.trust`) that decide a verdict alone, where there is an
+    unsure band (``None``: every kind but a probability in the band)."""
 
     def probability(self, features: Sequence[float]) -> float:
         return logistic(self.weights, self.bias, features)
 
     def is_unsure(self, probability: float) -> bool:
         return self.unsure is not None and self.unsure[0] <= probability < self.unsure[1]
+
+    def basis(self, probability: float, yes: str, no: str) -> str:
+        """The kind of evidence of a verdict its probability decides: ``yes`` from the cut,
+        ``no`` below it, or a probability in the band."""
+        if self.is_unsure(probability):
+            return trust.IN_BAND
+        return yes if probability >= self.support else no
+
+    def doubts(self, basis: str) -> bool:
+        """Whether a verdict resting on ``basis`` is unsure (never without a band)."""
+        return self.unsure is not None and trust.doubted(basis, self.trusted)
 
     def shown(self, p: float) -> float:
         """The probability mapped piecewise-linearly so that ``support`` shows as
@@ -333,6 +348,8 @@ class Rating:
     score: float
     reason: str
     bounds: tuple[float, float] | None = None
+    basis: str = ""
+    """The kind of evidence the rating rests on (:mod:`.trust`)."""
 
     @property
     def unsure(self) -> bool:
@@ -361,15 +378,19 @@ def answer_relevance(
     if direct:
         parts.append("a short answer that gives what the question asks for")
     reason = "; ".join(parts)
-    if direct or not model.is_unsure(p):
-        return Rating(score, reason)
+    basis = (
+        trust.DIRECT_ANSWER
+        if direct
+        else model.basis(p, trust.RELEVANT_SCORE, trust.IRRELEVANT_SCORE)
+    )
+    if not model.doubts(basis):
+        return Rating(score, reason, basis=basis)
+    if basis != trust.IN_BAND:  # a kind that does not decide alone: any rating may be right
+        return Rating(score, f"{trust.doubt_reason(basis)}: {reason}", (0.0, 1.0), basis)
     assert model.unsure is not None
     bounds = (model.shown(model.unsure[0]), model.shown(model.unsure[1]))
-    return Rating(
-        score,
-        f"unsure (score {score:.2f} is between {bounds[0]:.2f} and {bounds[1]:.2f}): {reason}",
-        bounds,
-    )
+    opening = f"unsure (score {score:.2f} is between {bounds[0]:.2f} and {bounds[1]:.2f})"
+    return Rating(score, f"{opening}: {reason}", bounds, basis)
 
 
 def sentence_features(q: Vector, vectors: list[Vector]) -> list[list[float]]:
@@ -404,10 +425,17 @@ class SentenceScore:
     def relevant(self, threshold: float) -> bool:
         return self.answers or self.probability >= threshold
 
+    def basis(self, model: LogisticModel) -> str:
+        """The kind of evidence of its verdict (:mod:`.trust`)."""
+        if self.answers:
+            return trust.ANSWERS_QUESTION
+        return model.basis(self.probability, trust.NEEDED_SCORE, trust.NOT_NEEDED_SCORE)
+
     def unsure(self, model: LogisticModel) -> bool:
         """Whether the verdict is a best guess only: the probability is in the model's
-        unsure band and the rule does not decide it."""
-        return not self.answers and model.is_unsure(self.probability)
+        unsure band and the rule does not decide it, or its kind of evidence does not decide
+        alone."""
+        return model.doubts(self.basis(model))
 
     def shown(self, threshold: float) -> float:
         """The score a user reads, 0 to 1 with the cut at 0.5: the probability mapped

@@ -13,7 +13,7 @@ from rag_eval_pytest.judges.local.checks import (
     check_numbers,
     check_swaps,
 )
-from rag_eval_pytest.judges.local.support import _closest_sentence
+from rag_eval_pytest.judges.local.pipeline import closest_sentence as _closest_sentence
 from rag_eval_pytest.text.claims import split_claims
 from rag_eval_pytest.text.facts import Date, coverage, dates, names, negation_cues, quantities
 from rag_eval_pytest.text.sentences import split_sentences
@@ -109,7 +109,7 @@ def test_a_word_and_any_of_its_opposites_negate_each_other() -> None:
     ]
     for claim, context in pairs:
         [finding] = check_negation(claim, context, 1.0)
-        assert finding.kind == "negation", claim
+        assert finding.kind == "opposite", claim
     # An opposite and a "not" cancel out: "not allowed" is "prohibited".
     assert check_negation("Smoking is not allowed.", "Smoking is prohibited.", 1.0) == []
 
