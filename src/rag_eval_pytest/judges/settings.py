@@ -42,14 +42,14 @@ class LocalJudgeSettings(_Section):
         ge=0,
         le=1,
         description="Support score from which a claim is supported (default: calibrated, "
-        "0.64). Higher is stricter.",
+        "0.33). Higher is stricter.",
     )
     ambiguous_threshold: float | None = Field(
         None,
         ge=0,
         le=1,
         description="Support score from which a claim that is not supported is reported as "
-        "'only partly supported' rather than 'not mentioned' (default: calibrated, 0.4). "
+        "'only partly supported' rather than 'not mentioned' (default: calibrated, 0.2). "
         "Either way the claim is not mentioned: only a contradiction is unsupported.",
     )
     relevance_threshold: float | None = Field(

@@ -59,9 +59,9 @@ def test_the_default_thresholds_are_the_calibrations() -> None:
 
 
 def test_a_lower_support_threshold_lowers_the_ambiguous_one_and_the_band_holds_it() -> None:
-    low = local(support_threshold=0.2)
-    assert (low.calibration.support, low.calibration.ambiguous) == (0.2, 0.2)
-    assert low.calibration.unsure == (0.2, DEFAULT_CALIBRATION.unsure[1])
+    low = local(support_threshold=0.02)
+    assert (low.calibration.support, low.calibration.ambiguous) == (0.02, 0.02)
+    assert low.calibration.unsure == (0.02, DEFAULT_CALIBRATION.unsure[1])
     high = local(support_threshold=0.9, ambiguous_threshold=0.5)
     assert (high.calibration.ambiguous, high.calibration.unsure) == (
         0.5,
