@@ -150,11 +150,14 @@ class Item:
         """(yes, the kind of evidence of its verdict) at the support threshold ``cut`` with
         the unsure band ``band``, as the judge gives them."""
         yes, kind = self._rule(cut)
+        in_band = band is not None and band[0] <= self.probability < band[1]
         if kind == "":
             yes = self.probability >= cut
-            in_band = band is not None and band[0] <= self.probability < band[1]
             kind = trust.SCORE_SUPPORTED if yes else trust.SCORE_NOT_MENTIONED
             kind = trust.IN_BAND if in_band else kind
+        elif band is not None and not in_band and _scores_alike(kind, yes, self.probability, cut):
+            # The score alone gives the rule's verdict outside the band: the score's kind.
+            kind = trust.SCORE_SUPPORTED if yes else trust.SCORE_NOT_MENTIONED
         if self.compares:
             kind = trust.COMPARISON
         elif self.bare_no and not yes and not kind.startswith("contradicted"):
@@ -169,6 +172,14 @@ class Item:
         if self.unstated and self.probability < cut:
             return False, self.unstated
         return False, ""
+
+
+def _scores_alike(kind: str, yes: bool, probability: float, cut: float) -> bool:
+    """Whether the model's score gives the verdict a rule gave (not for a conflict, nor for
+    a claim only its wording supports)."""
+    if kind.startswith("contradicted") or kind == trust.WORDING_ONLY:
+        return False
+    return (probability >= cut) == yes
 
 
 async def claim_items(judge: LocalJudge, row: dict[str, Any]) -> list[Item]:
@@ -193,7 +204,7 @@ async def claim_items(judge: LocalJudge, row: dict[str, Any]) -> list[Item]:
             items.append(Item(v.score, None, "", capped, said, compares, negative))
         else:
             fixed = v.verdict == "supported"
-            items.append(Item(v.score, fixed, v.basis, compares=compares, bare_no=negative))
+            items.append(Item(v.model_score, fixed, v.basis, compares=compares, bare_no=negative))
     return items
 
 
@@ -208,23 +219,62 @@ def row_verdicts(
     trusted: frozenset[str] | None = None,
 ) -> tuple[bool, bool | None, set[str]]:
     """(the forced verdict, the decided verdict or ``None``, the kinds of evidence the decided
-    verdict rests on) of a row whose score is the share of its items that are yes, at
-    ``threshold``: decided when counting every unsure item as no still passes (it rests on
-    its sure yes items), or as yes still fails (on its sure no items). An item is unsure in
-    the band, for a kind that always is, and, with ``trusted``, for a kind not in it."""
-    read = [item.read(cut, band) for item in items]
+    verdict rests on) of a row of statements at the support threshold ``cut`` and the band
+    ``band`` (see :func:`decide`)."""
+    return decide([item.read(cut, band) for item in items], threshold, trusted, band is not None)
+
+
+def decide(
+    read: list[tuple[bool, str]],
+    threshold: float,
+    trusted: frozenset[str] | None = None,
+    doubting: bool = True,
+) -> tuple[bool, bool | None, set[str]]:
+    """(the forced verdict, the decided verdict or ``None``, the kinds of evidence the decided
+    verdict rests on) of a row whose score is the share of its items (yes, kind of evidence)
+    that are yes, at ``threshold``: decided when counting every unsure item as no still
+    passes (it rests on its sure yes items), or as yes still fails (on its sure no items).
+    With ``doubting``, an item is unsure for a kind that always is and, with ``trusted``, for
+    a kind not in it."""
     yes = [y for y, _ in read]
     kinds = [k for _, k in read]
-    unsure = [band is not None and trust.doubted(k, trusted) for k in kinds]
+    unsure = [doubting and trust.doubted(k, trusted) for k in kinds]
     sure = sum(y for y, u in zip(yes, unsure, strict=True) if not u)
-    low, high = sure / len(items), (sure + sum(unsure)) / len(items)
-    forced = sum(yes) / len(items) >= threshold
+    low, high = sure / len(read), (sure + sum(unsure)) / len(read)
+    forced = sum(yes) / len(read) >= threshold
     if low >= threshold:
         return forced, True, {k for k, y, u in zip(kinds, yes, unsure, strict=True) if y and not u}
     if high < threshold:
         rest = {k for k, y, u in zip(kinds, yes, unsure, strict=True) if not y and not u}
         return forced, False, rest
     return forced, None, set()
+
+
+async def relevance_items(judge: LocalJudge, task: str, row: dict[str, Any]) -> list[Read]:
+    """The items of a relevance row, each (yes, kind of evidence), as the judge reads them
+    with its band and every kind trusted: the answer's rating, or each context sentence."""
+    from rag_eval_pytest.judges.local.relevance import answer_relevance, sentence_relevance
+    from rag_eval_pytest.text.claims import declines
+    from rag_eval_pytest.text.facts import plain_form
+    from rag_eval_pytest.text.sentences import split_sentences
+
+    question = plain_form(row.get("question") or "")
+    if task == "answer_relevance":
+        if declines(row["answer"]):
+            return [(False, trust.DECLINES)]
+        answer = plain_form(row["answer"])
+        q, a = await judge.embedder.vectors([question, answer])
+        model = replace(judge.answer_model, trusted=None)
+        rating = answer_relevance(question, answer, q, a, model)
+        return [(rating.score >= model.shown_at, rating.basis)]
+    sentences = [plain_form(s) for c in row["contexts"] for s in split_sentences(c)]
+    vectors = await judge.embedder.vectors([question, *sentences])
+    model = replace(judge.sentence_model, trusted=None)
+    scores = sentence_relevance(question, sentences, vectors[0], vectors[1:], model)
+    return [(s.relevant(judge.relevance_threshold), s.basis(model)) for s in scores]
+
+
+Read = tuple[bool, str]
 
 
 def balanced(preds: list[bool], labels: list[int]) -> float:
@@ -296,15 +346,17 @@ def band_of(parts: list[Part], fitting: list[bool], cut: float) -> tuple[float, 
     return low, high
 
 
-def kinds_table(parts: list[Part], cut: float, band: tuple[float, float] | None) -> frozenset[str]:
+def kinds_table(
+    parts: list[tuple[str, list[tuple[list[Read], int]]]], threshold: float
+) -> frozenset[str]:
     """Print, per kind of evidence, how many of the decided rows resting on it are right on
-    each set and on all of them (every kind trusted, the band ``band``), and return the kinds
-    at or above ``trust.MIN_PRECISION`` on :data:`MIN_VERDICTS` rows or more."""
-    threshold = default_threshold("faithfulness")
+    each set and on all of them (every kind trusted), and return the kinds at or above
+    ``trust.MIN_PRECISION`` on :data:`MIN_VERDICTS` rows or more. ``parts``: each set's rows,
+    each row's items read as (yes, kind) with the shipped band, and its label."""
     counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for name, rows in parts:
-        for items, label in rows:
-            _, decided, kinds = row_verdicts(items, cut, band, threshold)
+        for read, label in rows:
+            _, decided, kinds = decide(read, threshold)
             for kind in kinds if decided is not None else ():
                 for where in (name, "all"):
                     counts[kind][where][0] += decided == bool(label)

@@ -83,6 +83,7 @@ from rag_eval_pytest.text.facts import content_words
 from rag_eval_pytest.text.sentences import split_sentences
 
 HERE = Path(__file__).parent
+Row = dict[str, Any]
 CONCURRENCY = 64
 
 
@@ -158,10 +159,10 @@ def forced(judge: LocalJudge) -> LocalJudge:
     """The judge without its unsure bands: every item decided at its threshold."""
     return LocalJudge(
         embedder=judge.embedder,
-        calibration=replace(judge.calibration, unsure=None),
+        calibration=replace(judge.calibration, unsure=None, trusted=None),
         relevance_threshold=judge.relevance_threshold,
-        answer_model=replace(judge.answer_model, unsure=None),
-        sentence_model=replace(judge.sentence_model, unsure=None),
+        answer_model=replace(judge.answer_model, unsure=None, trusted=None),
+        sentence_model=replace(judge.sentence_model, unsure=None, trusted=None),
     )
 
 
@@ -420,31 +421,44 @@ async def fit_faithfulness(judge: LocalJudge, sets: list[tuple[str, list[dict[st
     print(f"\nthe fitted calibration: weights={weights}, bias={bias}, support={cut}, unsure={band}")
 
 
-async def kinds(judge: LocalJudge, sets: list[tuple[str, list[dict[str, Any]]]]) -> None:
-    """Print the precision of each kind of evidence behind the faithfulness verdicts on these
-    rows (the shipped band, every kind trusted), the kinds that may decide alone, and each
-    set's decided rows with them."""
-    parts = [
-        (name, [(await fitting.claim_items(judge, r), int(r["label"])) for r in rows])
-        for name, rows in sets
-    ]
+async def kinds(judge: LocalJudge, by_task: dict[str, list[tuple[str, list[Row]]]]) -> None:
+    """Print, per task, the precision of each kind of evidence behind the verdicts on these
+    rows (the shipped band, every kind trusted), the kinds that decide alone, and each set's
+    decided rows with them and with the shipped ones."""
     cut, band = judge.calibration.support, judge.calibration.unsure
-    trusted = fitting.kinds_table(parts, cut, band)
-    print(f"\nkinds that decide alone (precision >= 0.95 on {fitting.MIN_VERDICTS}+ rows):")
-    print(f"  {sorted(trusted)}")
-    shipped = judge.calibration.trusted
-    print("\ndecided rows: accuracy / balanced accuracy / coverage, with these kinds | shipped")
-    for name, rows in parts:
-        cells = []
-        for kept_kinds in (trusted, shipped):
-            decided = [
-                fitting.row_verdicts(items, cut, band, 0.7, kept_kinds)[1] for items, _ in rows
-            ]
+    shipped = {
+        "faithfulness": judge.calibration.trusted,
+        "answer_relevance": judge.answer_model.trusted,
+        "context_relevance": judge.sentence_model.trusted,
+    }
+    for task, sets in by_task.items():
+        if task not in shipped:
+            continue
+        parts = []
+        for name, rows in sets:
+            read = []
+            for row in rows:
+                if task == "faithfulness":
+                    items = [i.read(cut, band) for i in await fitting.claim_items(judge, row)]
+                else:
+                    items = await fitting.relevance_items(judge, task, row)
+                read.append((items, int(row["label"])))
+            parts.append((name, read))
+        threshold = default_threshold(task)
+        print(f"\n{task}: each kind of evidence, right / decided rows resting on it")
+        trusted = fitting.kinds_table(parts, threshold)
+        print(f"\n{task}: kinds that decide alone (precision >= 0.95 on 5+ rows):")
+        print(f"  {sorted(trusted)}")
+        print("  decided rows, accuracy / balanced accuracy | coverage: with these kinds; shipped")
+        for name, rows in parts:
             labels = [y for _, y in rows]
-            pairs = [(d, y) for d, y in zip(decided, labels, strict=True) if d is not None]
-            right = sum(d == bool(y) for d, y in pairs) / max(1, len(pairs))
-            cells.append(f"{right:.3f} / {decided_cells(decided, labels)}")
-        print(f"  {name}: {cells[0]} | {cells[1]}")
+            cells = []
+            for kept in (trusted, shipped[task]):
+                decided = [fitting.decide(r, threshold, kept)[1] for r, _ in rows]
+                pairs = [(d, y) for d, y in zip(decided, labels, strict=True) if d is not None]
+                right = sum(d == bool(y) for d, y in pairs) / max(1, len(pairs))
+                cells.append(f"{right:.3f} / {decided_cells(decided, labels)}")
+            print(f"  {name}: {cells[0]}; {cells[1]}")
 
 
 async def main() -> None:
@@ -487,7 +501,7 @@ async def main() -> None:
     await judge.embed(["load the model"])
     wanted = {s for s in options.sets.split(",") if s}
     floors: list[tuple[str, int, float, float, float, float]] = []
-    faithful: list[tuple[str, list[dict[str, Any]]]] = []
+    by_task: dict[str, list[tuple[str, list[Row]]]] = {}
     print(f"judge: {judge.describe()}; rows: {options.split} half of each set\n")
     print(
         "| set | task | rows | accuracy | balanced acc. | F1 | ROC AUC | decided: balanced acc. "
@@ -505,8 +519,7 @@ async def main() -> None:
         if options.limit:
             rows = rows[: options.limit]
         task = task_of(name, rows[0])
-        if task == "faithfulness":
-            faithful.append((name, rows))
+        by_task.setdefault(task, []).append((name, rows))
         fresh = like(judge, fresh_embedder(judge))  # nothing memoised from other sets
         cold_caches()
         started, cpu = time.perf_counter(), time.process_time()
@@ -535,8 +548,10 @@ async def main() -> None:
             floors.append((name, len(rows), *np.median(runs, axis=0), *np.median(bases, axis=0)))
     if not wanted or "hard_cases" in wanted:
         await hard_cases(like(judge, fresh_embedder(judge)), options.hard, options.split)
-        hard = split(hard_rows(options.hard, "faithfulness"), options.split)
-        faithful.append(("hard_cases", hard[: options.limit] if options.limit else hard))
+        for task in ("faithfulness", "answer_relevance", "context_relevance"):
+            hard = split(hard_rows(options.hard, task), options.split)
+            rows = hard[: options.limit] if options.limit else hard
+            by_task.setdefault(task, []).append(("hard_cases", rows))
     if floors:
         print(
             "\n| set | rows | faithfulness run | encoding floor | ratio | run, CPU | floor, CPU "
@@ -548,10 +563,10 @@ async def main() -> None:
                 f"| {name} | {n} | {seconds:.2f} s | {floor:.2f} s | {seconds / floor:.2f} x "
                 f"| {cpu:.2f} s | {floor_cpu:.2f} s | {cpu / floor_cpu:.2f} x |"
             )
-    if options.fit and faithful:
-        await fit_faithfulness(like(judge, fresh_embedder(judge)), faithful)
-    if options.kinds and faithful:
-        await kinds(like(judge, fresh_embedder(judge)), faithful)
+    if options.fit and "faithfulness" in by_task:
+        await fit_faithfulness(like(judge, fresh_embedder(judge)), by_task["faithfulness"])
+    if options.kinds:
+        await kinds(like(judge, fresh_embedder(judge)), by_task)
 
 
 if __name__ == "__main__":

@@ -233,7 +233,7 @@ class LocalJudge(Judge):
         """The statements of an answer and their verdicts, as faithfulness reads them."""
         claims = statements_of(answer, question)
         verdicts = await self.support(claims, contexts, question)
-        if self.calibration.unsure is not None:  # a judge with bands leaves these unsure
+        if not self.calibration.decides_all:  # a judge with bands leaves these unsure
             negative = bare_no(answer)
             verdicts = [
                 _left_unsure(c, v, question, negative)
@@ -255,12 +255,16 @@ class LocalJudge(Judge):
         )
         return statements, tuple(i for i, v in enumerate(verdicts) if v.unsure)
 
-    async def _usefulness(self, inputs: Any) -> ContextVerdicts:
+    async def _usefulness(self, inputs: Any) -> tuple[ContextVerdicts, tuple[int, ...]]:
+        """A context is useful when it supports a ground-truth statement; unsure when it
+        supports none for sure but may support one it is unsure of."""
         truths = split_claims(inputs.ground_truth) or [inputs.ground_truth]
         verdicts = []
+        unsure = []
         for i, context in enumerate(inputs.contexts):
             supports = await self.support(truths, [context], inputs.question)
             hits = [t for t, s in zip(truths, supports, strict=True) if self._supported(s)]
+            sure = any(self._supported(s) and not s.unsure for s in supports)
             if hits:
                 reason = f"supports {len(hits)} of {len(truths)} ground-truth statements"
                 if len(hits) < len(truths) or len(truths) == 1:
@@ -270,14 +274,17 @@ class LocalJudge(Judge):
                 reason = (
                     f"supports none of the ground-truth statements (best score {best.score:.2f})"
                 )
+            if not sure and any(s.unsure for s in supports):
+                unsure.append(i)
+                reason = f"unsure (of a statement it may support): {reason}"
             verdicts.append({"index": i, "useful": bool(hits), "reason": reason})
-        return ContextVerdicts.model_validate({"verdicts": verdicts})
+        return ContextVerdicts.model_validate({"verdicts": verdicts}), tuple(unsure)
 
-    async def _attribution(self, inputs: Any) -> Attributions:
+    async def _attribution(self, inputs: Any) -> tuple[Attributions, tuple[int, ...]]:
         supports = await self.support(
             inputs.ground_truth_sentences, inputs.contexts, inputs.question
         )
-        return Attributions.model_validate(
+        attributions = Attributions.model_validate(
             {
                 "sentences": [
                     {"index": i, "attributed": self._supported(s), "reason": s.reason}
@@ -285,6 +292,7 @@ class LocalJudge(Judge):
                 ]
             }
         )
+        return attributions, tuple(i for i, s in enumerate(supports) if s.unsure)
 
     async def _relevance(self, inputs: Any) -> tuple[SentenceRelevances, tuple[int, ...]]:
         sentences = [plain_form(s) for s in inputs.context_sentences]
@@ -311,10 +319,12 @@ class LocalJudge(Judge):
 
     async def _direct_relevance(self, inputs: Any) -> tuple[DirectRelevance, tuple[int, ...]]:
         if declines(inputs.answer):
-            evades = DirectRelevance(
-                score=0.0, noncommittal=True, reason="the answer declines or evades"
-            )
-            return evades, ()
+            reason = "the answer declines or evades"
+            if not self.answer_model.doubts(trust.DECLINES):
+                return DirectRelevance(score=0.0, noncommittal=True, reason=reason), ()
+            reason = f"{trust.doubt_reason(trust.DECLINES)}: {reason}"
+            evades = DirectRelevance(score=0.0, noncommittal=True, reason=reason, bounds=(0, 1))
+            return evades, (0,)
         asked, said = plain_form(inputs.question), plain_form(inputs.answer)
         question, answer = await self.embedder.vectors([asked, said])
         rating = answer_relevance(asked, said, question, answer, self.answer_model)

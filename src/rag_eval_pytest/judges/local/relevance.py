@@ -62,8 +62,10 @@ class LogisticModel:
         return yes if probability >= self.support else no
 
     def doubts(self, basis: str) -> bool:
-        """Whether a verdict resting on ``basis`` is unsure (never without a band)."""
-        return self.unsure is not None and trust.doubted(basis, self.trusted)
+        """Whether a verdict resting on ``basis`` is unsure (never without a band and a set
+        of trusted kinds: a model that decides everything)."""
+        decides_all = self.unsure is None and self.trusted is None
+        return not decides_all and trust.doubted(basis, self.trusted)
 
     def shown(self, p: float) -> float:
         """The probability mapped piecewise-linearly so that ``support`` shows as
@@ -85,16 +87,23 @@ class LogisticModel:
         return replace(self, support=support, unsure=band)
 
 
-# Fitted by ``python benchmarks/judge_accuracy.py --fit`` (see benchmarks/README.md); the
-# answer's unsure band is the one that decides at least 60 % of each tune set's rows with the
-# best worst-set balanced accuracy of the decided rows (docs/judges-local.md). The sentence
-# model has no band: the band chosen the same way for it (0.63 to 0.70) did not hold on the
-# held-out half (its decided rows scored below the forced verdict), so a context sentence is
-# always decided; a calibration may still give it one.
+# Fitted on the tune halves of TREC DL and WikiQA, which may only measure: no set the project
+# may fit on has relevance labels but the hard cases' few rows (benchmarks/README.md). No kind
+# of evidence behind a relevance verdict is right often enough on the held-out halves to
+# decide alone (trust.ANSWER_KINDS, trust.SENTENCE_KINDS): every verdict of these models is
+# a best guess, for an LLM judge to decide, and their bands only say how far it is from the
+# cut.
 RELEVANCE = LogisticModel(
-    weights=(2.68, 0.59, 0.69), bias=-2.15, support=0.57, shown_at=0.7, unsure=(0.53, 0.64)
+    weights=(2.68, 0.59, 0.69),
+    bias=-2.15,
+    support=0.57,
+    shown_at=0.7,
+    unsure=(0.53, 0.64),
+    trusted=trust.ANSWER_KINDS,
 )
-SENTENCE_RELEVANCE = LogisticModel(weights=(1.72,), bias=-0.46, support=0.65)
+SENTENCE_RELEVANCE = LogisticModel(
+    weights=(1.72,), bias=-0.46, support=0.65, trusted=trust.SENTENCE_KINDS
+)
 
 _WH = re.compile(
     r"\b(who|whom|whose|when|where|why|what year|what time"
@@ -388,8 +397,11 @@ def answer_relevance(
     if basis != trust.IN_BAND:  # a kind that does not decide alone: any rating may be right
         return Rating(score, f"{trust.doubt_reason(basis)}: {reason}", (0.0, 1.0), basis)
     assert model.unsure is not None
-    bounds = (model.shown(model.unsure[0]), model.shown(model.unsure[1]))
-    opening = f"unsure (score {score:.2f} is between {bounds[0]:.2f} and {bounds[1]:.2f})"
+    edges = (model.shown(model.unsure[0]), model.shown(model.unsure[1]))
+    opening = f"unsure (score {score:.2f} is between {edges[0]:.2f} and {edges[1]:.2f})"
+    # Beyond the band's edges the score decides only where its kinds decide alone.
+    scored = {trust.RELEVANT_SCORE, trust.IRRELEVANT_SCORE}
+    bounds = edges if model.trusted is None or scored <= model.trusted else (0.0, 1.0)
     return Rating(score, f"{opening}: {reason}", bounds, basis)
 
 

@@ -91,9 +91,14 @@ class Calibration:
     def is_unsure(self, probability: float) -> bool:
         return self.unsure is not None and self.unsure[0] <= probability < self.unsure[1]
 
+    @property
+    def decides_all(self) -> bool:
+        """Without a band and a set of trusted kinds the judge decides every verdict."""
+        return self.unsure is None and self.trusted is None
+
     def doubts(self, basis: str) -> bool:
-        """Whether a verdict resting on ``basis`` is unsure (never without a band)."""
-        return self.unsure is not None and trust.doubted(basis, self.trusted)
+        """Whether a verdict resting on ``basis`` is unsure (never when it decides all)."""
+        return not self.decides_all and trust.doubted(basis, self.trusted)
 
     def probability(self, features: Sequence[float]) -> float:
         return logistic(self.weights, self.bias, features)
@@ -106,11 +111,13 @@ class Calibration:
 # balanced accuracy over those rows; the band is the widest in which no row of them is
 # decided wrong by its score alone (benchmarks/README.md).
 DEFAULT_CALIBRATION = Calibration(
-    weights=(0.0, 1.2, 0.89, -0.89, 0.0, -2.28, 0.0, 2.72),
-    bias=-3.15,
+    weights=(0.0, 1.05, 0.75, -0.89, 0.0, -2.36, 0.0, 2.74),
+    bias=-2.92,
     support=0.33,
     ambiguous=0.2,
-    unsure=(0.04, 0.72),
+    unsure=(0.05, 0.71),
+    # Every other kind of evidence leaves a verdict unsure, whichever way it leans.
+    trusted=trust.CLAIM_KINDS,
 )
 
 
@@ -205,6 +212,8 @@ class ClaimSupport:
     kind of evidence is not right often enough to decide alone (:mod:`.trust`)."""
     basis: str = ""
     """The kind of evidence the verdict rests on (:mod:`.trust`)."""
+    model_score: float = 0.0
+    """The support model's probability, before any rule bound it."""
 
 
 def claim_features(
@@ -407,8 +416,9 @@ def judge_claim(
     if any(f.severity == "conflict" for f in findings):
         return _contradicted(findings, p, passage, shown, calibration)
     gaps = [f for f in findings if f.severity == "gap"]
+    model_score = p
     p, basis = _ruled_score(claim, p, features, gaps, calibration)
-    basis = basis or _score_basis(p, calibration)
+    basis = _also_scored(basis or _score_basis(p, calibration), p, model_score, calibration)
     where = f"context {passage.context + 1}"
     measured = f"similarity {features[0]:.2f}, {features[1]:.0%} of its words"
     if p >= calibration.support:
@@ -426,6 +436,25 @@ def judge_claim(
     if gaps and verdict != "supported":
         reason = "; ".join(f.message for f in gaps) + "; " + reason
     found = ClaimSupport(
-        verdict, p, reason, passage.text, passage.context, tuple(findings), basis=basis
+        verdict,
+        p,
+        reason,
+        passage.text,
+        passage.context,
+        tuple(findings),
+        False,
+        basis,
+        model_score,
     )
     return _settled(found, calibration)
+
+
+def _also_scored(basis: str, p: float, model_score: float, calibration: Calibration) -> str:
+    """The kind of evidence of a verdict a rule gives: the score's where the model's score
+    alone gives the same verdict outside the unsure band (a sentence copied whole is a
+    restatement and scores above the band)."""
+    if calibration.unsure is None or calibration.is_unsure(model_score):
+        return basis
+    scored = _score_basis(model_score, calibration)
+    same = (scored == trust.SCORE_SUPPORTED) == (p >= calibration.support)
+    return scored if same and basis != trust.WORDING_ONLY else basis

@@ -42,6 +42,24 @@ ANSWERS_QUESTION = "needed: answers the question"
 NEEDED_SCORE = "needed: score above the band"
 NOT_NEEDED_SCORE = "not needed: score below the band"
 
+# The kinds whose precision on the held-out halves of the benchmark sets (the decided rows
+# resting on them, at least 5) is at least MIN_PRECISION: ``python benchmarks/judge_accuracy.py
+# --data ../shared/benchmarks --kinds`` prints the table (benchmarks/README.md).
+CLAIM_KINDS = frozenset(
+    {
+        "contradicted: dates",
+        "contradicted: numbers",
+        "contradicted: swaps (terms)",
+        SCORE_SUPPORTED,
+    }
+)
+ANSWER_KINDS: frozenset[str] = frozenset()
+"""None: no kind of evidence behind an answer's relevance reaches the precision (the score's
+best, "relevant" above the band, is right on 0.89 of the held-out rows it decides)."""
+SENTENCE_KINDS: frozenset[str] = frozenset()
+"""None: a context sentence's relevance by its score is right on 0.73 to 0.77 of the rows, and
+the rule for a sentence that answers the question on 0.88."""
+
 ALWAYS_UNSURE = frozenset({IN_BAND, WORDING_ONLY, COMPARISON, BARE_NO})
 """Kinds that decide nothing: a score in the band, a claim only its wording supports while
 it states a number or a word no context holds, a yes or no that compares two things (true or

@@ -127,7 +127,10 @@ def test_a_declining_answer_is_rated_0_without_encoding_anything() -> None:
     inputs = DirectRelevanceInput(question="When do you open?", answer="I don't know.")
     outcome = asyncio.run(local(encoder).ask(AnswerAddressesQuestion(), inputs))
     assert (outcome.value.score, outcome.value.noncommittal) == (0.0, True)
-    assert outcome.unsure == () and encoder.calls == []
+    assert encoder.calls == []
+    # An answer that declines is rated on too few held-out rows to decide alone: unsure.
+    assert outcome.unsure == (0,) and outcome.value.bounds == (0, 1)
+    assert outcome.value.reason.startswith("unsure (not relevant: declines:")
 
 
 def test_a_context_without_sentences_is_rated_without_encoding_anything() -> None:
