@@ -188,7 +188,9 @@ async def claim_items(judge: LocalJudge, row: dict[str, Any]) -> list[Item]:
     it is), no band and every kind trusted."""
     from rag_eval_pytest.text.claims import bare_no, compares_two
 
-    wide = LocalJudge(embedder=judge.embedder, calibration=judge.calibration)
+    wide = LocalJudge(
+        embedder=judge.embedder, calibration=judge.calibration, checks_off=judge.checks_off
+    )
     wide.calibration = replace(judge.calibration, support=1.01, unsure=None, trusted=None)
     question = row.get("question") or ""
     claims, verdicts = await wide.statement_support(row["answer"], row["contexts"], question)

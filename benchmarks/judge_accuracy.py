@@ -31,7 +31,8 @@ on the faithfulness rows of the sets whose licence allows it (``fitting.LICENCES
 and the hard cases), printing each feature's ROC AUC on every set beside it; the other sets
 are scored and printed, never fitted on (see ``fitting.py``). ``--kinds`` (with the held-out
 halves) prints the precision of each kind of evidence behind the faithfulness verdicts and
-the kinds that decide alone.
+the kinds that decide alone. ``--without NAME[,NAME]`` switches checks of the local judge off
+(``judge.local.checks``), to measure what each is worth.
 
 The *hard-cases* set (``data/hard_cases.jsonl``, ``--hard``) is hand-written and hand-labelled:
 every row, each scored by its own ``task`` metric (answer correctness against its
@@ -163,6 +164,7 @@ def forced(judge: LocalJudge) -> LocalJudge:
         relevance_threshold=judge.relevance_threshold,
         answer_model=replace(judge.answer_model, unsure=None, trusted=None),
         sentence_model=replace(judge.sentence_model, unsure=None, trusted=None),
+        checks_off=judge.checks_off,
     )
 
 
@@ -174,6 +176,7 @@ def like(judge: LocalJudge, embedder: LocalEmbedder) -> LocalJudge:
         relevance_threshold=judge.relevance_threshold,
         answer_model=judge.answer_model,
         sentence_model=judge.sentence_model,
+        checks_off=judge.checks_off,
     )
 
 
@@ -411,6 +414,7 @@ async def fit_faithfulness(judge: LocalJudge, sets: list[tuple[str, list[dict[st
     refitted = LocalJudge(
         embedder=judge.embedder,
         calibration=replace(judge.calibration, weights=weights, bias=bias, unsure=None),
+        checks_off=judge.checks_off,
     )
     parts = [
         (name, [(await fitting.claim_items(refitted, r), int(r["label"])) for r in rows])
@@ -489,6 +493,12 @@ async def main() -> None:
         "these rows (use the held-out halves)",
     )
     parser.add_argument(
+        "--without",
+        default="",
+        help="comma-separated checks of the local judge to switch off (judge.local.checks: "
+        "numbers, times, days, day_times, routes, dates, negation, swaps, names, binding)",
+    )
+    parser.add_argument(
         "--hard",
         type=Path,
         default=HERE / "data" / "hard_cases.jsonl",
@@ -496,13 +506,15 @@ async def main() -> None:
         "hard_cases to run it alone)",
     )
     options = parser.parse_args()
-    judge = _local_judge(JudgeSettings(kind="local"))
+    off = {name: False for name in options.without.split(",") if name}
+    judge = _local_judge(JudgeSettings(kind="local", local={"checks": off}))
     assert isinstance(judge, LocalJudge)
     await judge.embed(["load the model"])
     wanted = {s for s in options.sets.split(",") if s}
     floors: list[tuple[str, int, float, float, float, float]] = []
     by_task: dict[str, list[tuple[str, list[Row]]]] = {}
-    print(f"judge: {judge.describe()}; rows: {options.split} half of each set\n")
+    without = f"; checks off: {', '.join(sorted(off))}" if off else ""
+    print(f"judge: {judge.describe()}; rows: {options.split} half of each set{without}\n")
     print(
         "| set | task | rows | accuracy | balanced acc. | F1 | ROC AUC | decided: balanced acc. "
         "| decided: coverage | overlap baseline: balanced acc. | overlap baseline: ROC AUC "

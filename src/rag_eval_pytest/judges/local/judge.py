@@ -76,7 +76,8 @@ EVIDENCE_KEPT = 64  # contexts whose passages a judge keeps, the most recently u
 class LocalJudge(Judge):
     """The offline judge. ``calibration`` overrides the support model and thresholds,
     ``answer_model`` and ``sentence_model`` the relevance models and their unsure bands;
-    ``entailment`` adds a local NLI model beside the rules."""
+    ``entailment`` adds a local NLI model beside the rules; ``checks_off`` names the checks
+    (``judge.local.checks``) that find nothing."""
 
     kind: ClassVar[str] = "local"
 
@@ -94,6 +95,7 @@ class LocalJudge(Judge):
         embedding_model: str | None = None,
         answer_model: LogisticModel | None = None,
         sentence_model: LogisticModel | None = None,
+        checks_off: frozenset[str] = frozenset(),
     ) -> None:
         shared = embedder or shared_embedder(device, embedding_model)
         if shared is None:
@@ -120,6 +122,7 @@ class LocalJudge(Judge):
         self.answer_model = answer_model or RELEVANCE
         self.entailment = entailment
         self.nli_threshold = nli_threshold
+        self.checks_off = checks_off
         self._evidence: OrderedDict[tuple[str, ...], Evidence] = OrderedDict()
         self.model = f"{self.embedder.name} + rules" + (
             f" + {entailment.name}" if entailment is not None else ""
@@ -135,6 +138,7 @@ class LocalJudge(Judge):
             "calibration": repr(self.calibration),
             "thresholds": f"relevance={self.relevance_threshold!r} nli={self.nli_threshold!r}",
             "relevance": f"answer={self.answer_model!r} sentence={self.sentence_model!r}",
+            **({"checks_off": ",".join(sorted(self.checks_off))} if self.checks_off else {}),
         }
 
     def supports(self, question: type[Question[Any, Any]]) -> bool:
@@ -167,7 +171,7 @@ class LocalJudge(Judge):
             return []
         claims, evidence, claim_vectors, question = await self.read(claims, contexts, question)
         verdicts = [
-            _judge_claim(claim, vector, evidence, self.calibration, question)
+            _judge_claim(claim, vector, evidence, self.calibration, question, self.checks_off)
             for claim, vector in zip(claims, claim_vectors, strict=True)
         ]
         if self.entailment is None:
