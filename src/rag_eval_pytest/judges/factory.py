@@ -213,6 +213,7 @@ def _local_judge(settings: JudgeSettings, cache_dir: Path | None = None) -> Judg
             nli_threshold=local.nli_threshold,
             device=local.device,
             embedding_model=local.embedding_model,
+            checks_off=local.checks_off,
         )
     except ImportError as exc:
         auto = settings.kind == "auto"
