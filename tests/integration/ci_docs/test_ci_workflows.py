@@ -35,7 +35,7 @@ from tests.integration.venvs import checkout_wheel, link_requirements
 REPO = Path(__file__).resolve().parents[3]
 CI_DOC = REPO / "docs" / "ci.md"
 EXAMPLES = REPO / "examples"
-CRITICAL_EXIT = 2  # the example app fails two critical cases on purpose
+CRITICAL_EXIT = 2  # the example app fails a critical case on purpose
 CLONE = (
     "git clone --depth 1 https://github.com/rag-eval-pytest/rag-eval-pytest /tmp/rag-eval-pytest"
 )
@@ -158,7 +158,7 @@ def test_the_github_workflow_runs_as_written(ci_venv: Path, wheel: Path, tmp_pat
     assert run_step(steps["Install"], project, ci_venv, wheel, env) == 0
     assert run_step(steps["Evaluate"], project, ci_venv, wheel, env) == CRITICAL_EXIT
     summary = step_summary.read_text(encoding="utf-8")
-    assert summary.startswith("## RAG evaluation FAILED: exit 2, critical cases")
+    assert summary.startswith("## RAG evaluation FAILED: exit 2, critical case")
     assert "- **tc_001** (critical): faithfulness" in summary
     results = project / "results"
     for name in ("eval_report.md", "eval_report.json", "eval_summary.md", "results.jsonl"):

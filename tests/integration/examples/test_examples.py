@@ -211,8 +211,9 @@ def test_the_demo_generates_a_test_set_from_its_documents_offline(
     monkeypatch.chdir(EXAMPLES)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     assert main(args) == 0
-    assert "cases (8 extractive) from 5 documents" in capsys.readouterr().out
     cases = load_dataset(tmp_path / "generated.json").cases
+    said = f"wrote {len(cases)} cases ({len(cases)} extractive) from 5 documents"
+    assert len(cases) >= 5 and said in capsys.readouterr().out
     documents = {f"demo_rag/docs/{p.name}" for p in (EXAMPLES / "demo_rag" / "docs").iterdir()}
     assert all(set(c.expected_contexts or []) <= documents for c in cases)
     assert {"extractive"} == {tag for c in cases for tag in c.tags}

@@ -47,8 +47,12 @@ LEAVE = (
     "next year, up to five days. Requests go through the HR portal."
 )
 GOOD = case("good", "What is the refund window?", answer=REFUNDS, contexts=[REFUNDS])
+# Another number than the context's: a contradiction the local judge decides alone.
 BAD = case(
-    "bad", "What is the refund window?", answer="Shipping to Mars is free.", contexts=[REFUNDS]
+    "bad",
+    "What is the refund window?",
+    answer="Refunds are available within 90 days of purchase.",
+    contexts=[REFUNDS],
 )
 # The local judge is unsure of its second claim: fair, but not stated as such.
 UNSURE = case(

@@ -12,7 +12,7 @@ rating (:mod:`.relevance`); coreference ("it", "they") is not resolved.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import replace
+from dataclasses import fields, is_dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -136,9 +136,10 @@ class LocalJudge(Judge):
             return None
         return {
             **identity,
-            "calibration": repr(self.calibration),
+            "calibration": stable_repr(self.calibration),
             "thresholds": f"relevance={self.relevance_threshold!r} nli={self.nli_threshold!r}",
-            "relevance": f"answer={self.answer_model!r} sentence={self.sentence_model!r}",
+            "relevance": f"answer={stable_repr(self.answer_model)} "
+            f"sentence={stable_repr(self.sentence_model)}",
             **({"checks_off": ",".join(sorted(self.checks_off))} if self.checks_off else {}),
         }
 
@@ -425,3 +426,15 @@ _ANSWERS: dict[type[Question[Any, Any]], Any] = {
 }
 
 __all__ = ["LocalJudge"]
+
+
+def stable_repr(value: object) -> str:
+    """``repr`` written the same in every process: a set's items sorted (a set's own order
+    follows the process's hash seed, and an identity that moves from run to run shares no
+    cache entry and no baseline with the run before)."""
+    if is_dataclass(value) and not isinstance(value, type):
+        parts = ", ".join(f"{f.name}={stable_repr(getattr(value, f.name))}" for f in fields(value))
+        return f"{type(value).__name__}({parts})"
+    if isinstance(value, set | frozenset):
+        return "{" + ", ".join(sorted(repr(item) for item in value)) + "}"
+    return repr(value)
