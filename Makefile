@@ -21,7 +21,7 @@ $(VENV)/.demo-deps: pyproject.toml | $(BIN)/python
 # and we may (root, apt-get); where we may not, that one test is skipped and says why.
 $(VENV)/.test-deps: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet $(TORCH)
-	$(BIN)/python -m pip install --quiet -e ".[dev,local,sentence-transformers,anthropic,langchain,llamaindex]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,local,sentence-transformers,anthropic,langchain,llamaindex,pdf]"
 	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 		( apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			--no-install-recommends chromium ) >/dev/null 2>&1 \
@@ -32,7 +32,8 @@ $(VENV)/.test-deps: pyproject.toml | $(BIN)/python
 # The example suite against the demo RAG app, over its questions and its conversations. The
 # app is deliberately imperfect, so the run reports failures: exit codes 1 (a failure) and 2
 # (a critical failure) are the expected outcome of the demo; anything else means the demo
-# itself is broken.
+# itself is broken. Then `rag-eval generate` writes a test set from the demo app's documents,
+# offline; it failing breaks the demo (exit 3).
 demo: $(VENV)/.demo-deps
 	@cd examples && ../$(BIN)/python -m pytest --rag-dataset dataset.json \
 		--rag-dataset conversations.json -p no:randomly; \
@@ -42,6 +43,10 @@ demo: $(VENV)/.demo-deps
 	echo "reports: examples/results/eval_report.md, examples/results/eval_report.json,"; \
 	echo "         history: examples/results/results.jsonl"; \
 	echo "open in a browser: examples/results/eval_report.html (one self-contained page)"; \
+	echo ""; \
+	echo "No dataset yet? rag-eval generate writes one from your documents (offline here):"; \
+	../$(BIN)/python -m rag_eval_pytest.cli generate demo_rag/docs --output results/generated.json \
+		--count 10 --judge local --force || exit 3; \
 	test $$code -le 2
 
 # The whole suite, both lanes, on one pytest-xdist worker per CPU and one more, at most 8

@@ -2,6 +2,9 @@
 then renamed over it, so a concurrent reader (another xdist worker, a parallel CI job, a
 dashboard polling the report) sees the old file or the whole new one, never half of it.
 Used by the reports and by the judge and vector caches.
+
+No command writes over one of its inputs (under any name: a link, a relative path), and an
+output that exists is replaced only with ``--force``: :func:`output_refusal`.
 """
 
 from __future__ import annotations
@@ -10,6 +13,10 @@ import os
 import secrets
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 TEMP_PREFIX = ".tmp-"
 """Temporary files start with this; none is left behind, whatever happens."""
@@ -50,3 +57,30 @@ def _open_temp(path: Path) -> tuple[int, str]:
             return os.open(tmp, flags, 0o666), tmp
         except FileExistsError:  # pragma: no cover - 64 random bits taken
             continue
+
+
+def output_refusal(
+    out: Path,
+    inputs: Sequence[Path],
+    *,
+    force: bool,
+    role: str,
+    advice: str = "name another file to write",
+) -> str | None:
+    """Why ``out`` is not written, or ``None``: it is one of the command's input files
+    (under any name: a link, a relative path), or it exists and ``--force`` was not given."""
+    if not (out.exists() or out.is_symlink()):
+        return None
+    same = next((path for path in inputs if _same_file(path, out)), None)
+    if same is not None:
+        return f"{out}: {role} is the input file {same}; {advice}"
+    if not force:
+        return f"{out}: already exists; give --force to replace it"
+    return None
+
+
+def _same_file(path: Path, other: Path) -> bool:
+    try:
+        return os.path.samefile(path, other)
+    except OSError:  # one of them does not exist (a link to nowhere)
+        return False

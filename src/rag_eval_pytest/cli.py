@@ -1,11 +1,13 @@
 """The ``rag-eval`` command: ``rag-eval merge`` combines the reports of shards;
 ``rag-eval report`` rebuilds the HTML report from the JSON report and the history;
-``rag-eval convert`` turns a DeepEval or RAGAS dataset into one of ours.
+``rag-eval convert`` turns a DeepEval or RAGAS dataset into one of ours; ``rag-eval generate``
+makes a test set from the user's own documents (:mod:`.generate`).
 
 rag-eval merge shard-*/eval_report.json --output-dir results
 rag-eval report results
 rag-eval convert --from deepeval goldens.json dataset.json
 rag-eval calibrate labelled.json --output calibration.json
+rag-eval generate docs/ --output generated.json
 
 No command writes over one of its inputs (under any name: a link, a relative path), and an
 output that exists is replaced only with ``--force``.
@@ -21,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .atomic import output_refusal
 from .data.foreign import FORMATS, Format
 from .errors import RagEvalError
 
@@ -75,7 +78,78 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument("output", type=Path, metavar="OUT")
     convert.add_argument("--force", action="store_true", help="replace OUT when it exists")
     _calibrate_parser(commands)
+    _generate_parser(commands)
     return parser
+
+
+def _generate_parser(commands: Any) -> None:
+    generate = commands.add_parser(
+        "generate",
+        help="generate a test set from your own documents",
+        description="Read DOCS (files and folders: Markdown, text, HTML, PDF, JSONL rows of "
+        "{text, source}), split them into chunks with stable ids and write a dataset of "
+        "questions with ground truths and the chunks each came from (expected_contexts). "
+        "Offline (--judge local, the default without a key): extractive questions made by "
+        "rule. With an LLM judge: questions of several kinds, each checked against its "
+        "chunks. FILE must not exist yet (unless --force or --append) and is never one of "
+        "DOCS. Review the cases before committing them.",
+    )
+    generate.add_argument("documents", nargs="+", type=Path, metavar="DOCS")
+    generate.add_argument("--output", type=Path, required=True, metavar="FILE")
+    generate.add_argument("--count", type=int, default=20, metavar="N", help="default: 20")
+    generate.add_argument(
+        "--judge", default=None, metavar="KIND", help="as --rag-judge (local: offline)"
+    )
+    generate.add_argument(
+        "--config", type=Path, default=None, metavar="PATH", help="default: eval-config.yaml"
+    )
+    generate.add_argument("--seed", type=int, default=0, metavar="N", help="default: 0")
+    generate.add_argument(
+        "--types",
+        type=lambda text: [t.strip() for t in text.split(",") if t.strip()],
+        default=None,
+        metavar="KINDS",
+        help="comma-separated: single, multi_hop, comparison, conditional, unanswerable "
+        "(default: all; offline: extractive)",
+    )
+    generate.add_argument(
+        "--conversations", type=int, default=0, metavar="K", help="K multi-turn cases too"
+    )
+    generate.add_argument(
+        "--source-format",
+        choices=("path", "chunk"),
+        default="path",
+        help="expected_contexts as the document path as given (default) or path#chunk",
+    )
+    generate.add_argument("--append", action="store_true", help="add to FILE's cases")
+    generate.add_argument(
+        "--dry-run", action="store_true", help="print the plan and its cost, ask nothing"
+    )
+    generate.add_argument("--max-cost", type=float, default=None, metavar="USD")
+    generate.add_argument("--force", action="store_true", help="replace FILE when it exists")
+
+
+def _generate(options: argparse.Namespace) -> int:
+    """``rag-eval generate``: 0 when the dataset is written, 3 (one message) otherwise."""
+    from .generate.command import run
+    from .generate.request import Request
+
+    request = Request(
+        documents=options.documents,
+        output=options.output,
+        count=options.count,
+        judge=options.judge,
+        config=options.config,
+        seed=options.seed,
+        types=options.types,
+        conversations=options.conversations,
+        source_format=options.source_format,
+        append=options.append,
+        dry_run=options.dry_run,
+        max_cost=options.max_cost,
+        force=options.force,
+    )
+    return run(request)
 
 
 def _report_parser(commands: Any) -> None:
@@ -117,7 +191,7 @@ def _report(options: argparse.Namespace) -> int:
     source = path / JSON_REPORT if path.is_dir() else path
     history: Path = options.history or source.parent / HISTORY_FILE
     out: Path = options.output or source.parent / HTML_REPORT
-    refusal = _output_refusal(out, [source, history], force=options.force, role="--output")
+    refusal = output_refusal(out, [source, history], force=options.force, role="--output")
     if refusal is not None:
         print(f"rag-eval report: {refusal}", file=sys.stderr)
         return _FATAL
@@ -193,7 +267,7 @@ def _calibrate(options: argparse.Namespace) -> int:
         )
         settings = resolve_settings(file, overrides).settings
         inputs = [options.labels, *([file.path] if file.path is not None else [])]
-        refusal = _output_refusal(options.output, inputs, force=options.force, role="--output")
+        refusal = output_refusal(options.output, inputs, force=options.force, role="--output")
         if refusal is not None:
             raise RagEvalError(refusal)
         result = calibrate(settings, options.labels, dict(os.environ))
@@ -250,6 +324,8 @@ def main(argv: list[str] | None = None) -> int:
     options = _parser().parse_args(argv)
     if options.command == "calibrate":
         return _calibrate(options)
+    if options.command == "generate":
+        return _generate(options)
     if options.command == "convert":
         return _convert(options.source, options.input, options.output, force=options.force)
     if options.command == "report":
@@ -261,15 +337,12 @@ def _convert(source: Format, path: Path, out: Path, *, force: bool) -> int:
     """``rag-eval convert``: 0 when written, 3 (one message naming the file) otherwise."""
     from .data.foreign import NAMES, ConversionError, convert_rows, read_items
     from .data.reading import FileTooLarge, read_limited
+    from .data.writing import SUFFIXES, dataset_text, unknown_suffix
 
-    if out.suffix.lower() not in (".json", ".jsonl", ".yaml", ".yml"):
-        print(
-            f"rag-eval convert: {out}: unknown file type {out.suffix or '(none)'!r} "
-            "(use .json, .jsonl, .yaml or .yml)",
-            file=sys.stderr,
-        )
+    if out.suffix.lower() not in SUFFIXES:
+        print(f"rag-eval convert: {out}: {unknown_suffix(out.suffix)}", file=sys.stderr)
         return _FATAL
-    refusal = _output_refusal(out, [path], force=force, role="OUT")
+    refusal = output_refusal(out, [path], force=force, role="OUT")
     if refusal is not None:
         print(f"rag-eval convert: {refusal}", file=sys.stderr)
         return _FATAL
@@ -308,7 +381,7 @@ def _convert(source: Format, path: Path, out: Path, *, force: bool) -> int:
     from .atomic import write_atomic
 
     try:
-        write_atomic(out, _dataset_text(document, out.suffix.lower()), shared=True)
+        write_atomic(out, dataset_text(document, out.suffix.lower()), shared=True)
     except OSError as exc:
         print(f"rag-eval convert: {out}: cannot be written ({exc.strerror})", file=sys.stderr)
         return _FATAL
@@ -331,46 +404,6 @@ def _recorded(case: dict[str, object]) -> bool:
     if isinstance(turns, list):
         return all(isinstance(turn, dict) and "answer" in turn for turn in turns)
     return "answer" in case
-
-
-def _output_refusal(
-    out: Path,
-    inputs: Sequence[Path],
-    *,
-    force: bool,
-    role: str,
-    advice: str = "name another file to write",
-) -> str | None:
-    """Why ``out`` is not written, or ``None``: it is one of the command's input files
-    (under any name: a link, a relative path), or it exists and ``--force`` was not given."""
-    if not (out.exists() or out.is_symlink()):
-        return None
-    same = next((path for path in inputs if _same_file(path, out)), None)
-    if same is not None:
-        return f"{out}: {role} is the input file {same}; {advice}"
-    if not force:
-        return f"{out}: already exists; give --force to replace it"
-    return None
-
-
-def _same_file(path: Path, other: Path) -> bool:
-    try:
-        return os.path.samefile(path, other)
-    except OSError:  # one of them does not exist (a link to nowhere)
-        return False
-
-
-def _dataset_text(document: dict[str, Any], suffix: str) -> str:
-    if suffix == ".jsonl":
-        return "".join(
-            json.dumps(c, ensure_ascii=False, allow_nan=False) + "\n"
-            for c in document["test_cases"]
-        )
-    if suffix in (".yaml", ".yml"):
-        import yaml
-
-        return str(yaml.safe_dump(document, sort_keys=False, allow_unicode=True))
-    return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _merge(options: argparse.Namespace) -> int:
@@ -442,7 +475,7 @@ def _merge_refusal(out: Path, reports: Sequence[Path], *, force: bool) -> str | 
     from .reporting.files import HTML_REPORT, JSON_REPORT, MARKDOWN_REPORT
 
     for name in (JSON_REPORT, MARKDOWN_REPORT, HTML_REPORT):
-        refusal = _output_refusal(
+        refusal = output_refusal(
             out / name,
             reports,
             force=force,

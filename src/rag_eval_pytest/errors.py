@@ -26,6 +26,11 @@ class ReportError(RagEvalError):
     """A report file cannot be read back: the message names the file and what is wrong."""
 
 
+class DocumentError(RagEvalError):
+    """A document given to ``rag-eval generate`` cannot be used: the message names the file
+    and what is wrong."""
+
+
 class AdapterError(RagEvalError):
     """The RAG system could not be queried or returned something unusable for one case."""
 

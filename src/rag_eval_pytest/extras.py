@@ -86,3 +86,16 @@ def require_sentence_transformers(setting: str) -> None:
             f"{setting} needs sentence-transformers, which is not installed: "
             f"{install_line('sentence-transformers')}"
         )
+
+
+def require_pdf(documents: list[str]) -> None:
+    """``pypdf`` is installed to read the PDF ``documents``, or a :class:`ConfigError` that
+    names them and gives the install command (once, for all of them)."""
+    if documents and not installed("pypdf"):
+        shown = ", ".join(documents[:3]) + (
+            f" and {len(documents) - 3} more" if len(documents) > 3 else ""
+        )
+        raise ConfigError(
+            f"reading PDF documents ({shown}) needs pypdf, which is not installed: "
+            f"{install_line('pdf')}"
+        )

@@ -28,7 +28,7 @@ from ..metrics.context_recall import ContextRecall
 from ..metrics.context_relevance import ContextRelevance
 from ..metrics.faithfulness import Faithfulness
 from ..metrics.retrieval import RetrievalPrecision, RetrievalRecall
-from ..reporting.markdown import GOOD_VERDICTS, MARK_LEGEND, answer_marks, evidence_label
+from ..reporting.wording import GOOD_VERDICTS, MARK_LEGEND, answer_marks, evidence_label
 from ..text.escaping import marked_plain
 from ..text.shorten import shorten
 from ..text.spans import marked_pieces

@@ -157,13 +157,13 @@ class CaseTest:
         return adapter
 
     def judge(self) -> Judge | None:
-        """The test's judge (the ``rag_judge`` fixture, adopted by the run); raises what the
+        """The test's judge (the ``rag_judge`` fixture's, as the run built it); raises what the
         fixture raised."""
         if not self._judge:
             if self._fixture is None:
                 self._judge.append(self._judges.default())
             else:
-                self._judge.append(self._judges.adopt(self._fixture("rag_judge")))
+                self._judge.append(self._judges.from_fixture(self._fixture("rag_judge")))
         return self._judge[0]
 
     def judge_for_metrics(self) -> Judge | None:

@@ -1,9 +1,11 @@
 """The judges of one process: the configured one, the ones ``rag_judge`` fixtures return, and
 their one identity.
 
-Every judge a test uses comes through :class:`JudgeRegistry`: built or adopted once (the
-run's limiter, redactor and deadline given to it), known by :meth:`JudgeRegistry.identity`
-wherever answers are remembered, and closed at the end of the run.
+Every judge a test uses comes through :class:`JudgeRegistry`: built once, an LLM judge as its
+backend inside one runtime configured from the run's settings and what its judges share (the
+cache folder, limiter, redactor and deadline: :meth:`JudgeRegistry.shared`), a fixture's
+judge object left as the user built it; known by :meth:`JudgeRegistry.identity` wherever
+answers are remembered, and closed at the end of the run.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from ..judges.backend import Backend
     from ..judges.base import Judge
+    from ..judges.run_config import RunShared
     from ..metrics.base import Embed
     from ..redaction import Redactor
     from .session import EvalSession
@@ -23,14 +27,15 @@ if TYPE_CHECKING:
 
 @dataclass
 class JudgeRegistry:
-    """The judges of a run, each adopted once, and their identities."""
+    """The judges of a run, each built once, and their identities."""
 
     session: EvalSession
     _default: Judge | None = None
+    _shared: RunShared | None = None
     # What each rag_judge value became: a few per run, compared by identity (``is``), so a
     # callable is wrapped once and the object is kept alive with its judge.
-    _adopted: list[tuple[object, Judge | None]] = field(default_factory=list)
-    _judges: list[Judge] = field(default_factory=list)  # every judge adopted, to close
+    _built: list[tuple[object, Judge | None]] = field(default_factory=list)
+    _judges: list[Judge] = field(default_factory=list)  # every judge built, to close
     _unnamed: list[Judge] = field(default_factory=list)  # judges without a fingerprint
     _embeds: list[tuple[Judge, Embed]] = field(default_factory=list)  # a judge's scrubbed embed
     _local_embed: Embed | None = None
@@ -46,52 +51,62 @@ class JudgeRegistry:
             judge = build_judge(
                 session.settings.judge,
                 env=os.environ,
-                cache_dir=session.judge_cache_dir,
+                shared=self.shared(),
                 search_paths=session.search_paths,
             )
-            self._adopt(judge, judge)
+            self._keep(judge, judge)
             self._default = judge
         return self._default
 
-    def adopt(self, value: object) -> Judge | None:
-        """What a ``rag_judge`` fixture gave, as a ready judge (adopted once per object): a
-        :class:`Judge`, a ``prompt -> text`` callable, or ``None`` for no judge."""
+    def shared(self) -> RunShared:
+        """What every judge of the run shares: the cache folder, the judges' limiter, the
+        redactor and the deadline."""
+        if self._shared is None:
+            from ..judges.run_config import RunShared
+
+            session = self.session
+            self._shared = RunShared(
+                cache_dir=session.judge_cache_dir,
+                limiter=session.judge_limiter,
+                redactor=session.redactor,
+                deadline=session.judge_deadline,
+            )
+        return self._shared
+
+    def from_fixture(self, value: object) -> Judge | None:
+        """What a ``rag_judge`` fixture gave, as a ready judge (built once per object, the
+        object itself never changed): a :class:`Judge`, a ``prompt -> text`` callable, or
+        ``None`` for no judge."""
         if value is None:
             return None
-        for kept, judge in self._adopted:
+        for kept, judge in self._built:
             if kept is value:
                 return judge
         from ..judges.factory import as_judge
 
-        session = self.session
-        adopted = as_judge(value, session.settings.judge, session.judge_cache_dir)
-        self._adopted.append((value, adopted))
-        if adopted is not None:
-            self._adopt(value, adopted)
-        return adopted
+        judge = as_judge(value, self.session.settings.judge, self.shared())
+        self._built.append((value, judge))
+        if judge is not None:
+            self._keep(value, judge)
+        return judge
 
-    def _adopt(self, value: object, judge: Judge) -> None:
-        from ..judges.llm import LLMJudge
+    def _keep(self, value: object, judge: Judge) -> None:
+        """A judge built for the run: closed at its end, its secrets masked, and a notice
+        when its answers cannot be cached for want of a stable name."""
+        from ..judges.runtime import JudgeRuntime
 
         session = self.session
-        if not any(kept is value for kept, _ in self._adopted):
-            self._adopted.append((value, judge))
+        if not any(kept is value for kept, _ in self._built):
+            self._built.append((value, judge))
         if any(known is judge for known in self._judges):
             return
         self._judges.append(judge)
-        for part in judge.parts():  # a cascade's LLM tier is limited like any LLM judge
-            if isinstance(part, LLMJudge):
-                part.adopt(
-                    limiter=session.judge_limiter,
-                    redactor=session.redactor,
-                    deadline=session.judge_deadline,
-                )
         secrets = getattr(judge, "secrets", None)
         if callable(secrets):
             session.add_secrets(secrets(), f"judge {judge.describe()}")
         if judge.fingerprint() is None:
             self._unnamed.append(judge)
-            if isinstance(judge, LLMJudge) and judge.cache:
+            if isinstance(judge, JudgeRuntime) and judge.config.cache is not None:
                 session.notice(
                     f"rag-eval: judge {judge.describe()} has no stable name (a lambda, a "
                     "function defined inside another, a callable object): its answers are not "
@@ -125,13 +140,11 @@ class JudgeRegistry:
         """Embeddings for the metrics that use them: the judge's own when it has them, else
         the offline model when its extra is installed, else ``None``. Call only for a metric
         that embeds: the offline model is loaded on first use."""
-        from ..judges.base import Judge as JudgeBase
-
-        if judge is not None and type(judge).embed is not JudgeBase.embed:
+        if judge is not None and self.embeds_itself(judge):
             for known, embed in self._embeds:
                 if known is judge:
                     return embed
-            scrubbed = scrubbing(judge.embed, self.session.redactor)
+            scrubbed = scrubbing(embedding(judge).embed, self.session.redactor)
             self._embeds.append((judge, scrubbed))
             return scrubbed
         if not self._local_embed_checked:
@@ -143,23 +156,31 @@ class JudgeRegistry:
 
     @staticmethod
     def embeds_itself(judge: Judge | None) -> bool:
-        """Whether the judge embeds (the offline judge): its judged metrics load a model."""
+        """Whether the judge embeds (the offline judge, a class of the user's with its own
+        ``embed``): its judged metrics load a model."""
         from ..judges.base import Judge as JudgeBase
 
-        return judge is not None and type(judge).embed is not JudgeBase.embed
+        return judge is not None and type(embedding(judge)).embed is not JudgeBase.embed
 
     def vector_cache_dir(self) -> Path | None:
         """Where sentence vectors are kept between runs: the judge cache's folder, unless
         caching is off."""
-        from ..judges.cache import JudgeCache
-        from ..judges.factory import cache_for
+        from ..judges.run_config import cache_for
 
         cache = cache_for(self.session.settings.judge, self.session.judge_cache_dir)
-        return cache.directory if isinstance(cache, JudgeCache) else None
+        return cache.directory if cache is not None else None
 
     def all(self) -> list[Judge]:
-        """Every judge adopted in this run (to close at its end)."""
+        """Every judge built for this run (to close at its end)."""
         return list(self._judges)
+
+
+def embedding(judge: Judge) -> Judge | Backend:
+    """The judge whose ``embed`` gives a judge's embeddings: an LLM judge's backend (a
+    class of the user's may have its own), else the judge itself."""
+    from ..judges.runtime import JudgeRuntime
+
+    return judge.backend if isinstance(judge, JudgeRuntime) else judge
 
 
 def scrubbing(embed: Embed, redactor: Redactor) -> Embed:

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..redaction import url_secrets
 from ..runtime.retry import is_transient_status, retry_after
-from .llm import (
+from .backend import (
     AuthenticationFailed,
-    LLMJudge,
     Reply,
     RequestFailed,
     TransientError,
     endpoint,
 )
+from .llm import LLMJudge
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -135,6 +135,9 @@ class AnthropicJudge(LLMJudge):
             # The SDK does not validate a 200's body: HTML comes back as a string, another
             # JSON shape as a message without its fields.
             raise RequestFailed(NOT_A_MESSAGE) from None
+
+    def _detach(self) -> None:
+        self._client = None  # a run's copy makes its own, closed at the run's end
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import raised
 from ..runtime.event_loop import raised_by_user_code
-from .llm import LLMJudge, Reply, RequestFailed, TransientError
+from .backend import Reply, RequestFailed, TransientError
+from .llm import LLMJudge
 
 if TYPE_CHECKING:
     from .prompt import RenderedPrompt

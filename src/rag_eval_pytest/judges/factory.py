@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError
 from ..extras import local_available
 from .base import Judge
-from .cache import JudgeCache
+from .run_config import RunShared, cache_for
 from .settings import ENTRY_POINT_GROUP, unknown_judge
 
 if TYPE_CHECKING:
@@ -90,47 +90,36 @@ def judge_label(settings: JudgeSettings, env: Mapping[str, str]) -> str:
     return f"custom ({kind})"
 
 
-def cache_for(settings: JudgeSettings, default_dir: Path | None) -> JudgeCache | bool:
-    """The disk cache in force, or ``False`` when caching is off or has no place."""
-    if not settings.cache:
-        return False
-    directory = Path(settings.cache_dir) if settings.cache_dir else default_dir
-    return JudgeCache(directory) if directory is not None else False
-
-
-def adopt(judge: Judge, settings: JudgeSettings, cache_dir: Path | None) -> Judge:
-    """Give an LLM judge the run's passes, cache, prices and window where it has none."""
-    from ..runtime.retry import RetryPolicy
+def ready(judge: Judge, settings: JudgeSettings, shared: RunShared) -> Judge:
+    """``judge`` as a run asks it: an LLM backend inside its one runtime, built from
+    ``settings`` and what the run's judges share, its own keyword arguments winning
+    (:meth:`~.runtime.JudgeRuntime.around`, on a copy of the backend); a cascade with its LLM
+    tier so; any other judge as it is (it does its own asking)."""
+    from .cascade import CascadeJudge
     from .llm import LLMJudge
+    from .runtime import JudgeRuntime
 
     if isinstance(judge, LLMJudge):
-        cache = cache_for(settings, cache_dir)
-        judge.adopt(
-            passes=settings.fixed_passes,
-            max_passes=settings.max_passes if settings.passes == "auto" else None,
-            vote_margin=settings.vote_margin,
-            cache=cache if isinstance(cache, JudgeCache) else False,
-            prices=settings.price_table(),
-            max_context_tokens=settings.max_context_tokens,
-            retry=RetryPolicy.from_settings(settings.retry),
-            timeout=settings.timeout,
-        )
+        return JudgeRuntime.around(judge, settings, shared)
+    if isinstance(judge, CascadeJudge) and isinstance(judge.then, LLMJudge):
+        return CascadeJudge(judge.first, JudgeRuntime.around(judge.then, settings, shared))
     return judge
 
 
-def as_judge(value: Any, settings: JudgeSettings, cache_dir: Path | None) -> Judge | None:
-    """What a ``rag_judge`` fixture returned, as a judge: a :class:`Judge` as is, a bare
+def as_judge(value: Any, settings: JudgeSettings, shared: RunShared) -> Judge | None:
+    """What a ``rag_judge`` fixture returned, as a judge ready for the run: a :class:`Judge`
+    (an LLM one in a runtime of its own, the object itself untouched), a bare
     ``prompt -> text`` callable wrapped in :class:`CallableJudge`, ``None`` for no judge."""
     if value is None:
         return None
     if isinstance(value, Judge):
-        return adopt(value, settings, cache_dir)
+        return ready(value, settings, shared)
     if isinstance(value, type) and issubclass(value, Judge):
-        return adopt(value(), settings, cache_dir)
+        return ready(value(), settings, shared)
     if callable(value):
         from .callable import CallableJudge
 
-        return adopt(CallableJudge(value), settings, cache_dir)
+        return ready(CallableJudge(value), settings, shared)
     raise ConfigError(
         f"the rag_judge fixture returned {type(value).__name__}: return a Judge, a "
         "prompt -> text callable, or None"
@@ -141,15 +130,16 @@ def build_judge(
     settings: JudgeSettings,
     *,
     env: Mapping[str, str],
-    cache_dir: Path | None = None,
+    shared: RunShared | None = None,
     search_paths: Sequence[Path] = (),
 ) -> Judge:
-    """The judge the configuration names, ready to ask."""
+    """The judge the configuration names, ready to ask (:func:`ready`); ``shared``: what
+    the run's judges share (none by default: no cache folder but ``judge.cache_dir``)."""
+    shared = shared or RunShared()
     kind = resolve_kind(settings, env)
     api_key = settings.api_key.get_secret_value() if settings.api_key is not None else None
     common: dict[str, Any] = {
         "model": settings.model,
-        "timeout": settings.timeout,
         "max_context_tokens": settings.max_context_tokens or CONTEXT_WINDOWS.get(kind),
     }
     judge: Judge
@@ -157,9 +147,9 @@ def build_judge(
         from .cascade import CascadeJudge
 
         then = build_judge(
-            cascade_tier(settings, env), env=env, cache_dir=cache_dir, search_paths=search_paths
+            cascade_tier(settings, env), env=env, shared=shared, search_paths=search_paths
         )
-        return CascadeJudge(_local_judge(settings, cache_dir), then)
+        return CascadeJudge(_local_judge(settings, shared.cache_dir), then)
     if kind == "anthropic":
         from ..extras import require_anthropic
         from .anthropic import AnthropicJudge
@@ -186,10 +176,10 @@ def build_judge(
             **common,
         )
     elif kind == "local":
-        judge = _local_judge(settings, cache_dir)
+        judge = _local_judge(settings, shared.cache_dir)
     else:
         judge = _custom_judge(kind, search_paths)
-    return adopt(judge, settings, cache_dir)
+    return ready(judge, settings, shared)
 
 
 def _local_judge(settings: JudgeSettings, cache_dir: Path | None = None) -> Judge:
@@ -223,7 +213,7 @@ def _local_judge(settings: JudgeSettings, cache_dir: Path | None = None) -> Judg
             "module:attribute, or define a rag_judge fixture"
         ) from None
     cache = cache_for(settings, cache_dir)
-    judge.embedder.use_cache(cache.directory if isinstance(cache, JudgeCache) else None)
+    judge.embedder.use_cache(cache.directory if cache is not None else None)
     return judge
 
 

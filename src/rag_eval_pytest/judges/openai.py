@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..redaction import url_secrets
 from ..runtime.retry import is_transient_status, retry_after
-from .llm import (
+from .backend import (
     AuthenticationFailed,
-    LLMJudge,
     Reply,
     RequestFailed,
     TransientError,
     endpoint,
 )
+from .llm import LLMJudge
 
 if TYPE_CHECKING:
     import httpx
@@ -139,6 +139,9 @@ class OpenAIJudge(LLMJudge):
             input_tokens=int(usage.get("prompt_tokens") or 0),
             output_tokens=int(usage.get("completion_tokens") or 0),
         )
+
+    def _detach(self) -> None:
+        self._client = None  # a run's copy makes its own, closed at the run's end
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -464,3 +464,154 @@ class UserFactRetention(Question[RetentionInput, FactRetentions]):
         self, inputs: RetentionInput, output: FactRetentions
     ) -> tuple[FactRetentions, str] | None:
         return keep_indexed(output, "facts", len(inputs.facts), "facts")
+
+
+# --------------------------------------------------------------------------- test set generation
+
+
+class WritingInput(_Model):
+    kind: str
+    """The kind of question to write (``single``, ``multi_hop``, ...): a trusted parameter."""
+    guidance: str
+    """What that kind of question is, in the generator's words: a trusted parameter."""
+    focus: str
+    """The sentence of the first chunk the question is about (another for each question
+    written from the same chunk)."""
+    chunks: list[str]
+
+
+class WrittenCase(_Model):
+    question: str = Field(description="The question, as a user of the documents would ask it.")
+    ground_truth: str | None = Field(
+        description="The answer, in one or two sentences, stated by the CHUNKS; null for a "
+        "question the chunks cannot answer."
+    )
+
+
+class QuestionWriting(Question[WritingInput, WrittenCase]):
+    """``rag-eval generate``: one question of a given kind from the chunks, with its ground
+    truth."""
+
+    name = "question_writing"
+    input_model: ClassVar[type[BaseModel]] = WritingInput
+    output_model: ClassVar[type[BaseModel]] = WrittenCase
+
+    def instructions(self) -> str:
+        return (
+            "Write ONE question that a user of the documents the CHUNKS come from would ask, "
+            "of the kind given under Parameters (its guidance says what that kind is), about "
+            "the fact of the FOCUS sentence (combined with the other chunk for a kind that "
+            "needs two), and its ground truth: the answer in one or two sentences, using only "
+            "what the CHUNKS state, never your own knowledge. The question must stand on its "
+            "own and must not quote the FOCUS sentence word for word (name what "
+            "it is about; no 'the text', 'the chunk' or 'the document'). For the kind "
+            "'unanswerable', write a question on the same topic that the CHUNKS do not "
+            "answer, and give null as its ground truth."
+        )
+
+    def untrusted(self, inputs: WritingInput) -> dict[str, str | list[str]]:
+        return {"focus": inputs.focus, "chunks": inputs.chunks}
+
+    def check(self, inputs: WritingInput, output: WrittenCase) -> list[str]:
+        problems = [] if output.question.strip() else ["the question is empty"]
+        if inputs.kind == "unanswerable" and output.ground_truth is not None:
+            problems.append("an unanswerable question has null as its ground truth")
+        elif inputs.kind != "unanswerable" and not (output.ground_truth or "").strip():
+            problems.append("the ground truth is empty")
+        return problems
+
+
+class ConversationInput(_Model):
+    turns: int = Field(ge=2, le=8)
+    focus: str
+    """The sentence the conversation starts from."""
+    chunks: list[str]
+
+
+class WrittenTurn(_Model):
+    question: str = Field(description="The user's message of this turn.")
+    ground_truth: str = Field(description="Its answer, stated by the CHUNKS.")
+
+
+class WrittenConversation(_Model):
+    turns: list[WrittenTurn]
+
+
+class ConversationWriting(Question[ConversationInput, WrittenConversation]):
+    """``rag-eval generate --conversations``: a conversation whose follow-ups lean on its
+    earlier turns, each turn with its ground truth."""
+
+    name = "conversation_writing"
+    input_model: ClassVar[type[BaseModel]] = ConversationInput
+    output_model: ClassVar[type[BaseModel]] = WrittenConversation
+
+    def instructions(self) -> str:
+        return (
+            "Write a conversation of a user with an assistant that answers from the CHUNKS: "
+            "the number of turns is given under Parameters. The first question stands on its "
+            "own and asks about the fact of the FOCUS sentence; each later one is a follow-up "
+            "that leans on the earlier turns (it says 'it', 'that one', 'and for ...?' instead "
+            "of repeating what was asked). Give each "
+            "turn its ground truth: the answer in one or two sentences, using only what the "
+            "CHUNKS state."
+        )
+
+    def untrusted(self, inputs: ConversationInput) -> dict[str, str | list[str]]:
+        return {"focus": inputs.focus, "chunks": inputs.chunks}
+
+    def check(self, inputs: ConversationInput, output: WrittenConversation) -> list[str]:
+        if len(output.turns) != inputs.turns:
+            return [f"expected {inputs.turns} turns, got {len(output.turns)}"]
+        if any(not (t.question.strip() and t.ground_truth.strip()) for t in output.turns):
+            return ["a turn has an empty question or ground truth"]
+        return []
+
+
+class GeneratedCheckInput(_Model):
+    questions: list[str]
+    """One question, or a conversation's turns in order (a follow-up read after them)."""
+    ground_truths: list[str]
+    """Each question's ground truth; empty for a question meant to be unanswerable."""
+    chunks: list[str]
+
+
+class GeneratedVerdict(_Model):
+    index: int = Field(ge=0, description="0-based position of the question in QUESTIONS.")
+    answerable: bool = Field(description="Whether the CHUNKS answer the question.")
+    supported: bool = Field(
+        description="Whether the CHUNKS state the question's ground truth (false when it is empty)."
+    )
+    reason: str = Field(description="Short reason, quoting the chunks.")
+
+
+class GeneratedVerdicts(_Model):
+    questions: list[GeneratedVerdict]
+
+
+class GeneratedCheck(Question[GeneratedCheckInput, GeneratedVerdicts]):
+    """``rag-eval generate``: is each generated question answerable from its source chunks,
+    and its ground truth supported by them? A case that fails is dropped."""
+
+    name = "generated_check"
+    input_model: ClassVar[type[BaseModel]] = GeneratedCheckInput
+    output_model: ClassVar[type[BaseModel]] = GeneratedVerdicts
+
+    def instructions(self) -> str:
+        return (
+            "For EACH of the QUESTIONS, in order (several are the turns of one conversation: "
+            "read a follow-up with the turns before it), decide from the CHUNKS only (not "
+            "your own knowledge): 'answerable' if the chunks hold its answer; 'supported' if "
+            "the chunks state its GROUND TRUTH (the item of the same index; an empty ground "
+            "truth is never supported). Return exactly one verdict per question, with its "
+            "0-based index and a short reason."
+        )
+
+    def untrusted(self, inputs: GeneratedCheckInput) -> dict[str, str | list[str]]:
+        return {
+            "questions": inputs.questions,
+            "ground_truths": inputs.ground_truths,
+            "chunks": inputs.chunks,
+        }
+
+    def check(self, inputs: GeneratedCheckInput, output: GeneratedVerdicts) -> list[str]:
+        return check_indexed(output.questions, len(inputs.questions), "questions")

@@ -136,12 +136,12 @@ class AggregatingProcess:
         written their entries by then): remove the judge cache's entries not used for
         ``judge.cache_max_age_days`` and the least recently used past ``judge.cache_max_mb``,
         so a cache saved after every CI run does not only grow."""
-        from ..judges.cache import JudgeCache, prune_cache
-        from ..judges.factory import cache_for
+        from ..judges.cache import prune_cache
+        from ..judges.run_config import cache_for
 
         judge = self.session.settings.judge
         cache = cache_for(judge, self.session.judge_cache_dir)
-        if isinstance(cache, JudgeCache):
+        if cache is not None:
             prune_cache(
                 cache.directory, max_age_days=judge.cache_max_age_days, max_mb=judge.cache_max_mb
             )

@@ -28,6 +28,7 @@ from .baseline_store import (
 from .models import Comparison, MetricChange, NewlyFailing
 from .stability import stable_metrics
 from .statistics import Change, paired_change, seed_of
+from .wording import describe, describe_cases
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
@@ -341,27 +342,3 @@ def failing_regressions(comparison: Comparison | None) -> tuple[str, ...]:
     regressed = comparison.regressed_cases
     cases = (describe_cases(regressed),) if regressed else ()
     return (*(describe(c) for c in comparison.regressions), *cases)
-
-
-def describe_cases(items: Sequence[NewlyFailing], limit: int = 5) -> str:
-    """ "2 cases newly fail with stable verdicts: c03 faithfulness 0.90 -> 0.29 (< 0.70),
-    c04 ..."."""
-    keys = list(dict.fromkeys(f.key for f in items))
-    shown = "; ".join(_failing_words(f) for f in items[:limit])
-    more = f" and {len(items) - limit} more" if len(items) > limit else ""
-    noun = "case newly fails" if len(keys) == 1 else "cases newly fail"
-    return f"{len(keys)} {noun} with stable verdicts: {shown}{more}"
-
-
-def _failing_words(item: NewlyFailing) -> str:
-    threshold = "" if item.threshold is None else f" (< {item.threshold:.2f})"
-    return f"{item.key} {item.metric} {item.before:.2f} -> {item.after:.2f}{threshold}"
-
-
-def describe(change: MetricChange) -> str:
-    """ "faithfulness 0.91 -> 0.78 (-0.13, 95 % -0.18 to -0.08, p=0.001)"."""
-    low, high = change.interval
-    return (
-        f"{change.metric} {change.before:.2f} -> {change.after:.2f} ({change.change:+.2f}, "
-        f"95 % {low:+.2f} to {high:+.2f}, p={change.p_value:.3g}, {change.cases} cases)"
-    )

@@ -1,4 +1,8 @@
-"""``eval_report.md``: the report document rendered in the layout of the PRD's example."""
+"""The Markdown documents: ``eval_report.md``, the report rendered in the layout of the PRD's
+example, and ``eval_summary.md``, the run's step summary (:func:`render_step_summary`).
+
+What they say comes from :mod:`.wording`; untrusted text is made inert Markdown by
+:func:`~rag_eval_pytest.text.escaping.inline`."""
 
 from __future__ import annotations
 
@@ -8,20 +12,39 @@ from typing import TYPE_CHECKING
 from ..metrics.registry import metric_order
 from ..text.escaping import code, inline, marked_inline
 from ..text.shorten import cut
-from ..text.spans import Span, marked_pieces
+from ..text.spans import marked_pieces
 from .causes import MEANINGS, UNEXPLAINED
+from .wording import (
+    FLAKY_MEANING,
+    GOOD_VERDICTS,
+    MARK_LEGEND,
+    NEWLY_FAILING_MEANING,
+    NO_MEAN_COMPARED,
+    SUMMARY_HEADER,
+    answer_marks,
+    cascade_lines,
+    causes_line,
+    change_cell,
+    change_verdict,
+    changed_line,
+    evidence_label,
+    failing_verdict,
+    fmt_duration,
+    fmt_score,
+    latency_text,
+    newly_failing_heading,
+    newly_failing_summary,
+    summary_rows,
+    title,
+    verdict_line,
+    vote_lines,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
-    from ..metrics.base import MetricResult
     from .models import (
         CaseResult,
         Comparison,
         ContextResult,
-        MetricChange,
-        MetricSummary,
-        NewlyFailing,
         Report,
         Summary,
         Trend,
@@ -30,41 +53,8 @@ if TYPE_CHECKING:
     )
 
 _QUOTE = 600
-# The verdicts of evidence that speak for a score (the rest are findings).
-GOOD_VERDICTS = frozenset(
-    {"supported", "yes", "found", "expected", "relevant", "useful", "attributed", "kept"}
-)
 
 
-def evidence_label(verdict: str | None, score: float | None) -> str:
-    """The verdict and the score of one piece of evidence ("not relevant 0.42"), so that a
-    reader sees how close a sentence came; empty when it has neither."""
-    shown = f"{score:.2f}" if score is not None else ""
-    if verdict:
-        return f"{verdict} {shown}".rstrip()
-    return f"score {shown}" if shown else ""
-
-
-def answer_marks(results: Iterable[MetricResult]) -> tuple[list[Span], list[str]]:
-    """Where the statements that count against a score stand in the answer (the evidence's
-    ``start`` and ``end``), and the statements of that kind not found in it (faithfulness's
-    ``details["unmatched"]``)."""
-    spans: list[Span] = []
-    unmatched: list[str] = []
-    for result in results:
-        spans += [
-            Span(e.start, e.end)
-            for e in result.evidence
-            if e.kind == "statement" and e.start is not None and e.end is not None
-        ]
-        found = result.details.get("unmatched")
-        if isinstance(found, list):
-            unmatched += [str(text) for text in found]
-    return spans, unmatched
-
-
-MARK_LEGEND = "statements the judge found unsupported or contradicted"
-"""What a marked span of the answer is, in every report's legend."""
 _MARK_CONTEXT = 120  # the characters shown beside each mark of a long answer
 
 
@@ -90,32 +80,6 @@ def _marked_answer(case: CaseResult | TurnResult) -> list[str]:
     return lines
 
 
-_ACRONYMS = {"mrr": "MRR", "ndcg": "nDCG"}
-
-
-def title(name: str) -> str:
-    """A metric's name as a heading: ``retrieval_ndcg`` is "Retrieval nDCG"; a named check
-    keeps its own words ("Criteria: the answer must not promise refunds")."""
-    kind, colon, label = name.partition(": ")
-    words = " ".join(_ACRONYMS.get(word, word.title()) for word in kind.split("_"))
-    return words + colon + label
-
-
-def fmt_score(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"
-
-
-def fmt_seconds(value: float | None) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value * 1000:.0f}ms" if value < 1 else f"{value:.2f}s"
-
-
-def fmt_duration(seconds: float) -> str:
-    minutes, secs = divmod(round(seconds), 60)
-    return f"{minutes}m {secs:02d}s" if minutes else f"{seconds:.1f}s"
-
-
 def _cell(text: object) -> str:
     """Untrusted text (from the RAG system, the dataset or a judge) as inert Markdown."""
     return inline(text)
@@ -127,111 +91,26 @@ def _quote(text: str | None, limit: int = _QUOTE) -> str:
     return '"' + inline(text, limit) + '"'
 
 
-def _threshold(value: float | None) -> str:
-    return "-" if value is None else fmt_score(value)
-
-
-def mean_cell(m: MetricSummary) -> str:
-    """A metric's mean with its 95 % interval, "0.84 (0.78-0.90)", and how many cases were
-    not judged."""
-    shown = fmt_score(m.mean)
-    if m.interval is not None and m.interval[0] != m.interval[1]:
-        shown += f" ({fmt_score(m.interval[0])}-{fmt_score(m.interval[1])})"
-    return shown + (f" ({m.not_judged} not judged)" if m.not_judged else "")
-
-
-def metric_threshold(m: MetricSummary) -> str:
-    """The thresholds a metric was held to: its run gate, else the per-case thresholds the
-    tests applied ("0.90 per case", "0.70-0.90 per case"), both when it has both, else "-"."""
-    gate = None if m.threshold is None else fmt_score(m.threshold)
-    applied = m.case_thresholds
-    if not applied:
-        return gate or "-"
-    low, high = applied[0], applied[-1]
-    shown = fmt_score(low) if low == high else f"{fmt_score(low)}-{fmt_score(high)}"
-    return f"{gate} (mean); {shown} per case" if gate else f"{shown} per case"
-
-
-def vote_lines(summary: Summary) -> list[str]:
-    """The judge's measured disagreement per metric: "faithfulness: 12 verdicts near their
-    threshold asked again with more votes; the votes differed on 2 (17 %)"."""
-    lines = []
-    for name, m in summary.metrics.items():
-        revoted, disagreed = m.votes.get("revoted", 0), m.votes.get("disagreed", 0)
-        if revoted:
-            lines.append(
-                f"{title(name)}: {revoted} verdict{'s' if revoted != 1 else ''} near the "
-                f"threshold asked again with more votes; the votes differed on {disagreed} "
-                f"({disagreed / revoted:.0%})"
-            )
-    return lines
-
-
-def cascade_lines(summary: Summary) -> list[str]:
-    """What each tier of a cascade judge decided, per metric: "faithfulness: the local judge
-    decided 12 of 15 items, the LLM judge 3; 8 of 10 cases never asked the LLM judge"."""
-    lines = []
-    for name, m in summary.metrics.items():
-        tiers = m.tiers
-        if not tiers:
-            continue
-        local, llm, unasked = tiers.get("local", 0), tiers.get("llm", 0), tiers.get("unasked", 0)
-        cases = m.judged + m.not_judged
-        lines.append(
-            f"{title(name)}: the local judge decided {local} of {local + llm} items, the LLM "
-            f"judge {llm}; {unasked} of {cases} cases never asked the LLM judge"
-        )
-    return lines
-
-
-def metric_status(m: MetricSummary) -> str:
-    """The gate's status, else whether the cases met their own thresholds ("FAIL (2 of 5
-    cases)"), else "-"."""
-    if m.status is not None:
-        return m.status
-    if not m.case_thresholds:
-        return "-"
-    held = m.passed + m.failed
-    return f"FAIL ({m.failed} of {held} cases)" if m.failed else "PASS"
+def _row(cells: tuple[str, ...]) -> str:
+    return "| " + " | ".join(cells) + " |"
 
 
 def _summary_table(summary: Summary) -> list[str]:
-    lines = ["| Metric | Score | Threshold | Status |", "|--------|-------|-----------|--------|"]
-    comp = summary.composite
-    lines.append(
-        f"| **Composite** | {fmt_score(comp.score)} | {_threshold(comp.threshold)} "
-        f"| {comp.status or '-'} |"
-    )
-    for name, m in summary.metrics.items():
-        lines.append(
-            f"| {_cell(title(name))} | {mean_cell(m)} | {metric_threshold(m)} "
-            f"| {metric_status(m)} |"
-        )
+    composite, *metrics = summary_rows(summary)
+    lines = [
+        _row(SUMMARY_HEADER),
+        "|" + "|".join("-" * (len(name) + 2) for name in SUMMARY_HEADER) + "|",
+        _row(("**Composite**", *composite[1:])),
+        *(_row((_cell(name), *cells)) for name, *cells in metrics),
+    ]
     if any(m.interval is not None for m in summary.metrics.values()):
         lines += ["", "Scores are means over the cases, with their 95 % interval."]
     return lines
 
 
 def _latency_line(summary: Summary) -> str:
-    lat = summary.latency
-    if not lat.count:
-        return "**Latency:** no live queries (pre-recorded answers)"
-    return (
-        f"**Latency:** avg {fmt_seconds(lat.avg_s)} | p50 {fmt_seconds(lat.p50_s)} | "
-        f"p95 {fmt_seconds(lat.p95_s)} | slow (>{lat.slow_threshold_s:g}s): {lat.slow}"
-    )
-
-
-def causes_line(summary: Summary) -> str:
-    """The failing cases per cause, in one line: "2 retrieval_miss, 1 unsupported_answer, 1
-    unexplained"; empty when no case failed. Only the known causes' names are shown: the line
-    is plain text for the terminal and Markdown alike."""
-    parts = [
-        f"{count} {cause}" for cause, count in summary.failure_causes.items() if cause in MEANINGS
-    ]
-    if summary.unexplained_failures:
-        parts.append(f"{summary.unexplained_failures} unexplained")
-    return ", ".join(parts)
+    latency = latency_text(summary.latency)
+    return f"**Latency:** {latency or 'no live queries (pre-recorded answers)'}"
 
 
 _CAUSE_CASES = 20
@@ -458,58 +337,6 @@ def _mermaid_text(text: str) -> str:
     return re.sub(r"[^\w .,:;()+/@-]", "", text)[:80]
 
 
-def change_verdict(change: MetricChange) -> str:
-    """What a metric's change since the baseline means: a regression, a significant drop
-    too small to count, an improvement, or a change within the judge's noise."""
-    if change.regression and not change.testable:
-        return "REGRESSION (too few cases to test against the noise)"
-    if change.regression:
-        return "REGRESSION"
-    if change.significant and change.change < 0:
-        return "lower, below the least drop that counts"
-    return "improved" if change.significant else "within the noise"
-
-
-def newly_failing_summary(comparison: Comparison, limit: int = 5) -> str:
-    """ "3 cases since the baseline, 2 of them regressions (stable verdicts): c03
-    faithfulness 0.90 → 0.29 REGRESSION, ..."."""
-    items = comparison.newly_failing
-    cases = len({f.key for f in items})
-    regressed = len({f.key for f in comparison.regressed_cases})
-    shown = ", ".join(
-        f"{f.key} {f.metric} {fmt_score(f.before)} → {fmt_score(f.after)}"
-        + (" REGRESSION" if f.regression else "")
-        for f in items[:limit]
-    )
-    more = f" and {len(items) - limit} more" if len(items) > limit else ""
-    return (
-        f"{cases} case{'s' if cases != 1 else ''} since the baseline, {regressed} of them "
-        f"regressions (stable verdicts): {shown}{more}"
-    )
-
-
-def changed_line(comparison: Comparison) -> str:
-    """The cases not compared because their content changed since the baseline ("" when
-    none): "2 cases have another question, ground truth or expected documents than in the
-    baseline, not compared: c05, c07"."""
-    changed = comparison.changed_cases
-    if not changed:
-        return ""
-    shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
-    noun = "case has" if len(changed) == 1 else "cases have"
-    return (
-        f"{len(changed)} {noun} another question, ground truth or expected documents than in "
-        f"the baseline, not compared: {shown}"
-    )
-
-
-def failing_verdict(item: NewlyFailing) -> str:
-    """What a newly failing case means: a regression when its verdicts are stable."""
-    if item.regression:
-        return "REGRESSION (stable verdicts)"
-    return "may be the judge's noise (a verdict of one vote, or votes that differed)"
-
-
 def comparison_lines(comparison: Comparison | None) -> list[str]:
     """This run against its baseline: per metric the change over the shared cases, its 95 %
     interval and p-value, and what it means (regression, significant, within the noise);
@@ -534,14 +361,12 @@ def comparison_lines(comparison: Comparison | None) -> list[str]:
             "|--------|-------|----------|----------|------------------------|---|---------|",
         ]
     else:
-        lines.append("No metric was scored on 2 or more of the same cases: no mean compared.")
+        lines.append(NO_MEAN_COMPARED)
     for c in comparison.changes:
         verdict = change_verdict(c).replace("REGRESSION", "**REGRESSION**", 1)
-        low, high = c.interval
         lines.append(
             f"| {_cell(title(c.metric))} | {c.cases} | {fmt_score(c.before)} | "
-            f"{fmt_score(c.after)} | {c.change:+.2f} ({low:+.2f} to {high:+.2f}) | "
-            f"{c.p_value:.3g} | {verdict} |"
+            f"{fmt_score(c.after)} | {change_cell(c)} | {c.p_value:.3g} | {verdict} |"
         )
     return [*lines, "", *newly_failing_lines(comparison)]
 
@@ -551,11 +376,10 @@ def newly_failing_lines(comparison: Comparison) -> list[str]:
     items = comparison.newly_failing
     if not items:
         return []
-    cases = len({f.key for f in items})
     lines = [
-        f"### Newly failing: {cases} case{'s' if cases != 1 else ''}",
+        f"### {newly_failing_heading(comparison)}",
         "",
-        "Passed in the baseline, failed now at the same threshold.",
+        NEWLY_FAILING_MEANING,
         "",
         "| Case | Metric | Baseline | This run | Threshold | Verdict |",
         "|------|--------|----------|----------|-----------|---------|",
@@ -576,8 +400,7 @@ def flaky_lines(report: Report) -> list[str]:
     lines = [
         f"## Judge-flaky cases: {len(report.flaky)}",
         "",
-        "Their outcome flipped at least twice in their last runs with the same answer, "
-        "contexts and judge: the judge's noise, not the RAG system.",
+        FLAKY_MEANING,
         "",
     ]
     for case in report.flaky:
@@ -761,9 +584,7 @@ def render_step_summary(report: Report) -> str:
     one-line reason (critical cases first), and every failed critical test."""
     run, summary = report.run, report.summary
     counts, critical = summary.counts, summary.critical
-    verdict = "passed" if run.exit_code == 0 else "FAILED"
-    reason = _cell(run.exit_reason)
-    lines = [f"## RAG evaluation {verdict}: exit {run.exit_code}, {reason}", ""]
+    lines = [f"## {verdict_line(run.exit_code, _cell(run.exit_reason))}", ""]
     lines.append(
         f"**Composite:** {fmt_score(summary.composite.score)} | **Cases:** "
         f"{counts.cases} ({counts.passed} passed, {counts.failed} failed, "
@@ -815,8 +636,3 @@ def _noise_notes(report: Report) -> list[str]:
             + (f"; QUARANTINED: {', '.join(_cell(k) for k in quarantined)}" if quarantined else "")
         )
     return lines
-
-
-def render_fatal_summary(reason: str, code: int) -> str:
-    """The step summary of a run that ended before any test: the one-line reason."""
-    return f"## RAG evaluation FAILED: exit {code}, fatal\n\n{_cell(reason)}\n"

@@ -6,18 +6,15 @@ from typing import TYPE_CHECKING
 
 from ..text.escaping import strip_control
 from ..text.shorten import cut
-from .baselines import describe
-from .markdown import (
+from .wording import (
+    SUMMARY_HEADER,
     cascade_lines,
     causes_line,
     changed_line,
-    fmt_score,
-    fmt_seconds,
-    mean_cell,
-    metric_status,
-    metric_threshold,
+    describe,
+    latency_text,
     newly_failing_summary,
-    title,
+    summary_rows,
     vote_lines,
 )
 
@@ -31,27 +28,13 @@ METRIC_CELL = 40
 
 def summary_lines(report: Report, written: list[str], errors: list[str]) -> list[str]:
     summary, run = report.summary, report.run
-    rows = [("Metric", "Score", "Threshold", "Status")]
-    comp = summary.composite
-    rows.append(
-        (
-            "Composite",
-            fmt_score(comp.score),
-            "-" if comp.threshold is None else fmt_score(comp.threshold),
-            comp.status or "-",
-        )
-    )
-    for name, m in summary.metrics.items():
-        score = mean_cell(m)
-        rows.append(
-            (
-                # A named check's name is the user's: a long one would widen every row.
-                cut(" ".join(strip_control(title(name)).split()), METRIC_CELL),
-                score,
-                metric_threshold(m),
-                metric_status(m),
-            )
-        )
+    composite, *metrics = summary_rows(summary)
+    rows = [SUMMARY_HEADER, composite]
+    # A named check's name is the user's: a long one would widen every row.
+    rows += [
+        (_one_line(name, METRIC_CELL), score, threshold, status)
+        for name, score, threshold, status in metrics
+    ]
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = [
         "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows
@@ -66,12 +49,9 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
     causes = causes_line(summary)
     if causes:
         lines.append(f"why cases failed: {causes}")
-    lat = summary.latency
-    if lat.count:
-        lines.append(
-            f"latency: avg {fmt_seconds(lat.avg_s)} | p50 {fmt_seconds(lat.p50_s)} | "
-            f"p95 {fmt_seconds(lat.p95_s)} | slow (>{lat.slow_threshold_s:g}s): {lat.slow}"
-        )
+    latency = latency_text(summary.latency)
+    if latency:
+        lines.append(f"latency: {latency}")
     usage = summary.usage
     if usage.judge_calls or usage.cache_hits:
         lines.append(
@@ -91,6 +71,10 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
     lines.extend(f"could not write {e}" for e in errors)
     lines.append(f"rag-eval: exit {run.exit_code}: {strip_control(run.exit_reason)}")
     return lines
+
+
+def _one_line(text: str, limit: int) -> str:
+    return cut(" ".join(strip_control(text).split()), limit)
 
 
 FLAKY_KEYS = 10

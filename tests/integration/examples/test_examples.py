@@ -177,3 +177,29 @@ def test_the_inline_example_needs_no_dataset_and_reports_each_case_under_its_tes
     metrics = {c["key"]: set(c["metrics"]) for c in cases}  # type: ignore[index]
     assert metrics[INLINE_KEYS[0]] == {"faithfulness", "answer_relevance", "retrieval_recall"}
     assert metrics[INLINE_KEYS[1]] >= {"faithfulness", "answer_correctness"}
+
+
+def test_the_demo_generates_a_test_set_from_its_documents_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`make demo` runs `rag-eval generate` on the demo app's documents, offline: the same
+    arguments, its output moved here."""
+    import re
+    import shlex
+
+    from rag_eval_pytest.cli import main
+    from rag_eval_pytest.data.dataset import load_dataset
+
+    makefile = (EXAMPLES.parent / "Makefile").read_text(encoding="utf-8")
+    line = re.search(r"rag_eval_pytest\.cli (generate .*?) \|\| exit 3", makefile, re.S)
+    assert line is not None
+    args = shlex.split(line.group(1).replace("\\\n", " "))
+    args[args.index("--output") + 1] = str(tmp_path / "generated.json")
+    monkeypatch.chdir(EXAMPLES)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert main(args) == 0
+    assert "cases (8 extractive) from 5 documents" in capsys.readouterr().out
+    cases = load_dataset(tmp_path / "generated.json").cases
+    documents = {f"demo_rag/docs/{p.name}" for p in (EXAMPLES / "demo_rag" / "docs").iterdir()}
+    assert all(set(c.expected_contexts or []) <= documents for c in cases)
+    assert {"extractive"} == {tag for c in cases for tag in c.tags}

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.documents import pdf_bytes
 from tests.helpers import APP, DEFAULT_CASES, GROUNDED_CASES
 from tests.integration.venvs import checkout_wheel, link_requirements
 from tests.servers.fake_llm import FakeLLMServer, LoggedRequest, Step, anthropic_tool
@@ -96,12 +97,13 @@ INSTALLS = {  # name: (extras, PyTorch's CPU wheel installed first, as the docs 
     "anthropic": ("anthropic", False),
     "local": ("local", True),
     "all": ("local,anthropic,sentence-transformers", True),
+    "pdf": ("pdf", False),
 }
 
 
 @pytest.fixture(scope="module")
 def venvs(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> dict[str, Venv]:
-    """The four installs, built side by side. What each needs and this test environment
+    """The installs, built side by side. What each needs and this test environment
     holds is linked in first (:func:`link_requirements`), so pip finds it satisfied and
     installs the package (and anything else missing) itself."""
 
@@ -166,6 +168,10 @@ def test_plain_install_runs_a_retrieval_only_suite(venvs: dict[str, Venv], proje
     proc = venvs["plain"].pytest(project, RETRIEVAL, DEFAULT_CASES[:2])
     assert proc.returncode == 0, output(proc)
     assert "2 passed" in proc.stdout
+    # The HTML report's templates are in the wheel: the page is written, with its verdict.
+    assert "could not write" not in proc.stdout, proc.stdout
+    page = (project / "results" / "eval_report.html").read_text(encoding="utf-8")
+    assert "RAG evaluation passed: exit 0" in page
 
 
 def test_plain_install_stops_a_judged_suite_naming_the_local_extra(
@@ -212,3 +218,28 @@ def test_full_install_judges_offline_and_with_a_key(
     assert "judge anthropic" in keyed.stdout
     retrieval = venvs["all"].pytest(project, RETRIEVAL, DEFAULT_CASES[:2])
     assert retrieval.returncode == 0, output(retrieval)
+
+
+def generate(venv: Venv, project: Path) -> subprocess.CompletedProcess[str]:
+    """``rag-eval generate`` of a PDF with text, as a user runs it from the venv."""
+    (project / "manual.pdf").write_bytes(pdf_bytes("The warranty covers parts for 2 years."))
+    return subprocess.run(
+        [str(venv.path / "bin" / "rag-eval"), "generate", "manual.pdf", "--output", "set.json"],
+        cwd=project, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+
+
+def test_plain_install_generating_from_a_pdf_names_the_pdf_extra_once(
+    venvs: dict[str, Venv], project: Path
+) -> None:
+    proc = generate(venvs["plain"], project)
+    assert proc.returncode == 3, output(proc)
+    assert output(proc).count("pip install 'rag-eval-pytest[pdf]'") == 1, output(proc)
+    assert "Traceback" not in output(proc) and not (project / "set.json").exists()
+
+
+def test_pdf_install_generates_a_test_set_from_a_pdf(venvs: dict[str, Venv], project: Path) -> None:
+    proc = generate(venvs["pdf"], project)
+    assert proc.returncode == 0, output(proc)
+    cases = json.loads((project / "set.json").read_text(encoding="utf-8"))["test_cases"]
+    assert cases and all(c["expected_contexts"] == ["manual.pdf"] for c in cases)

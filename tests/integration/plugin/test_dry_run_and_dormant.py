@@ -151,14 +151,30 @@ code = pytest.main(["-q", "-p", "no:cacheprovider", *sys.argv[1:]])
 print("MODULES", sorted(sys.modules))
 """
 
-HEAVY = ("torch", "sentence_transformers", "anthropic", "httpx", "pydantic", "yaml",
-         "langchain_core", "llama_index", "numpy")
+HEAVY = (
+    "torch",
+    "sentence_transformers",
+    "anthropic",
+    "httpx",
+    "pydantic",
+    "yaml",
+    "langchain_core",
+    "llama_index",
+    "numpy",
+    "jinja2",
+    "markupsafe",
+)
 
 
 def _modules(pytester: pytest.Pytester, *args: str) -> set[str]:
     script = pytester.path / "check.py"
-    out = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True,
-                         cwd=pytester.path, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, str(script), *args],
+        capture_output=True,
+        text=True,
+        cwd=pytester.path,
+        check=True,
+    ).stdout
     line = next(line for line in out.splitlines() if line.startswith("MODULES "))
     return set(ast.literal_eval(line.removeprefix("MODULES ")))
 
@@ -173,12 +189,21 @@ def test_dormant_run_imports_nothing_heavy(pytester: pytest.Pytester) -> None:
     ours = sorted(m for m in with_plugin if m.startswith("rag_eval_pytest"))
     # The entry module, the option table, the metric registry, and what waits for a case
     # made in code: the running test and the dormant run's object.
-    assert ours == sorted([
-        "rag_eval_pytest", "rag_eval_pytest.errors", "rag_eval_pytest.plugin",
-        "rag_eval_pytest.pytest_support", "rag_eval_pytest.pytest_support.guard",
-        "rag_eval_pytest.pytest_support.aggregation", "rag_eval_pytest.pytest_support.inline",
-        "rag_eval_pytest.pytest_support.startup",
-        "rag_eval_pytest.engine", "rag_eval_pytest.engine.running",
-        "rag_eval_pytest.metrics", "rag_eval_pytest.metrics.registry",
-        "rag_eval_pytest.config", "rag_eval_pytest.config.options",
-    ])
+    assert ours == sorted(
+        [
+            "rag_eval_pytest",
+            "rag_eval_pytest.errors",
+            "rag_eval_pytest.plugin",
+            "rag_eval_pytest.pytest_support",
+            "rag_eval_pytest.pytest_support.guard",
+            "rag_eval_pytest.pytest_support.aggregation",
+            "rag_eval_pytest.pytest_support.inline",
+            "rag_eval_pytest.pytest_support.startup",
+            "rag_eval_pytest.engine",
+            "rag_eval_pytest.engine.running",
+            "rag_eval_pytest.metrics",
+            "rag_eval_pytest.metrics.registry",
+            "rag_eval_pytest.config",
+            "rag_eval_pytest.config.options",
+        ]
+    )

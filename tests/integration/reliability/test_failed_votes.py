@@ -7,6 +7,7 @@ used to pass on its first vote, exit 0, with the failure only a warning in the J
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -143,9 +144,12 @@ def test_a_failed_vote_the_verdict_depends_on_is_a_judge_failure_of_its_case(
     output = result.stdout.str()
     assert "INTERNALERROR" not in output and "Traceback" not in output
     assert result.ret == 3, output
+    # With passes: auto the first vote is asked alone and the others after it; three votes
+    # asked at once answer in any order, so which one came back first is not fixed.
+    failed = "2 and 3" if passes == "auto" else "? and ?"
     result.stdout.fnmatch_lines(
         ["rag-eval: exit 3: fatal: the judge failed on 1 of 2 cases (close): "
-         f"votes 2 and 3 of 3 failed and the verdict depends on them: *{error}*"]
+         f"votes {failed} of 3 failed and the verdict depends on them: *{error}*"]
     )  # fmt: skip
     result.assert_outcomes(passed=1, skipped=1)
 
@@ -155,7 +159,9 @@ def test_a_failed_vote_the_verdict_depends_on_is_a_judge_failure_of_its_case(
     metrics = {c["id"]: c["metrics"]["faithfulness"] for c in report["cases"]}
     close = metrics["close"]
     assert (close["status"], close["cause"], close["score"]) == ("not_judged", "judge", None)
-    assert "votes 2 and 3 of 3 failed and the verdict depends on them" in close["reason"]
+    assert fnmatch.fnmatch(
+        close["reason"], f"*votes {failed} of 3 failed and the verdict depends on them*"
+    )
     assert error in close["reason"]
     assert (metrics["far"]["status"], metrics["far"]["score"]) == ("passed", 1.0)
 

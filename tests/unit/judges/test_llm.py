@@ -16,13 +16,15 @@ from rag_eval_pytest.config.settings import ConcurrencySettings
 from rag_eval_pytest.judges.cache import JudgeCache, cache_key
 from rag_eval_pytest.judges.callable import CallableJudge
 from rag_eval_pytest.judges.factory import build_judge
-from rag_eval_pytest.judges.llm import JudgeDeadline, LLMJudge, Reply, TransientError
+from rag_eval_pytest.judges.llm import JudgeDeadline, Reply, TransientError
 from rag_eval_pytest.judges.questions import (
     ContextsInput,
     ContextUsefulness,
     StatementsInput,
     StatementSupport,
 )
+from rag_eval_pytest.judges.run_config import RunShared
+from rag_eval_pytest.judges.runtime import JudgeRuntime
 from rag_eval_pytest.judges.settings import JudgeSettings
 from rag_eval_pytest.runtime.limits import AdaptiveLimiter
 
@@ -444,9 +446,9 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         return self.clock.now
 
 
-async def _times_out(judge: LLMJudge) -> Any:
-    await asyncio.sleep(judge.timeout)  # the SDK's timeout, as the Anthropic judge maps it
-    raise TransientError(f"timed out after {judge.timeout:g} s", timed_out=True)
+async def _times_out(timeout: float) -> Any:
+    await asyncio.sleep(timeout)  # the SDK's timeout, as the Anthropic judge maps it
+    raise TransientError(f"timed out after {timeout:g} s", timed_out=True)
 
 
 def _judge_at_the_defaults(
@@ -455,29 +457,29 @@ def _judge_at_the_defaults(
     reply: Callable[[str], str | None],
     passes: int | None = None,
     in_flight: int | None = None,
-) -> tuple[LLMJudge, list[float]]:
+) -> tuple[JudgeRuntime, list[float]]:
     """The Anthropic judge as a run builds it from the default settings, whose requests get
     ``reply(prompt)``, or time out when it is ``None``; and the times they were sent at."""
     settings = JudgeSettings(kind="anthropic", passes=passes or JudgeSettings().passes)
     assert settings.timeout == 60 and settings.retry.max_attempts == 4
-    judge = build_judge(settings, env={"ANTHROPIC_API_KEY": "sk-test"})
-    assert isinstance(judge, LLMJudge)
+    shared = RunShared(
+        limiter=AdaptiveLimiter(in_flight or 2 * ConcurrencySettings().limit),
+        deadline=JudgeDeadline(settings.deadline, clock=loop.time),
+    )
+    judge = build_judge(settings, env={"ANTHROPIC_API_KEY": "sk-test"}, shared=shared)
+    assert isinstance(judge, JudgeRuntime)
     sent: list[float] = []
 
     async def complete(prompt: Any, question_name: str) -> Reply:
         sent.append(loop.time())
         text = reply(prompt.user)
-        return Reply(text=text) if text is not None else await _times_out(judge)
+        return Reply(text=text) if text is not None else await _times_out(judge.config.timeout)
 
-    monkeypatch.setattr(judge, "_complete", complete)
-    judge.adopt(
-        limiter=AdaptiveLimiter(in_flight or 2 * ConcurrencySettings().limit),
-        deadline=JudgeDeadline(settings.deadline, clock=loop.time),
-    )
+    monkeypatch.setattr(judge.backend, "_complete", complete)
     return judge, sent
 
 
-def _ask_all(loop: VirtualTimeLoop, judge: LLMJudge, answers: list[str]) -> list[Any]:
+def _ask_all(loop: VirtualTimeLoop, judge: JudgeRuntime, answers: list[str]) -> list[Any]:
     async def ask_all() -> list[Any]:
         inputs = [StatementsInput(question="q", answer=a, contexts=["c"]) for a in answers]
         return list(await asyncio.gather(*(judge.ask(StatementSupport(), i) for i in inputs)))

@@ -22,7 +22,6 @@ from rag_eval_pytest.reporting.baselines import (
     NotCompared,
     Verdict,
     compare,
-    describe,
     failing_regressions,
     history_baseline,
     load_baseline,
@@ -30,6 +29,7 @@ from rag_eval_pytest.reporting.baselines import (
     unusable_reason,
 )
 from rag_eval_pytest.reporting.collector import CaseRecord
+from rag_eval_pytest.reporting.wording import describe
 
 
 def record(

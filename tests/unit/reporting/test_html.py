@@ -298,6 +298,16 @@ def test_hostile_text_is_shown_as_text_never_as_markup_script_or_attribute() -> 
     assert 'data-tags="0 1"' in text
 
 
+def test_a_value_the_templates_place_is_inert_without_being_asked() -> None:
+    """The page's templates autoescape: a value placed with no filter at all is shown as the
+    characters it is, without its control and bidirectional characters."""
+    template = html_report._environment().from_string('<p title="{{ value }}">{{ value }}</p>')
+    shown = html_report.html_text(HOSTILE)
+    assert template.render(value=HOSTILE) == f'<p title="{shown}">{shown}</p>'
+    found = elements(template.render(value=HOSTILE))
+    assert [tag for tag, _ in found.tags] == ["p"] and found.scripts == []
+
+
 def test_the_page_loads_nothing_and_its_policy_allows_its_own_script_and_style() -> None:
     text = page()
     policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', text)

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from rag_eval_pytest.reporting import html_report, markdown
+from rag_eval_pytest.reporting import markdown
+from rag_eval_pytest.reporting.html_report import render_html
 from rag_eval_pytest.reporting.models import CaseResult
+from rag_eval_pytest.text.escaping import html_text
+from tests.unit.reporting.test_html import report
 
 BIDI = "\u202e"
 GOOD = "Refunds within 30 days | always."
@@ -84,20 +87,26 @@ def test_markdown_bolds_the_escaped_statement_and_lists_the_unmatched_one() -> N
     assert sum(line.replace("\\*", "").count("**") for line in lines) == 6
 
 
+def html_answer(case: CaseResult) -> str:
+    """The case's answer on the HTML page: from its heading to the ground truth's."""
+    page = render_html(report([]).model_copy(update={"cases": [case]}))
+    return page[page.index("<h4>Answer (recorded)</h4>") : page.index("<h4>Ground truth</h4>")]
+
+
 def test_html_marks_the_escaped_statement() -> None:
-    (answer, missing) = html_report._answer(CASE)
+    answer = html_answer(CASE)
     assert (
         '<div class="text">Refunds within 30 days | always. <mark>Click **here** | '
         "&lt;script&gt;alert(1)&lt;/script&gt; exe.txt now.</mark></div>"
     ) in answer
     assert "<mark>marked</mark> = statements the judge found unsupported" in answer
-    assert "Not found in the answer: “The moon is &lt;b&gt;cheese&lt;/b&gt; **really**.”" in missing
-    assert BIDI not in answer + missing and "<script>" not in answer + missing
+    assert "Not found in the answer: “The moon is &lt;b&gt;cheese&lt;/b&gt; **really**.”" in answer
+    assert BIDI not in answer and "<script>" not in answer
 
 
 def test_without_marks_the_answer_is_shown_as_before() -> None:
     plain = case_result([statement(GOOD, "supported", span=False)], [])
     assert markdown._marked_answer(plain) == []
-    assert html_report._answer(plain) == [
-        html_report._block("Answer (recorded)", ANSWER, html_report._LONG)
-    ]
+    assert html_answer(plain) == (
+        f'<h4>Answer (recorded)</h4><div class="text">{html_text(ANSWER)}</div>'
+    )

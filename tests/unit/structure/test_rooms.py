@@ -1,5 +1,7 @@
 """The rooms stay small and hold their own state: the entry module keeps options, configure
-and the fixtures; the engine is a façade; the run's state lives on the role objects."""
+and the fixtures; the engine is a façade; the run's state lives on the role objects; the
+reports share their wording, not their renderers; a judge is configured in its runtime, never
+by writing on the judge object a user built."""
 
 from __future__ import annotations
 
@@ -69,3 +71,103 @@ def test_at_most_22_rag_flags() -> None:
     assert all(flag.startswith("--rag-") for flag in flags)
     assert len(set(flags)) == len(flags) <= 22, flags
     assert not any(flag.startswith("--rag-fail-under-") for flag in flags)
+
+
+RENDERERS = frozenset(
+    f"reporting.{name}" for name in ("markdown", "html_report", "terminal", "step_summary")
+)
+
+
+def _module_path(root: Path, module: str) -> Path | None:
+    base = root.joinpath(*module.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _imports(root: Path, module: str) -> set[str]:
+    """The modules of the package at ``root`` that ``module`` imports (dotted from the root):
+    at its top, in a function or for type checking alike."""
+    path = _module_path(root, module)
+    if path is None:
+        return set()
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {_within(root, alias.name) for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = _dotted(*package[: len(package) - node.level + 1], node.module or "")
+            else:
+                base = _within(root, node.module or "")
+            found |= {base, *(_dotted(base, alias.name) for alias in node.names)}
+    return {name for name in found if name and _module_path(root, name) is not None}
+
+
+def _dotted(*parts: str) -> str:
+    return ".".join(part for part in parts if part)
+
+
+def _within(root: Path, name: str) -> str:
+    """An absolute module name, dotted from the package's root ("" outside the package)."""
+    return name.removeprefix(f"{root.name}.") if name.startswith(f"{root.name}.") else ""
+
+
+def _reached(root: Path, module: str) -> set[str]:
+    """Every module of the package that importing ``module`` imports, directly or not."""
+    seen: set[str] = set()
+    pending = [module]
+    while pending:
+        for name in _imports(root, pending.pop()) - seen:
+            seen.add(name)
+            pending.append(name)
+    return seen
+
+
+def test_no_renderer_imports_another_and_the_assertions_import_none() -> None:
+    """What a score, a status or a vote line says lives in ``reporting/wording.py``: the
+    Markdown, HTML, terminal and step summary renderers, and the assertions' messages, take
+    it from there, never from a renderer (not even through another module)."""
+    for renderer in sorted(RENDERERS):
+        assert _reached(SRC, renderer) & RENDERERS == set(), renderer
+    assert _reached(SRC, "engine.assertions") & RENDERERS == set()
+
+
+def test_the_import_check_finds_a_renderer_imported_later_or_for_type_checking(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "pkg"
+    (root / "reporting").mkdir(parents=True)
+    for name in ("__init__", "reporting/__init__", "reporting/markdown", "reporting/wording"):
+        (root / f"{name}.py").write_text("")
+    (root / "reporting" / "terminal.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .wording import x\n"
+    )
+    (root / "reporting" / "wording.py").write_text("def f():\n    from . import markdown\n")
+    assert _reached(root, "reporting.terminal") == {
+        "reporting",
+        "reporting.wording",
+        "reporting.markdown",
+    }
+
+
+def test_a_users_judge_object_is_unchanged_by_a_run() -> None:
+    """A judge is configured in one place, the runtime the run builds around a copy of it:
+    the object a ``rag_judge`` fixture returns keeps every attribute it had."""
+    from rag_eval_pytest.judges.callable import CallableJudge
+    from tests.unit.engine.fakes import TestItem, engine_over, loaded, rag_system, take_case
+    from tests.word_judge import word_judge
+
+    policy = "Refunds are paid within 30 days."
+    refund = loaded("refund", question="Refunds?")
+    judge = CallableJudge(word_judge, model="words")
+    before = {name: repr(value) for name, value in vars(judge).items()}
+    rag = rag_system({"Refunds?": (policy, [policy])})
+    with engine_over(refund, judge={"cache": False, "passes": 3}) as engine:
+        case, end = take_case(engine, TestItem(case="refund", rag_adapter=rag, rag_judge=judge))
+        (result,) = case.evaluate_many([("faithfulness", 0.5, {})])
+        end()
+    assert result.score == 1.0 and result.details["agreement"] == 1.0
+    assert {name: repr(value) for name, value in vars(judge).items()} == before

@@ -255,9 +255,9 @@ class Scheduler:
         """Load the embedding model before a metric needs it. Beside an LLM judge, only once
         the judge has answered: importing its SDK and sending the first requests is the
         critical path, and two large imports at once delay both."""
-        from ...judges.llm import LLMJudge
+        from ...judges.runtime import JudgeRuntime
 
-        if isinstance(judge, LLMJudge):
+        if isinstance(judge, JudgeRuntime):
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.session.judge_limiter.responded.wait(), WARM_UP_WAIT)
         await embed(["warm up"])

@@ -1,0 +1,282 @@
+"""The offline generator: extractive questions, made by rule, no model and no key.
+
+From each chunk, informative sentences are found and a question is made from each by one of
+a few rules; the sentence is the ground truth and the chunk its expected context:
+
+* ``number``: a quantity (an amount, a percentage, a time, a year, a count of something) is
+  asked for in its place: "Standard delivery takes how many business days outside the EU?";
+* ``definition``: "X is a ..." gives "What is X?";
+* ``step``: an instruction ("Click ...", "Open ...") under a heading gives "What is the first
+  step of <heading>?" ("step 2", ... for the next ones of the section);
+* ``name``: a name (a product, a place, a person) is asked for in its place.
+
+Questions good enough to test retrieval and faithfulness, tagged ``extractive``; they are
+not paraphrases (an LLM judge writes those). The choice is deterministic for a seed:
+documents get questions in proportion to their size, spread over their chunks.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..text.facts import names
+from ..text.sentences import split_sentences
+from .cases import Generated
+from .dedup import Deduplicator
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from .chunking import Chunk
+
+MIN_WORDS, MAX_WORDS = 5, 35
+_NUMBER_WORDS = (
+    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty"
+    "|sixty|ninety|hundred"
+)
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_MONEY = (
+    r"(?:[$€£]\s?\d[\d,.]*(?:\s?(?:k|million|billion))?"
+    r"|\b\d[\d,.]*\s?(?:USD|EUR|GBP|dollars|euros|pounds)\b)"
+)
+_DATE = (
+    rf"\b(?:{_MONTHS}) \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?\b"
+    rf"|\b\d{{1,2}} (?:{_MONTHS})(?: \d{{4}})?\b"
+)
+_COUNT = rf"\b(?:\d[\d,.]*|{_NUMBER_WORDS})\s+(?P<unit>(?:[a-z][a-z-]+\s)?[a-z][a-z-]*s)\b"
+_QUANTITIES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(_MONEY), "how much"),
+    (re.compile(r"\b\d[\d,.]*\s?(?:%|percent\b)"), "what percentage"),
+    (re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)(?=\W|$)", re.I), "what time"),
+    (re.compile(_DATE), "what date"),
+    (re.compile(r"\b(?:in|since|from|until) (?:19|20)\d{2}\b"), "in what year"),
+    (re.compile(_COUNT, re.IGNORECASE), "how many"),
+)
+_DEFINITION = re.compile(
+    r"^(?P<term>(?:(?:The|A|An)\s+)?[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,4}?)\s+(?P<verb>is|are)\s+"
+    r"(?P<rest>(?:an?|the|one of|used|defined as)\s.{6,})$"
+)
+_NOT_A_TERM = frozenset(
+    """it this that they there these those we you he she i if when while since because
+    although then also now thus only not so formally usually often always never here which
+    what who how why""".split()  # noqa: SIM905 - a word list, as text
+)
+_REFERS = re.compile(r"\b(?:it|its|they|them|their|this|these|those|he|she|his|her)\b", re.I)
+_PREPOSITIONS = frozenset("in at with by from to via of for on under into".split())  # noqa: SIM905
+_CODE = re.compile(r"[_=<>{}\[\]|\\@]|--|\.\w+\(|\w/\w")
+_STEPS = frozenset(
+    """add allow call change check choose click close connect contact copy create delete
+    disable download enable enter fill find follow go install log open paste press read
+    remove restart run save scan select send set sign start submit switch tap turn type
+    update upload use visit wait write""".split()  # noqa: SIM905 - a word list, as text
+)
+_MARKUP = re.compile(r"\*\*|__|`|\[(?P<label>[^\]]*)\]\([^)]*\)")
+_QUOTED = re.compile(r"[\"“'‘][^\"”'’]{1,60}[\"”'’]")
+_WEIGHTS = {"number": 3.0, "definition": 3.0, "step": 2.0, "name": 1.5}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    chunk: Chunk
+    sentence: str
+    question: str
+    rule: str
+
+    @property
+    def score(self) -> float:
+        words = len(self.sentence.split())
+        return _WEIGHTS[self.rule] + (0.5 if 10 <= words <= 30 else 0.0)
+
+
+def plain(text: str) -> str:
+    """Inline Markdown markup removed (emphasis, code marks; a link's label kept)."""
+    return " ".join(_MARKUP.sub(lambda m: m.group("label") or "", text).split())
+
+
+def question_for(sentence: str, heading: str | None) -> tuple[str, str] | None:
+    """The question a rule makes from ``sentence`` and that rule's name, or ``None``."""
+    if not _plain_sentence(sentence):
+        return None
+    rules: tuple[tuple[str, Callable[[str, str | None], str | None]], ...] = (
+        ("definition", _definition),
+        ("number", _number),
+        ("step", _step),
+        ("name", _name),
+    )
+    for rule, make in rules:
+        question = make(sentence, heading)
+        if question is not None:
+            return question, rule
+    return None
+
+
+def _plain_sentence(sentence: str) -> bool:
+    """Whether ``sentence`` reads as prose a question can be made from: a capital at its
+    start, a stop at its end, not too short or long, no code or markup (``a_b``, ``--x``,
+    ``<tag>``), nothing that needs the sentence before ("it", "they")."""
+    words = sentence.split()
+    return (
+        MIN_WORDS <= len(words) <= MAX_WORDS
+        and sentence[:1].isupper()
+        and sentence.endswith((".", "!"))
+        and _CODE.search(sentence) is None
+        and _REFERS.search(sentence) is None
+        and sentence.count("(") <= 1
+    )
+
+
+def _asked(sentence: str, start: int, end: int, wh: str) -> str:
+    """``sentence`` with its span ``start:end`` asked for by ``wh``, as a question."""
+    text = f"{sentence[:start]}{wh}{sentence[end:]}".rstrip(" .!;")
+    return f"{text[0].upper()}{text[1:]}?"
+
+
+def _number(sentence: str, heading: str | None) -> str | None:
+    for pattern, wh in _QUANTITIES:
+        match = pattern.search(sentence)
+        if match is None or re.search(r"\b[A-Z]{2,}\s*$", sentence[: match.start()]):
+            continue
+        unit = match.groupdict().get("unit")
+        asked = f"{wh} {unit}" if unit else wh
+        return _asked(sentence, match.start(), match.end(), asked)
+    return None
+
+
+def _definition(sentence: str, heading: str | None) -> str | None:
+    match = _DEFINITION.match(sentence)
+    if match is None or any(w.lower() in _NOT_A_TERM for w in match["term"].split()):
+        return None
+    term = match["term"]
+    first, _, rest = term.partition(" ")
+    if first in ("The", "A", "An") or (rest and rest.islower() and first[1:].islower()):
+        term = f"{first[0].lower()}{first[1:]} {rest}"  # a common noun, capitalised at the start
+    return f"What {match['verb']} {term}?"
+
+
+def _step(sentence: str, heading: str | None) -> str | None:
+    first = sentence.split()[0].strip(",.:").lower()
+    if heading is None or first not in _STEPS or _CODE.search(heading) or not heading[:1].isalpha():
+        return None
+    if any(mark in heading for mark in "().!*"):
+        return None
+    topic = heading if heading.isupper() else heading[0].lower() + heading[1:]
+    return f"What is the first step of {topic.rstrip(' .:?')}?"
+
+
+def _name(sentence: str, heading: str | None) -> str | None:
+    """A name of two words or more ("Rotterdam Port"), or an acronym ("AES"), after a
+    preposition ("encrypted with AES"), asked for in its place; a one-word capitalised word
+    is too often an ordinary word after a colon, a name elsewhere too often a title."""
+    for name in names(sentence):
+        start = sentence.find(name)
+        if start <= 0 or not (" " in name or (name.isupper() and len(name) >= 3)):
+            continue
+        if re.match(r"\s*\d", sentence[start + len(name) :]):  # an identifier: "PEP 378"
+            continue
+        quoted = _QUOTED.search(sentence, max(start - 1, 0))
+        if quoted is not None and quoted.start() == start - 1:  # "Forgot password": whole
+            return _asked(sentence, quoted.start(), quoted.end(), "what")
+        before = sentence[:start].split()
+        if not before or before[-1].lower() not in _PREPOSITIONS:  # "encrypted with AES"
+            continue
+        wh = "whom" if before[-1].lower() == "by" else "what"
+        return _asked(sentence, start, start + len(name), wh)
+    return None
+
+
+def candidates(chunk: Chunk) -> list[Candidate]:
+    """The questions the rules make from the sentences of ``chunk``, one per sentence."""
+    found: list[Candidate] = []
+    sentences = [s for part in chunk.text.split("\n\n") for s in split_sentences(plain(part))]
+    for sentence in sentences:
+        made = question_for(sentence.strip(), chunk.heading)
+        if made is None:
+            continue
+        question, rule = made
+        steps = sum(c.rule == "step" for c in found)
+        if rule == "step" and steps:  # the steps of a section in their order
+            question = question.replace("the first step", f"step {steps + 1}", 1)
+        found.append(Candidate(chunk, sentence.strip(), question, rule))
+    return found
+
+
+def shares(sizes: Sequence[int], count: int) -> list[int]:
+    """``count`` split in proportion to ``sizes`` (largest remainders first, ties in
+    order)."""
+    total = sum(sizes)
+    if not total:
+        return [0] * len(sizes)
+    exact = [count * size / total for size in sizes]
+    shares = [int(x) for x in exact]
+    order = sorted(range(len(sizes)), key=lambda i: (-(exact[i] - shares[i]), i))
+    for i in order[: count - sum(shares)]:
+        shares[i] += 1
+    return shares
+
+
+def generate_extractive(
+    chunks: Sequence[Chunk], count: int, seed: int, dedup: Deduplicator | None = None
+) -> list[Generated]:
+    """Up to ``count`` extractive cases, spread over the documents by their size, then over
+    each document's chunks; near-duplicates left out."""
+    rng = random.Random(seed)
+    by_document: dict[str, list[Candidate]] = {}
+    sizes: dict[str, int] = {}
+    for chunk in chunks:
+        by_document.setdefault(chunk.document, []).extend(candidates(chunk))
+        sizes[chunk.document] = sizes.get(chunk.document, 0) + len(chunk.text)
+    queues = {name: _spread(found, rng) for name, found in by_document.items()}
+    dedup = dedup or Deduplicator()
+    wanted = dict(zip(sizes, shares(list(sizes.values()), count), strict=True))
+    chosen = _fill(queues, wanted, dedup, count)
+    if len(chosen) < count:  # a document short of sentences: the rest from the others
+        chosen += _fill(queues, dict.fromkeys(queues, count), dedup, count - len(chosen))
+    order = {chunk.id: n for n, chunk in enumerate(chunks)}
+    chosen.sort(key=lambda c: (order[c.chunk.id], c.chunk.text.find(c.sentence)))
+    return [
+        Generated("extractive", c.question, c.sentence, (c.chunk,), rule=c.rule) for c in chosen
+    ]
+
+
+def _fill(
+    queues: dict[str, list[Candidate]], wanted: dict[str, int], dedup: Deduplicator, count: int
+) -> list[Candidate]:
+    """Up to ``count`` candidates, round by round one from each document, each document up
+    to its ``wanted`` number; a near-duplicate of one taken is passed over."""
+    chosen: list[Candidate] = []
+    taken = dict.fromkeys(queues, 0)
+    progress = True
+    while progress and len(chosen) < count:
+        progress = False
+        for name, queue in queues.items():
+            if taken[name] >= wanted[name] or len(chosen) >= count:
+                continue
+            while queue:
+                candidate = queue.pop(0)
+                if dedup.add(candidate.question, candidate.sentence):
+                    chosen.append(candidate)
+                    taken[name] += 1
+                    progress = True
+                    break
+    return chosen
+
+
+def _spread(found: list[Candidate], rng: random.Random) -> list[Candidate]:
+    """A document's candidates in the order they are taken: the best of each chunk in
+    turn (chunks in a seeded order), then the next best of each, ..."""
+    by_chunk: dict[str, list[Candidate]] = {}
+    for candidate in found:
+        by_chunk.setdefault(candidate.chunk.id, []).append(candidate)
+    for group in by_chunk.values():
+        keys = {id(c): rng.random() for c in group}
+        group.sort(key=lambda c: (-c.score, keys[id(c)]))
+    order = list(by_chunk)
+    rng.shuffle(order)
+    spread: list[Candidate] = []
+    depth = max((len(g) for g in by_chunk.values()), default=0)
+    for level in range(depth):
+        spread.extend(by_chunk[k][level] for k in order if level < len(by_chunk[k]))
+    return spread
