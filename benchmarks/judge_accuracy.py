@@ -25,19 +25,20 @@ threshold chosen on the other half of the set.
 
 Each set is split in two halves by group (question, pair or source passage, ordered by
 sha256, so both answers to one question fall in the same half): the *tune* half is where the
-calibration and thresholds were chosen (``--fit``), the *held-out* half is what is reported.
-With ``--fit`` the relevance sets also print the balanced accuracy of the metric's own score
-by threshold (how a metric's default threshold is chosen); the faithfulness sets the
-balanced accuracy of the metric's verdicts by the support threshold of the shipped model (how
-the support threshold is chosen: the table of the refitted model ranks answers by their
-weakest claim, where the metric passes an answer when 70 % of its claims are supported); and
-every task the decided rows' balanced accuracy and coverage by unsure band, with the band
-chosen by the rule of :func:`band_table` (``--band-sets`` names the sets that choose).
+calibration and thresholds are chosen (``--fit``), the *held-out* half is what is reported.
+``--fit`` (with ``--split tune``) fits the support model, its threshold and its unsure band
+on the faithfulness rows of the sets whose licence allows it (``fitting.LICENCES``: HaluEval
+and the hard cases), printing each feature's ROC AUC on every set beside it; the other sets
+are scored and printed, never fitted on (see ``fitting.py``). ``--kinds`` (with the held-out
+halves) prints the precision of each kind of evidence behind the faithfulness verdicts and
+the kinds that decide alone. ``--without NAME[,NAME]`` switches checks of the local judge off
+(``judge.local.checks``), to measure what each is worth.
 
-The *hard-cases* set (``data/hard_cases.jsonl``, ``--hard``) is hand-written and hand-labelled,
-a test set never tuned on: every row, each scored by its own ``task`` metric (answer
-correctness against its ``ground_truth`` too), reported with the accuracy on each label and
-per ``failure_class``. ``--sets hard_cases`` runs it alone.
+The *hard-cases* set (``data/hard_cases.jsonl``, ``--hard``) is hand-written and hand-labelled:
+every row, each scored by its own ``task`` metric (answer correctness against its
+``ground_truth`` too), reported with the accuracy on each label and per ``failure_class``, and
+the decided rows of the half asked for (each task's rows split by question, as the other
+sets). ``--sets hard_cases`` runs it alone.
 
 For faithfulness sets it also prints the speed against the encoding floor: the time a fresh
 encoder takes to encode every distinct answer and context sentence of the set once (the least
@@ -50,8 +51,8 @@ Usage::
     python benchmarks/judge_accuracy.py --data ../shared/benchmarks --repeat 3
     python benchmarks/judge_accuracy.py --sets hard_cases
     python benchmarks/judge_accuracy.py --data ../shared/benchmarks --split tune --fit \
-        --band-sets halueval_qa,lfqa_verification,trec_dl_answer_relevance,\
-wikiqa_answer_relevance,trec_dl_context_relevance
+        --sets halueval_qa,lfqa_verification,faithbench,hard_cases
+    python benchmarks/judge_accuracy.py --data ../shared/benchmarks --kinds
 """
 
 from __future__ import annotations
@@ -63,10 +64,11 @@ import json
 import resource
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import fitting  # benchmarks/fitting.py, beside this script
 import numpy as np
 
 from rag_eval_pytest.data.response import Context
@@ -74,21 +76,15 @@ from rag_eval_pytest.engine.session import measure
 from rag_eval_pytest.judges.factory import _local_judge
 from rag_eval_pytest.judges.local import LocalJudge
 from rag_eval_pytest.judges.local.embeddings import LocalEmbedder
-from rag_eval_pytest.judges.local.judge import statements_of
-from rag_eval_pytest.judges.local.relevance import (
-    answer_features,
-    sentence_features,
-    sentence_relevance,
-)
-from rag_eval_pytest.judges.local.support import FEATURES, claim_features
 from rag_eval_pytest.judges.settings import JudgeSettings
 from rag_eval_pytest.metrics.base import MetricResult, Sample, Services
 from rag_eval_pytest.metrics.registry import default_threshold, get_metric
-from rag_eval_pytest.text.claims import declines, split_claims
+from rag_eval_pytest.text.claims import split_claims
 from rag_eval_pytest.text.facts import content_words
 from rag_eval_pytest.text.sentences import split_sentences
 
 HERE = Path(__file__).parent
+Row = dict[str, Any]
 CONCURRENCY = 64
 
 
@@ -164,10 +160,11 @@ def forced(judge: LocalJudge) -> LocalJudge:
     """The judge without its unsure bands: every item decided at its threshold."""
     return LocalJudge(
         embedder=judge.embedder,
-        calibration=replace(judge.calibration, unsure=None),
+        calibration=replace(judge.calibration, unsure=None, trusted=None),
         relevance_threshold=judge.relevance_threshold,
-        answer_model=replace(judge.answer_model, unsure=None),
-        sentence_model=replace(judge.sentence_model, unsure=None),
+        answer_model=replace(judge.answer_model, unsure=None, trusted=None),
+        sentence_model=replace(judge.sentence_model, unsure=None, trusted=None),
+        checks_off=judge.checks_off,
     )
 
 
@@ -179,6 +176,7 @@ def like(judge: LocalJudge, embedder: LocalEmbedder) -> LocalJudge:
         relevance_threshold=judge.relevance_threshold,
         answer_model=judge.answer_model,
         sentence_model=judge.sentence_model,
+        checks_off=judge.checks_off,
     )
 
 
@@ -336,11 +334,13 @@ async def timed_run(judge: LocalJudge, rows: list[dict[str, Any]]) -> tuple[floa
     return time.perf_counter() - started, time.process_time() - cpu
 
 
-async def hard_cases(judge: LocalJudge, path: Path) -> None:
-    """Score the hard-cases set (every row, each by its own metric at its default threshold:
-    a test set, never tuned on) and print its row, the accuracy on each label and per
-    failure class."""
+async def hard_cases(judge: LocalJudge, path: Path, half: str) -> None:
+    """Score the hard-cases set (every row, each by its own metric at its default threshold)
+    and print its row, the accuracy on each label and per failure class, and the decided
+    rows of ``half`` (the rows of each task split by question, as the other sets are)."""
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    tasks = dict.fromkeys(str(r["task"]) for r in rows)
+    in_half = {r["id"] for task in tasks for r in split(hard_rows(path, task), half)}
     slots = asyncio.Semaphore(CONCURRENCY)
 
     async def one(row: dict[str, Any]) -> bool:
@@ -369,6 +369,14 @@ async def hard_cases(judge: LocalJudge, path: Path) -> None:
         f"{decided_cells(list(decided), labels)}; wrong decided verdicts: "
         f"{', '.join(wrong_decided) or 'none'}"
     )
+    mine = [r["id"] in in_half for r in rows]
+    print(
+        f"the {half} half ({sum(mine)} rows): decided balanced accuracy and coverage "
+        + decided_cells(
+            [d for d, m in zip(decided, mine, strict=True) if m],
+            [y for y, m in zip(labels, mine, strict=True) if m],
+        )
+    )
     print("\n| failure class | metric | rows | right | wrong ids |")
     print("|---|---|---|---|---|")
     for kind in dict.fromkeys(r["failure_class"] for r in rows):
@@ -382,296 +390,79 @@ async def hard_cases(judge: LocalJudge, path: Path) -> None:
         print(f"| {kind} | {metrics} | {sum(keep)} | {share(keep)} | {', '.join(wrong)} |")
 
 
-# ----------------------------------------------------------------------------- fitting
-
-
-async def features_of(judge: LocalJudge, task: str, row: dict[str, Any]) -> list[list[float]]:
-    """The calibration features of a row: per claim (faithfulness), per answer, or per
-    context sentence."""
-    question = row.get("question") or ""
-    if task == "answer_relevance":
-        q, a = await judge.embedder.vectors([question, row["answer"]])
-        return [answer_features(question, row["answer"], q, a)]
-    if task == "context_relevance":
-        sentences = [s for c in row["contexts"] for s in split_sentences(c)]
-        vectors = await judge.embedder.vectors([question, *sentences])
-        return sentence_features(vectors[0], vectors[1:])
-    claims, evidence, vectors, question = await judge.read(
-        split_claims(row["answer"]) or [row["answer"]], row["contexts"], question
-    )
-    pairs = zip(claims, vectors, strict=True)
-    return [claim_features(c, v, evidence, question)[0] for c, v in pairs]
-
-
-def fit(
-    task: str,
-    table_by_set: list[list[tuple[list[list[float]], int]]],
-    choosing: list[bool],
-) -> None:
-    """Fit the logistic model of a task on the tune rows and print it (weights to paste into
-    ``judges/local/support.py`` or ``relevance.py``) with the threshold that maximises the
-    mean balanced accuracy of the sets."""
-    from sklearn.linear_model import LogisticRegression
-
-    table = [row for part in table_by_set for row in part]
-
-    xs: list[list[float]] = []
-    ys: list[int] = []
-    for rows, label in table:
-        if task == "faithfulness" and label == 0:
-            # An unfaithful answer has at least one unsupported claim: its weakest one.
-            weakest = min(rows, key=lambda f: f[0] + f[1])
-            xs.append(weakest)
-            ys.append(0)
-        else:
-            xs += rows
-            ys += [label] * len(rows)
-    model = LogisticRegression(C=1.0, max_iter=2000).fit(np.array(xs), np.array(ys))
-
-    def row_score(rows: list[list[float]]) -> float:
-        p = model.predict_proba(np.array(rows))[:, 1]
-        return float(p.min() if task == "faithfulness" else p.max())
-
-    def per_set(threshold: float) -> list[float]:
-        return [
-            _balanced([row_score(rows) >= threshold for rows, _ in part], [y for _, y in part])
-            for part in table_by_set
-        ]
-
-    def worst_then_mean(threshold: float) -> tuple[float, float]:
-        # The threshold must suit every choosing set: the best worst set, ties broken by
-        # the mean.
-        cells = [c for c, use in zip(per_set(threshold), choosing, strict=True) if use]
-        cells = cells or per_set(threshold)  # none of this task's sets was named
-        return round(min(cells), 3), float(np.mean(cells))
-
-    best = max((float(t) for t in np.arange(0.05, 0.96, 0.01)), key=worst_then_mean)
-    names = FEATURES if task == "faithfulness" else ()
-    scored = " (the refitted model, each answer by its weakest claim)" if names else ""
-    print(f"\n{task}: balanced accuracy per set (in file order) by threshold{scored}, these rows")
-    for threshold in np.arange(0.3, 0.91, 0.05):
-        print(f"  {threshold:.2f}: " + "  ".join(f"{c:.3f}" for c in per_set(threshold)))
-    print(f"\n{task}: weights {tuple(round(float(w), 2) for w in model.coef_[0])}")
-    if names:
-        print("  features " + ", ".join(names))
-    print(
-        f"  bias {round(float(model.intercept_[0]), 2)}; threshold with the best worst-set "
-        f"balanced accuracy: {best:.2f}"
-    )
-
-
-def metric_thresholds(
-    task: str, parts: list[list[tuple[float, int]]], choosing: list[bool]
-) -> None:
-    """Print the balanced accuracy of the metric's own score (per set, in file order) by
-    threshold on these rows, and the threshold with the best worst-set balanced accuracy
-    (ties: the best mean, then the highest: the strictest that loses nothing on these rows)."""
-
-    def per_set(threshold: float) -> list[float]:
-        return [
-            _balanced([v >= threshold for v, _ in part], [y for _, y in part]) for part in parts
-        ]
-
-    def worst_then_mean(threshold: float) -> tuple[float, float, float]:
-        cells = [c for c, use in zip(per_set(threshold), choosing, strict=True) if use]
-        cells = cells or per_set(threshold)
-        return round(min(cells), 3), round(float(np.mean(cells)), 3), threshold
-
-    candidates = [round(float(t), 2) for t in np.arange(0.05, 1.0, 0.05)]
-    print(f"\n{task}: the metric's score, balanced accuracy per set by threshold, these rows")
-    for threshold in candidates:
-        print(f"  {threshold:.2f}: " + "  ".join(f"{c:.3f}" for c in per_set(threshold)))
-    best = max(candidates, key=worst_then_mean)
-    print(f"  default threshold with the best worst-set balanced accuracy: {best:.2f}")
-
-
-@dataclass(frozen=True)
-class Item:
-    """One item a row's verdict counts, as the judge scores it: a claim, a context sentence
-    or the answer's rating. ``fixed`` is the verdict a rule gives it whatever its
-    probability (``None``: the probability's, at the cut); ``ruled``: a rule decides it, so
-    it is never unsure (a conflict, a number no context states, a sentence that answers the
-    question, an answer that declines)."""
-
-    probability: float
-    fixed: bool | None
-    ruled: bool
-    capped: bool = False
-    """Never yes by its probability (a number in digits or a replaced word no context
-    states): the judge puts it just below the cut."""
-
-    def at(self, cut: float) -> float:
-        return min(self.probability, round(cut - 0.01, 4)) if self.capped else self.probability
-
-    def yes(self, cut: float) -> bool:
-        return self.fixed if self.fixed is not None else self.at(cut) >= cut
-
-    def unsure(self, band: tuple[float, float] | None, cut: float) -> bool:
-        # A capped item the wording alone would pass is no rule's: unsure within the band.
-        ruled = self.ruled and not (self.capped and self.probability >= cut)
-        return band is not None and not ruled and band[0] <= self.at(cut) < band[1]
-
-
-async def items_of(judge: LocalJudge, task: str, row: dict[str, Any]) -> list[Item]:
-    """The items of a row, read from the judge's own verdicts: the statements faithfulness
-    checks (judged at a support threshold of 1, with an unsure band over every probability,
-    so that what is still supported or decided was decided by a rule), the answer's rating,
-    or each context sentence."""
-    question = row.get("question") or ""
-    if task == "answer_relevance":
-        if declines(row["answer"]):
-            return [Item(0.0, False, True)]
-        features = (await features_of(judge, task, row))[0]
-        return [Item(judge.answer_model.probability(features), None, False)]
-    if task == "context_relevance":
-        sentences = [s for c in row["contexts"] for s in split_sentences(c)]
-        vectors = await judge.embedder.vectors([question, *sentences])
-        scores = sentence_relevance(
-            question, sentences, vectors[0], vectors[1:], judge.sentence_model
-        )
-        return [Item(s.probability, True if s.answers else None, s.answers) for s in scores]
-    wide = LocalJudge(
-        embedder=judge.embedder,
-        calibration=replace(judge.calibration, support=1.0, unsure=(0.0, 1.01)),
-    )
-    claims = statements_of(row["answer"], question)
-    items = []
-    for verdict in await wide.support(claims, row["contexts"], question):
-        gaps = {f.kind for f in verdict.findings if f.severity == "gap"}
-        if verdict.verdict == "contradicted" or len(gaps) >= 2:  # a conflict, facts of two kinds
-            items.append(Item(verdict.score, False, True))
-        elif verdict.verdict == "supported":  # a restatement: supported at any threshold
-            items.append(Item(verdict.score, True, True))
-        else:  # a number or a date no context states decides it is never unsure
-            capped = any(f.in_digits or f.kind == "replaced" for f in verdict.findings)
-            items.append(Item(verdict.score, None, not verdict.unsure, capped))
-    return items
-
-
-def cut_of(judge: LocalJudge, task: str) -> float:
-    """The probability from which the judge says yes to an item of ``task``."""
-    if task == "answer_relevance":
-        return judge.answer_model.support
-    if task == "context_relevance":
-        return judge.relevance_threshold
-    return judge.calibration.support
-
-
-def row_verdicts(
-    items: list[Item], cut: float, band: tuple[float, float] | None, threshold: float
-) -> tuple[bool, bool | None]:
-    """(the forced verdict, the decided verdict or ``None``) of a row whose score is the
-    share of its items that are yes, as the metric gives them at ``threshold``: decided when
-    counting every unsure item as no still passes, or as yes still fails."""
-    yes = [item.yes(cut) for item in items]
-    unsure = [item.unsure(band, cut) for item in items]
-    sure = sum(y for y, u in zip(yes, unsure, strict=True) if not u)
-    low, high = sure / len(items), (sure + sum(unsure)) / len(items)
-    forced = sum(yes) / len(items) >= threshold
-    return forced, (True if low >= threshold else False if high < threshold else None)
-
-
-def band_table(
-    task: str,
-    parts: list[tuple[str, list[tuple[list[Item], int]]]],
-    cut: float,
-    choosing: list[bool],
-) -> None:
-    """Print, for the bands ``[low, high)`` around the cut on a 0.01 grid, the balanced
-    accuracy and coverage of each set's decided rows (the metric's verdicts at its default
-    threshold), and the band chosen: of the bands that decide at least 60 % of the rows of
-    every choosing set, the one with the best worst-set balanced accuracy of the decided
-    rows (ties: the best worst-set coverage, then the narrowest band)."""
-    threshold = default_threshold(task)
-    found: dict[tuple[float, float] | None, list[tuple[float, float]]] = {}
-
-    def cells(band: tuple[float, float] | None) -> list[tuple[float, float]]:
-        if band not in found:
-            found[band] = []
-            for _, rows in parts:
-                decided = [(row_verdicts(items, cut, band, threshold)[1], y) for items, y in rows]
-                kept = [(d, y) for d, y in decided if d is not None]
-                accuracy = _balanced([d for d, _ in kept], [y for _, y in kept]) if kept else 0.0
-                found[band].append((round(accuracy, 3), round(len(kept) / len(rows), 3)))
-        return found[band]
-
-    def rank(band: tuple[float, float] | None) -> tuple[float, float, float]:
-        chosen = [c for c, use in zip(cells(band), choosing, strict=True) if use]
-        chosen = chosen or cells(band)
-        if min(c for _, c in chosen) < 0.6:
-            return (-1.0, 0.0, 0.0)
-        width = 0.0 if band is None else band[1] - band[0]
-        return (min(a for a, _ in chosen), min(c for _, c in chosen), -width)
-
-    grid = [round(0.01 * i, 2) for i in range(101)]
-    bands: list[tuple[float, float] | None] = [None] + [
-        (low, high) for low in grid for high in grid if low < cut < high
-    ]
-    forced = [
-        sum(row_verdicts(items, cut, None, threshold)[0] == bool(y) for items, y in rows)
-        for _, rows in parts
-    ]
-    print(
-        f"\n{task}: unsure bands at the cut {cut:.2f}, decided rows' balanced accuracy / "
-        "coverage per set (the ten best by the rule, and none)"
-    )
-    print(
-        "  sets: "
-        + ", ".join(
-            f"{name}{'' if use else ' (not choosing)'}: {right} of {len(rows)} right forced"
-            for (name, rows), right, use in zip(parts, forced, choosing, strict=True)
-        )
-    )
-    ranked = sorted(bands, key=rank, reverse=True)
-    for band in [*ranked[:10], *([None] if None not in ranked[:10] else [])]:
-        shown = "none" if band is None else f"{band[0]:.2f}-{band[1]:.2f}"
-        print(f"  {shown}: " + "  ".join(f"{a:.3f} / {c:.2f}" for a, c in cells(band)))
-    best = ranked[0]
-    shown = "none" if best is None else f"[{best[0]:.2f}, {best[1]:.2f})"
-    print(f"  band with the best worst-set balanced accuracy of the decided rows: {shown}")
-
-
-def support_thresholds(
-    parts: list[tuple[str, list[tuple[list[Item], int]]]], choosing: list[bool]
-) -> None:
-    """Print the balanced accuracy of the faithfulness metric's verdicts (at its default
-    threshold, every claim decided) per set by the support threshold of the shipped model,
-    and the threshold with the best worst-set balanced accuracy (ties: the best mean)."""
-    threshold = default_threshold("faithfulness")
-
-    def per_set(cut: float) -> list[float]:
-        return [
-            _balanced(
-                [row_verdicts(items, cut, None, threshold)[0] for items, _ in rows],
-                [y for _, y in rows],
-            )
-            for _, rows in parts
-        ]
-
-    def worst_then_mean(cut: float) -> tuple[float, float]:
-        cells = [c for c, use in zip(per_set(cut), choosing, strict=True) if use]
-        cells = cells or per_set(cut)
-        return round(min(cells), 3), round(float(np.mean(cells)), 3)
-
-    candidates = [round(0.4 + 0.02 * i, 2) for i in range(26)]
-    print(
-        "\nfaithfulness: the metric's verdicts (share of supported claims >= "
-        f"{threshold}), balanced accuracy per set by support threshold, shipped model"
-    )
-    print("  sets: " + ", ".join(name for name, _ in parts))
-    for cut in candidates:
-        print(f"  {cut:.2f}: " + "  ".join(f"{c:.3f}" for c in per_set(cut)))
-    best = max(candidates, key=worst_then_mean)
-    print(f"  support threshold with the best worst-set balanced accuracy: {best:.2f}")
+# ----------------------------------------------------------------------------- main
 
 
 def _balanced(preds: list[bool], labels: list[int]) -> float:
-    pos = [p for p, y in zip(preds, labels, strict=True) if y == 1]
-    neg = [not p for p, y in zip(preds, labels, strict=True) if y == 0]
-    return (sum(pos) / max(1, len(pos)) + sum(neg) / max(1, len(neg))) / 2
+    return fitting.balanced(preds, labels)
 
 
-# ----------------------------------------------------------------------------- main
+def hard_rows(path: Path, task: str) -> list[dict[str, Any]]:
+    """The hard cases of one task: a set of their own, split by question as the others."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return [r for r in rows if r["task"] == task]
+
+
+async def fit_faithfulness(judge: LocalJudge, sets: list[tuple[str, list[dict[str, Any]]]]) -> None:
+    """Fit the support model, its threshold and its band on the tune halves of the sets that
+    may be fitted on, and print each kind of evidence's precision on them."""
+    fitting_sets = [fitting.may_fit(name) for name, _ in sets]
+    tables = [
+        [(await fitting.features_of(judge, r), int(r["label"])) for r in rows] for _, rows in sets
+    ]
+    weights, bias = fitting.fit([n for n, _ in sets], tables, fitting_sets)
+    refitted = LocalJudge(
+        embedder=judge.embedder,
+        calibration=replace(judge.calibration, weights=weights, bias=bias, unsure=None),
+        checks_off=judge.checks_off,
+    )
+    parts = [
+        (name, [(await fitting.claim_items(refitted, r), int(r["label"])) for r in rows])
+        for name, rows in sets
+    ]
+    cut = fitting.support_threshold(parts, fitting_sets)
+    band = fitting.band_of(parts, fitting_sets, cut)
+    print(f"\nthe fitted calibration: weights={weights}, bias={bias}, support={cut}, unsure={band}")
+
+
+async def kinds(judge: LocalJudge, by_task: dict[str, list[tuple[str, list[Row]]]]) -> None:
+    """Print, per task, the precision of each kind of evidence behind the verdicts on these
+    rows (the shipped band, every kind trusted), the kinds that decide alone, and each set's
+    decided rows with them and with the shipped ones."""
+    cut, band = judge.calibration.support, judge.calibration.unsure
+    shipped = {
+        "faithfulness": judge.calibration.trusted,
+        "answer_relevance": judge.answer_model.trusted,
+        "context_relevance": judge.sentence_model.trusted,
+    }
+    for task, sets in by_task.items():
+        if task not in shipped:
+            continue
+        parts = []
+        for name, rows in sets:
+            read = []
+            for row in rows:
+                if task == "faithfulness":
+                    items = [i.read(cut, band) for i in await fitting.claim_items(judge, row)]
+                else:
+                    items = await fitting.relevance_items(judge, task, row)
+                read.append((items, int(row["label"])))
+            parts.append((name, read))
+        threshold = default_threshold(task)
+        print(f"\n{task}: each kind of evidence, right / decided rows resting on it")
+        trusted = fitting.kinds_table(parts, threshold)
+        print(f"\n{task}: kinds that decide alone (precision >= 0.95 on 5+ rows):")
+        print(f"  {sorted(trusted)}")
+        print("  decided rows, accuracy / balanced accuracy | coverage: with these kinds; shipped")
+        for name, rows in parts:
+            labels = [y for _, y in rows]
+            cells = []
+            for kept in (trusted, shipped[task]):
+                decided = [fitting.decide(r, threshold, kept)[1] for r, _ in rows]
+                pairs = [(d, y) for d, y in zip(decided, labels, strict=True) if d is not None]
+                right = sum(d == bool(y) for d, y in pairs) / max(1, len(pairs))
+                cells.append(f"{right:.3f} / {decided_cells(decided, labels)}")
+            print(f"  {name}: {cells[0]}; {cells[1]}")
 
 
 async def main() -> None:
@@ -689,18 +480,23 @@ async def main() -> None:
         help="time each faithfulness run and its floor this many times, alternately, and "
         "report the medians (the machine's load varies)",
     )
-    parser.add_argument("--fit", action="store_true", help="fit the calibration on these rows")
     parser.add_argument(
-        "--threshold-sets",
-        default="",
-        help="with --fit: the sets whose worst balanced accuracy chooses the threshold "
-        "(default: all)",
+        "--fit",
+        action="store_true",
+        help="fit the support model, its threshold and its band on the faithfulness rows of "
+        "the sets that may be fitted on (fitting.LICENCES; use --split tune)",
     )
     parser.add_argument(
-        "--band-sets",
+        "--kinds",
+        action="store_true",
+        help="the precision of each kind of evidence behind the faithfulness verdicts on "
+        "these rows (use the held-out halves)",
+    )
+    parser.add_argument(
+        "--without",
         default="",
-        help="with --fit: the sets whose decided rows choose each task's unsure band "
-        "(default: all)",
+        help="comma-separated checks of the local judge to switch off (judge.local.checks: "
+        "numbers, times, days, day_times, routes, dates, negation, swaps, names, binding)",
     )
     parser.add_argument(
         "--hard",
@@ -710,19 +506,15 @@ async def main() -> None:
         "hard_cases to run it alone)",
     )
     options = parser.parse_args()
-    judge = _local_judge(JudgeSettings(kind="local"))
+    off = {name: False for name in options.without.split(",") if name}
+    judge = _local_judge(JudgeSettings(kind="local", local={"checks": off}))
     assert isinstance(judge, LocalJudge)
     await judge.embed(["load the model"])
     wanted = {s for s in options.sets.split(",") if s}
     floors: list[tuple[str, int, float, float, float, float]] = []
-    tables: dict[str, list[list[tuple[list[list[float]], int]]]] = {}
-    band_parts: dict[str, list[tuple[str, list[tuple[list[Item], int]]]]] = {}
-    banding: dict[str, list[bool]] = {}
-    band_sets = {s for s in options.band_sets.split(",") if s}
-    metric_scores: dict[str, list[list[tuple[float, int]]]] = {}
-    choosing: dict[str, list[bool]] = {}
-    deciders = {s for s in options.threshold_sets.split(",") if s}
-    print(f"judge: {judge.describe()}; rows: {options.split} half of each set\n")
+    by_task: dict[str, list[tuple[str, list[Row]]]] = {}
+    without = f"; checks off: {', '.join(sorted(off))}" if off else ""
+    print(f"judge: {judge.describe()}; rows: {options.split} half of each set{without}\n")
     print(
         "| set | task | rows | accuracy | balanced acc. | F1 | ROC AUC | decided: balanced acc. "
         "| decided: coverage | overlap baseline: balanced acc. | overlap baseline: ROC AUC "
@@ -739,6 +531,7 @@ async def main() -> None:
         if options.limit:
             rows = rows[: options.limit]
         task = task_of(name, rows[0])
+        by_task.setdefault(task, []).append((name, rows))
         fresh = like(judge, fresh_embedder(judge))  # nothing memoised from other sets
         cold_caches()
         started, cpu = time.perf_counter(), time.process_time()
@@ -765,27 +558,12 @@ async def main() -> None:
                 runs.append(await timed_run(judge, rows))
                 bases.append(encoding_floor(judge, rows))
             floors.append((name, len(rows), *np.median(runs, axis=0), *np.median(bases, axis=0)))
-        if options.fit:
-            feats = [await features_of(fresh, task, r) for r in rows]
-            tables.setdefault(task, []).append(list(zip(feats, labels, strict=True)))
-            values = [v for v, _ in scored]
-            metric_scores.setdefault(task, []).append(list(zip(values, labels, strict=True)))
-            choosing.setdefault(task, []).append(not deciders or name in deciders)
-            items = [await items_of(fresh, task, r) for r in rows]
-            cut = cut_of(fresh, task)
-            wrong = sum(
-                row_verdicts(i, cut, None, default_threshold(task))[0] != p
-                for i, (_, p) in zip(items, scored, strict=True)
-            )
-            print(
-                f"  {name}: the items give the metric's forced verdict on "
-                f"{len(rows) - wrong} of {len(rows)} rows",
-                flush=True,
-            )
-            band_parts.setdefault(task, []).append((name, list(zip(items, labels, strict=True))))
-            banding.setdefault(task, []).append(not band_sets or name in band_sets)
     if not wanted or "hard_cases" in wanted:
-        await hard_cases(like(judge, fresh_embedder(judge)), options.hard)
+        await hard_cases(like(judge, fresh_embedder(judge)), options.hard, options.split)
+        for task in ("faithfulness", "answer_relevance", "context_relevance"):
+            hard = split(hard_rows(options.hard, task), options.split)
+            rows = hard[: options.limit] if options.limit else hard
+            by_task.setdefault(task, []).append(("hard_cases", rows))
     if floors:
         print(
             "\n| set | rows | faithfulness run | encoding floor | ratio | run, CPU | floor, CPU "
@@ -797,13 +575,10 @@ async def main() -> None:
                 f"| {name} | {n} | {seconds:.2f} s | {floor:.2f} s | {seconds / floor:.2f} x "
                 f"| {cpu:.2f} s | {floor_cpu:.2f} s | {cpu / floor_cpu:.2f} x |"
             )
-    for task, table in tables.items():
-        fit(task, table, choosing[task])
-        if task != "faithfulness":
-            metric_thresholds(task, metric_scores[task], choosing[task])
-        else:
-            support_thresholds(band_parts[task], choosing[task])
-        band_table(task, band_parts[task], cut_of(judge, task), banding[task])
+    if options.fit and "faithfulness" in by_task:
+        await fit_faithfulness(like(judge, fresh_embedder(judge)), by_task["faithfulness"])
+    if options.kinds:
+        await kinds(like(judge, fresh_embedder(judge)), by_task)
 
 
 if __name__ == "__main__":

@@ -30,16 +30,31 @@ from .errors import RagEvalError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from .engine.calibration import Calibration
+    from .data.foreign import Conversion
+    from .engine.calibration import Agreement, Calibration
+    from .reporting.merge import Merged
     from .reporting.models import Report
 
 _FATAL = 3
 _PROBLEMS_SHOWN = 10
 
 
+class _Stop(Exception):
+    """A command stops with one message (after the command's name) and the fatal exit code."""
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rag-eval", description="rag-eval-pytest tools")
     commands = parser.add_subparsers(dest="command", required=True)
+    _merge_parser(commands)
+    _report_parser(commands)
+    _convert_parser(commands)
+    _calibrate_parser(commands)
+    _generate_parser(commands)
+    return parser
+
+
+def _merge_parser(commands: Any) -> None:
     merge = commands.add_parser(
         "merge",
         help="merge the eval_report.json of shards (--rag-shard I/N) into one report",
@@ -64,7 +79,9 @@ def _parser() -> argparse.ArgumentParser:
         help="merge even when shards are missing, given twice or from different runs: the "
         "report is marked partial and says what is missing (otherwise: the fatal code)",
     )
-    _report_parser(commands)
+
+
+def _convert_parser(commands: Any) -> None:
     convert = commands.add_parser(
         "convert",
         help="convert a DeepEval or RAGAS dataset file into a dataset of rag-eval-pytest",
@@ -77,9 +94,6 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument("input", type=Path, metavar="IN")
     convert.add_argument("output", type=Path, metavar="OUT")
     convert.add_argument("--force", action="store_true", help="replace OUT when it exists")
-    _calibrate_parser(commands)
-    _generate_parser(commands)
-    return parser
 
 
 def _generate_parser(commands: Any) -> None:
@@ -104,6 +118,18 @@ def _generate_parser(commands: Any) -> None:
         "--config", type=Path, default=None, metavar="PATH", help="default: eval-config.yaml"
     )
     generate.add_argument("--seed", type=int, default=0, metavar="N", help="default: 0")
+    _generate_kinds(generate)
+    generate.add_argument("--append", action="store_true", help="add to FILE's cases")
+    generate.add_argument(
+        "--dry-run", action="store_true", help="print the plan and its cost, ask nothing"
+    )
+    generate.add_argument("--max-cost", type=float, default=None, metavar="USD")
+    generate.add_argument("--force", action="store_true", help="replace FILE when it exists")
+
+
+def _generate_kinds(generate: argparse.ArgumentParser) -> None:
+    """What ``rag-eval generate`` writes: the kinds of question, conversations, and how the
+    expected contexts name their documents."""
     generate.add_argument(
         "--types",
         type=lambda text: [t.strip() for t in text.split(",") if t.strip()],
@@ -121,12 +147,6 @@ def _generate_parser(commands: Any) -> None:
         default="path",
         help="expected_contexts as the document path as given (default) or path#chunk",
     )
-    generate.add_argument("--append", action="store_true", help="add to FILE's cases")
-    generate.add_argument(
-        "--dry-run", action="store_true", help="print the plan and its cost, ask nothing"
-    )
-    generate.add_argument("--max-cost", type=float, default=None, metavar="USD")
-    generate.add_argument("--force", action="store_true", help="replace FILE when it exists")
 
 
 def _generate(options: argparse.Namespace) -> int:
@@ -183,22 +203,13 @@ def _report_parser(commands: Any) -> None:
 def _report(options: argparse.Namespace) -> int:
     """``rag-eval report``: 0 when the page is written, 3 (one message) otherwise."""
     from .atomic import write_atomic
-    from .reporting.files import HISTORY_FILE, HTML_REPORT, JSON_REPORT
     from .reporting.html_report import render_html
-    from .reporting.reader import load_report
 
-    path: Path = options.report
-    source = path / JSON_REPORT if path.is_dir() else path
-    history: Path = options.history or source.parent / HISTORY_FILE
-    out: Path = options.output or source.parent / HTML_REPORT
-    refusal = output_refusal(out, [source, history], force=options.force, role="--output")
-    if refusal is not None:
-        print(f"rag-eval report: {refusal}", file=sys.stderr)
-        return _FATAL
+    source, history, out = _report_paths(options)
     try:
-        report = load_report(source)
-    except RagEvalError as exc:
-        print(f"rag-eval report: {exc}", file=sys.stderr)
+        report = _loaded_report(source, out, history, force=options.force)
+    except _Stop as stop:
+        print(f"rag-eval report: {stop}", file=sys.stderr)
         return _FATAL
     if report.trend is None and history.is_file():
         report = _with_history(report, history)
@@ -210,6 +221,30 @@ def _report(options: argparse.Namespace) -> int:
     counts = report.summary.counts
     print(f"wrote {out} ({counts.cases} cases, exit {report.run.exit_code} reported)")
     return 0
+
+
+def _report_paths(options: argparse.Namespace) -> tuple[Path, Path, Path]:
+    """The JSON report, the history and the page to write: as given, or beside the report."""
+    from .reporting.files import HISTORY_FILE, HTML_REPORT, JSON_REPORT
+
+    path: Path = options.report
+    source = path / JSON_REPORT if path.is_dir() else path
+    history: Path = options.history or source.parent / HISTORY_FILE
+    out: Path = options.output or source.parent / HTML_REPORT
+    return source, history, out
+
+
+def _loaded_report(source: Path, out: Path, history: Path, *, force: bool) -> Report:
+    """The JSON report, once the page may be written where it goes."""
+    from .reporting.reader import load_report
+
+    refusal = output_refusal(out, [source, history], force=force, role="--output")
+    if refusal is not None:
+        raise _Stop(refusal)
+    try:
+        return load_report(source)
+    except RagEvalError as exc:
+        raise _Stop(str(exc)) from None
 
 
 def _with_history(report: Report, history: Path) -> Report:
@@ -255,22 +290,8 @@ def _calibrate_parser(commands: Any) -> None:
 
 def _calibrate(options: argparse.Namespace) -> int:
     """``rag-eval calibrate``: 0 when the calibration is written, 3 (one message) otherwise."""
-    from .config.files import find_config_file
-    from .config.resolution import Override, resolve_settings
-    from .engine.calibration import calibrate
-
     try:
-        here = Path.cwd()
-        file = find_config_file(here, options.config, here)
-        overrides = (
-            [] if options.judge is None else [Override("judge.kind", options.judge, "--judge")]
-        )
-        settings = resolve_settings(file, overrides).settings
-        inputs = [options.labels, *([file.path] if file.path is not None else [])]
-        refusal = output_refusal(options.output, inputs, force=options.force, role="--output")
-        if refusal is not None:
-            raise RagEvalError(refusal)
-        result = calibrate(settings, options.labels, dict(os.environ))
+        result = _calibration(options)
     except RagEvalError as exc:
         print(f"rag-eval calibrate: {exc}", file=sys.stderr)
         return _FATAL
@@ -288,6 +309,24 @@ def _calibrate(options: argparse.Namespace) -> int:
     return 0
 
 
+def _calibration(options: argparse.Namespace) -> Calibration:
+    """The judge of the config (or ``--judge``) measured against the labels, once the
+    calibration may be written where it goes."""
+    from .config.files import find_config_file
+    from .config.resolution import Override, resolve_settings
+    from .engine.calibration import calibrate
+
+    here = Path.cwd()
+    file = find_config_file(here, options.config, here)
+    overrides = [] if options.judge is None else [Override("judge.kind", options.judge, "--judge")]
+    settings = resolve_settings(file, overrides).settings
+    inputs = [options.labels, *([file.path] if file.path is not None else [])]
+    refusal = output_refusal(options.output, inputs, force=options.force, role="--output")
+    if refusal is not None:
+        raise RagEvalError(refusal)
+    return calibrate(settings, options.labels, dict(os.environ))
+
+
 def _print_calibration(result: Calibration) -> None:
     """The calibration's table, then the labelled cases the judge disagreed with."""
     print(f"judge: {result.judge}; labelled cases of {result.dataset}\n")
@@ -297,27 +336,34 @@ def _print_calibration(result: Calibration) -> None:
         "accuracy |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for a in result.metrics.values():
-        auc = "n/a" if a.auc is None else f"{a.auc:.3f}"
-        decided = (
-            "n/a" if a.decided_balanced_accuracy is None else f"{a.decided_balanced_accuracy:.3f}"
-        )
-        print(
-            f"| {a.metric} | {a.cases} | {a.threshold:.2f} | {a.balanced_accuracy:.3f} | "
-            f"{a.interval[0]:.3f}-{a.interval[1]:.3f} | {a.kappa:.3f} | {auc} | "
-            f"{a.best_threshold:.2f} | {a.best_balanced_accuracy:.3f} | {a.decided} of "
-            f"{a.cases} | {decided} |"
-        )
-    for a in result.metrics.values():
-        shown = a.disagreed[:_PROBLEMS_SHOWN]
-        print(
-            f"\n{a.metric}: the judge disagreed with {len(a.disagreed)} of {a.cases} labels "
-            f"at the best threshold {a.best_threshold:.2f}" + (":" if shown else "")
-        )
-        for d in shown:
-            print(f"  {d.case}: labelled {d.label}, scored {d.score:.2f}")
-        if len(a.disagreed) > len(shown):
-            print(f"  … and {len(a.disagreed) - len(shown)} more (in the calibration file)")
+    for agreement in result.metrics.values():
+        print(_calibration_row(agreement))
+    for agreement in result.metrics.values():
+        _print_disagreed(agreement)
+
+
+def _calibration_row(a: Agreement) -> str:
+    auc = "n/a" if a.auc is None else f"{a.auc:.3f}"
+    decided = "n/a" if a.decided_balanced_accuracy is None else f"{a.decided_balanced_accuracy:.3f}"
+    return (
+        f"| {a.metric} | {a.cases} | {a.threshold:.2f} | {a.balanced_accuracy:.3f} | "
+        f"{a.interval[0]:.3f}-{a.interval[1]:.3f} | {a.kappa:.3f} | {auc} | "
+        f"{a.best_threshold:.2f} | {a.best_balanced_accuracy:.3f} | {a.decided} of "
+        f"{a.cases} | {decided} |"
+    )
+
+
+def _print_disagreed(a: Agreement) -> None:
+    """The labelled cases of a metric the judge disagreed with, the first few of them."""
+    shown = a.disagreed[:_PROBLEMS_SHOWN]
+    print(
+        f"\n{a.metric}: the judge disagreed with {len(a.disagreed)} of {a.cases} labels "
+        f"at the best threshold {a.best_threshold:.2f}" + (":" if shown else "")
+    )
+    for d in shown:
+        print(f"  {d.case}: labelled {d.label}, scored {d.score:.2f}")
+    if len(a.disagreed) > len(shown):
+        print(f"  … and {len(a.disagreed) - len(shown)} more (in the calibration file)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -335,66 +381,85 @@ def main(argv: list[str] | None = None) -> int:
 
 def _convert(source: Format, path: Path, out: Path, *, force: bool) -> int:
     """``rag-eval convert``: 0 when written, 3 (one message naming the file) otherwise."""
-    from .data.foreign import NAMES, ConversionError, convert_rows, read_items
-    from .data.reading import FileTooLarge, read_limited
-    from .data.writing import SUFFIXES, dataset_text, unknown_suffix
+    try:
+        _check_converted_output(path, out, force=force)
+        conversion = _conversion(source, path, _input_text(path))
+        _write_converted(source, path, out, conversion.cases)
+    except _Stop as stop:
+        print(f"rag-eval convert: {stop}", file=sys.stderr)
+        return _FATAL
+    for note in conversion.notes:
+        print(f"note: {path}: {note}", file=sys.stderr)
+    print(_converted_line(path, out, conversion.cases))
+    return 0
+
+
+def _check_converted_output(path: Path, out: Path, *, force: bool) -> None:
+    """A dataset file type, never the input, and a file that exists only with ``force``."""
+    from .data.writing import SUFFIXES, unknown_suffix
 
     if out.suffix.lower() not in SUFFIXES:
-        print(f"rag-eval convert: {out}: {unknown_suffix(out.suffix)}", file=sys.stderr)
-        return _FATAL
+        raise _Stop(f"{out}: {unknown_suffix(out.suffix)}")
     refusal = output_refusal(out, [path], force=force, role="OUT")
     if refusal is not None:
-        print(f"rag-eval convert: {refusal}", file=sys.stderr)
-        return _FATAL
+        raise _Stop(refusal)
+
+
+def _input_text(path: Path) -> str:
+    from .data.reading import FileTooLarge, read_limited
+
     try:
-        text = read_limited(path).decode("utf-8-sig")
+        return read_limited(path).decode("utf-8-sig")
     except FileTooLarge as exc:
-        print(f"rag-eval convert: {path}: {exc}; split it into several files", file=sys.stderr)
-        return _FATAL
+        raise _Stop(f"{path}: {exc}; split it into several files") from None
     except OSError as exc:
-        print(f"rag-eval convert: {path}: cannot be read ({exc.strerror})", file=sys.stderr)
-        return _FATAL
+        raise _Stop(f"{path}: cannot be read ({exc.strerror})") from None
     except UnicodeDecodeError:
-        print(f"rag-eval convert: {path}: not UTF-8 text", file=sys.stderr)
-        return _FATAL
+        raise _Stop(f"{path}: not UTF-8 text") from None
+
+
+def _conversion(source: Format, path: Path, text: str) -> Conversion:
+    """The file's items as our cases; every problem listed (the first few) when there is one."""
+    from .data.foreign import NAMES, ConversionError, convert_rows, read_items
+
     try:
         items = read_items(path.name, text)
-        conversion = convert_rows(source, items, cells=path.suffix.lower() == ".csv")
+        return convert_rows(source, items, cells=path.suffix.lower() == ".csv")
     except ConversionError as exc:
         shown = exc.problems[:_PROBLEMS_SHOWN]
         more = len(exc.problems) - len(shown)
         lines = "".join(f"\n  {p}" for p in shown) + (f"\n  … and {more} more" if more else "")
         count = "1 problem" if len(exc.problems) == 1 else f"{len(exc.problems)} problems"
-        print(
-            f"rag-eval convert: cannot convert {path} as {NAMES[source]} ({count}):{lines}",
-            file=sys.stderr,
-        )
-        return _FATAL
+        raise _Stop(f"cannot convert {path} as {NAMES[source]} ({count}):{lines}") from None
+
+
+def _write_converted(source: Format, path: Path, out: Path, cases: list[dict[str, Any]]) -> None:
+    from .atomic import write_atomic
+    from .data.foreign import NAMES
+    from .data.writing import dataset_text
+
     document = {
         "metadata": {
             "name": path.stem,
             "description": f"converted from the {NAMES[source]} file {path.name}",
             "created": dt.date.today().isoformat(),
         },
-        "test_cases": conversion.cases,
+        "test_cases": cases,
     }
-    from .atomic import write_atomic
-
     try:
         write_atomic(out, dataset_text(document, out.suffix.lower()), shared=True)
     except OSError as exc:
-        print(f"rag-eval convert: {out}: cannot be written ({exc.strerror})", file=sys.stderr)
-        return _FATAL
-    for note in conversion.notes:
-        print(f"note: {path}: {note}", file=sys.stderr)
-    recorded = sum(_recorded(case) for case in conversion.cases)
-    chats = sum("turns" in case for case in conversion.cases)
+        raise _Stop(f"{out}: cannot be written ({exc.strerror})") from None
+
+
+def _converted_line(path: Path, out: Path, cases: list[dict[str, Any]]) -> str:
+    recorded = sum(_recorded(case) for case in cases)
+    chats = sum("turns" in case for case in cases)
     among = f"; {chats} of them conversations" if chats else ""
-    print(
-        f"converted {len(conversion.cases)} cases from {path} ({recorded} with a recorded "
-        f"answer, {len(conversion.cases) - recorded} to ask the RAG system{among}): wrote {out}"
+    return (
+        f"converted {len(cases)} cases from {path} ({recorded} with a recorded "
+        f"answer, {len(cases) - recorded} to ask the RAG system{among}): wrote {out}"
     )
-    return 0
 
 
 def _recorded(case: dict[str, object]) -> bool:
@@ -407,6 +472,50 @@ def _recorded(case: dict[str, object]) -> bool:
 
 
 def _merge(options: argparse.Namespace) -> int:
+    """``rag-eval merge``: the merged run's exit code; the fatal code (one message) when the
+    shards cannot be merged."""
+    out: Path = options.output_dir
+    try:
+        merged = _merged(options)
+    except (_Stop, RagEvalError) as exc:
+        print(f"rag-eval merge: {exc}", file=sys.stderr)
+        return int(options.fatal_exit_code)
+    report = merged.report if options.no_history else _with_trend(merged.report, out)
+    written = _write_merged(out, report, history=not options.no_history)
+    _print_merged(len(options.reports), report, written)
+    print(f"rag-eval: exit {merged.decision.code}: {merged.decision.reason}")
+    return merged.decision.code
+
+
+def _merged(options: argparse.Namespace) -> Merged:
+    """The shards' reports merged, once the merged reports may be written where they go."""
+    from .reporting.merge import merge_reports
+    from .reporting.reader import load_shard
+
+    refusal = _merge_refusal(options.output_dir, options.reports, force=options.force)
+    if refusal is not None:
+        raise _Stop(refusal)
+    docs = [(path, load_shard(path)) for path in options.reports]
+    return merge_reports(
+        docs,
+        version=_version(),
+        critical_code=options.critical_exit_code,
+        fatal_code=options.fatal_exit_code,
+        allow_partial=options.allow_partial,
+    )
+
+
+def _with_trend(report: Report, out: Path) -> Report:
+    """The merged report with its trend from the history in ``out``."""
+    from .reporting.files import HISTORY_FILE
+    from .reporting.history import history_entry, read_lines
+    from .reporting.trend import build_trend
+
+    return report.with_trend(build_trend(read_lines(out / HISTORY_FILE), history_entry(report)))
+
+
+def _write_merged(out: Path, report: Report, *, history: bool) -> list[Path]:
+    """The merged reports written in ``out``, and its line appended to the history."""
     from .atomic import write_atomic
     from .reporting.files import (
         HISTORY_FILE,
@@ -418,45 +527,22 @@ def _merge(options: argparse.Namespace) -> int:
     from .reporting.history import append_line, history_entry
     from .reporting.html_report import render_html
     from .reporting.markdown import render_markdown
-    from .reporting.merge import merge_reports
-    from .reporting.reader import load_shard
 
-    out: Path = options.output_dir
-    refusal = _merge_refusal(out, options.reports, force=options.force)
-    if refusal is not None:
-        print(f"rag-eval merge: {refusal}", file=sys.stderr)
-        return int(options.fatal_exit_code)
-    try:
-        docs = [(path, load_shard(path)) for path in options.reports]
-        merged = merge_reports(
-            docs,
-            version=_version(),
-            critical_code=options.critical_exit_code,
-            fatal_code=options.fatal_exit_code,
-            allow_partial=options.allow_partial,
-        )
-    except RagEvalError as exc:
-        print(f"rag-eval merge: {exc}", file=sys.stderr)
-        return int(options.fatal_exit_code)
-    report = merged.report
-    if not options.no_history:
-        from .reporting.history import read_lines
-        from .reporting.trend import build_trend
-
-        report = report.with_trend(
-            build_trend(read_lines(out / HISTORY_FILE), history_entry(report))
-        )
     write_atomic(out / JSON_REPORT, report_json(report.to_json()), shared=True)
     write_atomic(out / MARKDOWN_REPORT, render_markdown(report), shared=True)
     write_atomic(out / HTML_REPORT, render_html(report), shared=True)
     written = [out / JSON_REPORT, out / MARKDOWN_REPORT, out / HTML_REPORT]
-    if not options.no_history:
+    if history:
         append_line(out / HISTORY_FILE, history_entry(report))
         written.append(out / HISTORY_FILE)
+    return written
+
+
+def _print_merged(count: int, report: Report, written: list[Path]) -> None:
     counts = report.summary.counts
     composite = report.summary.composite.score
     print(
-        f"merged {len(docs)} reports: {counts.cases} cases ({counts.passed} passed, "
+        f"merged {count} reports: {counts.cases} cases ({counts.passed} passed, "
         f"{counts.failed} failed, {counts.errors} errors), composite "
         f"{'n/a' if composite is None else f'{composite:.2f}'}"
     )
@@ -465,8 +551,6 @@ def _merge(options: argparse.Namespace) -> int:
     for warning in report.warnings:
         if warning.startswith("partial merge: "):
             print(f"warning: {warning}", file=sys.stderr)
-    print(f"rag-eval: exit {merged.decision.code}: {merged.decision.reason}")
-    return merged.decision.code
 
 
 def _merge_refusal(out: Path, reports: Sequence[Path], *, force: bool) -> str | None:

@@ -74,31 +74,51 @@ def to_response(value: object, *, origin: str) -> RAGResponse:
     with ``answer`` (and ``contexts``/``sources``); a bare answer string (contexts unknown).
     """
     try:
-        if isinstance(value, RAGResponse):
-            return value
-        if isinstance(value, str):
-            return RAGResponse(answer=value, contexts=None)
-        if isinstance(value, tuple) and len(value) in (2, 3):
-            fields: dict[str, Any] = {"answer": value[0], "contexts": value[1]}
-            if len(value) == 3:
-                fields["sources"] = value[2]
-            return RAGResponse.model_validate(fields)
-        if isinstance(value, Mapping):
-            if "answer" not in value:
-                keys = ", ".join(map(str, value)) or "none"
-                raise AdapterError(f"{origin} returned a mapping without 'answer' (keys: {keys})")
-            allowed = {"answer", "contexts", "sources", "latency"}
-            return RAGResponse.model_validate({k: v for k, v in value.items() if k in allowed})
+        response = _response_of(value, origin)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"]) or "response"
-        raise AdapterError(
-            f"{origin} returned an unusable response: field {loc!r}: "
-            f"{str(err['msg']).removeprefix('Value error, ')}"
-        ) from None
+        raise _unusable(origin, exc) from None
     except TypeError as exc:
         raise AdapterError(f"{origin} returned an unusable response: {exc}") from None
-    raise AdapterError(
-        f"{origin} returned {type(value).__name__}; expected (answer, contexts), a mapping "
-        "with 'answer', a string or a RAGResponse"
+    if response is None:
+        raise AdapterError(
+            f"{origin} returned {type(value).__name__}; expected (answer, contexts), a mapping "
+            "with 'answer', a string or a RAGResponse"
+        )
+    return response
+
+
+def _response_of(value: object, origin: str) -> RAGResponse | None:
+    """The response ``value`` stands for, or ``None`` for a value of no accepted shape."""
+    if isinstance(value, RAGResponse):
+        return value
+    if isinstance(value, str):
+        return RAGResponse(answer=value, contexts=None)
+    if isinstance(value, tuple) and len(value) in (2, 3):
+        return RAGResponse.model_validate(_tuple_fields(value))
+    if isinstance(value, Mapping):
+        return _from_mapping(value, origin)
+    return None
+
+
+def _tuple_fields(value: tuple[Any, ...]) -> dict[str, Any]:
+    fields: dict[str, Any] = {"answer": value[0], "contexts": value[1]}
+    if len(value) == 3:
+        fields["sources"] = value[2]
+    return fields
+
+
+def _from_mapping(value: Mapping[Any, Any], origin: str) -> RAGResponse:
+    if "answer" not in value:
+        keys = ", ".join(map(str, value)) or "none"
+        raise AdapterError(f"{origin} returned a mapping without 'answer' (keys: {keys})")
+    allowed = {"answer", "contexts", "sources", "latency"}
+    return RAGResponse.model_validate({k: v for k, v in value.items() if k in allowed})
+
+
+def _unusable(origin: str, exc: ValidationError) -> AdapterError:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"]) or "response"
+    return AdapterError(
+        f"{origin} returned an unusable response: field {loc!r}: "
+        f"{str(err['msg']).removeprefix('Value error, ')}"
     )

@@ -85,12 +85,18 @@ def takes_history(fn: Callable[..., Any], *, required: bool = False) -> bool:
     for parameter in parameters:
         if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
             return not required
-        if parameter.kind in (
-            inspect.Parameter.POSITIONAL_ONLY,
-            inspect.Parameter.POSITIONAL_OR_KEYWORD,
-        ) and not (required and parameter.default is not inspect.Parameter.empty):
+        if _positional(parameter, required=required):
             positional += 1
     return positional >= 2
+
+
+def _positional(parameter: inspect.Parameter, *, required: bool) -> bool:
+    """Whether a parameter takes a positional argument (with ``required``: one it has no
+    default for)."""
+    return parameter.kind in (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    ) and not (required and parameter.default is not inspect.Parameter.empty)
 
 
 async def _await(value: Any) -> Any:

@@ -124,30 +124,14 @@ class HttpAdapter(RAGAdapter):
         clock: Callable[[], float] = time.perf_counter,
         rand: Callable[[], float] = random.random,
     ) -> None:
-        try:
-            http_url(endpoint)
-        except OptionValueError as exc:
-            raise ConfigError(f"http endpoint: {exc}") from None
-        if timeout <= 0:
-            raise ConfigError("http timeout must be greater than 0")
+        _check_endpoint(endpoint, timeout)
         self.endpoint = endpoint
         self.method = method
-        self.template: dict[str, Any] = dict(body if body is not None else DEFAULT_TEMPLATE)
-        if method == "GET" and any(isinstance(v, (dict, list)) for v in self.template.values()):
-            raise ConfigError("http body: a GET request sends flat query parameters only")
+        self.template: dict[str, Any] = _template(method, body)
         self.body_format = body_format
         self.headers = resolve_headers(headers, header_args, env)
-        # User info in the URL stands for a Basic Authorization header; an Authorization
-        # header given explicitly (config, --rag-header, RAG_AUTH_HEADER) wins over it.
-        self._url, basic = basic_auth_header(endpoint)
-        if basic is not None and not any(k.lower() == "authorization" for k in self.headers):
-            self.headers["Authorization"] = basic
-        try:
-            self.answer_path = ResponsePath.parse(answer)
-            self.contexts_path = ResponsePath.parse(contexts) if contexts else None
-            self.sources_path = ResponsePath.parse(sources) if sources else None
-        except ValueError as exc:
-            raise ConfigError(f"http response path: {exc}") from None
+        self._url = self._take_user_info(endpoint)
+        self.answer_path, self.contexts_path, self.sources_path = _paths(answer, contexts, sources)
         self.timeout = timeout
         self.max_response_bytes = max_response_bytes
         self.retry = retry or RetryPolicy()
@@ -157,6 +141,15 @@ class HttpAdapter(RAGAdapter):
         self._redactor = Redactor([*self.secrets(), *url_secrets(endpoint)])
         self._log_filter = _UrlLogFilter(endpoint, self._redactor)
         self._client: httpx.AsyncClient | None = None
+
+    def _take_user_info(self, endpoint: str) -> str:
+        """The URL without its user info, which stands for a Basic Authorization header; an
+        Authorization header given explicitly (config, --rag-header, RAG_AUTH_HEADER) wins
+        over it."""
+        url, basic = basic_auth_header(endpoint)
+        if basic is not None and not any(k.lower() == "authorization" for k in self.headers):
+            self.headers["Authorization"] = basic
+        return url
 
     @classmethod
     def from_settings(
@@ -297,18 +290,10 @@ class HttpAdapter(RAGAdapter):
     ) -> tuple[bytes, str]:
         import httpx
 
-        payload = _fill(self.template, question, turns)
-        kwargs: dict[str, Any] = {}
-        if self.method == "GET":
-            kwargs["params"] = {k: str(v) for k, v in payload.items()}
-        elif self.body_format == "form":
-            kwargs["data"] = {
-                k: v if isinstance(v, str) else json.dumps(v) for k, v in payload.items()
-            }
-        else:
-            kwargs["json"] = payload
         try:
-            async with client.stream(self.method, self._url, **kwargs) as response:
+            async with client.stream(
+                self.method, self._url, **self._request(question, turns)
+            ) as response:
                 status = response.status_code
                 if is_transient_status(status):
                     raise _Retryable(f"HTTP {status}", retry_after(response.headers))
@@ -323,6 +308,17 @@ class HttpAdapter(RAGAdapter):
         if status >= 400:
             raise self._fail(f"HTTP {status} (not retried): {_excerpt(body)}")
         return body, content_type
+
+    def _request(self, question: str, turns: Sequence[Message]) -> dict[str, Any]:
+        """The request's query parameters, form or JSON body, filled in for the question."""
+        payload = _fill(self.template, question, turns)
+        if self.method == "GET":
+            return {"params": {k: str(v) for k, v in payload.items()}}
+        if self.body_format == "form":
+            return {
+                "data": {k: v if isinstance(v, str) else json.dumps(v) for k, v in payload.items()}
+            }
+        return {"json": payload}
 
     async def _read(self, response: httpx.Response) -> bytes:
         declared = response.headers.get("content-length")
@@ -344,11 +340,25 @@ class HttpAdapter(RAGAdapter):
         return b"".join(chunks)
 
     def _parse(self, body: bytes, content_type: str, latency: float) -> RAGResponse:
+        data = self._json(body, content_type)
+        answer, contexts, sources = self._extract(data, body)
+        return RAGResponse(
+            answer=answer,
+            contexts=_with_sources(contexts, sources),
+            sources=sources,
+            latency=latency,
+            raw=data,
+        )
+
+    def _json(self, body: bytes, content_type: str) -> Any:
         try:
-            data = json.loads(body)
+            return json.loads(body)
         except (UnicodeDecodeError, json.JSONDecodeError):
             kind = f" ({content_type.split(';')[0]})" if content_type else ""
             raise self._fail(f"response is not JSON{kind}: {_excerpt(body)}") from None
+
+    def _extract(self, data: Any, body: bytes) -> tuple[str, list[Context] | None, list[str]]:
+        """The answer, the contexts and the sources at their paths in the response."""
         try:
             answer = self.answer_path.extract(data)
             contexts = _contexts(self.contexts_path, data)
@@ -363,14 +373,7 @@ class HttpAdapter(RAGAdapter):
             raise self._fail(
                 f"response {self.answer_path.text!r} is not a string: {_excerpt(body)}"
             )
-        if contexts is not None and sources and len(sources) == len(contexts):
-            contexts = [
-                c if c.source else Context(text=c.text, source=s)
-                for c, s in zip(contexts, sources, strict=True)
-            ]
-        return RAGResponse(
-            answer=answer, contexts=contexts, sources=sources, latency=latency, raw=data
-        )
+        return answer, contexts, sources
 
 
 # --------------------------------------------------------------------------- helpers
@@ -378,6 +381,49 @@ class HttpAdapter(RAGAdapter):
 
 class _ShapeError(ValueError):
     """A value was found at its path but has the wrong type."""
+
+
+def _check_endpoint(endpoint: str, timeout: float) -> None:
+    try:
+        http_url(endpoint)
+    except OptionValueError as exc:
+        raise ConfigError(f"http endpoint: {exc}") from None
+    if timeout <= 0:
+        raise ConfigError("http timeout must be greater than 0")
+
+
+def _template(method: str, body: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The request template (the default: the question alone); a GET request's is flat."""
+    template = dict(body if body is not None else DEFAULT_TEMPLATE)
+    if method == "GET" and any(isinstance(v, (dict, list)) for v in template.values()):
+        raise ConfigError("http body: a GET request sends flat query parameters only")
+    return template
+
+
+def _paths(
+    answer: str, contexts: str | None, sources: str | None
+) -> tuple[ResponsePath, ResponsePath | None, ResponsePath | None]:
+    """The response paths of the answer, the contexts and the sources (``None``: the
+    response has none)."""
+    try:
+        return (
+            ResponsePath.parse(answer),
+            ResponsePath.parse(contexts) if contexts else None,
+            ResponsePath.parse(sources) if sources else None,
+        )
+    except ValueError as exc:
+        raise ConfigError(f"http response path: {exc}") from None
+
+
+def _with_sources(contexts: list[Context] | None, sources: list[str]) -> list[Context] | None:
+    """The contexts, each without a source of its own given the source at its place in the
+    sources, when there are as many of them."""
+    if contexts is None or not sources or len(sources) != len(contexts):
+        return contexts
+    return [
+        c if c.source else Context(text=c.text, source=s)
+        for c, s in zip(contexts, sources, strict=True)
+    ]
 
 
 def _contexts(path: ResponsePath | None, data: Any) -> list[Context] | None:
@@ -406,9 +452,15 @@ def _context(item: Any) -> Context | None:
     text = next((item[k] for k in _TEXT_KEYS if isinstance(item.get(k), str)), None)
     if text is None:
         return None
+    return Context(text=text, source=_source_of(item))
+
+
+def _source_of(item: Mapping[str, Any]) -> str | None:
+    """A context object's source: the first of its source keys with a plain value, its own
+    or its metadata's."""
     metadata = item.get("metadata")
     places = [item, metadata] if isinstance(metadata, Mapping) else [item]
-    source = next(
+    return next(
         (
             str(p[k])
             for p in places
@@ -417,14 +469,16 @@ def _context(item: Any) -> Context | None:
         ),
         None,
     )
-    return Context(text=text, source=source)
 
 
 def _sources(path: ResponsePath | None, data: Any) -> list[str]:
     if path is None:
         return []
     value = path.extract(data)
-    items = value if isinstance(value, list) else [value]
+    return _source_names(path, value if isinstance(value, list) else [value])
+
+
+def _source_names(path: ResponsePath, items: list[Any]) -> list[str]:
     if any(isinstance(v, (dict, list)) for v in items):
         raise _ShapeError(f"response {path.text!r} holds objects, not source names")
     return [str(v) for v in items if v is not None]
@@ -435,20 +489,24 @@ def _fill(template: Any, question: str, history: Sequence[Message] = ()) -> Any:
     the question as is; inside a longer string it is substituted), and every ``{history}``
     and ``{messages}`` by the list of messages (as JSON text inside a longer string)."""
     if isinstance(template, str):
-        if template == PLACEHOLDER:
-            return question
-        lists = {HISTORY: list(history), MESSAGES: [*history, _user(question)]}
-        if template in lists:
-            return lists[template]
-        for name, messages in lists.items():
-            if name in template:
-                template = template.replace(name, json.dumps(messages, ensure_ascii=False))
-        return template.replace(PLACEHOLDER, question)
+        return _fill_text(template, question, history)
     if isinstance(template, Mapping):
         return {k: _fill(v, question, history) for k, v in template.items()}
     if isinstance(template, list):
         return [_fill(v, question, history) for v in template]
     return template
+
+
+def _fill_text(template: str, question: str, history: Sequence[Message]) -> Any:
+    if template == PLACEHOLDER:
+        return question
+    lists = {HISTORY: list(history), MESSAGES: [*history, _user(question)]}
+    if template in lists:
+        return lists[template]
+    for name, messages in lists.items():
+        if name in template:
+            template = template.replace(name, json.dumps(messages, ensure_ascii=False))
+    return template.replace(PLACEHOLDER, question)
 
 
 def _user(question: str) -> Message:
@@ -478,11 +536,17 @@ def _mentions_history(template: Any) -> bool:
     """Whether the request template sends a conversation's history."""
     if isinstance(template, str):
         return HISTORY in template or MESSAGES in template
+    return any(_mentions_history(value) for value in _inside(template))
+
+
+def _inside(template: Any) -> list[Any]:
+    """The values a part of a request template holds (none for a value that is no mapping
+    or list)."""
     if isinstance(template, Mapping):
-        return any(_mentions_history(v) for v in template.values())
+        return list(template.values())
     if isinstance(template, list):
-        return any(_mentions_history(v) for v in template)
-    return False
+        return template
+    return []
 
 
 def _excerpt(body: bytes) -> str:
@@ -529,7 +593,11 @@ class _UrlLogFilter(logging.Filter):
     def _clean(self, arg: object) -> object:
         if isinstance(arg, (str, bytes, int, float)) or arg is None:
             return self._redactor.text(arg) if isinstance(arg, str) else arg
-        text = str(arg)  # an httpx.URL
+        return self._clean_url(arg)
+
+    def _clean_url(self, arg: object) -> object:
+        """An httpx.URL, shown without its query or user info when it is the endpoint's."""
+        text = str(arg)
         try:
             parts = urlsplit(text)
         except ValueError:

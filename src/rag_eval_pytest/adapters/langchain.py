@@ -121,20 +121,19 @@ class LangChainAdapter(RAGAdapter):
                 f"{origin} output {self.context_key!r} is a {type(docs).__name__}, not a list "
                 "of documents"
             )
-        out: list[Context] = []
-        for doc in docs:
-            if isinstance(doc, str):
-                out.append(Context(text=doc))
-                continue
-            text = getattr(doc, "page_content", None)
-            if not isinstance(text, str):
-                raise AdapterError(
-                    f"{origin} output {self.context_key!r} holds a {type(doc).__name__}, "
-                    "not a Document"
-                )
-            metadata = getattr(doc, "metadata", None) or {}
-            out.append(Context(text=text, source=_source(metadata, self.source_key, doc)))
-        return out
+        return [self._context(doc, origin) for doc in docs]
+
+    def _context(self, doc: Any, origin: str) -> Context:
+        """A retrieved document (or text) as a context, with its source."""
+        if isinstance(doc, str):
+            return Context(text=doc)
+        text = getattr(doc, "page_content", None)
+        if not isinstance(text, str):
+            raise AdapterError(
+                f"{origin} output {self.context_key!r} holds a {type(doc).__name__}, not a Document"
+            )
+        metadata = getattr(doc, "metadata", None) or {}
+        return Context(text=text, source=_source(metadata, self.source_key, doc))
 
 
 def _text(value: Any) -> str | None:

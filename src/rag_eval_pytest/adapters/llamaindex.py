@@ -51,13 +51,9 @@ class LlamaIndexAdapter(RAGAdapter):
     ) -> None:
         require_extra("llamaindex")
         self._name = engine if isinstance(engine, str) else type(engine).__name__
-        target = target_of(engine, search_paths)
-        if not (hasattr(target, "aquery") or hasattr(target, "query")) and hasattr(
-            target, "as_query_engine"
-        ):
-            target = target.as_query_engine(**dict(engine_kwargs or {}))
+        target = _engine_of(target_of(engine, search_paths), engine_kwargs)
         self.chats = hasattr(target, "achat") or hasattr(target, "chat")
-        if not (hasattr(target, "aquery") or hasattr(target, "query") or self.chats):
+        if not (_queries(target) or self.chats):
             raise ConfigError(
                 f"llamaindex target {self._name!r} is a {type(target).__name__}, neither a "
                 "query engine, a chat engine nor an index"
@@ -103,20 +99,24 @@ class LlamaIndexAdapter(RAGAdapter):
         return self._convert(answer)
 
     def _convert(self, response: Any) -> RAGResponse:
-        answer = getattr(response, "response", None)
-        if answer is None and hasattr(response, "get_response"):
-            answer = getattr(response.get_response(), "response", None)
-        if not isinstance(answer, str):
-            if isinstance(response, str):
-                answer = response
-            else:
-                raise AdapterError(
-                    f"llamaindex engine {self._name} returned a {type(response).__name__} "
-                    "without a text response"
-                )
+        answer = self._answer(response)
         nodes = getattr(response, "source_nodes", None)
         contexts = None if nodes is None else [self._context(n) for n in nodes]
         return RAGResponse(answer=answer, contexts=contexts, raw=response)
+
+    def _answer(self, response: Any) -> str:
+        """The response's text (a chat's, or an agent's final response)."""
+        answer = getattr(response, "response", None)
+        if answer is None and hasattr(response, "get_response"):
+            answer = getattr(response.get_response(), "response", None)
+        if isinstance(answer, str):
+            return answer
+        if isinstance(response, str):
+            return response
+        raise AdapterError(
+            f"llamaindex engine {self._name} returned a {type(response).__name__} "
+            "without a text response"
+        )
 
     def _context(self, scored: Any) -> Context:
         node = getattr(scored, "node", scored)
@@ -127,12 +127,32 @@ class LlamaIndexAdapter(RAGAdapter):
                 f"llamaindex engine {self._name} returned a source node without text "
                 f"({type(node).__name__})"
             )
+        return Context(text=text, source=self._source(node))
+
+    def _source(self, node: Any) -> str | None:
+        """The node's source: its metadata's (``source_key``, or the usual keys), else the id
+        of the document it came from."""
         metadata = getattr(node, "metadata", None) or {}
         keys = (self.source_key,) if self.source_key else _LLAMA_SOURCE_KEYS
-        source = None
-        if isinstance(metadata, Mapping):
-            source = next((str(metadata[k]) for k in keys if metadata.get(k) is not None), None)
+        source = _metadata_source(metadata, keys)
         if source is None:
             ref = getattr(node, "ref_doc_id", None)
             source = str(ref) if ref else None
-        return Context(text=text, source=source)
+        return source
+
+
+def _queries(target: Any) -> bool:
+    return hasattr(target, "aquery") or hasattr(target, "query")
+
+
+def _engine_of(target: Any, engine_kwargs: Mapping[str, Any] | None) -> Any:
+    """An index's query engine; a query or chat engine as it is."""
+    if not _queries(target) and hasattr(target, "as_query_engine"):
+        return target.as_query_engine(**dict(engine_kwargs or {}))
+    return target
+
+
+def _metadata_source(metadata: Any, keys: Sequence[str | None]) -> str | None:
+    if not isinstance(metadata, Mapping):
+        return None
+    return next((str(metadata[k]) for k in keys if metadata.get(k) is not None), None)

@@ -43,13 +43,7 @@ class ResponsePath:
             match = _STEP.match(text, pos)
             if match is None or match.end() == pos:
                 raise ValueError(f"invalid response path {text!r} at character {pos + 1}")
-            index, key = match.groups()
-            if index is not None:
-                steps.append(EACH if index == EACH else int(index))
-            else:
-                if pos > 0 and text[pos] != ".":
-                    raise ValueError(f"invalid response path {text!r} at character {pos + 1}")
-                steps.append(key)
+            steps.append(_step(text, pos, match))
             pos = match.end()
         if not steps:
             raise ValueError("a response path cannot be empty")
@@ -64,20 +58,25 @@ class ResponsePath:
             return node
         step = self.steps[i]
         if step == EACH:
-            if not isinstance(node, list):
-                raise PathError(
-                    self.text, where or "response", f"expected a list, found {_kind(node)}"
-                )
-            return [self._walk(item, i + 1, f"{where}[{n}]") for n, item in enumerate(node)]
+            items = self._list(node, where)
+            return [self._walk(item, i + 1, f"{where}[{n}]") for n, item in enumerate(items)]
         if isinstance(step, int):
-            here = f"{where}[{step}]"
-            if not isinstance(node, list):
-                raise PathError(
-                    self.text, where or "response", f"expected a list, found {_kind(node)}"
-                )
-            if not -len(node) <= step < len(node):
-                raise PathError(self.text, here, f"missing (the list has {len(node)} items)")
-            return self._walk(node[step], i + 1, here)
+            return self._walk_index(node, step, i, where)
+        return self._walk_key(node, step, i, where)
+
+    def _list(self, node: Any, where: str) -> list[Any]:
+        if not isinstance(node, list):
+            raise PathError(self.text, where or "response", f"expected a list, found {_kind(node)}")
+        return node
+
+    def _walk_index(self, node: Any, step: int, i: int, where: str) -> Any:
+        here = f"{where}[{step}]"
+        items = self._list(node, where)
+        if not -len(items) <= step < len(items):
+            raise PathError(self.text, here, f"missing (the list has {len(items)} items)")
+        return self._walk(items[step], i + 1, here)
+
+    def _walk_key(self, node: Any, step: str, i: int, where: str) -> Any:
         here = f"{where}.{step}" if where else step
         if not isinstance(node, Mapping):
             raise PathError(self.text, here, f"missing ({where or 'response'} is {_kind(node)})")
@@ -87,17 +86,29 @@ class ResponsePath:
         return self._walk(node[step], i + 1, here)
 
 
+def _step(text: str, pos: int, match: re.Match[str]) -> str | int:
+    """One step of a path: an index, ``[*]``, or a key (after a dot, but for the first)."""
+    index, key = match.groups()
+    if index is not None:
+        return EACH if index == EACH else int(index)
+    if pos > 0 and text[pos] != ".":
+        raise ValueError(f"invalid response path {text!r} at character {pos + 1}")
+    return str(key)
+
+
+_KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (bool, "a boolean"),
+    ((int, float), "a number"),
+    (str, "a string"),
+    (list, "a list"),
+    (Mapping, "an object"),
+)
+
+
 def _kind(value: Any) -> str:
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "an object"
+    for types, name in _KINDS:
+        if isinstance(value, types):
+            return name
     return type(value).__name__

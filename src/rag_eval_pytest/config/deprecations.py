@@ -41,12 +41,25 @@ def _replace_max_retries(data: dict[str, Any], label: str) -> list[str]:
     judge = data.get("judge")
     if not isinstance(judge, dict) or "max_retries" not in judge:
         return []
-    retries = judge.pop("max_retries")
-    if isinstance(retries, str) and retries.strip().isdigit():
-        retries = int(retries)  # from ${VAR}
+    retries = _whole(judge.pop("max_retries"))
     retry = judge.setdefault("retry", {})
     if retry is None:
         retry = judge["retry"] = {}
+    _check_max_retries(retries, retry, label)
+    if isinstance(retry, dict):  # anything else: the validation names judge.retry
+        retry["max_attempts"] = retries + 1
+    return [
+        f"judge.max_retries in {label} is deprecated: use judge.retry.max_attempts, which "
+        f"counts the first try (max_retries: {retries} is max_attempts: {retries + 1})"
+    ]
+
+
+def _whole(value: Any) -> Any:
+    """A whole number written as text (from ``${VAR}``) as the number."""
+    return int(value) if isinstance(value, str) and value.strip().isdigit() else value
+
+
+def _check_max_retries(retries: Any, retry: Any, label: str) -> None:
     if type(retries) is not int or not 0 <= retries < MAX_ATTEMPTS:
         raise ConfigError(
             f"Invalid configuration {label}: key 'judge.max_retries': should be a whole "
@@ -58,9 +71,3 @@ def _replace_max_retries(data: dict[str, Any], label: str) -> list[str]:
             f"Invalid configuration {label}: judge.max_retries and judge.retry.max_attempts "
             "are both given: keep judge.retry.max_attempts (max_retries is deprecated)"
         )
-    if isinstance(retry, dict):  # anything else: the validation names judge.retry
-        retry["max_attempts"] = retries + 1
-    return [
-        f"judge.max_retries in {label} is deprecated: use judge.retry.max_attempts, which "
-        f"counts the first try (max_retries: {retries} is max_attempts: {retries + 1})"
-    ]

@@ -86,26 +86,40 @@ def find_config_file(
     pytest was started) and then in the rootdir: a config beside the tests one runs from a
     sub-folder of the project is the one meant."""
     if explicit is not None:
-        problem = _not_a_file(explicit)
-        if problem is not None:
-            raise ConfigError(f"Configuration file {explicit} {problem}")
-        if explicit.name == "pyproject.toml":
-            return ConfigFile(explicit, _tool_section(explicit))
-        if explicit.suffix.lower() == ".toml":
-            return ConfigFile(explicit, _load_toml(explicit))
-        return ConfigFile(explicit, _load_yaml(explicit))
+        return _explicit(explicit)
     folders = tuple(dict.fromkeys(f for f in (current, rootpath) if f is not None))
     for folder in folders:
-        for name in CONFIG_FILE_NAMES:
-            candidate = folder / name
-            if candidate.is_file():
-                return ConfigFile(candidate, _load_yaml(candidate), searched=folders)
-        pyproject = folder / "pyproject.toml"
-        if pyproject.is_file():
-            section = _tool_section(pyproject)
-            if section:
-                return ConfigFile(pyproject, section, searched=folders)
+        found = _in_folder(folder, folders)
+        if found is not None:
+            return found
     return ConfigFile(None, {}, searched=folders)
+
+
+def _explicit(path: Path) -> ConfigFile:
+    """The config file given: pyproject.toml's section, a TOML or a YAML file."""
+    problem = _not_a_file(path)
+    if problem is not None:
+        raise ConfigError(f"Configuration file {path} {problem}")
+    if path.name == "pyproject.toml":
+        return ConfigFile(path, _tool_section(path))
+    if path.suffix.lower() == ".toml":
+        return ConfigFile(path, _load_toml(path))
+    return ConfigFile(path, _load_yaml(path))
+
+
+def _in_folder(folder: Path, folders: tuple[Path, ...]) -> ConfigFile | None:
+    """The config file of ``folder``: eval-config.yaml (or .yml), else a pyproject.toml with
+    a [tool.rag_eval] section; ``None`` when it has neither."""
+    for name in CONFIG_FILE_NAMES:
+        candidate = folder / name
+        if candidate.is_file():
+            return ConfigFile(candidate, _load_yaml(candidate), searched=folders)
+    pyproject = folder / "pyproject.toml"
+    if pyproject.is_file():
+        section = _tool_section(pyproject)
+        if section:
+            return ConfigFile(pyproject, section, searched=folders)
+    return None
 
 
 _KINDS = (
@@ -142,18 +156,23 @@ def _tool_section(pyproject: Path) -> dict[str, Any]:
 
 def anchor_paths(data: dict[str, Any], base: Path) -> None:
     """Relative paths in a config file are relative to the file, not to the cwd."""
-    output = data.get("output")
-    if isinstance(output, dict) and isinstance(output.get("directory"), str):
-        directory = Path(output["directory"])
-        if not directory.is_absolute():
-            output["directory"] = str(base / directory)
-    judge = data.get("judge")
-    if isinstance(judge, dict) and isinstance(judge.get("calibration"), str):
-        calibration = Path(judge["calibration"])
-        if not calibration.is_absolute():
-            judge["calibration"] = str(base / calibration)
+    _anchor(data.get("output"), "directory", base)
+    _anchor(data.get("judge"), "calibration", base)
     target = data.get("target")
-    if isinstance(target, str):
-        module, sep, attr = target.rpartition(":")
-        if sep and module.endswith(".py") and not Path(module).is_absolute():
-            data["target"] = f"{base / module}:{attr}"
+    if isinstance(target, str) and _script_target(target):
+        module, _, attr = target.rpartition(":")
+        data["target"] = f"{base / module}:{attr}"
+
+
+def _anchor(section: object, key: str, base: Path) -> None:
+    """A section's relative path made relative to ``base``."""
+    if isinstance(section, dict) and isinstance(section.get(key), str):
+        path = Path(section[key])
+        if not path.is_absolute():
+            section[key] = str(base / path)
+
+
+def _script_target(target: str) -> bool:
+    """Whether a target names a script by a relative path (``app/rag.py:answer``)."""
+    module, sep, _ = target.rpartition(":")
+    return bool(sep) and module.endswith(".py") and not Path(module).is_absolute()

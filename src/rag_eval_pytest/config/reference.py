@@ -47,6 +47,10 @@ def _type_name(annotation: Any) -> str:
         return " \\| ".join(_type_name(a) for a in args)
     if origin is typing.Annotated:
         return _type_name(args[0])
+    return _collection_name(annotation, origin, args)
+
+
+def _collection_name(annotation: Any, origin: Any, args: tuple[Any, ...]) -> str:
     if origin in (list, tuple, set):
         return f"list of {_type_name(args[0])}" if args else "list"
     if origin is dict:
@@ -87,31 +91,51 @@ def rows(
 ) -> list[str]:
     out = []
     for name, info in model.model_fields.items():
-        key = f"{prefix}{name}"
-        inner = _section(info.annotation)
-        if inner is not None and (inner is model or inner in outer):
-            # A section that holds itself (a cascade's judge.then): named once, not unrolled.
-            description = " ".join((info.description or "").split()).replace("|", "\\|")
-            same = prefix.rstrip(".") or name
-            out.append(f"| `{key}` | section, as `{same}` | | {description} |")
-            continue
-        entries = _map_of_sections(info.annotation)
-        if entries is not None:
-            description = " ".join((info.description or "").split()).replace("|", "\\|")
-            out.append(f"| `{key}` | map of name to section | {_default(info)} | {description} |")
-            out.extend(rows(entries, f"{key}.<name>.", (*outer, model)))
-            continue
-        section = _section(info.annotation)
-        description = (info.description or (section.__doc__ or "" if section else "")).strip()
-        description = " ".join(description.split()).replace("|", "\\|")
-        if section is not None:
-            out.append(f"| `{key}` | section | | {description} |")
-            out.extend(rows(section, f"{key}.", (*outer, model)))
-        else:
-            out.append(
-                f"| `{key}` | {_type_name(info.annotation)} | {_default(info)} | {description} |"
-            )
+        out += _field_rows(model, name, info, prefix, outer)
     return out
+
+
+def _field_rows(
+    model: type[BaseModel],
+    name: str,
+    info: FieldInfo,
+    prefix: str,
+    outer: tuple[type[BaseModel], ...],
+) -> list[str]:
+    """A field's row, and a section's rows after it."""
+    key = f"{prefix}{name}"
+    inner = _section(info.annotation)
+    if inner is not None and (inner is model or inner in outer):
+        # A section that holds itself (a cascade's judge.then): named once, not unrolled.
+        same = prefix.rstrip(".") or name
+        return [f"| `{key}` | section, as `{same}` | | {_described(info.description)} |"]
+    entries = _map_of_sections(info.annotation)
+    if entries is not None:
+        description = _described(info.description)
+        return [
+            f"| `{key}` | map of name to section | {_default(info)} | {description} |",
+            *rows(entries, f"{key}.<name>.", (*outer, model)),
+        ]
+    return _plain_rows(model, key, info, outer)
+
+
+def _plain_rows(
+    model: type[BaseModel], key: str, info: FieldInfo, outer: tuple[type[BaseModel], ...]
+) -> list[str]:
+    """A value's row, or a section's (described by its docstring when the field is not)."""
+    section = _section(info.annotation)
+    description = _described(info.description or (section.__doc__ or "" if section else ""))
+    if section is not None:
+        return [
+            f"| `{key}` | section | | {description} |",
+            *rows(section, f"{key}.", (*outer, model)),
+        ]
+    return [f"| `{key}` | {_type_name(info.annotation)} | {_default(info)} | {description} |"]
+
+
+def _described(text: str | None) -> str:
+    """A description on one line of a table."""
+    return " ".join((text or "").split()).replace("|", "\\|")
 
 
 def render() -> str:

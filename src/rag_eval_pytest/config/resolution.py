@@ -69,6 +69,21 @@ def resolve_settings(
     env = os.environ if env is None else env
     secrets: set[str] = set()
     references: dict[str, str] = {}
+    data, deprecations = _file_data(file, env, secrets, references)
+    origin = _override(data, overrides)
+    try:
+        settings = Settings.model_validate(data)
+    except ValidationError as exc:
+        raise explain(exc, origin, file.label, secrets, references) from None
+    file.secrets = secrets
+    return ResolvedConfig(settings=settings, file=file, secrets=secrets, deprecations=deprecations)
+
+
+def _file_data(
+    file: ConfigFile, env: Mapping[str, str], secrets: set[str], references: dict[str, str]
+) -> tuple[dict[str, Any], list[str]]:
+    """The config file's data, expanded, its deprecated keys rewritten (with their notices)
+    and its paths anchored, valid on its own."""
     try:
         data = interpolate(file.data, env, file.label, secrets, references=references)
         deprecations = replace_deprecated(data, file.label)
@@ -79,13 +94,13 @@ def resolve_settings(
         raise explain(exc, {}, file.label, secrets, references) from None
     except RecursionError:
         raise ConfigError(f"Invalid configuration {file.label}: {TOO_DEEP}") from None
+    return data, deprecations
+
+
+def _override(data: dict[str, Any], overrides: list[Override]) -> dict[str, str]:
+    """The overrides set in ``data``; where each value came from, by its key."""
     origin: dict[str, str] = {}
     for override in overrides:
         _set_path(data, override.path, override.value)
         origin[override.path] = override.source
-    try:
-        settings = Settings.model_validate(data)
-    except ValidationError as exc:
-        raise explain(exc, origin, file.label, secrets, references) from None
-    file.secrets = secrets
-    return ResolvedConfig(settings=settings, file=file, secrets=secrets, deprecations=deprecations)
+    return origin

@@ -26,7 +26,7 @@ from ..runtime.retry import RetrySettings
 from ..values import check_header, header_line, http_url, not_a_bool, numbers_not_bools
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
 
 def number_text(value: float) -> str:
@@ -236,14 +236,24 @@ class HttpSettings(_Section):
         """No credential in a repr (``pytest -l`` prints the locals of a failing test): the
         endpoint without user info or query string, header values masked."""
         for name, value in super().__repr_args__():
-            if name == "endpoint" and value:
-                yield name, display_url(value)
-            elif name == "headers":
-                yield name, {k: MASK for k in value}
-            elif name == "header_args":
-                yield name, [f"{line.partition(':')[0]}: {MASK}" for line in value]
-            else:
-                yield name, value
+            hide = _HIDDEN.get(name)
+            yield name, hide(value) if hide is not None and value else value
+
+
+def _masked_headers(headers: dict[str, str]) -> dict[str, str]:
+    return {name: MASK for name in headers}
+
+
+def _masked_header_args(lines: list[str]) -> list[str]:
+    return [f"{line.partition(':')[0]}: {MASK}" for line in lines]
+
+
+_HIDDEN: dict[str | None, Callable[[Any], Any]] = {
+    "endpoint": display_url,
+    "headers": _masked_headers,
+    "header_args": _masked_header_args,
+}
+"""How a field of the ``http:`` section that may hold a credential shows in a repr."""
 
 
 class LangChainSettings(_Section):

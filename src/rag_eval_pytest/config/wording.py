@@ -51,15 +51,22 @@ def _shown(value: Any) -> str:
     """A value in a message, as it was typed: numbers bare, text quoted."""
     if isinstance(value, bool):
         return str(value).lower()
-    if isinstance(value, (int, float)):
-        return number_text(float(value)) if isinstance(value, float) else str(value)
+    if isinstance(value, float):
+        return number_text(value)
+    if isinstance(value, int):
+        return str(value)
     if isinstance(value, str):
-        try:
-            float(value)
-        except ValueError:
-            return repr(value if len(value) <= 80 else value[:80] + "...")
-        return value.strip()
+        return _shown_text(value)
     return {dict: "a mapping", list: "a list", type(None): "null"}.get(type(value), "the value")
+
+
+def _shown_text(value: str) -> str:
+    """Text that reads as a number, bare; other text quoted, and cut when long."""
+    try:
+        float(value)
+    except ValueError:
+        return repr(value if len(value) <= 80 else value[:80] + "...")
+    return value.strip()
 
 
 def _problem(err: Any, *, echo: bool) -> str:
@@ -68,13 +75,18 @@ def _problem(err: Any, *, echo: bool) -> str:
     template = _PROBLEMS.get(err["type"])
     value = err.get("input")
     if template is not None:
-        ctx = {k: _shown(v) for k, v in (err.get("ctx") or {}).items()}
-        if "expected" in ctx:  # "'a', 'b' or 'c'" -> "a, b, c"
-            ctx["expected"] = ", ".join(re.findall(r"'([^']*)'", str(err["ctx"]["expected"])))
-        return template.format(value=_shown(value) if echo else "the value", **ctx)
+        return template.format(value=_shown(value) if echo else "the value", **_context(err))
     if not echo or isinstance(value, (dict, list, type(None))) or _shown(value) in msg:
         return msg
     return f"{msg} (got {value!r})"
+
+
+def _context(err: Any) -> dict[str, str]:
+    """The error's bounds or choices, as a message shows them."""
+    ctx = {k: _shown(v) for k, v in (err.get("ctx") or {}).items()}
+    if "expected" in ctx:  # "'a', 'b' or 'c'" -> "a, b, c"
+        ctx["expected"] = ", ".join(re.findall(r"'([^']*)'", str(err["ctx"]["expected"])))
+    return ctx
 
 
 def explain(
@@ -87,35 +99,54 @@ def explain(
     """One line: the source of the value (the flag, the ini key and its file, or the config
     file and key) and what is wrong with it."""
     err = exc.errors()[0]
-    # A value of a union (judge.passes: a number or auto) is reported per member; the first
-    # member's error is the one meant, at the key itself.
-    loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and _UNION_MEMBER.match(p)))
-    # A dict-key validator reports at the dict itself; name the offending key instead.
-    key = _loc(tuple(loc))
-    source: str | None = None
+    loc = _meant(err["loc"])
+    key = _loc(loc)
+    if err["type"] == "extra_forbidden":
+        return ConfigError(
+            f"Invalid configuration {file_label}: unknown key {key!r} (allowed: {_allowed(loc)})"
+        )
+    problem = _problem(err, echo=_echoed(key, err, secrets))
+    source = _source(key, origin)
+    if source is not None:
+        return ConfigError(f"{source}: {problem}")
+    written = references.get(key)
+    where = f"key {key!r}" + (f" ({written!r} from the environment)" if written else "")
+    return ConfigError(f"Invalid configuration {file_label}: {where}: {problem}")
+
+
+def _meant(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """The error's place without the members of a union: a value of one (judge.passes: a
+    number or auto) is reported per member, and the first member's error is the one meant,
+    at the key itself."""
+    return tuple(p for p in loc if not (isinstance(p, str) and _UNION_MEMBER.match(p)))
+
+
+def _source(key: str, origin: Mapping[str, str]) -> str | None:
+    """Where the value at ``key`` came from (a flag, an ini key), when not the config file.
+    A dict-key validator reports at the dict itself: the key within it is meant."""
     for prefix, label in origin.items():
         if (
             key == prefix
             or key.startswith((prefix + ".", prefix + "["))
             or prefix.startswith(key + ".")
         ):
-            source = label
-            break
-    if err["type"] == "extra_forbidden":
-        parent = Settings
-        for part in loc[:-1]:
-            annotation = parent.model_fields[str(part)].annotation
-            if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-                parent = annotation  # type: ignore[assignment]
-        allowed = ", ".join(parent.model_fields)
-        return ConfigError(
-            f"Invalid configuration {file_label}: unknown key {key!r} (allowed: {allowed})"
-        )
+            return label
+    return None
+
+
+def _allowed(loc: tuple[int | str, ...]) -> str:
+    """The keys allowed beside the unknown one at ``loc``."""
+    parent = Settings
+    for part in loc[:-1]:
+        annotation = parent.model_fields[str(part)].annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            parent = annotation  # type: ignore[assignment]
+    return ", ".join(parent.model_fields)
+
+
+def _echoed(key: str, err: Any, secrets: set[str]) -> bool:
+    """Whether the message may show the value: not one of a key that may hold credentials,
+    nor a secret's value."""
     unechoed = any(key == k or key.startswith((k + ".", k + "[")) for k in _UNECHOED_KEYS)
     secret = isinstance(err.get("input"), str) and err["input"] in secrets
-    problem = _problem(err, echo=not (unechoed or secret))
-    if source is not None:
-        return ConfigError(f"{source}: {problem}")
-    written = references.get(key)
-    where = f"key {key!r}" + (f" ({written!r} from the environment)" if written else "")
-    return ConfigError(f"Invalid configuration {file_label}: {where}: {problem}")
+    return not (unechoed or secret)

@@ -80,21 +80,29 @@ def find(document: object, line: int | None = None) -> str | None:
     while stack:
         where, value = stack.pop()
         if isinstance(value, TooLongInteger):
-            at = value.line or line
-            field = f"field {where!r}" if where else "the document"
-            return (
-                f"{field}{f' (line {at})' if at else ''}: an integer of {value.digits} digits "
-                f"is longer than can be read ({_limit()} digits at most)"
-            )
+            return _too_long(value, where, line)
         if isinstance(value, (dict, list)) and id(value) not in seen:
             seen.add(id(value))
-            items = value.items() if isinstance(value, dict) else enumerate(value)
-            children = [
-                (f"{where}[{key}]" if isinstance(value, list) else f"{where}.{key}".lstrip("."), v)
-                for key, v in items
-            ]
-            stack.extend(reversed(children))
+            stack.extend(reversed(_children(where, value)))
     return None
+
+
+def _too_long(value: TooLongInteger, where: str, line: int | None) -> str:
+    at = value.line or line
+    field = f"field {where!r}" if where else "the document"
+    return (
+        f"{field}{f' (line {at})' if at else ''}: an integer of {value.digits} digits "
+        f"is longer than can be read ({_limit()} digits at most)"
+    )
+
+
+def _children(where: str, value: dict[Any, Any] | list[Any]) -> list[tuple[str, object]]:
+    """Each value a mapping or list holds, with where it is (``a.b``, ``a[2]``)."""
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    return [
+        (f"{where}[{key}]" if isinstance(value, list) else f"{where}.{key}".lstrip("."), v)
+        for key, v in items
+    ]
 
 
 def load_json(text: str, line: int | None = None) -> tuple[Any, str | None]:

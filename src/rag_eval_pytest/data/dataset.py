@@ -19,6 +19,7 @@ import json
 import re
 import reprlib
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
@@ -139,6 +140,28 @@ TURN_FIELDS = frozenset(Turn.model_fields)
 _NO_OPENING = "(a conversation)"
 
 
+def _refuse_question_fields(conversation: dict[str, Any]) -> None:
+    """A conversation's case with a field of one question (its turns hold those)."""
+    own = sorted(k for k in TURN_FIELDS if k in conversation)
+    if "question" in own:
+        raise ValueError(
+            "has both 'question' and 'turns': give 'question' for one question, 'turns' "
+            "for a conversation"
+        )
+    if own:
+        raise ValueError(
+            f"field {own[0]!r} belongs in each turn of a conversation, not in its case"
+        )
+
+
+def _opening(turns: object) -> Any:
+    """The first turn's question, which titles the case; a missing one is its turn's error."""
+    first = turns[0] if isinstance(turns, list) and turns else None
+    opening = first.get("question") if isinstance(first, dict) else None
+    usable = isinstance(opening, str) and opening.strip()
+    return opening if usable else _NO_OPENING
+
+
 class Case(_Asked):
     """One test case of a dataset (the PRD schema, plus optional pre-recorded outputs).
 
@@ -163,22 +186,8 @@ class Case(_Asked):
         nothing of one question: each mistake is one message naming the field."""
         if not isinstance(data, dict) or data.get("turns") is None:
             return data
-        own = sorted(k for k in TURN_FIELDS if k in data)
-        if "question" in own:
-            raise ValueError(
-                "has both 'question' and 'turns': give 'question' for one question, 'turns' "
-                "for a conversation"
-            )
-        if own:
-            raise ValueError(
-                f"field {own[0]!r} belongs in each turn of a conversation, not in its case"
-            )
-        turns = data["turns"]
-        first = turns[0] if isinstance(turns, list) and turns else None
-        opening = first.get("question") if isinstance(first, dict) else None
-        # The first turn's question titles the case; a missing one is its turn's error.
-        usable = isinstance(opening, str) and opening.strip()
-        return {**data, "question": opening if usable else _NO_OPENING}
+        _refuse_question_fields(data)
+        return {**data, "question": _opening(data["turns"])}
 
     @field_validator("turns")
     @classmethod
@@ -338,6 +347,11 @@ def _read_text(path: Path) -> str:
         raise DatasetError(f"Dataset {path}: is a directory, not a file") from None
     except OSError as exc:
         raise DatasetError(f"Dataset {path}: cannot be read ({exc.strerror})") from None
+    return _decoded(path, data)
+
+
+def _decoded(path: Path, data: bytes) -> str:
+    """The file's text: UTF-8 (with or without a byte order mark), not empty."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -385,22 +399,25 @@ def _parse_jsonl(path: Path, text: str) -> list[tuple[str, object]]:
     # Lines end at "\n" only: str.splitlines() would also split at U+2028 and the other
     # separators that a JSON string may hold unescaped.
     for lineno, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            row, problem = bigints.load_json(line, line=lineno)
-        except DuplicateKeyError as exc:
-            raise DatasetError(f"Dataset {path}: line {lineno}: {exc}") from None
-        except json.JSONDecodeError as exc:
-            raise DatasetError(
-                f"Dataset {path}: line {lineno} is not valid JSON (column {exc.colno}: {exc.msg})"
-            ) from None
-        except RecursionError:
-            raise DatasetError(f"Dataset {path}: line {lineno} is {_TOO_DEEP}") from None
-        rows.append((f"line {lineno}", _refuse_huge_integers(path, row, problem)))
+        if line.strip():
+            rows.append((f"line {lineno}", _jsonl_row(path, lineno, line)))
     if not rows:
         raise DatasetError(f"Dataset {path}: the file has no cases")
     return rows
+
+
+def _jsonl_row(path: Path, lineno: int, line: str) -> object:
+    try:
+        row, problem = bigints.load_json(line, line=lineno)
+    except DuplicateKeyError as exc:
+        raise DatasetError(f"Dataset {path}: line {lineno}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise DatasetError(
+            f"Dataset {path}: line {lineno} is not valid JSON (column {exc.colno}: {exc.msg})"
+        ) from None
+    except RecursionError:
+        raise DatasetError(f"Dataset {path}: line {lineno} is {_TOO_DEEP}") from None
+    return _refuse_huge_integers(path, row, problem)
 
 
 def _split_document(path: Path, document: object) -> tuple[object, list[tuple[str, object]]]:
@@ -408,12 +425,17 @@ def _split_document(path: Path, document: object) -> tuple[object, list[tuple[st
     if isinstance(document, list):
         if not document:  # as empty as {"test_cases": []}: a run of it would decide nothing
             raise DatasetError(f"Dataset {path}: the list of cases is empty")
-        return None, [(f"test_cases[{i}]", raw) for i, raw in enumerate(document)]
+        return None, _numbered(document)
     if not isinstance(document, dict):
         raise DatasetError(
             f"Dataset {path}: expected an object with 'test_cases' (or a list of cases), "
             f"found {type(document).__name__}"
         )
+    return document.get("metadata"), _numbered(_test_cases(path, document))
+
+
+def _test_cases(path: Path, document: dict[str, Any]) -> list[object]:
+    """The document's list of cases; any other top-level key is a mistake."""
     unknown = sorted(set(document) - {"metadata", "test_cases"})
     if unknown:
         raise DatasetError(
@@ -429,7 +451,11 @@ def _split_document(path: Path, document: object) -> tuple[object, list[tuple[st
         )
     if not raw_cases:
         raise DatasetError(f"Dataset {path}: field 'test_cases' has no cases")
-    return document.get("metadata"), [(f"test_cases[{i}]", raw) for i, raw in enumerate(raw_cases)]
+    return raw_cases
+
+
+def _numbered(raw_cases: list[object]) -> list[tuple[str, object]]:
+    return [(f"test_cases[{i}]", raw) for i, raw in enumerate(raw_cases)]
 
 
 # --------------------------------------------------------------------------- validation
@@ -461,18 +487,19 @@ def _describe(error: Any) -> str:
     if error["type"] == "missing":
         return f"field {loc!r} is required"
     if error["type"] == "extra_forbidden":
-        loc_parts = error["loc"]
-        model: type[BaseModel] = (
-            Context if "contexts" in loc_parts else Turn if "turns" in loc_parts else Case
-        )
-        # A close spelling only: "score" is not a misspelt "source".
-        close = difflib.get_close_matches(str(error["loc"][-1]), model.model_fields, 1, 0.8)
-        if close:
-            return f"unknown field {loc!r} (did you mean {close[0]!r}?)"
-        return f"unknown field {loc!r} (allowed: {', '.join(model.model_fields)})"
+        return _unknown_field(loc, error["loc"])
     where = f"field {loc!r}" if loc else "the case"
     got = f" (got {_excerpt(error['input'])})" if error["type"].endswith("_type") else ""
     return f"{where}: {msg}{got}"
+
+
+def _unknown_field(loc: str, parts: Sequence[int | str]) -> str:
+    model: type[BaseModel] = Context if "contexts" in parts else Turn if "turns" in parts else Case
+    # A close spelling only: "score" is not a misspelt "source".
+    close = difflib.get_close_matches(str(parts[-1]), model.model_fields, 1, 0.8)
+    if close:
+        return f"unknown field {loc!r} (did you mean {close[0]!r}?)"
+    return f"unknown field {loc!r} (allowed: {', '.join(model.model_fields)})"
 
 
 def describe_problems(error: ValidationError) -> list[str]:
@@ -484,9 +511,7 @@ def describe_problems(error: ValidationError) -> list[str]:
 def _refuse_foreign_fields(path: Path, rows: list[tuple[str, object]]) -> None:
     """A file in DeepEval's or RAGAS's own format is one error naming the converter, not an
     "unknown field" per field and case."""
-    keys = {
-        k for _, raw in rows if isinstance(raw, dict) for k in raw if k not in Case.model_fields
-    }
+    keys = _foreign_keys(rows)
     fmt = foreign_format(keys) if keys else None
     if fmt is not None:
         theirs = ", ".join(repr(k) for k in sorted(keys))
@@ -496,39 +521,65 @@ def _refuse_foreign_fields(path: Path, rows: list[tuple[str, object]]) -> None:
         )
 
 
+def _foreign_keys(rows: list[tuple[str, object]]) -> set[str]:
+    """The fields of the cases that a case of ours does not have."""
+    return {
+        k for _, raw in rows if isinstance(raw, dict) for k in raw if k not in Case.model_fields
+    }
+
+
 def _validate_cases(path: Path, rows: list[tuple[str, object]]) -> list[Case]:
     _refuse_foreign_fields(path, rows)
     cases: list[Case] = []
     problems: list[str] = []
     first_use: dict[str, str] = {}
     for where, raw in rows:
-        if not isinstance(raw, dict):
-            problems.append(
-                f"{_case_label(raw, where)}: expected an object, found {type(raw).__name__}"
-            )
-            continue
-        try:
-            case = Case.model_validate(raw)
-        except ValidationError as exc:
-            label = _case_label(raw, where)
-            problems.extend(f"{label}: {_describe(err)}" for err in exc.errors())
-            continue
-        cases.append(case)
-        if case.id is not None:  # normalised: ids that differ only in Unicode form are equal
-            if case.id in first_use:
-                problems.append(
-                    f"case {case.id!r} ({where}): duplicate id (also used at {first_use[case.id]})"
-                )
-            else:
-                first_use[case.id] = where
+        case = _validated(where, raw, problems)
+        if case is not None:
+            cases.append(case)
+            _refuse_duplicate_id(case, where, first_use, problems)
     if problems:
-        shown = problems[:MAX_PROBLEMS_SHOWN]
-        more = len(problems) - len(shown)
-        lines = "\n".join(f"  {p}" for p in shown)
-        tail = f"\n  … and {more} more" if more else ""
-        count = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
-        raise DatasetError(f"Invalid dataset {path} ({count}):\n{lines}{tail}")
+        raise _invalid(path, problems)
     return cases
+
+
+def _validated(where: str, raw: object, problems: list[str]) -> Case | None:
+    """The case at ``where``, or ``None`` with its problems, each naming its field."""
+    if not isinstance(raw, dict):
+        problems.append(
+            f"{_case_label(raw, where)}: expected an object, found {type(raw).__name__}"
+        )
+        return None
+    try:
+        return Case.model_validate(raw)
+    except ValidationError as exc:
+        label = _case_label(raw, where)
+        problems.extend(f"{label}: {_describe(err)}" for err in exc.errors())
+        return None
+
+
+def _refuse_duplicate_id(
+    case: Case, where: str, first_use: dict[str, str], problems: list[str]
+) -> None:
+    if case.id is None:  # normalised: ids that differ only in Unicode form are equal
+        return
+    if case.id in first_use:
+        problems.append(
+            f"case {case.id!r} ({where}): duplicate id (also used at {first_use[case.id]})"
+        )
+    else:
+        first_use[case.id] = where
+
+
+def _invalid(path: Path, problems: list[str]) -> DatasetError:
+    """One error for a file's problems: the first :data:`MAX_PROBLEMS_SHOWN` of them, and how
+    many more there are."""
+    shown = problems[:MAX_PROBLEMS_SHOWN]
+    more = len(problems) - len(shown)
+    lines = "\n".join(f"  {p}" for p in shown)
+    tail = f"\n  … and {more} more" if more else ""
+    count = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
+    return DatasetError(f"Invalid dataset {path} ({count}):\n{lines}{tail}")
 
 
 def case_text(case: Case) -> str:
@@ -568,11 +619,14 @@ def _optional_field_warnings(path: Path, cases: list[Case]) -> list[str]:
     without = [c.id or "?" for c in cases if all(a.expected_contexts is None for a in _asked(c))]
     if not without:
         return []
-    shown = ", ".join(without[:5]) + (", …" if len(without) > 5 else "")
     return [
         f"{path}: {len(without)} of {len(cases)} cases have no 'expected_contexts' "
-        f"(retrieval metrics are not judged for them): {shown}"
+        f"(retrieval metrics are not judged for them): {_first_five(without)}"
     ]
+
+
+def _first_five(keys: list[str]) -> str:
+    return ", ".join(keys[:5]) + (", …" if len(keys) > 5 else "")
 
 
 def missing_ground_truth_notice(cases: Sequence[LoadedCase], metrics: Sequence[str]) -> str | None:
@@ -582,10 +636,9 @@ def missing_ground_truth_notice(cases: Sequence[LoadedCase], metrics: Sequence[s
     without = [c.key for c in cases if all(a.ground_truth is None for a in _asked(c.case))]
     if not without or not metrics:
         return None
-    shown = ", ".join(without[:5]) + (", …" if len(without) > 5 else "")
     return (
         f"{len(without)} of {len(cases)} cases have no 'ground_truth'; the metrics that need "
-        f"one ({', '.join(metrics)}) are not judged for them: {shown}"
+        f"one ({', '.join(metrics)}) are not judged for them: {_first_five(without)}"
     )
 
 
@@ -616,31 +669,8 @@ def load_dataset(path: Path, *, now: dt.datetime | None = None) -> Dataset:
     """Read and validate one dataset file. Raises :class:`DatasetError`."""
     now = now or dt.datetime.now(dt.timezone.utc)
     text = _read_text(path)
-    suffix = path.suffix.lower()
-    metadata_raw: object = None
-    if suffix == ".jsonl":
-        rows = _parse_jsonl(path, text)
-    elif suffix in (".yaml", ".yml"):
-        metadata_raw, rows = _split_document(path, _parse_yaml(path, text))
-    elif suffix == ".json":
-        metadata_raw, rows = _split_document(path, _parse_json(path, text))
-    else:
-        raise DatasetError(
-            f"Dataset {path}: unknown file type {suffix or '(none)'!r} "
-            "(use .json, .jsonl, .yaml or .yml)"
-        )
-    if metadata_raw is not None and not isinstance(metadata_raw, dict):
-        raise DatasetError(
-            f"Dataset {path}: field 'metadata' must be an object, "
-            f"found {type(metadata_raw).__name__}"
-        )
-    try:
-        metadata = DatasetMetadata.model_validate(metadata_raw or {})
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        raise DatasetError(
-            f"Dataset {path}: field 'metadata.{_field_path(err['loc'])}': {err['msg']}"
-        ) from None
+    metadata_raw, rows = _rows(path, text)
+    metadata = _metadata(path, metadata_raw)
     cases = _assign_ids(_validate_cases(path, rows))
     warnings = _optional_field_warnings(path, cases)
     stale = _staleness_warning(path, metadata, now)
@@ -653,6 +683,36 @@ def load_dataset(path: Path, *, now: dt.datetime | None = None) -> Dataset:
         warnings=warnings,
         sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
     )
+
+
+def _rows(path: Path, text: str) -> tuple[object, list[tuple[str, object]]]:
+    """The file's metadata (``None`` when it has none) and its cases, each with where it is,
+    read as the file's type says."""
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        return None, _parse_jsonl(path, text)
+    if suffix in (".yaml", ".yml"):
+        return _split_document(path, _parse_yaml(path, text))
+    if suffix == ".json":
+        return _split_document(path, _parse_json(path, text))
+    raise DatasetError(
+        f"Dataset {path}: unknown file type {suffix or '(none)'!r} "
+        "(use .json, .jsonl, .yaml or .yml)"
+    )
+
+
+def _metadata(path: Path, raw: object) -> DatasetMetadata:
+    if raw is not None and not isinstance(raw, dict):
+        raise DatasetError(
+            f"Dataset {path}: field 'metadata' must be an object, found {type(raw).__name__}"
+        )
+    try:
+        return DatasetMetadata.model_validate(raw or {})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise DatasetError(
+            f"Dataset {path}: field 'metadata.{_field_path(err['loc'])}': {err['msg']}"
+        ) from None
 
 
 def select_by_tags(cases: Iterable[LoadedCase], tags: Sequence[str]) -> list[LoadedCase]:
@@ -690,19 +750,29 @@ def _key_holders(loaded: Sequence[LoadedCase]) -> Iterable[_KeyHolder]:
 
 def _clash_message(first: _KeyHolder, second: _KeyHolder) -> str:
     key, here, there = second.item.key, first.item.dataset, second.item.dataset
-    if here != there and not first.turn and not second.turn and first.case_id == second.case_id:
+    if _one_id_in_two_files(first, second):
         return (
             f"Datasets {here} and {there} both have a case {first.case_id!r}, and their file "
             f"names qualify it the same way ({key!r}); rename one of the files or one of the "
             "cases"
         )
-    where = f"Invalid dataset {here}" if here == there else f"Invalid datasets {here}, {there}"
-    first_at = "" if here == there else f" ({here})"
-    second_at = "" if here == there else f" ({there})"
+    apart = here != there
+    where = f"Invalid datasets {here}, {there}" if apart else f"Invalid dataset {here}"
+    first_at, second_at = (f" ({here})", f" ({there})") if apart else ("", "")
     return (
         f"{where}: {first}{first_at} and {second}{second_at} have the same key {key!r}; "
         "keys are unique across cases and turns (turn N of a conversation is "
         "'<id>/turn-N'): rename one of them"
+    )
+
+
+def _one_id_in_two_files(first: _KeyHolder, second: _KeyHolder) -> bool:
+    """Two cases (no turns) of one id in two files whose names qualify it alike."""
+    return (
+        first.item.dataset != second.item.dataset
+        and not first.turn
+        and not second.turn
+        and first.case_id == second.case_id
     )
 
 
@@ -725,19 +795,34 @@ def load_datasets(
 ) -> DatasetCollection:
     """Load every dataset of the run. Case keys are the case ids; an id used by two files is
     qualified with the file stem (``stem/id``) in both, so keys stay unique and stable."""
-    seen_paths: set[Path] = set()
-    datasets: list[Dataset] = []
+    datasets = [load_dataset(path, now=now) for path in _distinct(paths)]
+    loaded = _keyed(datasets)
+    _refuse_clashing_keys(loaded)
+    selected = select_by_tags(loaded, tags)
+    if tags and not selected:  # a run that checks nothing must not pass
+        raise _no_case_tagged(tags, loaded)
+    warnings = [w for ds in datasets for w in ds.warnings]
+    return DatasetCollection(
+        datasets=datasets, cases=selected, warnings=warnings, total_cases=len(loaded)
+    )
+
+
+def _distinct(paths: Sequence[Path]) -> list[Path]:
+    """The paths, each file once (the first of its spellings)."""
+    seen: set[Path] = set()
+    distinct: list[Path] = []
     for path in paths:
         resolved = path.resolve()
-        if resolved in seen_paths:
-            continue
-        seen_paths.add(resolved)
-        datasets.append(load_dataset(path, now=now))
-    owners: dict[str, int] = {}
-    for ds in datasets:
-        for case in ds.cases:
-            assert case.id is not None
-            owners[case.id] = owners.get(case.id, 0) + 1
+        if resolved not in seen:
+            seen.add(resolved)
+            distinct.append(path)
+    return distinct
+
+
+def _keyed(datasets: list[Dataset]) -> list[LoadedCase]:
+    """Every case of the datasets with its key and index; an id two files use is qualified
+    with its file's stem."""
+    owners = _owners(datasets)
     loaded: list[LoadedCase] = []
     for ds in datasets:
         stem = _UNSAFE_STEM.sub("_", ds.path.stem)
@@ -745,15 +830,17 @@ def load_datasets(
             assert case.id is not None
             key = case.id if owners[case.id] == 1 else f"{stem}/{case.id}"
             loaded.append(LoadedCase(key=key, index=len(loaded), case=case, dataset=ds.path))
-    _refuse_clashing_keys(loaded)
-    selected = select_by_tags(loaded, tags)
-    if tags and not selected:  # a run that checks nothing must not pass
-        known = sorted({t for c in loaded for t in c.case.tags})
-        raise DatasetError(
-            f"no case has any of the tags {', '.join(tags)} selected: no case would run; "
-            + (f"the tags in the dataset are {', '.join(known)}" if known else "no case has tags")
-        )
-    warnings = [w for ds in datasets for w in ds.warnings]
-    return DatasetCollection(
-        datasets=datasets, cases=selected, warnings=warnings, total_cases=len(loaded)
+    return loaded
+
+
+def _owners(datasets: list[Dataset]) -> Counter[str | None]:
+    """How many cases of the datasets use each id."""
+    return Counter(case.id for ds in datasets for case in ds.cases)
+
+
+def _no_case_tagged(tags: Sequence[str], loaded: list[LoadedCase]) -> DatasetError:
+    known = sorted({t for c in loaded for t in c.case.tags})
+    return DatasetError(
+        f"no case has any of the tags {', '.join(tags)} selected: no case would run; "
+        + (f"the tags in the dataset are {', '.join(known)}" if known else "no case has tags")
     )

@@ -30,13 +30,13 @@ import io
 import json
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
 from . import bigints
 from .duplicate_keys import DuplicateKeyError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable, Iterator
 
 Format = Literal["deepeval", "ragas"]
 FORMATS: tuple[Format, ...] = ("deepeval", "ragas")
@@ -132,6 +132,28 @@ _RAGAS_CONVERSATION: dict[str, str] = {
 _RAGAS_MESSAGE = frozenset({"type", "role", "content", "metadata", "tool_calls"})
 _ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant"}
 _ROLES["tool"] = "tool"
+# How each format names a message's role, and the roles it has.
+_ROLE_FIELD: dict[Format, str] = {"deepeval": "role", "ragas": "type"}
+_ROLES_ALLOWED: dict[Format, str] = {
+    "deepeval": "user or assistant",
+    "ragas": "human, ai or tool",
+}
+# A message's fields that ours reads; its other known fields go to the case's metadata.
+_MESSAGE_OURS = frozenset({"role", "type", "content", "retrieval_context"})
+_ALIASES: dict[Format, dict[str, str]] = {"deepeval": _DEEPEVAL_ALIASES, "ragas": {}}
+_CONVERSATION: dict[Format, dict[str, str]] = {
+    "deepeval": _DEEPEVAL_CONVERSATION,
+    "ragas": _RAGAS_CONVERSATION,
+}
+_CONVERSATION_ALIASES: dict[Format, dict[str, str]] = {
+    "deepeval": _DEEPEVAL_CONVERSATION_ALIASES,
+    "ragas": {},
+}
+_MESSAGE: dict[Format, frozenset[str]] = {"deepeval": _DEEPEVAL_MESSAGE, "ragas": _RAGAS_MESSAGE}
+_MESSAGE_ALIASES: dict[Format, dict[str, str]] = {
+    "deepeval": _DEEPEVAL_MESSAGE_ALIASES,
+    "ragas": {},
+}
 # What a conversation expects of its end: no turn's answer, so no turn's ground_truth.
 _OUTCOME: dict[Format, str] = {"deepeval": "expected_outcome", "ragas": "reference"}
 
@@ -204,28 +226,34 @@ def _parse_json(text: str, where: str) -> object:
     return document
 
 
-def _csv_rows(text: str) -> list[tuple[str, object]]:
-    """The rows of a CSV file as items. A quote left open, text after a closing quote, or a
-    row with more cells than the header has columns is refused with the line where its row
-    starts: read leniently, the rest of the file would become one cell, or cells would be
-    dropped, without a word."""
+def _csv_records(text: str) -> Iterator[tuple[int, list[str]]]:
+    """Each row of a CSV file but the blank ones, with the line where it starts."""
     reader = csv.reader(io.StringIO(text), strict=True)
-    items: list[tuple[str, object]] = []
-    header: list[str] | None = None
     while True:
         line = reader.line_num + 1
         try:
             cells = next(reader)
         except StopIteration:
-            break
+            return
         except csv.Error as exc:
             why = "a quote opened in this row is never closed" if "end of data" in str(exc) else exc
             raise ConversionError([f"line {line}: malformed CSV ({why})"]) from None
-        if not cells:  # a blank line
-            continue
-        if header is None:
-            header = cells
-            continue
+        if cells:
+            yield line, cells
+
+
+def _csv_rows(text: str) -> list[tuple[str, object]]:
+    """The rows of a CSV file as items. A quote left open, text after a closing quote, or a
+    row with more cells than the header has columns is refused with the line where its row
+    starts: read leniently, the rest of the file would become one cell, or cells would be
+    dropped, without a word."""
+    records = _csv_records(text)
+    first = next(records, None)
+    if first is None:
+        return []
+    header = first[1]
+    items: list[tuple[str, object]] = []
+    for line, cells in records:
         if len(cells) > len(header):
             raise ConversionError(
                 [f"line {line}: malformed CSV ({len(cells)} cells, the header has {len(header)})"]
@@ -237,139 +265,240 @@ def _csv_rows(text: str) -> list[tuple[str, object]]:
     return items
 
 
+def _jsonl_items(text: str) -> list[tuple[str, object]]:
+    return [
+        (f"line {lineno}", _parse_json(line, f"line {lineno}: "))
+        for lineno, line in enumerate(text.split("\n"), start=1)
+        if line.strip()
+    ]
+
+
+def _json_items(text: str) -> list[tuple[str, object]]:
+    document = _parse_json(text, "")
+    if isinstance(document, dict):
+        document = _listed(document)
+    if not isinstance(document, list):
+        raise ConversionError([f"expected a list of items, found {type(document).__name__}"])
+    return [(f"item {index}", raw) for index, raw in enumerate(document)]
+
+
+def _listed(document: dict[str, Any]) -> object:
+    """The list of items a JSON object holds (DeepEval's goldens or test cases, RAGAS's
+    samples)."""
+    lists = [key for key in ("goldens", "test_cases", "samples") if key in document]
+    if not lists or not isinstance(document[lists[0]], list):
+        raise ConversionError(
+            [
+                "expected a list of items (or an object with 'goldens', 'test_cases' or "
+                "'samples'), found an object without one"
+            ]
+        )
+    return document[lists[0]]
+
+
+_READERS: dict[str, Callable[[str], list[tuple[str, object]]]] = {
+    "json": _json_items,
+    "jsonl": _jsonl_items,
+    "csv": _csv_rows,
+}
+
+
 def read_items(name: str, text: str) -> list[tuple[str, object]]:
     """The items of a JSON (a list, or an object holding one), JSONL or CSV file, each with
     where it is (``item 3``, ``line 4``, ``row 2``). Raises :class:`ConversionError`."""
     suffix = name.rsplit(".", 1)[-1].lower() if "." in name else ""
-    if suffix == "jsonl":
-        items: list[tuple[str, object]] = []
-        for lineno, line in enumerate(text.split("\n"), start=1):
-            if line.strip():
-                items.append((f"line {lineno}", _parse_json(line, f"line {lineno}: ")))
-        return items
-    if suffix == "csv":
-        return _csv_rows(text)
-    if suffix != "json":
+    reader = _READERS.get(suffix)
+    if reader is None:
         raise ConversionError(
             [
                 f"unknown file type {('.' + suffix) if suffix else '(none)'!r} "
                 "(use .json, .jsonl or .csv)"
             ]
         )
-    document = _parse_json(text, "")
-    if isinstance(document, dict):
-        lists = [key for key in ("goldens", "test_cases", "samples") if key in document]
-        if not lists or not isinstance(document[lists[0]], list):
-            raise ConversionError(
-                [
-                    "expected a list of items (or an object with 'goldens', 'test_cases' or "
-                    "'samples'), found an object without one"
-                ]
-            )
-        document = document[lists[0]]
-    if not isinstance(document, list):
-        raise ConversionError([f"expected a list of items, found {type(document).__name__}"])
-    return [(f"item {index}", raw) for index, raw in enumerate(document)]
+    return reader(text)
 
 
 # --------------------------------------------------------------------------- converting
 
 
-def _text(where: str, name: str, value: object, problems: list[str]) -> str | None:
+@dataclass
+class _Item:
+    """One item being converted: its format, where the file has it, whether it is a CSV row
+    (whose lists are texts), and the problems and notes of the whole file."""
+
+    fmt: Format
+    where: str
+    problems: list[str]
+    notes: list[str]
+    cell: bool
+
+    def problem(self, text: str) -> None:
+        self.problems.append(f"{self.where}: {text}")
+
+    def note(self, text: str) -> None:
+        self.notes.append(f"{self.where}: {text}")
+
+
+def _text(it: _Item, name: str, value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        problems.append(f"{where}: field {name!r} must be text, found {type(value).__name__}")
+        it.problem(f"field {name!r} must be text, found {type(value).__name__}")
         return None
     return value
 
 
-def _texts(
-    where: str, name: str, value: object, problems: list[str], *, cell: bool = False
-) -> list[str] | None:
+def _texts(it: _Item, name: str, value: object, *, cell: bool) -> list[str] | None:
     if value is None:
         return None
-    if cell and isinstance(value, str):  # a Python list as RAGAS writes it, or "a|b"
-        stripped = value.strip()
-        if stripped.startswith("["):
-            try:
-                value = ast.literal_eval(stripped)
-            except (ValueError, SyntaxError):
-                problems.append(f"{where}: field {name!r} is not a readable list")
-                return None
-        else:
-            value = [part for part in stripped.split("|") if part.strip()]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        problems.append(f"{where}: field {name!r} must be a list of texts")
+    if cell and isinstance(value, str):
+        try:
+            value = _cell_texts(value)
+        except (ValueError, SyntaxError):
+            it.problem(f"field {name!r} is not a readable list")
+            return None
+    if not _is_texts(value):
+        it.problem(f"field {name!r} must be a list of texts")
         return None
     return list(value)
 
 
-def _convert_item(
-    fmt: Format, where: str, raw: object, problems: list[str], notes: list[str], *, cell: bool
-) -> dict[str, Any] | None:
+def _cell_texts(text: str) -> object:
+    """A list in a CSV cell: a Python list as RAGAS writes it, or ``a|b``."""
+    stripped = text.strip()
+    if stripped.startswith("["):
+        return ast.literal_eval(stripped)
+    return [part for part in stripped.split("|") if part.strip()]
+
+
+def _is_texts(value: object) -> TypeGuard[list[str]]:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _hint(key: str, known: list[str]) -> str:
+    """The known field ``key`` was probably meant to be, or all of them."""
+    close = difflib.get_close_matches(key, known, 1, 0.8)
+    return f"did you mean {close[0]!r}?" if close else f"known: {', '.join(known)}"
+
+
+def _spelt_ours(item: dict[str, Any], aliases: dict[str, str]) -> dict[str, Any]:
+    """The item with each field spelt as the format's own table spells it."""
+    return {aliases.get(key, key): value for key, value in item.items()}
+
+
+def _refuse_unknown(it: _Item, item: dict[str, Any], table: dict[str, str], of: str) -> None:
+    for key in item:
+        if key not in table:
+            it.problem(f"unknown field {key!r} for {of} ({_hint(key, list(table))})")
+
+
+def _theirs(table: dict[str, str], ours: str) -> list[str]:
+    """The fields of a format that become ``ours``, in the table's order."""
+    return [theirs for theirs, target in table.items() if target == ours]
+
+
+def _convert_item(it: _Item, raw: object) -> dict[str, Any] | None:
     if not isinstance(raw, dict):
-        problems.append(f"{where}: expected an object, found {type(raw).__name__}")
+        it.problem(f"expected an object, found {type(raw).__name__}")
         return None
     item: dict[str, Any] = {str(k): v for k, v in raw.items()}
-    if _is_conversation(fmt, item, cell=cell):
-        return _convert_conversation(fmt, where, item, problems, notes, cell=cell)
-    if fmt == "deepeval":
-        item = {_DEEPEVAL_ALIASES.get(k, k): v for k, v in item.items()}
-    table = FIELDS[fmt]
-    unknown = [k for k in item if k not in table]
-    for key in unknown:
-        close = difflib.get_close_matches(key, table, 1, 0.8)
-        hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(table)}"
-        problems.append(f"{where}: unknown field {key!r} for {NAMES[fmt]} ({hint})")
+    if _is_conversation(it.fmt, item, cell=it.cell):
+        return _convert_conversation(it, item)
+    return _convert_single(it, item)
+
+
+def _convert_single(it: _Item, item: dict[str, Any]) -> dict[str, Any] | None:
+    """A golden, a test case or a sample as a case of ours."""
+    table = FIELDS[it.fmt]
+    item = _spelt_ours(item, _ALIASES[it.fmt])
+    _refuse_unknown(it, item, table, NAMES[it.fmt])
+    ours, metadata = _our_fields(it, item, table)
+    if not (ours.get("question") or "").strip():
+        _question_problem(it, item, table)
+        return None
+    _place_contexts(it, item, table, ours, metadata)
+    return _case(ours, metadata)
+
+
+def _our_fields(
+    it: _Item, item: dict[str, Any], table: dict[str, str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The item's values in our fields (its sources among them), and those its metadata
+    keeps; where two of its fields are one of ours, the later one."""
     ours: dict[str, Any] = {}
     metadata: dict[str, Any] = {}
-    sources: list[str] | None = None
     for key, value in item.items():
         target = table.get(key)
         if target is None or value is None:
             continue
         if target == "metadata":
             metadata[key] = value
-        elif target in ("contexts", "expected_contexts"):
-            ours[target] = _texts(where, key, value, problems, cell=cell)
-        elif target == "sources":
-            sources = _texts(where, key, value, problems, cell=cell)
-        elif key == "ground_truths":
-            truths = _texts(where, key, value, problems, cell=cell)
-            ours[target] = "\n".join(truths) if truths else None
         else:
-            ours[target] = _text(where, key, value, problems)
-    if not (ours.get("ground_truth") or "").strip():  # an empty reference is no reference
-        ours.pop("ground_truth", None)
-    question_field = next(k for k, v in table.items() if v == "question")
-    if not (ours.get("question") or "").strip():
-        named = [k for k, v in table.items() if v == "question" and item.get(k) is not None]
-        if not named:
-            problems.append(f"{where}: field {question_field!r} is required")
-        elif isinstance(item[named[0]], str):
-            problems.append(f"{where}: field {named[0]!r} must not be empty")
-        return None
-    contexts = ours.pop("contexts", None)
-    if sources is not None and contexts is not None:
-        if len(sources) == len(contexts):
-            contexts = [{"text": t, "source": s} for t, s in zip(contexts, sources, strict=True)]
-        else:
-            problems.append(
-                f"{where}: field 'retrieved_context_ids' has {len(sources)} ids for "
-                f"{len(contexts)} retrieved_contexts"
-            )
+            ours[target] = _field_value(it, key, value, target)
+    return ours, metadata
+
+
+def _field_value(it: _Item, key: str, value: object, target: str) -> object:
+    if target in ("contexts", "expected_contexts", "sources"):
+        return _texts(it, key, value, cell=it.cell)
+    if key == "ground_truths":
+        truths = _texts(it, key, value, cell=it.cell)
+        return "\n".join(truths) if truths else None
+    return _text(it, key, value)
+
+
+def _question_problem(it: _Item, item: dict[str, Any], table: dict[str, str]) -> None:
+    """Why an item has no question: no question field, or an empty one (one that is not
+    text has its problem already)."""
+    asked = _theirs(table, "question")
+    named = [key for key in asked if item.get(key) is not None]
+    if not named:
+        it.problem(f"field {asked[0]!r} is required")
+    elif isinstance(item[named[0]], str):
+        it.problem(f"field {named[0]!r} must not be empty")
+
+
+def _place_contexts(
+    it: _Item,
+    item: dict[str, Any],
+    table: dict[str, str],
+    ours: dict[str, Any],
+    metadata: dict[str, Any],
+) -> None:
+    """The retrieved contexts (with their sources) go with a recorded answer; without one,
+    the metadata keeps them as the file has them, and the RAG system is called."""
+    contexts = _with_sources(it, ours.pop("contexts", None), ours.pop("sources", None))
+    if contexts is None:
+        return
     if ours.get("answer") is not None:
-        if contexts is not None:
-            ours["contexts"] = contexts
-    elif contexts is not None:
-        contexts_field = next(k for k, v in table.items() if v == "contexts" and k in item)
-        metadata[contexts_field] = item[contexts_field]
-        notes.append(
-            f"{where}: {contexts_field!r} without an answer is kept in the case's "
-            "metadata only: the RAG system is called for this case"
-        )
-    case = {k: v for k, v in ours.items() if v is not None}
+        ours["contexts"] = contexts
+        return
+    contexts_field = next(key for key in _theirs(table, "contexts") if key in item)
+    metadata[contexts_field] = item[contexts_field]
+    it.note(
+        f"{contexts_field!r} without an answer is kept in the case's "
+        "metadata only: the RAG system is called for this case"
+    )
+
+
+def _with_sources(it: _Item, contexts: list[str] | None, sources: list[str] | None) -> Any:
+    """The contexts, each with its source where the item has as many sources as contexts."""
+    if sources is None or contexts is None:
+        return contexts
+    if len(sources) == len(contexts):
+        return [{"text": t, "source": s} for t, s in zip(contexts, sources, strict=True)]
+    it.problem(
+        f"field 'retrieved_context_ids' has {len(sources)} ids for "
+        f"{len(contexts)} retrieved_contexts"
+    )
+    return contexts
+
+
+def _case(ours: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any]:
+    """Our fields that have a value (an empty reference is no reference), and the metadata."""
+    if not (ours.get("ground_truth") or "").strip():
+        ours.pop("ground_truth", None)
+    case = {key: value for key, value in ours.items() if value is not None}
     if metadata:
         case["metadata"] = metadata
     return case
@@ -426,177 +555,215 @@ def _retrieved(value: str) -> str | dict[str, str]:
     return value
 
 
-def _messages(
-    fmt: Format, where: str, name: str, value: object, problems: list[str], *, cell: bool
-) -> list[_Message] | None:
+def _messages(it: _Item, name: str, value: object) -> list[_Message] | None:
     """The messages of a conversation's ``name`` field, each problem naming the message's
-    field (``turns[2].role``)."""
-    if cell and isinstance(value, str):
+    field (``turns[2].role``); ``None`` when there is one."""
+    listed = _message_list(it, name, value)
+    if listed is None:
+        return None
+    before = len(it.problems)
+    messages: list[_Message] = []
+    for index, raw in enumerate(listed):
+        message = _message(it, f"{name}[{index}]", raw)
+        if message is not None:
+            messages.append(message)
+    return messages if len(it.problems) == before else None
+
+
+def _message_list(it: _Item, name: str, value: object) -> list[object] | None:
+    if it.cell and isinstance(value, str):
         value = _cell_list(value)
         if value is None:
-            problems.append(f"{where}: field {name!r} is not a readable list of messages")
+            it.problem(f"field {name!r} is not a readable list of messages")
             return None
     if not isinstance(value, list):
-        problems.append(f"{where}: field {name!r} must be a list of messages")
+        it.problem(f"field {name!r} must be a list of messages")
         return None
     if not value:
-        problems.append(f"{where}: field {name!r} has no messages")
+        it.problem(f"field {name!r} has no messages")
         return None
-    known = _DEEPEVAL_MESSAGE if fmt == "deepeval" else _RAGAS_MESSAGE
-    messages: list[_Message] = []
-    before = len(problems)
-    for index, raw in enumerate(value):
-        at = f"{name}[{index}]"
-        if not isinstance(raw, dict):
-            problems.append(f"{where}: field {at!r} must be a message object")
-            continue
-        message = {str(k): v for k, v in raw.items()}
-        if fmt == "deepeval":
-            message = {_DEEPEVAL_MESSAGE_ALIASES.get(k, k): v for k, v in message.items()}
-        for key in message:
-            if key not in known:
-                close = difflib.get_close_matches(key, known, 1, 0.8)
-                hint = (
-                    f"did you mean {close[0]!r}?" if close else f"known: {', '.join(sorted(known))}"
-                )
-                problems.append(f"{where}: unknown field '{at}.{key}' ({hint})")
-        role_field = "role" if fmt == "deepeval" or "type" not in message else "type"
-        role = message.get(role_field)
-        if role is None:
-            spelt = "role" if fmt == "deepeval" else "type"
-            problems.append(f"{where}: field '{at}.{spelt}' is required")
-            continue
-        ours = _ROLES.get(role) if isinstance(role, str) else None
-        if ours is None:
-            allowed = "user or assistant" if fmt == "deepeval" else "human, ai or tool"
-            problems.append(f"{where}: field '{at}.{role_field}' must be {allowed}, found {role!r}")
-            continue
-        content = message.get("content")
-        if not isinstance(content, str):
-            found = "nothing" if content is None else type(content).__name__
-            problems.append(f"{where}: field '{at}.content' must be text, found {found}")
-            continue
-        if ours == "user" and not content.strip():
-            problems.append(f"{where}: field '{at}.content' must not be empty")
-            continue
-        contexts: list[str] | None = None
-        retrieval = message.get("retrieval_context")
-        if retrieval is not None:
-            if ours != "assistant":
-                problems.append(
-                    f"{where}: field '{at}.retrieval_context' is on a {role} message: "
-                    "retrieval context belongs to the assistant's reply"
-                )
-                continue
-            contexts = _texts(where, f"{at}.retrieval_context", retrieval, problems)
-        extra = {
-            k: v
-            for k, v in message.items()
-            if k in known
-            and k not in ("role", "type", "content", "retrieval_context")
-            and v is not None
-        }
-        messages.append(_Message(at, ours, content, contexts, extra))
-    return messages if len(problems) == before else None
+    return value
 
 
-def _turns(
-    where: str, messages: list[_Message], problems: list[str], notes: list[str]
-) -> list[dict[str, Any]]:
+def _message(it: _Item, at: str, raw: object) -> _Message | None:
+    """The message ``at`` (``turns[2]``), or ``None`` when it has a problem."""
+    if not isinstance(raw, dict):
+        it.problem(f"field {at!r} must be a message object")
+        return None
+    message = _spelt_ours({str(k): v for k, v in raw.items()}, _MESSAGE_ALIASES[it.fmt])
+    known = _MESSAGE[it.fmt]
+    _refuse_unknown_parts(it, at, message, known)
+    roles = _role(it, at, message)
+    content = None if roles is None else _content(it, at, message, roles[1])
+    if roles is None or content is None:
+        return None
+    contexts = _message_contexts(it, at, message, *roles)
+    return _Message(at, roles[1], content, contexts, _extra(message, known))
+
+
+def _refuse_unknown_parts(
+    it: _Item, at: str, message: dict[str, Any], known: frozenset[str]
+) -> None:
+    for key in message:
+        if key not in known:
+            it.problem(f"unknown field '{at}.{key}' ({_hint(key, sorted(known))})")
+
+
+def _role(it: _Item, at: str, message: dict[str, Any]) -> tuple[str, str] | None:
+    """The message's role as the file spells it and as ours (``user``, ``assistant`` or
+    ``tool``)."""
+    role_field = "role" if it.fmt == "deepeval" or "type" not in message else "type"
+    role = message.get(role_field)
+    if role is None:
+        it.problem(f"field '{at}.{_ROLE_FIELD[it.fmt]}' is required")
+        return None
+    ours = _ROLES.get(role) if isinstance(role, str) else None
+    if ours is None:
+        it.problem(f"field '{at}.{role_field}' must be {_ROLES_ALLOWED[it.fmt]}, found {role!r}")
+        return None
+    return role, ours
+
+
+def _content(it: _Item, at: str, message: dict[str, Any], role: str) -> str | None:
+    content = message.get("content")
+    if not isinstance(content, str):
+        found = "nothing" if content is None else type(content).__name__
+        it.problem(f"field '{at}.content' must be text, found {found}")
+        return None
+    if role == "user" and not content.strip():
+        it.problem(f"field '{at}.content' must not be empty")
+        return None
+    return content
+
+
+def _message_contexts(
+    it: _Item, at: str, message: dict[str, Any], spelt: str, role: str
+) -> list[str] | None:
+    """The retrieval context of an assistant's message (on another's, a problem)."""
+    retrieval = message.get("retrieval_context")
+    if retrieval is None:
+        return None
+    if role != "assistant":
+        it.problem(
+            f"field '{at}.retrieval_context' is on a {spelt} message: "
+            "retrieval context belongs to the assistant's reply"
+        )
+        return None
+    return _texts(it, f"{at}.retrieval_context", retrieval, cell=False)
+
+
+def _extra(message: dict[str, Any], known: frozenset[str]) -> dict[str, Any]:
+    """The message's known fields that no field of ours holds, for the case's metadata."""
+    return {
+        key: value
+        for key, value in message.items()
+        if key in known and key not in _MESSAGE_OURS and value is not None
+    }
+
+
+@dataclass
+class _Exchange:
+    """The user's messages in a row, and the replies after them: one turn of ours."""
+
+    questions: list[str] = field(default_factory=list)
+    replies: list[_Message] = field(default_factory=list)
+
+
+def _turns(it: _Item, messages: list[_Message]) -> list[dict[str, Any]]:
     """Our turns: each user's message (several in a row are one question) with the replies
     after it as its recorded answer, the assistant's retrieval context and the tools' output
     as its contexts; a user's message without a reply is a turn the RAG system is asked."""
-    turns: list[dict[str, Any]] = []
-    questions: list[str] = []
-    replies: list[_Message] = []
+    exchanges = _exchanges(it, messages)
+    if not exchanges:
+        it.problem("the conversation has no user message to ask")
+    return [_turn(it, number, exchange) for number, exchange in enumerate(exchanges, start=1)]
 
-    def close() -> None:
-        turn: dict[str, Any] = {"question": "\n".join(questions)}
-        if replies:
-            answer = "\n".join(m.content for m in replies if m.role == "assistant" and m.content)
-            if not answer.strip():
-                fields = ", ".join(repr(m.at) for m in replies)
-                problems.append(
-                    f"{where}: the reply to turn {len(turns) + 1} ({fields}) has no assistant "
-                    "text to record as its answer"
-                )
-            turn["answer"] = answer
-            contexts: list[Any] = []
-            for m in replies:
-                if m.role == "tool" and m.content.strip():
-                    contexts.append(m.content)
-                contexts += [_retrieved(text) for text in m.contexts or []]
-            if contexts or any(m.contexts is not None for m in replies):
-                turn["contexts"] = contexts
-        turns.append(turn)
 
+def _exchanges(it: _Item, messages: list[_Message]) -> list[_Exchange]:
+    exchanges: list[_Exchange] = []
     for message in messages:
         if message.role == "user":
-            if replies:
-                close()
-                questions, replies = [], []
-            questions.append(message.content)
-        elif questions:
-            replies.append(message)
+            if not exchanges or exchanges[-1].replies:
+                exchanges.append(_Exchange())
+            exchanges[-1].questions.append(message.content)
+        elif exchanges:
+            exchanges[-1].replies.append(message)
         else:
-            notes.append(
-                f"{where}: {message.at!r} ({message.role}) comes before the user's first "
+            it.note(
+                f"{message.at!r} ({message.role}) comes before the user's first "
                 "message: left out, as a turn starts with the user's question"
             )
-    if questions:
-        close()
-    elif not turns:
-        problems.append(f"{where}: the conversation has no user message to ask")
-    return turns
+    return exchanges
 
 
-def _convert_conversation(
-    fmt: Format,
-    where: str,
-    item: dict[str, Any],
-    problems: list[str],
-    notes: list[str],
-    *,
-    cell: bool,
-) -> dict[str, Any] | None:
-    if fmt == "deepeval":
-        item = {_DEEPEVAL_CONVERSATION_ALIASES.get(k, k): v for k, v in item.items()}
-        table = _DEEPEVAL_CONVERSATION
-    else:
-        table = _RAGAS_CONVERSATION
-    turns_field = next(k for k, v in table.items() if v == "turns")
-    before = len(problems)
-    for key in item:
-        if key not in table:
-            close = difflib.get_close_matches(key, table, 1, 0.8)
-            hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(table)}"
-            problems.append(
-                f"{where}: unknown field {key!r} for a {NAMES[fmt]} conversation ({hint})"
-            )
-    if item.get(turns_field) is None:
-        why = (
-            " (a golden with only a scenario is for DeepEval's simulator)"
-            if (fmt == "deepeval")
-            else ""
+def _turn(it: _Item, number: int, exchange: _Exchange) -> dict[str, Any]:
+    turn: dict[str, Any] = {"question": "\n".join(exchange.questions)}
+    if exchange.replies:
+        turn["answer"] = _recorded_answer(it, number, exchange.replies)
+        contexts = _reply_contexts(exchange.replies)
+        if contexts is not None:
+            turn["contexts"] = contexts
+    return turn
+
+
+def _recorded_answer(it: _Item, number: int, replies: list[_Message]) -> str:
+    """The assistant's text in the replies; none is a problem."""
+    answer = "\n".join(m.content for m in replies if m.role == "assistant" and m.content)
+    if not answer.strip():
+        fields = ", ".join(repr(m.at) for m in replies)
+        it.problem(
+            f"the reply to turn {number} ({fields}) has no assistant text to record as its answer"
         )
-        problems.append(f"{where}: field {turns_field!r} is required{why}")
-        return None
-    messages = _messages(fmt, where, turns_field, item[turns_field], problems, cell=cell)
+    return answer
+
+
+def _reply_contexts(replies: list[_Message]) -> list[Any] | None:
+    """The tools' output and the assistant's retrieval context, or ``None`` when the replies
+    have neither (an empty retrieval context is an empty list)."""
+    contexts = [context for message in replies for context in _contexts_of(message)]
+    if contexts or any(message.contexts is not None for message in replies):
+        return contexts
+    return None
+
+
+def _contexts_of(message: _Message) -> list[Any]:
+    told = [message.content] if message.role == "tool" and message.content.strip() else []
+    return told + [_retrieved(text) for text in message.contexts or []]
+
+
+def _convert_conversation(it: _Item, item: dict[str, Any]) -> dict[str, Any] | None:
+    table = _CONVERSATION[it.fmt]
+    item = _spelt_ours(item, _CONVERSATION_ALIASES[it.fmt])
+    before = len(it.problems)
+    _refuse_unknown(it, item, table, f"a {NAMES[it.fmt]} conversation")
+    messages = _conversation_messages(it, item, _theirs(table, "turns")[0])
     if messages is None:
         return None
-    turns = _turns(where, messages, problems, notes)
-    if len(problems) != before:
+    turns = _turns(it, messages)
+    if len(it.problems) != before:
         return None
-    metadata: dict[str, Any] = {
+    metadata = _conversation_metadata(item, table, messages)
+    return {"turns": turns, "metadata": metadata} if metadata else {"turns": turns}
+
+
+def _conversation_messages(it: _Item, item: dict[str, Any], name: str) -> list[_Message] | None:
+    if item.get(name) is None:
+        why = " (a golden with only a scenario is for DeepEval's simulator)"
+        it.problem(f"field {name!r} is required{why if it.fmt == 'deepeval' else ''}")
+        return None
+    return _messages(it, name, item[name])
+
+
+def _conversation_metadata(
+    item: dict[str, Any], table: dict[str, str], messages: list[_Message]
+) -> dict[str, Any]:
+    """The conversation's fields that none of ours holds, and its messages' own."""
+    metadata = {
         key: value
         for key, value in item.items()
         if table.get(key) == "metadata" and value is not None
     }
-    metadata |= {m.at: m.extra for m in messages if m.extra}
-    case: dict[str, Any] = {"turns": turns}
-    if metadata:
-        case["metadata"] = metadata
-    return case
+    return metadata | {message.at: message.extra for message in messages if message.extra}
 
 
 # --------------------------------------------------------------------------- the file
@@ -611,16 +778,32 @@ def _nulls_for_non_finite(case: dict[str, Any]) -> list[tuple[str, str]]:
     stack: list[tuple[str, Any]] = [("", case)]
     while stack:
         path, node = stack.pop()
-        keys = range(len(node)) if isinstance(node, list) else list(node)
-        for key in keys:
+        for key, where in _keys(path, node):
             value = node[key]
-            where = f"{path}[{key}]" if isinstance(node, list) else f"{path}.{key}"
             if isinstance(value, float) and not math.isfinite(value):
                 node[key] = None
                 found.append((where.removeprefix(".").removeprefix("metadata."), json.dumps(value)))
             elif isinstance(value, (dict, list)):
                 stack.append((where, value))
     return sorted(found)
+
+
+def _keys(path: str, node: dict[str, Any] | list[Any]) -> list[tuple[Any, str]]:
+    """Each key (or index) of ``node``, with where its value is."""
+    if isinstance(node, list):
+        return [(index, f"{path}[{index}]") for index in range(len(node))]
+    return [(key, f"{path}.{key}") for key in node]
+
+
+def _case_of(it: _Item, raw: object) -> dict[str, Any] | None:
+    """The item's case, its non-finite numbers made null, each with a note."""
+    case = _convert_item(it, raw)
+    if case is not None:
+        it.notes.extend(
+            f"{it.where}: field {path!r} is {number}, which JSON cannot hold: written as null"
+            for path, number in _nulls_for_non_finite(case)
+        )
+    return case
 
 
 def convert_rows(
@@ -634,19 +817,19 @@ def convert_rows(
     notes: list[str] = []
     cases = []
     for where, raw in items:
-        case = _convert_item(fmt, where, raw, problems, notes, cell=cells)
+        case = _case_of(_Item(fmt, where, problems, notes, cells), raw)
         if case is not None:
-            notes.extend(
-                f"{where}: field {path!r} is {number}, which JSON cannot hold: written as null"
-                for path, number in _nulls_for_non_finite(case)
-            )
             cases.append(case)
     if problems:
         raise ConversionError(problems)
+    return Conversion(cases=cases, notes=notes + _outcome_notes(fmt, cases))
+
+
+def _outcome_notes(fmt: Format, cases: list[dict[str, Any]]) -> list[str]:
     outcome = _OUTCOME[fmt]
     if any("turns" in case and outcome in case.get("metadata", {}) for case in cases):
-        notes.append(
+        return [
             f"{outcome!r} describes a whole conversation, not one turn's answer: it is kept in "
             "the case's metadata, and the turns have no ground_truth"
-        )
-    return Conversion(cases=cases, notes=notes)
+        ]
+    return []

@@ -56,22 +56,30 @@ class Context(BaseModel):
             return cls(text=value)
         if isinstance(value, Mapping):
             return cls.model_validate(dict(value))
-        text = getattr(value, "page_content", None)
-        if text is None:
-            text = getattr(value, "text", None)
+        text = _document_text(value)
         if isinstance(text, str):
-            metadata = getattr(value, "metadata", None) or {}
-            source = None
-            if isinstance(metadata, Mapping):
-                for key in ("source", "file_name", "filename", "doc_id", "id"):
-                    if metadata.get(key) is not None:
-                        source = str(metadata[key])
-                        break
-            return cls(text=text, source=source)
+            return cls(text=text, source=_document_source(value))
         raise TypeError(
             f"a context must be a string or a {{'text': ..., 'source': ...}} mapping, "
             f"not {type(value).__name__}"
         )
+
+
+def _document_text(document: object) -> object:
+    """A document object's text: LangChain's ``page_content``, else LlamaIndex's ``text``."""
+    text = getattr(document, "page_content", None)
+    if text is None:
+        text = getattr(document, "text", None)
+    return text
+
+
+def _document_source(document: object) -> str | None:
+    """A document object's source: the first of its metadata's source keys it has."""
+    metadata = getattr(document, "metadata", None) or {}
+    if not isinstance(metadata, Mapping):
+        return None
+    keys = ("source", "file_name", "filename", "doc_id", "id")
+    return next((str(metadata[key]) for key in keys if metadata.get(key) is not None), None)
 
 
 class RAGResponse(BaseModel):

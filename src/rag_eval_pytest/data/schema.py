@@ -76,14 +76,30 @@ def _model(model: type[Any]) -> dict[str, Any]:
 
 def dataset_schema() -> dict[str, Any]:
     """The schema of a JSON or YAML dataset this version reads."""
-    turn = _model(Turn)
-    _question_fields(turn["properties"])
-    turn["additionalProperties"] = False
+    cases = {"type": "array", "items": _case_schema(), "minItems": 1}
+    return {
+        "$schema": SCHEMA_DIALECT,
+        "title": "A rag-eval-pytest dataset (JSON or YAML; a JSONL line is one case)",
+        "anyOf": [
+            {
+                "type": "object",
+                "properties": {"metadata": _metadata_schema(), "test_cases": cases},
+                "required": ["test_cases"],
+                "additionalProperties": False,
+            },
+            cases,
+        ],
+    }
+
+
+def _case_schema() -> dict[str, Any]:
+    """A case: one question, or a conversation whose case holds none of a question's
+    fields."""
     case = _model(Case)
     _question_fields(case["properties"])
     case["properties"]["turns"] = {
         "type": "array",
-        "items": turn,
+        "items": _turn_schema(),
         "minItems": 1,
         "description": "A conversation's turns, in order, instead of 'question'.",
     }
@@ -96,27 +112,24 @@ def dataset_schema() -> dict[str, Any]:
         "description": "A person's verdict per metric, for rag-eval calibrate.",
     }
     case.pop("required", None)
-    # One question, or a conversation whose case holds none of a question's fields.
     absent: dict[str, Any] = {name: {"not": {}} for name in sorted(TURN_FIELDS)}
     case["oneOf"] = [
         {"required": ["question"], "properties": {"turns": {"not": {}}}},
         {"required": ["turns"], "properties": absent},
     ]
     case["additionalProperties"] = False
+    return case
+
+
+def _turn_schema() -> dict[str, Any]:
+    turn = _model(Turn)
+    _question_fields(turn["properties"])
+    turn["additionalProperties"] = False
+    return turn
+
+
+def _metadata_schema() -> dict[str, Any]:
     metadata = _model(DatasetMetadata)
     metadata["additionalProperties"] = True
     metadata["properties"]["version"] = {"type": ["string", "number", "null"]}
-    cases = {"type": "array", "items": case, "minItems": 1}
-    return {
-        "$schema": SCHEMA_DIALECT,
-        "title": "A rag-eval-pytest dataset (JSON or YAML; a JSONL line is one case)",
-        "anyOf": [
-            {
-                "type": "object",
-                "properties": {"metadata": metadata, "test_cases": cases},
-                "required": ["test_cases"],
-                "additionalProperties": False,
-            },
-            cases,
-        ],
-    }
+    return metadata

@@ -93,9 +93,6 @@ class JudgeRegistry:
     def _keep(self, value: object, judge: Judge) -> None:
         """A judge built for the run: closed at its end, its secrets masked, and a notice
         when its answers cannot be cached for want of a stable name."""
-        from ..judges.runtime import JudgeRuntime
-
-        session = self.session
         if not any(kept is value for kept, _ in self._built):
             self._built.append((value, judge))
         if any(known is judge for known in self._judges):
@@ -103,16 +100,26 @@ class JudgeRegistry:
         self._judges.append(judge)
         secrets = getattr(judge, "secrets", None)
         if callable(secrets):
-            session.add_secrets(secrets(), f"judge {judge.describe()}")
+            self.session.add_secrets(secrets(), f"judge {judge.describe()}")
+        self._name(judge)
+
+    def _name(self, judge: Judge) -> None:
+        """Keep a judge without a stable name apart, and say it caches nothing."""
         if judge.fingerprint() is None:
             self._unnamed.append(judge)
-            if isinstance(judge, JudgeRuntime) and judge.config.cache is not None:
-                session.notice(
-                    f"rag-eval: judge {judge.describe()} has no stable name (a lambda, a "
-                    "function defined inside another, a callable object): its answers are not "
-                    "cached on disk; name it to cache them: "
-                    'CallableJudge(fn, model="my-judge-v1")'
-                )
+            self._note_unnamed(judge)
+
+    def _note_unnamed(self, judge: Judge) -> None:
+        """Say that a judge without a stable name, whose run would cache, caches nothing."""
+        from ..judges.runtime import JudgeRuntime
+
+        if isinstance(judge, JudgeRuntime) and judge.config.cache is not None:
+            self.session.notice(
+                f"rag-eval: judge {judge.describe()} has no stable name (a lambda, a "
+                "function defined inside another, a callable object): its answers are not "
+                "cached on disk; name it to cache them: "
+                'CallableJudge(fn, model="my-judge-v1")'
+            )
 
     def identity(self, judge: Judge | None) -> str:
         """The judge's one identity in this run: its fingerprint (and its number of votes:

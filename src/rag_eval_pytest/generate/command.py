@@ -121,15 +121,7 @@ def _kind(settings: Settings, env: Mapping[str, str]) -> str:
 def _types(request: Request, kind: str) -> list[str]:
     """The kinds of question asked for, checked against the judge."""
     if kind == "local":
-        wanted = list(request.types or [OFFLINE])
-        if wanted != [OFFLINE] or request.conversations:
-            asked = ", ".join(t for t in wanted if t != OFFLINE) or "--conversations"
-            raise ConfigError(
-                f"the offline generator (--judge local) writes extractive questions only; "
-                f"{asked} needs an LLM judge (--judge anthropic, openai, cascade or "
-                "module:attribute)"
-            )
-        return wanted
+        return _offline_types(request)
     wanted = list(request.types or LLM_KINDS)
     unknown = [t for t in wanted if t not in LLM_KINDS]
     if unknown:
@@ -137,6 +129,23 @@ def _types(request: Request, kind: str) -> list[str]:
             f"--types: unknown kind {unknown[0]!r}: choose from {', '.join(LLM_KINDS)}"
         )
     return list(dict.fromkeys(wanted))
+
+
+def _offline_types(request: Request) -> list[str]:
+    """Extractive questions, the only kind the offline generator writes."""
+    wanted = list(request.types or [OFFLINE])
+    if wanted != [OFFLINE] or request.conversations:
+        raise _needs_llm(wanted)
+    return wanted
+
+
+def _needs_llm(wanted: list[str]) -> ConfigError:
+    asked = ", ".join(t for t in wanted if t != OFFLINE) or "--conversations"
+    return ConfigError(
+        f"the offline generator (--judge local) writes extractive questions only; "
+        f"{asked} needs an LLM judge (--judge anthropic, openai, cascade or "
+        "module:attribute)"
+    )
 
 
 def generate(
@@ -204,27 +213,36 @@ def _write(request: Request, inputs: Inputs, cases: list[Generated], provenance:
 def _report(
     request: Request, inputs: Inputs, cases: list[Generated], written: int, out: TextIO
 ) -> None:
-    kinds: dict[str, int] = {}
-    for case in cases:
-        for tag in case.tags:
-            kinds[tag] = kinds.get(tag, 0) + 1
-    spread = ", ".join(f"{n} {kind}" for kind, n in kinds.items())
     verb = "appended" if inputs.existing is not None else "wrote"
     print(
-        f"{verb} {written} cases ({spread}) from {len(inputs.documents)} documents "
+        f"{verb} {written} cases ({_spread(cases)}) from {len(inputs.documents)} documents "
         f"({len(inputs.chunks)} chunks) to {request.output}",
         file=out,
     )
-    for case in cases[:SAMPLES]:
-        print(f"  {case.question}  ({', '.join(c.id for c in case.chunks)})", file=out)
-    if len(cases) > SAMPLES:
-        print(f"  … and {len(cases) - SAMPLES} more", file=out)
+    _print_samples(cases, out)
     asked = request.count + request.conversations
     if written < asked:
         print(f"note: {asked} cases asked for, {written} made", file=out)
     for note in dict.fromkeys(inputs.notes):
         print(f"note: {note}", file=out)
     print("review the cases before committing them (docs/generate.md)", file=out)
+
+
+def _spread(cases: list[Generated]) -> str:
+    """How many cases of each kind (their tags), in the order first made."""
+    kinds: dict[str, int] = {}
+    for case in cases:
+        for tag in case.tags:
+            kinds[tag] = kinds.get(tag, 0) + 1
+    return ", ".join(f"{n} {kind}" for kind, n in kinds.items())
+
+
+def _print_samples(cases: list[Generated], out: TextIO) -> None:
+    """The first few questions, each with the chunks it came from."""
+    for case in cases[:SAMPLES]:
+        print(f"  {case.question}  ({', '.join(c.id for c in case.chunks)})", file=out)
+    if len(cases) > SAMPLES:
+        print(f"  … and {len(cases) - SAMPLES} more", file=out)
 
 
 def dry_run(request: Request, inputs: Inputs, env: Mapping[str, str], out: TextIO) -> int:

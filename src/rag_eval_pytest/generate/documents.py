@@ -75,26 +75,34 @@ def find_files(paths: Sequence[Path]) -> list[tuple[str, Path]]:
     found: list[tuple[str, Path]] = []
     seen: set[Path] = set()
     for path in paths:
-        if not (path.exists() or path.is_symlink()):
-            raise DocumentError(f"{path}: no such file or folder")
-        if path.is_dir():
-            inside = list(_walk(path, path, ()))
-            if not inside:
-                raise DocumentError(f"{path}: holds no document ({KNOWN})")
-        elif path.is_file():
-            if path.suffix.lower() not in KINDS:
-                raise DocumentError(
-                    f"{path}: unknown document type {path.suffix or '(none)'!r}: give {KNOWN}"
-                )
-            inside = [(path.as_posix(), path)]
-        else:
-            raise DocumentError(f"{path}: not a file or a folder (a broken link, a device)")
-        for name, file in inside:
+        for name, file in _files_of(path):
             real = file.resolve()
             if real not in seen:
                 seen.add(real)
                 found.append((name, file))
     return found
+
+
+def _files_of(path: Path) -> list[tuple[str, Path]]:
+    """The document files a path given names: a folder's, or the file itself."""
+    if not (path.exists() or path.is_symlink()):
+        raise DocumentError(f"{path}: no such file or folder")
+    if path.is_dir():
+        inside = list(_walk(path, path, ()))
+        if not inside:
+            raise DocumentError(f"{path}: holds no document ({KNOWN})")
+        return inside
+    if path.is_file():
+        return [_document_file(path)]
+    raise DocumentError(f"{path}: not a file or a folder (a broken link, a device)")
+
+
+def _document_file(path: Path) -> tuple[str, Path]:
+    if path.suffix.lower() not in KINDS:
+        raise DocumentError(
+            f"{path}: unknown document type {path.suffix or '(none)'!r}: give {KNOWN}"
+        )
+    return path.as_posix(), path
 
 
 def _walk(

@@ -172,19 +172,32 @@ def _name(sentence: str, heading: str | None) -> str | None:
     is too often an ordinary word after a colon, a name elsewhere too often a title."""
     for name in names(sentence):
         start = sentence.find(name)
-        if start <= 0 or not (" " in name or (name.isupper() and len(name) >= 3)):
-            continue
-        if re.match(r"\s*\d", sentence[start + len(name) :]):  # an identifier: "PEP 378"
+        if not _askable(sentence, name, start):
             continue
         quoted = _QUOTED.search(sentence, max(start - 1, 0))
         if quoted is not None and quoted.start() == start - 1:  # "Forgot password": whole
             return _asked(sentence, quoted.start(), quoted.end(), "what")
-        before = sentence[:start].split()
-        if not before or before[-1].lower() not in _PREPOSITIONS:  # "encrypted with AES"
-            continue
-        wh = "whom" if before[-1].lower() == "by" else "what"
-        return _asked(sentence, start, start + len(name), wh)
+        wh = _after_preposition(sentence[:start])  # "encrypted with AES"
+        if wh is not None:
+            return _asked(sentence, start, start + len(name), wh)
     return None
+
+
+def _askable(sentence: str, name: str, start: int) -> bool:
+    """A name of two words or more, or an acronym, not at the sentence's start nor an
+    identifier ("PEP 378")."""
+    if start <= 0 or not (" " in name or (name.isupper() and len(name) >= 3)):
+        return False
+    return not re.match(r"\s*\d", sentence[start + len(name) :])
+
+
+def _after_preposition(before: str) -> str | None:
+    """The question word for a name after a preposition ("whom" after "by"), or ``None``
+    when the name follows none."""
+    words = before.split()
+    if not words or words[-1].lower() not in _PREPOSITIONS:
+        return None
+    return "whom" if words[-1].lower() == "by" else "what"
 
 
 def candidates(chunk: Chunk) -> list[Candidate]:

@@ -251,8 +251,7 @@ async def _rounds(
     kept: list[Generated] = []
     focus = _Focus(request.seed)
     for round_ in range(ROUNDS):
-        missing = {kind: n - sum(c.kind == kind for c in kept) for kind, n in wanted.items()}
-        missing = {kind: n for kind, n in missing.items() if n > 0}
+        missing = _missing(wanted, kept)
         if not missing or not spend.allows():
             break
         assignments = assign(inputs.chunks, missing, request.seed, round_, focus)
@@ -260,6 +259,12 @@ async def _rounds(
         fresh = await _distinct(written, dedup, existing + [c.question for c in kept], inputs)
         kept += await _checked(judge, fresh, spend, progress)
     return kept
+
+
+def _missing(wanted: dict[str, int], kept: list[Generated]) -> dict[str, int]:
+    """How many questions of each kind are still to make."""
+    missing = {kind: n - sum(c.kind == kind for c in kept) for kind, n in wanted.items()}
+    return {kind: n for kind, n in missing.items() if n > 0}
 
 
 async def _written(

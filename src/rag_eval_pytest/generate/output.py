@@ -80,21 +80,28 @@ def read_existing(path: Path) -> Existing:
     from ..data.dataset import load_dataset
 
     dataset = load_dataset(path)
-    text = path.read_text(encoding="utf-8-sig")
-    suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        raw: Any = [json.loads(line) for line in text.splitlines() if line.strip()]
-    elif suffix in (".yaml", ".yml"):
-        import yaml
-
-        raw = yaml.safe_load(text)
-    else:
-        raw = json.loads(text)
-    document = raw if isinstance(raw, dict) else {"test_cases": raw}
+    document = _document(path)
     document.setdefault("metadata", {})
     ids = {case.id for case in dataset.cases if case.id}
     questions = [q.question for case in dataset.cases for q in _questions(case)]
     return Existing(document, ids, questions)
+
+
+def _document(path: Path) -> dict[str, Any]:
+    """The dataset file's document, its cases under ``test_cases`` (a list of cases, a
+    JSONL file's lines, is put there)."""
+    raw = _parsed(path.suffix.lower(), path.read_text(encoding="utf-8-sig"))
+    return raw if isinstance(raw, dict) else {"test_cases": raw}
+
+
+def _parsed(suffix: str, text: str) -> Any:
+    if suffix == ".jsonl":
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    if suffix in (".yaml", ".yml"):
+        import yaml
+
+        return yaml.safe_load(text)
+    return json.loads(text)
 
 
 def _questions(case: Any) -> list[Any]:

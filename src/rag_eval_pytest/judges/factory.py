@@ -137,12 +137,6 @@ def build_judge(
     the run's judges share (none by default: no cache folder but ``judge.cache_dir``)."""
     shared = shared or RunShared()
     kind = resolve_kind(settings, env)
-    api_key = settings.api_key.get_secret_value() if settings.api_key is not None else None
-    common: dict[str, Any] = {
-        "model": settings.model,
-        "max_context_tokens": settings.max_context_tokens or CONTEXT_WINDOWS.get(kind),
-    }
-    judge: Judge
     if kind == "cascade":
         from .cascade import CascadeJudge
 
@@ -150,36 +144,51 @@ def build_judge(
             cascade_tier(settings, env), env=env, shared=shared, search_paths=search_paths
         )
         return CascadeJudge(_local_judge(settings, shared.cache_dir), then)
-    if kind == "anthropic":
-        from ..extras import require_anthropic
-        from .anthropic import AnthropicJudge
-
-        require_anthropic()
-
-        key = api_key or env.get("ANTHROPIC_API_KEY")
-        if not key:
-            raise ConfigError(
-                "the anthropic judge needs an API key: set ANTHROPIC_API_KEY "
-                "(or judge.api_key: ${MY_KEY} in the config)"
-            )
-        judge = AnthropicJudge(
-            api_key=key,
-            base_url=settings.base_url,
-            **common,
-        )
-    elif kind == "openai":
-        from .openai import OpenAIJudge
-
-        judge = OpenAIJudge(
-            api_key=api_key or env.get("OPENAI_API_KEY"),
-            base_url=settings.base_url or env.get("OPENAI_BASE_URL"),
-            **common,
-        )
+    judge: Judge
+    if kind in ("anthropic", "openai"):
+        judge = _provider_judge(kind, settings, env)
     elif kind == "local":
         judge = _local_judge(settings, shared.cache_dir)
     else:
         judge = _custom_judge(kind, search_paths)
     return ready(judge, settings, shared)
+
+
+def _provider_judge(kind: str, settings: JudgeSettings, env: Mapping[str, str]) -> Judge:
+    """An Anthropic or OpenAI-compatible backend, with its key from the config or the
+    environment."""
+    api_key = _configured_key(settings)
+    common: dict[str, Any] = {
+        "model": settings.model,
+        "max_context_tokens": settings.max_context_tokens or CONTEXT_WINDOWS.get(kind),
+    }
+    if kind == "openai":
+        from .openai import OpenAIJudge
+
+        return OpenAIJudge(
+            api_key=api_key or env.get("OPENAI_API_KEY"),
+            base_url=settings.base_url or env.get("OPENAI_BASE_URL"),
+            **common,
+        )
+    return _anthropic_judge(api_key or env.get("ANTHROPIC_API_KEY"), settings, common)
+
+
+def _configured_key(settings: JudgeSettings) -> str | None:
+    return settings.api_key.get_secret_value() if settings.api_key is not None else None
+
+
+def _anthropic_judge(key: str | None, settings: JudgeSettings, common: dict[str, Any]) -> Judge:
+    """The Anthropic backend: its SDK installed, and a key."""
+    from ..extras import require_anthropic
+    from .anthropic import AnthropicJudge
+
+    require_anthropic()
+    if not key:
+        raise ConfigError(
+            "the anthropic judge needs an API key: set ANTHROPIC_API_KEY "
+            "(or judge.api_key: ${MY_KEY} in the config)"
+        )
+    return AnthropicJudge(api_key=key, base_url=settings.base_url, **common)
 
 
 def _local_judge(settings: JudgeSettings, cache_dir: Path | None = None) -> Judge:
@@ -204,6 +213,7 @@ def _local_judge(settings: JudgeSettings, cache_dir: Path | None = None) -> Judg
             nli_threshold=local.nli_threshold,
             device=local.device,
             embedding_model=local.embedding_model,
+            checks_off=local.checks_off,
         )
     except ImportError as exc:
         auto = settings.kind == "auto"

@@ -145,10 +145,7 @@ class JudgeRuntime(Judge):
         if stored is not None and not failed_a_vote(stored):
             return stored
         outcome = await self._vote(question, inputs, prompt, passes)
-        # A failure is asked again next run, as is a vote that failed (the others decided);
-        # votes stopped for one metric's threshold are not that question's outcome for
-        # another (each vote is cached).
-        if outcome.value is not None and not (stopped_early(outcome) or failed_a_vote(outcome)):
+        if _kept_as_outcome(outcome):
             cache.put(key, self.transport.stored(outcome_record(outcome)), OUTCOME)
         return outcome
 
@@ -354,3 +351,10 @@ def _refusal(reply: Reply) -> str | None:
     if reply.data is None and looks_like_refusal(reply.text):
         return f"the judge refused: {shorten(reply.text, _REFUSAL)}"
     return None
+
+
+def _kept_as_outcome(outcome: JudgeOutcome[Any]) -> bool:
+    """Whether a voted outcome is stored as the question's: a failure is asked again next
+    run, as is a vote that failed (the others decided); votes stopped for one metric's
+    threshold are not that question's outcome for another (each vote is cached)."""
+    return outcome.value is not None and not (stopped_early(outcome) or failed_a_vote(outcome))

@@ -15,6 +15,19 @@ from ..values import http_url, numbers_not_bools
 
 ENTRY_POINT_GROUP = "rag_eval.judges"
 BUILTIN_KINDS = ("auto", "anthropic", "openai", "local", "cascade")
+LOCAL_CHECKS = (
+    "numbers",
+    "times",
+    "days",
+    "day_times",
+    "routes",
+    "dates",
+    "negation",
+    "swaps",
+    "names",
+    "binding",
+)
+"""The local judge's checks, by name, in the order they run (``judges/local/pipeline.py``)."""
 DEFAULT_DEADLINE = 7200.0
 """Two hours of judging: a judge that hangs, or answers 429 for ever, cannot hold a CI job
 until the job's own timeout kills it without a report."""
@@ -42,14 +55,14 @@ class LocalJudgeSettings(_Section):
         ge=0,
         le=1,
         description="Support score from which a claim is supported (default: calibrated, "
-        "0.64). Higher is stricter.",
+        "0.33). Higher is stricter.",
     )
     ambiguous_threshold: float | None = Field(
         None,
         ge=0,
         le=1,
         description="Support score from which a claim that is not supported is reported as "
-        "'only partly supported' rather than 'not mentioned' (default: calibrated, 0.4). "
+        "'only partly supported' rather than 'not mentioned' (default: calibrated, 0.2). "
         "Either way the claim is not mentioned: only a contradiction is unsupported.",
     )
     relevance_threshold: float | None = Field(
@@ -61,8 +74,9 @@ class LocalJudgeSettings(_Section):
     )
     unsure: Literal["escalate", "pass", "fail", "not_judged"] = Field(
         "not_judged",
-        description="A verdict that depends on items the local judge was unsure of (a claim or "
-        "an answer's relevance whose score falls in its calibrated unsure band): "
+        description="A verdict that depends on items the local judge was unsure of (a verdict "
+        "whose kind of evidence is not right often enough to decide alone, a score in its "
+        "unsure band, every relevance rating): "
         "not_judged (reported, with a line saying how many cases need an LLM judge; the run "
         "is not green, see judge.unsupported), pass (the unsure items count as yes), fail "
         "(as no), or escalate (asked of an LLM judge; without one, not judged).",
@@ -90,6 +104,27 @@ class LocalJudgeSettings(_Section):
     nli_threshold: float = Field(
         0.5, ge=0, le=1, description="Entailment probability from which a claim is supported."
     )
+    checks: dict[str, bool] = Field(
+        default_factory=dict,
+        description="The local judge's checks switched on or off by name (`numbers: false`): "
+        + ", ".join(LOCAL_CHECKS)
+        + ". A check switched off finds nothing; the calibration and the kinds of evidence "
+        "that decide alone were measured with every check on.",
+    )
+
+    @field_validator("checks")
+    @classmethod
+    def _known_checks(cls, value: dict[str, bool]) -> dict[str, bool]:
+        unknown = [name for name in value if name not in LOCAL_CHECKS]
+        if unknown:
+            raise ValueError(
+                f"unknown check {unknown[0]!r} (the checks: {', '.join(LOCAL_CHECKS)})"
+            )
+        return value
+
+    @property
+    def checks_off(self) -> frozenset[str]:
+        return frozenset(name for name, on in self.checks.items() if not on)
 
     @model_validator(mode="after")
     def _ordered(self) -> LocalJudgeSettings:

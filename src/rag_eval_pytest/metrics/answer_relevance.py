@@ -117,18 +117,27 @@ class AnswerRelevance(Metric):
             return not_judged(outcome, "the judge did not rate the answer")
         rating = outcome.value
         info = {"method": "direct_rating", **details(outcome)}
-        if rating.noncommittal:
-            return Measurement(
-                score=0.0,
-                reason=NONCOMMITTAL,
-                evidence=[Evidence(kind="rating", text=sample.answer, reason=rating.reason)],
-                usage=outcome.usage,
-                details=info,
-            )
         # A rating the judge was unsure of (its only item) is its best guess: the score
         # could be anywhere between the bounds it gives (all of 0 to 1 if it gives none).
         unsure = bool(outcome.unsure)
         bounds = (rating.bounds or (0.0, 1.0)) if unsure else None
+        if rating.noncommittal:
+            return Measurement(
+                score=0.0,
+                reason=NONCOMMITTAL,
+                evidence=[
+                    Evidence(
+                        kind="rating",
+                        text=sample.answer,
+                        verdict="unsure" if unsure else None,
+                        reason=rating.reason,
+                    )
+                ],
+                usage=outcome.usage,
+                details=info,
+                unsure=int(unsure),
+                bounds=bounds,
+            )
         return Measurement(
             score=rating.score,
             reason=rating.reason or "rated by the judge",

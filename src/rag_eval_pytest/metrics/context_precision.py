@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..judges.questions import ContextsInput, ContextUsefulness
 from .base import Evidence, Measurement, Metric, Requirement
-from .judged import context_label, context_texts, details, empty_contexts, not_judged
+from .judged import (
+    context_label,
+    context_texts,
+    details,
+    empty_contexts,
+    not_judged,
+    unsure_listed,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -63,17 +70,26 @@ class ContextPrecision(Metric):
         outcome = await services.ask(ContextUsefulness(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge gave no context verdicts")
+        doubtful = {outcome.value.verdicts[i].index for i in outcome.unsure}
         verdicts = sorted(outcome.value.verdicts, key=lambda v: v.index)
         flags = [v.useful for v in verdicts]
+        low, high = precision_bounds(flags, [v.index in doubtful for v in verdicts])
         useful = sum(flags)
+        reason = f"{useful} of {len(verdicts)} contexts useful for the ground truth"
+        if doubtful:
+            reason += unsure_listed([contexts[i] for i in sorted(doubtful)], "context")
         return Measurement(
-            score=average_precision(flags),
-            reason=f"{useful} of {len(verdicts)} contexts useful for the ground truth",
+            score=average_precision(flags),  # the best guess where it depends on them
+            reason=reason,
             evidence=[
                 Evidence(
                     kind="context",
                     text=contexts[v.index],
-                    verdict="useful" if v.useful else "not useful",
+                    verdict="unsure"
+                    if v.index in doubtful
+                    else "useful"
+                    if v.useful
+                    else "not useful",
                     reason=v.reason,
                     source=context_label(sample.contexts[v.index], v.index),
                 )
@@ -82,4 +98,21 @@ class ContextPrecision(Metric):
             usage=outcome.usage,
             warnings=list(outcome.notes),
             details={"ranks_useful": flags, **details(outcome)},
+            unsure=len(doubtful),
+            bounds=(low, high) if low != high else None,
         )
+
+
+def precision_bounds(flags: list[bool], unsure: list[bool]) -> tuple[float, float]:
+    """The least and the greatest average precision over every way the unsure contexts may
+    be useful or not (all of 0 to 1 beyond ten of them)."""
+    doubtful = [i for i, u in enumerate(unsure) if u]
+    if len(doubtful) > 10:
+        return 0.0, 1.0
+    scores = []
+    for mask in range(2 ** len(doubtful)):
+        trial = list(flags)
+        for bit, i in enumerate(doubtful):
+            trial[i] = bool(mask >> bit & 1)
+        scores.append(average_precision(trial))
+    return min(scores), max(scores)

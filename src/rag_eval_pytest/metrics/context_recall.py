@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..judges.questions import AttributionInput, GroundTruthAttribution
 from ..text.sentences import split_sentences
 from .base import Evidence, Measurement, Metric, Requirement
-from .judged import context_texts, details, empty_contexts, not_judged
+from .judged import context_texts, details, empty_contexts, not_judged, unsure_listed
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -56,16 +56,30 @@ class ContextRecall(Metric):
         outcome = await services.ask(GroundTruthAttribution(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge gave no attribution verdicts")
+        doubtful = {outcome.value.sentences[i].index for i in outcome.unsure}
         verdicts = sorted(outcome.value.sentences, key=lambda v: v.index)
-        attributed = sum(v.attributed for v in verdicts)
+        attributed = sum(v.attributed for v in verdicts if v.index not in doubtful)
+        decided = len(verdicts) - len(doubtful)
+        # An unsure sentence may be attributed or not: the score is the decided sentences'
+        # share where they count the same either way.
+        low, high = attributed / len(verdicts), (attributed + len(doubtful)) / len(verdicts)
+        score = low if low == high else (attributed / decided if decided else None)
+        reason = f"{attributed} of {decided} ground-truth sentences found in the contexts"
+        if doubtful:
+            reason += unsure_listed([sentences[i] for i in sorted(doubtful)], "sentence")
         return Measurement(
-            score=attributed / len(verdicts),
-            reason=f"{attributed} of {len(verdicts)} ground-truth sentences found in the contexts",
+            score=score,
+            reason=reason,
+            cause="unsure" if score is None else None,
             evidence=[
                 Evidence(
                     kind="ground_truth_sentence",
                     text=sentences[v.index],
-                    verdict="attributed" if v.attributed else "not found",
+                    verdict="unsure"
+                    if v.index in doubtful
+                    else "attributed"
+                    if v.attributed
+                    else "not found",
                     reason=v.reason,
                 )
                 for v in verdicts
@@ -73,4 +87,6 @@ class ContextRecall(Metric):
             usage=outcome.usage,
             warnings=list(outcome.notes),
             details=details(outcome),
+            unsure=len(doubtful),
+            bounds=(low, high) if low != high else None,
         )

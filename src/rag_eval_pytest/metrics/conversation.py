@@ -42,63 +42,88 @@ def conversation_result(
     is not judged either."""
     from .base import MetricResult, status_of
 
-    first = turns[0]
-    usage = sum((r.usage for r in turns), Usage())
-    warnings = list(dict.fromkeys(w for r in turns for w in r.warnings))
-    scores = {n: r.score for n, r in enumerate(turns, start=1)}
-    details: dict[str, Any] = {
-        "aggregate": aggregate,
-        "turns": {str(n): s for n, s in scores.items()},
-    }
-    common = {"usage": usage, "warnings": warnings, "metric": first.metric, "case": key}
-    blocking = next(
-        ((n, r) for n, r in enumerate(turns, start=1) if r.score is None and r.cause != "data"),
-        None,
-    )
-    judged = [(n, r) for n, r in enumerate(turns, start=1) if r.score is not None]
+    numbered = list(enumerate(turns, start=1))
+    blocking = _blocking(numbered)
+    judged = [(n, r) for n, r in numbered if r.score is not None]
     if blocking is not None or not judged:
-        n, why = blocking or (1, first)
-        reason = (
-            f"turn {n}: {why.reason}" if blocking else f"no turn was judged (turn 1: {why.reason})"
-        )
-        return MetricResult(
-            score=None,
-            reason=reason,
-            cause=why.cause or "data",
-            threshold=threshold,
-            status="not_judged",
-            details={**details, "turn": n},
-            **common,
-        )
-    if aggregate == "min":
-        n, worst = min(judged, key=lambda item: cast("float", item[1].score))
-        score = cast("float", worst.score)
-        deciding = [(n, worst)]
+        turn, fields = _not_judged(blocking, turns[0])
     else:
-        score = sum(cast("float", r.score) for _, r in judged) / len(judged)
-        n, worst = min(judged, key=lambda item: cast("float", item[1].score))
-        below = [
-            (m, r)
-            for m, r in judged
-            if threshold is not None and cast("float", r.score) < threshold
-        ]
-        deciding = below or [(n, worst)]
+        turn, fields = _judged(judged, len(turns), threshold, aggregate)
+    details = {"aggregate": aggregate, "turns": {str(n): r.score for n, r in numbered}}
+    return MetricResult(
+        threshold=threshold,
+        status=status_of(fields["score"], threshold),
+        details={**details, "turn": turn},
+        **fields,
+        **_common(key, turns),
+    )
+
+
+Numbered = list[tuple[int, "MetricResult"]]
+"""Turns' results, each with its turn's number (from 1)."""
+
+
+def _common(key: str, turns: Sequence[MetricResult]) -> dict[str, Any]:
+    """What the conversation's result takes from all its turns: their costs added up, each
+    warning once."""
+    return {
+        "usage": sum((r.usage for r in turns), Usage()),
+        "warnings": list(dict.fromkeys(w for r in turns for w in r.warnings)),
+        "metric": turns[0].metric,
+        "case": key,
+    }
+
+
+def _blocking(numbered: Numbered) -> tuple[int, MetricResult] | None:
+    """The first turn the judge could not judge (one without the data the metric needs is
+    left out instead)."""
+    return next(((n, r) for n, r in numbered if r.score is None and r.cause != "data"), None)
+
+
+def _not_judged(
+    blocking: tuple[int, MetricResult] | None, first: MetricResult
+) -> tuple[int, dict[str, Any]]:
+    """The turn that leaves the conversation not judged, and why: the blocking turn, or the
+    first when no turn was judged."""
+    n, why = blocking or (1, first)
+    reason = f"turn {n}: {why.reason}" if blocking else f"no turn was judged (turn 1: {why.reason})"
+    return n, {"score": None, "reason": reason, "cause": why.cause or "data"}
+
+
+def _judged(
+    judged: Numbered, count: int, threshold: float | None, aggregate: Aggregate
+) -> tuple[int, dict[str, Any]]:
+    """The turn that decides the conversation's score, the score and the evidence of the
+    turns that decide it, each piece naming its turn."""
+    score, (n, worst), deciding = _aggregated(judged, threshold, aggregate)
     evidence = [
         item.model_copy(update={"turn": m}) for m, result in deciding for item in result.evidence
     ]
+    reason = _reason(n, worst, count, judged, aggregate)
+    return n, {"score": min(max(score, 0.0), 1.0), "reason": reason, "evidence": evidence}
+
+
+def _aggregated(
+    judged: Numbered, threshold: float | None, aggregate: Aggregate
+) -> tuple[float, tuple[int, MetricResult], Numbered]:
+    """The score, the lowest turn, and the turns that decide: the lowest alone for ``min``;
+    for ``mean``, the turns under the threshold (the lowest when none is)."""
+    lowest = min(judged, key=lambda item: cast("float", item[1].score))
+    if aggregate == "min":
+        return cast("float", lowest[1].score), lowest, [lowest]
+    score = sum(cast("float", r.score) for _, r in judged) / len(judged)
+    return score, lowest, _below(judged, threshold) or [lowest]
+
+
+def _below(judged: Numbered, threshold: float | None) -> Numbered:
+    if threshold is None:
+        return []
+    return [(m, r) for m, r in judged if cast("float", r.score) < threshold]
+
+
+def _reason(n: int, worst: MetricResult, count: int, judged: Numbered, aggregate: Aggregate) -> str:
+    reason = f"turn {n} of {count}: {worst.reason}" if worst.reason else f"turn {n} of {count}"
+    if aggregate != "mean":
+        return reason
     shown = ", ".join(f"turn {m} {cast('float', r.score):.2f}" for m, r in judged)
-    reason = (
-        f"turn {n} of {len(turns)}: {worst.reason}" if worst.reason else f"turn {n} of {len(turns)}"
-    )
-    if aggregate == "mean":
-        reason = f"mean of {len(judged)} turns ({shown}); lowest {reason}"
-    score = min(max(score, 0.0), 1.0)
-    return MetricResult(
-        score=score,
-        reason=reason,
-        threshold=threshold,
-        status=status_of(score, threshold),
-        evidence=evidence,
-        details={**details, "turn": n},
-        **common,
-    )
+    return f"mean of {len(judged)} turns ({shown}); lowest {reason}"

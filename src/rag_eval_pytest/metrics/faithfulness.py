@@ -110,9 +110,11 @@ class Faithfulness(Metric):
         decided = [s for i, s in enumerate(statements) if i not in unsure]
         doubtful = [s for i, s in enumerate(statements) if i in unsure]
         faithful = sum(s.verdict in good for s in decided)
-        # An unsure statement is supported or not mentioned (a contradiction is never
-        # unsure): which one changes the score only where "not mentioned" counts against.
-        low = (faithful + (len(doubtful) if lenient else 0)) / len(statements)
+        # An unsure statement may be any verdict but the one it leans to: one that leans to
+        # supported or not mentioned changes the score only where "not mentioned" counts
+        # against; one that leans to contradicted may be either.
+        leaning = sum(s.verdict in good for s in doubtful) if lenient else 0
+        low = (faithful + leaning) / len(statements)
         high = (faithful + len(doubtful)) / len(statements)
         reason = _reason(decided, faithful, lenient)
         if doubtful:

@@ -12,13 +12,14 @@ that declares a cause takes part like a built-in one.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
 from ..metrics.registry import failure_cause
 from ..metrics.retrieval import expected_found
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
 
     from ..metrics.base import MetricFailure, MetricResult
     from .payload import CasePayload
@@ -132,31 +133,82 @@ def failure_causes(
     """
     if status not in ("failed", "error"):
         return ()
-    results = list(results)
-    failed = {
-        cause
-        for result in results
-        if result.status == "failed" and (cause := failure_cause(result.metric)) is not None
-    }
-    found = expected_retrieved(payload)
-    applies: set[FailureCause] = set()
-    if payload["error"] and not payload.get("crashed"):
-        applies.add("rag_error")
-    if found == 0:
-        applies.add("retrieval_miss")
-    for cause in failed & _RETRIEVAL:
-        applies.add(cause if found is None else "ranking" if found else "retrieval_miss")
-    if "forgotten_fact" in failed:
-        applies.add("forgotten_fact")
-    if "unsupported_answer" in failed and found != 0:
-        applies.add("unsupported_answer")
-    if "incorrect_answer" in failed and "unsupported_answer" not in failed:
-        applies.add("incorrect_answer")
-    if "irrelevant_answer" in failed:
-        applies.add("irrelevant_answer")
-    if payload.get("setup_error") or any(r.status == "not_judged" for r in results):
-        applies.add("not_judged")
-    return tuple(cause for cause in CAUSES if cause in applies)
+    case = _Failing.of(payload, list(results))
+    return tuple(cause for cause in CAUSES if _RULES[cause](case))
+
+
+@dataclass(frozen=True)
+class _Failing:
+    """What the run has on a failing case, for the rules that decide its causes."""
+
+    payload: CasePayload
+    results: list[MetricResult]
+    failed: frozenset[MetricFailure]
+    """The causes the case's failed metrics declare."""
+    found: int | None
+    """How many of its expected documents came back (:func:`expected_retrieved`)."""
+
+    @classmethod
+    def of(cls, payload: CasePayload, results: list[MetricResult]) -> _Failing:
+        failed = frozenset(
+            cause
+            for result in results
+            if result.status == "failed" and (cause := failure_cause(result.metric)) is not None
+        )
+        return cls(payload, results, failed, expected_retrieved(payload))
+
+
+def _rag_error(case: _Failing) -> bool:
+    return bool(case.payload["error"]) and not case.payload.get("crashed")
+
+
+def _retrieval_miss(case: _Failing) -> bool:
+    """No expected document came back; or, when that cannot be told, a metric whose failure
+    means a miss failed."""
+    return case.found == 0 or (case.found is None and "retrieval_miss" in case.failed)
+
+
+def _ranking(case: _Failing) -> bool:
+    """A retrieval metric failed though an expected document came back; or, when that
+    cannot be told, a metric whose failure means ranking failed."""
+    if case.found is None:
+        return "ranking" in case.failed
+    return bool(case.found) and bool(case.failed & _RETRIEVAL)
+
+
+def _forgotten_fact(case: _Failing) -> bool:
+    return "forgotten_fact" in case.failed
+
+
+def _unsupported_answer(case: _Failing) -> bool:
+    return "unsupported_answer" in case.failed and case.found != 0
+
+
+def _incorrect_answer(case: _Failing) -> bool:
+    return "incorrect_answer" in case.failed and "unsupported_answer" not in case.failed
+
+
+def _irrelevant_answer(case: _Failing) -> bool:
+    return "irrelevant_answer" in case.failed
+
+
+def _not_judged(case: _Failing) -> bool:
+    return bool(case.payload.get("setup_error")) or any(
+        result.status == "not_judged" for result in case.results
+    )
+
+
+_RULES: Mapping[FailureCause, Callable[[_Failing], bool]] = {
+    "rag_error": _rag_error,
+    "retrieval_miss": _retrieval_miss,
+    "ranking": _ranking,
+    "forgotten_fact": _forgotten_fact,
+    "unsupported_answer": _unsupported_answer,
+    "incorrect_answer": _incorrect_answer,
+    "irrelevant_answer": _irrelevant_answer,
+    "not_judged": _not_judged,
+}
+"""When each cause applies (as :func:`failure_causes` says)."""
 
 
 def count_causes(causes: Iterable[tuple[FailureCause, ...]]) -> dict[FailureCause, int]:

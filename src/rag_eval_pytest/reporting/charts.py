@@ -74,13 +74,20 @@ def _bar(plot: _Plot, i: int, below: int, met: int, threshold: float | None) -> 
     part drawn over it."""
     low, high = i / BINS, (i + 1) / BINS
     count = below + met
-    empty_below = count == 0 and threshold is not None and high <= threshold + 1e-9
-    failing = (below > 0 and met == 0) or empty_below
+    failing = _failing_bin(below, met, high, threshold)
     tip = f"{low:.1f}–{high:.1f}: {count} case{'' if count == 1 else 's'}"
     bar = plot.rect(i, count, "bar low" if failing else "bar", tip)
     if below and met:
         bar += plot.rect(i, below, "bar low", f"{tip}, {below} below the threshold")
     return bar
+
+
+def _failing_bin(below: int, met: int, high: float, threshold: float | None) -> bool:
+    """Whether a bin is drawn failing: its scores all below the threshold; an empty bin,
+    when its whole range is."""
+    if below + met == 0:
+        return threshold is not None and high <= threshold + 1e-9
+    return below > 0 and met == 0
 
 
 def histogram_svg(title: str, scores: Sequence[float], threshold: float | None = None) -> str:
@@ -148,54 +155,95 @@ def line_chart_svg(
     """Scores over ``runs`` runs (x: the run's number, y: 0 to 1), one line per series, a
     dot per run with its score in its tooltip; ``markers`` ringed and labelled, a dashed line
     at ``threshold``."""
-    width, height, left, right, top, bottom = 540, 180, 34, 12, 10, 22
-    plot_w, plot_h = width - left - right, height - top - bottom
-    step = plot_w / max(runs - 1, 1)
-
-    def x(run: int) -> str:
-        return _num(left + (run - 1) * step if runs > 1 else left + plot_w / 2)
-
-    def y(score: float) -> str:
-        return _num(top + plot_h * (1 - score))
-
+    frame = _TrendFrame(runs)
     parts = [
-        f'<svg class="chart trend" viewBox="0 0 {width} {height}" width="{width}" '
-        f'height="{height}" role="img" xmlns="http://www.w3.org/2000/svg">',
+        f'<svg class="chart trend" viewBox="0 0 {frame.width} {frame.height}" '
+        f'width="{frame.width}" height="{frame.height}" role="img" '
+        'xmlns="http://www.w3.org/2000/svg">',
         f"<title>{html_text(title)}</title>",
+        *_trend_axes(frame),
+        *_threshold_line(frame, threshold),
+        *(part for i, line in enumerate(series) for part in _series_marks(frame, i, line)),
+        *(_marker_mark(frame, marker) for marker in markers),
+        "</svg>",
     ]
-    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
-        parts.append(
-            f'<line class="grid" x1="{left}" y1="{y(tick)}" x2="{left + plot_w}" y2="{y(tick)}"/>'
-            f'<text class="tick" x="{left - 4}" y="{_num(float(y(tick)) + 3)}" '
-            f'text-anchor="end">{tick:g}</text>'
-        )
-    for run in range(1, runs + 1):
-        parts.append(
-            f'<text class="tick" x="{x(run)}" y="{height - 6}" text-anchor="middle">{run}</text>'
-        )
-    if threshold is not None:
-        parts.append(
-            f'<line class="threshold" x1="{left}" y1="{y(threshold)}" x2="{left + plot_w}" '
-            f'y2="{y(threshold)}"><title>threshold {threshold:.2f}</title></line>'
-        )
-    for i, line in enumerate(series):
-        colour = f"s{i % SERIES_CLASSES}"
-        label = html_text(line.label)
-        if len(line.points) > 1:
-            path = " ".join(f"{x(run)},{y(score)}" for run, score in line.points)
-            parts.append(f'<polyline class="line {colour}" points="{path}"/>')
-        for run, score in line.points:
-            hollow = " hollow" if run in line.hollow else ""
-            parts.append(
-                f'<circle class="dot {colour}{hollow}" cx="{x(run)}" cy="{y(score)}" r="3.5">'
-                f"<title>run {run}: {score:.2f} ({label})</title></circle>"
-            )
-    for marker in markers:
-        parts.append(
-            f'<circle class="regression" cx="{x(marker.run)}" cy="{y(marker.score)}" r="8">'
-            f"<title>{html_text(marker.note)}</title></circle>"
-            f'<text class="regression-label" x="{x(marker.run)}" '
-            f'y="{_num(float(y(marker.score)) - 11)}" text-anchor="middle">▼</text>'
-        )
-    parts.append("</svg>")
     return "".join(parts)
+
+
+@dataclass(frozen=True)
+class _TrendFrame:
+    """Where the trend chart draws a run and a score."""
+
+    runs: int
+    width: int = 540
+    height: int = 180
+    left: int = 34
+    right: int = 12
+    top: int = 10
+    bottom: int = 22
+
+    @property
+    def plot_w(self) -> int:
+        return self.width - self.left - self.right
+
+    def x(self, run: int) -> str:
+        step = self.plot_w / max(self.runs - 1, 1)
+        return _num(self.left + (run - 1) * step if self.runs > 1 else self.left + self.plot_w / 2)
+
+    def y(self, score: float) -> str:
+        plot_h = self.height - self.top - self.bottom
+        return _num(self.top + plot_h * (1 - score))
+
+
+def _trend_axes(frame: _TrendFrame) -> list[str]:
+    """The grid with its score ticks, and each run's number under the chart."""
+    left, right = frame.left, frame.left + frame.plot_w
+    grid = [
+        f'<line class="grid" x1="{left}" y1="{frame.y(tick)}" x2="{right}" y2="{frame.y(tick)}"/>'
+        f'<text class="tick" x="{left - 4}" y="{_num(float(frame.y(tick)) + 3)}" '
+        f'text-anchor="end">{tick:g}</text>'
+        for tick in (0.0, 0.25, 0.5, 0.75, 1.0)
+    ]
+    runs = [
+        f'<text class="tick" x="{frame.x(run)}" y="{frame.height - 6}" '
+        f'text-anchor="middle">{run}</text>'
+        for run in range(1, frame.runs + 1)
+    ]
+    return grid + runs
+
+
+def _threshold_line(frame: _TrendFrame, threshold: float | None) -> list[str]:
+    if threshold is None:
+        return []
+    return [
+        f'<line class="threshold" x1="{frame.left}" y1="{frame.y(threshold)}" '
+        f'x2="{frame.left + frame.plot_w}" y2="{frame.y(threshold)}">'
+        f"<title>threshold {threshold:.2f}</title></line>"
+    ]
+
+
+def _series_marks(frame: _TrendFrame, i: int, line: Series) -> list[str]:
+    """A series' line, and a dot per run with its score in its tooltip."""
+    colour = f"s{i % SERIES_CLASSES}"
+    label = html_text(line.label)
+    parts = []
+    if len(line.points) > 1:
+        path = " ".join(f"{frame.x(run)},{frame.y(score)}" for run, score in line.points)
+        parts.append(f'<polyline class="line {colour}" points="{path}"/>')
+    for run, score in line.points:
+        hollow = " hollow" if run in line.hollow else ""
+        parts.append(
+            f'<circle class="dot {colour}{hollow}" cx="{frame.x(run)}" cy="{frame.y(score)}" '
+            f'r="3.5"><title>run {run}: {score:.2f} ({label})</title></circle>'
+        )
+    return parts
+
+
+def _marker_mark(frame: _TrendFrame, marker: Marker) -> str:
+    x, y = frame.x(marker.run), frame.y(marker.score)
+    return (
+        f'<circle class="regression" cx="{x}" cy="{y}" r="8">'
+        f"<title>{html_text(marker.note)}</title></circle>"
+        f'<text class="regression-label" x="{x}" y="{_num(float(y) - 11)}" '
+        'text-anchor="middle">▼</text>'
+    )

@@ -89,10 +89,15 @@ def datasets_digest(
         return None
     material = "".join(d for d in digests if d is not None)
     if inline:
-        fields = ("key", "question", "ground_truth", "expected_contexts")
-        defined = sorted(([case.get(f) for f in fields] for case in inline), key=str)
-        material += _sha256(json.dumps(defined, sort_keys=True).encode("utf-8"))
+        material += _inline_digest(inline)
     return _sha256(material.encode("ascii"))
+
+
+def _inline_digest(inline: Sequence[Mapping[str, Any]]) -> str:
+    """The hash of what defines the cases made in code, in an order of their own."""
+    fields = ("key", "question", "ground_truth", "expected_contexts")
+    defined = sorted(([case.get(f) for f in fields] for case in inline), key=str)
+    return _sha256(json.dumps(defined, sort_keys=True).encode("utf-8"))
 
 
 def selection(

@@ -58,7 +58,16 @@ if TYPE_CHECKING:
     from jinja2 import Environment
     from markupsafe import Markup
 
-    from .models import CaseResult, CaseTest, Report, TrendPoint, TurnResult
+    from .models import (
+        CaseResult,
+        CaseTest,
+        MetricSummary,
+        Report,
+        Summary,
+        Trend,
+        TrendPoint,
+        TurnResult,
+    )
 
 FULL_CASES = 1000
 """At most this many cases are shown in full; the rest get one compact row each."""
@@ -220,8 +229,11 @@ def _found(expected: Iterable[str], source: str | None) -> bool:
 
 def _not_retrieved(case: CaseResult | TurnResult) -> list[str]:
     sources = [c.source for c in case.contexts or []]
-    expected = case.expected_contexts or []
-    return [e for e in expected if not any(source_matches(e, s) for s in sources)]
+    return [e for e in case.expected_contexts or [] if not _retrieved(e, sources)]
+
+
+def _retrieved(expected: str, sources: list[str | None]) -> bool:
+    return any(source_matches(expected, source) for source in sources)
 
 
 def _metric_warnings(case: CaseResult | TurnResult) -> list[str]:
@@ -286,24 +298,33 @@ class _Histogram:
 
 
 def _distributions(report: Report) -> list[_Histogram]:
-    summary = report.summary
-    figures = []
+    """A histogram of the composites, then of each metric's scores (those with any)."""
     composites = [c.composite for c in report.cases if c.composite is not None]
-    if composites:
-        figures.append(_histogram("Composite", composites, summary.composite.threshold))
-    for name, m in summary.metrics.items():
-        scores = [
-            r.score
-            for case in report.cases
-            if (r := case.metrics.get(name)) is not None and r.score is not None
-        ]
-        if not scores:
-            continue
-        threshold = m.threshold
-        if threshold is None and len(m.case_thresholds) == 1:
-            threshold = m.case_thresholds[0]
-        figures.append(_histogram(title(name), scores, threshold))
+    figures = (
+        [_histogram("Composite", composites, report.summary.composite.threshold)]
+        if composites
+        else []
+    )
+    for name, m in report.summary.metrics.items():
+        scores = _scores(report.cases, name)
+        if scores:
+            figures.append(_histogram(title(name), scores, _threshold_of(m)))
     return figures
+
+
+def _scores(cases: list[CaseResult], name: str) -> list[float]:
+    return [
+        r.score
+        for case in cases
+        if (r := case.metrics.get(name)) is not None and r.score is not None
+    ]
+
+
+def _threshold_of(metric: MetricSummary) -> float | None:
+    """The metric's threshold, or the one threshold all its cases had."""
+    if metric.threshold is None and len(metric.case_thresholds) == 1:
+        return metric.case_thresholds[0]
+    return metric.threshold
 
 
 def _histogram(name: str, scores: list[float], threshold: float | None) -> _Histogram:
@@ -318,12 +339,17 @@ class _TrendFigure:
     labels: list[str] = field(default_factory=list)
 
 
+def _identity(point: TrendPoint) -> str | None:
+    """Which judge scored a run: its identity (by its judge's name in an older line)."""
+    return point.judge_identity or point.judge
+
+
 def _judge_labels(points: Sequence[TrendPoint]) -> dict[str | None, str]:
     """Each judge identity of the trend's runs and how the legend names it: its judge's
     name, with the identity's start where two identities share a name."""
     names: dict[str | None, str] = {}
     for point in points:
-        names.setdefault(point.judge_identity or point.judge, point.judge or "not recorded")
+        names.setdefault(_identity(point), point.judge or "not recorded")
     shared = list(names.values())
     return {
         key: f"{name} {key[:8]}" if shared.count(name) > 1 and key is not None else name
@@ -337,45 +363,68 @@ def _trend_figures(report: Report) -> list[_TrendFigure]:
     if trend is None or len(trend.points) < 2:
         return []
     points = trend.points
-    names = ["composite", *sorted({m for p in points for m in p.metrics}, key=metric_order)]
-    thresholds = {n: m.threshold for n, m in report.summary.metrics.items()}
-    thresholds["composite"] = report.summary.composite.threshold
     labels = _judge_labels(points)
+    thresholds = _thresholds(report.summary)
     figures = []
-    for name in names:
+    for name in _trend_names(points):
         series = _series(name, points, labels)
-        if not series:
-            continue
-        markers = [
-            Marker(
-                len(points),
-                r.current,
-                f"Regression: {fmt_score(r.previous)} → {fmt_score(r.current)} since run "
-                f"{r.previous_run}",
-            )
-            for r in trend.regressions
-            if r.name == name
-        ]
-        heading = "Composite" if name == "composite" else title(name)
-        svg = line_chart_svg(
-            heading, len(points), series, threshold=thresholds.get(name), markers=markers
-        )
-        figures.append(_TrendFigure(heading, _built(svg), [line.label for line in series]))
+        if series:
+            markers = _regression_markers(trend, name, len(points))
+            figures.append(_trend_figure(name, series, thresholds.get(name), markers, len(points)))
     return figures
+
+
+def _trend_names(points: Sequence[TrendPoint]) -> list[str]:
+    return ["composite", *sorted({m for p in points for m in p.metrics}, key=metric_order)]
+
+
+def _thresholds(summary: Summary) -> dict[str, float | None]:
+    thresholds = {n: m.threshold for n, m in summary.metrics.items()}
+    thresholds["composite"] = summary.composite.threshold
+    return thresholds
+
+
+def _regression_markers(trend: Trend, name: str, runs: int) -> list[Marker]:
+    """A marker on this run's point for the metric's regression, if it has one."""
+    return [
+        Marker(
+            runs,
+            r.current,
+            f"Regression: {fmt_score(r.previous)} → {fmt_score(r.current)} since run "
+            f"{r.previous_run}",
+        )
+        for r in trend.regressions
+        if r.name == name
+    ]
+
+
+def _trend_figure(
+    name: str, series: list[Series], threshold: float | None, markers: list[Marker], runs: int
+) -> _TrendFigure:
+    heading = "Composite" if name == "composite" else title(name)
+    svg = line_chart_svg(heading, runs, series, threshold=threshold, markers=markers)
+    return _TrendFigure(heading, _built(svg), [line.label for line in series])
 
 
 def _series(name: str, points: Sequence[TrendPoint], labels: dict[str | None, str]) -> list[Series]:
     """The metric's scores over the runs, one line per judge identity; a partial run or one
     of another selection is drawn hollow."""
     lines: dict[str | None, list[tuple[int, float]]] = {}
-    hollow: set[int] = set()
     for number, point in enumerate(points, start=1):
         score = point.composite if name == "composite" else point.metrics.get(name)
-        if point.partial or point.selection != "same":
-            hollow.add(number)
         if score is not None:
-            lines.setdefault(point.judge_identity or point.judge, []).append((number, score))
-    return [Series(labels[key], line, frozenset(hollow)) for key, line in lines.items()]
+            lines.setdefault(_identity(point), []).append((number, score))
+    hollow = _hollow(points)
+    return [Series(labels[key], line, hollow) for key, line in lines.items()]
+
+
+def _hollow(points: Sequence[TrendPoint]) -> frozenset[int]:
+    """The numbers of the runs drawn hollow: partial, or of another selection."""
+    return frozenset(
+        number
+        for number, point in enumerate(points, start=1)
+        if point.partial or point.selection != "same"
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -414,40 +463,78 @@ class _Cases:
         return len(self.full)
 
 
+class _Numbering:
+    """The numbers of the tags and causes of the cases, and each case's filter attributes."""
+
+    def __init__(
+        self, cases: list[CaseResult], causes: dict[str, int], cause_of: list[str | None]
+    ) -> None:
+        self.tags = _Index(tag for case in cases for tag in case.tags)
+        self.causes = _Index([*causes, *(c for c in cause_of if c is not None)])
+
+    def of(self, case: CaseResult, cause: str | None) -> _Numbers:
+        cause_number = "" if cause is None else str(self.causes.number[cause])
+        return _Numbers(" ".join(str(self.tags.number[tag]) for tag in case.tags), cause_number)
+
+
 def _cases(report: Report, causes: dict[str, int], full_cases: int, full_bytes: int) -> _Cases:
     cases = sorted(report.cases, key=lambda c: c.status not in _FAILING)  # stable
-    tags = _Index(tag for case in cases for tag in case.tags)
     cause_of = [case_cause(case) for case in cases]
-    cause_index = _Index([*causes, *(c for c in cause_of if c is not None)])
-    view = _Cases(len(cases), tags.values, cause_index.values, list(report.summary.metrics))
-
-    def numbers(case: CaseResult, cause: str | None) -> _Numbers:
-        cause_number = "" if cause is None else str(cause_index.number[cause])
-        return _Numbers(" ".join(str(tags.number[tag]) for tag in case.tags), cause_number)
-
+    numbering = _Numbering(cases, causes, cause_of)
+    view = _Cases(
+        len(cases), numbering.tags.values, numbering.causes.values, list(report.summary.metrics)
+    )
     macros: Any = _environment().get_template("case.html.jinja").module
-    size = 0
-    for case, cause in zip(cases, cause_of, strict=True):
-        number = view.shown + 1
-        if view.shown >= full_cases or size >= full_bytes:
-            break
-        opened = case.status in _FAILING and number <= OPEN_CASES
-        block = macros.full_case(case, cause, number, numbers(case, cause), opened)
-        view.full.append(block)
-        size += len(block.encode("utf-8"))
-    rows: list[Markup] = []
-    size = 0
-    for case, cause in zip(cases[view.shown :], cause_of[view.shown :], strict=True):
-        if len(rows) >= COMPACT_CASES or size >= COMPACT_BYTES:
-            break
-        row = macros.compact_row(case, view.names, numbers(case, cause))
-        rows.append(row)
-        size += len(row.encode("utf-8"))
+    view.full = _full_cases(macros, cases, cause_of, numbering, (full_cases, full_bytes))
+    shown = view.shown
+    rows = _compact_rows(macros, cases[shown:], cause_of[shown:], view.names, numbering)
     # Tables of a few hundred rows, each laid out on its own (fixed columns) and skipped by
     # the browser while off screen: one table of 10,000 rows takes seconds to lay out.
     view.compact = [rows[start : start + _CHUNK] for start in range(0, len(rows), _CHUNK)]
     view.left = len(cases) - view.shown - len(rows)
     return view
+
+
+def _full_cases(
+    macros: Any,
+    cases: list[CaseResult],
+    cause_of: list[str | None],
+    numbering: _Numbering,
+    budget: tuple[int, int],
+) -> list[Markup]:
+    """The first cases in full, within the budget (cases, bytes); the failing among the
+    first :data:`OPEN_CASES` open."""
+    full: list[Markup] = []
+    size = 0
+    for case, cause in zip(cases, cause_of, strict=True):
+        number = len(full) + 1
+        if len(full) >= budget[0] or size >= budget[1]:
+            break
+        opened = case.status in _FAILING and number <= OPEN_CASES
+        block = macros.full_case(case, cause, number, numbering.of(case, cause), opened)
+        full.append(block)
+        size += len(block.encode("utf-8"))
+    return full
+
+
+def _compact_rows(
+    macros: Any,
+    cases: list[CaseResult],
+    cause_of: list[str | None],
+    names: list[str],
+    numbering: _Numbering,
+) -> list[Markup]:
+    """The next cases as compact rows, within :data:`COMPACT_CASES` and
+    :data:`COMPACT_BYTES`."""
+    rows: list[Markup] = []
+    size = 0
+    for case, cause in zip(cases, cause_of, strict=True):
+        if len(rows) >= COMPACT_CASES or size >= COMPACT_BYTES:
+            break
+        row = macros.compact_row(case, names, numbering.of(case, cause))
+        rows.append(row)
+        size += len(row.encode("utf-8"))
+    return rows
 
 
 # ---------------------------------------------------------------------------------------

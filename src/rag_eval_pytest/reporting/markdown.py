@@ -41,12 +41,21 @@ from .wording import (
 )
 
 if TYPE_CHECKING:
+    from ..judges.base import Usage
+    from ..metrics.base import Evidence, MetricResult
+    from ..text.spans import Span
     from .models import (
         CaseResult,
+        CaseTest,
         Comparison,
         ContextResult,
+        CriticalSummary,
+        DatasetInfo,
+        MetricChange,
         Report,
+        RunSection,
         Summary,
+        TagSummary,
         Trend,
         TrendPoint,
         TurnResult,
@@ -64,20 +73,22 @@ def _marked_answer(case: CaseResult | TurnResult) -> list[str]:
     conversation's evidence indexes its turns' answers: each turn marks its own."""
     conversation = getattr(case, "turns", None) is not None
     spans, unmatched = answer_marks([] if conversation else case.metrics.values())
-    lines = []
-    if spans and case.answer is not None:
-        context = None if len(case.answer) <= _QUOTE else _MARK_CONTEXT
-        marked = marked_inline(marked_pieces(case.answer, spans, context))
-        lines += [
-            f'**Unsupported in the Answer:** "{marked}"',
-            "",
-            f"Legend: **bold** = {MARK_LEGEND}.",
-            "",
-        ]
+    lines = _unsupported_marked(case.answer, spans) if spans and case.answer is not None else []
     if unmatched:
         missing = ", ".join(f'"{marked_inline([(cut(text, 200), False)])}"' for text in unmatched)
         lines += [f"Not found in the answer: {missing}", ""]
     return lines
+
+
+def _unsupported_marked(answer: str, spans: list[Span]) -> list[str]:
+    context = None if len(answer) <= _QUOTE else _MARK_CONTEXT
+    marked = marked_inline(marked_pieces(answer, spans, context))
+    return [
+        f'**Unsupported in the Answer:** "{marked}"',
+        "",
+        f"Legend: **bold** = {MARK_LEGEND}.",
+        "",
+    ]
 
 
 def _cell(text: object) -> str:
@@ -125,28 +136,41 @@ def _cause_cases(cases: list[CaseResult]) -> str:
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
+def _failing(cases: list[CaseResult]) -> list[CaseResult]:
+    """The cases that failed or errored, in the report's order."""
+    return [case for case in cases if case.status in ("failed", "error")]
+
+
+# Each cause's row: its label, the failure_cause it counts, and what it means.
+_CAUSE_ROWS: list[tuple[str, str | None, str]] = [
+    *((cause, cause, meaning) for cause, meaning in MEANINGS.items()),
+    ("unexplained", None, UNEXPLAINED),
+]
+
+
 def cause_section(report: Report) -> list[str]:
     """ "Why cases failed": the failing cases per cause, most telling cause first, with what
     each cause means and which cases have it (critical first); nothing when none failed."""
-    failing = [c for c in report.cases if c.status in ("failed", "error")]
+    failing = _failing(report.cases)
     if not failing:
         return []
-    lines = [
+    return [
         f"## Why cases failed: {len(failing)}",
         "",
         "| Cause | Cases | Which | What it means |",
         "|-------|-------|-------|---------------|",
+        *_cause_rows(failing),
+        "",
     ]
-    for cause, meaning in MEANINGS.items():
-        having = [c for c in failing if c.failure_cause == cause]
+
+
+def _cause_rows(failing: list[CaseResult]) -> list[str]:
+    rows = []
+    for label, cause, meaning in _CAUSE_ROWS:
+        having = [case for case in failing if case.failure_cause == cause]
         if having:
-            lines.append(f"| {cause} | {len(having)} | {_cause_cases(having)} | {meaning} |")
-    unexplained = [c for c in failing if c.failure_cause is None]
-    if unexplained:
-        lines.append(
-            f"| unexplained | {len(unexplained)} | {_cause_cases(unexplained)} | {UNEXPLAINED} |"
-        )
-    return [*lines, ""]
+            rows.append(f"| {label} | {len(having)} | {_cause_cases(having)} | {meaning} |")
+    return rows
 
 
 def _cause_line(case: CaseResult) -> list[str]:
@@ -167,22 +191,33 @@ def _turns(case: CaseResult) -> list[str]:
     turns = sorted(case.turns or [], key=lambda t: (t.status != "failed", t.turn))
     lines = [f"**Conversation:** {len(turns)} turns, the failing first", ""]
     for turn in turns:
-        status = (turn.status or "not measured").upper().replace("_", " ")
-        lines += [f"#### Turn {turn.turn} ({status}): {inline(turn.question, 120)}", ""]
-        lines += _contexts(turn.contexts)
-        lines += [f"**Answer:** {_quote(turn.answer)}", ""]
-        lines += _marked_answer(turn)
-        if turn.ground_truth is not None:
-            lines += [f"**Ground Truth:** {_quote(turn.ground_truth)}", ""]
-        if turn.expected_contexts is not None:
-            expected = ", ".join(_cell(e) for e in turn.expected_contexts)
-            lines += [f"**Expected Contexts:** {expected or '_none_'}", ""]
-        for name, result in turn.metrics.items():
-            score = "not judged" if result.score is None else fmt_score(result.score)
-            reason = f" - {_cell(result.reason)}" if result.reason else ""
-            lines.append(f"- {_cell(title(name))}: {score}{reason}")
-        lines.append("")
+        lines += _turn(turn)
     return lines
+
+
+def _turn(turn: TurnResult) -> list[str]:
+    status = (turn.status or "not measured").upper().replace("_", " ")
+    lines = [f"#### Turn {turn.turn} ({status}): {inline(turn.question, 120)}", ""]
+    lines += _contexts(turn.contexts)
+    lines += [f"**Answer:** {_quote(turn.answer)}", ""]
+    lines += _marked_answer(turn)
+    if turn.ground_truth is not None:
+        lines += [f"**Ground Truth:** {_quote(turn.ground_truth)}", ""]
+    if turn.expected_contexts is not None:
+        lines += [_expected(turn.expected_contexts), ""]
+    lines += [_turn_score(name, result) for name, result in turn.metrics.items()]
+    return [*lines, ""]
+
+
+def _turn_score(name: str, result: MetricResult) -> str:
+    score = "not judged" if result.score is None else fmt_score(result.score)
+    reason = f" - {_cell(result.reason)}" if result.reason else ""
+    return f"- {_cell(title(name))}: {score}{reason}"
+
+
+def _expected(expected_contexts: list[str]) -> str:
+    expected = ", ".join(_cell(e) for e in expected_contexts)
+    return f"**Expected Contexts:** {expected or '_none_'}"
 
 
 def _contexts(contexts: list[ContextResult] | None) -> list[str]:
@@ -209,78 +244,124 @@ def _single(case: CaseResult) -> list[str]:
     lines += _marked_answer(case)
     lines.append(f"**Ground Truth:** {_quote(case.ground_truth)}")
     if case.expected_contexts is not None:
-        expected = ", ".join(_cell(e) for e in case.expected_contexts)
-        lines += ["", f"**Expected Contexts:** {expected or '_none_'}"]
+        lines += ["", _expected(case.expected_contexts)]
     return lines
 
 
 def _case_trace(case: CaseResult) -> list[str]:
+    """A failing case under Issues: why it failed, what it was asked and answered, its
+    scores, the judge's reasoning and findings, its warnings and its failed tests."""
+    return [
+        *_trace_heading(case),
+        *_cause_line(case),
+        *_asked_and_answered(case),
+        *_scores(case),
+        *_reasoning(case),
+        *_findings(case),
+        *_metric_warnings(case),
+        *_failed_tests(case),
+        "",
+    ]
+
+
+def _trace_heading(case: CaseResult) -> list[str]:
     status = {"failed": "FAILED", "error": "ERROR"}.get(case.status, "LOW")
     critical = " (critical)" if case.critical else ""
-    lines = [f"### {status}: {_cell(case.key)}{critical} - {inline(case.question, 120)}", ""]
-    lines += _cause_line(case)
-    if case.turns is not None:
-        # Each turn shows its own question, contexts, answer and ground truth; the case's
-        # are only its first question and last response.
-        lines += _turns(case)
-        if case.error:
-            lines += [f"**Error:** {_cell(case.error)}", ""]
-        lines.append("**Scores of the conversation:**")
-    else:
-        lines += _single(case)
-        lines += ["", "**Scores:**"]
+    return [f"### {status}: {_cell(case.key)}{critical} - {inline(case.question, 120)}", ""]
+
+
+def _asked_and_answered(case: CaseResult) -> list[str]:
+    """A question's block, or a conversation's turns (each with its own question, contexts,
+    answer and ground truth: the case's are only its first question and last response)."""
+    if case.turns is None:
+        return [*_single(case), "", "**Scores:**"]
+    lines = _turns(case)
+    if case.error:
+        lines += [f"**Error:** {_cell(case.error)}", ""]
+    return [*lines, "**Scores of the conversation:**"]
+
+
+def _scores(case: CaseResult) -> list[str]:
     if not case.metrics:
-        lines.append("- _no metric was evaluated_")
-    for name, result in case.metrics.items():
-        if result.status == "not_judged":
-            lines.append(f"- {_cell(title(name))}: not judged ({_cell(result.reason)})")
-        else:
-            threshold = (
-                ""
-                if result.threshold is None
-                else f" (threshold {result.threshold:.2f}, {result.status.upper()})"
-            )
-            lines.append(f"- {_cell(title(name))}: {fmt_score(result.score)}{threshold}")
+        return ["- _no metric was evaluated_"]
+    return [_score_line(name, result) for name, result in case.metrics.items()]
+
+
+def _score_line(name: str, result: MetricResult) -> str:
+    if result.status == "not_judged":
+        return f"- {_cell(title(name))}: not judged ({_cell(result.reason)})"
+    threshold = (
+        ""
+        if result.threshold is None
+        else f" (threshold {result.threshold:.2f}, {result.status.upper()})"
+    )
+    return f"- {_cell(title(name))}: {fmt_score(result.score)}{threshold}"
+
+
+def _reasoning(case: CaseResult) -> list[str]:
     reasons = [
         f"- {_cell(title(name))}: {_cell(r.reason)}"
         for name, r in case.metrics.items()
         if r.reason and r.status != "not_judged"
     ]
-    if reasons:
-        lines += ["", "**Judge Reasoning:**", *reasons]
-    findings = [
+    return ["", "**Judge Reasoning:**", *reasons] if reasons else []
+
+
+def _findings(case: CaseResult) -> list[str]:
+    """The evidence that counts against the case: the answer's unsupported claims, then the
+    other findings."""
+    findings = _against(case)
+    claims = [(name, e) for name, e in findings if e.kind == "statement"]
+    others = [(name, e) for name, e in findings if e.kind != "statement"]
+    return _finding_group("Unsupported Claims", claims) + _finding_group("Other Findings", others)
+
+
+def _against(case: CaseResult) -> list[tuple[str, Evidence]]:
+    """Each metric's evidence whose verdict is not a good one."""
+    return [
         (name, e)
         for name, r in case.metrics.items()
         for e in r.evidence
         if e.verdict and e.verdict.lower() not in GOOD_VERDICTS
     ]
-    claims = [(n, e) for n, e in findings if e.kind == "statement"]  # the answer's claims
-    others = [(n, e) for n, e in findings if e.kind != "statement"]
-    for heading, group in (("Unsupported Claims", claims), ("Other Findings", others)):
-        if group:
-            lines += ["", f"**{heading}:**"]
-            for name, e in group:
-                why = f" - {_cell(e.reason)}" if e.reason else ""
-                verdict = _cell(evidence_label(e.verdict, e.score))
-                lines.append(f"- {_quote(e.text, 200)} ({_cell(title(name))}: {verdict}){why}")
+
+
+def _finding_group(heading: str, group: list[tuple[str, Evidence]]) -> list[str]:
+    if not group:
+        return []
+    return ["", f"**{heading}:**", *(_finding(name, e) for name, e in group)]
+
+
+def _finding(name: str, evidence: Evidence) -> str:
+    why = f" - {_cell(evidence.reason)}" if evidence.reason else ""
+    verdict = _cell(evidence_label(evidence.verdict, evidence.score))
+    return f"- {_quote(evidence.text, 200)} ({_cell(title(name))}: {verdict}){why}"
+
+
+def _metric_warnings(case: CaseResult) -> list[str]:
     warnings = [w for r in case.metrics.values() for w in r.warnings]
-    if warnings:
-        lines += ["", "**Warnings:**", *(f"- {_cell(w)}" for w in warnings)]
-    failed_tests = [t for t in case.tests if t.outcome in ("failed", "error")]
-    if failed_tests:
-        lines += ["", "**Failed Tests:**"]
-        for t in failed_tests:
-            msg = f": {_cell(t.message)}" if t.message else ""
-            lines.append(f"- {code(t.nodeid)} {t.outcome}{msg}")
-    lines.append("")
-    return lines
+    if not warnings:
+        return []
+    return ["", "**Warnings:**", *(f"- {_cell(w)}" for w in warnings)]
+
+
+def _failed_tests(case: CaseResult) -> list[str]:
+    failed = [t for t in case.tests if t.outcome in ("failed", "error")]
+    if not failed:
+        return []
+    return ["", "**Failed Tests:**", *(_failed_test(t) for t in failed)]
+
+
+def _failed_test(test: CaseTest) -> str:
+    message = f": {_cell(test.message)}" if test.message else ""
+    return f"- {code(test.nodeid)} {test.outcome}{message}"
 
 
 def _not_judged(cases: list[CaseResult]) -> list[str]:
     """Why each metric went unjudged (refusal, outage, missing input), for the cases whose
     trace is not shown above: a 'not judged' is never left without its reason."""
     rows = [
-        f"- {_cell(case.key)}: {_cell(title(name))}: {_cell(result.reason or 'no reason given')}"
+        _not_judged_row(case.key, name, result.reason)
         for case in cases
         if case.status not in ("failed", "error")
         for name, result in case.metrics.items()
@@ -291,6 +372,10 @@ def _not_judged(cases: list[CaseResult]) -> list[str]:
     return [f"## Not Judged: {len(rows)}", "", *rows, ""]
 
 
+def _not_judged_row(key: str, name: str, reason: str | None) -> str:
+    return f"- {_cell(key)}: {_cell(title(name))}: {_cell(reason or 'no reason given')}"
+
+
 _SELECTION_MARK = {"other": " (other selection)", "unknown": " (selection not recorded)"}
 
 
@@ -298,6 +383,18 @@ def _trend_charts(points: list[TrendPoint]) -> list[str]:
     """Mermaid charts of the composite, one line per judge identity: runs scored by other
     judges (or by one that votes or prompts differently) measured something else, so their
     scores are never joined into one line. The x axis numbers the runs as the table does."""
+    lines_of, judges = _composite_lines(points)
+    chart: list[str] = []
+    for key, line in lines_of.items():
+        if len(line) >= 2:
+            chart += _chart(_chart_title(judges, key), line)
+    return chart
+
+
+def _composite_lines(
+    points: list[TrendPoint],
+) -> tuple[dict[str | None, list[tuple[int, float]]], dict[str | None, str]]:
+    """Each judge identity's composites (by the run's number), and its judge's name."""
     lines_of: dict[str | None, list[tuple[int, float]]] = {}
     judges: dict[str | None, str] = {}
     for number, point in enumerate(points, start=1):
@@ -305,30 +402,31 @@ def _trend_charts(points: list[TrendPoint]) -> list[str]:
         judges[key] = point.judge or "not recorded"
         if point.composite is not None:
             lines_of.setdefault(key, []).append((number, point.composite))
-    labels = list(judges.values())
-    chart: list[str] = []
-    for key, line in lines_of.items():
-        if len(line) < 2:
-            continue
-        judge = judges[key]
-        if labels.count(judge) > 1 and key is not None:  # alike in name, not in identity
-            judge = f"{judge} {key[:8]}"
-        title = (
-            "Composite score by run (oldest first)"
-            if len(judges) == 1
-            else f"Composite score by run, judge {_mermaid_text(judge)} (oldest first)"
-        )
-        chart += [
-            "```mermaid",
-            "xychart-beta",
-            f'    title "{title}"',
-            "    x-axis [" + ", ".join(f'"{number}"' for number, _ in line) + "]",
-            '    y-axis "score" 0 --> 1',
-            "    line [" + ", ".join(f"{composite:.3f}" for _, composite in line) + "]",
-            "```",
-            "",
-        ]
-    return chart
+    return lines_of, judges
+
+
+def _chart_title(judges: dict[str | None, str], key: str | None) -> str:
+    """The chart's title; with the judge when there are several, and its identity when two
+    judges are alike in name."""
+    if len(judges) == 1:
+        return "Composite score by run (oldest first)"
+    judge = judges[key]
+    if list(judges.values()).count(judge) > 1 and key is not None:
+        judge = f"{judge} {key[:8]}"
+    return f"Composite score by run, judge {_mermaid_text(judge)} (oldest first)"
+
+
+def _chart(heading: str, line: list[tuple[int, float]]) -> list[str]:
+    return [
+        "```mermaid",
+        "xychart-beta",
+        f'    title "{heading}"',
+        "    x-axis [" + ", ".join(f'"{number}"' for number, _ in line) + "]",
+        '    y-axis "score" 0 --> 1',
+        "    line [" + ", ".join(f"{composite:.3f}" for _, composite in line) + "]",
+        "```",
+        "",
+    ]
 
 
 def _mermaid_text(text: str) -> str:
@@ -413,44 +511,80 @@ def _trend(trend: Trend | None) -> list[str]:
     """The last runs: regressions first, a Mermaid chart of the composite, then the numbers."""
     if trend is None or len(trend.points) < 2:
         return []
-    points = trend.points
-    lines = [f"## Trend: last {len(points)} runs", ""]
+    return [
+        f"## Trend: last {len(trend.points)} runs",
+        "",
+        _compared_line(trend),
+        "",
+        *_trend_regressions(trend),
+        *_trend_charts(trend.points),
+        *_trend_table(trend.points),
+        "",
+    ]
+
+
+def _compared_line(trend: Trend) -> str:
     compared = trend.compared_with
     if compared:
-        lines.append(
+        return (
             f"Compared with run {compared.run_id}, the last complete run of the same "
             "selection (the same cases, metrics, judge and dataset content); runs of other "
             "selections are shown, not compared."
         )
-    else:
-        lines.append(f"Not compared: {trend.not_compared or 'no comparable run'}.")
-    lines.append("")
-    for r in trend.regressions:
-        lines.append(
-            f"> **Regression:** {_cell(title(r.name))} {fmt_score(r.previous)} → "
-            f"{fmt_score(r.current)} since the last run of the same selection "
-            f"({_cell(r.previous_run)})."
-        )
-    if trend.regressions:
-        lines.append("")
-    lines += _trend_charts(points)
+    return f"Not compared: {trend.not_compared or 'no comparable run'}."
+
+
+def _trend_regressions(trend: Trend) -> list[str]:
+    lines = [
+        f"> **Regression:** {_cell(title(r.name))} {fmt_score(r.previous)} → "
+        f"{fmt_score(r.current)} since the last run of the same selection "
+        f"({_cell(r.previous_run)})."
+        for r in trend.regressions
+    ]
+    return [*lines, ""] if lines else []
+
+
+def _trend_table(points: list[TrendPoint]) -> list[str]:
+    """The runs' numbers, a row each, numbered as the charts number them."""
     names = sorted({m for p in points for m in p.metrics}, key=metric_order)
     header = "| Run | Date | Composite | " + " | ".join(_cell(title(n)) for n in names) + " |"
-    lines += [header, "|" + "---|" * (3 + len(names))]
-    for i, p in enumerate(points, start=1):
-        date = (p.timestamp or "")[:16].replace("T", " ")
-        mark = " (partial)" if p.partial else ""
-        mark += _SELECTION_MARK.get(p.selection, "")
-        cells = " | ".join(fmt_score(p.metrics.get(n)) for n in names)
-        lines.append(f"| {i}{mark} | {date} | {fmt_score(p.composite)} | {cells} |")
-    lines.append("")
-    return lines
+    rows = (_trend_row(number, p, names) for number, p in enumerate(points, start=1))
+    return [header, "|" + "---|" * (3 + len(names)), *rows]
+
+
+def _trend_row(number: int, point: TrendPoint, names: list[str]) -> str:
+    date = (point.timestamp or "")[:16].replace("T", " ")
+    mark = (" (partial)" if point.partial else "") + _SELECTION_MARK.get(point.selection, "")
+    cells = " | ".join(fmt_score(point.metrics.get(n)) for n in names)
+    return f"| {number}{mark} | {date} | {fmt_score(point.composite)} | {cells} |"
 
 
 def render_markdown(report: Report) -> str:
-    run, summary = report.run, report.summary
-    counts, critical = summary.counts, summary.critical
-    lines = ["# RAG Evaluation Report", ""]
+    """``eval_report.md``: the run, its summary and what it is compared with, the critical
+    tests, why cases failed and each failing case's trace, the tags, every case, warnings."""
+    return "\n".join(
+        [
+            "# RAG Evaluation Report",
+            "",
+            *_run_notices(report.run),
+            *_run_lines(report.run, report.summary),
+            *_summary_section(report.summary),
+            *comparison_lines(report.comparison),
+            *flaky_lines(report),
+            *_trend(report.trend),
+            *_critical_section(report.summary.critical),
+            *cause_section(report),
+            *_issues(report.cases),
+            *_not_judged(report.cases),
+            *_tag_table(report.summary.tags),
+            *_all_cases(report.cases),
+            *_listed("## Warnings", report.warnings, gap=True),
+        ]
+    )
+
+
+def _run_notices(run: RunSection) -> list[str]:
+    lines = []
     if run.partial:
         lines += [
             "> **Partial run:** the run was interrupted; only finished cases are reported.",
@@ -462,90 +596,128 @@ def render_markdown(report: Report) -> str:
             "marked FAIL in the tables. Run-level thresholds still set the exit code.",
             "",
         ]
-    lines.append(f"**Date:** {run.started_at.replace('T', ' ').replace('Z', ' UTC')}  ")
-    if run.adapter:
-        lines.append(f"**Adapter:** {_cell(run.adapter)}  ")
-    lines.append(f"**Judge:** {_cell(run.judge or 'none')}  ")
-    for ds in run.datasets:
-        name = f" ({_cell(ds.name)})" if ds.name else ""
-        lines.append(f"**Dataset:** {_cell(ds.path)}{name}, {ds.cases} cases  ")
-    lines.append(
+    return lines
+
+
+def _run_lines(run: RunSection, summary: Summary) -> list[str]:
+    """The run's date, adapter, judge, datasets, cases, duration, the judge's usage and the
+    exit code."""
+    counts, critical = summary.counts, summary.critical
+    return [
+        f"**Date:** {run.started_at.replace('T', ' ').replace('Z', ' UTC')}  ",
+        *([f"**Adapter:** {_cell(run.adapter)}  "] if run.adapter else []),
+        f"**Judge:** {_cell(run.judge or 'none')}  ",
+        *(_dataset_line(ds) for ds in run.datasets),
         f"**Test Cases:** {counts.cases} ({critical.total} critical): "
         f"{counts.passed} passed, "
-        f"{counts.failed} failed, {counts.errors} errors, {counts.skipped} skipped  "
-    )
-    lines.append(f"**Duration:** {fmt_duration(run.duration_s)}  ")
-    usage = summary.usage
-    if usage.judge_calls or usage.cache_hits:
-        lines.append(
-            f"**Judge Calls:** {usage.judge_calls} ({usage.cache_hits} cached) | "
-            f"**Tokens:** {usage.input_tokens} in / {usage.output_tokens} out | "
-            f"**Actual Cost:** ${usage.cost_usd:.2f}  "
-        )
-    lines.append(f"**Exit Code:** {run.exit_code} ({_cell(run.exit_reason)})")
-    lines += ["", "## Summary", "", *_summary_table(summary), "", _latency_line(summary), ""]
-    if summary.unchecked:
-        lines += [f"> **Not checked:** {_cell(summary.unchecked)}", ""]
-    cascade = cascade_lines(summary)
-    if cascade:
-        lines += ["**Cascade judge:**", *(f"- {_cell(line)}" for line in cascade), ""]
-    votes = vote_lines(summary)
-    if votes:
-        lines += ["**Judge votes:**", *(f"- {_cell(line)}" for line in votes), ""]
-    lines += comparison_lines(report.comparison)
-    lines += flaky_lines(report)
-    lines += _trend(report.trend)
+        f"{counts.failed} failed, {counts.errors} errors, {counts.skipped} skipped  ",
+        f"**Duration:** {fmt_duration(run.duration_s)}  ",
+        *_usage_line(summary.usage),
+        f"**Exit Code:** {run.exit_code} ({_cell(run.exit_reason)})",
+    ]
 
-    if critical.failed:
-        lines.append(
-            f"## Critical Tests: {critical.passed}/{critical.total} PASSED, "
-            f"{len(critical.failed)} FAILED"
-        )
-        lines += ["", *(f"- FAILED: {_cell(key)}" for key in critical.failed), ""]
-    else:
-        lines += [f"## Critical Tests: {critical.passed}/{critical.total} PASSED", ""]
 
-    lines += cause_section(report)
-    issues = [c for c in report.cases if c.status in ("failed", "error")]
-    lines += [f"## Issues Found: {len(issues)}", ""]
+def _dataset_line(dataset: DatasetInfo) -> str:
+    name = f" ({_cell(dataset.name)})" if dataset.name else ""
+    return f"**Dataset:** {_cell(dataset.path)}{name}, {dataset.cases} cases  "
+
+
+def _usage_line(usage: Usage) -> list[str]:
+    if not (usage.judge_calls or usage.cache_hits):
+        return []
+    return [
+        f"**Judge Calls:** {usage.judge_calls} ({usage.cache_hits} cached) | "
+        f"**Tokens:** {usage.input_tokens} in / {usage.output_tokens} out | "
+        f"**Actual Cost:** ${usage.cost_usd:.2f}  "
+    ]
+
+
+def _summary_section(summary: Summary) -> list[str]:
+    return [
+        "",
+        "## Summary",
+        "",
+        *_summary_table(summary),
+        "",
+        _latency_line(summary),
+        "",
+        *_unchecked(summary),
+        *_listed("**Cascade judge:**", cascade_lines(summary)),
+        *_listed("**Judge votes:**", vote_lines(summary)),
+    ]
+
+
+def _unchecked(summary: Summary) -> list[str]:
+    if not summary.unchecked:
+        return []
+    return [f"> **Not checked:** {_cell(summary.unchecked)}", ""]
+
+
+def _listed(heading: str, items: list[str], *, gap: bool = False) -> list[str]:
+    """A heading and its items as a list (nothing when there is none); ``gap``: a blank line
+    after the heading."""
+    if not items:
+        return []
+    return [heading, *([""] if gap else []), *(f"- {_cell(item)}" for item in items), ""]
+
+
+def _critical_section(critical: CriticalSummary) -> list[str]:
+    passed = f"{critical.passed}/{critical.total} PASSED"
+    if not critical.failed:
+        return [f"## Critical Tests: {passed}", ""]
+    return [
+        f"## Critical Tests: {passed}, {len(critical.failed)} FAILED",
+        "",
+        *(f"- FAILED: {_cell(key)}" for key in critical.failed),
+        "",
+    ]
+
+
+def _issues(cases: list[CaseResult]) -> list[str]:
+    issues = _failing(cases)
+    lines = [f"## Issues Found: {len(issues)}", ""]
     for case in issues:
         lines += _case_trace(case)
-    lines += _not_judged(report.cases)
+    return lines
 
-    if summary.tags:
-        lines += [
-            "## Test Results by Tag",
-            "",
-            "| Tag | Count | Passed | Failed | Avg Score |",
-            "|-----|-------|--------|--------|-----------|",
-        ]
-        for t in summary.tags:
-            lines.append(
-                f"| {_cell(t.tag)} | {t.count} | {t.passed} | {t.failed} "
-                f"| {fmt_score(t.avg_score)} |"
-            )
-        lines.append("")
 
-    lines += [
+def _tag_table(tags: list[TagSummary]) -> list[str]:
+    if not tags:
+        return []
+    return [
+        "## Test Results by Tag",
+        "",
+        "| Tag | Count | Passed | Failed | Avg Score |",
+        "|-----|-------|--------|--------|-----------|",
+        *(
+            f"| {_cell(t.tag)} | {t.count} | {t.passed} | {t.failed} | {fmt_score(t.avg_score)} |"
+            for t in tags
+        ),
+        "",
+    ]
+
+
+def _all_cases(cases: list[CaseResult]) -> list[str]:
+    return [
         "## All Cases",
         "",
         "| Case | Status | Composite | Metrics |",
         "|------|--------|-----------|---------|",
+        *(_case_row(case) for case in cases),
+        "",
     ]
-    for case in report.cases:
-        scores = ", ".join(
-            f"{_cell(name)} {fmt_score(r.score) if r.status != 'not_judged' else 'not judged'}"
-            for name, r in case.metrics.items()
-        )
-        crit = " (critical)" if case.critical else ""
-        lines.append(
-            f"| {_cell(case.key)}{crit} | {case.status} "
-            f"| {fmt_score(case.composite)} | {scores or '-'} |"
-        )
-    lines.append("")
-    if report.warnings:
-        lines += ["## Warnings", "", *(f"- {_cell(w)}" for w in report.warnings), ""]
-    return "\n".join(lines)
+
+
+def _case_row(case: CaseResult) -> str:
+    scores = ", ".join(
+        f"{_cell(name)} {fmt_score(r.score) if r.status != 'not_judged' else 'not judged'}"
+        for name, r in case.metrics.items()
+    )
+    crit = " (critical)" if case.critical else ""
+    return (
+        f"| {_cell(case.key)}{crit} | {case.status} "
+        f"| {fmt_score(case.composite)} | {scores or '-'} |"
+    )
 
 
 _REASON = 200  # characters of one failing case's reason in the summary
@@ -555,18 +727,24 @@ def _failure_reason(case: CaseResult) -> str:
     """One line: why the case failed (its error, its failed metrics, else a failed test)."""
     if case.error:
         return inline(case.error, _REASON)
-    parts = [
+    parts = _failed_metrics(case) or _first_failed_test(case)
+    reason = "; ".join(parts) or case.status
+    return reason if len(reason) <= _REASON else _cut(reason, _REASON - 1) + "…"
+
+
+def _failed_metrics(case: CaseResult) -> list[str]:
+    return [
         f"{_cell(name)} {fmt_score(r.score)} < {fmt_score(r.threshold)}"
         + (f" ({_cell(r.reason)})" if r.reason else "")
         for name, r in case.metrics.items()
         if r.status == "failed"
     ]
-    if not parts:
-        parts = [
-            _cell(t.message or t.nodeid) for t in case.tests if t.outcome in ("failed", "error")
-        ][:1]
-    reason = "; ".join(parts) or case.status
-    return reason if len(reason) <= _REASON else _cut(reason, _REASON - 1) + "…"
+
+
+def _first_failed_test(case: CaseResult) -> list[str]:
+    return [_cell(t.message or t.nodeid) for t in case.tests if t.outcome in ("failed", "error")][
+        :1
+    ]
 
 
 def _cut(escaped: str, limit: int) -> str:
@@ -584,55 +762,85 @@ def render_step_summary(report: Report) -> str:
     one-line reason (critical cases first), and every failed critical test."""
     run, summary = report.run, report.summary
     counts, critical = summary.counts, summary.critical
-    lines = [f"## {verdict_line(run.exit_code, _cell(run.exit_reason))}", ""]
-    lines.append(
+    notes = _noise_notes(report)
+    lines = [
+        f"## {verdict_line(run.exit_code, _cell(run.exit_reason))}",
+        "",
         f"**Composite:** {fmt_score(summary.composite.score)} | **Cases:** "
         f"{counts.cases} ({counts.passed} passed, {counts.failed} failed, "
         f"{counts.errors} errors, {counts.skipped} skipped) | **Critical:** "
         f"{critical.passed}/{critical.total} passed "
-        f"| **Judge:** {_cell(run.judge or 'none')}"
-    )
-    lines += ["", *_summary_table(summary), "", _latency_line(summary), ""]
-    if summary.unchecked:
-        lines += [f"> **Not checked:** {_cell(summary.unchecked)}", ""]
-    notes = _noise_notes(report)
-    lines += [*notes, ""] if notes else []
-    failing = [c for c in report.cases if c.status in ("failed", "error")]
-    failing.sort(key=lambda c: not c.critical)  # stable: dataset order within each group
-    case_keys = {c.key for c in failing}
-    tests = [key for key in critical.failed if key not in case_keys]
-    if failing or tests:
-        lines += [f"### Failing: {len(failing) + len(tests)}", ""]
-        if failing:
-            lines += [f"**Why cases failed:** {causes_line(summary)}", ""]
-        for key in tests:
-            lines.append(f"- **{_cell(key)}** (critical test) failed")
-        for case in failing:
-            mark = " (critical)" if case.critical else ""
-            lines.append(f"- **{_cell(case.key)}**{mark}: {_failure_reason(case)}")
-        lines.append("")
+        f"| **Judge:** {_cell(run.judge or 'none')}",
+        "",
+        *_summary_table(summary),
+        "",
+        _latency_line(summary),
+        "",
+        *_unchecked(summary),
+        *([*notes, ""] if notes else []),
+        *_failing_section(report),
+    ]
     return "\n".join(lines)
+
+
+def _failing_section(report: Report) -> list[str]:
+    """The failing cases, critical first, each with its reason, and the failed critical
+    tests of no failing case."""
+    failing = sorted(_failing(report.cases), key=lambda c: not c.critical)  # stable
+    tests = _other_critical_tests(report.summary.critical.failed, failing)
+    if not failing and not tests:
+        return []
+    why = [f"**Why cases failed:** {causes_line(report.summary)}", ""] if failing else []
+    return [
+        f"### Failing: {len(failing) + len(tests)}",
+        "",
+        *why,
+        *(f"- **{_cell(key)}** (critical test) failed" for key in tests),
+        *(_failing_line(case) for case in failing),
+        "",
+    ]
+
+
+def _other_critical_tests(failed: list[str], failing: list[CaseResult]) -> list[str]:
+    """The failed critical tests that are no failing case's key."""
+    keys = {case.key for case in failing}
+    return [key for key in failed if key not in keys]
+
+
+def _failing_line(case: CaseResult) -> str:
+    mark = " (critical)" if case.critical else ""
+    return f"- **{_cell(case.key)}**{mark}: {_failure_reason(case)}"
 
 
 def _noise_notes(report: Report) -> list[str]:
     """The step summary's lines on the baseline and the judge-flaky cases."""
-    lines = []
     comparison = report.comparison
-    if comparison is not None and comparison.not_compared is not None:
+    lines = [] if comparison is None else _baseline_notes(comparison)
+    return lines + _flaky_note(report)
+
+
+def _baseline_notes(comparison: Comparison) -> list[str]:
+    lines = []
+    if comparison.not_compared is not None:
         lines.append(f"> **Not compared with the baseline:** {_cell(comparison.not_compared)}")
-    for change in comparison.regressions if comparison is not None else []:
-        low, high = change.interval
-        lines.append(
-            f"> **Regression:** {_cell(title(change.metric))} {fmt_score(change.before)} → "
-            f"{fmt_score(change.after)} ({change.change:+.2f}, 95 % {low:+.2f} to {high:+.2f}, "
-            f"p={change.p_value:.3g}) since {_cell(comparison.baseline)}"  # type: ignore[union-attr]
-        )
-    if comparison is not None and comparison.newly_failing:
+    lines += [_regression_note(change, comparison.baseline) for change in comparison.regressions]
+    if comparison.newly_failing:
         lines.append(f"> **Newly failing:** {_cell(newly_failing_summary(comparison))}")
-    quarantined = [c.key for c in report.flaky if c.quarantined]
-    if report.flaky:
-        lines.append(
-            f"> **Judge-flaky:** {len(report.flaky)} cases"
-            + (f"; QUARANTINED: {', '.join(_cell(k) for k in quarantined)}" if quarantined else "")
-        )
     return lines
+
+
+def _regression_note(change: MetricChange, baseline: object) -> str:
+    low, high = change.interval
+    return (
+        f"> **Regression:** {_cell(title(change.metric))} {fmt_score(change.before)} → "
+        f"{fmt_score(change.after)} ({change.change:+.2f}, 95 % {low:+.2f} to {high:+.2f}, "
+        f"p={change.p_value:.3g}) since {_cell(baseline)}"
+    )
+
+
+def _flaky_note(report: Report) -> list[str]:
+    if not report.flaky:
+        return []
+    quarantined = [case.key for case in report.flaky if case.quarantined]
+    held = f"; QUARANTINED: {', '.join(_cell(k) for k in quarantined)}" if quarantined else ""
+    return [f"> **Judge-flaky:** {len(report.flaky)} cases{held}"]

@@ -17,8 +17,8 @@ judge. A merge that lacks a shard, has one twice or mixes runs is refused (fatal
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import RagEvalError
 from ..metrics.base import MetricResult, status_of
@@ -28,6 +28,7 @@ from .document import build_document, now_iso
 from .history import selection
 from .models import (
     CaseResult,
+    ContextResult,
     CriticalTest,
     Report,
     RunSection,
@@ -38,10 +39,12 @@ from .summary import summarise
 from .verdict import ExitCodes, ExitDecision, RunEnd, decide_verdict
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from pathlib import Path
 
     from .models import DatasetInfo
-    from .payload import CasePayload
+    from .payload import CasePayload, ContextPayload
+    from .summary import RunSummary
 
 
 class MergeError(RagEvalError):
@@ -55,6 +58,19 @@ class Merged:
 
 
 def _record(case: CaseResult) -> CaseRecord:
+    """A shard's case as the record a run's tests would have made, its metrics decided again."""
+    payload = _case_payload(case)
+    record = CaseRecord(payload)
+    record.add_payload_metrics(payload)  # a conversation's turns' (its own: below)
+    for test in case.tests:
+        record.add_test(test.nodeid, test.outcome, test.message)
+    for result in case.metrics.values():
+        record.add_metric(_decided(result))
+    return record
+
+
+def _case_payload(case: CaseResult) -> CasePayload:
+    """A shard's case as the payload a run's test sent (its own results aside)."""
     payload: CasePayload = {
         "schema": 1,
         "key": case.key,
@@ -68,9 +84,7 @@ def _record(case: CaseResult) -> CaseRecord:
         "expected_contexts": case.expected_contexts,
         "recorded": case.recorded,
         "answer": case.answer,
-        "contexts": None
-        if case.contexts is None
-        else [{"text": c.text, "source": c.source} for c in case.contexts],
+        "contexts": _contexts_payload(case.contexts),
         "sources": list(case.sources),
         "latency": case.latency_s,
         "error": case.error,
@@ -78,22 +92,28 @@ def _record(case: CaseResult) -> CaseRecord:
         "judge": None,
         "metrics": [],
         "inline": case.inline,
-        # The shard decided whether its error was the RAG call's (a report of an earlier
-        # version, without causes, knew only those).
-        "crashed": bool(case.error)
-        and "failure_cause" in case.model_fields_set
-        and case.failure_cause != "rag_error",
+        "crashed": _crashed(case),
         "stable_metrics": list(case.stable_metrics),  # its judge is not in the report
     }
     if case.turns is not None:
         payload["turns"] = [_turn_payload(case, turn) for turn in case.turns]
-    record = CaseRecord(payload)
-    record.add_payload_metrics(payload)  # a conversation's turns' (its own: below)
-    for test in case.tests:
-        record.add_test(test.nodeid, test.outcome, test.message)
-    for result in case.metrics.values():
-        record.add_metric(_decided(result))
-    return record
+    return payload
+
+
+def _crashed(case: CaseResult) -> bool:
+    """Whether the case's error was its test process's, not the RAG call's: the shard
+    decided it (a report of an earlier version, without causes, knew only the RAG call's)."""
+    return (
+        bool(case.error)
+        and "failure_cause" in case.model_fields_set
+        and case.failure_cause != "rag_error"
+    )
+
+
+def _contexts_payload(contexts: list[ContextResult] | None) -> list[ContextPayload] | None:
+    if contexts is None:
+        return None
+    return [{"text": c.text, "source": c.source} for c in contexts]
 
 
 def _decided(result: MetricResult) -> MetricResult:
@@ -120,9 +140,7 @@ def _turn_payload(case: CaseResult, turn: TurnResult) -> CasePayload:
         "expected_contexts": turn.expected_contexts,
         "recorded": turn.recorded,
         "answer": turn.answer,
-        "contexts": None
-        if turn.contexts is None
-        else [{"text": c.text, "source": c.source} for c in turn.contexts],
+        "contexts": _contexts_payload(turn.contexts),
         "sources": list(turn.sources),
         "latency": turn.latency_s,
         "error": None,
@@ -146,36 +164,53 @@ def shard_problems(docs: list[tuple[Path, Report]]) -> list[str]:
     problems: list[str] = []
     seen_runs: dict[str, Path] = {}
     shards: dict[tuple[int, int], Path] = {}
-    counts: set[int] = set()
     for path, doc in docs:
-        run = doc.run
-        first = seen_runs.setdefault(str(run.id), path)
-        if first is not path:
-            problems.append(f"{path}: the same run as {first}, given twice")
+        found = _shard_of(path, doc.run, seen_runs, alone=len(docs) == 1)
+        if isinstance(found, str):
+            problems.append(found)
             continue
-        shard = run.shard
-        if not shard:
-            if len(docs) > 1:
-                problems.append(f"{path}: not a shard (a run without --rag-shard)")
-            continue
-        try:
-            index, count = (int(part) for part in shard.split("/"))
-        except ValueError:
-            problems.append(f"{path}: not a shard ({shard})")
-            continue
-        counts.add(count)
-        if (index, count) in shards:
-            problems.append(f"{path}: shard {shard} is also in {shards[index, count]}")
-        shards[index, count] = path
+        if found in shards:
+            problems.append(f"{path}: shard {doc.run.shard} is also in {shards[found]}")
+        if found is not None:
+            shards[found] = path
+    return problems + _split_problems(shards) + _mixed_runs(docs)
+
+
+def _shard_of(
+    path: Path, run: RunSection, seen_runs: dict[str, Path], *, alone: bool
+) -> tuple[int, int] | str | None:
+    """Which shard a report is (its index and count); or why it is none, or ``None`` for the
+    one report of a run that was not split."""
+    first = seen_runs.setdefault(str(run.id), path)
+    if first is not path:
+        return f"{path}: the same run as {first}, given twice"
+    if not run.shard:
+        return None if alone else f"{path}: not a shard (a run without --rag-shard)"
+    try:
+        index, count = (int(part) for part in run.shard.split("/"))
+    except ValueError:
+        return f"{path}: not a shard ({run.shard})"
+    return index, count
+
+
+def _split_problems(shards: dict[tuple[int, int], Path]) -> list[str]:
+    """Shards of different splits, or the shards of the one split that are not there."""
+    counts = sorted({count for _, count in shards})
     if len(counts) > 1:
-        problems.append(
-            f"shards of different splits: {', '.join(f'of {n}' for n in sorted(counts))}"
-        )
-    elif counts:
-        (count,) = counts
-        missing = [f"{i}/{count}" for i in range(1, count + 1) if (i, count) not in shards]
-        if missing:
-            problems.append(f"missing shard{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+        return [f"shards of different splits: {', '.join(f'of {n}' for n in counts)}"]
+    return _missing(shards, counts[0]) if counts else []
+
+
+def _missing(shards: dict[tuple[int, int], Path], count: int) -> list[str]:
+    missing = [f"{i}/{count}" for i in range(1, count + 1) if (i, count) not in shards]
+    if not missing:
+        return []
+    return [f"missing shard{'s' if len(missing) > 1 else ''} {', '.join(missing)}"]
+
+
+def _mixed_runs(docs: list[tuple[Path, Report]]) -> list[str]:
+    """Reports of different datasets or judges: not one run's."""
+    problems = []
     for label, values in (
         ("datasets", {_datasets_of(doc.run) for _, doc in docs}),
         ("judges", {doc.run.judge for _, doc in docs} - {None}),
@@ -200,6 +235,40 @@ def merge_reports(
     fatal_code: int = 3,
     allow_partial: bool = False,
 ) -> Merged:
+    """The shards' reports as one report, its verdict decided again from the merged cases."""
+    problems = _refuse_incomplete(docs, allow_partial=allow_partial)
+    shards = _Shards()
+    for path, doc in docs:
+        shards.add(path, doc)
+    ordered = shards.ordered()
+    summary = summarise(
+        ordered,
+        weights=shards.weights,
+        thresholds=shards.thresholds,
+        slow_threshold=shards.slow,
+        critical_tests=list(shards.critical_tests.values()),
+    )
+    end = _run_end(docs, ordered, summary)
+    decision = decide_verdict(summary, end, ExitCodes(critical=critical_code, fatal=fatal_code))
+    report = build_document(
+        _merged_run([doc.run for _, doc in docs], problems, ordered, summary, end, decision),
+        summary,
+        ordered,
+        critical_tests=list(shards.critical_tests.values()),
+        warnings=[
+            *(f"partial merge: {p}" for p in problems),
+            *sorted({w for _, doc in docs for w in doc.warnings}),
+        ],
+        thresholds=shards.thresholds,
+        weights=shards.weights,
+        version=version,
+    )
+    return Merged(report, decision)
+
+
+def _refuse_incomplete(docs: list[tuple[Path, Report]], *, allow_partial: bool) -> list[str]:
+    """Why the reports are not one run's shards, all of them; unless ``allow_partial``, a
+    :class:`MergeError` when they are not."""
     if not docs:
         raise MergeError("no report to merge")
     problems = shard_problems(docs)
@@ -209,103 +278,141 @@ def merge_reports(
             + "; ".join(problems)
             + " (--allow-partial writes a report marked partial)"
         )
-    records: dict[str, CaseRecord] = {}
-    critical_tests: dict[str, CriticalTest] = {}
-    weights: dict[str, float] = {}
-    thresholds: dict[str, float] = {}
-    slow = 5.0
-    for path, doc in docs:
-        doc_weights, doc_thresholds, slow = _settings_of(doc)
-        weights.update(doc_weights)
-        for name, value in doc_thresholds.items():
-            if name in thresholds and thresholds[name] != value:
+    return problems
+
+
+@dataclass
+class _Shards:
+    """The shards' cases as a run's records, and the settings they share."""
+
+    records: dict[str, CaseRecord] = field(default_factory=dict)
+    critical_tests: dict[str, CriticalTest] = field(default_factory=dict)
+    weights: dict[str, float] = field(default_factory=dict)
+    thresholds: dict[str, float] = field(default_factory=dict)
+    slow: float = 5.0
+
+    def add(self, path: Path, doc: Report) -> None:
+        weights, thresholds, self.slow = _settings_of(doc)
+        self.weights.update(weights)
+        self._add_thresholds(path, thresholds)
+        for case in doc.cases:
+            if case.key in self.records:
+                raise MergeError(f"{path}: case {case.key!r} is in two shards")
+            self.records[case.key] = _record(case)
+        for test in doc.summary.critical.tests:
+            self.critical_tests[test.nodeid] = test
+
+    def _add_thresholds(self, path: Path, thresholds: dict[str, float]) -> None:
+        for name, value in thresholds.items():
+            if name in self.thresholds and self.thresholds[name] != value:
                 raise MergeError(
                     f"{path}: threshold {name} {value} differs from another shard's "
-                    f"{thresholds[name]}; shards of one run share their configuration"
+                    f"{self.thresholds[name]}; shards of one run share their configuration"
                 )
-            thresholds[name] = value
-        for case in doc.cases:
-            if case.key in records:
-                raise MergeError(f"{path}: case {case.key!r} is in two shards")
-            records[case.key] = _record(case)
-        for test in doc.summary.critical.tests:
-            critical_tests[test.nodeid] = test
-    ordered = sorted(records.values(), key=lambda r: (r.payload["index"], r.payload["key"]))
-    summary = summarise(
-        ordered,
-        weights=weights,
-        thresholds=thresholds,
-        slow_threshold=slow,
-        critical_tests=list(critical_tests.values()),
-    )
+            self.thresholds[name] = value
+
+    def ordered(self) -> list[CaseRecord]:
+        """The records in the order of a run: by the case's index, then key."""
+        return sorted(self.records.values(), key=lambda r: (r.payload["index"], r.payload["key"]))
+
+
+def _run_end(
+    docs: list[tuple[Path, Report]], ordered: list[CaseRecord], summary: RunSummary
+) -> RunEnd:
+    """How the shards' runs ended, together, for the verdict of the merged run."""
     runs = [doc.run for _, doc in docs]
-    report_only = all(r.report_only for r in runs)
-    unsupported = min((r.unsupported for r in runs), key=("fail", "report").index)
-    # A shard without cases ran no test (pytest's 5) by design: that says nothing of the run.
-    pytest_exit = max(
+    return RunEnd(
+        pytest_status=_pytest_exit(runs),
+        ran_tests=bool(ordered) or any(r.pytest_exit != 5 for r in runs),
+        failed_tests=summary.failed,
+        errored_tests=summary.errors,
+        report_only=all(r.report_only for r in runs),
+        unsupported=_unsupported(runs),
+        empty_shard=None
+        if ordered
+        else f"none of the {len(runs)} shards holds a case: the merged report has none",
+        # A shard stopped before its end (a setup error, an interruption) says why; what
+        # its cases show (a judge that failed) is decided again from the merged cases.
+        carried=_carried(docs),
+        # Each shard was compared with the baseline on its own cases: what it found holds.
+        regressions=_regressions(docs),
+    )
+
+
+def _pytest_exit(runs: list[RunSection]) -> int:
+    """The worst of the shards' pytest exits. A shard without cases ran no test (pytest's 5)
+    by design: that says nothing of the run."""
+    return max(
         (r.pytest_exit for r in runs if not (r.selected_cases == 0 and r.pytest_exit == 5)),
         default=0,
     )
-    decision = decide_verdict(
-        summary,
-        RunEnd(
-            pytest_status=pytest_exit,
-            ran_tests=bool(ordered) or any(r.pytest_exit != 5 for r in runs),
-            failed_tests=summary.failed,
-            errored_tests=summary.errors,
-            report_only=report_only,
-            unsupported=unsupported,
-            empty_shard=None
-            if ordered
-            else f"none of the {len(runs)} shards holds a case: the merged report has none",
-            # A shard stopped before its end (a setup error, an interruption) says why; what
-            # its cases show (a judge that failed) is decided again from the merged cases.
-            carried=_carried(docs),
-            # Each shard was compared with the baseline on its own cases: what it found holds.
-            regressions=tuple(
-                line for _, doc in docs for line in failing_regressions(doc.comparison)
-            ),
-        ),
-        ExitCodes(critical=critical_code, fatal=fatal_code),
-    )
-    datasets: dict[str, DatasetInfo] = {}
-    for run in runs:
-        for ds in run.datasets:
-            datasets.setdefault(ds.path, ds)
-    merged_run = RunSection(
+
+
+def _unsupported(runs: list[RunSection]) -> Literal["fail", "report"]:
+    """The strictest of the shards' ``judge.unsupported``."""
+    return min((r.unsupported for r in runs), key=("fail", "report").index)
+
+
+def _regressions(docs: list[tuple[Path, Report]]) -> tuple[str, ...]:
+    return tuple(line for _, doc in docs for line in failing_regressions(doc.comparison))
+
+
+def _merged_run(
+    runs: list[RunSection],
+    problems: list[str],
+    ordered: list[CaseRecord],
+    summary: RunSummary,
+    end: RunEnd,
+    decision: ExitDecision,
+) -> RunSection:
+    """The merged run's section: the shards' runs together, with the merged verdict."""
+    adapter, judge, git_commit = _provenance(runs)
+    return RunSection(
         id=f"merged-{uuid.uuid4().hex[:6]}",
         started_at=min(r.started_at for r in runs),
         finished_at=now_iso(),
         duration_s=max(r.duration_s for r in runs),
         partial=bool(problems) or any(r.partial for r in runs),
-        datasets=list(datasets.values()),
+        datasets=_datasets(runs),
         selected_cases=sum(r.selected_cases for r in runs),
         tags_filter=list(runs[0].tags_filter),
-        shard="merged " + ", ".join(r.shard or "?" for r in runs),
+        shard="merged " + ", ".join(_shard_names(runs)),
         selection=_merged_selection(runs, ordered, list(summary.metrics)),
-        adapter=next((r.adapter for r in runs if r.adapter), None),
-        judge=next((r.judge for r in runs if r.judge), None),
-        git_commit=next((r.git_commit for r in runs if r.git_commit), None),
-        pytest_exit=pytest_exit,
+        adapter=adapter,
+        judge=judge,
+        git_commit=git_commit,
+        pytest_exit=end.pytest_status,
         exit_code=decision.code,
         exit_reason=decision.reason,
-        report_only=report_only,
-        unsupported=unsupported,
+        report_only=end.report_only,
+        unsupported=_unsupported(runs),
     )
-    report = build_document(
-        merged_run,
-        summary,
-        ordered,
-        critical_tests=list(critical_tests.values()),
-        warnings=[
-            *(f"partial merge: {p}" for p in problems),
-            *sorted({w for _, doc in docs for w in doc.warnings}),
-        ],
-        thresholds=thresholds,
-        weights=weights,
-        version=version,
+
+
+def _shard_names(runs: list[RunSection]) -> list[str]:
+    return [run.shard or "?" for run in runs]
+
+
+def _provenance(runs: list[RunSection]) -> tuple[str | None, str | None, str | None]:
+    """The adapter, the judge and the commit, each from the first shard that names it."""
+    return (
+        _first(r.adapter for r in runs),
+        _first(r.judge for r in runs),
+        _first(r.git_commit for r in runs),
     )
-    return Merged(report, decision)
+
+
+def _first(values: Iterable[str | None]) -> str | None:
+    return next((value for value in values if value), None)
+
+
+def _datasets(runs: list[RunSection]) -> list[DatasetInfo]:
+    """The shards' datasets, each once (by path)."""
+    datasets: dict[str, DatasetInfo] = {}
+    for run in runs:
+        for ds in run.datasets:
+            datasets.setdefault(ds.path, ds)
+    return list(datasets.values())
 
 
 def _carried(docs: list[tuple[Path, Report]]) -> tuple[str, ...]:
@@ -316,12 +423,17 @@ def _carried(docs: list[tuple[Path, Report]]) -> tuple[str, ...]:
     for path, doc in docs:
         run = doc.run
         name = f"shard {run.shard}" if run.shard else path.name
-        stopped = run.exit_reason.startswith("fatal: ") and run.pytest_exit not in (0, 1, 5)
-        if run.setup_error or stopped:
+        if _stopped(run):
             carried.append(f"{name}: {run.exit_reason.removeprefix('fatal: ')}")
         if (reason := unusable_reason(doc.comparison)) is not None:
             carried.append(f"{name}: {reason}")
     return tuple(carried)
+
+
+def _stopped(run: RunSection) -> bool:
+    """Whether a shard stopped before its end: a setup error, an interruption."""
+    interrupted = run.exit_reason.startswith("fatal: ") and run.pytest_exit not in (0, 1, 5)
+    return bool(run.setup_error) or interrupted
 
 
 def _merged_selection(
@@ -332,18 +444,27 @@ def _merged_selection(
     selections = [r.selection for r in runs if r.selection is not None]
     if len(selections) < len(runs):
         return None
-    digests = {s.datasets_sha256 for s in selections}
-    judges = {s.judge for s in selections} - {None}
-    identities = {
-        identity
-        for s in selections
-        for identity in s.judge_identities or ([s.judge_identity] if s.judge_identity else [])
-    }
+    return _selection_of(selections, [r.payload["key"] for r in records], metrics)
+
+
+def _selection_of(selections: list[Selection], cases: list[str], metrics: list[str]) -> Selection:
     return selection(
-        cases=[r.payload["key"] for r in records],
+        cases=cases,
         metrics=metrics,
-        judge=judges.pop() if len(judges) == 1 else None,
-        judge_identities=sorted(identities),
-        datasets_sha256=digests.pop() if len(digests) == 1 else None,
+        judge=_one({s.judge for s in selections} - {None}),
+        judge_identities=sorted({i for s in selections for i in _identities(s)}),
+        datasets_sha256=_one({s.datasets_sha256 for s in selections}),
         total_cases=max(s.total_cases for s in selections),
     )
+
+
+def _identities(selection: Selection) -> list[str]:
+    """The judge's identities of a shard (a report of an earlier version has one, or none)."""
+    return selection.judge_identities or (
+        [selection.judge_identity] if selection.judge_identity else []
+    )
+
+
+def _one(values: set[str | None]) -> str | None:
+    """The value all shards share, or ``None`` when they differ."""
+    return next(iter(values)) if len(values) == 1 else None

@@ -113,27 +113,7 @@ def paired_change(
     differences = [after[key] - before[key] for key in shared]
     n = len(differences)
     observed = _mean(differences)
-    interval, p_value = (observed, observed), 1.0
-    if not any(differences):
-        pass
-    elif n > RESAMPLED_UP_TO:
-        spread = math.sqrt(sum((d - observed) ** 2 for d in differences) / (n - 1) / n)
-        interval = (observed - _Z * spread, observed + _Z * spread)
-        null_spread = math.sqrt(sum(d * d for d in differences)) / n
-        p_value = _normal_p(observed / null_spread)
-    else:
-        rng = random.Random(seed)
-        interval = _percentiles([_mean(rng.choices(differences, k=n)) for _ in range(ROUNDS)])
-        # Sign flips: under "no change", each difference is as likely the other way round;
-        # every pattern for a few cases (exact), a seeded sample of them beyond.
-        magnitude = abs(observed) - 1e-12
-        exact = n <= EXACT_UP_TO
-        patterns = range(2**n) if exact else (rng.getrandbits(n) for _ in range(ROUNDS))
-        extreme = sum(
-            abs(sum(d if bits >> i & 1 else -d for i, d in enumerate(differences)) / n) >= magnitude
-            for bits in patterns
-        )
-        p_value = extreme / 2**n if exact else (extreme + 1) / (ROUNDS + 1)
+    interval, p_value = _certainty(differences, observed, seed)
     return Change(
         cases=n,
         before=round(_mean([before[k] for k in shared]), 4),
@@ -143,3 +123,43 @@ def paired_change(
         p_value=round(p_value, 4),
         least_p=2 / 2**n if n < 64 else 0.0,
     )
+
+
+def _certainty(
+    differences: list[float], observed: float, seed: int
+) -> tuple[tuple[float, float], float]:
+    """The mean difference's 95 % interval and p-value: none for no difference at all,
+    resampled up to :data:`RESAMPLED_UP_TO` cases, the normal approximation beyond."""
+    if not any(differences):
+        return (observed, observed), 1.0
+    if len(differences) > RESAMPLED_UP_TO:
+        return _normal_certainty(differences, observed)
+    rng = random.Random(seed)
+    n = len(differences)
+    interval = _percentiles([_mean(rng.choices(differences, k=n)) for _ in range(ROUNDS)])
+    return interval, _sign_flip_p(differences, observed, rng)
+
+
+def _normal_certainty(
+    differences: list[float], observed: float
+) -> tuple[tuple[float, float], float]:
+    n = len(differences)
+    spread = math.sqrt(sum((d - observed) ** 2 for d in differences) / (n - 1) / n)
+    null_spread = math.sqrt(sum(d * d for d in differences)) / n
+    return (observed - _Z * spread, observed + _Z * spread), _normal_p(observed / null_spread)
+
+
+def _sign_flip_p(differences: list[float], observed: float, rng: random.Random) -> float:
+    """Sign flips: under "no change", each difference is as likely the other way round;
+    every pattern for a few cases (exact), a seeded sample of them beyond."""
+    n = len(differences)
+    magnitude = abs(observed) - 1e-12
+    exact = n <= EXACT_UP_TO
+    patterns = range(2**n) if exact else (rng.getrandbits(n) for _ in range(ROUNDS))
+    extreme = sum(abs(_flipped_mean(differences, bits)) >= magnitude for bits in patterns)
+    return extreme / 2**n if exact else (extreme + 1) / (ROUNDS + 1)
+
+
+def _flipped_mean(differences: list[float], bits: int) -> float:
+    """The mean of the differences with those whose bit is clear turned the other way."""
+    return sum(d if bits >> i & 1 else -d for i, d in enumerate(differences)) / len(differences)

@@ -51,55 +51,74 @@ def build_trend(
     fingerprint = _fingerprint(current)
     points = [_point(e, fingerprint) for e in history[-(TREND_RUNS - 1) :]]
     points.append(_point(current, fingerprint))
-    previous = None
-    if fingerprint is not None:
-        previous = next(
-            (
-                _point(e, fingerprint)
-                for e in reversed(history)
-                if _fingerprint(e) == fingerprint and not e.partial
-            ),
-            None,
-        )
-    regressions: list[Regression] = []
-    if previous is not None:
-        now = points[-1]
-        pairs = [("composite", previous.composite, now.composite)]
-        pairs += [(m, previous.metrics.get(m), v) for m, v in now.metrics.items()]
-        for name, before, after in pairs:
-            if before is not None and after is not None and before - after > tolerance:
-                regressions.append(
-                    Regression(
-                        name=name,
-                        previous=round(before, 4),
-                        current=round(after, 4),
-                        previous_run=previous.run_id,
-                    )
-                )
+    previous = _compared(history, fingerprint)
     return Trend(
         points=points,
         compared_with=None
         if previous is None
         else ComparedRun(run_id=previous.run_id, timestamp=previous.timestamp),
         not_compared=None if previous is not None else _why_not(history, fingerprint),
-        regressions=regressions,
+        regressions=[] if previous is None else _regressions(previous, points[-1], tolerance),
         tolerance=tolerance,
     )
+
+
+def _compared(history: list[HistoryLine], fingerprint: str | None) -> TrendPoint | None:
+    """The last complete run of the same selection in the whole history, if any."""
+    if fingerprint is None:
+        return None
+    return next(
+        (
+            _point(e, fingerprint)
+            for e in reversed(history)
+            if _fingerprint(e) == fingerprint and not e.partial
+        ),
+        None,
+    )
+
+
+def _regressions(previous: TrendPoint, now: TrendPoint, tolerance: float) -> list[Regression]:
+    """The composite and each metric of this run that dropped by more than ``tolerance``
+    since ``previous``."""
+    pairs = [("composite", previous.composite, now.composite)]
+    pairs += [(m, previous.metrics.get(m), v) for m, v in now.metrics.items()]
+    regressions: list[Regression] = []
+    for name, before, after in pairs:
+        if before is not None and after is not None and before - after > tolerance:
+            regressions.append(
+                Regression(
+                    name=name,
+                    previous=round(before, 4),
+                    current=round(after, 4),
+                    previous_run=previous.run_id,
+                )
+            )
+    return regressions
 
 
 def _why_not(history: list[HistoryLine], fingerprint: str | None) -> str:
     if fingerprint is None:
         return "this run recorded no selection"
-    unknown = sum(1 for e in history if _fingerprint(e) is None)
-    interrupted = sum(1 for e in history if _fingerprint(e) == fingerprint)
-    other = len(history) - unknown - interrupted
-    parts = []
-    if other:
-        parts.append(f"{other} selected other cases, metrics, a judge or dataset content")
-    if interrupted:
-        parts.append(f"{interrupted} of the same selection were partial")
-    if unknown:
-        parts.append(f"{unknown} recorded no selection (written by an earlier version)")
+    parts = _not_compared(history, fingerprint)
     if not parts:
         return "no earlier run"
     return "no earlier complete run of the same selection: of the earlier runs, " + ", ".join(parts)
+
+
+def _not_compared(history: list[HistoryLine], fingerprint: str) -> list[str]:
+    """Why each earlier run was not compared, counted by reason."""
+    unknown, interrupted, other = _kinds_of_runs(history, fingerprint)
+    reasons = (
+        (other, f"{other} selected other cases, metrics, a judge or dataset content"),
+        (interrupted, f"{interrupted} of the same selection were partial"),
+        (unknown, f"{unknown} recorded no selection (written by an earlier version)"),
+    )
+    return [reason for count, reason in reasons if count]
+
+
+def _kinds_of_runs(history: list[HistoryLine], fingerprint: str) -> tuple[int, int, int]:
+    """How many earlier runs recorded no selection, were partial runs of this one's (every
+    complete one would have been compared), or selected something else."""
+    unknown = sum(1 for e in history if _fingerprint(e) is None)
+    interrupted = sum(1 for e in history if _fingerprint(e) == fingerprint)
+    return unknown, interrupted, len(history) - unknown - interrupted

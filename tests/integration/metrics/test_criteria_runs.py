@@ -83,15 +83,19 @@ def test_a_criterion_without_words_is_a_clear_error_in_the_test(
 
 
 # A ported DeepEval test: a criterion, then faithfulness. The answer has a planted claim that
-# no context supports ("Shipping is free to Mars").
+# the context contradicts ("within 14 days" where it says 7), which the local judge decides.
 PORTED = """
 from rag_eval_pytest import assert_criteria, assert_faithful, make_case
 
 def test_polite_and_grounded():
     case = make_case(
         question="What is the refund policy?",
-        answer="Refunds are available within 30 days of purchase. Shipping is free to Mars.",
-        contexts=["Refunds are available within 30 days of purchase."],
+        answer="Refunds are available within 30 days of purchase. "
+        "Store credit is issued within 14 days.",
+        contexts=[
+            "Refunds are available within 30 days of purchase. "
+            "Store credit is issued within 7 days."
+        ],
     )
     assert_criteria(case, "The answer must be polite.")
     assert_faithful(case, 0.9)
@@ -112,7 +116,7 @@ def test_a_criterion_the_local_judge_cannot_check_does_not_end_the_test(
     pytester: pytest.Pytester,
 ) -> None:
     """The check is recorded as not judged and the assertions after it run: the planted
-    unsupported claim fails the test (a skip used to end it there, and the run was green)."""
+    contradicted claim fails the test (a skip used to end it there, and the run was green)."""
     pytester.makepyfile(PORTED)
     result = pytester.runpytest("--rag-judge", "local", "-p", "no:randomly")
     result.assert_outcomes(failed=1)

@@ -14,12 +14,15 @@ from rag_eval_pytest.judges.cascade import CascadeJudge, tiered
 from rag_eval_pytest.judges.factory import cascade_tier
 from rag_eval_pytest.judges.questions import (
     AnswerAddressesQuestion,
+    AttributionInput,
+    Attributions,
     CriterionCheck,
     CriterionInput,
     CriterionVerdict,
     DirectRelevance,
     DirectRelevanceInput,
     GeneratedQuestions,
+    GroundTruthAttribution,
     StatementsInput,
     StatementSupport,
     StatementVerdict,
@@ -251,3 +254,44 @@ def test_the_llm_tier_takes_the_runs_cache_settings(
     default = cascade_tier(JudgeSettings(kind="cascade", **outer), {"ANTHROPIC_API_KEY": "k"})
     assert (default.kind, default.cache) == ("anthropic", outer.get("cache", True))
     assert default.cache_dir == outer.get("cache_dir")
+
+
+def test_a_failure_the_local_tier_is_unsure_of_goes_to_the_llm_too() -> None:
+    """A contradiction whose kind of evidence does not decide alone is unsure like any other
+    verdict: the LLM tier decides it, and may find the claim supported."""
+    local_value = verdicts(
+        ("Refunds take 30 days.", "supported"), ("They go to the card.", "contradicted")
+    )
+    local = Local(JudgeOutcome(local_value, unsure=(1,)), (StatementSupport,))
+    llm = Llm(JudgeOutcome(verdicts(("They go to the card.", "supported"))))
+    outcome = ask(CascadeJudge(local, llm), StatementSupport(), INPUTS)
+    ((_, asked),) = llm.asked
+    assert asked.answer == "They go to the card."
+    assert [s.verdict for s in outcome.value.statements] == ["supported", "supported"]
+    assert outcome.tiers == (("local", 1), ("llm", 1))
+
+
+def test_unsure_attributions_are_asked_of_the_llm_whole() -> None:
+    local_value = Attributions.model_validate(
+        {
+            "sentences": [
+                {"index": 0, "attributed": True, "reason": "r"},
+                {"index": 1, "attributed": False, "reason": "r"},
+            ]
+        }
+    )
+    local = Local(JudgeOutcome(local_value, unsure=(1,)), (GroundTruthAttribution,))
+    llm_value = Attributions.model_validate(
+        {
+            "sentences": [
+                {"index": 0, "attributed": True, "reason": "llm"},
+                {"index": 1, "attributed": True, "reason": "llm"},
+            ]
+        }
+    )
+    llm = Llm(JudgeOutcome(llm_value))
+    inputs = AttributionInput(question="q", ground_truth_sentences=["a.", "b."], contexts=["c"])
+    outcome = ask(CascadeJudge(local, llm), GroundTruthAttribution(), inputs)
+    assert len(llm.asked) == 1
+    assert outcome.value == llm_value
+    assert outcome.tiers == (("llm", 2),)

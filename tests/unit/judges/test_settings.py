@@ -18,6 +18,7 @@ from rag_eval_pytest.judges.settings import JudgeSettings
         ({"support_threshold": 1.5}, "less than or equal to 1"),
         ({"device": "tpu"}, "'cpu', 'cuda' or 'auto'"),
         ({"nli_treshold": 0.5}, "Extra inputs are not permitted"),
+        ({"checks": {"numbrs": False}}, "unknown check 'numbrs' \\(the checks: numbers, times"),
     ],
 )
 def test_bad_local_settings_are_refused_with_the_reason(
@@ -25,3 +26,12 @@ def test_bad_local_settings_are_refused_with_the_reason(
 ) -> None:
     with pytest.raises(ValidationError, match=message):
         JudgeSettings(kind="local", local=local)
+
+
+def test_the_checks_switched_off_are_the_pipelines_by_name() -> None:
+    from rag_eval_pytest.judges.local.pipeline import CHECK_NAMES
+    from rag_eval_pytest.judges.settings import LOCAL_CHECKS
+
+    assert CHECK_NAMES == LOCAL_CHECKS
+    settings = JudgeSettings(kind="local", local={"checks": {"numbers": False, "dates": True}})
+    assert settings.local.checks_off == frozenset({"numbers"})

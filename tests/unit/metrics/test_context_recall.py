@@ -59,3 +59,23 @@ def test_a_judge_failure_is_not_judged() -> None:
     result = measure(ContextRecall(), make_sample(ground_truth=TRUTH), judge)
     assert result.cause == "judge"
     assert result.reason == "the judge gave no attribution verdicts: bad JSON"
+
+
+def test_a_sentence_the_judge_is_unsure_of_bounds_the_score() -> None:
+    """An unsure sentence may be attributed or not: the score counts the decided sentences,
+    the bounds count it each way, and the evidence marks it."""
+    value = Attributions(
+        sentences=[
+            SentenceAttribution(index=0, attributed=True, reason="r0"),
+            SentenceAttribution(index=1, attributed=False, reason="r1"),
+            SentenceAttribution(index=2, attributed=True, reason="r2"),
+        ]
+    )
+    judge = FixedJudge({"ground_truth_attribution": JudgeOutcome(value, unsure=(1,))})
+    result = measure(ContextRecall(), make_sample(ground_truth=TRUTH), judge)
+    assert (result.score, result.unsure, result.bounds) == (1.0, 1, (2 / 3, 1.0))
+    assert [e.verdict for e in result.evidence] == ["attributed", "unsure", "attributed"]
+    assert result.reason == (
+        "2 of 2 ground-truth sentences found in the contexts; "
+        '1 sentence unsure: "They go to the original card."'
+    )

@@ -9,6 +9,8 @@ import ast
 from pathlib import Path
 
 from rag_eval_pytest.config.options import OPTIONS
+from tests.unit.structure import function_sizes
+from tests.unit.structure.function_sizes import Size
 
 SRC = Path(__file__).resolve().parents[3] / "src" / "rag_eval_pytest"
 
@@ -171,3 +173,74 @@ def test_a_users_judge_object_is_unchanged_by_a_run() -> None:
         end()
     assert result.score == 1.0 and result.details["agreement"] == 1.0
     assert {name: repr(value) for name, value in vars(judge).items()} == before
+
+
+def test_every_function_is_small_or_in_the_budget_that_only_shrinks() -> None:
+    """At most a complexity of 6 and 40 lines, or no more than ``function_budget.json``
+    records for a function still over them. After a split, lower the budget with
+    ``python -m tests.unit.structure.function_sizes --write-budget`` (which never raises a
+    number or adds a function)."""
+    sizes = function_sizes.package_sizes()
+    budget = function_sizes.read_budget()
+    assert function_sizes.budget_problems(sizes, budget) == []
+
+
+KNOWN = """\
+class Shelf:
+    def pick(self, items, wanted):
+        \"\"\"Eight decisions: 1 + 8 = 9.\"\"\"
+        for item in items:  # 1
+            if item in wanted and item or not item:  # 1 + 2
+                return [i for i in items if i if i]  # 1 + 2
+        return (lambda x: x if x else None)(items)  # 1 (a lambda counts where it is)
+
+        def later(x):  # on its own: 1 + 1
+            assert x
+
+def pick(x):
+    match x:
+        case 1:
+            return 1
+        case _:
+            try:
+                return 2
+            except ValueError:
+                return 3
+
+class Box:
+    @property
+    def size(self):
+        return 1
+
+    @size.setter
+    def size(self, value):
+        self.value = value
+"""
+
+
+def test_the_size_check_counts_a_known_function(tmp_path: Path) -> None:
+    module = tmp_path / "shelf.py"
+    module.write_text(KNOWN)
+    assert function_sizes.module_sizes(module, "shelf.py") == {
+        "shelf.py::Shelf.pick": Size(complexity=9, lines=9),
+        "shelf.py::Shelf.pick.<locals>.later": Size(complexity=2, lines=2),
+        "shelf.py::pick": Size(complexity=4, lines=9),
+        "shelf.py::Box.size": Size(complexity=1, lines=2),
+        "shelf.py::Box.size#2": Size(complexity=1, lines=2),
+    }
+
+
+def test_the_budget_lets_no_function_grow_and_only_shrinks() -> None:
+    over, grown, fits = Size(8, 50), Size(9, 50), Size(6, 40)
+    budget = {"a.py::kept": (8, 50), "a.py::grown": (8, 50), "a.py::split": (8, 50)}
+    budget["a.py::gone"] = (7, 41)
+    sizes = {"a.py::kept": over, "a.py::grown": grown, "a.py::split": fits, "a.py::new": over}
+    assert function_sizes.budget_problems(sizes, budget) == [
+        "a.py::gone: no such function now: remove it from the budget",
+        "a.py::grown: complexity 9, 50 lines, past its budget of [8, 50]: split it",
+        "a.py::new: complexity 8, 50 lines: split it (at most 6 and 40)",
+        "a.py::split: complexity 6, 40 lines fit now: remove it from the budget",
+    ]
+    # Writing the budget again lowers what shrank and raises or adds nothing.
+    shrunk = sizes | {"a.py::kept": Size(7, 45)}
+    assert function_sizes.lowered(shrunk, budget) == {"a.py::kept": (7, 45), "a.py::grown": (8, 50)}

@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from rag_eval_pytest.text.facts import Date, coverage, dates, negation_cues, stem
+from rag_eval_pytest.text.facts import (
+    Date,
+    Quantity,
+    coverage,
+    dates,
+    known_name,
+    names,
+    negation_cues,
+    quantities,
+    stem,
+)
 
 
 @pytest.mark.parametrize(
@@ -62,3 +72,16 @@ def test_dates_written_in_digits_are_read_where_their_order_is_known() -> None:
     assert dates("on 15/03/2025") == [Date(2025, 3, 15)]
     assert dates("on 15.03.2025") == [Date(2025, 3, 15)]
     assert dates("on 03/04/2025") == [Date(2025)]  # March 4 or 3 April: the year is known
+
+
+def test_names_end_at_a_comma_and_a_two_letter_acronym_is_its_name() -> None:
+    assert names("We do ship to the UK, Norway and Switzerland.") == ["UK", "Norway", "Switzerland"]
+    ships = "We ship to the United Kingdom, Norway and Switzerland."
+    assert known_name("UK", ships)
+    assert not known_name("EU", ships)
+
+
+def test_a_number_word_joined_to_what_it_counts_is_a_number() -> None:
+    assert quantities("a three-point advantage") == [Quantity(3.0, "point", "three point")]
+    assert quantities("twenty-five days") == [Quantity(25.0, "day", "twenty-five days")]
+    assert quantities("a one-off fee") == []

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
@@ -45,14 +45,15 @@ ROLE_WORDS = 5  # nor, with more than these, for two terms in each other's place
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem of a claim. ``kind``: numbers (times of day too), dates, negation, names,
-    terms (a name replaced by another, or the claim's words in each other's places), replaced
-    (a word no context holds in the place of the passage's: another thing, or the same thing
-    in other words), days (of the week) or order (the ends of a route); ``severity``:
-    conflict (the contexts say otherwise) or gap (they do not say it)."""
+    """One problem of a claim. ``kind``: numbers (times of day too), dates, negation,
+    opposite (a word where the context has its opposite), names, terms (a name replaced by
+    another), replaced (a word no context holds in the place of the passage's: another thing,
+    or the same thing in other words), days (of the week) or order (the ends of a route, or
+    the claim's words in each other's places); ``severity``: conflict (the contexts say
+    otherwise) or gap (they do not say it)."""
 
     kind: Literal[
-        "numbers", "dates", "negation", "names", "terms", "replaced", "days", "order"
+        "numbers", "dates", "negation", "opposite", "names", "terms", "replaced", "days", "order"
     ]
     severity: Literal["conflict", "gap"]
     message: str
@@ -62,6 +63,8 @@ class Finding:
     makes ("describes two films")."""
     word: str = ""
     """The claim's word a ``replaced`` finding is about, as written."""
+    check: str = ""
+    """The name of the check that found it (:data:`.pipeline.CHECKS`)."""
 
 
 def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
@@ -82,11 +85,18 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
         if re.fullmatch(r"\d{4}", q.text.split()[0]) and q.value in years:
             continue  # "(1494-1547): King of France" against "12 September 1494"
         rough = _approximate(q, claim)
+        own = _sentence_rival(q, claim, evidence, rough)
+        if own is not None:
+            says = _as_written(own[0], q.unit, own[1])
+            findings.append(
+                Finding("numbers", "conflict", f"claims {q.text}; the context says {says}")
+            )
+            continue
         equal = [s for s in near if _same_amount(q, s, rough)]
         if any(_counts_same(q, s, claim, evidence) for s in equal):
             continue
         rivals = [s for s in near if _same_unit(q, s, evidence)]
-        rival = rivals[0] if rivals else None
+        rival = rivals[0] if rivals else _other_length(q, equal, evidence)
         if equal and rival is None:
             continue
         elsewhere = [s for s in stated if _same_amount(q, s, rough)]
@@ -108,6 +118,70 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
             fact = q.text[0] not in _SPELLED or q.unit in _HOURS  # "three weeks", not "two films"
             findings.append(Finding("numbers", "gap", message, fact))
     return findings
+
+
+def _sentence_rival(
+    claimed: Quantity, claim: str, evidence: str, rough: bool
+) -> tuple[Quantity, str] | None:
+    """(the number, its sentence) that counts the claim's thing with another number in the
+    evidence's sentence closest to the claim's clause around that number, when that sentence
+    has no number equal to it: "within 5 days of delivery" against "Items can be returned
+    within 30 days of delivery. Refunds are issued within 5 business days.", where the
+    window holds 5 days in its other sentence."""
+    sentences = split_sentences(evidence)
+    if len(sentences) < 2:
+        return None
+    clause = next((c for c in _CLAUSES.split(claim) if claimed.text in c), claim)
+    closest = max(sentences, key=lambda t: len(content_words(clause) & content_words(t)))
+    shared = content_words(clause) & content_words(closest)
+    if len(shared - content_words(claimed.text)) < 2:
+        return None  # too few words in common to bind the number to that sentence
+    theirs = quantities(closest)
+    equal = [s for s in theirs if _same_amount(claimed, s, rough)]
+    if any(_counts_same(claimed, s, claim, closest) for s in equal):
+        return None
+    rival = next((s for s in theirs if _same_unit(claimed, s, closest)), None)
+    return (rival, closest) if rival is not None else None
+
+
+_ORDINAL = re.compile(r"\d(?:st|nd|rd|th)\b")
+_CLAUSES = re.compile(r"[,;:()]|\band\b|\bbut\b|\bwhile\b", re.IGNORECASE)
+
+
+def _other_length(claimed: Quantity, equal: list[Quantity], evidence: str) -> Quantity | None:
+    """The claim's number in the evidence counting another length of time: "two weeks"
+    against "two business days" (its unit, or one of the three words after its number, a
+    length of time), where the evidence states no length of time equal to the claim's."""
+    if claimed.unit not in _HOURS or _ORDINAL.search(claimed.text):
+        return None  # "the 1st day" is no length
+    lengths = []
+    for stated in (s for s in equal if s.unit != "ordinal"):
+        unit = _length_unit(stated, evidence)
+        if unit is not None:
+            lengths.append((stated, replace(stated, unit=unit)))
+    if any(_hours(claimed, length) for _, length in lengths):
+        return None
+    return lengths[0][0] if lengths else None
+
+
+def _hours(claimed: Quantity, stated: Quantity) -> bool:
+    """Whether two lengths of time are the same length (a month a twelfth of a year, within
+    3 %)."""
+    ours, theirs = claimed.value * _HOURS[claimed.unit], stated.value * _HOURS[stated.unit]
+    loose = {"month", "year"} & {claimed.unit, stated.unit}
+    return abs(ours - theirs) <= (0.03 if loose else 1e-9) * max(ours, theirs)
+
+
+def _length_unit(stated: Quantity, evidence: str) -> str | None:
+    """The unit of time a number counts: its own, or one of the three words after it
+    ("2 business days")."""
+    if stated.unit in _HOURS:
+        return stated.unit
+    at = evidence.find(stated.text)
+    if at < 0:
+        return None
+    following = list(itertools.takewhile(_no_number, tokens(evidence[at + len(stated.text) :])))
+    return next((unit_of(w) for w in following[:3] if unit_of(w) in _HOURS), None)
 
 
 _SPELLED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -186,7 +260,8 @@ def _as_written(stated: Quantity, unit: str, evidence: str) -> str:
     if at < 0:
         return stated.text
     for match in re.finditer(r"[^\W\d_]+", evidence[at + len(stated.text) :]):
-        if unit_of(match.group(0)) == unit:
+        found = unit_of(match.group(0))
+        if found == unit or (unit in _HOURS and found in _HOURS):  # "two business days"
             return evidence[at : at + len(stated.text) + match.end()]
     return stated.text
 
@@ -229,7 +304,7 @@ def check_negation(claim: str, evidence: str, covered: float) -> list[Finding]:
     if swapped and not mine and not theirs:
         said, stated = swapped[0]
         message = f"the claim says \u201c{said}\u201d; the context says \u201c{stated}\u201d"
-        return [Finding("negation", "conflict", message)]
+        return [Finding("opposite", "conflict", message)]
     # A negation negates the words after it: "Sale items are final sale and cannot be
     # returned" does not negate "They are final sale".
     negated, other = (claim, evidence) if mine else (evidence, claim)
@@ -538,7 +613,7 @@ def check_swaps(
         if before and before not in claim_words:
             return [
                 Finding(
-                    "terms",
+                    "order",
                     "conflict",
                     f"the claim puts {_word_in(w, claim)} where the context has "
                     f"{_word_in(theirs_next, clause)}",

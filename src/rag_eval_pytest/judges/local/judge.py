@@ -46,6 +46,7 @@ from ..questions import (
     StatementVerdicts,
     UserFactRetention,
 )
+from . import trust
 from .embeddings import LocalEmbedder, Vector, shared_embedder
 from .relevance import (
     RELEVANCE,
@@ -75,7 +76,8 @@ EVIDENCE_KEPT = 64  # contexts whose passages a judge keeps, the most recently u
 class LocalJudge(Judge):
     """The offline judge. ``calibration`` overrides the support model and thresholds,
     ``answer_model`` and ``sentence_model`` the relevance models and their unsure bands;
-    ``entailment`` adds a local NLI model beside the rules."""
+    ``entailment`` adds a local NLI model beside the rules; ``checks_off`` names the checks
+    (``judge.local.checks``) that find nothing."""
 
     kind: ClassVar[str] = "local"
     deterministic = True  # embeddings, rules and the entailment model on the same input
@@ -94,6 +96,7 @@ class LocalJudge(Judge):
         embedding_model: str | None = None,
         answer_model: LogisticModel | None = None,
         sentence_model: LogisticModel | None = None,
+        checks_off: frozenset[str] = frozenset(),
     ) -> None:
         shared = embedder or shared_embedder(device, embedding_model)
         if shared is None:
@@ -110,7 +113,7 @@ class LocalJudge(Judge):
         band = base.unsure
         if band is not None:  # the unsure band holds the support threshold, whatever it is
             band = (min(band[0], support), max(band[1], support))
-        self.calibration = Calibration(base.weights, base.bias, support, ambiguous, band)
+        self.calibration = replace(base, support=support, ambiguous=ambiguous, unsure=band)
         sentence = sentence_model or SENTENCE_RELEVANCE
         self.relevance_threshold = (
             sentence.support if relevance_threshold is None else relevance_threshold
@@ -120,6 +123,7 @@ class LocalJudge(Judge):
         self.answer_model = answer_model or RELEVANCE
         self.entailment = entailment
         self.nli_threshold = nli_threshold
+        self.checks_off = checks_off
         self._evidence: OrderedDict[tuple[str, ...], Evidence] = OrderedDict()
         self.model = f"{self.embedder.name} + rules" + (
             f" + {entailment.name}" if entailment is not None else ""
@@ -135,6 +139,7 @@ class LocalJudge(Judge):
             "calibration": repr(self.calibration),
             "thresholds": f"relevance={self.relevance_threshold!r} nli={self.nli_threshold!r}",
             "relevance": f"answer={self.answer_model!r} sentence={self.sentence_model!r}",
+            **({"checks_off": ",".join(sorted(self.checks_off))} if self.checks_off else {}),
         }
 
     def supports(self, question: type[Question[Any, Any]]) -> bool:
@@ -167,7 +172,7 @@ class LocalJudge(Judge):
             return []
         claims, evidence, claim_vectors, question = await self.read(claims, contexts, question)
         verdicts = [
-            _judge_claim(claim, vector, evidence, self.calibration, question)
+            _judge_claim(claim, vector, evidence, self.calibration, question, self.checks_off)
             for claim, vector in zip(claims, claim_vectors, strict=True)
         ]
         if self.entailment is None:
@@ -227,15 +232,24 @@ class LocalJudge(Judge):
 
     # ------------------------------------------------------------------ the questions
 
-    async def _statements(self, inputs: Any) -> tuple[StatementVerdicts, tuple[int, ...]]:
-        claims = statements_of(inputs.answer, inputs.question)
-        verdicts = await self.support(claims, inputs.contexts, inputs.question)
-        if self.calibration.unsure is not None:  # a judge with bands leaves these unsure
-            negative = bare_no(inputs.answer)
+    async def statement_support(
+        self, answer: str, contexts: list[str], question: str
+    ) -> tuple[list[str], list[ClaimSupport]]:
+        """The statements of an answer and their verdicts, as faithfulness reads them."""
+        claims = statements_of(answer, question)
+        verdicts = await self.support(claims, contexts, question)
+        if not self.calibration.decides_all:  # a judge with bands leaves these unsure
+            negative = bare_no(answer)
             verdicts = [
-                _left_unsure(c, v, inputs.question, negative)
+                _left_unsure(c, v, question, negative)
                 for c, v in zip(claims, verdicts, strict=True)
             ]
+        return claims, verdicts
+
+    async def _statements(self, inputs: Any) -> tuple[StatementVerdicts, tuple[int, ...]]:
+        claims, verdicts = await self.statement_support(
+            inputs.answer, inputs.contexts, inputs.question
+        )
         statements = StatementVerdicts.model_validate(
             {
                 "statements": [
@@ -246,12 +260,16 @@ class LocalJudge(Judge):
         )
         return statements, tuple(i for i, v in enumerate(verdicts) if v.unsure)
 
-    async def _usefulness(self, inputs: Any) -> ContextVerdicts:
+    async def _usefulness(self, inputs: Any) -> tuple[ContextVerdicts, tuple[int, ...]]:
+        """A context is useful when it supports a ground-truth statement; unsure when it
+        supports none for sure but may support one it is unsure of."""
         truths = split_claims(inputs.ground_truth) or [inputs.ground_truth]
         verdicts = []
+        unsure = []
         for i, context in enumerate(inputs.contexts):
             supports = await self.support(truths, [context], inputs.question)
             hits = [t for t, s in zip(truths, supports, strict=True) if self._supported(s)]
+            sure = any(self._supported(s) and not s.unsure for s in supports)
             if hits:
                 reason = f"supports {len(hits)} of {len(truths)} ground-truth statements"
                 if len(hits) < len(truths) or len(truths) == 1:
@@ -261,14 +279,17 @@ class LocalJudge(Judge):
                 reason = (
                     f"supports none of the ground-truth statements (best score {best.score:.2f})"
                 )
+            if not sure and any(s.unsure for s in supports):
+                unsure.append(i)
+                reason = f"unsure (of a statement it may support): {reason}"
             verdicts.append({"index": i, "useful": bool(hits), "reason": reason})
-        return ContextVerdicts.model_validate({"verdicts": verdicts})
+        return ContextVerdicts.model_validate({"verdicts": verdicts}), tuple(unsure)
 
-    async def _attribution(self, inputs: Any) -> Attributions:
+    async def _attribution(self, inputs: Any) -> tuple[Attributions, tuple[int, ...]]:
         supports = await self.support(
             inputs.ground_truth_sentences, inputs.contexts, inputs.question
         )
-        return Attributions.model_validate(
+        attributions = Attributions.model_validate(
             {
                 "sentences": [
                     {"index": i, "attributed": self._supported(s), "reason": s.reason}
@@ -276,6 +297,7 @@ class LocalJudge(Judge):
                 ]
             }
         )
+        return attributions, tuple(i for i, s in enumerate(supports) if s.unsure)
 
     async def _relevance(self, inputs: Any) -> tuple[SentenceRelevances, tuple[int, ...]]:
         sentences = [plain_form(s) for s in inputs.context_sentences]
@@ -302,10 +324,12 @@ class LocalJudge(Judge):
 
     async def _direct_relevance(self, inputs: Any) -> tuple[DirectRelevance, tuple[int, ...]]:
         if declines(inputs.answer):
-            evades = DirectRelevance(
-                score=0.0, noncommittal=True, reason="the answer declines or evades"
-            )
-            return evades, ()
+            reason = "the answer declines or evades"
+            if not self.answer_model.doubts(trust.DECLINES):
+                return DirectRelevance(score=0.0, noncommittal=True, reason=reason), ()
+            reason = f"{trust.doubt_reason(trust.DECLINES)}: {reason}"
+            evades = DirectRelevance(score=0.0, noncommittal=True, reason=reason, bounds=(0, 1))
+            return evades, (0,)
         asked, said = plain_form(inputs.question), plain_form(inputs.answer)
         question, answer = await self.embedder.vectors([asked, said])
         rating = answer_relevance(asked, said, question, answer, self.answer_model)
@@ -362,12 +386,13 @@ def _left_unsure(claim: str, verdict: ClaimSupport, question: str, negative: boo
     if verdict.unsure:
         return verdict
     if compares_two(claim, question):
-        why = "a comparison of two things"
+        basis = trust.COMPARISON
     elif negative and verdict.verdict == "not mentioned":
-        why = "a no that the contexts neither state nor contradict"
+        basis = trust.BARE_NO
     else:
         return verdict
-    return replace(verdict, unsure=True, reason=f"unsure ({why}): {verdict.reason}")
+    reason = f"unsure ({basis}): {verdict.reason}"
+    return replace(verdict, unsure=True, reason=reason, basis=basis)
 
 
 def statements_of(answer: str, question: str) -> list[str]:

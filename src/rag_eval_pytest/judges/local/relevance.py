@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from ...text.claims import yes_no_statement
 from ...text.facts import content_words, dates, names, quantities, stem
+from . import trust
 from .support import SHORT_CLAIM_WORDS, logistic
 
 if TYPE_CHECKING:
@@ -43,12 +44,28 @@ class LogisticModel:
     unsure: tuple[float, float] | None = None
     """The band of probabilities, ``[low, high)``, in which the verdict is the judge's best
     guess only, for an LLM judge to decide (``None``: always decide, at ``support``)."""
+    trusted: frozenset[str] | None = None
+    """The kinds of evidence (:mod:`.trust`) that decide a verdict alone, where there is an
+    unsure band (``None``: every kind but a probability in the band)."""
 
     def probability(self, features: Sequence[float]) -> float:
         return logistic(self.weights, self.bias, features)
 
     def is_unsure(self, probability: float) -> bool:
         return self.unsure is not None and self.unsure[0] <= probability < self.unsure[1]
+
+    def basis(self, probability: float, yes: str, no: str) -> str:
+        """The kind of evidence of a verdict its probability decides: ``yes`` from the cut,
+        ``no`` below it, or a probability in the band."""
+        if self.is_unsure(probability):
+            return trust.IN_BAND
+        return yes if probability >= self.support else no
+
+    def doubts(self, basis: str) -> bool:
+        """Whether a verdict resting on ``basis`` is unsure (never without a band and a set
+        of trusted kinds: a model that decides everything)."""
+        decides_all = self.unsure is None and self.trusted is None
+        return not decides_all and trust.doubted(basis, self.trusted)
 
     def shown(self, p: float) -> float:
         """The probability mapped piecewise-linearly so that ``support`` shows as
@@ -70,16 +87,23 @@ class LogisticModel:
         return replace(self, support=support, unsure=band)
 
 
-# Fitted by ``python benchmarks/judge_accuracy.py --fit`` (see benchmarks/README.md); the
-# answer's unsure band is the one that decides at least 60 % of each tune set's rows with the
-# best worst-set balanced accuracy of the decided rows (docs/judges-local.md). The sentence
-# model has no band: the band chosen the same way for it (0.63 to 0.70) did not hold on the
-# held-out half (its decided rows scored below the forced verdict), so a context sentence is
-# always decided; a calibration may still give it one.
+# Fitted on the tune halves of TREC DL and WikiQA, which may only measure: no set the project
+# may fit on has relevance labels but the hard cases' few rows (benchmarks/README.md). No kind
+# of evidence behind a relevance verdict is right often enough on the held-out halves to
+# decide alone (trust.ANSWER_KINDS, trust.SENTENCE_KINDS): every verdict of these models is
+# a best guess, for an LLM judge to decide, and their bands only say how far it is from the
+# cut.
 RELEVANCE = LogisticModel(
-    weights=(2.68, 0.59, 0.69), bias=-2.15, support=0.57, shown_at=0.7, unsure=(0.53, 0.64)
+    weights=(2.68, 0.59, 0.69),
+    bias=-2.15,
+    support=0.57,
+    shown_at=0.7,
+    unsure=(0.53, 0.64),
+    trusted=trust.ANSWER_KINDS,
 )
-SENTENCE_RELEVANCE = LogisticModel(weights=(1.72,), bias=-0.46, support=0.65)
+SENTENCE_RELEVANCE = LogisticModel(
+    weights=(1.72,), bias=-0.46, support=0.65, trusted=trust.SENTENCE_KINDS
+)
 
 _WH = re.compile(
     r"\b(who|whom|whose|when|where|why|what year|what time"
@@ -333,6 +357,8 @@ class Rating:
     score: float
     reason: str
     bounds: tuple[float, float] | None = None
+    basis: str = ""
+    """The kind of evidence the rating rests on (:mod:`.trust`)."""
 
     @property
     def unsure(self) -> bool:
@@ -361,15 +387,22 @@ def answer_relevance(
     if direct:
         parts.append("a short answer that gives what the question asks for")
     reason = "; ".join(parts)
-    if direct or not model.is_unsure(p):
-        return Rating(score, reason)
-    assert model.unsure is not None
-    bounds = (model.shown(model.unsure[0]), model.shown(model.unsure[1]))
-    return Rating(
-        score,
-        f"unsure (score {score:.2f} is between {bounds[0]:.2f} and {bounds[1]:.2f}): {reason}",
-        bounds,
+    basis = (
+        trust.DIRECT_ANSWER
+        if direct
+        else model.basis(p, trust.RELEVANT_SCORE, trust.IRRELEVANT_SCORE)
     )
+    if not model.doubts(basis):
+        return Rating(score, reason, basis=basis)
+    if basis != trust.IN_BAND:  # a kind that does not decide alone: any rating may be right
+        return Rating(score, f"{trust.doubt_reason(basis)}: {reason}", (0.0, 1.0), basis)
+    assert model.unsure is not None
+    edges = (model.shown(model.unsure[0]), model.shown(model.unsure[1]))
+    opening = f"unsure (score {score:.2f} is between {edges[0]:.2f} and {edges[1]:.2f})"
+    # Beyond the band's edges the score decides only where its kinds decide alone.
+    scored = {trust.RELEVANT_SCORE, trust.IRRELEVANT_SCORE}
+    bounds = edges if model.trusted is None or scored <= model.trusted else (0.0, 1.0)
+    return Rating(score, f"{opening}: {reason}", bounds, basis)
 
 
 def sentence_features(q: Vector, vectors: list[Vector]) -> list[list[float]]:
@@ -404,10 +437,17 @@ class SentenceScore:
     def relevant(self, threshold: float) -> bool:
         return self.answers or self.probability >= threshold
 
+    def basis(self, model: LogisticModel) -> str:
+        """The kind of evidence of its verdict (:mod:`.trust`)."""
+        if self.answers:
+            return trust.ANSWERS_QUESTION
+        return model.basis(self.probability, trust.NEEDED_SCORE, trust.NOT_NEEDED_SCORE)
+
     def unsure(self, model: LogisticModel) -> bool:
         """Whether the verdict is a best guess only: the probability is in the model's
-        unsure band and the rule does not decide it."""
-        return not self.answers and model.is_unsure(self.probability)
+        unsure band and the rule does not decide it, or its kind of evidence does not decide
+        alone."""
+        return model.doubts(self.basis(model))
 
     def shown(self, threshold: float) -> float:
         """The score a user reads, 0 to 1 with the cut at 0.5: the probability mapped

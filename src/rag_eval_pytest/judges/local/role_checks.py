@@ -122,7 +122,51 @@ def check_days(claim: str, evidence: str) -> list[Finding]:
         if not said.days <= known:
             says = " and ".join(dict.fromkeys(d.text for d in stated))
             return [Finding("days", "conflict", f"claims {said.text}; the context says {says}")]
+    return _bound_days(claim, about)
+
+
+def _bound_days(claim: str, about: list[str]) -> list[Finding]:
+    """Days each of the claim's clauses gives its own thing that the evidence's clauses about
+    that thing do not: "Deliveries arrive on Fridays and pickups happen on Mondays" against
+    "Deliveries arrive on Mondays and pickups happen on Fridays", where the sentence names
+    both days."""
+    theirs = [c for sentence in about for c in _day_clauses(sentence) if _affirmed(c)]
+    for clause in _day_clauses(claim):
+        topic = content_words(clause) - _DAY_WORDS
+        shared = [len(content_words(c) & topic) for c in theirs]
+        # The clauses about the claim's thing: those sharing most of its words ("the flea
+        # market opens", not "the farmers' market opens").
+        bound = [c for c, n in zip(theirs, shared, strict=True) if n and n == max(shared)]
+        if not bound:
+            continue
+        known = frozenset().union(*(d.days for c in bound for d in _affirmed(c)))
+        for said in _affirmed(clause):
+            if not said.days <= known:
+                says = " and ".join(dict.fromkeys(d.text for c in bound for d in _affirmed(c)))
+                message = f"claims {said.text} for {_topic_of(clause)}; the context says {says}"
+                return [Finding("days", "conflict", message)]
     return []
+
+
+_AND = re.compile(r"\band\b", re.IGNORECASE)
+
+
+def _day_clauses(text: str) -> list[str]:
+    """The clauses of ``text`` that name days, split at "and" too where each side has words
+    of its own besides days ("Deliveries arrive on Mondays and pickups happen on Fridays",
+    not "open Monday and Tuesday")."""
+    clauses = []
+    for clause in _DAY_CLAUSE.split(text):
+        parts = _AND.split(clause or "")
+        own = all(content_words(p) - _DAY_WORDS for p in parts)
+        clauses.extend(parts if len(parts) > 1 and own else [clause or ""])
+    return [c for c in clauses if weekdays(c)]
+
+
+def _topic_of(clause: str) -> str:
+    """The first word of a clause that is not a day's (the thing its days are bound to)."""
+    words = [w for w in re.findall(r"[^\W\d_]+", clause) if content_words(w) - _DAY_WORDS]
+    return words[0].lower() if words else "it"
 
 
 def check_day_times(claim: str, context: str) -> list[Finding]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
@@ -22,3 +23,12 @@ def ask(judge: Any, question: Any, inputs: Any) -> Any:
     outcome = asyncio.run(judge.ask(question, inputs))
     assert outcome.judged, outcome.reason
     return outcome.value
+
+
+_DOUBT = re.compile(r"^unsure \((?:[^()]|\([^()]*\))*\): ")
+
+
+def stated(verdict: Any) -> str:
+    """A verdict's reason as its evidence gives it, without the opening that says it is
+    unsure ("unsure (contradicted: times (numbers): a kind of evidence ...): claims ...")."""
+    return _DOUBT.sub("", verdict.reason)

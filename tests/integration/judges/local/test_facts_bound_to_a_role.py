@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from .conftest import stated
 from .test_hard_cases import one, same
 
 VOUCHER = ["Loyalty members get 100 points for a 5 euro voucher. Points expire after two years."]
@@ -67,7 +68,9 @@ def test_a_fact_in_another_place_is_contradicted_with_both_sides_named(
 ) -> None:
     said = one(local_judge, wrong, contexts)
     assert said.verdict == "contradicted"
-    assert said.reason.startswith(reason), said.reason
+    # A conflict of a kind not measured right often enough is the judge's best guess: its
+    # reason says so before the checks' message.
+    assert stated(said).startswith(reason), said.reason
     kept = one(local_judge, right, contexts)
     assert kept.verdict == "supported", kept.reason
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from rag_eval_pytest.judges.local import trust
 from rag_eval_pytest.judges.questions import (
     AnswerEquivalence,
     EquivalenceInput,
@@ -145,10 +146,11 @@ def test_a_yes_or_no_to_a_comparison_of_two_things_is_unsure(local_judge: Any) -
         outcome = asyncio.run(local_judge.ask(StatementSupport(), inputs))
         assert outcome.unsure == (0,), answer
         assert outcome.value.statements[0].reason.startswith("unsure ("), answer
-    # A fact of one of the two is checked as any other.
-    inputs = StatementsInput(question=question, answer="The Oslo office opened in 2015.",
-                             contexts=contexts)  # fmt: skip
-    assert asyncio.run(local_judge.ask(StatementSupport(), inputs)).unsure == ()
+    # A fact of one of the two is checked as any other: no comparison, and supported (its
+    # kind of evidence may still leave it unsure).
+    answer = "The Oslo office opened in 2015."
+    _, [verdict] = asyncio.run(local_judge.statement_support(answer, contexts, question))
+    assert (verdict.verdict, verdict.basis != trust.COMPARISON) == ("supported", True)
 
 
 def test_a_bare_no_the_contexts_neither_state_nor_contradict_is_unsure(local_judge: Any) -> None:

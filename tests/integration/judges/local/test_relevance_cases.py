@@ -1,10 +1,14 @@
 """Relevance with the local judge: a context that holds the answer among other sentences is
 relevant, an answer that answers is relevant; each in its relevant form and its irrelevant
-form, through the metric code a user's run uses."""
+form, through the metric code a user's run uses. These are the verdicts its rules and models
+give; no kind of relevance evidence is right often enough on the benchmark's held-out halves
+to decide alone, so the shipped judge gives each of them as a best guess, unsure
+(tests/unit/judges/local/test_relevance_bands.py), and the judge here decides them."""
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -27,6 +31,18 @@ STORE = (
     "Gift cards never expire."
 )
 SECURITY = "Customer data is encrypted at rest with AES-256. Passwords are never sent by email."
+
+
+@pytest.fixture(scope="module")
+def deciding(local_judge: Any) -> Any:
+    """The local judge with every kind of relevance evidence deciding."""
+    from rag_eval_pytest.judges.local import LocalJudge
+
+    return LocalJudge(
+        embedder=local_judge.embedder,
+        answer_model=replace(local_judge.answer_model, trusted=None),
+        sentence_model=replace(local_judge.sentence_model, trusted=None),
+    )
 
 
 def run(judge: Any, metric: str, question: str, answer: str = "", contexts: str = "") -> Any:
@@ -56,9 +72,9 @@ def answer_relevance(judge: Any, question: str, answer: str) -> Any:
 
 
 def test_a_context_with_one_answering_sentence_among_unrelated_ones_is_relevant(
-    local_judge: Any,
+    deciding: Any,
 ) -> None:
-    result = context_relevance(local_judge, "Who is assigned to every new hire?", ONBOARDING)
+    result = context_relevance(deciding, "Who is assigned to every new hire?", ONBOARDING)
     assert result.score == pytest.approx(1 / 3) and passes(result, "context_relevance")
     assert result.reason == (
         "1 of 3 context sentences needed for the question (1 of 1 context holds one)"
@@ -71,95 +87,95 @@ def test_a_context_with_one_answering_sentence_among_unrelated_ones_is_relevant(
     assert [v for _, v in verdicts[1:]] == ["not relevant", "not relevant"]
 
 
-def test_a_context_without_the_answer_is_not_relevant(local_judge: Any) -> None:
-    result = context_relevance(local_judge, "Who is assigned to every new hire?", OFFICE)
+def test_a_context_without_the_answer_is_not_relevant(deciding: Any) -> None:
+    result = context_relevance(deciding, "Who is assigned to every new hire?", OFFICE)
     assert result.score == 0.0 and not passes(result, "context_relevance")
     assert {e.verdict for e in result.evidence} == {"not relevant"}
 
 
-def test_a_context_with_opening_hours_is_relevant_to_when_it_opens(local_judge: Any) -> None:
-    result = context_relevance(local_judge, "When is the store open?", STORE)
+def test_a_context_with_opening_hours_is_relevant_to_when_it_opens(deciding: Any) -> None:
+    result = context_relevance(deciding, "When is the store open?", STORE)
     assert result.score == pytest.approx(1 / 3), result.evidence
     assert [e.verdict for e in result.evidence] == ["relevant", "not relevant", "not relevant"]
     assert passes(result, "context_relevance")
 
 
 def test_a_context_without_opening_hours_is_not_relevant_to_when_it_opens(
-    local_judge: Any,
+    deciding: Any,
 ) -> None:
-    result = context_relevance(local_judge, "When is the store open?", OFFICE)
+    result = context_relevance(deciding, "When is the store open?", OFFICE)
     assert result.score == 0.0
 
 
 def test_a_sentence_saying_how_data_is_encrypted_is_relevant_to_how_it_is_protected(
-    local_judge: Any,
+    deciding: Any,
 ) -> None:
-    result = context_relevance(local_judge, "How is data at rest protected?", SECURITY)
+    result = context_relevance(deciding, "How is data at rest protected?", SECURITY)
     assert result.score == pytest.approx(1 / 2)
     assert [e.verdict for e in result.evidence] == ["relevant", "not relevant"]
     assert passes(result, "context_relevance")
 
 
 def test_an_answer_that_restates_the_subject_and_gives_the_role_answers_who(
-    local_judge: Any,
+    deciding: Any,
 ) -> None:
     result = answer_relevance(
-        local_judge, "Who is assigned to every new hire?", "Every new hire is assigned a mentor."
+        deciding, "Who is assigned to every new hire?", "Every new hire is assigned a mentor."
     )
     assert passes(result, "answer_relevance"), (result.score, result.reason)
     assert "does not contain what the question asks for" not in result.reason
 
 
 def test_an_answer_that_restates_the_subject_without_an_answer_is_not_relevant(
-    local_judge: Any,
+    deciding: Any,
 ) -> None:
     result = answer_relevance(
-        local_judge, "Who is assigned to every new hire?", "Every new hire starts on a Monday."
+        deciding, "Who is assigned to every new hire?", "Every new hire starts on a Monday."
     )
     assert not passes(result, "answer_relevance"), (result.score, result.reason)
     assert "does not contain what the question asks for" in result.reason
 
 
-def test_opening_hours_answer_when_a_place_opens(local_judge: Any) -> None:
+def test_opening_hours_answer_when_a_place_opens(deciding: Any) -> None:
     result = answer_relevance(
-        local_judge, "When is the store open?", "The store is open from 9 am to 5 pm on weekdays."
+        deciding, "When is the store open?", "The store is open from 9 am to 5 pm on weekdays."
     )
     assert passes(result, "answer_relevance"), (result.score, result.reason)
     library = answer_relevance(
-        local_judge, "When does the library open?", "The library opens at 8:00 every morning."
+        deciding, "When does the library open?", "The library opens at 8:00 every morning."
     )
     assert passes(library, "answer_relevance"), (library.score, library.reason)
     for answered in (result, library):
         assert "does not contain what the question asks for" not in answered.reason
 
 
-def test_an_answer_about_the_place_without_a_time_does_not_answer_when(local_judge: Any) -> None:
-    result = answer_relevance(local_judge, "When is the store open?", "The store sells shoes.")
+def test_an_answer_about_the_place_without_a_time_does_not_answer_when(deciding: Any) -> None:
+    result = answer_relevance(deciding, "When is the store open?", "The store sells shoes.")
     assert not passes(result, "answer_relevance"), (result.score, result.reason)
 
 
-def test_the_means_of_protection_answers_how_data_is_protected(local_judge: Any) -> None:
+def test_the_means_of_protection_answers_how_data_is_protected(deciding: Any) -> None:
     result = answer_relevance(
-        local_judge, "How is data at rest protected?", "Data at rest is encrypted with AES-256."
+        deciding, "How is data at rest protected?", "Data at rest is encrypted with AES-256."
     )
     assert passes(result, "answer_relevance"), (result.score, result.reason)
 
 
 def test_an_answer_about_something_else_does_not_answer_how_data_is_protected(
-    local_judge: Any,
+    deciding: Any,
 ) -> None:
     result = answer_relevance(
-        local_judge, "How is data at rest protected?", "Our office is closed on public holidays."
+        deciding, "How is data at rest protected?", "Our office is closed on public holidays."
     )
     assert not passes(result, "answer_relevance"), (result.score, result.reason)
 
 
-def test_a_list_of_names_answers_which(local_judge: Any) -> None:
+def test_a_list_of_names_answers_which(deciding: Any) -> None:
     question = "Which payment methods do you accept?"
-    listed = answer_relevance(local_judge, question, "We accept Visa, Mastercard and PayPal.")
+    listed = answer_relevance(deciding, question, "We accept Visa, Mastercard and PayPal.")
     assert passes(listed, "answer_relevance"), (listed.score, listed.reason)
     assert "besides the items it asks for" in listed.reason
-    due = answer_relevance(local_judge, question, "Payment is due within 14 days.")
+    due = answer_relevance(deciding, question, "Payment is due within 14 days.")
     assert not passes(due, "answer_relevance"), (due.score, due.reason)
 
 
@@ -169,24 +185,24 @@ RETURNS = (
 )
 
 
-def test_the_sentence_that_gives_the_amount_a_question_names_is_needed(local_judge: Any) -> None:
-    result = context_relevance(local_judge, "What is the return window?", RETURNS)
+def test_the_sentence_that_gives_the_amount_a_question_names_is_needed(deciding: Any) -> None:
+    result = context_relevance(deciding, "What is the return window?", RETURNS)
     assert [e.verdict for e in result.evidence] == ["not relevant", "relevant", "not relevant"]
     assert passes(result, "context_relevance")
     hotel = "The hotel has 120 rooms. Guests can check in from 3 pm."
-    result = context_relevance(local_judge, "What time is check-in?", hotel)
+    result = context_relevance(deciding, "What time is check-in?", hotel)
     assert [e.verdict for e in result.evidence] == ["not relevant", "relevant"]
 
 
-def test_a_passage_without_the_amount_a_question_names_is_not_relevant(local_judge: Any) -> None:
+def test_a_passage_without_the_amount_a_question_names_is_not_relevant(deciding: Any) -> None:
     store = "Our flagship store is in the city centre. Gift wrapping is free in December."
-    result = context_relevance(local_judge, "What is the return window?", store)
+    result = context_relevance(deciding, "What is the return window?", store)
     assert result.score == 0.0
 
 
-def test_a_hedge_followed_by_the_answer_answers(local_judge: Any) -> None:
+def test_a_hedge_followed_by_the_answer_answers(deciding: Any) -> None:
     question = "When does the shop open?"
-    hedged = answer_relevance(local_judge, question, "I don't know for certain. It opens at 9 am.")
+    hedged = answer_relevance(deciding, question, "I don't know for certain. It opens at 9 am.")
     assert passes(hedged, "answer_relevance"), (hedged.score, hedged.reason)
-    pointer = answer_relevance(local_judge, question, "I don't know. Please ask the front desk.")
+    pointer = answer_relevance(deciding, question, "I don't know. Please ask the front desk.")
     assert pointer.score == 0.0 and "declines" in pointer.reason

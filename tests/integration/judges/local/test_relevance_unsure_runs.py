@@ -1,7 +1,9 @@
-"""The local judge's unsure band for answer relevance through a real pytest run: an answer
-whose relevance probability falls in the band is not judged, with the band's edges as its
-bounds, and the run says a case needs an LLM judge and is not green; a clear answer is
-decided."""
+"""The local judge's unsure answer relevance through a real pytest run. The shipped judge
+trusts no kind of relevance evidence (none is right on 95 % of the benchmark's held-out rows
+it decides): every rating is a best guess, not judged with the bounds 0 and 1, and the run
+says the cases need an LLM judge and is not green. A judge whose every kind decides (a
+``rag_judge`` of the user's) leaves unsure only an answer whose probability falls in the
+band, with the band's edges as its bounds, and decides a clear one."""
 
 from __future__ import annotations
 
@@ -23,31 +25,64 @@ def test_on_topic(rag_case):
 NEEDS = "1 case needs an LLM judge to decide: answer_relevance (1)"
 
 
-def test_an_answer_in_the_relevance_band_is_unsure_and_a_clear_one_decided(
+CASES = [
+    case(
+        "how",
+        QUESTION,
+        answer="Employees request time off through the HR portal.",
+        contexts=[CONTEXT],
+    ),
+    # On topic, but how many days is not how to ask for them: probability 0.55, in the band
+    # [0.53, 0.64) (the answer above: 0.75).
+    case(
+        "days",
+        QUESTION,
+        answer="Employees get 20 days of paid time off per year.",
+        contexts=[CONTEXT],
+    ),
+]
+DECIDING = """
+from dataclasses import replace
+
+import pytest
+
+from rag_eval_pytest.judges.local import LocalJudge
+from rag_eval_pytest.judges.local.relevance import RELEVANCE
+
+
+@pytest.fixture(scope="session")
+def rag_judge():
+    return LocalJudge(answer_model=replace(RELEVANCE, trusted=None))
+"""
+
+
+def test_the_shipped_judge_leaves_every_rating_to_an_llm_judge(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
-    write_dataset(
-        [
-            case(
-                "how",
-                QUESTION,
-                answer="Employees request time off through the HR portal.",
-                contexts=[CONTEXT],
-            ),
-            # On topic, but how many days is not how to ask for them: probability 0.55,
-            # in the band [0.53, 0.64) (the answer above: 0.75).
-            case(
-                "days",
-                QUESTION,
-                answer="Employees get 20 days of paid time off per year.",
-                contexts=[CONTEXT],
-            ),
-        ]
-    )
+    write_dataset(CASES)
     pytester.makepyfile(test_rag=TESTS)
     result = pytester.runpytest(
         "--rag-dataset=dataset.json", "--rag-judge=local", "-p", "no:randomly"
     )
+    result.assert_outcomes(skipped=2)  # never passed
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        ["not checked: 2 cases need an LLM judge to decide: answer_relevance (2)*"]
+    )
+    clear = {c["id"]: c for c in read_report(pytester)["cases"]}["how"]["metrics"]
+    rated = clear["answer_relevance"]
+    assert (rated["status"], rated["cause"], rated["bounds"]) == ("not_judged", "unsure", [0, 1])
+    assert rated["details"]["decided_score"] >= 0.7  # its best guess: relevant
+    assert "a kind of evidence not right often enough to decide alone" in rated["reason"]
+
+
+def test_an_answer_in_the_relevance_band_is_unsure_and_a_clear_one_decided(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset(CASES)
+    pytester.makepyfile(test_rag=TESTS)
+    pytester.makeconftest(DECIDING)
+    result = pytester.runpytest("--rag-dataset=dataset.json", "-p", "no:randomly")
     result.assert_outcomes(passed=1, skipped=1)  # the unsure one: skipped, never passed
     assert result.ret == 1
     result.stdout.fnmatch_lines([f"not checked: {NEEDS}*"])

@@ -41,8 +41,25 @@ def test_the_support_thresholds_decide_the_verdict(local_judge: Any) -> None:
 
 def test_the_defaults_are_the_calibrated_thresholds(local_judge: Any) -> None:
     judge = build(local_judge)
-    assert (judge.calibration.support, judge.calibration.ambiguous) == (0.64, 0.4)
+    assert (judge.calibration.support, judge.calibration.ambiguous) == (0.33, 0.2)
     assert judge.relevance_threshold == 0.65
     # A support threshold below the default ambiguous one takes the ambiguous one down.
-    lenient = build(local_judge, support_threshold=0.3)
-    assert (lenient.calibration.support, lenient.calibration.ambiguous) == (0.3, 0.3)
+    lenient = build(local_judge, support_threshold=0.15)
+    assert (lenient.calibration.support, lenient.calibration.ambiguous) == (0.15, 0.15)
+
+
+def test_a_check_switched_off_finds_nothing(local_judge: Any) -> None:
+    """``judge.local.checks: {numbers: false}``: a number the context gives as another is no
+    longer a contradiction (the judge's identity says so: its answers are cached apart)."""
+    wrong = StatementsInput(
+        question="How much PTO?",
+        answer="Full-time employees receive 25 days of paid time off every year.",
+        contexts=[POLICY],
+    )
+    [checked] = ask(build(local_judge), StatementSupport(), wrong).statements
+    assert checked.verdict == "contradicted"
+    without = build(local_judge, checks={"numbers": False})
+    [unchecked] = ask(without, StatementSupport(), wrong).statements
+    assert unchecked.verdict != "contradicted", unchecked.reason
+    assert "claims 25 days" not in unchecked.reason
+    assert without.fingerprint() != build(local_judge).fingerprint()

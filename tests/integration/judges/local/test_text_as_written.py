@@ -92,12 +92,6 @@ WORDINGS = [
         id="a bound is no negation",
     ),
     pytest.param(
-        "Refunds are not available for digital goods.",
-        "Digital goods are non-refundable.",
-        "Digital goods are refundable.",
-        id="non- negates",
-    ),
-    pytest.param(
         "Store the vaccine at 2-8\u00b0C.",
         "The vaccine should be stored between 2 and 8 degrees Celsius.",
         "The vaccine should be stored between 2 and 25 degrees Celsius.",
@@ -133,11 +127,31 @@ def test_a_fact_is_judged_on_its_words_however_the_source_wrote_them(
     assert contradicted.verdict == "contradicted", contradicted.reason
 
 
+# The right form says the context's fact in other words: its support score alone may not
+# decide it, but nothing decides it wrong.
+PARAPHRASED = [
+    pytest.param(
+        "Refunds are not available for digital goods.",
+        "Digital goods are non-refundable.",
+        "Digital goods are refundable.",
+        id="non- negates",
+    ),
+]
+
+
+@pytest.mark.parametrize(("context", "right", "wrong"), PARAPHRASED)
+def test_a_fact_in_other_words_is_never_decided_wrong_and_its_opposite_is_contradicted(
+    local_judge: Any, context: str, right: str, wrong: str
+) -> None:
+    supported, contradicted = asyncio.run(local_judge.support([right, wrong], [context]))
+    assert supported.verdict == "supported" or supported.unsure, supported.reason
+    assert contradicted.verdict == "contradicted", contradicted.reason
+
+
 @pytest.mark.parametrize(
     ("context", "claim"),
     [
         ("Call us at +44 20 7946 0958 for bookings.", "For bookings, call +44 20 7946 0959."),
-        ("Our support line is available 24/7.", "The support line is available 12 hours a day."),
     ],
 )
 def test_a_number_no_context_states_is_not_supported_by_its_wording(
@@ -146,6 +160,13 @@ def test_a_number_no_context_states_is_not_supported_by_its_wording(
     [verdict] = asyncio.run(local_judge.support([claim], [context]))
     assert verdict.verdict == "not mentioned", verdict.reason
     assert verdict.unsure  # the wording matches: an LLM judge decides
+    assert "the contexts state no such number" in verdict.reason
+
+
+def test_a_length_of_time_no_context_states_is_not_supported(local_judge: Any) -> None:
+    claim = "The support line is available 12 hours a day."
+    [verdict] = asyncio.run(local_judge.support([claim], ["Our support line is available 24/7."]))
+    assert verdict.verdict == "not mentioned", verdict.reason
     assert "the contexts state no such number" in verdict.reason
 
 

@@ -13,7 +13,7 @@ from rag_eval_pytest.judges.local.checks import (
     check_numbers,
     check_swaps,
 )
-from rag_eval_pytest.judges.local.support import _closest_sentence
+from rag_eval_pytest.judges.local.pipeline import closest_sentence as _closest_sentence
 from rag_eval_pytest.text.claims import split_claims
 from rag_eval_pytest.text.facts import Date, coverage, dates, names, negation_cues, quantities
 from rag_eval_pytest.text.sentences import split_sentences
@@ -109,7 +109,7 @@ def test_a_word_and_any_of_its_opposites_negate_each_other() -> None:
     ]
     for claim, context in pairs:
         [finding] = check_negation(claim, context, 1.0)
-        assert finding.kind == "negation", claim
+        assert finding.kind == "opposite", claim
     # An opposite and a "not" cancel out: "not allowed" is "prohibited".
     assert check_negation("Smoking is not allowed.", "Smoking is prohibited.", 1.0) == []
 
@@ -308,3 +308,32 @@ def test_the_closest_sentence_on_a_tie_is_the_one_sharing_more_words() -> None:
     assert _closest_sentence("We deliver to P.O. boxes.", passage) == (
         "We do not ship to P.O. boxes."
     )
+
+
+def test_a_number_is_read_against_the_sentence_about_its_thing() -> None:
+    """The claim's number in the window's other sentence, counting another thing, is no
+    support: the sentence about the claim's thing gives another number."""
+    window = (
+        "Items can be returned within 30 days of delivery for a full refund. "
+        "Refunds are issued within 5 business days."
+    )
+    [conflict] = check_numbers("You can return an item within 5 days of delivery.", window, window)
+    assert conflict.message == "claims 5 days; the context says 30 days"
+    for right in (
+        "You have 30 days from delivery to return an item.",
+        "Refunds are issued within 5 business days.",
+        "Items can be returned within 30 days and refunds are issued within 5 business days.",
+    ):
+        assert check_numbers(right, window, window) == [], right
+
+
+def test_the_same_number_of_another_unit_of_time_is_a_conflict() -> None:
+    context = "Refunds are processed within two business days."
+    [conflict] = check_numbers("Refunds are processed within two weeks.", context, context)
+    assert conflict.message == "claims two weeks; the context says two business days"
+    assert check_numbers("Refunds are processed within 2 days.", context, context) == []
+    # The same length in other units, and an ordinal day, are no conflict.
+    months = "The warranty lasts 24 months."
+    assert check_numbers("The warranty lasts two years.", months, months) == []
+    due = "Payments are due on the 1st of each month."
+    assert check_numbers("Payments are due on the 1st day.", due, due) == []

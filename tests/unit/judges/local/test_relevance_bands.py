@@ -1,8 +1,10 @@
-"""The local judge's unsure bands for relevance: an answer's rating and each context
-sentence's verdict are decided outside the calibrated band and a best guess inside it; the
-metrics report the unsure items through the same channel as faithfulness's unsure claims, so
-``judge.local.unsure`` and the cascade judge apply to them. No model: a stand-in embedder
-gives each text a vector at a chosen similarity to the question."""
+"""The local judge's unsure bands for relevance: with a model whose every kind of evidence
+decides, an answer's rating and each context sentence's verdict are decided outside the band
+and a best guess inside it; the shipped models trust no kind of relevance evidence, so each of
+their verdicts is a best guess. The metrics report the unsure items through the same channel
+as faithfulness's unsure claims, so ``judge.local.unsure`` and the cascade judge apply to
+them. No model: a stand-in embedder gives each text a vector at a chosen similarity to the
+question."""
 
 from __future__ import annotations
 
@@ -82,7 +84,9 @@ RELEVANT = "The store opens at 9 am."
 # probability (here in its band) rates it.
 BORDERLINE = "The store opens early for members."
 UNRELATED = "Bananas are yellow."
-RATINGS = judge({RELEVANT: 0.9, BORDERLINE: 0.7, UNRELATED: 0.1})
+# A model whose every kind of evidence decides: the band alone leaves a rating unsure.
+DECIDING = replace(RELEVANCE, trusted=None)
+RATINGS = judge({RELEVANT: 0.9, BORDERLINE: 0.7, UNRELATED: 0.1}, answer_model=DECIDING)
 
 
 def test_a_short_answer_with_what_is_asked_is_relevant_however_far_in_meaning() -> None:
@@ -139,9 +143,12 @@ def test_a_borderline_answer_is_unsure_between_the_scores_of_the_bands_edges() -
     assert result.reason.startswith(f"unsure (score {result.score:.2f} is between {low:.2f}")
 
 
-def test_a_declining_answer_is_never_unsure() -> None:
-    result = measured("answer_relevance", judge({}), sample("I don't know."))
+def test_a_declining_answer_is_decided_by_a_model_whose_kinds_all_decide() -> None:
+    result = measured("answer_relevance", judge({}, answer_model=DECIDING), sample("I don't know."))
     assert (result.score, result.unsure) == (0.0, 0)
+    # The shipped model rates it 0 too, unsure: declines are too few to be measured.
+    shipped = measured("answer_relevance", judge({}), sample("I don't know."))
+    assert (shipped.score, shipped.unsure, shipped.bounds) == (0.0, 1, (0.0, 1.0))
 
 
 @pytest.mark.parametrize(
@@ -186,7 +193,7 @@ MAYBE = "Staff arrive early to prepare."
 UNNEEDED = "Bananas are yellow."
 # The band of a sentence's probability the tune half gave (0.63 to 0.70): not shipped, as it
 # did not hold on the held-out half, but a calibration may set one.
-BANDED = replace(SENTENCE_RELEVANCE, unsure=(0.63, 0.70))
+BANDED = replace(SENTENCE_RELEVANCE, unsure=(0.63, 0.70), trusted=None)
 SENTENCES = judge({NEEDED: 0.95, MAYBE: 0.65, UNNEEDED: 0.1}, sentence_model=BANDED)
 
 
@@ -215,13 +222,31 @@ def test_a_context_whose_verdict_depends_on_an_unsure_sentence_follows_the_polic
     assert (counted.status, counted.score) == ("passed", 0.5)
 
 
-def test_without_a_band_every_sentence_is_decided() -> None:
-    # The shipped sentence model has no band.
+def test_without_a_band_and_with_every_kind_trusted_every_sentence_is_decided() -> None:
     assert SENTENCE_RELEVANCE.unsure is None
-    forced = judge({NEEDED: 0.95, MAYBE: 0.65, UNNEEDED: 0.1})
+    every = replace(SENTENCE_RELEVANCE, trusted=None)
+    forced = judge({NEEDED: 0.95, MAYBE: 0.65, UNNEEDED: 0.1}, sentence_model=every)
     result = measured("context_relevance", forced, sample(contexts=[f"{UNNEEDED} {MAYBE}"]))
     assert [e.verdict for e in result.evidence] == ["not relevant", "relevant"]
     assert (result.score, result.unsure, result.bounds) == (0.5, 0, None)
+
+
+def test_the_shipped_models_leave_every_relevance_verdict_unsure() -> None:
+    """No kind of relevance evidence is right on 95 % of the held-out rows it decides: a
+    clearly relevant answer and a clearly needed sentence are best guesses too."""
+    assert RELEVANCE.trusted == SENTENCE_RELEVANCE.trusted == frozenset()
+    shipped = judge({RELEVANT: 0.9, NEEDED: 0.95, UNNEEDED: 0.1})
+    rated = measured("answer_relevance", shipped, sample(RELEVANT))
+    assert rated.score > default_threshold("answer_relevance")
+    assert (rated.unsure, rated.bounds) == (1, (0.0, 1.0))
+    assert rated.reason.startswith("unsure (relevant: a direct answer: a kind of evidence")
+    # A score in the band is no nearer to a decision: beyond its edges nothing decides either.
+    borderline = measured("answer_relevance", judge({BORDERLINE: 0.7}), sample(BORDERLINE))
+    assert borderline.reason.startswith("unsure (score ")
+    assert borderline.bounds == (0.0, 1.0)
+    needed = measured("context_relevance", shipped, sample(contexts=[f"{NEEDED} {UNNEEDED}"]))
+    assert [e.verdict for e in needed.evidence] == ["unsure", "unsure"]
+    assert needed.bounds == (0.0, 1.0)
 
 
 def test_the_band_holds_a_relevance_threshold_set_outside_it() -> None:

@@ -108,3 +108,21 @@ def test_the_two_ends_of_a_route() -> None:
     assert check_routes(TRANSFER, TRANSFER) == []
     both = "Flights go from Paris to Berlin at 7 am and from Berlin to Paris at 6 pm."
     assert check_routes("There is a flight from Berlin to Paris.", both) == []
+
+
+def test_days_are_bound_to_the_clause_of_their_own_thing() -> None:
+    """A sentence naming two things' days: each of the claim's clauses is read against the
+    context's clause about its own thing, not against every day the sentence names."""
+    context = "Deliveries arrive on Mondays and pickups happen on Fridays."
+    [swapped] = check_days("Deliveries arrive on Fridays and pickups happen on Mondays.", context)
+    assert swapped.message == "claims Fridays for deliveries; the context says Mondays"
+    assert check_days("Pickups happen on Mondays.", context)
+    assert check_days("Deliveries arrive on Mondays and pickups happen on Fridays.", context) == []
+    assert check_days("Pickups happen on Fridays.", context) == []
+    # "and" between days is no new clause; the clause sharing most of the claim's words is its.
+    assert (
+        check_days("The store is open on Tuesday.", "The store is open Monday and Tuesday.") == []
+    )
+    markets = "The farmers' market opens on Saturdays, while the flea market opens on Sundays."
+    assert check_days("The flea market opens on Saturdays.", markets)
+    assert check_days("The flea market opens on Sundays.", markets) == []

@@ -3,7 +3,7 @@ of several clauses whose "not" sits in one of them. No model is loaded here."""
 
 from __future__ import annotations
 
-from rag_eval_pytest.judges.local.support import _negation
+from rag_eval_pytest.judges.local.pipeline import negation as _negation
 from rag_eval_pytest.text.sentences import split_sentences
 
 TOKENISED = (

@@ -1,0 +1,380 @@
+"""What ships and how it was chosen: the support model, its threshold and unsure band, fitted
+only on the sets whose licence allows it, and the precision of each kind of evidence behind
+the local judge's verdicts (the part of ``judge_accuracy.py`` behind ``--fit`` and
+``--kinds``).
+
+* :data:`LICENCES`: each set's licence and whether it may be fitted on. The others measure,
+  they never fit: their rows are scored and reported, never read by a fit.
+* :func:`fit`: the logistic support model on the fitting sets' tune halves, without the
+  features that encode one set's quirk (:data:`QUIRKS`), a number or a date no context
+  states never raising support (:data:`NEVER_POSITIVE`), and each feature's ROC AUC on every
+  set beside it.
+* :func:`support_threshold` and :func:`band_of`: the support threshold and the unsure band,
+  from the fitting sets' tune halves.
+* :func:`kinds_table`: the precision of each kind of evidence on the rows given (the
+  held-out halves), the kinds at or above ``trust.MIN_PRECISION`` marked.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from rag_eval_pytest.judges.local import LocalJudge, trust
+from rag_eval_pytest.judges.local.support import FEATURES, claim_features
+from rag_eval_pytest.metrics.registry import default_threshold
+
+LICENCES: dict[str, tuple[str, bool]] = {
+    "halueval_qa": ("MIT (knowledge text from HotpotQA and Wikipedia, CC BY-SA 4.0)", True),
+    "hard_cases": ("the project's own (written for it, shipped with it)", True),
+    "lfqa_verification": ("none stated: research and evaluation only", False),
+    "faithbench": ("CC BY-NC-SA 4.0: non-commercial", False),
+    "trec_dl_answer_relevance": ("MS MARCO terms: non-commercial research", False),
+    "trec_dl_context_relevance": ("MS MARCO terms: non-commercial research", False),
+    "wikiqa_answer_relevance": ("WikiQA: 'other', research and evaluation only", False),
+}
+"""(licence, may the shipped weights, thresholds and bands be fitted on it)."""
+
+
+def may_fit(name: str) -> bool:
+    return LICENCES.get(name, ("", False))[1]
+
+
+QUIRKS = {
+    "short_x_coverage": "a short claim's coverage: on HaluEval the right answers are the short "
+    "ones (ROC AUC 0.92-0.94 there, 0.50 on LFQA, FaithBench and the hard cases)",
+    "similarity": "fitted on HaluEval and the hard cases alone its weight is negative (a long "
+    "fabricated answer that copies the context sits closer to it than a short right answer "
+    "read with its question): the same length quirk",
+}
+"""Features that mostly encode one set's quirk: left out of the fit (weight 0)."""
+
+NEVER_POSITIVE = ("number_gap", "date_gap", "missing_names")
+"""A number, a date or a name no context states never raises support: a positive weight is
+fixed at 0 and the model fitted again."""
+
+MIN_VERDICTS = 5
+"""A kind of evidence behind fewer decided rows of the held-out halves is not measured: it
+decides nothing alone."""
+
+
+def fit(
+    names: list[str],
+    tables: list[list[tuple[list[list[float]], int]]],
+    fitting: list[bool],
+) -> tuple[tuple[float, ...], float]:
+    """Fit the support model on the tune rows of the fitting sets (an unfaithful answer by
+    its weakest claim, a faithful one by all its claims), print each feature's ROC AUC on
+    every set (each answer by its weakest claim) and the weights, and return them."""
+    from sklearn.linear_model import LogisticRegression
+
+    print("\nfaithfulness: each feature's ROC AUC alone (each answer by its weakest claim)")
+    print("  | set | " + " | ".join(FEATURES) + " |")
+    for name, table in zip(names, tables, strict=True):
+        labels = [y for _, y in table]
+        cells = [_auc([min(f[i] for f in rows) for rows, _ in table], labels) for i in range(8)]
+        print(f"  | {name} | " + " | ".join(cells) + " |")
+    xs: list[list[float]] = []
+    ys: list[int] = []
+    for table, use in zip(tables, fitting, strict=True):
+        for rows, label in table if use else []:
+            if label == 0:  # an unfaithful answer has at least one unsupported claim
+                xs.append(min(rows, key=lambda f: f[0] + f[1]))
+                ys.append(0)
+            else:
+                xs += rows
+                ys += [1] * len(rows)
+    kept = [i for i, name in enumerate(FEATURES) if name not in QUIRKS]
+    while True:
+        model = LogisticRegression(C=1.0, max_iter=5000)
+        model.fit(np.array(xs)[:, kept], np.array(ys))
+        weights = dict(zip(kept, (round(float(w), 2) for w in model.coef_[0]), strict=True))
+        raised = [i for i in kept if FEATURES[i] in NEVER_POSITIVE and weights[i] > 0]
+        if not raised:
+            break
+        print(f"  {FEATURES[raised[0]]} came out positive ({weights[raised[0]]}): fixed at 0")
+        kept.remove(raised[0])
+    fitted = tuple(weights.get(i, 0.0) for i in range(len(FEATURES)))
+    bias = round(float(model.intercept_[0]), 2)
+    print(f"  fitted on {', '.join(n for n, u in zip(names, fitting, strict=True) if u)}")
+    print(f"  left out: {', '.join(f'{n} ({why})' for n, why in QUIRKS.items())}")
+    print(f"  weights {fitted} ({', '.join(FEATURES)}), bias {bias}")
+    return fitted, bias
+
+
+def _auc(scores: list[float], labels: list[int]) -> str:
+    pos = [s for s, y in zip(scores, labels, strict=True) if y == 1]
+    neg = [s for s, y in zip(scores, labels, strict=True) if y == 0]
+    if not pos or not neg:
+        return "n/a"
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    return f"{wins / (len(pos) * len(neg)):.3f}"
+
+
+async def features_of(judge: LocalJudge, row: dict[str, Any]) -> list[list[float]]:
+    """The support model's features of each statement of a row's answer."""
+    from rag_eval_pytest.judges.local.judge import statements_of
+
+    question = row.get("question") or ""
+    claims = statements_of(row["answer"], question) or [row["answer"]]
+    claims, evidence, vectors, question = await judge.read(claims, row["contexts"], question)
+    pairs = zip(claims, vectors, strict=True)
+    return [claim_features(c, v, evidence, question)[0] for c, v in pairs]
+
+
+# ----------------------------------------------------------------------------- items
+
+
+@dataclass(frozen=True)
+class Item:
+    """One statement of a row as the judge reads it whatever its support threshold: the
+    model's probability, the verdict a rule gives it whatever the threshold (``fixed``, with
+    the kind of evidence ``basis``; ``None``: the threshold's), whether a number or a word
+    no context states keeps it from being supported by its wording (``capped``), the kind of
+    evidence of a number or a date no context states (``unstated``), and whether it is a
+    comparison of two things or the statement of a bare "No." (always unsure when not
+    supported)."""
+
+    probability: float
+    fixed: bool | None = None
+    basis: str = ""
+    capped: bool = False
+    unstated: str = ""
+    compares: bool = False
+    bare_no: bool = False
+
+    def read(self, cut: float, band: tuple[float, float] | None) -> tuple[bool, str]:
+        """(yes, the kind of evidence of its verdict) at the support threshold ``cut`` with
+        the unsure band ``band``, as the judge gives them."""
+        yes, kind = self._rule(cut)
+        in_band = band is not None and band[0] <= self.probability < band[1]
+        if kind == "":
+            yes = self.probability >= cut
+            kind = trust.SCORE_SUPPORTED if yes else trust.SCORE_NOT_MENTIONED
+            kind = trust.IN_BAND if in_band else kind
+        elif band is not None and not in_band and _scores_alike(kind, yes, self.probability, cut):
+            # The score alone gives the rule's verdict outside the band: the score's kind.
+            kind = trust.SCORE_SUPPORTED if yes else trust.SCORE_NOT_MENTIONED
+        if self.compares:
+            kind = trust.COMPARISON
+        elif self.bare_no and not yes and not kind.startswith("contradicted"):
+            kind = trust.BARE_NO
+        return yes, kind
+
+    def _rule(self, cut: float) -> tuple[bool, str]:
+        if self.fixed is not None:
+            return self.fixed, self.basis
+        if self.capped and self.probability >= cut:
+            return False, trust.WORDING_ONLY
+        if self.unstated and self.probability < cut:
+            return False, self.unstated
+        return False, ""
+
+
+def _scores_alike(kind: str, yes: bool, probability: float, cut: float) -> bool:
+    """Whether the model's score gives the verdict a rule gave (not for a conflict, nor for
+    a claim only its wording supports)."""
+    if kind.startswith("contradicted") or kind == trust.WORDING_ONLY:
+        return False
+    return (probability >= cut) == yes
+
+
+async def claim_items(judge: LocalJudge, row: dict[str, Any]) -> list[Item]:
+    """The statements of a row as items, read by the judge with a support threshold no
+    probability reaches (so that the rules that read the threshold leave the probability as
+    it is), no band and every kind trusted."""
+    from rag_eval_pytest.text.claims import bare_no, compares_two
+
+    wide = LocalJudge(
+        embedder=judge.embedder, calibration=judge.calibration, checks_off=judge.checks_off
+    )
+    wide.calibration = replace(judge.calibration, support=1.01, unsure=None, trusted=None)
+    question = row.get("question") or ""
+    claims, verdicts = await wide.statement_support(row["answer"], row["contexts"], question)
+    negative = bare_no(row["answer"])
+    items = []
+    for claim, v in zip(claims, verdicts, strict=True):
+        gaps = [f for f in v.findings if f.severity == "gap"]
+        compares = compares_two(claim, question)
+        if v.basis.startswith("not mentioned: unstated ") or v.basis in _SCORED:
+            capped = any(f.in_digits or f.kind == "replaced" for f in gaps)
+            unstated = next((f for f in gaps if f.kind in ("numbers", "dates")), None)
+            said = trust.unstated_basis(unstated) if unstated is not None else ""
+            items.append(Item(v.score, None, "", capped, said, compares, negative))
+        else:
+            fixed = v.verdict == "supported"
+            items.append(Item(v.model_score, fixed, v.basis, compares=compares, bare_no=negative))
+    return items
+
+
+_SCORED = (trust.SCORE_SUPPORTED, trust.SCORE_NOT_MENTIONED, trust.IN_BAND)
+
+
+def row_verdicts(
+    items: list[Item],
+    cut: float,
+    band: tuple[float, float] | None,
+    threshold: float,
+    trusted: frozenset[str] | None = None,
+) -> tuple[bool, bool | None, set[str]]:
+    """(the forced verdict, the decided verdict or ``None``, the kinds of evidence the decided
+    verdict rests on) of a row of statements at the support threshold ``cut`` and the band
+    ``band`` (see :func:`decide`)."""
+    return decide([item.read(cut, band) for item in items], threshold, trusted, band is not None)
+
+
+def decide(
+    read: list[tuple[bool, str]],
+    threshold: float,
+    trusted: frozenset[str] | None = None,
+    doubting: bool = True,
+) -> tuple[bool, bool | None, set[str]]:
+    """(the forced verdict, the decided verdict or ``None``, the kinds of evidence the decided
+    verdict rests on) of a row whose score is the share of its items (yes, kind of evidence)
+    that are yes, at ``threshold``: decided when counting every unsure item as no still
+    passes (it rests on its sure yes items), or as yes still fails (on its sure no items).
+    With ``doubting``, an item is unsure for a kind that always is and, with ``trusted``, for
+    a kind not in it."""
+    yes = [y for y, _ in read]
+    kinds = [k for _, k in read]
+    unsure = [doubting and trust.doubted(k, trusted) for k in kinds]
+    sure = sum(y for y, u in zip(yes, unsure, strict=True) if not u)
+    low, high = sure / len(read), (sure + sum(unsure)) / len(read)
+    forced = sum(yes) / len(read) >= threshold
+    if low >= threshold:
+        return forced, True, {k for k, y, u in zip(kinds, yes, unsure, strict=True) if y and not u}
+    if high < threshold:
+        rest = {k for k, y, u in zip(kinds, yes, unsure, strict=True) if not y and not u}
+        return forced, False, rest
+    return forced, None, set()
+
+
+async def relevance_items(judge: LocalJudge, task: str, row: dict[str, Any]) -> list[Read]:
+    """The items of a relevance row, each (yes, kind of evidence), as the judge reads them
+    with its band and every kind trusted: the answer's rating, or each context sentence."""
+    from rag_eval_pytest.judges.local.relevance import answer_relevance, sentence_relevance
+    from rag_eval_pytest.text.claims import declines
+    from rag_eval_pytest.text.facts import plain_form
+    from rag_eval_pytest.text.sentences import split_sentences
+
+    question = plain_form(row.get("question") or "")
+    if task == "answer_relevance":
+        if declines(row["answer"]):
+            return [(False, trust.DECLINES)]
+        answer = plain_form(row["answer"])
+        q, a = await judge.embedder.vectors([question, answer])
+        model = replace(judge.answer_model, trusted=None)
+        rating = answer_relevance(question, answer, q, a, model)
+        return [(rating.score >= model.shown_at, rating.basis)]
+    sentences = [plain_form(s) for c in row["contexts"] for s in split_sentences(c)]
+    vectors = await judge.embedder.vectors([question, *sentences])
+    model = replace(judge.sentence_model, trusted=None)
+    scores = sentence_relevance(question, sentences, vectors[0], vectors[1:], model)
+    return [(s.relevant(judge.relevance_threshold), s.basis(model)) for s in scores]
+
+
+Read = tuple[bool, str]
+
+
+def balanced(preds: list[bool], labels: list[int]) -> float:
+    pos = [p for p, y in zip(preds, labels, strict=True) if y == 1]
+    neg = [not p for p, y in zip(preds, labels, strict=True) if y == 0]
+    return (sum(pos) / max(1, len(pos)) + sum(neg) / max(1, len(neg))) / 2
+
+
+Part = tuple[str, list[tuple[list[Item], int]]]
+
+
+def support_threshold(parts: list[Part], fitting: list[bool]) -> float:
+    """Print the forced balanced accuracy of the faithfulness metric per set by support
+    threshold, and return the threshold with the best balanced accuracy over the fitting
+    sets' rows together (ties: the lowest)."""
+    threshold = default_threshold("faithfulness")
+
+    def accuracy(rows: list[tuple[list[Item], int]], cut: float) -> float:
+        preds = [row_verdicts(items, cut, None, threshold)[0] for items, _ in rows]
+        return balanced(preds, [y for _, y in rows])
+
+    pooled = [row for (_, rows), use in zip(parts, fitting, strict=True) if use for row in rows]
+    candidates = [round(0.05 + 0.01 * i, 2) for i in range(86)]
+    print("\nfaithfulness: forced balanced accuracy by support threshold (fitting sets pooled)")
+    print("  sets: pooled, " + ", ".join(name for name, _ in parts))
+    for cut in candidates[::5]:
+        cells = [accuracy(pooled, cut), *(accuracy(rows, cut) for _, rows in parts)]
+        print(f"  {cut:.2f}: " + "  ".join(f"{c:.3f}" for c in cells))
+    best = max(candidates, key=lambda c: (round(accuracy(pooled, c), 3), -c))
+    print(f"  support threshold with the best pooled balanced accuracy: {best:.2f}")
+    return best
+
+
+def band_of(parts: list[Part], fitting: list[bool], cut: float) -> tuple[float, float]:
+    """The unsure band ``[low, high)`` around ``cut``: widened from the ends of the scale
+    towards the cut while no row of a fitting set is decided wrong by a score alone (below
+    ``low``: not mentioned; from ``high``: supported), and printed with what it decides."""
+    threshold = default_threshold("faithfulness")
+    fitted = [rows for (_, rows), use in zip(parts, fitting, strict=True) if use]
+
+    def wrong(band: tuple[float, float], kind: str) -> int:
+        count = 0
+        for rows in fitted:
+            for items, label in rows:
+                _, decided, kinds = row_verdicts(items, cut, band, threshold)
+                count += decided is not None and decided != bool(label) and kind in kinds
+        return count
+
+    grid = [round(0.01 * i, 2) for i in range(101)]
+    low = 0.0
+    for edge in (g for g in grid if 0 < g <= cut):
+        if wrong((edge, 2.0), trust.SCORE_NOT_MENTIONED):
+            break
+        low = edge
+    high = 1.01
+    for edge in (g for g in reversed(grid) if g > cut):
+        if wrong((-1.0, edge), trust.SCORE_SUPPORTED):
+            break
+        high = edge
+    print(
+        f"\nfaithfulness: the unsure band [{low:.2f}, {high:.2f}) (no row of a fitting set decided"
+    )
+    print("  wrong by its score alone), decided rows' accuracy / coverage per set:")
+    for name, rows in parts:
+        decided = [(row_verdicts(i, cut, (low, high), threshold)[1], y) for i, y in rows]
+        kept = [(d, y) for d, y in decided if d is not None]
+        right = sum(d == bool(y) for d, y in kept)
+        print(f"  {name}: {right / max(1, len(kept)):.3f} / {len(kept) / len(rows):.2f}")
+    return low, high
+
+
+def kinds_table(
+    parts: list[tuple[str, list[tuple[list[Read], int]]]], threshold: float
+) -> frozenset[str]:
+    """Print, per kind of evidence, how many of the decided rows resting on it are right on
+    each set and on all of them (every kind trusted), and return the kinds at or above
+    ``trust.MIN_PRECISION`` on :data:`MIN_VERDICTS` rows or more. ``parts``: each set's rows,
+    each row's items read as (yes, kind) with the shipped band, and its label."""
+    counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for name, rows in parts:
+        for read, label in rows:
+            _, decided, kinds = decide(read, threshold)
+            for kind in kinds if decided is not None else ():
+                for where in (name, "all"):
+                    counts[kind][where][0] += decided == bool(label)
+                    counts[kind][where][1] += 1
+    names = [name for name, _ in parts]
+    print("\n| kind of evidence | " + " | ".join(names) + " | all | decides |")
+    print("|---|" + "---|" * (len(names) + 2))
+    trusted = set()
+    for kind, cells in sorted(counts.items(), key=lambda kv: -kv[1]["all"][1]):
+        right, seen = cells["all"]
+        sure = seen >= MIN_VERDICTS and right / seen >= trust.MIN_PRECISION
+        if sure:
+            trusted.add(kind)
+        shown = [f"{cells[n][0]}/{cells[n][1]}" if cells[n][1] else "" for n in names]
+        print(
+            f"| {kind} | " + " | ".join(shown) + f" | {right}/{seen} = {right / seen:.3f} | "
+            f"{'yes' if sure else 'no'} |"
+        )
+    return frozenset(trusted)

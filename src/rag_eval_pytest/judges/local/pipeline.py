@@ -1,0 +1,136 @@
+"""The checks of a claim, in one declared order, each under its name.
+
+Each check reads a claim against its evidence (:class:`Reading`: the closest passage, its
+context, all the contexts) and returns :class:`~.checks.Finding` objects; the pipeline
+stamps each finding with the name of the check that made it, which is what the support
+decision and the measured precision of each kind of evidence (:mod:`.trust`) read. A check
+is found by its name in :data:`CHECKS`; ``skip`` leaves some out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from ...text.facts import content_words, coverage, negation_cues, tokens
+from ...text.sentences import split_sentences
+from .checks import (
+    Finding,
+    check_binding,
+    check_dates,
+    check_names,
+    check_negation,
+    check_numbers,
+    check_swaps,
+)
+from .role_checks import check_day_times, check_days, check_routes, check_times
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a check reads: the claim, the passage closest to it, that passage's whole
+    context, every context joined, the closest passage with a date (the rival of a date the
+    closest one lacks), and a short claim read with its question (``framed``)."""
+
+    claim: str
+    passage: str
+    context: str
+    contexts: str
+    dated: str = ""
+    framed: str = ""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check: its name (``judge.local.checks``) and what it runs."""
+
+    name: str
+    run: Callable[[Reading], list[Finding]]
+
+
+def _swaps(reading: Reading) -> list[Finding]:
+    clause = best_sentence(reading.claim, reading.passage)
+    if LISTED.search(reading.claim):  # "black, navy and red": the list's commas part no clauses
+        clause = closest_sentence(reading.claim, reading.passage)
+    return check_swaps(reading.claim, clause, reading.context, reading.contexts, reading.framed)
+
+
+CHECKS: tuple[Check, ...] = (
+    Check("numbers", lambda r: check_numbers(r.claim, r.passage, r.contexts)),
+    Check("times", lambda r: check_times(r.claim, r.passage, r.contexts)),
+    Check("days", lambda r: check_days(r.claim, r.passage)),
+    Check("day_times", lambda r: check_day_times(r.claim, r.context)),
+    Check("routes", lambda r: check_routes(r.claim, r.passage)),
+    Check("dates", lambda r: check_dates(r.claim, r.passage, r.contexts, r.dated)),
+    Check("negation", lambda r: negation(r.claim, r.passage)),
+    Check("swaps", _swaps),
+    Check("names", lambda r: check_names(r.claim, r.contexts)),
+    Check("binding", lambda r: check_binding(r.claim, r.context)),
+)
+CHECK_NAMES = tuple(check.name for check in CHECKS)
+
+
+def run_checks(reading: Reading, skip: frozenset[str] = frozenset()) -> list[Finding]:
+    """Every finding of the checks not in ``skip``, in their declared order, each with its
+    check's name."""
+    return [
+        replace(finding, check=check.name)
+        for check in CHECKS
+        if check.name not in skip
+        for finding in check.run(reading)
+    ]
+
+
+CLAUSE = re.compile(r"\s*(?:[,;:\u2013\u2014]|\s-\s|\bbut\b|\bwhile\b|\bwhereas\b)\s*")
+# Three or more items: "black, navy and olive", "Visa, Mastercard, or PayPal".
+LISTED = re.compile(
+    r"\b[^\W\d_][\w-]*,\s+(?:[^\W\d_][\w-]*\s+)?[^\W\d_][\w-]*,?\s+(?:and|or)\s+[^\W\d_]"
+)
+
+
+def closest_sentence(claim: str, passage: str) -> str:
+    """The sentence of a window that shares most of the claim's words."""
+    parts = split_sentences(passage) or [passage]
+    return max(parts, key=lambda s: _shared(claim, s))
+
+
+def best_sentence(claim: str, passage: str) -> str:
+    """The clause of the passage that shares most of the claim's words: negation is read
+    there, not across a window ("The stones cause no symptoms as they form, but ... causing
+    pain" does not negate "it causes pain")."""
+    sentence = closest_sentence(claim, passage)
+    clauses = [c for c in CLAUSE.split(sentence) if c and len(c.split()) >= 3] or [sentence]
+    return max(clauses, key=lambda c: _shared(claim, c))
+
+
+def _shared(claim: str, text: str) -> tuple[float, int]:
+    """How much of the claim ``text`` holds: the share of its content words, then, on a tie,
+    how many of its words of any kind ("We deliver to P.O. boxes." shares "deliver" with
+    "Express shipping ... delivers in 1-2 business days." and "boxes" with "We do not ship to
+    P.O. boxes.", which also holds "We", "to", "P" and "O")."""
+    mine = {t.lower() for t in tokens(claim)}
+    return coverage(claim, text), len(mine & {t.lower() for t in tokens(text)})
+
+
+def negation(claim: str, passage: str) -> list[Finding]:
+    """A negation conflict of the claim with the passage's clause that shares most of its
+    words; for a claim of several clauses, kept only when a clause of the claim that can be
+    read alone conflicts with its own closest clause too. A claim copied from a passage whose
+    second clause holds the "not" ("... 89 percent, not even close to completion") is read
+    against that clause, not against the first one."""
+    clause = best_sentence(claim, passage)
+    found = check_negation(claim, clause, coverage(claim, clause))
+    pieces = CLAUSE.split(claim)
+    parts = [c for c in pieces if len(content_words(c)) >= 2]
+    # A "not" in a clause too short to read alone ("..., but not on Sundays") stays the claim's.
+    if not found or len(parts) < 2 or any(negation_cues(c) for c in pieces if c not in parts):
+        return found
+    for part in parts:
+        own = best_sentence(part, passage)
+        if check_negation(part, own, coverage(part, own)):
+            return found
+    return []

@@ -1,0 +1,108 @@
+"""A support bot checked offline, as a new user would (``--rag-judge=local``): its good answers
+in other words never fail (each passes, or the judge is unsure and says an LLM judge must
+decide), and its answers with a swapped fact never pass. Each case is one the offline judge
+once decided wrong."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import case, read_report
+
+RETURNS = (
+    "Items can be returned within 30 days of delivery for a full refund. "
+    "Refunds are issued within 5 business days."
+)
+GOOD = [
+    case(
+        "uk",
+        "Do you ship to the UK?",
+        answer="We do ship to the UK, Norway and Switzerland.",
+        contexts=[
+            "We ship to the United Kingdom, Norway and Switzerland. "
+            "Shipping to other countries is not available."
+        ],
+    ),
+    case(
+        "annual",
+        "How much does annual billing save?",
+        answer="Annual billing saves you 15 percent.",
+        contexts=["Annual billing saves 15% compared with monthly billing."],
+    ),
+    case(
+        "close",
+        "How do I close my account?",
+        answer="Open Settings, choose Account and click Close account.",
+        contexts=["To close your account, go to Settings > Account and select Close account."],
+    ),
+    case(
+        "returns",
+        "How long do I have to return an item?",
+        answer="You have 30 days from delivery to return an item.",
+        contexts=[RETURNS],
+    ),
+]
+SWAPPED = [
+    # 30 days in the sentence about returns; 5 business days in the one about refunds.
+    case(
+        "return_window",
+        "How long do I have to return an item?",
+        answer="You can return an item within 5 days of delivery.",
+        contexts=[RETURNS],
+    ),
+    case(
+        "pickups",
+        "When do deliveries and pickups happen?",
+        answer="Deliveries arrive on Fridays and pickups happen on Mondays.",
+        contexts=["Deliveries arrive on Mondays and pickups happen on Fridays."],
+    ),
+    # 15 is the express price of the context's other sentence.
+    case(
+        "standard",
+        "How long does standard shipping take?",
+        answer="Standard shipping takes 15 days.",
+        contexts=[
+            "Standard shipping takes 3 to 5 business days. Express shipping costs 15 dollars."
+        ],
+    ),
+    case(
+        "refund_time",
+        "How long do refunds take?",
+        answer="Refunds are processed within two weeks.",
+        contexts=["Refunds are processed within two business days."],
+    ),
+]
+TESTS = """
+from rag_eval_pytest import assert_faithful
+
+def test_grounded(rag_case):
+    assert_faithful(rag_case, 0.9)
+"""
+
+
+def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset(GOOD + SWAPPED)
+    pytester.makepyfile(test_bot=TESTS)
+    result = pytester.runpytest(
+        "--rag-dataset=dataset.json", "--rag-judge=local", "-p", "no:randomly"
+    )
+    assert result.ret == 1, result.stdout.str()
+    status = {
+        c["id"]: c["metrics"]["faithfulness"]["status"] for c in read_report(pytester)["cases"]
+    }
+    for good in GOOD:
+        assert status[good["id"]] in ("passed", "not_judged"), good["id"]
+    for swapped in SWAPPED:
+        assert status[swapped["id"]] in ("failed", "not_judged"), swapped["id"]
+    # The checks find each swapped fact. A conflict of days has been decided on too few of the
+    # benchmark's held-out rows to decide alone: the judge says so and leaves it to an LLM.
+    assert [status[c["id"]] for c in SWAPPED] == ["failed", "not_judged", "failed", "failed"]
+    pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
+    [claim] = pickups["metrics"]["faithfulness"]["evidence"]
+    assert claim["reason"].startswith("unsure (contradicted: days:")
+    assert "claims Fridays for deliveries; the context says Mondays" in claim["reason"]

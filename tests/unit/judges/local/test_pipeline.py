@@ -1,0 +1,54 @@
+"""The local judge's checks as one declared pipeline: each finding carries the name of the check
+that made it, a check can be left out by its name, and a verdict's kind of evidence names the
+check behind it. No model is loaded."""
+
+from __future__ import annotations
+
+from rag_eval_pytest.judges.local import trust
+from rag_eval_pytest.judges.local.pipeline import CHECK_NAMES, Reading, run_checks
+
+PASSAGE = "Items can be returned within 30 days of delivery."
+
+
+def reading(claim: str, passage: str = PASSAGE) -> Reading:
+    return Reading(claim, passage, passage, passage)
+
+
+def test_the_checks_run_in_one_declared_order_under_their_names() -> None:
+    assert CHECK_NAMES == (
+        "numbers",
+        "times",
+        "days",
+        "day_times",
+        "routes",
+        "dates",
+        "negation",
+        "swaps",
+        "names",
+        "binding",
+    )
+
+
+def test_each_finding_names_the_check_that_made_it() -> None:
+    [finding] = run_checks(reading("Items can be returned within 20 days of delivery."))
+    assert (finding.check, finding.kind, finding.severity) == ("numbers", "numbers", "conflict")
+    assert trust.conflict_basis(finding) == "contradicted: numbers"
+    closed = "The store is closed on Sundays."
+    found = run_checks(reading("The store is open on Sundays.", closed))
+    assert [trust.conflict_basis(f) for f in found] == [
+        "contradicted: days",
+        "contradicted: negation (opposite)",
+    ]
+
+
+def test_a_check_left_out_finds_nothing() -> None:
+    claim = "Items can be returned within 20 days of delivery."
+    assert run_checks(reading(claim), skip=frozenset({"numbers"})) == []
+
+
+def test_a_verdict_of_a_kind_not_trusted_is_doubted_and_some_kinds_never_decide() -> None:
+    assert not trust.doubted(trust.SCORE_SUPPORTED, None)
+    assert trust.doubted(trust.SCORE_SUPPORTED, frozenset({trust.RESTATEMENT}))
+    assert not trust.doubted(trust.RESTATEMENT, frozenset({trust.RESTATEMENT}))
+    for kind in (trust.IN_BAND, trust.WORDING_ONLY, trust.COMPARISON, trust.BARE_NO):
+        assert trust.doubted(kind, None)
