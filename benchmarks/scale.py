@@ -1,25 +1,37 @@
-"""Cost of the plugin as the dataset grows: 1,000, 10,000 and 50,000 pre-recorded cases.
+"""Cost of the plugin as the dataset grows: 1,000, 10,000 and 50,000 pre-recorded cases,
+every case passing, and 2 of every 3 failing.
 
 For each size, writes a dataset of pre-recorded cases (answers and contexts included, so no
 RAG system is called) with ``expected_contexts``, and a config that checks the two retrieval
 metrics only (``metrics: {retrieval_precision, retrieval_recall}``: no judge, no model).
-Then runs real ``pytest`` processes in zero-code mode, as a user would, and measures:
+Then runs real ``pytest`` processes, as a user would, and measures:
 
-* collection: ``pytest --collect-only -q``;
-* the whole run: ``pytest -q`` (every case passes);
-* peak memory of the run: the pytest process's ``ru_maxrss`` (``os.wait4``);
-* the same for N trivial parametrized tests with the plugin disabled (``-p no:rag_eval``);
-* plugin time per test, in CPU time (user + system, all threads of the pytest process: this
-  work never waits on a network, and CPU time does not count the time other programs on a
-  shared machine take the cores), two ways:
-  - *amortised*: (run - baseline run) / N, the plugin's fixed start-up cost included;
-  - *marginal*: the same with the fixed cost taken out, measured at ``--fixed-size`` cases
-    (default 10): ((run - baseline) at N - (run - baseline) at 10) / (N - 10). This is what
-    one more test costs, and the figure that shows whether that grows with the dataset.
+* collection: ``pytest --collect-only -q`` in zero-code mode;
+* the whole run: ``pytest -q``, each of
+  - zero-code mode (no test file), every case passing, and with 2 of 3 cases failing (their
+    ``expected_contexts`` name a document the case did not retrieve: both metrics fail);
+  - a test file whose one test takes ``rag_case`` and calls ``assert_retrieval``, the same
+    two datasets;
+  - plain pytest with the plugin disabled (``-p no:rag_eval``): N trivial parametrized tests,
+    all passing, and the same with 2 of 3 failing an ``assert`` (pytest's own cost of as many
+    failures);
+* peak memory of each run: the pytest process's ``ru_maxrss`` (``os.wait4``; the "Maximum
+  resident set size" that ``/usr/bin/time -v`` prints);
+* CPU time (user + system, all threads of the pytest process: this work never waits on a
+  network, and CPU time does not count the time other programs on a shared machine take the
+  cores), per case two ways:
+  - *amortised*: CPU / N, the fixed start-up cost included;
+  - *marginal*: the same with the fixed cost taken out, measured with the same kind of run at
+    ``--fixed-size`` cases (default 10): (CPU at N - CPU at 10) / (N - 10). This is what one
+    more case costs, and the figure that shows whether that grows with the dataset;
+  - the plugin's own time per test in passing zero-code runs: (run - plain run) / N, and its
+    marginal form, as before;
 * ``pytest --rag-dry-run`` on the largest dataset.
 
-Usage: ``python benchmarks/scale.py [--sizes 1000,10000,50000] [--runs 1] [--dry-run-only]``
-(``--sizes 1000,10000`` for a quick run; ``--dry-run-only`` times only the dry run).
+Usage: ``python benchmarks/scale.py [--sizes 1000,10000,50000] [--runs 1] [--dry-run-only]
+[--plain-failing-up-to N]`` (``--sizes 1000,10000`` for a quick run; ``--dry-run-only`` times
+only the dry run; plain pytest's failing runs are quadratic in the failures, about 20 minutes
+at 50,000 tests on 2 cores: ``--plain-failing-up-to 10000`` leaves out the larger ones).
 """
 
 from __future__ import annotations
@@ -42,12 +54,37 @@ from cached_overhead import dataset as overhead_dataset
 CONFIG = "metrics:\n  retrieval_precision: null\n  retrieval_recall: null\n"
 
 
-def dataset(cases: int) -> dict[str, Any]:
-    """The cached-overhead benchmark's cases, each expecting the sources it retrieved."""
+TEST_FILE = """
+from rag_eval_pytest import assert_retrieval
+
+
+def test_retrieval(rag_case):
+    assert_retrieval(rag_case)
+"""
+
+PLAIN_FAILING = """
+import pytest
+
+@pytest.mark.parametrize("n", range({cases}))
+def test_plain(n):
+    assert n % 3 == 0
+"""
+
+
+def dataset(cases: int, *, failing: bool = False) -> dict[str, Any]:
+    """The cached-overhead benchmark's cases, each expecting the sources it retrieved; with
+    ``failing``, 2 of every 3 expect a document none of their contexts comes from."""
     doc: dict[str, Any] = overhead_dataset(cases)
-    for row in doc["test_cases"]:
+    for i, row in enumerate(doc["test_cases"]):
         row["expected_contexts"] = [context["source"] for context in row["contexts"]]
+        if failing and i % 3:
+            row["expected_contexts"] = ["not-retrieved.md"]
     return doc
+
+
+def failing_cases(cases: int) -> int:
+    """How many of ``cases`` fail in a failing run: 2 of every 3."""
+    return cases - (cases + 2) // 3
 
 
 @dataclass
@@ -91,47 +128,91 @@ def median_run(args: list[str], cwd: Path, runs: int, *, ok: tuple[int, ...] = (
     )
 
 
+KINDS = (
+    "plain, passing",
+    "plain, failing",
+    "zero-code, passing",
+    "zero-code, failing",
+    "rag_case file, passing",
+    "rag_case file, failing",
+)
+"""The runs of each size: plain pytest (the plugin disabled), zero-code mode and a test file
+taking ``rag_case``, each with every case passing and with 2 of 3 failing."""
+
+
 @dataclass
 class Size:
     cases: int
     collect: Run
-    run: Run
     base_collect: Run
-    base_run: Run
+    runs: dict[str, Run]
+
+    @property
+    def run(self) -> Run:
+        return self.runs["zero-code, passing"]
+
+    @property
+    def base_run(self) -> Run:
+        return self.runs["plain, passing"]
 
     @property
     def overhead(self) -> float:
-        """CPU seconds the plugin's run takes beyond the baseline's."""
+        """CPU seconds the plugin's passing run takes beyond the baseline's."""
         return self.run.cpu_seconds - self.base_run.cpu_seconds
 
 
-def measure(cases: int, root: Path, runs: int) -> Size:
-    plugin_dir, base_dir = root / f"plugin_{cases}", root / f"baseline_{cases}"
-    plugin_dir.mkdir(parents=True)
-    base_dir.mkdir(parents=True)
-    (plugin_dir / "cases.json").write_text(json.dumps(dataset(cases)))
-    (plugin_dir / "eval-config.yaml").write_text(CONFIG)
-    (plugin_dir / "pytest.ini").write_text("[pytest]\n")
-    (base_dir / "test_plain.py").write_text(BASELINE.format(cases=cases))
-    (base_dir / "pytest.ini").write_text("[pytest]\n")
+def write_folders(cases: int, root: Path) -> dict[str, Path]:
+    """One folder per kind of run, with its dataset, config and test file."""
+    folders = {
+        kind: root / f"{kind.replace(', ', '-').replace(' ', '_')}_{cases}" for kind in KINDS
+    }
+    for kind, folder in folders.items():
+        folder.mkdir(parents=True)
+        (folder / "pytest.ini").write_text("[pytest]\n")
+        failing = kind.endswith("failing")
+        if kind.startswith("plain"):
+            test = PLAIN_FAILING if failing else BASELINE
+            (folder / "test_plain.py").write_text(test.format(cases=cases))
+            continue
+        (folder / "cases.json").write_text(json.dumps(dataset(cases, failing=failing)))
+        (folder / "eval-config.yaml").write_text(CONFIG)
+        if kind.startswith("rag_case"):
+            (folder / "test_retrieval.py").write_text(TEST_FILE)
+    return folders
+
+
+def measure(cases: int, root: Path, runs: int, *, plain_failing: bool = True) -> Size:
+    folders = write_folders(cases, root)
     plugin = ["--rag-dataset", "cases.json"]
     off = ["-p", "no:rag_eval"]
-    size = Size(
+    measured: dict[str, Run] = {}
+    for kind, folder in folders.items():
+        if kind == "plain, failing" and not plain_failing:
+            continue
+        args = off if kind.startswith("plain") else plugin
+        ok = (1,) if kind.endswith("failing") else (0,)
+        measured[kind] = median_run(args, folder, runs, ok=ok)
+        if not kind.startswith("plain"):
+            check_counts(kind, folder, cases)
+    return Size(
         cases,
-        collect=median_run([*plugin, "--collect-only"], plugin_dir, runs),
-        run=median_run(plugin, plugin_dir, runs),
-        base_collect=median_run([*off, "--collect-only"], base_dir, runs),
-        base_run=median_run(off, base_dir, runs),
+        collect=median_run([*plugin, "--collect-only"], folders["zero-code, passing"], runs),
+        base_collect=median_run([*off, "--collect-only"], folders["plain, passing"], runs),
+        runs=measured,
     )
-    report = json.loads((plugin_dir / "results" / "eval_report.json").read_text())
+
+
+def check_counts(kind: str, folder: Path, cases: int) -> None:
+    """The run's report says what the dataset makes it: every case passed, or 2 of 3 failed."""
+    report = json.loads((folder / "results" / "eval_report.json").read_text())
     counts = report["summary"]["counts"]
-    if counts["passed"] != cases:
-        sys.exit(f"{cases} cases: expected every case to pass, the report says {counts}")
-    return size
+    failed = failing_cases(cases) if kind.endswith("failing") else 0
+    if (counts["passed"], counts["failed"]) != (cases - failed, failed):
+        sys.exit(f"{kind}, {cases} cases: expected {failed} failed cases, the report says {counts}")
 
 
 def dry_run(cases: int, root: Path, runs: int) -> Run:
-    folder = root / f"plugin_{cases}"
+    folder = root / f"dry_run_{cases}"
     if not folder.exists():
         folder.mkdir()
         (folder / "cases.json").write_text(json.dumps(dataset(cases)))
@@ -139,6 +220,89 @@ def dry_run(cases: int, root: Path, runs: int) -> Run:
         (folder / "pytest.ini").write_text("[pytest]\n")
     # The dry run ends the session before the tests, with pytest's "interrupted" status.
     return median_run(["--rag-dataset", "cases.json", "--rag-dry-run"], folder, runs, ok=(0, 2))
+
+
+def print_overhead(sizes: list[Size], fixed: Size) -> None:
+    """The plugin's own time per test in passing zero-code runs, against plain pytest's."""
+    fixed_size = fixed.cases
+
+    def marginal(size: Size) -> float:
+        return (size.overhead - fixed.overhead) / (size.cases - fixed_size)
+
+    print(
+        "\n| cases | collect-only (baseline) | run, wall (baseline) | run, CPU (baseline) "
+        "| peak memory (baseline) | plugin CPU per test, amortised | marginal |"
+    )
+    print("|---" * 7 + "|")
+    for size in sizes:
+        print(
+            f"| {size.cases:,} | {size.collect.seconds:.2f} s ({size.base_collect.seconds:.2f} s) "
+            f"| {size.run.seconds:.2f} s ({size.base_run.seconds:.2f} s) "
+            f"| {size.run.cpu_seconds:.2f} s ({size.base_run.cpu_seconds:.2f} s) "
+            f"| {size.run.max_rss_mb:.0f} MB ({size.base_run.max_rss_mb:.0f} MB) "
+            f"| {size.overhead / size.cases * 1000:.3f} ms | {marginal(size) * 1000:.3f} ms |"
+        )
+    if len(sizes) > 1:
+        first, last = sizes[0], sizes[-1]
+        print(
+            f"plugin time per test, {last.cases:,} against {first.cases:,} cases: marginal "
+            f"{marginal(last) / marginal(first):.2f} x (target: at most 1.3 x), amortised "
+            f"{last.overhead / last.cases / (first.overhead / first.cases):.2f} x"
+        )
+
+
+def per_case(size: Size, fixed: Size, kind: str) -> tuple[float, float] | None:
+    """CPU milliseconds per case of ``kind`` at ``size``: amortised and marginal."""
+    run, base = size.runs.get(kind), fixed.runs.get(kind)
+    if run is None or base is None:
+        return None
+    amortised = run.cpu_seconds / size.cases * 1000
+    return amortised, (run.cpu_seconds - base.cpu_seconds) / (size.cases - fixed.cases) * 1000
+
+
+def print_runs(sizes: list[Size], fixed: Size) -> None:
+    """Every run: wall and CPU time, peak memory, CPU per case."""
+    print(
+        "\n| cases | run | wall | CPU | peak memory | CPU per case, amortised | marginal |\n"
+        + "|---" * 7
+        + "|"
+    )
+    for size in sizes:
+        for kind, run in size.runs.items():
+            amortised, marginal = per_case(size, fixed, kind) or (0.0, 0.0)
+            print(
+                f"| {size.cases:,} | {kind} | {run.seconds:.2f} s | {run.cpu_seconds:.2f} s "
+                f"| {run.max_rss_mb:.0f} MB | {amortised:.3f} ms | {marginal:.3f} ms |"
+            )
+
+
+def print_failing(sizes: list[Size], fixed: Size) -> None:
+    """Failing runs against passing ones, marginal CPU per case: the ratio (target: at most
+    1.5 x) at each size, and how each grows from the smallest size to the largest."""
+    print(
+        "\n| cases | plain pytest: passing / failing | zero-code: passing / failing "
+        "| rag_case file: passing / failing |\n" + "|---" * 4 + "|"
+    )
+
+    def pair(size: Size, mode: str) -> str:
+        passing = per_case(size, fixed, f"{mode}, passing")
+        failing = per_case(size, fixed, f"{mode}, failing")
+        if passing is None or failing is None:
+            return "-"
+        return f"{passing[1]:.3f} / {failing[1]:.3f} ms ({failing[1] / passing[1]:.2f} x)"
+
+    for size in sizes:
+        modes = ("plain", "zero-code", "rag_case file")
+        print(f"| {size.cases:,} | " + " | ".join(pair(size, mode) for mode in modes) + " |")
+    if len(sizes) > 1:
+        first, last = sizes[0], sizes[-1]
+        for kind in KINDS[1:]:
+            start, end = per_case(first, fixed, kind), per_case(last, fixed, kind)
+            if start is not None and end is not None:
+                print(
+                    f"{kind}: marginal CPU per case at {last.cases:,} against {first.cases:,} "
+                    f"cases: {end[1] / start[1]:.2f} x"
+                )
 
 
 def main() -> None:
@@ -149,11 +313,16 @@ def main() -> None:
         "--fixed-size", type=int, default=10, help="cases of the run that measures fixed costs"
     )
     parser.add_argument(
+        "--plain-failing-up-to",
+        type=int,
+        default=None,
+        help="plain pytest's failing runs only up to this size (they are quadratic)",
+    )
+    parser.add_argument(
         "--dry-run-only", action="store_true", help="only the dry run of the largest size"
     )
     options = parser.parse_args()
     sizes = [int(s) for s in options.sizes.split(",")]
-    fixed_size = options.fixed_size
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, runs of each: {options.runs}")
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         print("note: PYTHONDONTWRITEBYTECODE is set: every start compiles pytest's plugins again")
@@ -166,48 +335,30 @@ def main() -> None:
             f"CPU), {dry.max_rss_mb:.0f} MB (median of {options.runs})"
         )
         return
+    up_to = options.plain_failing_up_to
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        measure(fixed_size, root / "warm-up", 1)  # bytecode caches written, files read once
-        fixed = measure(fixed_size, root, options.runs)
+        measure(options.fixed_size, root / "warm-up", 1)  # bytecode caches written, files read
+        fixed = measure(options.fixed_size, root / "fixed", options.runs)
         print(
-            f"fixed cost ({fixed_size} cases): run {fixed.run.seconds:.2f} s "
+            f"fixed cost ({options.fixed_size} cases): run {fixed.run.seconds:.2f} s "
             f"({fixed.run.cpu_seconds:.2f} s CPU), baseline {fixed.base_run.seconds:.2f} s "
             f"({fixed.base_run.cpu_seconds:.2f} s CPU): {fixed.overhead:.2f} s CPU more",
             flush=True,
         )
         results: list[Size] = []
-
-        def marginal(size: Size) -> float:
-            return (size.overhead - fixed.overhead) / (size.cases - fixed_size)
-
         for cases in sizes:
-            size = measure(cases, root, options.runs)
-            results.append(size)
-            if len(results) == 1:
-                print(
-                    "| cases | collect-only (baseline) | run, wall (baseline) "
-                    "| run, CPU (baseline) | peak memory (baseline) "
-                    "| plugin CPU per test, amortised | marginal |"
-                )
-                print("|---" * 7 + "|")
-            print(
-                f"| {cases:,} | {size.collect.seconds:.2f} s ({size.base_collect.seconds:.2f} s) "
-                f"| {size.run.seconds:.2f} s ({size.base_run.seconds:.2f} s) "
-                f"| {size.run.cpu_seconds:.2f} s ({size.base_run.cpu_seconds:.2f} s) "
-                f"| {size.run.max_rss_mb:.0f} MB ({size.base_run.max_rss_mb:.0f} MB) "
-                f"| {size.overhead / cases * 1000:.3f} ms | {marginal(size) * 1000:.3f} ms |",
-                flush=True,
+            plain_failing = up_to is None or cases <= up_to
+            results.append(
+                measure(cases, root / str(cases), options.runs, plain_failing=plain_failing)
             )
+            print_runs(results[-1:], fixed)
+            sys.stdout.flush()
         largest = max(sizes)
         dry = dry_run(largest, root, options.runs)
-    if len(results) > 1:
-        first, last = results[0], results[-1]
-        print(
-            f"plugin time per test, {last.cases:,} against {first.cases:,} cases: marginal "
-            f"{marginal(last) / marginal(first):.2f} x (target: at most 1.3 x), amortised "
-            f"{last.overhead / last.cases / (first.overhead / first.cases):.2f} x"
-        )
+    print_overhead(results, fixed)
+    print_failing(results, fixed)
+    print_runs(results, fixed)
     print(
         f"--rag-dry-run, {largest:,} cases: {dry.seconds:.2f} s ({dry.cpu_seconds:.2f} s CPU), "
         f"{dry.max_rss_mb:.0f} MB (target: under 10 s at 50,000)"

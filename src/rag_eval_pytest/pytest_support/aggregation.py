@@ -185,9 +185,10 @@ def mark_setup_error(call: pytest.CallInfo[None], report: pytest.TestReport) -> 
 
 
 class PayloadRelease:
-    """Drops a report's payloads once every plugin has seen the report whole: pytest keeps
-    every report to the end of the run, and without the payloads, which the aggregator took
-    first, a long run holds a copy less of each case's results."""
+    """Lets go of what pytest would keep of a report to the end of the run and nothing reads,
+    once every plugin has seen the report whole: its payloads (the aggregator took them
+    first), and a passed setup or teardown report that prints nothing from the terminal
+    reporter's list of them (:func:`forget_silent_report`)."""
 
     def __init__(self, process: AggregatingProcess) -> None:
         self.process = process
@@ -199,6 +200,24 @@ class PayloadRelease:
             for name in (REPORT_ATTRIBUTE, INLINE_ATTRIBUTE):
                 if name in report.__dict__:
                     delattr(report, name)
+            reporter = self.process.config.pluginmanager.get_plugin("terminalreporter")
+            stats = getattr(reporter, "stats", None)  # pytest's, or a stand-in's without
+            if isinstance(stats, dict):
+                forget_silent_report(stats, report)
+
+
+def forget_silent_report(stats: dict[str, list[Any]], report: pytest.TestReport) -> None:
+    """Take ``report`` back out of the terminal reporter's ``stats`` (it was added last) when
+    it is a passed setup or teardown that prints nothing: one without a teardown section
+    (captured output or logs), the only part of these reports pytest shows. pytest searches
+    that list once per failing test for its teardown's output, so with every such report kept
+    a run of many failures spent its summary's time quadratic in the run's tests (minutes at
+    tens of thousands), and memory on reports nobody reads."""
+    kept = stats.get("")
+    if not kept or kept[-1] is not report:
+        return
+    if report.passed and not any("teardown" in name for name, _ in report.sections):
+        kept.pop()
 
 
 def hand_over(aggregator: Aggregator, report: pytest.TestReport) -> None:

@@ -19,7 +19,7 @@ from .wording import (
 )
 
 if TYPE_CHECKING:
-    from .models import Comparison, Report
+    from .models import Comparison, FlakyCase, Report
 
 
 METRIC_CELL = 40
@@ -61,11 +61,7 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
     lines.extend(f"votes: {line}" for line in vote_lines(summary))
     lines.extend(baseline_lines(report.comparison))
     if report.flaky:
-        quarantined = [c.key for c in report.flaky if c.quarantined]
-        lines.append(
-            f"judge-flaky: {', '.join(strip_control(c.key) for c in report.flaky)}"
-            + (f" (QUARANTINED: {', '.join(quarantined)})" if quarantined else "")
-        )
+        lines.append(flaky_line(report.flaky))
     if summary.unchecked:
         lines.append(f"not checked: {strip_control(summary.unchecked)}")
     if run.partial:
@@ -79,6 +75,24 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
 
 def _one_line(text: str, limit: int) -> str:
     return cut(" ".join(strip_control(text).split()), limit)
+
+
+FLAKY_KEYS = 10
+"""The most judge-flaky cases the terminal names (the reports list them all)."""
+
+
+def flaky_line(flaky: list[FlakyCase]) -> str:
+    """ "judge-flaky: c1, c2 (QUARANTINED: c2)": one short line however many cases flipped;
+    past :data:`FLAKY_KEYS` of either list, how many more."""
+
+    def named(keys: list[str]) -> str:
+        shown = ", ".join(strip_control(key) for key in keys[:FLAKY_KEYS])
+        return shown + (f" and {len(keys) - FLAKY_KEYS} more" if len(keys) > FLAKY_KEYS else "")
+
+    quarantined = [c.key for c in flaky if c.quarantined]
+    return f"judge-flaky: {named([c.key for c in flaky])}" + (
+        f" (QUARANTINED: {named(quarantined)})" if quarantined else ""
+    )
 
 
 def baseline_lines(comparison: Comparison | None) -> list[str]:

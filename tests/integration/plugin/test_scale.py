@@ -1,7 +1,9 @@
-"""A test's cost does not grow with the dataset: no per-test search through every case."""
+"""A test's cost does not grow with the dataset: no per-test search through every case, and
+a failing test costs the same in a run of many failures as in a run of few."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -71,3 +73,134 @@ def test_no_test_searches_the_cases(
     small = passes_over_cases(pytester, write_dataset, 12)
     large = passes_over_cases(pytester, write_dataset, 120)
     assert large == small
+
+
+# Counts the calls made by the plugin's code and by pytest's terminal reporter (its summary of
+# the failures included) from the first test to the end of the run: calls, not seconds, so
+# the count is the same on a busy machine.
+COUNTING_CALLS = """
+import json
+import os
+import sys
+
+import pytest
+
+CALLS = {"tests": 0, "reports": 0, "summary": 0}
+PHASE = ["tests"]
+COUNTED = (os.sep + "rag_eval_pytest" + os.sep, os.path.join("_pytest", "terminal.py"))
+
+def count(frame, event, arg):
+    if event in ("call", "c_call") and any(p in frame.f_code.co_filename for p in COUNTED):
+        CALLS[PHASE[0]] += 1
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtestloop(session):
+    sys.setprofile(count)
+    try:
+        return (yield)
+    finally:
+        PHASE[0] = "reports"
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary():
+    PHASE[0] = "summary"
+    return (yield)
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_unconfigure(config):
+    sys.setprofile(None)
+    config.rootpath.joinpath("calls.json").write_text(json.dumps(CALLS))
+"""
+
+
+def calls_in_a_failing_run(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], cases: int
+) -> dict[str, int]:
+    """The calls counted while the tests ran and after them (the reports, the terminal
+    summary) in a run of ``cases`` pre-recorded cases, 2 of every 3 failing (they
+    expect a document none of their contexts comes from)."""
+    write_dataset(
+        [
+            case(
+                f"c{i:04d}",
+                f"question {i}",
+                answer=f"answer {i}",
+                contexts=[{"text": f"context {i}", "source": f"doc{i}.md"}],
+                expected_contexts=[f"doc{i}.md" if i % 3 == 0 else "elsewhere.md"],
+            )
+            for i in range(cases)
+        ]
+    )
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly")
+    failed = cases - (cases + 2) // 3
+    result.assert_outcomes(passed=cases - failed, failed=failed)
+    calls: dict[str, int] = json.loads((pytester.path / "calls.json").read_text())
+    return calls
+
+
+@pytest.mark.parametrize("mode", ["zero-code", "rag_case"])
+def test_a_failing_test_costs_as_much_among_many_failures_as_among_few(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], mode: str
+) -> None:
+    """Four times the cases, two in three failing, make at most about four times the calls
+    while the tests run, while the reports are written and in the terminal summary (their
+    fixed work makes it fewer). pytest searched its list of every passed setup and teardown
+    once per failing test, for the teardown's output: its summary of the failures made 13
+    times the calls here, and took minutes at tens of thousands of tests."""
+    pytester.makeconftest(COUNTING_CALLS)
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  retrieval_recall: null\n"})
+    if mode == "rag_case":
+        pytester.makepyfile(test_retrieval=TEST_TAKING_A_CASE)
+    few = calls_in_a_failing_run(pytester, write_dataset, 60)
+    many = calls_in_a_failing_run(pytester, write_dataset, 240)
+    for phase, calls in many.items():
+        ratio = calls / few[phase]
+        assert ratio <= 4.3, (
+            f"{phase}: {calls} calls at 240 cases, {few[phase]} at 60 ({ratio:.2f} x)"
+        )
+
+
+TEARDOWN_PRINTS = """
+import pytest
+
+@pytest.fixture(autouse=True)
+def goodbye(request):
+    yield
+    print(f"teardown of {request.node.name}")
+"""
+
+
+def test_a_tests_teardown_output_is_still_shown(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """The passed setups and teardowns the plugin takes out of pytest's list are those that
+    print nothing: a failing test's teardown output still follows its failure, and a passing
+    test's under ``-rP``."""
+    pytester.makeconftest(TEARDOWN_PRINTS)
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  retrieval_recall: null\n"})
+    write_dataset(
+        [
+            case(
+                name,
+                f"question {name}",
+                answer="an answer",
+                contexts=[{"text": "a context", "source": "doc.md"}],
+                expected_contexts=[expected],
+            )
+            for name, expected in (("hit", "doc.md"), ("miss", "elsewhere.md"))
+        ]
+    )
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly", "-rP")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*= FAILURES =*",
+            "*_ miss _*",
+            "*retrieval_recall 0.00 < 0.80*",
+            "*- Captured stdout teardown -*",
+            "teardown of miss",
+            "*= PASSES =*",
+            "*- Captured stdout teardown -*",
+            "teardown of hit",
+        ]
+    )

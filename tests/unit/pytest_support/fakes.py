@@ -25,11 +25,13 @@ RUN = RunInfo(run_id="20260101T000000Z-abcdef", started_at="2026-01-01T00:00:00Z
 
 
 class Terminal:
-    """The terminal reporter: what was written, line by line, and the sections opened."""
+    """The terminal reporter: what was written, line by line, the sections opened, and the
+    reports it keeps by category (``stats``)."""
 
     def __init__(self) -> None:
         self.lines: list[str] = []
         self.sections: list[str] = []
+        self.stats: dict[str, list[Any]] = {}
 
     def write_line(self, line: str, **markup: Any) -> None:
         self.lines.append(line)

@@ -18,6 +18,7 @@ from rag_eval_pytest.pytest_support.aggregation import (
     SETUP_ERROR_ATTRIBUTE,
     AggregatingProcess,
     PayloadRelease,
+    forget_silent_report,
     hand_over,
     mark_setup_error,
     report_payloads,
@@ -246,6 +247,37 @@ def test_a_handed_over_report_lets_go_of_its_payloads(tmp_path: Path) -> None:
     assert hasattr(carrying, REPORT_ATTRIBUTE)  # the other plugins see the report whole
     PayloadRelease(target).pytest_runtest_logreport(carrying)  # last
     assert not hasattr(carrying, REPORT_ATTRIBUTE) and not hasattr(carrying, INLINE_ATTRIBUTE)
+
+
+def test_the_terminal_reporter_forgets_passed_setups_and_teardowns_that_print_nothing() -> None:
+    """pytest searches its list of passed setups and teardowns once per failing test, for the
+    teardown's output: only those with a teardown section stay in it."""
+    setup, teardown = report(when="setup"), report(when="teardown")
+    printing = report(when="teardown")
+    printing.sections = [("Captured stdout call", "x"), ("Captured stdout teardown", "bye")]
+    only_call_output = report(when="teardown")
+    only_call_output.sections = [("Captured stdout call", "x")]
+    stats: dict[str, list[Any]] = {}
+    for made in (setup, teardown, printing, only_call_output):
+        stats.setdefault("", []).append(made)
+        forget_silent_report(stats, made)
+    assert stats[""] == [printing]
+    failed = report("failed", when="teardown")
+    stats["error"] = [failed]
+    forget_silent_report(stats, failed)  # another list: kept
+    earlier = report(when="setup")
+    stats[""] = [earlier, printing]
+    forget_silent_report(stats, earlier)  # not the last one added: some other plugin's doing
+    assert stats == {"": [earlier, printing], "error": [failed]}
+
+
+def test_the_release_reaches_the_terminal_reporters_list(tmp_path: Path) -> None:
+    target = process(tmp_path)
+    target.aggregator = Aggregator()
+    setup = report(when="setup")
+    target.config.terminal.stats[""] = [setup]
+    PayloadRelease(target).pytest_runtest_logreport(setup)
+    assert target.config.terminal.stats == {"": []}
 
 
 @pytest.fixture

@@ -106,6 +106,38 @@ def test_summary_counts_tags_latency_and_critical() -> None:
     assert s.critical.failed == ["d", "t::other"]
 
 
+class CountedRecord(CaseRecord):
+    """A case record that counts how often the summary reads its case."""
+
+    __slots__ = ()
+    reads = 0
+
+    @property
+    def payload(self) -> Any:
+        CountedRecord.reads += 1
+        return super().payload
+
+
+def payload_reads(cases: int) -> int:
+    """How often :func:`summarise` reads the cases of a run whose cases each have a tag of
+    their own."""
+    records = []
+    for i in range(cases):
+        made = record(f"c{i}", i, {"faithfulness": ("passed", 1.0)}, tags=[f"t{i}", f"t{i}"])
+        made.__class__ = CountedRecord
+        records.append(made)
+    CountedRecord.reads = 0
+    summary = summarise(records, weights={"faithfulness": 1.0}, thresholds={}, slow_threshold=5)
+    assert [(t.tag, t.count) for t in summary.tags[:2]] == [("t0", 1), ("t1", 1)]
+    return CountedRecord.reads
+
+
+def test_the_tags_are_summarised_in_one_pass_over_the_cases() -> None:
+    """Ten times the cases, each with a tag of its own (given twice), read ten times as
+    often: a search through every case per tag made the summary quadratic."""
+    assert payload_reads(400) <= 10 * payload_reads(40)
+
+
 def test_gate_without_judged_cases_is_unmet_not_passed_silently() -> None:
     s = summarise(
         [record("a", 0, {})], weights={}, thresholds={"faithfulness": 0.9}, slow_threshold=5
@@ -223,8 +255,9 @@ def test_the_thresholds_the_tests_applied_are_in_the_summary() -> None:
     rec = record("a", 0, {})
     for case, threshold in (("a", 0.9), ("a", 0.7)):
         rec.add_metric(
-            MetricResult(case=case, metric="faithfulness", status="failed", score=0.5,
-                         threshold=threshold)
+            MetricResult(
+                case=case, metric="faithfulness", status="failed", score=0.5, threshold=threshold
+            )
         )
     b = record("b", 1, {})
     b.add_metric(

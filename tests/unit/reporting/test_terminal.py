@@ -1,12 +1,13 @@
 """The terminal summary: the metric table aligned in columns, the counts, the failure causes,
 latency and judge usage when there are any, a long or hostile metric name kept to one short
-line, the files written or not, and the exit line last."""
+line, however many judge-flaky cases one short line, the files written or not, and the exit
+line last."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from rag_eval_pytest.reporting.models import Report
+from rag_eval_pytest.reporting.models import FlakyCase, Report
 from rag_eval_pytest.reporting.terminal import METRIC_CELL, summary_lines
 from tests.unit.reporting.test_html import CASES, report
 
@@ -79,3 +80,16 @@ def test_files_written_and_not_written_and_warnings_are_listed() -> None:
     assert "reports: results/eval_report.json" in lines
     assert "could not write results/eval_report.html: disk full" in lines
     assert lines.index("reports: results/eval_report.json") < len(lines) - 1
+
+
+def test_many_judge_flaky_cases_make_one_short_line() -> None:
+    flaky = [
+        FlakyCase(key=f"c{i:03d}", outcomes="passed, failed, passed", quarantined=i % 2 == 0)
+        for i in range(25)
+    ]
+    lines = summary_lines(report(CASES).model_copy(update={"flaky": flaky}), [], [])
+    [line] = [line for line in lines if line.startswith("judge-flaky:")]
+    assert line == (
+        "judge-flaky: c000, c001, c002, c003, c004, c005, c006, c007, c008, c009 and 15 more "
+        "(QUARANTINED: c000, c002, c004, c006, c008, c010, c012, c014, c016, c018 and 3 more)"
+    )
