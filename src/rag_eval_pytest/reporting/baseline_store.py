@@ -102,24 +102,10 @@ def read_kept(path: Path, judge_identity: str | None) -> KeptRuns | None:
     Raises :class:`UnreadableStore` for a file that is there and cannot be used (one kept
     for another judge identity included: copied there by hand)."""
     try:
-        data = json.loads(read_limited(path).decode("utf-8"))
+        data = _json_of(path)
     except FileNotFoundError:
         return None
-    except FileTooLarge as exc:
-        raise UnreadableStore(f"the stored baseline {path} cannot be read: {exc}") from None
-    except OSError as exc:
-        reason = exc.strerror or exc
-        raise UnreadableStore(f"the stored baseline {path} cannot be read: {reason}") from None
-    except (ValueError, RecursionError):
-        raise UnreadableStore(f"the stored baseline {path} is not JSON") from None
-    if not isinstance(data, dict) or data.get("version") != STORE_VERSION:
-        raise UnreadableStore(
-            f"the stored baseline {path} is not a stored baseline of version {STORE_VERSION}"
-        )
-    try:
-        kept = KeptRuns.model_validate(data)
-    except ValidationError as exc:
-        raise UnreadableStore(f"the stored baseline {path}: {_problem(exc)}") from None
+    kept = _validated(path, data)
     if kept.judge_identity != judge_identity:
         raise UnreadableStore(
             f"the stored baseline {path} was kept for judge identity {kept.judge_identity}, "
@@ -128,10 +114,46 @@ def read_kept(path: Path, judge_identity: str | None) -> KeptRuns | None:
     return kept
 
 
+def _json_of(path: Path) -> Any:
+    """The data of the kept file. Raises :class:`FileNotFoundError` when there is none, and
+    :class:`UnreadableStore` when it cannot be read or is no JSON."""
+    try:
+        return json.loads(read_limited(path).decode("utf-8"))
+    except FileNotFoundError:
+        raise
+    except FileTooLarge as exc:
+        raise UnreadableStore(f"the stored baseline {path} cannot be read: {exc}") from None
+    except OSError as exc:
+        reason = exc.strerror or exc
+        raise UnreadableStore(f"the stored baseline {path} cannot be read: {reason}") from None
+    except (ValueError, RecursionError):
+        raise UnreadableStore(f"the stored baseline {path} is not JSON") from None
+
+
+def _validated(path: Path, data: Any) -> KeptRuns:
+    """The kept runs the file's data holds; raises :class:`UnreadableStore` for data of
+    another version, or that holds anything a run does not write."""
+    if not isinstance(data, dict) or data.get("version") != STORE_VERSION:
+        raise UnreadableStore(
+            f"the stored baseline {path} is not a stored baseline of version {STORE_VERSION}"
+        )
+    try:
+        return KeptRuns.model_validate(data)
+    except ValidationError as exc:
+        raise UnreadableStore(f"the stored baseline {path}: {_problem(exc)}") from None
+
+
 def _problem(exc: ValidationError) -> str:
     """The first thing wrong in a kept file: the case, the metric, the field, the value."""
     error = exc.errors()[0]
-    loc = list(error["loc"])
+    where = _where(list(error["loc"]))
+    value = error.get("input")
+    shown = "" if isinstance(value, dict | list) else f" (got {cut(repr(value), 40)})"
+    return f"{': '.join(where)}: {error['msg']}{shown}"
+
+
+def _where(loc: list[Any]) -> list[str]:
+    """Where in a kept file an error is: its case, its metric, the rest of its path."""
     where = []
     if loc[:1] == ["cases"] and len(loc) > 1:
         where.append(f"case {loc[1]!r}")
@@ -141,9 +163,7 @@ def _problem(exc: ValidationError) -> str:
             loc = loc[2:]
     if loc:
         where.append(".".join(map(str, loc)))
-    value = error.get("input")
-    shown = "" if isinstance(value, dict | list) else f" (got {cut(repr(value), 40)})"
-    return f"{': '.join(where)}: {error['msg']}{shown}"
+    return where
 
 
 def case_content(
@@ -204,24 +224,53 @@ def updated(
     run flagged as a regression is no baseline): each judged metric of each case replaces the
     one kept; what this run did not judge stays as the run that judged it left it."""
     cases = dict(kept.cases) if kept is not None else {}
-    for record in records if scores else ():
-        judged = judged_scores(record, run_id)
-        if judged:
-            key, content = record.payload["key"], payload_content(record.payload)
-            before = cases.get(key)
-            earlier = before.metrics if before is not None and before.content == content else {}
-            cases[key] = KeptCase(content=content, metrics={**earlier, **judged})
-    runs = [run for run in kept.runs if run != run_id] if kept is not None else []
     if scores:
-        runs.append(run_id)
-    used = {entry.run for case in cases.values() for entry in case.metrics.values()}
+        _add_scores(cases, records, run_id)
+    earlier = kept.runs if kept is not None else []
     return KeptRuns(
         version=STORE_VERSION,
         judge_identity=judge_identity,
-        runs=[run for run in runs if run in used],
+        runs=_runs_kept(earlier, run_id, scores, _runs_used(cases)),
         cases=cases,
         outcomes={**(kept.outcomes if kept is not None else {}), **outcomes},
     )
+
+
+def _add_scores(
+    cases: dict[str, KeptCase], records: Sequence[CaseRecord], run_id: str | None
+) -> None:
+    """Each judged metric of each case of the run replaces the one kept."""
+    for record in records:
+        judged = judged_scores(record, run_id)
+        if judged:
+            key = record.payload["key"]
+            cases[key] = _case_with(cases.get(key), record.payload, judged)
+
+
+def _case_with(
+    before: KeptCase | None, payload: CasePayload, judged: dict[str, KeptScore]
+) -> KeptCase:
+    """The case kept with the run's scores; those of its other metrics stay, unless the
+    case's content changed (another case now)."""
+    content = payload_content(payload)
+    earlier = before.metrics if before is not None and before.content == content else {}
+    return KeptCase(content=content, metrics={**earlier, **judged})
+
+
+def _runs_used(cases: dict[str, KeptCase]) -> set[str | None]:
+    """The runs a kept score came from."""
+    return {entry.run for case in cases.values() for entry in case.metrics.values()}
+
+
+def _runs_kept(
+    earlier: list[str | None], run_id: str | None, scores: bool, used: set[str | None]
+) -> list[str | None]:
+    """The runs whose scores are kept, oldest first: this run last when it kept its scores,
+    and only those a score still comes from."""
+    runs = [run for run in earlier if run != run_id]
+    if scores:
+        runs.append(run_id)
+    return [run for run in runs if run in used]
 
 
 def write_kept(path: Path, kept: KeptRuns) -> None:

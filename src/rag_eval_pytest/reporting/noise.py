@@ -52,12 +52,16 @@ def outcomes_after(
     outcomes: dict[str, list[list[str]]] = {}
     for record in records:
         key = record.payload["key"]
-        earlier = before.get(key)
-        entries = earlier if isinstance(earlier, list) else []
-        last = [list(map(str, e)) for e in entries if isinstance(e, list) and len(e) == 3]
+        last = _kept_outcomes(before.get(key))
         last.append([str(run_id), content_hash(record.payload), record.status])
         outcomes[key] = last[-window:]
     return outcomes
+
+
+def _kept_outcomes(earlier: Any) -> list[list[str]]:
+    """A case's kept outcomes, read leniently: an entry that is not one is dropped."""
+    entries = earlier if isinstance(earlier, list) else []
+    return [list(map(str, e)) for e in entries if isinstance(e, list) and len(e) == 3]
 
 
 def flips(history: Sequence[Sequence[str]]) -> int:
@@ -66,8 +70,11 @@ def flips(history: Sequence[Sequence[str]]) -> int:
     if not history:
         return 0
     current = history[-1][1]
-    same = [status for _, digest, status in history if digest == current]
-    judged = [s for s in same if s in ("passed", "failed")]
+    judged = [
+        status
+        for _, digest, status in history
+        if digest == current and status in ("passed", "failed")
+    ]
     return sum(a != b for a, b in pairwise(judged))
 
 
