@@ -341,7 +341,7 @@ def _unwrapped(data: Any, fields: Fields) -> Any:
     fields, none of them named so)."""
     if isinstance(data, dict) and len(data) == 1 and len(fields) > 1:
         ((outer, inner),) = data.items()
-        if isinstance(inner, dict) and _key(outer) not in _by_key(fields):
+        if isinstance(inner, dict) and _key(str(outer)) not in _by_key(fields):
             return inner
     return data
 
