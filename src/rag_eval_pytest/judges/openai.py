@@ -25,6 +25,8 @@ from .backend import (
 from .llm import LLMJudge
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import httpx
 
     from .prompt import Mode, RenderedPrompt
@@ -103,42 +105,34 @@ class OpenAIJudge(LLMJudge):
         return body
 
     async def _complete(self, prompt: RenderedPrompt, question_name: str) -> Reply:
+        response = await self._post(prompt, question_name)
+        status = response.status_code
+        if status < 400:
+            return _completion_reply(response)
+        detail = _error_detail(response)
+        if self._refuses_response_format(status, detail):
+            return await self._complete(prompt, question_name)
+        raise _status_error(status, detail, response.headers)
+
+    async def _post(self, prompt: RenderedPrompt, question_name: str) -> httpx.Response:
+        """The request, with a timeout or a lost connection as a transient failure."""
         import httpx
 
         url = f"{self.base_url}/chat/completions"
         try:
-            response = await self.client().post(url, json=self._body(prompt, question_name))
+            return await self.client().post(url, json=self._body(prompt, question_name))
         except httpx.TimeoutException:
             raise TransientError(f"timed out after {self.timeout:g} s", timed_out=True) from None
         except httpx.TransportError as exc:
             raise TransientError(f"connection error: {type(exc).__name__}") from None
-        status = response.status_code
-        if status >= 400:
-            detail = _error_detail(response)
-            if status == 400 and self.response_format and "response_format" in detail:
-                self.response_format = False  # this server takes JSON in text only
-                return await self._complete(prompt, question_name)
-            if is_transient_status(status):
-                raise TransientError(f"HTTP {status}: {detail}", retry_after(response.headers))
-            if status in (401, 403):
-                raise AuthenticationFailed(f"HTTP {status}: {detail} (check the judge's API key)")
-            raise RequestFailed(f"HTTP {status}: {detail}")
-        try:
-            data = response.json()
-            choice = data["choices"][0]
-            message = choice["message"]
-        except (ValueError, KeyError, IndexError, TypeError):
-            raise RequestFailed("the server's reply is not a chat completion") from None
-        usage = data.get("usage") or {}
-        refusal = message.get("refusal") or None
-        if choice.get("finish_reason") == "content_filter" and refusal is None:
-            refusal = "the reply was stopped by the server's content filter"
-        return Reply(
-            text=message.get("content") or "",
-            refusal=str(refusal) if refusal is not None else None,
-            input_tokens=int(usage.get("prompt_tokens") or 0),
-            output_tokens=int(usage.get("completion_tokens") or 0),
-        )
+
+    def _refuses_response_format(self, status: int, detail: str) -> bool:
+        """Whether the server rejected the response format; if so, the judge asks it for JSON
+        in text only from now on."""
+        if status == 400 and self.response_format and "response_format" in detail:
+            self.response_format = False
+            return True
+        return False
 
     def _detach(self) -> None:
         self._client = None  # a run's copy makes its own, closed at the run's end
@@ -160,3 +154,38 @@ def _error_detail(response: httpx.Response) -> str:
     if isinstance(error, str):
         return error[:300]
     return str(body)[:200]
+
+
+def _status_error(status: int, detail: str, headers: Mapping[str, str]) -> Exception:
+    """The failure an HTTP error status stands for: worth a retry, a key refused, or final."""
+    if is_transient_status(status):
+        return TransientError(f"HTTP {status}: {detail}", retry_after(headers))
+    if status in (401, 403):
+        return AuthenticationFailed(f"HTTP {status}: {detail} (check the judge's API key)")
+    return RequestFailed(f"HTTP {status}: {detail}")
+
+
+def _completion_reply(response: httpx.Response) -> Reply:
+    try:
+        data = response.json()
+        choice = data["choices"][0]
+        message = choice["message"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise RequestFailed("the server's reply is not a chat completion") from None
+    usage = data.get("usage") or {}
+    return Reply(
+        text=message.get("content") or "",
+        refusal=_refusal(choice, message),
+        input_tokens=int(usage.get("prompt_tokens") or 0),
+        output_tokens=int(usage.get("completion_tokens") or 0),
+    )
+
+
+def _refusal(choice: dict[str, Any], message: dict[str, Any]) -> str | None:
+    """The model's refusal, or the server's content filter stopping the reply."""
+    refusal = message.get("refusal") or None
+    if refusal is not None:
+        return str(refusal)
+    if choice.get("finish_reason") == "content_filter":
+        return "the reply was stopped by the server's content filter"
+    return None
