@@ -69,6 +69,7 @@ GROUNDED_CASES = [
     )
 ]
 
+
 def installed(*modules: str) -> pytest.MarkDecorator:
     """Skip unless each module is installed, without importing it: every xdist worker
     collects every test file, and a ``pytest.importorskip`` at a module's top imports the

@@ -114,8 +114,10 @@ def metrics_table() -> dict[str, dict[str, str]]:
     table = section[section.index("\n|") + 1 :].split("\n\n", 1)[0]  # the first table
     lines = [line for line in table.splitlines() if line.startswith("|")]
     header = [cell.strip() for cell in lines[0].strip("|").split("|")]
-    rows = [dict(zip(header, (c.strip() for c in line.strip("|").split("|")), strict=True))
-            for line in lines[2:]]
+    rows = [
+        dict(zip(header, (c.strip() for c in line.strip("|").split("|")), strict=True))
+        for line in lines[2:]
+    ]
     return {row["metric"].strip("`"): row for row in rows}
 
 

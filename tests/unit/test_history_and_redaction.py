@@ -83,6 +83,5 @@ def test_a_value_too_weak_to_be_a_secret_is_not_masked_in_text(value: str, maske
 def test_a_credential_query_parameter_in_a_url_is_masked_whatever_its_length() -> None:
     text = "GET https://h/q?pin=1&lang=en&sid=ab#access_token=xyz and a?password=hunter2"
     assert Redactor().text(text) == (
-        f"GET https://h/q?pin={MASK}&lang=en&sid={MASK}#access_token={MASK} "
-        f"and a?password={MASK}"
+        f"GET https://h/q?pin={MASK}&lang=en&sid={MASK}#access_token={MASK} and a?password={MASK}"
     )

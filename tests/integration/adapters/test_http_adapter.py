@@ -74,9 +74,7 @@ def test_form_body_and_get_parameters(server: FaultServer, make: Make) -> None:
     assert response.answer == "answer to c d"
 
 
-def test_one_client_reuses_its_connection_across_questions(
-    server: FaultServer, make: Make
-) -> None:
+def test_one_client_reuses_its_connection_across_questions(server: FaultServer, make: Make) -> None:
     responses = ask(make(), "one", "two", "three")
     assert [r.answer for r in responses] == ["answer to one", "answer to two", "answer to three"]
     assert len({r.client_port for r in server.requests}) == 1
@@ -178,9 +176,7 @@ def test_the_transient_statuses_of_the_judges_are_retried(
     assert server.attempts == 2
 
 
-def test_retry_after_ms_is_honoured(
-    server: FaultServer, make: Make, sleeps: SleepRecorder
-) -> None:
+def test_retry_after_ms_is_honoured(server: FaultServer, make: Make, sleeps: SleepRecorder) -> None:
     server.then(Fault(429, headers={"Retry-After-Ms": "250"}))
     ask(make())
     assert sleeps.waits == [0.25]

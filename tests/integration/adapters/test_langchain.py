@@ -15,7 +15,7 @@ pytest.importorskip("langchain_core")
 import langchain_core.documents
 import langchain_core.runnables  # noqa: F401
 
-RAG_FILE = '''
+RAG_FILE = """
 from langchain_core.documents import Document
 from langchain_core.runnables import RunnableLambda
 
@@ -27,7 +27,7 @@ def _answer(question):
     return {"answer": " ".join(d.page_content for d in hits) or "I don't know.", "context": hits}
 
 chain = RunnableLambda(_answer)
-'''
+"""
 
 
 def test_langchain_target_from_a_file_through_pytest(
@@ -43,9 +43,12 @@ def test_langchain_target_from_a_file_through_pytest(
     (pytester.path / "app" / "rag.py").write_text(RAG_FILE, encoding="utf-8")
     pytester.makefile(".yaml", **{"eval-config": "metrics:\n  retrieval_recall: 1.0\n"})
     result = pytester.runpytest(
-        "--rag-dataset", "dataset.json",
-        "--rag-adapter", "langchain",
-        "--rag-target", "app/rag.py:chain",
+        "--rag-dataset",
+        "dataset.json",
+        "--rag-adapter",
+        "langchain",
+        "--rag-target",
+        "app/rag.py:chain",
     )
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=2)

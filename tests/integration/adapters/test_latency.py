@@ -118,8 +118,8 @@ def rag_adapter():
         "--rag-dataset=dataset.json", "--rag-concurrency=16", "-p", "no:randomly"
     )
     result.assert_outcomes(passed=24)
-    latency = json.loads((pytester.path / "results" / "eval_report.json").read_text())[
-        "summary"
-    ]["latency"]
+    latency = json.loads((pytester.path / "results" / "eval_report.json").read_text())["summary"][
+        "latency"
+    ]
     assert latency["count"] == 24
     assert 0.01 <= latency["p95_s"] < 0.25, latency

@@ -107,7 +107,7 @@ def test_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch
     )
 
 
-RAG_FILE = '''
+RAG_FILE = """
 from llama_index.core import Document, VectorStoreIndex
 from llama_index.core.embeddings import MockEmbedding
 from llama_index.core.llms import MockLLM
@@ -117,7 +117,7 @@ _index = VectorStoreIndex.from_documents(
     embed_model=MockEmbedding(embed_dim=8),
 )
 engine = _index.as_query_engine(llm=MockLLM())
-'''
+"""
 
 
 def test_llamaindex_target_through_pytest(
@@ -127,9 +127,12 @@ def test_llamaindex_target_through_pytest(
     pytester.makepyfile(li_rag=RAG_FILE)
     pytester.makefile(".yaml", **{"eval-config": "metrics:\n  retrieval_recall: 1.0\n"})
     result = pytester.runpytest(
-        "--rag-dataset", "dataset.json",
-        "--rag-adapter", "llamaindex",
-        "--rag-target", "li_rag.py:engine",
+        "--rag-dataset",
+        "dataset.json",
+        "--rag-adapter",
+        "llamaindex",
+        "--rag-target",
+        "li_rag.py:engine",
     )
     assert result.ret == 0, result.stdout.str()
     (only,) = read_report(pytester)["cases"]

@@ -142,8 +142,7 @@ def test_faithful(rag_case):
         result.assert_outcomes(passed=2)
         assert len(word_judge.calls) == 1  # asked again: nothing was cached
     notice = (
-        "*RagEvalWarning: *"
-        "eval-config.yaml: 'judge.no_cache' is deprecated: use 'judge.cache'*"
+        "*RagEvalWarning: *eval-config.yaml: 'judge.no_cache' is deprecated: use 'judge.cache'*"
     )
     if warned:
         result.stdout.fnmatch_lines(["*warnings summary*", notice])
@@ -329,9 +328,7 @@ def test_tests_with_different_judges_get_each_its_own_judges_scores(
     metric of the same cases: each gets its own judge's verdicts, never the other's answer
     remembered from earlier in the run; and the evaluation ahead of the tests asks each
     judge only what its own module asks (no request is spent on the wrong judge)."""
-    write_dataset(
-        [case(f"c{i}", f"q{i}?", answer="a", contexts=["x", "y"]) for i in range(3)]
-    )
+    write_dataset([case(f"c{i}", f"q{i}?", answer="a", contexts=["x", "y"]) for i in range(3)])
     pytester.makepyfile(usefulness_judges=USEFULNESS_JUDGES)
     pytester.syspathinsert()
     module = """

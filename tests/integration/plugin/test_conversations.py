@@ -298,9 +298,7 @@ metrics:
     faithfulness = case["metrics"]["faithfulness"]
     assert faithfulness["score"] == pytest.approx(2 / 3)
     assert faithfulness["details"]["aggregate"] == "mean"
-    assert [set(t["metrics"]) for t in case["turns"]] == [
-        {"faithfulness", "retrieval_recall"}
-    ] * 3
+    assert [set(t["metrics"]) for t in case["turns"]] == [{"faithfulness", "retrieval_recall"}] * 3
     assert [t["metrics"]["faithfulness"]["score"] for t in case["turns"]] == [1.0, 1.0, 0.0]
 
     pytester.makefile(".yaml", **{"eval-config": "metrics:\n  faithfulness: 0.5\n"})

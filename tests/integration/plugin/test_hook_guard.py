@@ -106,9 +106,7 @@ def test_an_error_in_a_hook_is_one_fatal_message(
 def test_the_traceback_is_shown_with_tb_long_and_redacted(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, project: str
 ) -> None:
-    result, output = broken_run(
-        pytester, monkeypatch, project, "pytest_report_header", "--tb=long"
-    )
+    result, output = broken_run(pytester, monkeypatch, project, "pytest_report_header", "--tb=long")
     assert result.ret == 3
     assert "Traceback (most recent call last)" in output
     assert 'raise RuntimeError("boom with "' in output

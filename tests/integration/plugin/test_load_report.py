@@ -23,9 +23,7 @@ CASES = [
 
 
 @pytest.fixture
-def run_report(
-    pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
-) -> Path:
+def run_report(pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str) -> Path:
     write_dataset(CASES)
     pytester.makefile(".yaml", **{"eval-config": CONFIG})
     result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app)
@@ -83,20 +81,34 @@ def test_a_report_with_a_value_no_run_writes_is_one_error_naming_it(
 ) -> None:
     written = (run_report / "eval_report.json").read_text(encoding="utf-8")
     edits: list[tuple[Callable[[dict[str, Any]], None], str]] = [
-        (lambda d: d["summary"]["composite"].update(score=5),
-         r"'summary.composite.score': Input should be less than or equal to 1 \(got 5\)"),
-        (lambda d: d["summary"]["composite"].update(score="NaN"),
-         r"'summary.composite.score': Input should be a valid number \(got 'NaN'\)"),
-        (lambda d: d["summary"]["metrics"]["retrieval_recall"].update(mean=float("nan")),
-         r"'summary.metrics.retrieval_recall.mean': Input should be a finite number"),
-        (lambda d: d["cases"][0]["metrics"]["retrieval_recall"].update(score=True),
-         r"'cases\[0\].metrics.retrieval_recall.score': Input should be a valid number"),
-        (lambda d: d["run"].update(exit_code=True),
-         r"'run.exit_code': Input should be a valid integer \(got True\)"),
-        (lambda d: d["summary"]["counts"].update(failed=-1),
-         r"'summary.counts.failed': Input should be greater than or equal to 0"),
-        (lambda d: d["summary"]["usage"].update(judge_calls=1.5),
-         r"'summary.usage.judge_calls': Input should be a valid integer"),
+        (
+            lambda d: d["summary"]["composite"].update(score=5),
+            r"'summary.composite.score': Input should be less than or equal to 1 \(got 5\)",
+        ),
+        (
+            lambda d: d["summary"]["composite"].update(score="NaN"),
+            r"'summary.composite.score': Input should be a valid number \(got 'NaN'\)",
+        ),
+        (
+            lambda d: d["summary"]["metrics"]["retrieval_recall"].update(mean=float("nan")),
+            r"'summary.metrics.retrieval_recall.mean': Input should be a finite number",
+        ),
+        (
+            lambda d: d["cases"][0]["metrics"]["retrieval_recall"].update(score=True),
+            r"'cases\[0\].metrics.retrieval_recall.score': Input should be a valid number",
+        ),
+        (
+            lambda d: d["run"].update(exit_code=True),
+            r"'run.exit_code': Input should be a valid integer \(got True\)",
+        ),
+        (
+            lambda d: d["summary"]["counts"].update(failed=-1),
+            r"'summary.counts.failed': Input should be greater than or equal to 0",
+        ),
+        (
+            lambda d: d["summary"]["usage"].update(judge_calls=1.5),
+            r"'summary.usage.judge_calls': Input should be a valid integer",
+        ),
     ]
     for edit, problem in edits:
         doc = json.loads(written)

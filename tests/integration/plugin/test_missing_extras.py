@@ -110,7 +110,9 @@ def test_a_test_taking_the_judge_fixture_directly_gets_one_message_and_no_enviro
     write_dataset(JUDGED)
     pytester.makepyfile(test_direct="def test_direct(rag_judge):\n    assert rag_judge\n")
     result = pytester.runpytest_subprocess(
-        "--rag-dataset=dataset.json", "--rag-judge=anthropic", "--junitxml=junit.xml",
+        "--rag-dataset=dataset.json",
+        "--rag-judge=anthropic",
+        "--junitxml=junit.xml",
         "test_direct.py",
     )
     output = assert_no_crash(result)

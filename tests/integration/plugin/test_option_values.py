@@ -64,8 +64,11 @@ CONFIG_VALUES = [
     ("slow_threshold: soon\n", "slow_threshold", "'soon' is not a number"),
     ("judge:\n  passes: 0\n", "judge.passes", "0 must be 1 or more"),
     ("judge:\n  passes: 2.5\n", "judge.passes", "2.5 is not a whole number"),
-    ("judge:\n  local:\n    device: gpu\n", "judge.local.device",
-     "'gpu' is not one of cpu, cuda, auto"),
+    (
+        "judge:\n  local:\n    device: gpu\n",
+        "judge.local.device",
+        "'gpu' is not one of cpu, cuda, auto",
+    ),
     ("target: no_colon\n", "target", "'no_colon' is not of the form module:attribute"),
     ("judge:\n  kind: two words\n", "judge.kind", "unknown judge 'two words'"),
     ("tags: [billing, ' ']\n", "tags", "a tag must not be blank"),
@@ -73,17 +76,24 @@ CONFIG_VALUES = [
     # Python counts a bool as 1 or 0: `deadline: true` was one second.
     ("judge:\n  deadline: true\n", "judge.deadline", "true is not a number"),
     ("thresholds:\n  composite: true\n", "thresholds.composite", "true is not a number"),
-    ("http:\n  retry:\n    max_attempts: false\n", "http.retry.max_attempts",
-     "false is not a number"),
+    (
+        "http:\n  retry:\n    max_attempts: false\n",
+        "http.retry.max_attempts",
+        "false is not a number",
+    ),
     # 0 found no change significant: the regression gate was off without a word.
-    ("regression:\n  alpha: 0\n", "regression.alpha",
-     "0 is not a significance level: it must be greater than 0 and at most 0.5"),
+    (
+        "regression:\n  alpha: 0\n",
+        "regression.alpha",
+        "0 is not a significance level: it must be greater than 0 and at most 0.5",
+    ),
     ("regression:\n  alpha: 0.6\n", "regression.alpha", "0.6 is not a significance level"),
 ]
 
 
-@pytest.mark.parametrize(("config", "key", "message"), CONFIG_VALUES,
-                         ids=[key for _, key, _ in CONFIG_VALUES])
+@pytest.mark.parametrize(
+    ("config", "key", "message"), CONFIG_VALUES, ids=[key for _, key, _ in CONFIG_VALUES]
+)
 def test_a_bad_value_in_the_config_file_names_the_file_and_key_with_the_same_words(
     pytester: pytest.Pytester,
     write_dataset: Callable[..., Path],
@@ -126,8 +136,9 @@ def test_a_bad_value_from_a_credential_variable_is_not_repeated(
     pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
     result = pytester.runpytest("--rag-dataset", "dataset.json")
     assert_one_fatal_line(result, "Invalid configuration")
-    result.stderr.fnmatch_lines(["*key 'judge.passes' (*RAG_API_TOKEN*): the value is not a "
-                                 "whole number"])
+    result.stderr.fnmatch_lines(
+        ["*key 'judge.passes' (*RAG_API_TOKEN*): the value is not a whole number"]
+    )
     assert "sk-never-shown-4711" not in result.stderr.str() + result.stdout.str()
 
 
@@ -135,8 +146,10 @@ def test_a_bad_value_from_a_credential_variable_is_not_repeated(
     ("ini", "message"),
     [
         ("rag_fatal_exit_code = x", "rag_fatal_exit_code in tox.ini: 'x' is not a whole number"),
-        ("rag_critical_exit_code = 300",
-         "rag_critical_exit_code in tox.ini: 300 must be 255 or less"),
+        (
+            "rag_critical_exit_code = 300",
+            "rag_critical_exit_code in tox.ini: 300 must be 255 or less",
+        ),
     ],
     ids=["fatal-code", "critical-code"],
 )
@@ -166,8 +179,12 @@ def test_a_bad_item_of_a_repeated_flag_names_the_flag(
     write_dataset()
     pytester.makepyfile(test_rag="def test_x(rag_case): pass\n")
     result = pytester.runpytest(
-        "--rag-dataset", "dataset.json",
-        "--rag-header", "X-Team: search", "--rag-header", "secret-4711-without-a-name",
+        "--rag-dataset",
+        "dataset.json",
+        "--rag-header",
+        "X-Team: search",
+        "--rag-header",
+        "secret-4711-without-a-name",
     )
     assert_one_fatal_line(result, '--rag-header: expected "Name: value"')
     assert "secret-4711" not in result.stderr.str() + result.stdout.str()

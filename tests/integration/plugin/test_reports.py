@@ -77,9 +77,7 @@ def test_json_report_is_indented_with_one_line_per_case(
     assert lines[:2] == ["{", '  "schema_version": 1,']
     case_lines = [line for line in lines if line.startswith('    {"key": ')]
     cases = json.loads(text)["cases"]
-    assert [json.loads(line.rstrip(","))["key"] for line in case_lines] == [
-        c["key"] for c in cases
-    ]
+    assert [json.loads(line.rstrip(","))["key"] for line in case_lines] == [c["key"] for c in cases]
     assert len(cases) == 3
 
 
@@ -223,17 +221,22 @@ def test_scores_become_junit_properties_and_github_summary(
 def test_stopping_early_writes_a_partial_report(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
 ) -> None:
-    write_dataset([
-        case("miss", "deliver abroad?", expected_contexts=["shipping.md"]),
-        case("hit", "refund policy?", expected_contexts=["policy.md"]),
-    ])
-    pytester.makepyfile(test_rag="""
+    write_dataset(
+        [
+            case("miss", "deliver abroad?", expected_contexts=["shipping.md"]),
+            case("hit", "refund policy?", expected_contexts=["policy.md"]),
+        ]
+    )
+    pytester.makepyfile(
+        test_rag="""
 from rag_eval_pytest import assert_retrieval
 def test_retrieval(rag_case):
     assert_retrieval(rag_case, 1.0)
-""")
-    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-target", rag_app,
-                                "-p", "no:randomly", "-x")
+"""
+    )
+    result = pytester.runpytest(
+        "--rag-dataset", "dataset.json", "--rag-target", rag_app, "-p", "no:randomly", "-x"
+    )
     assert result.ret == 1
     report = read_report(pytester)
     assert report["run"]["partial"] is True
@@ -248,16 +251,19 @@ def test_ctrl_c_keeps_the_finished_cases(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
 ) -> None:
     write_dataset()
-    pytester.makepyfile(test_rag="""
+    pytester.makepyfile(
+        test_rag="""
 from rag_eval_pytest import evaluate
 def test_retrieval(rag_case):
     if rag_case.id == "tc_002":
         raise KeyboardInterrupt
     evaluate(rag_case, "retrieval_recall")
-""")
+"""
+    )
     # A real process: a KeyboardInterrupt in an in-process run would stop this suite too.
-    result = pytester.runpytest_subprocess("--rag-dataset", "dataset.json",
-                                           "--rag-target", "app.py:answer", "-p", "no:randomly")
+    result = pytester.runpytest_subprocess(
+        "--rag-dataset", "dataset.json", "--rag-target", "app.py:answer", "-p", "no:randomly"
+    )
     assert result.ret == 3  # the fatal code: pytest's 2 here would mean "critical case failed"
     result.stdout.fnmatch_lines(["rag-eval: exit 3: fatal: pytest: interrupted*"])
     report = read_report(pytester)

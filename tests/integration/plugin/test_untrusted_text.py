@@ -78,9 +78,7 @@ def test_untrusted_text_is_inert_in_every_report_and_on_the_terminal(
     )
     pytester.makefile(".yaml", **{"eval-config": "metrics:\n  faithfulness: 0.9\n"})
     pytester.makeconftest(CONFTEST.format(hostile=HOSTILE, ansi=ANSI))
-    result = pytester.runpytest(
-        "--rag-dataset", "dataset.json", "--rag-judge-passes", "1"
-    )
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--rag-judge-passes", "1")
     assert result.ret == 2
     # Nothing reaches the terminal that would clear it, colour it or link from it.
     terminal = "\n".join(result.outlines + result.errlines)
@@ -151,7 +149,9 @@ def test_named(rag_case):
     assert f"criteria: {name}" in json.loads(history)["metrics"]
 
 
-MOJIBAKE_CONFTEST = word_judge.CONFTEST + """
+MOJIBAKE_CONFTEST = (
+    word_judge.CONFTEST
+    + """
 # A page scraped as Latin-1: its curly quotes hold C1 control characters, U+009D among them.
 PAGE = ("Florida has, in historic times, \\u00e2\\x80\\x9cfelt\\u00e2\\x80\\x9d a few "
         "\\u00e2\\x80\\x9cseismic events\\u00e2\\x80\\x9d. Florida sits on the passive margin of "
@@ -164,6 +164,7 @@ def rag_adapter():
                 [{"text": PAGE, "source": "quakes.html"}])
     return app
 """
+)
 
 
 def test_a_context_read_with_the_wrong_charset_keeps_the_sentence_that_supports_the_answer(

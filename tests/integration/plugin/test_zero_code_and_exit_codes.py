@@ -204,7 +204,10 @@ def test_exit_2_when_a_critical_case_fails(
     report = read_report(pytester)
     assert report["run"]["exit_code"] == 2 and report["run"]["pytest_exit"] == 1
     assert report["summary"]["critical"] == {
-        "total": 1, "passed": 0, "failed": ["crit"], "tests": []
+        "total": 1,
+        "passed": 0,
+        "failed": ["crit"],
+        "tests": [],
     }
 
 

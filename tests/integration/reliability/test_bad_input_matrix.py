@@ -169,8 +169,11 @@ ALIAS_BOMB = "metadata:\n" + "".join(
 
 DATASET_ROWS = [
     # (file name, content, what the one message says)
-    ("cases.jsonl", '{"question": "q", "ground_truth": "g"}\n{"question": oops}\n',
-     "cases.jsonl: line 2 is not valid JSON (column 14"),
+    (
+        "cases.jsonl",
+        '{"question": "q", "ground_truth": "g"}\n{"question": oops}\n',
+        "cases.jsonl: line 2 is not valid JSON (column 14",
+    ),
     ("d.json", "42", "d.json: expected an object with 'test_cases' (or a list of cases)"),
     ("d.json", '{"test_cases": {"question": "q"}}', "d.json: field 'test_cases' must be a list"),
     ("d.json", '{"test_cases": []}', "d.json: field 'test_cases' has no cases"),
@@ -178,23 +181,40 @@ DATASET_ROWS = [
     ("d.yaml", "[]\n", "d.yaml: the list of cases is empty"),
     ("d.json", '{"cases": []}', "d.json: unknown top-level key 'cases'"),
     ("d.json", '{"test_cases": ["what?"]}', "case at test_cases[0]: expected an object, found str"),
-    ("d.json",
-     '{"test_cases": [{"id": "c1", "question": "q", "ground_truth": "g", "answer": "a", '
-     '"contexts": [{"source": "x.md"}]}]}',
-     "case 'c1' (test_cases[0]): field 'contexts[0].text' is required"),
-    ("d.json", '{"test_cases": [{"id": "c1", "question": "q", "ground_truth": "g", "tags": "x"}]}',
-     "case 'c1' (test_cases[0]): field 'tags': Input should be a valid list (got 'x')"),
-    ("d.json", '{"test_cases": [{"id": "c1", "question": " ", "ground_truth": "g"}]}',
-     "case 'c1' (test_cases[0]): field 'question': must not be empty"),
-    ("d.json", '{"test_cases": [{"question": "q", "ground_truth": "g", "answer": NaN}]}',
-     "case at test_cases[0]: field 'answer': Input should be a valid string"),
-    ("d.yaml", "test_cases:\n  - id: a\n    question: q\n    ground_truth: g\n    critical: no!\n",
-     "case 'a' (test_cases[0]): field 'critical': Input should be a valid boolean"),
+    (
+        "d.json",
+        '{"test_cases": [{"id": "c1", "question": "q", "ground_truth": "g", "answer": "a", '
+        '"contexts": [{"source": "x.md"}]}]}',
+        "case 'c1' (test_cases[0]): field 'contexts[0].text' is required",
+    ),
+    (
+        "d.json",
+        '{"test_cases": [{"id": "c1", "question": "q", "ground_truth": "g", "tags": "x"}]}',
+        "case 'c1' (test_cases[0]): field 'tags': Input should be a valid list (got 'x')",
+    ),
+    (
+        "d.json",
+        '{"test_cases": [{"id": "c1", "question": " ", "ground_truth": "g"}]}',
+        "case 'c1' (test_cases[0]): field 'question': must not be empty",
+    ),
+    (
+        "d.json",
+        '{"test_cases": [{"question": "q", "ground_truth": "g", "answer": NaN}]}',
+        "case at test_cases[0]: field 'answer': Input should be a valid string",
+    ),
+    (
+        "d.yaml",
+        "test_cases:\n  - id: a\n    question: q\n    ground_truth: g\n    critical: no!\n",
+        "case 'a' (test_cases[0]): field 'critical': Input should be a valid boolean",
+    ),
     ("d.csv", "question,ground_truth\nq,g\n", "d.csv: unknown file type '.csv'"),
     ("d.json", "[" * 100_000 + "]" * 100_000, "d.json: nested too deeply to be a dataset"),
     ("d.yaml", "[" * 100_000 + "]" * 100_000, "d.yaml: nested too deeply to be a dataset"),
-    ("d.yaml", ALIAS_BOMB + "test_cases:\n  - question: *i\n    ground_truth: g\n",
-     "field 'question': Input should be a valid string (got [[[["),
+    (
+        "d.yaml",
+        ALIAS_BOMB + "test_cases:\n  - question: *i\n    ground_truth: g\n",
+        "field 'question': Input should be a valid string (got [[[[",
+    ),
 ]
 
 
@@ -202,11 +222,23 @@ DATASET_ROWS = [
     ("name", "content", "message"),
     DATASET_ROWS,
     ids=[
-        "jsonl-bad-line", "top-level-number", "test-cases-not-a-list", "no-cases",
-        "empty-json-list", "empty-yaml-list",
-        "unknown-top-level-key", "case-not-an-object", "context-without-text", "tags-not-a-list",
-        "blank-question", "nan-answer", "yaml-wrong-type", "unknown-extension",
-        "json-nested-too-deep", "yaml-nested-too-deep", "yaml-alias-bomb",
+        "jsonl-bad-line",
+        "top-level-number",
+        "test-cases-not-a-list",
+        "no-cases",
+        "empty-json-list",
+        "empty-yaml-list",
+        "unknown-top-level-key",
+        "case-not-an-object",
+        "context-without-text",
+        "tags-not-a-list",
+        "blank-question",
+        "nan-answer",
+        "yaml-wrong-type",
+        "unknown-extension",
+        "json-nested-too-deep",
+        "yaml-nested-too-deep",
+        "yaml-alias-bomb",
     ],
 )
 def test_bad_dataset_row_is_one_message_exit_3_before_any_test(

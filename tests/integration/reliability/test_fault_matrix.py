@@ -71,8 +71,10 @@ def test_faults_on_both_sides_end_every_case_and_keep_every_result(
     # Checks the judge failed to make (a refusal, garbage, an outage) are no verdict.
     assert result.ret == 3
     result.stdout.fnmatch_lines(
-        ["rag-eval: exit 3: fatal: the judge failed on 3 of 7 cases "
-         "(refused, garbage, judge-down)*"]
+        [
+            "rag-eval: exit 3: fatal: the judge failed on 3 of 7 cases "
+            "(refused, garbage, judge-down)*"
+        ]
     )
     assert "Traceback" not in result.stdout.str()
     report = read_report(pytester)

@@ -103,9 +103,7 @@ def test_a_bad_endpoint_is_fatal_at_start_and_never_repeated(
         pytester.makefile(".yaml", **{"eval-config": f'http:\n  endpoint: "{url}"\n'})
         args = []
         source = "eval-config.yaml: key 'http.endpoint'"
-    result = pytester.runpytest(
-        "--rag-dataset=dataset.json", *args, "--junitxml=junit.xml"
-    )
+    result = pytester.runpytest("--rag-dataset=dataset.json", *args, "--junitxml=junit.xml")
     assert result.ret == 3, result.stdout.str()
     assert source in result.stderr.str() and message in result.stderr.str()
     text = everything(pytester, result)
@@ -247,8 +245,8 @@ def test_a_pw_variable_in_the_config_is_a_credential(
     one_case(pytester, write_dataset)
     monkeypatch.setenv("SERVICE_PW", PW_PARAM)
     config = PATHS.replace(
-        "http:\n", 'http:\n  method: GET\n  body:\n    question: "{question}"\n'
-        '    pw: "${SERVICE_PW}"\n'
+        "http:\n",
+        'http:\n  method: GET\n  body:\n    question: "{question}"\n    pw: "${SERVICE_PW}"\n',
     )
     pytester.makefile(".yaml", **{"eval-config": config})
     result = pytester.runpytest(

@@ -77,8 +77,10 @@ def test_a_revoked_key_is_fatal_after_one_request(
     output = result.stdout.str() + result.stderr.str()
     assert result.ret == 3
     result.stdout.fnmatch_lines(
-        ["rag-eval: exit 3: fatal: judge unreachable: HTTP 401: fake authentication_error*"
-         "no case could be judged on faithfulness"]
+        [
+            "rag-eval: exit 3: fatal: judge unreachable: HTTP 401: fake authentication_error*"
+            "no case could be judged on faithfulness"
+        ]
     )
     # The first 401 stops the judge: no retry, no request for any other case.
     assert len(server.requests) == 1
@@ -253,11 +255,14 @@ def test_a_tag_filter_that_selects_nothing_is_fatal_and_names_the_tags(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], rag_app: str
 ) -> None:
     write_dataset(
-        [case("a", "Q?", tags=["security"], expected_contexts=["x.md"]),
-         case("b", "Q?", tags=["api"], expected_contexts=["x.md"])]
+        [
+            case("a", "Q?", tags=["security"], expected_contexts=["x.md"]),
+            case("b", "Q?", tags=["api"], expected_contexts=["x.md"]),
+        ]
     )
-    result = pytester.runpytest("--rag-dataset=dataset.json", "--rag-target", rag_app,
-                                "--rag-tags", "secuirty")
+    result = pytester.runpytest(
+        "--rag-dataset=dataset.json", "--rag-target", rag_app, "--rag-tags", "secuirty"
+    )
     assert result.ret == 3
     output = result.stdout.str() + result.stderr.str()
     assert "no case has any of the tags secuirty" in output
@@ -328,8 +333,10 @@ def test_a_custom_judge_down_for_most_cases_is_the_same_verdict_as_an_llm_outage
     output = result.stdout.str()
     assert result.ret == 3, output
     result.stdout.fnmatch_lines(
-        ["rag-eval: exit 3: fatal: the judge failed on 9 of 10 cases (*): "
-         "*raised RuntimeError: judge backend down"]
+        [
+            "rag-eval: exit 3: fatal: the judge failed on 9 of 10 cases (*): "
+            "*raised RuntimeError: judge backend down"
+        ]
     )
     report = read_report(pytester)
     assert report["run"]["exit_code"] == 3

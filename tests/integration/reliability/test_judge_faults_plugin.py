@@ -136,8 +136,10 @@ def test_every_judge_fault_ends_its_case_with_a_status_and_a_reason(
     # Four checks the judge failed to make: no verdict, whatever the other cases say.
     assert result.ret == 3
     result.stdout.fnmatch_lines(
-        ["rag-eval: exit 3: fatal: the judge failed on 4 of 9 cases "
-         "(outage, slow, refuse, garbage)*"]
+        [
+            "rag-eval: exit 3: fatal: the judge failed on 4 of 9 cases "
+            "(outage, slow, refuse, garbage)*"
+        ]
     )
 
     report = read_report(pytester)
@@ -157,8 +159,14 @@ def test_every_judge_fault_ends_its_case_with_a_status_and_a_reason(
     # A request that times out on the client may never reach a loaded server: at least 2.
     assert judge_server.per_marker.pop("SLOW") >= 2
     assert judge_server.per_marker == {
-        "OK": 1, "WRONG": 1, "RATE": 2, "OVERLOAD": 2, "REPAIRED": 2,
-        "OUTAGE": 3, "REFUSE": 1, "GARBAGE": 2,
+        "OK": 1,
+        "WRONG": 1,
+        "RATE": 2,
+        "OVERLOAD": 2,
+        "REPAIRED": 2,
+        "OUTAGE": 3,
+        "REFUSE": 1,
+        "GARBAGE": 2,
     }
     history = (pytester.path / "results" / "results.jsonl").read_text().splitlines()
     assert len(history) == 1

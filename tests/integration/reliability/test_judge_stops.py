@@ -94,8 +94,10 @@ def test_a_stop_after_some_cases_were_judged_ends_the_run_with_the_fatal_code(
     result = run(pytester, config=FAITHFULNESS + config)
     assert result.ret == 3, result.stdout.str()
     result.stdout.fnmatch_lines(
-        ["rag-eval: exit 3: fatal: judge unreachable: 5 requests in a row ran out of retries"
-         "*; 7 of 9 cases not judged"]
+        [
+            "rag-eval: exit 3: fatal: judge unreachable: 5 requests in a row ran out of retries"
+            "*; 7 of 9 cases not judged"
+        ]
     )
     assert_clean(result)
     report = read_report(pytester)
@@ -128,9 +130,11 @@ def test_the_judge_deadline_stops_a_judge_that_hangs_or_waits(
     result, took = timed_run(pytester, "--rag-judge-deadline=5", config=FAITHFULNESS)
     assert result.ret == 3, result.stdout.str()
     result.stdout.fnmatch_lines(
-        ["rag-eval: exit 3: fatal: judge deadline: judging took longer than 5 s in all "
-         "(judge.deadline, --rag-judge-deadline), the judge is stopped for this run; "
-         "no case could be judged on faithfulness"]
+        [
+            "rag-eval: exit 3: fatal: judge deadline: judging took longer than 5 s in all "
+            "(judge.deadline, --rag-judge-deadline), the judge is stopped for this run; "
+            "no case could be judged on faithfulness"
+        ]
     )
     assert_clean(result)
     assert took < 45, f"{took:.0f} s"  # minutes without the deadline
@@ -166,8 +170,10 @@ def test_the_deadline_stops_a_fixture_judge_that_hangs_after_judging_one_case(
     result, took = timed_run(pytester, "--rag-judge-deadline=2", config=FAITHFULNESS)
     assert result.ret == 3, result.stdout.str()
     result.stdout.fnmatch_lines(
-        ["rag-eval: exit 3: fatal: judge deadline: judging took longer than 2 s in all "
-         "*; 5 of 6 cases not judged"]
+        [
+            "rag-eval: exit 3: fatal: judge deadline: judging took longer than 2 s in all "
+            "*; 5 of 6 cases not judged"
+        ]
     )
     assert_clean(result)
     result.assert_outcomes(passed=1, skipped=5)
@@ -237,8 +243,10 @@ def test_a_judge_that_never_answers_ends_the_run_at_the_default_settings(
     took = time.monotonic() - started
     assert result.ret == 3, result.stdout.str()
     result.stdout.fnmatch_lines(
-        ["rag-eval: exit 3: fatal: judge unreachable: 3 requests in a row timed out after 1 s "
-         "(judge.timeout)*no case could be judged on faithfulness"]
+        [
+            "rag-eval: exit 3: fatal: judge unreachable: 3 requests in a row timed out after 1 s "
+            "(judge.timeout)*no case could be judged on faithfulness"
+        ]
     )
     assert_clean(result)
     result.assert_outcomes(skipped=6)
@@ -279,8 +287,10 @@ def test_a_custom_judge_that_hangs_is_bounded_by_judge_timeout(
     took = time.monotonic() - started
     assert result.ret == 3, result.stdout.str()
     result.stdout.fnmatch_lines(
-        ["rag-eval: exit 3: fatal: judge unreachable: 3 requests in a row timed out after "
-         "0.5 s (judge.timeout)*"]
+        [
+            "rag-eval: exit 3: fatal: judge unreachable: 3 requests in a row timed out after "
+            "0.5 s (judge.timeout)*"
+        ]
     )
     assert_clean(result)
     assert took < 30, f"{took:.0f} s"

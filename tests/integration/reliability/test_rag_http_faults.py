@@ -138,8 +138,15 @@ def test_every_rag_fault_ends_its_case_and_the_reports_keep_every_result(
     # Retries as SPEC says: transient faults are retried up to 3 attempts, a 400 is not.
     attempts = {q: len(times) for q, times in router.arrivals.items()}
     assert attempts == {
-        "ok": 1, "flaky": 2, "rate-limited": 2, "down": 3, "slow": 3, "reset": 3,
-        "html": 1, "wrong-shape": 1, "bad-request": 1,
+        "ok": 1,
+        "flaky": 2,
+        "rate-limited": 2,
+        "down": 3,
+        "slow": 3,
+        "reset": 3,
+        "html": 1,
+        "wrong-shape": 1,
+        "bad-request": 1,
     }
     first, second = router.arrivals["rate-limited"]
     assert second - first >= 0.9  # Retry-After: 1 was honoured

@@ -59,17 +59,21 @@ def test_the_old_max_retries_key_is_converted_with_a_warning_naming_the_new_key(
     assert len(outage.requests) == 3  # the first try and 2 retries, as before
     assert "failed after 3 attempts" in reason(pytester)
     result.stdout.fnmatch_lines(
-        ["*RagEvalWarning: judge.max_retries in *eval-config.yaml is deprecated: use "
-         "judge.retry.max_attempts, which counts the first try (max_retries: 2 is "
-         "max_attempts: 3)*"]
+        [
+            "*RagEvalWarning: judge.max_retries in *eval-config.yaml is deprecated: use "
+            "judge.retry.max_attempts, which counts the first try (max_retries: 2 is "
+            "max_attempts: 3)*"
+        ]
     )
 
 
 @pytest.mark.parametrize(
     ("judge", "message"),
     [
-        ("  max_retries: 1\n  retry:\n    max_attempts: 2\n",
-         "judge.max_retries and judge.retry.max_attempts are both given"),
+        (
+            "  max_retries: 1\n  retry:\n    max_attempts: 2\n",
+            "judge.max_retries and judge.retry.max_attempts are both given",
+        ),
         ("  max_retries: many\n", "key 'judge.max_retries': should be a whole number from 0"),
     ],
     ids=["both", "not-a-number"],

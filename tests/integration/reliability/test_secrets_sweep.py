@@ -83,9 +83,15 @@ class Services:
 
     def route(self, request: Request) -> Fault:
         question = request.json()["question"]
-        answer = {"data": {"answer": f"{question} {dump(request)}", "documents": [
-            {"text": "Full refund within 30 days."}, {"text": f"Trace: {dump(request)}"}
-        ]}}
+        answer = {
+            "data": {
+                "answer": f"{question} {dump(request)}",
+                "documents": [
+                    {"text": "Full refund within 30 days."},
+                    {"text": f"Trace: {dump(request)}"},
+                ],
+            }
+        }
         if "fail" in question:
             return Fault(500, {"error": dump(request)})
         if "html" in question:

@@ -163,7 +163,9 @@ def test_an_async_rag_function_that_blocks_the_event_loop_times_out_and_the_othe
     assert what in output, output
     cases = {c["id"]: c for c in read_report(pytester)["cases"]}
     assert {k: c["status"] for k, c in cases.items()} == {
-        "fine": "passed", "broken": "error", "after": "passed"
+        "fine": "passed",
+        "broken": "error",
+        "after": "passed",
     }
     assert what in cases["broken"]["error"]
     assert took < 20, f"{took:.1f} s"  # the end of the run does not wait for the blocked thread

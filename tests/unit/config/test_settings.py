@@ -156,7 +156,8 @@ def test_an_override_and_the_config_file_get_the_same_words(tmp_path: Path) -> N
         resolve_settings(file, [], env={})
     with pytest.raises(ConfigError) as from_flag:
         resolve_settings(
-            ConfigFile(None, {}), [Override("thresholds.composite", "2", "--rag-fail-under")],
+            ConfigFile(None, {}),
+            [Override("thresholds.composite", "2", "--rag-fail-under")],
             env={},
         )
     assert str(from_file.value) == (
@@ -181,6 +182,5 @@ def test_a_value_from_a_variable_names_the_reference(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         resolve_settings(file, [], env={})
     assert str(info.value).endswith(
-        "key 'judge.passes' ('${PASSES:-many}' from the environment): 'many' is not a whole "
-        "number"
+        "key 'judge.passes' ('${PASSES:-many}' from the environment): 'many' is not a whole number"
     )

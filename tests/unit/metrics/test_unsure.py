@@ -30,7 +30,11 @@ def test_the_policy_decides_only_a_verdict_that_depends_on_the_unsure_items(
     threshold: float, policy: str, status: str, score: float | None, cause: str | None
 ) -> None:
     result = MetricResult.from_measurement(
-        "c1", "faithfulness", MEASURED, threshold, policy  # type: ignore[arg-type]
+        "c1",
+        "faithfulness",
+        MEASURED,
+        threshold,
+        policy,  # type: ignore[arg-type]
     )
     assert (result.status, result.score, result.cause) == (status, score, cause)
     if status == "not_judged":

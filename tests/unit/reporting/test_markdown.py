@@ -30,9 +30,9 @@ def test_a_conversation_trace_shows_each_turns_own_data_and_then_its_scores() ->
     second, first = trace.index("#### Turn 2 (FAILED)"), trace.index("#### Turn 1 (PASSED)")
     assert second < first
     turn_2, turn_1 = trace[second:first], trace[first : trace.index("**Scores of the")]
-    assert "1. \"The context of turn 2.\" (t2.md)" in turn_2
+    assert '1. "The context of turn 2." (t2.md)' in turn_2
     assert "**Expected Contexts:** business.md" in turn_2
-    assert "**Ground Truth:** \"5 EUR.\"" in turn_1 and "(t1.md)" in turn_1
+    assert '**Ground Truth:** "5 EUR."' in turn_1 and "(t1.md)" in turn_1
     # Not the last answer again as the case's, nor a ground truth of none.
     assert "**Generated Answer:**" not in trace.split("### ", 2)[1]
     assert "_(none)_" not in trace.split("### ", 2)[1]

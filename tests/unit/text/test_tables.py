@@ -12,8 +12,7 @@ PRICES = (
 
 def test_each_row_is_a_sentence_that_names_its_values_by_column() -> None:
     assert tables_as_sentences(PRICES)[0] == (
-        "Prices:\n\nPlan: Basic; Price: $10/month.\nPlan: Pro; Price: $25/month.\n\n"
-        "Cancel anytime."
+        "Prices:\n\nPlan: Basic; Price: $10/month.\nPlan: Pro; Price: $25/month.\n\nCancel anytime."
     )
 
 

@@ -14,9 +14,7 @@ from tests import word_judge
 from tests.helpers import read_report
 from tests.integration.judges.local.test_unsure_runs import SURE_CASE, UNSURE_CASE
 
-CASCADE = (
-    "judge:\n  kind: cascade\n  then:\n    kind: tests.word_judge:word_judge\n    passes: 1\n"
-)
+CASCADE = "judge:\n  kind: cascade\n  then:\n    kind: tests.word_judge:word_judge\n    passes: 1\n"
 TESTS = """
 from rag_eval_pytest import assert_criteria, assert_faithful
 
@@ -40,9 +38,7 @@ def test_only_the_unsure_claims_and_the_criteria_reach_the_llm_judge(
     project: pytest.Pytester,
 ) -> None:
     word_judge.calls.clear()
-    result = project.runpytest(
-        "--rag-dataset=dataset.json", "--rag-no-cache", "-p", "no:randomly"
-    )
+    result = project.runpytest("--rag-dataset=dataset.json", "--rag-no-cache", "-p", "no:randomly")
     # The stand-in finds half of the unsure claim's words in the context: not supported.
     result.assert_outcomes(passed=3, failed=1)
     assert result.ret == 1, result.stdout.str()
