@@ -26,6 +26,8 @@ from .backend import (
 from .llm import LLMJudge
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from anthropic import AsyncAnthropic
 
     from .prompt import Mode, RenderedPrompt
@@ -87,7 +89,19 @@ class AnthropicJudge(LLMJudge):
             import anthropic
         except ImportError:
             raise RequestFailed(NO_SDK) from None
+        try:
+            message = await self._create(prompt, question_name)
+        except anthropic.APIStatusError as exc:
+            detail = _error_detail(exc.body) or exc.message
+            if self._refuses_temperature(exc.status_code, detail):
+                return await self._complete(prompt, question_name)
+            raise _status_error(exc.status_code, detail, exc.response.headers) from None
+        except (anthropic.AnthropicError, ValueError) as exc:
+            raise self._failure(exc) from None
+        return _read(message)
 
+    async def _create(self, prompt: RenderedPrompt, question_name: str) -> Any:
+        """The request, the answer's tool forced."""
         tool: Any = {
             "name": TOOL_NAME,
             "description": f"Record the answer to the {question_name} task.",
@@ -95,46 +109,36 @@ class AnthropicJudge(LLMJudge):
         }
         # Sent as an extra body field: this SDK's typed signature has no sampling parameters.
         extra = {"temperature": self.temperature} if self.temperature is not None else None
-        try:
-            message = await self.client().messages.create(
-                model=self.model,
-                max_tokens=self.max_tokens,
-                system=prompt.system,
-                messages=[{"role": "user", "content": prompt.user}],
-                tools=[tool],
-                tool_choice={"type": "tool", "name": TOOL_NAME},
-                extra_body=extra,
-            )
-        except anthropic.APITimeoutError:
-            raise TransientError(f"timed out after {self.timeout:g} s", timed_out=True) from None
-        except anthropic.APIConnectionError as exc:
-            raise TransientError(f"connection error: {exc}") from None
-        except anthropic.APIStatusError as exc:
-            status = exc.status_code
-            detail = _error_detail(exc.body) or exc.message
-            if status == 400 and self.temperature is not None and "temperature" in detail:
-                # A model that takes no sampling parameters: ask again without, from now on.
-                self.temperature = None
-                return await self._complete(prompt, question_name)
-            if is_transient_status(status):
-                raise TransientError(
-                    f"HTTP {status}: {detail}", retry_after(exc.response.headers)
-                ) from None
-            if status in (401, 403):  # AuthenticationError, PermissionDeniedError
-                raise AuthenticationFailed(
-                    f"HTTP {status}: {detail} (check ANTHROPIC_API_KEY)"
-                ) from None
-            raise RequestFailed(f"HTTP {status}: {detail}") from None
-        except anthropic.AnthropicError as exc:
-            raise RequestFailed(f"{type(exc).__name__}: {exc}") from None
-        except ValueError:  # a 200 whose body is not JSON (empty, a proxy's page)
-            raise RequestFailed(NOT_A_MESSAGE) from None
-        try:
-            return _reply(message)
-        except (AttributeError, TypeError, ValueError, KeyError):
-            # The SDK does not validate a 200's body: HTML comes back as a string, another
-            # JSON shape as a message without its fields.
-            raise RequestFailed(NOT_A_MESSAGE) from None
+        return await self.client().messages.create(
+            model=self.model,
+            max_tokens=self.max_tokens,
+            system=prompt.system,
+            messages=[{"role": "user", "content": prompt.user}],
+            tools=[tool],
+            tool_choice={"type": "tool", "name": TOOL_NAME},
+            extra_body=extra,
+        )
+
+    def _refuses_temperature(self, status: int, detail: str) -> bool:
+        """Whether the model takes no sampling parameters; if so, the judge asks it again
+        without a temperature, from now on."""
+        if status == 400 and self.temperature is not None and "temperature" in detail:
+            self.temperature = None
+            return True
+        return False
+
+    def _failure(self, exc: Exception) -> Exception:
+        """What an SDK error other than an HTTP status, or a body it cannot decode, stands
+        for."""
+        import anthropic
+
+        if isinstance(exc, anthropic.APITimeoutError):
+            return TransientError(f"timed out after {self.timeout:g} s", timed_out=True)
+        if isinstance(exc, anthropic.APIConnectionError):
+            return TransientError(f"connection error: {exc}")
+        if isinstance(exc, anthropic.AnthropicError):
+            return RequestFailed(f"{type(exc).__name__}: {exc}")
+        return RequestFailed(NOT_A_MESSAGE)  # a 200 whose body is not JSON (empty, a proxy's page)
 
     def _detach(self) -> None:
         self._client = None  # a run's copy makes its own, closed at the run's end
@@ -145,28 +149,52 @@ class AnthropicJudge(LLMJudge):
             self._client = None
 
 
+def _status_error(status: int, detail: str, headers: Mapping[str, str]) -> Exception:
+    """The failure an HTTP error status stands for: worth a retry, a key refused, or final."""
+    if is_transient_status(status):
+        return TransientError(f"HTTP {status}: {detail}", retry_after(headers))
+    if status in (401, 403):  # AuthenticationError, PermissionDeniedError
+        return AuthenticationFailed(f"HTTP {status}: {detail} (check ANTHROPIC_API_KEY)")
+    return RequestFailed(f"HTTP {status}: {detail}")
+
+
+def _read(message: Any) -> Reply:
+    try:
+        return _reply(message)
+    except (AttributeError, TypeError, ValueError, KeyError):
+        # The SDK does not validate a 200's body: HTML comes back as a string, another
+        # JSON shape as a message without its fields.
+        raise RequestFailed(NOT_A_MESSAGE) from None
+
+
 def _reply(message: Any) -> Reply:
-    texts: list[str] = []
-    data: dict[str, Any] | None = None
-    for block in message.content:
-        if block.type == "tool_use" and data is None:
-            data = dict(block.input)
-        elif block.type == "text":
-            texts.append(str(block.text))
-    text = "\n".join(texts)
-    refusal = (
-        (text or "the model stopped with stop_reason 'refusal'")
-        if (message.stop_reason == "refusal")
-        else None
-    )
+    text, data = _contents(message.content)
     usage = message.usage
     return Reply(
         text=text,
         data=data,
-        refusal=refusal,
+        refusal=_refusal(message.stop_reason, text),
         input_tokens=int(usage.input_tokens or 0),
         output_tokens=int(usage.output_tokens or 0),
     )
+
+
+def _contents(blocks: Any) -> tuple[str, dict[str, Any] | None]:
+    """The reply's text, and the first tool call's arguments."""
+    texts: list[str] = []
+    data: dict[str, Any] | None = None
+    for block in blocks:
+        if block.type == "tool_use" and data is None:
+            data = dict(block.input)
+        elif block.type == "text":
+            texts.append(str(block.text))
+    return "\n".join(texts), data
+
+
+def _refusal(stop_reason: object, text: str) -> str | None:
+    if stop_reason != "refusal":
+        return None
+    return text or "the model stopped with stop_reason 'refusal'"
 
 
 def _error_detail(body: object) -> str:
