@@ -10,7 +10,7 @@ import os
 import re
 import types
 from typing import TYPE_CHECKING, Annotated, Any, Union, get_args, get_origin
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from .errors import ConfigError
 
@@ -61,26 +61,40 @@ def http_url(text: str) -> str:
 
     The messages never repeat the URL: its user info or query string may hold a credential.
     """
-    scheme, sep, _ = text.partition("://")
-    if not sep or scheme.lower() not in ("http", "https"):
-        plain = sep and scheme.isalnum() and len(scheme) < 16
-        shown = f" (its scheme is {scheme!r})" if plain else ""
-        raise OptionValueError(f"not an http:// or https:// URL{shown}")
+    _check_scheme(text)
     if _CONTROL.search(text) or any(ch.isspace() for ch in text):
         raise OptionValueError("the URL contains a space, a line break or a control character")
+    _check_address(text)
+    return text
+
+
+def _check_scheme(text: str) -> None:
+    scheme, sep, _ = text.partition("://")
+    if sep and scheme.lower() in ("http", "https"):
+        return
+    plain = sep and scheme.isalnum() and len(scheme) < 16
+    shown = f" (its scheme is {scheme!r})" if plain else ""
+    raise OptionValueError(f"not an http:// or https:// URL{shown}")
+
+
+def _check_address(text: str) -> None:
+    """The URL's host and port, as an HTTP client reads them."""
     try:
         parts = urlsplit(text)
     except ValueError:
         raise OptionValueError("the URL's host is not a valid name or IPv6 address") from None
-    try:
-        port = parts.port
-    except ValueError:
-        port = 0
-    if port == 0:
+    if _port(parts) == 0:
         raise OptionValueError("the URL's port is not a number from 1 to 65535")
     if not parts.hostname:
         raise OptionValueError("the URL names no host")
-    return text
+
+
+def _port(parts: SplitResult) -> int | None:
+    """The URL's port, ``None`` when it names none, 0 when it is not one."""
+    try:
+        return parts.port
+    except ValueError:
+        return 0
 
 
 def parse_header_line(line: str, *, origin: str) -> tuple[str, str]:
@@ -105,20 +119,35 @@ def resolve_headers(
     > ``RAG_AUTH_HEADER``. Names compare case-insensitively; the winner's spelling is kept."""
     env = os.environ if env is None else env
     merged: dict[str, tuple[str, str]] = {}
-    env_line = env.get(AUTH_HEADER_ENV, "").strip()
-    if env_line:
-        name, value = parse_header_line(env_line, origin=f"environment variable {AUTH_HEADER_ENV}")
+    given = [*_env_header(env), *_arg_headers(header_args), *_config_headers(config_headers)]
+    for name, value in given:
         merged[name.lower()] = (name, value)
-    for n, line in enumerate(header_args, 1):
-        name, value = parse_header_line(line, origin=f"--rag-header number {n}")
-        merged[name.lower()] = (name, value)
+    return dict(merged.values())
+
+
+def _env_header(env: Mapping[str, str]) -> list[tuple[str, str]]:
+    line = env.get(AUTH_HEADER_ENV, "").strip()
+    if not line:
+        return []
+    return [parse_header_line(line, origin=f"environment variable {AUTH_HEADER_ENV}")]
+
+
+def _arg_headers(header_args: Sequence[str]) -> list[tuple[str, str]]:
+    return [
+        parse_header_line(line, origin=f"--rag-header number {n}")
+        for n, line in enumerate(header_args, 1)
+    ]
+
+
+def _config_headers(config_headers: Mapping[str, str] | None) -> list[tuple[str, str]]:
+    headers: list[tuple[str, str]] = []
     for name, value in (config_headers or {}).items():
         try:
             check_header(name, str(value))
         except OptionValueError as exc:
             raise ConfigError(f"http.headers: {exc}") from None
-        merged[name.lower()] = (name, str(value))
-    return dict(merged.values())
+        headers.append((name, str(value)))
+    return headers
 
 
 def not_a_bool(value: object) -> object:
