@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Collection, Sequence
 
 VOTES: ContextVar[int | None] = ContextVar("rag_eval_votes", default=None)
 """The votes an LLM judge casts on the questions asked in this context, when a verdict near
@@ -214,21 +214,27 @@ def keep_indexed(output: O, field_name: str, count: int, what: str) -> tuple[O, 
     """Salvage for index-keyed verdict lists: keep the first verdict for each index in
     ``range(count)``, drop the rest, and say which were missing or extra."""
     items = getattr(output, field_name)
-    kept: dict[int, Any] = {}
-    extra = 0
-    for item in items:
-        index = item.index
-        if 0 <= index < count and index not in kept:
-            kept[index] = item
-        else:
-            extra += 1
+    kept = _first_of_each_index(items, count)
     if not kept:
         return None
+    partial = output.model_copy(update={field_name: [kept[i] for i in sorted(kept)]})
+    return partial, _salvage_note(kept.keys(), len(items) - len(kept), count, what)
+
+
+def _first_of_each_index(items: list[Any], count: int) -> dict[int, Any]:
+    kept: dict[int, Any] = {}
+    for item in items:
+        if 0 <= item.index < count and item.index not in kept:
+            kept[item.index] = item
+    return kept
+
+
+def _salvage_note(kept: Collection[int], extra: int, count: int, what: str) -> str:
+    """How many verdicts were kept, which indexes had none and how many were dropped."""
     missing = [i for i in range(count) if i not in kept]
     parts = [f"judged {len(kept)} of {count} {what}"]
     if missing:
         parts.append(f"no verdict for index {', '.join(map(str, missing))}")
     if extra:
         parts.append(f"{extra} extra or duplicate verdict{'s' if extra > 1 else ''} ignored")
-    partial = output.model_copy(update={field_name: [kept[i] for i in sorted(kept)]})
-    return partial, "; ".join(parts)
+    return "; ".join(parts)
