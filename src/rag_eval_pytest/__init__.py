@@ -51,6 +51,10 @@ if TYPE_CHECKING:  # the public names: `X as X` exports each to type checkers
     from .reporting.models import Report as Report
     from .reporting.reader import load_report as load_report
 
+if TYPE_CHECKING:  # for the annotations of the reader below, which imports it when it runs
+    import ast
+    from collections.abc import Iterator
+
 _exports: dict[str, str] = {}
 """Each public name -> the module it is loaded from (relative), once read."""
 
@@ -63,18 +67,29 @@ def _public_names() -> dict[str, str]:
         from pathlib import Path
 
         tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
-        block = next(
-            node
-            for node in tree.body
-            if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
-        )
-        _exports.update(
-            (alias.name, "." * stmt.level + (stmt.module or ""))
-            for stmt in block.body
-            if isinstance(stmt, ast.ImportFrom)
-            for alias in stmt.names
-        )
+        _exports.update(_imported_names(_names_block(tree)))
     return _exports
+
+
+def _names_block(tree: ast.Module) -> ast.If:
+    """The first ``if TYPE_CHECKING:`` block, the public names'."""
+    import ast
+
+    return next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+    )
+
+
+def _imported_names(block: ast.If) -> Iterator[tuple[str, str]]:
+    """Each name the block imports, with the module it imports it from."""
+    import ast
+
+    for stmt in block.body:
+        if isinstance(stmt, ast.ImportFrom):
+            module = "." * stmt.level + (stmt.module or "")
+            yield from ((alias.name, module) for alias in stmt.names)
 
 
 def __getattr__(name: str) -> Any:
