@@ -118,16 +118,8 @@ class _Serving:
         """Cancel what runs on the loop, run ``cleanup`` (closing clients), stop the loop and
         its thread, each step waiting up to ``wait`` seconds; a loop that does not answer the
         first step (blocked) is given up at once."""
-        first = min(wait, BLOCKED_WAIT) if self.blocked_for() else wait
-        try:
-            asyncio.run_coroutine_threadsafe(_cancel_pending(), self.loop).result(first)
-        except concurrent.futures.TimeoutError:
-            if cleanup is not None:
-                cleanup.close()
-            self.abandon()
+        if not self._cancelled(wait, cleanup):
             return
-        except Exception:  # best effort at the end of a run: go on closing
-            pass
         if cleanup is not None:
             with contextlib.suppress(Exception):
                 asyncio.run_coroutine_threadsafe(cleanup, self.loop).result(wait)
@@ -135,6 +127,21 @@ class _Serving:
         self.thread.join(timeout=wait)
         if not self.thread.is_alive():
             self.loop.close()
+
+    def _cancelled(self, wait: float, cleanup: Coroutine[Any, Any, Any] | None) -> bool:
+        """Cancel what runs on the loop; whether it answered in time. A loop that does not
+        (blocked: given less time) is given up, and ``cleanup`` is closed unrun."""
+        first = min(wait, BLOCKED_WAIT) if self.blocked_for() else wait
+        try:
+            asyncio.run_coroutine_threadsafe(_cancel_pending(), self.loop).result(first)
+        except concurrent.futures.TimeoutError:
+            if cleanup is not None:
+                cleanup.close()
+            self.abandon()
+            return False
+        except Exception:  # best effort at the end of a run: go on closing
+            pass
+        return True
 
 
 class LoopThread:
@@ -304,15 +311,19 @@ class GuardedLoop:
         assert call.serving is not None
         if call.done.done() or time.monotonic() < call.started + call.timeout:
             return  # finished, or started again meanwhile
-        serving = call.serving
+        self._time_up(call, call.serving, call.timeout)
+
+    def _time_up(self, call: _Call, serving: _Serving, timeout: float) -> None:
+        """The call's time on ``serving`` is up: a timeout when the loop runs, else whoever
+        blocks it is given up with the loop."""
         blocked = serving.blocked_for()
         if not blocked:
             raise asyncio.TimeoutError
         blocker = serving.running()
         if blocker is None or blocker is call:  # blocked by the call, or by a task it started
             self._give_up(serving, call)
-            raise LoopBlocked(call.timeout)
-        if blocked >= call.timeout:  # another call blocks it as long as this one may take
+            raise LoopBlocked(timeout)
+        if blocked >= timeout:  # another call blocks it as long as this one may take
             self._give_up(serving, blocker)
 
     def _give_up(self, serving: _Serving, culprit: _Call) -> None:
@@ -322,15 +333,19 @@ class GuardedLoop:
             if self._serving is serving:
                 self._serving = None
                 self.given_up += 1
-            moved = [
-                c
-                for c in self._calls
-                if c.serving is serving and c is not culprit and not c.done.done()
-            ]
+            moved = self._others_on(serving, culprit)
         _settle(culprit.done, exc=LoopBlocked(culprit.timeout))
         serving.abandon()
         for call in moved:
             self._submit(call)
+
+    def _others_on(self, serving: _Serving, culprit: _Call) -> list[_Call]:
+        """The calls but ``culprit`` still waiting on ``serving``. Called under the lock."""
+        return [
+            c
+            for c in self._calls
+            if c.serving is serving and c is not culprit and not c.done.done()
+        ]
 
     def _drop(self, call: _Call) -> None:
         """The caller no longer waits: cancel what is left of the call."""
@@ -523,15 +538,19 @@ class DaemonThreadExecutor(concurrent.futures.ThreadPoolExecutor):
             self._stopping = True
             threads = list(self._daemons)
         if cancel_futures:
-            while True:
-                try:
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if item is not None:
-                    item[0].cancel()
+            self._cancel_queued()
         for _ in threads:
             self._queue.put(None)
         if wait:
             for thread in threads:
                 thread.join()
+
+    def _cancel_queued(self) -> None:
+        """Cancel the calls no thread has taken yet."""
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if item is not None:
+                item[0].cancel()
