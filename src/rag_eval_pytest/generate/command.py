@@ -25,7 +25,9 @@ if TYPE_CHECKING:
     from ..config.resolution import ResolvedConfig
     from ..config.settings import Settings
     from .cases import Generated
-    from .output import Provenance
+    from .chunking import Chunk
+    from .documents import Document
+    from .output import Existing, Provenance
 
 FATAL = 3
 SAMPLES = 3
@@ -51,9 +53,7 @@ def run(request: Request, env: Mapping[str, str] | None = None, out: TextIO | No
 
 def gather(request: Request, env: Mapping[str, str]) -> Inputs:
     """Every input checked and read, in the order that costs least to refuse."""
-    from ..extras import require_pdf
-    from .chunking import chunk_documents
-    from .documents import find_files, read_document
+    from .documents import find_files
 
     _check_request(request)
     files = find_files(request.documents)
@@ -62,17 +62,32 @@ def gather(request: Request, env: Mapping[str, str]) -> Inputs:
     _refuse_output(request, [path for _, path in files], resolved.file.path)
     kind = _kind(settings, env)
     types = _types(request, kind)
+    documents, chunks = _read(files)
+    existing = _existing(request)
+    return Inputs(settings, kind, documents, chunks, types, existing, resolved.secrets)
+
+
+def _read(files: list[tuple[str, Path]]) -> tuple[list[Document], list[Chunk]]:
+    """Every document read and chunked, the extra that reads PDFs checked first."""
+    from ..extras import require_pdf
+    from .chunking import chunk_documents
+    from .documents import read_document
+
     require_pdf([name for name, path in files if path.suffix.lower() == ".pdf"])
     documents = [read_document(name, path) for name, path in files]
     chunks = chunk_documents(documents)
     if not chunks:
         raise RagEvalError("the documents hold no text to make questions from")
-    existing = None
-    if request.append and request.output.exists():
-        from .output import read_existing
+    return documents, chunks
 
-        existing = read_existing(request.output)
-    return Inputs(settings, kind, documents, chunks, types, existing, resolved.secrets)
+
+def _existing(request: Request) -> Existing | None:
+    """The dataset appended to, when there is one."""
+    if not (request.append and request.output.exists()):
+        return None
+    from .output import read_existing
+
+    return read_existing(request.output)
 
 
 def _check_request(request: Request) -> None:
@@ -80,13 +95,17 @@ def _check_request(request: Request) -> None:
 
     if request.output.suffix.lower() not in SUFFIXES:
         raise ConfigError(f"{request.output}: {unknown_suffix(request.output.suffix)}")
+    _check_counts(request)
+    if request.max_cost is not None and request.max_cost < 0:
+        raise ConfigError("--max-cost: must not be negative")
+
+
+def _check_counts(request: Request) -> None:
     if request.count < 0 or request.conversations < 0:
         which = "--count" if request.count < 0 else "--conversations"
         raise ConfigError(f"{which}: must not be negative")
     if request.count < 1 and request.conversations < 1:
         raise ConfigError("--count: give at least 1 case (or --conversations K)")
-    if request.max_cost is not None and request.max_cost < 0:
-        raise ConfigError("--max-cost: must not be negative")
 
 
 def _settings(request: Request, env: Mapping[str, str]) -> ResolvedConfig:
