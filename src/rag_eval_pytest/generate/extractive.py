@@ -149,21 +149,34 @@ def _definition(sentence: str, heading: str | None) -> str | None:
     match = _DEFINITION.match(sentence)
     if match is None or any(w.lower() in _NOT_A_TERM for w in match["term"].split()):
         return None
-    term = match["term"]
+    return f"What {match['verb']} {_term(match['term'])}?"
+
+
+def _term(term: str) -> str:
+    """The defined term as asked for: a common noun, capitalised at the sentence's start, in
+    lower case."""
     first, _, rest = term.partition(" ")
     if first in ("The", "A", "An") or (rest and rest.islower() and first[1:].islower()):
-        term = f"{first[0].lower()}{first[1:]} {rest}"  # a common noun, capitalised at the start
-    return f"What {match['verb']} {term}?"
+        return f"{first[0].lower()}{first[1:]} {rest}"
+    return term
 
 
 def _step(sentence: str, heading: str | None) -> str | None:
     first = sentence.split()[0].strip(",.:").lower()
-    if heading is None or first not in _STEPS or _CODE.search(heading) or not heading[:1].isalpha():
-        return None
-    if any(mark in heading for mark in "().!*"):
+    if heading is None or first not in _STEPS or not _task_heading(heading):
         return None
     topic = heading if heading.isupper() else heading[0].lower() + heading[1:]
     return f"What is the first step of {topic.rstrip(' .:?')}?"
+
+
+def _task_heading(heading: str) -> bool:
+    """Whether a heading names a task its steps can be asked for by: a word first, no code
+    and no marks."""
+    return (
+        _CODE.search(heading) is None
+        and heading[:1].isalpha()
+        and not any(mark in heading for mark in "().!*")
+    )
 
 
 def _name(sentence: str, heading: str | None) -> str | None:
@@ -203,17 +216,27 @@ def _after_preposition(before: str) -> str | None:
 def candidates(chunk: Chunk) -> list[Candidate]:
     """The questions the rules make from the sentences of ``chunk``, one per sentence."""
     found: list[Candidate] = []
-    sentences = [s for part in chunk.text.split("\n\n") for s in split_sentences(plain(part))]
-    for sentence in sentences:
+    for sentence in _sentences(chunk):
         made = question_for(sentence.strip(), chunk.heading)
-        if made is None:
-            continue
-        question, rule = made
-        steps = sum(c.rule == "step" for c in found)
-        if rule == "step" and steps:  # the steps of a section in their order
-            question = question.replace("the first step", f"step {steps + 1}", 1)
-        found.append(Candidate(chunk, sentence.strip(), question, rule))
+        if made is not None:
+            question, rule = made
+            question = _numbered(question, rule, found)
+            found.append(Candidate(chunk, sentence.strip(), question, rule))
     return found
+
+
+def _sentences(chunk: Chunk) -> list[str]:
+    """The chunk's sentences, paragraph by paragraph, without their inline markup."""
+    return [s for part in chunk.text.split("\n\n") for s in split_sentences(plain(part))]
+
+
+def _numbered(question: str, rule: str, found: list[Candidate]) -> str:
+    """A step's question numbered after the steps found before it: the steps of a section
+    in their order."""
+    steps = sum(c.rule == "step" for c in found)
+    if rule == "step" and steps:
+        return question.replace("the first step", f"step {steps + 1}", 1)
+    return question
 
 
 def shares(sizes: Sequence[int], count: int) -> list[int]:
@@ -236,22 +259,36 @@ def generate_extractive(
     """Up to ``count`` extractive cases, spread over the documents by their size, then over
     each document's chunks; near-duplicates left out."""
     rng = random.Random(seed)
-    by_document: dict[str, list[Candidate]] = {}
-    sizes: dict[str, int] = {}
-    for chunk in chunks:
-        by_document.setdefault(chunk.document, []).extend(candidates(chunk))
-        sizes[chunk.document] = sizes.get(chunk.document, 0) + len(chunk.text)
+    by_document, sizes = _by_document(chunks)
     queues = {name: _spread(found, rng) for name, found in by_document.items()}
-    dedup = dedup or Deduplicator()
-    wanted = dict(zip(sizes, shares(list(sizes.values()), count), strict=True))
-    chosen = _fill(queues, wanted, dedup, count)
-    if len(chosen) < count:  # a document short of sentences: the rest from the others
-        chosen += _fill(queues, dict.fromkeys(queues, count), dedup, count - len(chosen))
+    chosen = _choose(queues, sizes, dedup or Deduplicator(), count)
     order = {chunk.id: n for n, chunk in enumerate(chunks)}
     chosen.sort(key=lambda c: (order[c.chunk.id], c.chunk.text.find(c.sentence)))
     return [
         Generated("extractive", c.question, c.sentence, (c.chunk,), rule=c.rule) for c in chosen
     ]
+
+
+def _by_document(chunks: Sequence[Chunk]) -> tuple[dict[str, list[Candidate]], dict[str, int]]:
+    """Each document's candidates, and its size in characters."""
+    by_document: dict[str, list[Candidate]] = {}
+    sizes: dict[str, int] = {}
+    for chunk in chunks:
+        by_document.setdefault(chunk.document, []).extend(candidates(chunk))
+        sizes[chunk.document] = sizes.get(chunk.document, 0) + len(chunk.text)
+    return by_document, sizes
+
+
+def _choose(
+    queues: dict[str, list[Candidate]], sizes: dict[str, int], dedup: Deduplicator, count: int
+) -> list[Candidate]:
+    """Up to ``count`` candidates, each document's share in proportion to its size; a
+    document short of sentences leaves the rest to the others."""
+    wanted = dict(zip(sizes, shares(list(sizes.values()), count), strict=True))
+    chosen = _fill(queues, wanted, dedup, count)
+    if len(chosen) < count:
+        chosen += _fill(queues, dict.fromkeys(queues, count), dedup, count - len(chosen))
+    return chosen
 
 
 def _fill(
@@ -260,36 +297,68 @@ def _fill(
     """Up to ``count`` candidates, round by round one from each document, each document up
     to its ``wanted`` number; a near-duplicate of one taken is passed over."""
     chosen: list[Candidate] = []
-    taken = dict.fromkeys(queues, 0)
+    room = {name: wanted[name] for name in queues}
     progress = True
     while progress and len(chosen) < count:
-        progress = False
-        for name, queue in queues.items():
-            if taken[name] >= wanted[name] or len(chosen) >= count:
-                continue
-            while queue:
-                candidate = queue.pop(0)
-                if dedup.add(candidate.question, candidate.sentence):
-                    chosen.append(candidate)
-                    taken[name] += 1
-                    progress = True
-                    break
+        progress = _round(queues, room, dedup, chosen, count)
     return chosen
+
+
+def _round(
+    queues: dict[str, list[Candidate]],
+    room: dict[str, int],
+    dedup: Deduplicator,
+    chosen: list[Candidate],
+    count: int,
+) -> bool:
+    """One candidate more from each document with room left, while fewer than ``count`` are
+    chosen; whether any was taken."""
+    progress = False
+    for name, queue in queues.items():
+        if room[name] <= 0 or len(chosen) >= count:
+            continue
+        candidate = _next_new(queue, dedup)
+        if candidate is not None:
+            chosen.append(candidate)
+            room[name] -= 1
+            progress = True
+    return progress
+
+
+def _next_new(queue: list[Candidate], dedup: Deduplicator) -> Candidate | None:
+    """The queue's next candidate that is no near-duplicate of one taken; the duplicates
+    before it are dropped from the queue."""
+    while queue:
+        candidate = queue.pop(0)
+        if dedup.add(candidate.question, candidate.sentence):
+            return candidate
+    return None
 
 
 def _spread(found: list[Candidate], rng: random.Random) -> list[Candidate]:
     """A document's candidates in the order they are taken: the best of each chunk in
     turn (chunks in a seeded order), then the next best of each, ..."""
+    by_chunk = _best_first(found, rng)
+    order = list(by_chunk)
+    rng.shuffle(order)
+    return _interleaved([by_chunk[k] for k in order])
+
+
+def _best_first(found: list[Candidate], rng: random.Random) -> dict[str, list[Candidate]]:
+    """Each chunk's candidates, the best first, ties in a seeded order."""
     by_chunk: dict[str, list[Candidate]] = {}
     for candidate in found:
         by_chunk.setdefault(candidate.chunk.id, []).append(candidate)
     for group in by_chunk.values():
         keys = {id(c): rng.random() for c in group}
         group.sort(key=lambda c: (-c.score, keys[id(c)]))
-    order = list(by_chunk)
-    rng.shuffle(order)
+    return by_chunk
+
+
+def _interleaved(groups: list[list[Candidate]]) -> list[Candidate]:
+    """The first of each group in turn, then the second of each, ..."""
     spread: list[Candidate] = []
-    depth = max((len(g) for g in by_chunk.values()), default=0)
+    depth = max((len(g) for g in groups), default=0)
     for level in range(depth):
-        spread.extend(by_chunk[k][level] for k in order if level < len(by_chunk[k]))
+        spread.extend(g[level] for g in groups if level < len(g))
     return spread
