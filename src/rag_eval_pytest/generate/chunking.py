@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Literal
 from ..text.sentences import split_sentences
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from .documents import Document
 
@@ -97,28 +97,45 @@ def _sections(text: str, *, titled: bool = False) -> list[tuple[str | None, list
     paragraphs under it. ``titled`` (plain text): a short line of its own without a final
     stop is a heading."""
     text = _FENCE.sub("", _FRONT_MATTER.sub("", text.replace("\r\n", "\n")))
-    sections: list[tuple[str | None, list[str]]] = [(None, [])]
-    lines: list[str] = []
-
-    def paragraph() -> None:
-        joined = " ".join(_line(line) for line in lines if line.strip())
-        if titled and len(lines) == 1 and _title(joined):
-            sections.append((joined, []))
-        elif joined:
-            sections[-1][1].append(joined)
-        lines.clear()
-
+    reader = _SectionReader(titled)
     for line in text.split("\n"):
+        reader.read(line)
+    reader.end_paragraph()
+    return [(h, p) for h, p in reader.sections if p]
+
+
+class _SectionReader:
+    """A document's sections as its lines are read: each heading and its paragraphs."""
+
+    def __init__(self, titled: bool) -> None:
+        self.titled = titled
+        self.sections: list[tuple[str | None, list[str]]] = [(None, [])]
+        self.lines: list[str] = []
+        """The lines of the paragraph being read."""
+
+    def read(self, line: str) -> None:
         heading = _HEADING.match(line)
         if heading:
-            paragraph()
-            sections.append((heading.group(2).strip(), []))
+            self.end_paragraph()
+            self.sections.append((heading.group(2).strip(), []))
         elif not line.strip() or _TABLE.match(line):  # a table row is no prose: left out
-            paragraph()
+            self.end_paragraph()
         else:
-            lines.append(line)
-    paragraph()
-    return [(h, p) for h, p in sections if p]
+            self.lines.append(line)
+
+    def end_paragraph(self) -> None:
+        """The paragraph read so far added to its section, or as a heading when it is a
+        title of plain text."""
+        joined = _paragraph(self.lines)
+        if self.titled and len(self.lines) == 1 and _title(joined):
+            self.sections.append((joined, []))
+        elif joined:
+            self.sections[-1][1].append(joined)
+        self.lines.clear()
+
+
+def _paragraph(lines: list[str]) -> str:
+    return " ".join(_line(line) for line in lines if line.strip())
 
 
 def _title(line: str) -> bool:
@@ -137,30 +154,26 @@ def _line(line: str) -> str:
 
 def _joined(paragraphs: list[str]) -> list[str]:
     """A section's paragraphs joined into chunks of up to :data:`MAX_CHARS`."""
-    chunks: list[str] = []
-    current = ""
-    for paragraph in paragraphs:
-        for piece in _pieces(paragraph):
-            if current and len(current) + 2 + len(piece) > MAX_CHARS:
-                chunks.append(current)
-                current = ""
-            current = f"{current}\n\n{piece}" if current else piece
-    if current:
-        chunks.append(current)
-    return chunks
+    return _packed((piece for paragraph in paragraphs for piece in _pieces(paragraph)), "\n\n")
 
 
 def _pieces(paragraph: str) -> list[str]:
     """A paragraph, or its sentences grouped up to :data:`MAX_CHARS` when it is longer."""
     if len(paragraph) <= MAX_CHARS:
         return [paragraph]
-    pieces: list[str] = []
+    return _packed(split_sentences(paragraph), " ")
+
+
+def _packed(texts: Iterable[str], separator: str) -> list[str]:
+    """``texts`` joined by ``separator`` into runs of up to :data:`MAX_CHARS` (a longer text
+    a run of its own)."""
+    runs: list[str] = []
     current = ""
-    for sentence in split_sentences(paragraph):
-        if current and len(current) + 1 + len(sentence) > MAX_CHARS:
-            pieces.append(current)
+    for text in texts:
+        if current and len(current) + len(separator) + len(text) > MAX_CHARS:
+            runs.append(current)
             current = ""
-        current = f"{current} {sentence}" if current else sentence
+        current = f"{current}{separator}{text}" if current else text
     if current:
-        pieces.append(current)
-    return pieces
+        runs.append(current)
+    return runs
