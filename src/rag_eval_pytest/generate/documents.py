@@ -109,6 +109,16 @@ def _walk(
     root: Path, folder: Path, walking: tuple[tuple[int, int], ...]
 ) -> Iterator[tuple[str, Path]]:
     """The documents under ``folder``, sorted; ``walking``: the folders it is inside of."""
+    here = _entered(folder, walking)
+    for entry in _entries(folder):
+        if entry.is_dir():
+            yield from _walk(root, entry, (*walking, here))
+        elif entry.is_file() and entry.suffix.lower() in KINDS:
+            yield (root / entry.relative_to(root)).as_posix(), entry
+
+
+def _entered(folder: Path, walking: tuple[tuple[int, int], ...]) -> tuple[int, int]:
+    """The folder's identity (device, inode), refused when it is one it is inside of."""
     stat = folder.stat()
     here = (stat.st_dev, stat.st_ino)
     if here in walking:
@@ -116,17 +126,16 @@ def _walk(
             f"{folder}: a link loop (it leads back to a folder it is inside of); remove the "
             "link or give the folders apart"
         )
+    return here
+
+
+def _entries(folder: Path) -> list[Path]:
+    """The folder's entries by name, the hidden ones left out."""
     try:
         entries = sorted(folder.iterdir(), key=lambda p: p.name)
     except OSError as exc:
         raise DocumentError(f"{folder}: cannot be read ({exc.strerror})") from None
-    for entry in entries:
-        if entry.name.startswith("."):
-            continue
-        if entry.is_dir():
-            yield from _walk(root, entry, (*walking, here))
-        elif entry.is_file() and entry.suffix.lower() in KINDS:
-            yield (root / entry.relative_to(root)).as_posix(), entry
+    return [entry for entry in entries if not entry.name.startswith(".")]
 
 
 def read_documents(paths: Sequence[Path]) -> list[Document]:
@@ -137,12 +146,7 @@ def read_documents(paths: Sequence[Path]) -> list[Document]:
 
 def read_document(name: str, path: Path) -> Document:
     kind = KINDS[path.suffix.lower()]
-    try:
-        data = read_limited(path)
-    except FileTooLarge as exc:
-        raise DocumentError(f"{name}: {exc}; split it into several files") from None
-    except OSError as exc:
-        raise DocumentError(f"{name}: cannot be read ({exc.strerror})") from None
+    data = _read(name, path)
     if kind == "pdf":
         from .pdf import pdf_text
 
@@ -155,6 +159,15 @@ def read_document(name: str, path: Path) -> Document:
     if not text.strip():
         raise DocumentError(f"{name}: holds no text")
     return Document(name, kind, text)
+
+
+def _read(name: str, path: Path) -> bytes:
+    try:
+        return read_limited(path)
+    except FileTooLarge as exc:
+        raise DocumentError(f"{name}: {exc}; split it into several files") from None
+    except OSError as exc:
+        raise DocumentError(f"{name}: cannot be read ({exc.strerror})") from None
 
 
 def _text(name: str, data: bytes) -> str:
@@ -187,11 +200,14 @@ def _row(where: str, line: str) -> Row:
     if not isinstance(item, dict):
         raise DocumentError(f'{where}: expected an object {{"text", "source"}}')
     for field in ("text", "source"):
-        value = item.get(field)
-        if not isinstance(value, str) or not value.strip():
-            problem = "is required" if value is None else "must be non-empty text"
-            raise DocumentError(f"{where}: field {field!r} {problem}")
+        _check_text(where, field, item.get(field))
     return Row(text=item["text"], source=item["source"])
+
+
+def _check_text(where: str, field: str, value: object) -> None:
+    if not isinstance(value, str) or not value.strip():
+        problem = "is required" if value is None else "must be non-empty text"
+        raise DocumentError(f"{where}: field {field!r} {problem}")
 
 
 # --------------------------------------------------------------------------- HTML
