@@ -127,21 +127,33 @@ def case_entry(
 ) -> dict[str, Any]:
     """One generated case as a dataset writes it."""
     text = "\n".join(t.question for t in generated.turns) or generated.question
-    entry: dict[str, Any] = {"id": case_id(text, taken)}
-    if generated.turns:
-        entry["turns"] = [_turn(turn, form) for turn in generated.turns]
-    else:
-        entry["question"] = generated.question
-        entry["ground_truth"] = generated.ground_truth
-        if generated.ground_truth is not None:
-            entry["expected_contexts"] = _sources(generated.chunks, form)
+    entry: dict[str, Any] = {"id": case_id(text, taken), **_asked(generated, form)}
     entry["tags"] = generated.tags
+    entry["metadata"] = _case_metadata(generated, provenance)
+    return entry
+
+
+def _asked(generated: Generated, form: SourceFormat) -> dict[str, Any]:
+    """A conversation's turns, or a case's question, its ground truth and the chunks that
+    hold it."""
+    if generated.turns:
+        return {"turns": [_turn(turn, form) for turn in generated.turns]}
+    asked: dict[str, Any] = {
+        "question": generated.question,
+        "ground_truth": generated.ground_truth,
+    }
+    if generated.ground_truth is not None:
+        asked["expected_contexts"] = _sources(generated.chunks, form)
+    return asked
+
+
+def _case_metadata(generated: Generated, provenance: Provenance) -> dict[str, Any]:
+    """Which generator made the case (and by which rule), from which chunks."""
     meta: dict[str, Any] = {"generator": f"{GENERATOR} ({provenance.generator})"}
     if generated.rule:
         meta["rule"] = generated.rule
     meta["chunks"] = [chunk.id for chunk in generated.chunks]
-    entry["metadata"] = meta
-    return entry
+    return meta
 
 
 def _turn(turn: Turn, form: SourceFormat) -> dict[str, Any]:

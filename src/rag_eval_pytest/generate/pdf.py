@@ -14,6 +14,18 @@ from ..errors import DocumentError
 
 def pdf_text(name: str, data: bytes) -> str:
     """The text of each page of the PDF ``data``, pages apart as paragraphs."""
+    pages = _pages(name, data)
+    text = "\n\n".join(page.strip() for page in pages if page.strip())
+    if not text:
+        raise DocumentError(
+            f"{name}: a PDF without text ({len(pages)} pages, none with text: a scan? run it "
+            "through OCR first)"
+        )
+    return text
+
+
+def _pages(name: str, data: bytes) -> list[str]:
+    """Each page's text; a PDF ``pypdf`` cannot read, or one with a password, refused."""
     import pypdf
     from pypdf.errors import PdfReadError
 
@@ -22,13 +34,6 @@ def pdf_text(name: str, data: bytes) -> str:
         reader = pypdf.PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
             raise DocumentError(f"{name}: an encrypted PDF; save it without a password")
-        pages = [page.extract_text() or "" for page in reader.pages]
+        return [page.extract_text() or "" for page in reader.pages]
     except (PdfReadError, ValueError, KeyError, TypeError) as exc:
         raise DocumentError(f"{name}: not a readable PDF ({exc})") from None
-    text = "\n\n".join(page.strip() for page in pages if page.strip())
-    if not text:
-        raise DocumentError(
-            f"{name}: a PDF without text ({len(pages)} pages, none with text: a scan? run it "
-            "through OCR first)"
-        )
-    return text
