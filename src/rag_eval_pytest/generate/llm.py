@@ -117,18 +117,36 @@ def assign(
     round)."""
     rng = random.Random(f"{seed}:{round_}")
     focus = focus or _Focus(seed)
+    documents = _documents(chunks)
+    sizes = [sum(len(c.text) for c in group) for group in documents]
+    assignments: list[Assignment] = []
+    for kind, count in wanted.items():
+        for group, n in zip(documents, shares(sizes, count), strict=True):
+            assignments += _of_document(kind, group, n, chunks, rng, focus)
+    return assignments
+
+
+def _documents(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
+    """The chunks of each document, the documents in their order."""
     documents: dict[str, list[Chunk]] = {}
     for chunk in chunks:
         documents.setdefault(chunk.document, []).append(chunk)
-    sizes = [sum(len(c.text) for c in group) for group in documents.values()]
-    assignments = []
-    for kind, count in wanted.items():
-        for group, n in zip(documents.values(), shares(sizes, count), strict=True):
-            picked = _picked(group, n, rng)
-            for chunk in picked:
-                sources = _sources(kind, chunk, group, chunks, rng)
-                assignments.append(Assignment(kind, sources, focus.next(chunk)))
-    return assignments
+    return list(documents.values())
+
+
+def _of_document(
+    kind: str,
+    group: list[Chunk],
+    n: int,
+    chunks: Sequence[Chunk],
+    rng: random.Random,
+    focus: _Focus,
+) -> list[Assignment]:
+    """``n`` cases of one kind from one document's chunks (``group``)."""
+    return [
+        Assignment(kind, _sources(kind, chunk, group, chunks, rng), focus.next(chunk))
+        for chunk in _picked(group, n, rng)
+    ]
 
 
 def _picked(group: list[Chunk], n: int, rng: random.Random) -> list[Chunk]:
@@ -150,8 +168,11 @@ def _sources(
     index = group.index(chunk)
     if kind == "multi_hop" and len(group) > 1:
         return (chunk, group[(index + 1) % len(group)])
-    others = [c for c in chunks if c is not chunk]
-    return (chunk, rng.choice(others))
+    return (chunk, _another(chunk, chunks, rng))
+
+
+def _another(chunk: Chunk, chunks: Sequence[Chunk], rng: random.Random) -> Chunk:
+    return rng.choice([c for c in chunks if c is not chunk])
 
 
 def planned(request: Request, types: Sequence[str]) -> dict[str, int]:
@@ -300,6 +321,14 @@ async def _distinct(
     embed = _embedder(inputs)
     if embed is None or not fresh:
         return fresh
+    return await _apart_in_meaning(fresh, embed, earlier)
+
+
+async def _apart_in_meaning(
+    fresh: list[Generated], embed: Any, earlier: list[str]
+) -> list[Generated]:
+    """The cases whose questions mean something else than one before them, or one of
+    ``earlier``."""
     dropped = await near_duplicates([c.question for c in fresh], embed, earlier)
     return [c for i, c in enumerate(fresh) if i not in dropped]
 
