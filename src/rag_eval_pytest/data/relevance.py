@@ -36,14 +36,18 @@ def _entry(index: int, item: object) -> tuple[str, int]:
             f"entry {index} must be a document name or {{'id': name, 'grade': n}}, "
             f"found {type(item).__name__}"
         )
-    unknown = sorted(set(item) - set(_ENTRY_KEYS))
-    if unknown or "id" not in item:
-        problem = f"unknown key {unknown[0]!r}" if unknown else "no 'id'"
-        raise ValueError(f"entry {index} has {problem} (an entry is {{'id': name, 'grade': n}})")
+    _check_keys(index, item)
     name = item["id"]
     if not isinstance(name, str):
         raise ValueError(f"entry {index}: 'id' must be text, got {name!r}")
     return name, _grade(name, item.get("grade", 1))
+
+
+def _check_keys(index: int, item: dict[str, object]) -> None:
+    unknown = sorted(set(item) - set(_ENTRY_KEYS))
+    if unknown or "id" not in item:
+        problem = f"unknown key {unknown[0]!r}" if unknown else "no 'id'"
+        raise ValueError(f"entry {index} has {problem} (an entry is {{'id': name, 'grade': n}})")
 
 
 def graded_expected_contexts(value: object) -> dict[str, int] | None:
@@ -54,8 +58,13 @@ def graded_expected_contexts(value: object) -> dict[str, int] | None:
         return {str(name): _grade(str(name), grade) for name, grade in value.items()}
     if not isinstance(value, list) or all(isinstance(item, str) for item in value):
         return None
+    return _graded_entries(value)
+
+
+def _graded_entries(entries: list[object]) -> dict[str, int]:
+    """The grade of each document of a list of names and ``{"id", "grade"}`` entries."""
     grades: dict[str, int] = {}
-    for index, item in enumerate(value):
+    for index, item in enumerate(entries):
         name, grade = _entry(index, item)
         if grades.get(name, grade) != grade:
             raise ValueError(f"{name!r} is given two grades ({grades[name]} and {grade})")
