@@ -11,6 +11,7 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from io import FileIO
     from pathlib import Path
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -37,17 +38,23 @@ def read_limited(path: Path) -> bytes:
         size = os.fstat(fh.fileno()).st_size
         if size > limit:
             raise FileTooLarge
-        parts: list[bytes] = []
-        total = 0
-        # A regular file in one read of its size; a device or a pipe (size 0) by chunks.
-        want = size + 1 if size else _CHUNK
-        while total <= limit:
-            part = fh.read(min(want, limit + 1 - total))
-            if not part:
-                break
-            parts.append(part)
-            total += len(part)
-            want = _CHUNK
-    if total > limit:
+        parts = _parts(fh, size, limit)
+    if sum(map(len, parts)) > limit:
         raise FileTooLarge
     return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def _parts(fh: FileIO, size: int, limit: int) -> list[bytes]:
+    """The file's bytes as read, up to one byte past ``limit``: a regular file in one read
+    of its ``size``, a device or a pipe (size 0) by chunks."""
+    parts: list[bytes] = []
+    total = 0
+    want = size + 1 if size else _CHUNK
+    while total <= limit:
+        part = fh.read(min(want, limit + 1 - total))
+        if not part:
+            break
+        parts.append(part)
+        total += len(part)
+        want = _CHUNK
+    return parts
