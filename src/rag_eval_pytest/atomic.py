@@ -71,12 +71,17 @@ def output_refusal(
     (under any name: a link, a relative path), or it exists and ``--force`` was not given."""
     if not (out.exists() or out.is_symlink()):
         return None
-    same = next((path for path in inputs if _same_file(path, out)), None)
+    same = _input_named(out, inputs)
     if same is not None:
         return f"{out}: {role} is the input file {same}; {advice}"
     if not force:
         return f"{out}: already exists; give --force to replace it"
     return None
+
+
+def _input_named(out: Path, inputs: Sequence[Path]) -> Path | None:
+    """The input file that ``out`` names, under whichever name, if it names one."""
+    return next((path for path in inputs if _same_file(path, out)), None)
 
 
 def _same_file(path: Path, other: Path) -> bool:
