@@ -127,17 +127,19 @@ class Redactor:
         """Mask ``secrets`` from now on; ``source`` says where they come from, for the notice
         of those too weak to be masked in texts (:func:`too_weak`)."""
         for secret in secrets:
-            secret = secret.strip()
-            if not secret:
-                continue
-            if too_weak(secret):
-                self._weak.setdefault(secret, source)
-                continue
-            self._secrets.update(derived_forms(secret))
-            # "Bearer abc" also leaks as "abc".
-            scheme, _, token = secret.partition(" ")
-            if token and scheme.isalpha() and not too_weak(token):
-                self._secrets.update(derived_forms(token))
+            self._add(secret.strip(), source)
+
+    def _add(self, secret: str, source: str) -> None:
+        if not secret:
+            return
+        if too_weak(secret):
+            self._weak.setdefault(secret, source)
+            return
+        self._secrets.update(derived_forms(secret))
+        # "Bearer abc" also leaks as "abc".
+        scheme, _, token = secret.partition(" ")
+        if token and scheme.isalpha() and not too_weak(token):
+            self._secrets.update(derived_forms(token))
 
     def weak_sources(self) -> list[str]:
         """Where the values too weak to be masked in texts come from, each once."""
