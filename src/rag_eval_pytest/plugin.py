@@ -29,6 +29,7 @@ from .pytest_support.guard import guarded
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from .config.options import OptionSpec
     from .engine.case import RagCase
     from .engine.session import EvalSession
     from .pytest_support.runner import Runner
@@ -40,16 +41,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("rag-eval", "RAG evaluation (rag-eval-pytest)")
     for spec in OPTIONS:
         parser.addini(spec.ini_name, spec.help, type=spec.registered_ini_type, default=None)
-        if spec.flag is None:
-            continue
-        kwargs: dict[str, Any] = {"dest": spec.dest, "help": spec.help, "action": spec.action}
-        if spec.action not in ("store_true",):
-            # A string, validated by the settings model (bootstrap.gather_overrides): a bad
-            # value exits with the fatal code like the same value in the ini file.
-            kwargs.update(metavar=spec.metavar)
-        group.addoption(spec.flag, **{k: v for k, v in kwargs.items() if v is not None})
+        if spec.flag is not None:
+            group.addoption(spec.flag, **_flag_arguments(spec))
     for name, instead in REMOVED_INI_KEYS.items():
         parser.addini(name, f"Removed: use {instead}", type="string", default=None)
+
+
+def _flag_arguments(spec: OptionSpec) -> dict[str, Any]:
+    """How argparse reads an option's flag: as a string, validated by the settings model
+    (bootstrap.gather_overrides), so that a bad value exits with the fatal code like the same
+    value in the ini file."""
+    kwargs: dict[str, Any] = {"dest": spec.dest, "help": spec.help, "action": spec.action}
+    if spec.action not in ("store_true",):
+        kwargs.update(metavar=spec.metavar)
+    return {k: v for k, v in kwargs.items() if v is not None}
 
 
 @pytest.hookimpl(trylast=True)  # after the terminal reporter exists (the dry run prints)
