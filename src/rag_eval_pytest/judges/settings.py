@@ -252,17 +252,8 @@ class JudgeSettings(_Section):
         if value in BUILTIN_KINDS:
             return value
         if ":" in value:
-            module, _, attribute = value.rpartition(":")
-            if not module.strip() or not attribute.isidentifier():
-                raise ValueError(
-                    f"judge {value!r}: expected module:attribute or path/to/file.py:attribute"
-                )
-            return value
-        from importlib.metadata import entry_points
-
-        if not any(ep.name == value for ep in entry_points(group=ENTRY_POINT_GROUP)):
-            raise ValueError(unknown_judge(value))
-        return value
+            return _target_kind(value)
+        return _installed_kind(value)
 
     @field_validator("base_url")
     @classmethod
@@ -301,3 +292,21 @@ def unknown_judge(name: str) -> str:
         f"unknown judge {name!r}: use {', '.join(BUILTIN_KINDS)}, module:attribute, or the "
         f"name of an entry point in the {ENTRY_POINT_GROUP!r} group"
     )
+
+
+def _target_kind(value: str) -> str:
+    """A ``module:attribute`` judge, checked for its form only (it is imported when the first
+    judged metric needs it)."""
+    module, _, attribute = value.rpartition(":")
+    if not module.strip() or not attribute.isidentifier():
+        raise ValueError(f"judge {value!r}: expected module:attribute or path/to/file.py:attribute")
+    return value
+
+
+def _installed_kind(value: str) -> str:
+    """A judge another package installs: an entry point of ours, by its name."""
+    from importlib.metadata import entry_points
+
+    if not any(ep.name == value for ep in entry_points(group=ENTRY_POINT_GROUP)):
+        raise ValueError(unknown_judge(value))
+    return value
