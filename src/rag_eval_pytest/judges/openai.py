@@ -172,13 +172,22 @@ def _completion_reply(response: httpx.Response) -> Reply:
         message = choice["message"]
     except (ValueError, KeyError, IndexError, TypeError):
         raise RequestFailed("the server's reply is not a chat completion") from None
-    usage = data.get("usage") or {}
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(message, dict) or not isinstance(content, str | None):
+        raise RequestFailed("the server's reply is not a chat completion")
+    usage = data.get("usage")
     return Reply(
-        text=message.get("content") or "",
+        text=content or "",
         refusal=_refusal(choice, message),
-        input_tokens=int(usage.get("prompt_tokens") or 0),
-        output_tokens=int(usage.get("completion_tokens") or 0),
+        input_tokens=_token_count(usage, "prompt_tokens"),
+        output_tokens=_token_count(usage, "completion_tokens"),
     )
+
+
+def _token_count(usage: object, key: str) -> int:
+    """A count of the reply's ``usage``; 0 where the server gives none a number can say."""
+    count = usage.get(key) if isinstance(usage, dict) else None
+    return count if isinstance(count, int) and not isinstance(count, bool) and count >= 0 else 0
 
 
 def _refusal(choice: dict[str, Any], message: dict[str, Any]) -> str | None:

@@ -151,12 +151,25 @@ def test_the_content_filter_is_a_refusal_with_its_own_words() -> None:
         {"id": "x"},
         {"choices": [{"text": "a completions reply"}]},
         [1, 2],
+        {"choices": [{"message": "a message that is no object"}]},
+        {"choices": [{"message": {"role": "assistant", "content": ["a", "list"]}}]},
     ],
 )
 def test_a_reply_that_is_not_a_chat_completion_fails_saying_so(body: Any) -> None:
     _, answer = answering(body)
     with pytest.raises(RequestFailed, match=r"^the server's reply is not a chat completion$"):
         complete(judge(), answer)
+
+
+def test_usage_the_server_cannot_count_is_read_as_no_tokens() -> None:
+    body = completion('{"verdict": "yes"}')
+    body["usage"] = {"prompt_tokens": "many", "completion_tokens": -3}
+    _, answer = answering(body)
+    reply = complete(judge(), answer)
+    assert (reply.text, reply.input_tokens, reply.output_tokens) == ('{"verdict": "yes"}', 0, 0)
+    body["usage"] = "lots"
+    _, answer = answering(body)
+    assert complete(judge(), answer).input_tokens == 0
 
 
 # ----------------------------------------------------------------- failures
