@@ -12,10 +12,10 @@ import datetime as dt
 import os
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..config.files import ConfigFile, find_config_file
-from ..config.options import OPTIONS, REMOVED_INI_KEYS, ini_flag, removed_ini_key
+from ..config.options import OPTIONS, REMOVED_INI_KEYS, OptionSpec, ini_flag, removed_ini_key
 from ..config.resolution import Override, ResolvedConfig, resolve_settings
 from ..data.dataset import load_datasets, missing_ground_truth_notice
 from ..engine.session import EvalSession
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import pytest
 
     from ..config.settings import Settings
-    from ..data.dataset import LoadedCase
+    from ..data.dataset import DatasetCollection, LoadedCase
     from ..metrics.base import Requirement
 
 WORKER_RUN_KEY = "rag_eval_run"
@@ -47,35 +47,67 @@ def gather_overrides(config: pytest.Config) -> list[Override]:
     refuse_removed_ini_keys(config)
     overrides: list[Override] = []
     for spec in OPTIONS:
-        if spec.setting is None:
-            continue
-        value: Any = config.getoption(spec.dest, None) if spec.flag else None
-        source = spec.flag or ""
-        base = config.invocation_params.dir
-        if value in (None, False, []):
-            value = config.getini(spec.ini_name)
-            source = _ini_source(config, spec.ini_name)
-            base = _ini_base(config)
-            if value in (None, "", []):
-                continue
-        if spec.ini_type == "bool" and isinstance(value, str):
-            # Read as pytest reads a flag's ini key; a value that is none is left as text,
-            # for the settings to refuse naming the key.
-            flag = ini_flag(value)
-            value = value if flag is None else flag
-        if spec.turns_off:
-            if value is False:
-                continue
-            value = False if value is True else value
-        elif isinstance(value, list):  # a repeated flag, or a list ini key
-            value = [item for text in value for item in spec.items(str(text))]
-        elif spec.path:
-            value = str(base / str(value))
-        if spec.keyed is not None:
-            overrides.extend(_keyed(spec.setting, spec.keyed, value, source))
-            continue
-        overrides.append(Override(spec.setting, value, source))
+        given = _given(config, spec) if spec.setting is not None else None
+        if given is not None:
+            overrides.extend(_overrides_of(spec, given))
     return overrides
+
+
+class _Given(NamedTuple):
+    """An option's value as given, where (the flag, or the ini key and its file), and the
+    folder a relative path in it is read from."""
+
+    value: Any
+    source: str
+    base: Path
+
+
+def _given(config: pytest.Config, spec: OptionSpec) -> _Given | None:
+    """The option's flag value, else its ini key's; ``None`` when neither is given."""
+    value: Any = config.getoption(spec.dest, None) if spec.flag else None
+    if value not in (None, False, []):
+        return _Given(value, spec.flag or "", config.invocation_params.dir)
+    value = config.getini(spec.ini_name)
+    if value in (None, "", []):
+        return None
+    return _Given(value, _ini_source(config, spec.ini_name), _ini_base(config))
+
+
+def _overrides_of(spec: OptionSpec, given: _Given) -> list[Override]:
+    """The overrides one option's value makes: none for a turning-off flag left on."""
+    setting = spec.setting or ""
+    value = _read_ini_bool(spec, given.value)
+    if spec.turns_off and value is False:
+        return []
+    value = _shaped(spec, value, given.base)
+    if spec.keyed is not None:
+        return _keyed(setting, spec.keyed, value, given.source)
+    return [Override(setting, value, given.source)]
+
+
+def _read_ini_bool(spec: OptionSpec, value: Any) -> Any:
+    """A flag's ini key read as pytest reads it; a value that is none is left as text, for
+    the settings to refuse naming the key."""
+    if spec.ini_type != "bool" or not isinstance(value, str):
+        return value
+    flag = ini_flag(value)
+    return value if flag is None else flag
+
+
+def _shaped(spec: OptionSpec, value: Any, base: Path) -> Any:
+    """The value as the setting takes it: false for a turning-off flag, the items of a
+    repeated flag or a list ini key, a path from where it was given."""
+    if spec.turns_off:
+        return False if value is True else value
+    if isinstance(value, list):  # a repeated flag, or a list ini key
+        return _items(spec, value)
+    if spec.path:
+        return str(base / str(value))
+    return value
+
+
+def _items(spec: OptionSpec, values: list[Any]) -> list[str]:
+    return [item for text in values for item in spec.items(str(text))]
 
 
 def _keyed(setting: str, default: str, values: Any, source: str) -> list[Override]:
@@ -172,33 +204,12 @@ def _metrics_needing(requirement: Requirement) -> list[str]:
 def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
     resolved = resolve_config(config)
     settings = resolved.settings
-    from ..judges.factory import check_base_url
-
-    check_base_url(settings.judge, os.environ)
-    if settings.adapter == "http" or settings.http.endpoint:
-        from ..values import resolve_headers
-
-        resolve_headers(settings.http.headers, settings.http.header_args)  # RAG_AUTH_HEADER too
-    datasets = load_datasets(paths, tags=settings.tags)
-    if settings.shard is not None:
-        from ..data.sharding import parse_shard, select_shard
-
-        datasets = select_shard(datasets, parse_shard(settings.shard))
-    if settings.adapter == "http" or (settings.adapter is None and settings.http.endpoint):
-        _check_http_conversations(settings, datasets.cases, resolved.file.label)
-    notice = missing_ground_truth_notice(datasets.cases, _metrics_needing("ground_truth"))
-    if notice is not None:
-        datasets.warnings.append(notice)
-    workerinput = getattr(config, "workerinput", None)
-    if workerinput is not None and WORKER_RUN_KEY in workerinput:
-        run = RunInfo(**workerinput[WORKER_RUN_KEY])
-    else:
-        run = new_run_info()
+    _check_connection_settings(settings)
     return EvalSession(
         settings=settings,
-        datasets=datasets,
+        datasets=_load_cases(settings, paths, resolved.file.label),
         redactor=Redactor.from_environment(resolved.secrets),
-        run=run,
+        run=_run_info(config),
         search_paths=[config.rootpath, config.invocation_params.dir],
         config_warnings=resolved.deprecations,
         config_file=resolved.file.describe(),
@@ -206,6 +217,40 @@ def build_session(config: pytest.Config, paths: list[Path]) -> EvalSession:
         judge_cache_dir=judge_cache_dir(config),
         notify=terminal_notice(config),
     )
+
+
+def _check_connection_settings(settings: Settings) -> None:
+    """The judge's base URL and the HTTP adapter's headers, checked before any case is read."""
+    from ..judges.factory import check_base_url
+
+    check_base_url(settings.judge, os.environ)
+    if settings.adapter == "http" or settings.http.endpoint:
+        from ..values import resolve_headers
+
+        resolve_headers(settings.http.headers, settings.http.header_args)  # RAG_AUTH_HEADER too
+
+
+def _load_cases(settings: Settings, paths: list[Path], config_file: str) -> DatasetCollection:
+    """The datasets' cases this run (or this shard) evaluates, with their notices."""
+    datasets = load_datasets(paths, tags=settings.tags)
+    if settings.shard is not None:
+        from ..data.sharding import parse_shard, select_shard
+
+        datasets = select_shard(datasets, parse_shard(settings.shard))
+    if settings.adapter == "http" or (settings.adapter is None and settings.http.endpoint):
+        _check_http_conversations(settings, datasets.cases, config_file)
+    notice = missing_ground_truth_notice(datasets.cases, _metrics_needing("ground_truth"))
+    if notice is not None:
+        datasets.warnings.append(notice)
+    return datasets
+
+
+def _run_info(config: pytest.Config) -> RunInfo:
+    """The run's identity: on an xdist worker, the controller's; else a new one."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and WORKER_RUN_KEY in workerinput:
+        return RunInfo(**workerinput[WORKER_RUN_KEY])
+    return new_run_info()
 
 
 def _check_http_conversations(
