@@ -10,28 +10,32 @@ from ..engine.zero_code import configured_metrics
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from ..config.settings import Settings
     from ..data.dataset import Case, LoadedCase
     from ..engine.session import EvalSession
+    from ..engine.zero_code import ConfiguredMetric
 
 
 def header_line(session: EvalSession) -> str:
-    cases = session.cases
-    critical = sum(c.critical for c in cases)
     datasets = ", ".join(str(d.path.name) for d in session.datasets.datasets)
     settings = session.settings
     adapter = settings.target or settings.adapter or "rag_adapter fixture"
-    selected = (
-        f"{len(cases)} of {session.datasets.total_cases} cases"
-        if len(cases) != session.datasets.total_cases
-        else f"{len(cases)} cases"
-    )
     judge = judge_description(session)
     return (
-        f"rag-eval: dataset {datasets} ({selected}, {critical} critical) | adapter {adapter} "
+        f"rag-eval: dataset {datasets} ({_selected_cases(session)}) | adapter {adapter} "
         f"| judge {judge} | output {settings.output.directory}"
         + (f" | config {session.config_file}" if session.config_file else "")
         + calibration_note(session, judge)
     )
+
+
+def _selected_cases(session: EvalSession) -> str:
+    """ "N cases, C critical", or "N of T cases, ..." when tags or a shard left some out."""
+    cases = session.cases
+    critical = sum(c.critical for c in cases)
+    if len(cases) != session.datasets.total_cases:
+        return f"{len(cases)} of {session.datasets.total_cases} cases, {critical} critical"
+    return f"{len(cases)} cases, {critical} critical"
 
 
 def calibration_note(session: EvalSession, judge: str) -> str:
@@ -85,6 +89,15 @@ def case_lines(loaded: LoadedCase) -> list[str]:
     """A case of the plan: its key, its flags and its question; a conversation's line, then
     each of its turns' questions (a recorded turn is not asked)."""
     case = loaded.case
+    flags = _case_flags(case)
+    suffix = f" [{'; '.join(flags)}]" if flags else ""
+    if case.turns is None:
+        return [f"  {loaded.key}{suffix}: {case.question[:80]}"]
+    return [f"  {loaded.key}{suffix}:", *_turn_lines(case)]
+
+
+def _case_flags(case: Case) -> list[str]:
+    """What the plan says of a case beside its key: critical, a conversation, recorded, tags."""
     flags = ["critical"] if case.critical else []
     if case.turns is not None:
         flags.append(f"conversation of {len(case.turns)} turn{'s' if len(case.turns) > 1 else ''}")
@@ -92,15 +105,18 @@ def case_lines(loaded: LoadedCase) -> list[str]:
         flags.append("pre-recorded answer")
     if case.tags:
         flags.append("tags " + ",".join(case.tags))
-    suffix = f" [{'; '.join(flags)}]" if flags else ""
-    if case.turns is None:
-        return [f"  {loaded.key}{suffix}: {case.question[:80]}"]
-    per_turn = not case.has_recorded_answer  # all recorded: the case's flag says it
-    return [f"  {loaded.key}{suffix}:"] + [
+    return flags
+
+
+def _turn_lines(case: Case) -> list[str]:
+    """A conversation's turns, each recorded one marked unless all are (the case's flag
+    says it then)."""
+    per_turn = not case.has_recorded_answer
+    return [
         f"    turn {n}"
         + (" [pre-recorded answer]" if per_turn and turn.answer is not None else "")
         + f": {turn.question[:80]}"
-        for n, turn in enumerate(case.turns, start=1)
+        for n, turn in enumerate(case.turns or [], start=1)
     ]
 
 
@@ -113,47 +129,61 @@ def rag_queries(case: Case) -> int:
 
 def render_plan(session: EvalSession) -> str:
     """Cases critical first, the metrics the zero-code mode checks, and the run gates."""
-    settings = session.settings
     ordered = sorted(session.cases, key=lambda c: not c.critical)
     lines = ["rag-eval dry run: dataset and configuration are valid; nothing was called.", ""]
-    for ds in session.datasets.datasets:
-        lines.append(f"dataset {ds.path}: {len(ds.cases)} cases")
-    lines.append(f"selected: {len(ordered)} cases ({sum(c.critical for c in ordered)} critical)")
-    if settings.tags:
-        lines.append(f"tags filter: {', '.join(settings.tags)}")
+    lines += _selection_lines(session, ordered)
     lines.append("")
     for loaded in ordered:
         lines.extend(case_lines(loaded))
     lines.append("")
-    metrics = ", ".join(
-        m.name
-        + "".join(f" {key}={value!r}" for key, value in m.params.items())
-        + (f" >= {m.threshold:.2f}" if m.threshold is not None else " (default threshold)")
-        for m in configured_metrics(settings)
-    )
-    lines.append(f"metrics (zero-code mode): {metrics or 'none'}")
-    gates = ", ".join(f"{k} >= {v:.2f}" for k, v in settings.thresholds.items())
-    lines.append(f"run thresholds: {gates or 'none'}")
+    lines += _gate_lines(session.settings)
     lines.append(f"RAG queries: {sum(rag_queries(c.case) for c in ordered)}")
+    lines += _judge_lines(session, ordered)
+    return "\n".join(lines)
+
+
+def _selection_lines(session: EvalSession, ordered: Sequence[LoadedCase]) -> list[str]:
+    """Each dataset's cases, the cases selected, and the tags that selected them."""
+    lines = [f"dataset {ds.path}: {len(ds.cases)} cases" for ds in session.datasets.datasets]
+    lines.append(f"selected: {len(ordered)} cases ({sum(c.critical for c in ordered)} critical)")
+    if session.settings.tags:
+        lines.append(f"tags filter: {', '.join(session.settings.tags)}")
+    return lines
+
+
+def _gate_lines(settings: Settings) -> list[str]:
+    """The metrics the zero-code tests check, and the run's thresholds."""
+    metrics = ", ".join(_metric_text(m) for m in configured_metrics(settings))
+    gates = ", ".join(f"{k} >= {v:.2f}" for k, v in settings.thresholds.items())
+    return [f"metrics (zero-code mode): {metrics or 'none'}", f"run thresholds: {gates or 'none'}"]
+
+
+def _metric_text(metric: ConfiguredMetric) -> str:
+    """A zero-code metric, its parameters and its threshold."""
+    params = "".join(f" {key}={value!r}" for key, value in metric.params.items())
+    if metric.threshold is None:
+        return f"{metric.name}{params} (default threshold)"
+    return f"{metric.name}{params} >= {metric.threshold:.2f}"
+
+
+def _judge_lines(session: EvalSession, ordered: Sequence[LoadedCase]) -> list[str]:
+    """What the zero-code metrics ask of the judge: nothing, local judgements, or a cost."""
     from ..engine.estimate import estimate_run
     from ..judges.factory import resolve_kind
 
+    settings = session.settings
     names = [m.name for m in configured_metrics(settings)]
     estimate = estimate_run(settings.judge, ordered, names, os.environ)
     if estimate is None:
-        lines.append("judge: not needed (no judge-based metric in zero-code mode)")
-    elif resolve_kind(settings.judge, os.environ) == "local":
-        lines.append(
+        return ["judge: not needed (no judge-based metric in zero-code mode)"]
+    if resolve_kind(settings.judge, os.environ) == "local":
+        return [
             f"judge {judge_description(session)}: offline, no API calls and no cost "
             f"({estimate.calls} local judgements)"
-        )
-    else:
-        lines.append(
-            f"judge {judge_description(session)}, zero-code metrics, estimated: "
-            f"{estimate.describe()} (cache hits cost nothing)"
-        )
-        lines.append(
-            "  this is what zero-code mode asks for; a suite whose tests take rag_case asks "
-            "for what its tests ask, which is not known before they run"
-        )
-    return "\n".join(lines)
+        ]
+    return [
+        f"judge {judge_description(session)}, zero-code metrics, estimated: "
+        f"{estimate.describe()} (cache hits cost nothing)",
+        "  this is what zero-code mode asks for; a suite whose tests take rag_case asks "
+        "for what its tests ask, which is not known before they run",
+    ]
