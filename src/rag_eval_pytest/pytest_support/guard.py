@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import sys
 import traceback
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import pytest
@@ -61,28 +62,65 @@ def guarded(
                 raise
             except Exception as exc:
                 error = exc
-            config = _find(pytest.Config, args, kwargs)
-            message, details = describe(config, hook, error)
+            failure = _Failure.of(hook, error, args, kwargs)
             del error  # no frame of the failure outlives the message
-            code = _fatal_code(config)
-            if stop == "now":
-                _write(config, details)
-                pytest.exit(message, returncode=code)
-            if stop == "after collection" and config is not None:
-                _write(config, details)
-                config.stash.setdefault(DEFERRED_KEY, (message, code))
-                return None
-            _write(config, [message, *details])
-            session = _find(pytest.Session, args, kwargs)
-            if session is None and config is not None:  # pytest_unconfigure: pytest's own
-                session = config.pluginmanager.get_plugin("session")
-            if isinstance(session, pytest.Session):
-                session.exitstatus = code
+            _STOPS[stop](failure)
             return None
 
         return cast("F", wrapper)
 
     return decorate
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """A guarded hook's failure, said: its message, the traceback lines to show, the fatal
+    code, and the config and session of the run it ends."""
+
+    message: str
+    details: list[str]
+    code: int
+    config: pytest.Config | None
+    session: object
+
+    @classmethod
+    def of(
+        cls, hook: str, error: Exception, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> _Failure:
+        config = _find(pytest.Config, args, kwargs)
+        message, details = describe(config, hook, error)
+        session = _find(pytest.Session, args, kwargs)
+        if session is None and config is not None:  # pytest_unconfigure: pytest's own
+            session = config.pluginmanager.get_plugin("session")
+        return cls(message, details, _fatal_code(config), config, session)
+
+
+def _stop_now(failure: _Failure) -> None:
+    _write(failure.config, failure.details)
+    pytest.exit(failure.message, returncode=failure.code)
+
+
+def _stop_after_collection(failure: _Failure) -> None:
+    """Remembered for :func:`exit_if_deferred`; without a config, stopped at the end."""
+    if failure.config is None:
+        _stop_at_the_end(failure)
+        return
+    _write(failure.config, failure.details)
+    failure.config.stash.setdefault(DEFERRED_KEY, (failure.message, failure.code))
+
+
+def _stop_at_the_end(failure: _Failure) -> None:
+    """The message printed, and the fatal code as the session's exit status."""
+    _write(failure.config, [failure.message, *failure.details])
+    if isinstance(failure.session, pytest.Session):
+        failure.session.exitstatus = failure.code
+
+
+_STOPS: dict[str, Callable[[_Failure], None]] = {
+    "now": _stop_now,
+    "after collection": _stop_after_collection,
+    "at the end": _stop_at_the_end,
+}
 
 
 def exit_if_deferred(config: pytest.Config) -> None:
