@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Generator
 
     from ..engine.engine import Engine
+    from ..engine.session import EvalSession
     from ..reporting.aggregator import Aggregator
     from .runner import Runner
 
@@ -88,27 +89,37 @@ class DormantRun:
             return self.runner.engine
         if self.activation_error is not None:
             raise RagEvalError(self.activation_error)
-        from .bootstrap import build_session
-        from .log_capture import install
         from .runner import Runner, WorkerRunner
 
-        config = self.config
+        session = self._build_session()
+        self.runner = (WorkerRunner if self.worker else Runner).register(self.config, session)
+        if not self.worker:
+            self._start_aggregating(session)
+        return self.runner.engine
+
+    def _build_session(self) -> EvalSession:
+        """The process's session, its logs captured and its configuration's notices said;
+        the error of settings that could not be read is kept for the next test to ask."""
+        from .bootstrap import build_session
+        from .log_capture import install
+
         try:
-            session = build_session(config, [])
+            session = build_session(self.config, [])
         except RagEvalError as exc:
             self.activation_error = str(exc)
             raise
-        install(config, session.redactor, sdk_debug=session.settings.judge.sdk_debug_logs)
+        install(self.config, session.redactor, sdk_debug=session.settings.judge.sdk_debug_logs)
         for warning in session.config_warnings:
             session.notice(f"rag-eval: {warning}")
-        self.runner = (WorkerRunner if self.worker else Runner).register(config, session)
-        if not self.worker:
-            self.aggregating = AggregatingProcess.register(config, session)
-            assert self.aggregating.aggregator is not None
-            for report in self.kept:
-                hand_over(self.aggregating.aggregator, report)
-            self.kept.clear()
-        return self.runner.engine
+        return session
+
+    def _start_aggregating(self, session: EvalSession) -> None:
+        """The aggregating role, handed the reports kept while the run was dormant."""
+        self.aggregating = AggregatingProcess.register(self.config, session)
+        assert self.aggregating.aggregator is not None
+        for report in self.kept:
+            hand_over(self.aggregating.aggregator, report)
+        self.kept.clear()
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None]:
@@ -133,21 +144,30 @@ class DormantRun:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.worker or self.aggregating is not None:  # the aggregator takes the reports
             return
+        self._keep_setup_error(report)
+        if report_payloads(report):  # an xdist worker evaluated a case made in code
+            self._wake_for(report)
+        elif CRITICAL_MARKER in report.keywords:
+            self.kept.append(report)
+
+    def _keep_setup_error(self, report: pytest.TestReport) -> None:
+        """The first test's reason its case made in code could not be evaluated."""
         setup_error = getattr(report, SETUP_ERROR_ATTRIBUTE, None)
         if isinstance(setup_error, str) and self.setup_error is None:
             self.setup_error = setup_error
-        if report_payloads(report):  # an xdist worker evaluated a case made in code
-            try:
-                self.activate()
-            except RagEvalError as exc:  # the worker's test failed with the same message
-                self.setup_error = self.setup_error or str(exc)
-                return
-            # Registered during this call, the aggregator's hooks see the next report.
-            aggregator = self._aggregator()
-            if aggregator is not None:
-                hand_over(aggregator, report)
-        elif CRITICAL_MARKER in report.keywords:
-            self.kept.append(report)
+
+    def _wake_for(self, report: pytest.TestReport) -> None:
+        """The controller activated by a worker's report that carries a case, and the report
+        handed to its aggregator."""
+        try:
+            self.activate()
+        except RagEvalError as exc:  # the worker's test failed with the same message
+            self.setup_error = self.setup_error or str(exc)
+            return
+        # Registered during this call, the aggregator's hooks see the next report.
+        aggregator = self._aggregator()
+        if aggregator is not None:
+            hand_over(aggregator, report)
 
     @guarded("pytest_sessionfinish", stop="at the end")
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
