@@ -8,7 +8,7 @@ evaluates cases.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
@@ -153,18 +153,9 @@ class AggregatingProcess:
         if aggregator is None:
             return
         if aggregator.report is None and not aggregator.ran_tests:
-            terminalreporter.write_line("rag-eval: no test ran: no report or history line written")
-            decision = aggregator.decision
-            if decision is not None and decision.code != 0:
-                terminalreporter.write_line(f"rag-eval: exit {decision.code}: {decision.reason}")
-            return
-        if aggregator.report is None:
-            return
-        from ..reporting.terminal import summary_lines
-
-        terminalreporter.section("rag-eval")
-        for line in summary_lines(aggregator.report, aggregator.written, aggregator.write_errors):
-            terminalreporter.line(line)
+            _say_nothing_ran(terminalreporter, aggregator)
+        elif aggregator.report is not None:
+            _write_summary(terminalreporter, aggregator)
 
     @guarded("pytest_unconfigure", stop="at the end")
     def pytest_unconfigure(self) -> None:
@@ -173,6 +164,24 @@ class AggregatingProcess:
         if self.sigterm is not None:
             self.sigterm.restore()
             self.sigterm = None
+
+
+def _say_nothing_ran(terminalreporter: Any, aggregator: Aggregator) -> None:
+    """No report when no test ran; the exit reason when that run still fails."""
+    terminalreporter.write_line("rag-eval: no test ran: no report or history line written")
+    decision = aggregator.decision
+    if decision is not None and decision.code != 0:
+        terminalreporter.write_line(f"rag-eval: exit {decision.code}: {decision.reason}")
+
+
+def _write_summary(terminalreporter: Any, aggregator: Aggregator) -> None:
+    """The run's section: its summary table, the report paths and the exit reason."""
+    from ..reporting.terminal import summary_lines
+
+    assert aggregator.report is not None
+    terminalreporter.section("rag-eval")
+    for line in summary_lines(aggregator.report, aggregator.written, aggregator.write_errors):
+        terminalreporter.line(line)
 
 
 def mark_setup_error(call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
@@ -256,11 +265,16 @@ def short_message(report: pytest.TestReport) -> str | None:
     longrepr = report.longrepr
     if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, lineno, reason)
         return str(longrepr[2]).removeprefix("Skipped: ")
-    crash = getattr(longrepr, "reprcrash", None)
-    message = getattr(crash, "message", None)
-    if message is None:
-        message = str(longrepr).strip().splitlines()[-1] if longrepr else None
+    message = _failure_message(longrepr)
     return message.splitlines()[0][:300] if message else None
+
+
+def _failure_message(longrepr: Any) -> str | None:
+    """The crash's message, else the last line of the failure's text."""
+    message = getattr(getattr(longrepr, "reprcrash", None), "message", None)
+    if message is None and longrepr:
+        return str(longrepr).strip().splitlines()[-1]
+    return cast("str | None", message)
 
 
 def _adapter_label(session: EvalSession) -> str | None:
