@@ -37,7 +37,7 @@ class CaptureFilter(logging.Filter):
         self.sdk_debug = sdk_debug
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not self.sdk_debug and record.levelno < logging.INFO and SDK_LOGGERS.match(record.name):
+        if self._sdk_debug_record(record):
             return False
         try:
             message = record.getMessage()
@@ -46,11 +46,21 @@ class CaptureFilter(logging.Filter):
         masked = self.redactor.text(message)
         if masked != message:
             record.msg, record.args = masked, None
-        if record.exc_info and not record.exc_text:  # a traceback's text may quote one too
+        self._mask_traceback(record)
+        return True
+
+    def _sdk_debug_record(self, record: logging.LogRecord) -> bool:
+        """A DEBUG record of a judge SDK or its HTTP client, kept out unless let in."""
+        if self.sdk_debug or record.levelno >= logging.INFO:
+            return False
+        return SDK_LOGGERS.match(record.name) is not None
+
+    def _mask_traceback(self, record: logging.LogRecord) -> None:
+        """A traceback's text may quote a secret too: formatted now, and masked."""
+        if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
             record.exc_text = self.redactor.text(record.exc_text)
-        return True
 
 
 def install(config: pytest.Config, redactor: Redactor, *, sdk_debug: bool) -> None:
