@@ -224,20 +224,20 @@ class Runner:
     def _attach_payload(
         self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
     ) -> None:
-        from ..engine.case import RECORDER_KEY
-        from ..engine.inline import INLINE_KEY, inline_finished, inline_payloads
-
         mark_setup_error(call, report)
-        recorder = item.stash.get(RECORDER_KEY, None)
-        carries = report.when == "call" or not report.passed
-        if recorder is not None and carries:
-            setattr(report, REPORT_ATTRIBUTE, recorder.payload())
-        if INLINE_KEY in item.stash and carries:
-            setattr(report, INLINE_ATTRIBUTE, inline_payloads(item))
+        if report.when == "call" or not report.passed:
+            _carry_payloads(item, report)
         if call.when == "teardown":  # the reports carry what was recorded
-            if recorder is not None:
-                del item.stash[RECORDER_KEY]
-            inline_finished(item, self.engine)
+            self._finish_item(item)
+
+    def _finish_item(self, item: pytest.Item) -> None:
+        """Let go of the test's recorder and of its cases made in code."""
+        from ..engine.case import RECORDER_KEY
+        from ..engine.inline import inline_finished
+
+        if item.stash.get(RECORDER_KEY, None) is not None:
+            del item.stash[RECORDER_KEY]
+        inline_finished(item, self.engine)
 
     # ------------------------------------------------------------------ the end
 
@@ -272,3 +272,16 @@ class WorkerRunner(Runner):
         workerinput = getattr(self.config, "workerinput", {})
         if session.items and workerinput.get("workerid") == "gw0":
             self._warn_of_unseen_fixtures(session)
+
+
+def _carry_payloads(item: pytest.Item, report: pytest.TestReport) -> None:
+    """The payloads of the test's dataset case and of the cases it made in code, on its
+    report."""
+    from ..engine.case import RECORDER_KEY
+    from ..engine.inline import INLINE_KEY, inline_payloads
+
+    recorder = item.stash.get(RECORDER_KEY, None)
+    if recorder is not None:
+        setattr(report, REPORT_ATTRIBUTE, recorder.payload())
+    if INLINE_KEY in item.stash:
+        setattr(report, INLINE_ATTRIBUTE, inline_payloads(item))
