@@ -189,19 +189,42 @@ def votes_text(result: MetricResult) -> str:
     """What the judge's votes said of one result: their agreement, how many were asked, what
     each tier of a cascade decided, how many items it was unsure of ("3 votes; agreement
     67%"); "-" when they said nothing."""
-    details, parts = result.details, []
-    votes, agreement, tiers = details.get("votes"), details.get("agreement"), details.get("tiers")
+    details = result.details
+    parts = [
+        _votes_part(details.get("votes")),
+        _agreement_part(details.get("agreement")),
+        _tiers_part(details.get("tiers")),
+        _unsure_part(result),
+    ]
+    return "; ".join(part for part in parts if part) or "-"
+
+
+def _votes_part(votes: object) -> str:
     if isinstance(votes, int) and not isinstance(votes, bool):
-        parts.append(f"{votes} votes")
+        return f"{votes} votes"
+    return ""
+
+
+def _agreement_part(agreement: object) -> str:
     if isinstance(agreement, (int, float)) and not isinstance(agreement, bool):
-        parts.append(f"agreement {agreement:.0%}")
-    if isinstance(tiers, dict) and tiers:
-        parts.append(", ".join(f"{k} {v}" for k, v in sorted(tiers.items())))
-    if result.unsure:
-        bounds = result.bounds
-        around = f" ({bounds[0]:.2f}–{bounds[1]:.2f})" if bounds is not None else ""
-        parts.append(f"{result.unsure} unsure{around}")
-    return "; ".join(parts) or "-"
+        return f"agreement {agreement:.0%}"
+    return ""
+
+
+def _tiers_part(tiers: object) -> str:
+    """What each tier of a cascade decided: "llm 1, local 2"."""
+    if not isinstance(tiers, dict):
+        return ""
+    return ", ".join(f"{k} {v}" for k, v in sorted(tiers.items()))
+
+
+def _unsure_part(result: MetricResult) -> str:
+    """How many items the judge was unsure of, and the band it was unsure in."""
+    if not result.unsure:
+        return ""
+    bounds = result.bounds
+    around = f" ({bounds[0]:.2f}–{bounds[1]:.2f})" if bounds is not None else ""
+    return f"{result.unsure} unsure{around}"
 
 
 # ---------------------------------------------------------------------------------------
@@ -211,13 +234,13 @@ def votes_text(result: MetricResult) -> str:
 def change_verdict(change: MetricChange) -> str:
     """What a metric's change since the baseline means: a regression, a significant drop
     too small to count, an improvement, or a change within the judge's noise."""
-    if change.regression and not change.testable:
-        return "REGRESSION (too few cases to test against the noise)"
     if change.regression:
+        if not change.testable:
+            return "REGRESSION (too few cases to test against the noise)"
         return "REGRESSION"
-    if change.significant and change.change < 0:
-        return "lower, below the least drop that counts"
-    return "improved" if change.significant else "within the noise"
+    if not change.significant:
+        return "within the noise"
+    return "lower, below the least drop that counts" if change.change < 0 else "improved"
 
 
 def change_cell(change: MetricChange) -> str:
@@ -268,16 +291,24 @@ def newly_failing_summary(comparison: Comparison, limit: int = 5) -> str:
     items = comparison.newly_failing
     cases = len({f.key for f in items})
     regressed = len({f.key for f in comparison.regressed_cases})
-    shown = ", ".join(
-        f"{f.key} {f.metric} {fmt_score(f.before)} → {fmt_score(f.after)}"
-        + (" REGRESSION" if f.regression else "")
-        for f in items[:limit]
-    )
-    more = f" and {len(items) - limit} more" if len(items) > limit else ""
+    shown = ", ".join(_newly_failing_words(f) for f in items[:limit])
     return (
         f"{cases} case{'s' if cases != 1 else ''} since the baseline, {regressed} of them "
-        f"regressions (stable verdicts): {shown}{more}"
+        f"regressions (stable verdicts): {shown}{_and_more(len(items), limit)}"
     )
+
+
+def _newly_failing_words(item: NewlyFailing) -> str:
+    """ "c03 faithfulness 0.90 → 0.29 REGRESSION"."""
+    regression = " REGRESSION" if item.regression else ""
+    return (
+        f"{item.key} {item.metric} {fmt_score(item.before)} → {fmt_score(item.after)}{regression}"
+    )
+
+
+def _and_more(count: int, limit: int) -> str:
+    """ " and 3 more", of the items past the ``limit`` shown; empty when all are shown."""
+    return f" and {count - limit} more" if count > limit else ""
 
 
 def describe(change: MetricChange) -> str:
@@ -294,9 +325,8 @@ def describe_cases(items: Sequence[NewlyFailing], limit: int = 5) -> str:
     c04 ..."."""
     keys = list(dict.fromkeys(f.key for f in items))
     shown = "; ".join(_failing_words(f) for f in items[:limit])
-    more = f" and {len(items) - limit} more" if len(items) > limit else ""
     noun = "case newly fails" if len(keys) == 1 else "cases newly fail"
-    return f"{len(keys)} {noun} with stable verdicts: {shown}{more}"
+    return f"{len(keys)} {noun} with stable verdicts: {shown}{_and_more(len(items), limit)}"
 
 
 def _failing_words(item: NewlyFailing) -> str:
@@ -334,12 +364,19 @@ def answer_marks(results: Iterable[MetricResult]) -> tuple[list[Span], list[str]
     spans: list[Span] = []
     unmatched: list[str] = []
     for result in results:
-        spans += [
-            Span(e.start, e.end)
-            for e in result.evidence
-            if e.kind == "statement" and e.start is not None and e.end is not None
-        ]
-        found = result.details.get("unmatched")
-        if isinstance(found, list):
-            unmatched += [str(text) for text in found]
+        spans += _statement_spans(result)
+        unmatched += _unmatched_statements(result)
     return spans, unmatched
+
+
+def _statement_spans(result: MetricResult) -> list[Span]:
+    return [
+        Span(e.start, e.end)
+        for e in result.evidence
+        if e.kind == "statement" and e.start is not None and e.end is not None
+    ]
+
+
+def _unmatched_statements(result: MetricResult) -> list[str]:
+    found = result.details.get("unmatched")
+    return [str(text) for text in found] if isinstance(found, list) else []
