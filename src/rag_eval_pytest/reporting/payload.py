@@ -6,7 +6,7 @@ it). JSON-safe builtins only: xdist serialises report attributes with execnet.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 if TYPE_CHECKING:
     from ..data.dataset import LoadedCase
@@ -91,6 +91,7 @@ def case_payload(
 ) -> CasePayload:
     """What one test learned about its case, as it travels on the test's report."""
     case = loaded.case
+    answered = _Answered.of(response)
     return {
         "schema": PAYLOAD_SCHEMA,
         "key": loaded.key,
@@ -103,17 +104,32 @@ def case_payload(
         "tags": list(case.tags),
         "expected_contexts": case.expected_contexts,
         "recorded": case.has_recorded_answer,
-        "answer": response.answer if response else None,
-        "contexts": (
-            [{"text": c.text, "source": c.source} for c in response.contexts]
-            if response and response.contexts is not None
-            else None
-        ),
-        "sources": response.retrieved_sources if response else [],
-        "latency": response.latency if response else None,
+        "answer": answered.answer,
+        "contexts": answered.contexts,
+        "sources": answered.sources,
+        "latency": answered.latency,
         "error": error,
         "setup_error": setup_error,
         "adapter": adapter,
         "judge": judge,
         "metrics": [r.model_dump(mode="json") for r in results],
     }
+
+
+class _Answered(NamedTuple):
+    """What the RAG system answered (or the dataset recorded), as the payload carries it;
+    nothing when the test got no response."""
+
+    answer: str | None
+    contexts: list[ContextPayload] | None
+    sources: list[str]
+    latency: float | None
+
+    @classmethod
+    def of(cls, response: RAGResponse | None) -> _Answered:
+        if response is None:
+            return cls(None, None, [], None)
+        contexts: list[ContextPayload] | None = None
+        if response.contexts is not None:
+            contexts = [{"text": c.text, "source": c.source} for c in response.contexts]
+        return cls(response.answer, contexts, response.retrieved_sources, response.latency)
