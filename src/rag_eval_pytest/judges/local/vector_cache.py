@@ -44,16 +44,24 @@ class VectorCache:
         """The stored vectors of ``texts`` that are on disk and sound."""
         found: dict[str, Vector] = {}
         for text in texts:
-            data = read_entry(self._path(text))
-            if data is None:
-                continue
-            width = self.dimensions
-            if (width is not None and len(data) != 4 * width) or not data or len(data) % 4:
-                continue
-            vector = np.frombuffer(data, dtype="<f4").astype(np.float32)
-            if np.isfinite(vector).all() and abs(float(np.dot(vector, vector)) - 1.0) < 1e-3:
+            vector = self._read(text)
+            if vector is not None:
                 found[text] = vector
         return found
+
+    def _read(self, text: str) -> Vector | None:
+        """The vector stored for ``text``; ``None`` when it is missing or unsound."""
+        data = read_entry(self._path(text))
+        if data is None or not self._sized(data):
+            return None
+        vector = np.frombuffer(data, dtype="<f4").astype(np.float32)
+        return vector if _sound(vector) else None
+
+    def _sized(self, data: bytes) -> bool:
+        """Whole float32 numbers, as many as the model's dimensions where they are known."""
+        if not data or len(data) % 4:
+            return False
+        return self.dimensions is None or len(data) == 4 * self.dimensions
 
     def put_many(self, vectors: Mapping[str, Vector]) -> None:
         """Store ``vectors`` atomically. A failed write only costs a future miss."""
@@ -61,3 +69,8 @@ class VectorCache:
             data = np.asarray(vector, dtype="<f4").tobytes()
             if not write_atomically(self._path(text), data):
                 return
+
+
+def _sound(vector: Vector) -> bool:
+    """Finite and of unit length, as the encoder writes them: else damaged or edited."""
+    return bool(np.isfinite(vector).all()) and abs(float(np.dot(vector, vector)) - 1.0) < 1e-3
