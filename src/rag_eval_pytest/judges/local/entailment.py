@@ -34,7 +34,7 @@ from ...errors import ConfigError
 from ...extras import install_line, installed
 
 if TYPE_CHECKING:
-    from .support import ClaimSupport
+    from .support import ClaimSupport, Verdict
 
 DEFAULT_LABELS = ("contradiction", "entailment", "neutral")
 MAX_TOKENS = 512
@@ -53,18 +53,7 @@ class EntailmentModel:
     def __init__(self, path: str, labels: list[str] | None = None) -> None:
         target = Path(path).expanduser()
         self.onnx = target.suffix.lower() == ".onnx"
-        if self.onnx and not target.is_file():
-            raise ConfigError(f"judge.local.nli_model {path!r}: no such ONNX file")
-        if not self.onnx and not (target.is_dir() and (target / "config.json").is_file()):
-            raise ConfigError(
-                f"judge.local.nli_model {path!r} is neither a folder with a saved model "
-                "(config.json) nor an .onnx file"
-            )
-        if not self.onnx and not installed("transformers"):
-            raise ConfigError(
-                "judge.local.nli_model is a model folder, which needs transformers (it comes "
-                f"with sentence-transformers): {install_line('sentence-transformers')}"
-            )
+        (_check_onnx_file if self.onnx else _check_model_folder)(target, path)
         self.path = target
         self.name = target.name
         self.labels = [label.lower() for label in (labels or self._labels_from_config())]
@@ -76,12 +65,9 @@ class EntailmentModel:
         self._lock = threading.Lock()
 
     def _labels_from_config(self) -> list[str]:
-        config = (self.path.parent if self.onnx else self.path) / "config.json"
-        try:
-            mapping = json.loads(config.read_text(encoding="utf-8")).get("id2label") or {}
-            labels = [str(mapping[k]) for k in sorted(mapping, key=int)]
-        except (OSError, ValueError, KeyError, TypeError):
-            labels = []
+        """The outputs' names of ``config.json``'s ``id2label``, unless none is
+        ``entailment``: then the common NLI order."""
+        labels = _config_labels((self.path.parent if self.onnx else self.path) / "config.json")
         if "entailment" in [label.lower() for label in labels]:
             return labels
         return list(DEFAULT_LABELS)
@@ -128,6 +114,39 @@ class EntailmentModel:
         return await asyncio.to_thread(self.predict, pairs)
 
 
+def _check_onnx_file(target: Path, path: str) -> None:
+    if not target.is_file():
+        raise ConfigError(f"judge.local.nli_model {path!r}: no such ONNX file")
+
+
+def _check_model_folder(target: Path, path: str) -> None:
+    """A folder with a saved model's ``config.json``, and transformers to load it."""
+    if not (target.is_dir() and (target / "config.json").is_file()):
+        raise ConfigError(
+            f"judge.local.nli_model {path!r} is neither a folder with a saved model "
+            "(config.json) nor an .onnx file"
+        )
+    if not installed("transformers"):
+        raise ConfigError(
+            "judge.local.nli_model is a model folder, which needs transformers (it comes "
+            f"with sentence-transformers): {install_line('sentence-transformers')}"
+        )
+
+
+def _config_labels(config: Path) -> list[str]:
+    """``id2label`` of a model's ``config.json`` in the outputs' order; none when it cannot
+    be read."""
+    try:
+        mapping = json.loads(config.read_text(encoding="utf-8")).get("id2label") or {}
+        return [str(mapping[k]) for k in sorted(mapping, key=int)]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+
+
+def _float_rows(rows: list[list[Any]]) -> list[list[float]]:
+    return [[float(v) for v in row] for row in rows]
+
+
 class _TorchRunner:
     def __init__(self, folder: Path) -> None:
         import torch
@@ -151,7 +170,7 @@ class _TorchRunner:
         )
         with self.torch.no_grad():
             output = self.model(**encoded).logits
-        return [[float(v) for v in row] for row in output.tolist()]
+        return _float_rows(output.tolist())
 
 
 class _OnnxRunner:
@@ -173,71 +192,65 @@ class _OnnxRunner:
         self.inputs = {i.name for i in self.session.get_inputs()}
 
     def logits(self, pairs: list[tuple[str, str]]) -> list[list[float]]:
+        encoded = self.tokenizer.encode_batch(list(pairs))
+        output = self.session.run(None, self._feed(encoded))[0]
+        return _float_rows(output.tolist())
+
+    def _feed(self, encoded: list[Any]) -> dict[str, Any]:
+        """The tokenised pairs as the graph's inputs (``token_type_ids`` where it has it)."""
         import numpy as np
 
-        encoded = self.tokenizer.encode_batch(list(pairs))
-        feed = {
-            "input_ids": np.array([e.ids for e in encoded], dtype=np.int64),
-            "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
+        return {
+            name: np.array([getattr(e, field) for e in encoded], dtype=np.int64)
+            for name, field in _ONNX_INPUTS.items()
+            if name in self.inputs
         }
-        if "token_type_ids" in self.inputs:
-            feed["token_type_ids"] = np.array([e.type_ids for e in encoded], dtype=np.int64)
-        output = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
-        return [[float(v) for v in row] for row in output.tolist()]
+
+
+_ONNX_INPUTS = {
+    "input_ids": "ids",
+    "attention_mask": "attention_mask",
+    "token_type_ids": "type_ids",
+}
+"""The graph's inputs, and the field of a tokenised pair that fills each."""
 
 
 async def combine(
     model: EntailmentModel, claims: list[str], verdicts: list[ClaimSupport], threshold: float
 ) -> list[ClaimSupport]:
     """The rules' verdicts revised by the entailment model (see the module docstring)."""
+    results = await model.apredict([(v.evidence, c) for c, v in zip(claims, verdicts, strict=True)])
+    return [_revised(v, nli, threshold) for v, nli in zip(verdicts, results, strict=True)]
+
+
+def _revised(verdict: ClaimSupport, nli: Entailment, threshold: float) -> ClaimSupport:
+    """One claim's verdict after the model: a conflict a rule found, or a claim without a
+    passage, stays as the rules said."""
     from .support import ClaimSupport
 
-    results = await model.apredict([(v.evidence, c) for c, v in zip(claims, verdicts, strict=True)])
-    final = []
-    for verdict, nli in zip(verdicts, results, strict=True):
-        conflict = any(f.severity == "conflict" for f in verdict.findings)
-        if conflict or not verdict.evidence:
-            final.append(verdict)
-            continue
-        where = (
-            "the closest passage" if verdict.context is None else f"context {verdict.context + 1}"
+    conflict = any(f.severity == "conflict" for f in verdict.findings)
+    if conflict or not verdict.evidence:
+        return verdict
+    where = "the closest passage" if verdict.context is None else f"context {verdict.context + 1}"
+    said, score, reason = _model_says(nli, threshold, where, verdict.evidence)
+    return ClaimSupport(said, score, reason, verdict.evidence, verdict.context, verdict.findings)
+
+
+def _model_says(
+    nli: Entailment, threshold: float, where: str, evidence: str
+) -> tuple[Verdict, float, str]:
+    """The model's verdict, score and reason: a contradiction that outweighs entailment,
+    entailment from ``threshold``, else not mentioned."""
+    if nli.contradiction > max(nli.entailment, threshold):
+        reason = (
+            f"the entailment model finds a contradiction in {where} (p={nli.contradiction:.2f})"
         )
-        if nli.contradiction > max(nli.entailment, threshold):
-            reason = (
-                f"the entailment model finds a contradiction in {where} (p={nli.contradiction:.2f})"
-            )
-            final.append(
-                ClaimSupport(
-                    "contradicted",
-                    round(1 - nli.contradiction, 4),
-                    reason,
-                    verdict.evidence,
-                    verdict.context,
-                    verdict.findings,
-                )
-            )
-        elif nli.entailment >= threshold:
-            reason = f"entailed by {where} (p={nli.entailment:.2f}): {verdict.evidence[:140]}"
-            final.append(
-                ClaimSupport(
-                    "supported",
-                    round(nli.entailment, 4),
-                    reason,
-                    verdict.evidence,
-                    verdict.context,
-                    verdict.findings,
-                )
-            )
-        else:
-            reason = f"not entailed by {where} (p={nli.entailment:.2f})"
-            final.append(
-                ClaimSupport(
-                    "not mentioned",
-                    round(nli.entailment, 4),
-                    reason,
-                    verdict.evidence,
-                    verdict.context,
-                    verdict.findings,
-                )
-            )
-    return final
+        return "contradicted", round(1 - nli.contradiction, 4), reason
+    if nli.entailment >= threshold:
+        reason = f"entailed by {where} (p={nli.entailment:.2f}): {evidence[:140]}"
+        return "supported", round(nli.entailment, 4), reason
+    return (
+        "not mentioned",
+        round(nli.entailment, 4),
+        f"not entailed by {where} (p={nli.entailment:.2f})",
+    )

@@ -10,8 +10,8 @@ import json
 import math
 import sys
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from types import ModuleType, SimpleNamespace
+from typing import Any, ClassVar
 
 import pytest
 
@@ -209,6 +209,80 @@ def test_an_onnx_model_needs_its_tokenizer_beside_it(
     with pytest.raises(ConfigError) as refused:
         onnx_model(tmp_path).predict([("p", "c")])
     assert str(refused.value) == "judge.local.nli_model: no tokenizer.json beside nli.onnx"
+
+
+class Encoding:
+    def __init__(self, pair: tuple[str, str]) -> None:
+        self.ids = [len(pair[0]), len(pair[1])]
+        self.attention_mask = [1, 1]
+        self.type_ids = [0, 1]
+
+
+class Tokenizer:
+    """``tokenizers.Tokenizer``, encoding a pair as its two lengths."""
+
+    @classmethod
+    def from_file(cls, path: str) -> Tokenizer:
+        return cls()
+
+    def enable_truncation(self, max_length: int) -> None:
+        pass
+
+    def enable_padding(self) -> None:
+        pass
+
+    def encode_batch(self, pairs: list[tuple[str, str]]) -> list[Encoding]:
+        return [Encoding(pair) for pair in pairs]
+
+
+class InferenceSession:
+    """``onnxruntime.InferenceSession`` of a graph with ``inputs``: logits from the ids."""
+
+    inputs: ClassVar[tuple[str, ...]] = ()
+    feeds: ClassVar[list[dict[str, Any]]] = []
+
+    def __init__(self, path: str, providers: list[str]) -> None:
+        pass
+
+    def get_inputs(self) -> list[Any]:
+        return [SimpleNamespace(name=name) for name in self.inputs]
+
+    def run(self, outputs: None, feed: dict[str, Any]) -> list[Any]:
+        self.feeds.append(feed)
+        return [feed["input_ids"] * 1.0, "a second output"]
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        ("input_ids", "attention_mask"),
+        ("input_ids", "attention_mask", "token_type_ids"),
+        ("input_ids", "token_type_ids"),
+    ],
+)
+def test_an_onnx_model_is_fed_the_inputs_its_graph_has_and_read_from_its_first_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, inputs: tuple[str, ...]
+) -> None:
+    pytest.importorskip("numpy")
+    monkeypatch.setitem(sys.modules, "tokenizers", ModuleType("tokenizers"))
+    monkeypatch.setattr(sys.modules["tokenizers"], "Tokenizer", Tokenizer, raising=False)
+    monkeypatch.setitem(sys.modules, "onnxruntime", ModuleType("onnxruntime"))
+    monkeypatch.setattr(
+        sys.modules["onnxruntime"], "InferenceSession", InferenceSession, raising=False
+    )
+    monkeypatch.setattr(InferenceSession, "inputs", inputs)
+    monkeypatch.setattr(InferenceSession, "feeds", [])
+    (tmp_path / "tokenizer.json").write_text("{}", encoding="utf-8")
+    model = onnx_model(tmp_path)
+    model.labels = ["contradiction", "entailment"]
+    (first, second) = model.predict([("abc", "de"), ("a", "bcd")])
+    (feed,) = InferenceSession.feeds
+    assert sorted(feed) == sorted(inputs)
+    assert feed["input_ids"].tolist() == [[3, 2], [1, 3]]
+    if "token_type_ids" in inputs:
+        assert feed["token_type_ids"].tolist() == [[0, 1], [0, 1]]
+    # The logits are the ids: (3, 2) leans to contradiction, (1, 3) to entailment.
+    assert first.contradiction > first.entailment and second.entailment > second.contradiction
 
 
 # ----------------------------------------------------------------- with the rules
