@@ -471,7 +471,7 @@ async def kinds(judge: LocalJudge, by_task: dict[str, list[tuple[str, list[Row]]
         threshold = default_threshold(task)
         print(f"\n{task}: each kind of evidence, right / decided rows resting on it")
         trusted = fitting.kinds_table(parts, threshold)
-        print(f"\n{task}: kinds that decide alone (precision >= 0.95 on 5+ rows):")
+        print(f"\n{task}: kinds that decide alone (>= 0.95 on 5+ rows, all and each set):")
         print(f"  {sorted(trusted)}")
         print("  decided rows, accuracy | balanced accuracy | coverage: with these kinds; shipped")
         for name, rows in parts:

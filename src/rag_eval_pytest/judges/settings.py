@@ -74,8 +74,8 @@ class LocalJudgeSettings(_Section):
     unsure: Literal["escalate", "pass", "fail", "not_judged"] = Field(
         "not_judged",
         description="A verdict that depends on items the local judge was unsure of (a verdict "
-        "whose kind of evidence is not right often enough to decide alone, a score in its "
-        "unsure band, every relevance rating): "
+        "whose kind of evidence is not right often enough to decide alone, relevance ratings "
+        "and context sentences included, a score in its unsure band): "
         "not_judged (reported, with a line saying how many cases need an LLM judge; the run "
         "is not green, see judge.unsupported), pass (the unsure items count as yes), fail "
         "(as no), or escalate (asked of an LLM judge; without one, not judged).",

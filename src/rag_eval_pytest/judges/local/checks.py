@@ -46,11 +46,12 @@ ROLE_WORDS = 5  # nor, with more than these, for two terms in each other's place
 @dataclass(frozen=True)
 class Finding:
     """One problem of a claim. ``kind``: numbers (times of day too), dates, negation,
-    opposite (a word where the context has its opposite), names, terms (a name replaced by
-    another), replaced (a word no context holds in the place of the passage's: another thing,
-    or the same thing in other words), days (of the week) or order (the ends of a route, or
-    the claim's words in each other's places); ``severity``: conflict (the contexts say
-    otherwise) or gap (they do not say it)."""
+    opposite (a word where the context has its opposite), names (a name of a long claim
+    replaced by another: a long claim is read for nothing else), terms (a name or a word of a
+    short claim replaced by another), replaced (a word no context holds in the place of the
+    passage's: another thing, or the same thing in other words), days (of the week) or order
+    (the ends of a route, or the claim's words in each other's places); ``severity``:
+    conflict (the contexts say otherwise) or gap (they do not say it)."""
 
     kind: Literal[
         "numbers", "dates", "negation", "opposite", "names", "terms", "replaced", "days", "order"
@@ -570,7 +571,7 @@ def check_swaps(
     own_names = _named(claim) + _first_word_name(claim)
     missing = _names_unknown(own_names, contexts, said)
     if missing:
-        return _replaced_name(claim, missing, own_names, passage, passage if long else contexts)
+        return _replaced_name(claim, missing, own_names, passage, contexts, long)
     if long:
         return []
     leave = _left_to_other_checks(said, clause)
@@ -599,18 +600,20 @@ def _names_unknown(own_names: list[str], contexts: str, said: str) -> list[str]:
 
 
 def _replaced_name(
-    claim: str, missing: list[str], own_names: list[str], passage: str, holding: str
+    claim: str, missing: list[str], own_names: list[str], passage: str, contexts: str, long: bool
 ) -> list[Finding]:
-    """A conflict where ``holding`` (the contexts; the passage, for a long claim) holds the
-    claim's other words and the passage names something the claim does not, its sentences
-    that share most of the claim's plain words first."""
+    """A conflict where the contexts (the passage, for a long claim) hold the claim's other
+    words and the passage names something the claim does not, its sentences that share most
+    of the claim's plain words first. A long claim's is a kind of its own ("names"): it is
+    read against one passage, for nothing but a name."""
     rest = content_words(claim) - _name_words(missing)
     plain = rest - _name_words(own_names)
     ranked = sorted(split_sentences(passage), key=lambda t: -len(plain & content_words(t)))
     theirs = _unnamed_by(ranked, claim)
+    holding = passage if long else contexts
     if rest and rest <= _words_of(holding) and theirs:
         message = f"names {missing[0]} where the context names {theirs[0]}"
-        return [Finding("terms", "conflict", message)]
+        return [Finding("names" if long else "terms", "conflict", message)]
     return []
 
 

@@ -15,6 +15,7 @@ probability, and its message is the reason.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
@@ -582,6 +583,8 @@ def _scored_support(
     p, basis = _ruled_score(scored)
     basis = _also_scored(basis or _score_basis(p, calibration), p, scored.p, calibration)
     verdict, reason = _scored_verdict(p, scored.features, passage, shown, calibration)
+    if verdict == "supported" and hedged(scored.claim, shown):
+        basis = trust.HEDGED
     if scored.unstated and verdict != "supported":
         reason = "; ".join(scored.unstated) + "; " + reason
     return ClaimSupport(
@@ -595,6 +598,23 @@ def _scored_support(
         basis,
         scored.p,
     )
+
+
+# What makes a statement a possibility rather than a fact: "They may have formed from
+# leftover material", "a structure possibly built by the Romans", "is thought to date from".
+# "May" capitalised is the month.
+_HEDGE = re.compile(
+    r"\b(?:may|(?i:might|could|possibly|perhaps|probably|likely|unlikely|presumably"
+    r"|reportedly|allegedly|supposedly|apparently|believed|thought to|suspected|suggests?"
+    r"|suggested|appears? to|seems? to))\b"
+)
+
+
+def hedged(claim: str, sentence: str) -> bool:
+    """Whether the sentence states as a possibility what the claim states as a fact
+    ("Rings typically form from leftover material" against "They may have formed from
+    leftover material"): the words match, the certainty does not."""
+    return bool(_HEDGE.search(sentence)) and not _HEDGE.search(claim)
 
 
 def _scored_verdict(

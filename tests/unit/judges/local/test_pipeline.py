@@ -26,7 +26,7 @@ def test_each_finding_names_the_check_that_made_it() -> None:
     found = run_checks(reading("The store is open on Sundays.", closed))
     assert [trust.conflict_basis(f) for f in found] == [
         "contradicted: days",
-        "contradicted: negation (opposite)",
+        "contradicted: opposite",
     ]
 
 
