@@ -140,3 +140,17 @@ def test_a_bundle_the_judge_cannot_answer_is_asked_question_by_question() -> Non
     assert all(o.judged for o in outcomes)
     assert len(prompts) == 2 + 3  # the bundle and its re-ask, then each question
     assert outcomes[0].usage.judge_calls == 3  # the bundle's two requests, and its own
+
+
+def test_a_task_still_miscounted_after_the_re_ask_keeps_its_matching_verdicts() -> None:
+    def one_verdict_short(prompt: str) -> str:
+        answer = json.loads(word_judge(prompt).split("```json\n", 1)[1].split("\n```", 1)[0])
+        answer["task_2"]["verdicts"] = answer["task_2"]["verdicts"][:1]
+        return json.dumps(answer)
+
+    prompts: list[str] = []
+    outcomes = asyncio.run(runtime(prompts, answer=one_verdict_short).ask_many(ASKED))
+    assert len(prompts) == 2  # the bundle and its corrective re-ask
+    assert [o.judged for o in outcomes] == [True, True, True]
+    assert [v.index for v in outcomes[1].value.verdicts] == [0]
+    assert any("task_2: judged 1 of 2 contexts" in note for note in outcomes[1].notes)
