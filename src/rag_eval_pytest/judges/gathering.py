@@ -78,7 +78,7 @@ class Gathering:
         if found is None or found.local or found.flushing is not None:
             return
         if not found.waiting:
-            del self._cases[case]
+            self._cases.pop(case, None)
             return
         found.flushing = asyncio.ensure_future(self._flush(case, found))
 
@@ -90,7 +90,7 @@ class Gathering:
         if found.local:  # another question came: the last to leave the local tier asks
             return
         batch, found.waiting = found.waiting, []
-        del self._cases[case]
+        self._cases.pop(case, None)
         # In an order of their own, not of their arrival: the same questions make the same
         # request, which the judge cache knows on the next run.
         batch.sort(key=lambda waiting: (waiting[0].name, waiting[1].model_dump_json()))
