@@ -53,7 +53,8 @@ from typing import Any
 REASK_MARK = "Your previous reply to this task was rejected"
 _SECTION = re.compile(r'<data section="([^"]+)"[^>]*?\bitems="(\d+)"')
 _COUNT = re.compile(r"^- count: (\d+)\s*$", re.MULTILINE)
-_QUESTION = re.compile(r"the (\w+) task")
+_QUESTION = re.compile(r"the ([\w:+]+) task")
+_TASK = re.compile(r"task_\d+")
 _ANSWER = re.compile(r'<data section="ANSWER" id="(\w+)">\n(.*?)\n</data id="\1">', re.DOTALL)
 
 POSITIVE_NAMES = {
@@ -103,6 +104,7 @@ class Synth:
     """Builds an instance of a JSON schema for one prompt."""
 
     def __init__(self, prompt: str, array_len: int = 2) -> None:
+        self.prompt = prompt
         self.array_len = array_len
         self.sections = {label: int(n) for label, n in _SECTION.findall(prompt)}
         count = _COUNT.search(prompt)
@@ -161,10 +163,10 @@ class Synth:
         if kind is None:
             kind = "object" if "properties" in schema else "array" if "items" in schema else ""
         if kind == "object":
-            return {
-                key: self.instance(sub, key, root)
-                for key, sub in (schema.get("properties") or {}).items()
-            }
+            properties = schema.get("properties") or {}
+            if properties and all(_TASK.fullmatch(key) for key in properties):
+                return self._tasks(properties, root)
+            return {key: self.instance(sub, key, root) for key, sub in properties.items()}
         if kind == "array":
             return self._array(schema, name, root)
         if kind == "boolean":
@@ -207,6 +209,21 @@ class Synth:
             # Questions the answer answers: what a judge writes, close to the user's question.
             return [self._question(i) for i in range(n)]
         return [self.instance(items, _singular(name), root) for _ in range(n)]
+
+    def _tasks(self, properties: dict[str, Any], root: Any) -> dict[str, Any]:
+        """A bundle's answer: each task's from its own sections (``TASK K ...``) and its own
+        parameters (``- task K count: N``), as if it had been asked alone."""
+        answers = {}
+        for key, sub in properties.items():
+            k = key.split("_")[1]
+            prompt = re.sub(
+                rf'<data section="TASK {k} ([^"]+)"', r'<data section="\1"', self.prompt
+            )
+            prompt = re.sub(r'<data section="TASK \d+ [^"]+"[^>]*>', "", prompt)
+            prompt = prompt.replace(f"- task {k} count:", "- count:")
+            scoped = Synth(prompt, self.array_len)
+            answers[key] = scoped.instance(sub, key, root)
+        return answers
 
     def _question(self, i: int) -> str:
         sentence = self.answer_sentences[i % len(self.answer_sentences)].rstrip(".!?")

@@ -145,6 +145,8 @@ class Item:
     unstated: str = ""
     compares: bool = False
     bare_no: bool = False
+    hedged: bool = False
+    """Its passage hedges what it states as a fact: supported, it is of that kind."""
 
     def read(self, cut: float, band: tuple[float, float] | None) -> tuple[bool, str]:
         """(yes, the kind of evidence of its verdict) at the support threshold ``cut`` with
@@ -158,6 +160,8 @@ class Item:
         elif band is not None and not in_band and _scores_alike(kind, yes, self.probability, cut):
             # The score alone gives the rule's verdict outside the band: the score's kind.
             kind = trust.SCORE_SUPPORTED if yes else trust.SCORE_NOT_MENTIONED
+        if yes and kind == trust.SCORE_SUPPORTED and self.hedged:
+            kind = trust.HEDGED
         if self.compares:
             kind = trust.COMPARISON
         elif self.bare_no and not yes and not kind.startswith("contradicted"):
@@ -176,8 +180,8 @@ class Item:
 
 def _scores_alike(kind: str, yes: bool, probability: float, cut: float) -> bool:
     """Whether the model's score gives the verdict a rule gave (not for a conflict, nor for
-    a claim only its wording supports)."""
-    if kind.startswith("contradicted") or kind == trust.WORDING_ONLY:
+    a claim only its wording supports or one its passage hedges)."""
+    if kind.startswith("contradicted") or kind in (trust.WORDING_ONLY, trust.HEDGED):
         return False
     return (probability >= cut) == yes
 
@@ -186,6 +190,8 @@ async def claim_items(judge: LocalJudge, row: dict[str, Any]) -> list[Item]:
     """The statements of a row as items, read by the judge with a support threshold no
     probability reaches (so that the rules that read the threshold leave the probability as
     it is), no band and every kind trusted."""
+    from rag_eval_pytest.judges.local.pipeline import closest_sentence
+    from rag_eval_pytest.judges.local.support import hedged
     from rag_eval_pytest.text.claims import bare_no, compares_two
 
     wide = LocalJudge(
@@ -203,7 +209,8 @@ async def claim_items(judge: LocalJudge, row: dict[str, Any]) -> list[Item]:
             capped = any(f.in_digits or f.kind == "replaced" for f in gaps)
             unstated = next((f for f in gaps if f.kind in ("numbers", "dates")), None)
             said = trust.unstated_basis(unstated) if unstated is not None else ""
-            items.append(Item(v.score, None, "", capped, said, compares, negative))
+            plain = hedged(claim, closest_sentence(claim, v.evidence))
+            items.append(Item(v.score, None, "", capped, said, compares, negative, plain))
         else:
             fixed = v.verdict == "supported"
             items.append(Item(v.model_score, fixed, v.basis, compares=compares, bare_no=negative))
@@ -348,13 +355,20 @@ def band_of(parts: list[Part], fitting: list[bool], cut: float) -> tuple[float, 
     return low, high
 
 
+def _sure(right: int, seen: int) -> bool:
+    """Whether ``right`` of ``seen`` decided rows is a measured precision of at least
+    ``trust.MIN_PRECISION``."""
+    return seen >= MIN_VERDICTS and right / seen >= trust.MIN_PRECISION
+
+
 def kinds_table(
     parts: list[tuple[str, list[tuple[list[Read], int]]]], threshold: float
 ) -> frozenset[str]:
     """Print, per kind of evidence, how many of the decided rows resting on it are right on
     each set and on all of them (every kind trusted), and return the kinds at or above
-    ``trust.MIN_PRECISION`` on :data:`MIN_VERDICTS` rows or more. ``parts``: each set's rows,
-    each row's items read as (yes, kind) with the shipped band, and its label."""
+    ``trust.MIN_PRECISION`` on :data:`MIN_VERDICTS` rows or more, on all the sets together
+    and on each set where it rests under that many. ``parts``: each set's rows, each row's
+    items read as (yes, kind) with the shipped band, and its label."""
     counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for name, rows in parts:
         for read, label in rows:
@@ -364,12 +378,14 @@ def kinds_table(
                     counts[kind][where][0] += decided == bool(label)
                     counts[kind][where][1] += 1
     names = [name for name, _ in parts]
-    print("\n| kind of evidence | " + " | ".join(names) + " | all | decides |")
+    print("\n| kind of evidence | " + " | ".join(names) + " | all | decides alone |")
     print("|---|" + "---|" * (len(names) + 2))
     trusted = set()
     for kind, cells in sorted(counts.items(), key=lambda kv: -kv[1]["all"][1]):
         right, seen = cells["all"]
-        sure = seen >= MIN_VERDICTS and right / seen >= trust.MIN_PRECISION
+        sure = _sure(right, seen) and all(
+            _sure(*cells[n]) for n in names if cells[n][1] >= MIN_VERDICTS
+        )
         if sure:
             trusted.add(kind)
         shown = [f"{cells[n][0]}/{cells[n][1]}" if cells[n][1] else "" for n in names]

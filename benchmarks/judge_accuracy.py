@@ -68,6 +68,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import ablation  # benchmarks/ablation.py, beside this script
 import fitting  # benchmarks/fitting.py, beside this script
 import numpy as np
 
@@ -154,6 +155,23 @@ async def decided_row(judge: LocalJudge, task: str, row: dict[str, Any]) -> bool
     if result.score is None:
         raise RuntimeError(f"{row.get('id')}: not judged: {result.reason}")
     return result.passed
+
+
+async def show_wrong(judge: LocalJudge, name: str, task: str, row: dict[str, Any]) -> None:
+    """Print a row whose decided verdict is wrong: its label, its answer and the judge's
+    verdict on each item, the reasons opening with "unsure" the items it left undecided."""
+    services = Services(judge=judge, embed=judge.embed)
+    measured = await measure(get_metric(task), sample_of(row), services)
+    said = "pass" if row["label"] else "fail"
+    print(
+        f"\n{name} {row.get('id', '')}: labelled {said}, decided otherwise ({task} "
+        f"{measured.score}, {measured.unsure} unsure)"
+    )
+    print(f"  question: {(row.get('question') or '')[:160]}")
+    print(f"  answer: {(row.get('answer') or '')[:400]}")
+    for item in measured.evidence:
+        if item.verdict is not None:
+            print(f"  - {item.verdict}: {item.text[:160]} | {(item.reason or '')[:240]}")
 
 
 def forced(judge: LocalJudge) -> LocalJudge:
@@ -256,12 +274,14 @@ def baseline(task: str, rows: list[dict[str, Any]], others: list[dict[str, Any]]
 
 
 def decided_cells(decided: list[bool | None], labels: list[int]) -> str:
-    """The balanced accuracy of the verdicts the judge decided, and their share of the rows."""
+    """The accuracy and the balanced accuracy of the verdicts the judge decided, and their
+    share of the rows."""
     kept = [(d, y) for d, y in zip(decided, labels, strict=True) if d is not None]
     if not kept:
-        return "n/a | 0.00"
+        return "n/a | n/a | 0.00"
+    right = sum(d == bool(y) for d, y in kept) / len(kept)
     accuracy = _balanced([d for d, _ in kept], [y for _, y in kept])
-    return f"{accuracy:.3f} | {len(kept) / len(labels):.2f}"
+    return f"{right:.3f} | {accuracy:.3f} | {len(kept) / len(labels):.2f}"
 
 
 def report(
@@ -365,13 +385,13 @@ async def hard_cases(judge: LocalJudge, path: Path, half: str) -> None:
         f"label 0 (fail) {share([y == 0 for y in labels])}"
     )
     print(
-        f"decided (the unsure band): balanced accuracy and coverage "
+        f"decided (the unsure band): accuracy, balanced accuracy and coverage "
         f"{decided_cells(list(decided), labels)}; wrong decided verdicts: "
         f"{', '.join(wrong_decided) or 'none'}"
     )
     mine = [r["id"] in in_half for r in rows]
     print(
-        f"the {half} half ({sum(mine)} rows): decided balanced accuracy and coverage "
+        f"the {half} half ({sum(mine)} rows): decided accuracy, balanced accuracy and coverage "
         + decided_cells(
             [d for d, m in zip(decided, mine, strict=True) if m],
             [y for y, m in zip(labels, mine, strict=True) if m],
@@ -451,18 +471,71 @@ async def kinds(judge: LocalJudge, by_task: dict[str, list[tuple[str, list[Row]]
         threshold = default_threshold(task)
         print(f"\n{task}: each kind of evidence, right / decided rows resting on it")
         trusted = fitting.kinds_table(parts, threshold)
-        print(f"\n{task}: kinds that decide alone (precision >= 0.95 on 5+ rows):")
+        print(f"\n{task}: kinds that decide alone (>= 0.95 on 5+ rows, all and each set):")
         print(f"  {sorted(trusted)}")
-        print("  decided rows, accuracy / balanced accuracy | coverage: with these kinds; shipped")
+        print("  decided rows, accuracy | balanced accuracy | coverage: with these kinds; shipped")
         for name, rows in parts:
             labels = [y for _, y in rows]
             cells = []
             for kept in (trusted, shipped[task]):
                 decided = [fitting.decide(r, threshold, kept)[1] for r, _ in rows]
-                pairs = [(d, y) for d, y in zip(decided, labels, strict=True) if d is not None]
-                right = sum(d == bool(y) for d, y in pairs) / max(1, len(pairs))
-                cells.append(f"{right:.3f} / {decided_cells(decided, labels)}")
+                cells.append(decided_cells(decided, labels))
             print(f"  {name}: {cells[0]}; {cells[1]}")
+
+
+def halves_of(data: Path, hard: Path, wanted: set[str], limit: int) -> list[ablation.Half]:
+    """The tune and held-out halves of every set (``wanted``: those named), each row with
+    its task; the hard cases as one set, each task's rows split by question."""
+    halves = []
+    for path in sorted(data.glob("*/dev.jsonl")):
+        name = path.parent.name
+        if wanted and name not in wanted:
+            continue
+        every = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+        rows = [{**r, "task": task_of(name, r)} for r in every]
+        halves += [ablation.Half(name, h, split(rows, h)[: limit or None]) for h in HALVES]
+    if not wanted or "hard_cases" in wanted:
+        for half in HALVES:
+            rows = []
+            for task in HARD_TASKS:
+                rows += split(hard_rows(hard, task), half)[: limit or None]
+            halves.append(ablation.Half("hard_cases", half, rows))
+    return halves
+
+
+HALVES = ("tune", "held-out")
+HARD_TASKS = ("faithfulness", "answer_correctness", "answer_relevance", "context_relevance")
+
+
+async def ablation_verdicts(judges: ablation.Judges, task: str, row: Row) -> ablation.Verdicts:
+    """(the forced verdict, the decided one or ``None``) of one row."""
+    judge, forced_judge = judges
+    return (await score_row(forced_judge, task, row))[1], await decided_row(judge, task, row)
+
+
+async def run_ablation(judge: LocalJudge, options: argparse.Namespace) -> None:
+    """``--ablate``: every check switched off in turn, on both halves of every set, the
+    vectors computed once."""
+    if options.vectors is not None:
+        judge.embedder.use_cache(options.vectors)
+
+    def make(off: frozenset[str]) -> ablation.Judges:
+        like_this = LocalJudge(
+            embedder=judge.embedder,
+            calibration=judge.calibration,
+            relevance_threshold=judge.relevance_threshold,
+            answer_model=judge.answer_model,
+            sentence_model=judge.sentence_model,
+            checks_off=off,
+        )
+        return like_this, forced(like_this)
+
+    wanted = {s for s in options.sets.split(",") if s}
+    halves = halves_of(options.data, options.hard, wanted, options.limit)
+    print(f"ablation: {len(halves)} halves, checks {', '.join(ablation.CHECK_NAMES)}")
+    table = await ablation.ablate(make, halves, ablation_verdicts)
+    ablation.print_table(table, halves)
+    print(f"\nchecks that pay on no held-out half: {', '.join(ablation.unpaid(table)) or 'none'}")
 
 
 async def main() -> None:
@@ -496,7 +569,26 @@ async def main() -> None:
         "--without",
         default="",
         help="comma-separated checks of the local judge to switch off (judge.local.checks: "
-        "numbers, times, days, day_times, routes, dates, negation, swaps, names, binding)",
+        f"{', '.join(ablation.CHECK_NAMES)})",
+    )
+    parser.add_argument(
+        "--wrong",
+        action="store_true",
+        help="print each row whose decided verdict is wrong, with the judge's verdict on "
+        "each of its items",
+    )
+    parser.add_argument(
+        "--ablate",
+        action="store_true",
+        help="every check of the local judge switched off in turn, on the tune and held-out "
+        "halves of every set: what each changes (the table of benchmarks/README.md)",
+    )
+    parser.add_argument(
+        "--vectors",
+        type=Path,
+        default=None,
+        help="with --ablate: keep the sentence vectors in this folder, so that a second run "
+        "encodes nothing",
     )
     parser.add_argument(
         "--hard",
@@ -510,17 +602,20 @@ async def main() -> None:
     judge = _local_judge(JudgeSettings(kind="local", local={"checks": off}))
     assert isinstance(judge, LocalJudge)
     await judge.embed(["load the model"])
+    if options.ablate:
+        await run_ablation(judge, options)
+        return
     wanted = {s for s in options.sets.split(",") if s}
     floors: list[tuple[str, int, float, float, float, float]] = []
     by_task: dict[str, list[tuple[str, list[Row]]]] = {}
     without = f"; checks off: {', '.join(sorted(off))}" if off else ""
     print(f"judge: {judge.describe()}; rows: {options.split} half of each set{without}\n")
     print(
-        "| set | task | rows | accuracy | balanced acc. | F1 | ROC AUC | decided: balanced acc. "
-        "| decided: coverage | overlap baseline: balanced acc. | overlap baseline: ROC AUC "
-        "| rows/s | peak memory |"
+        "| set | task | rows | accuracy | balanced acc. | F1 | ROC AUC | decided: accuracy "
+        "| decided: balanced acc. | decided: coverage | overlap baseline: balanced acc. "
+        "| overlap baseline: ROC AUC | rows/s | peak memory |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for path in sorted(options.data.glob("*/dev.jsonl")):
         name = path.parent.name
         if wanted and name not in wanted:
@@ -544,6 +639,10 @@ async def main() -> None:
         labels = [int(r["label"]) for r in rows]
         decided = await asyncio.gather(*(decided_row(fresh, task, r) for r in rows))
         extra = f"{decided_cells(decided, labels)} | {baseline(task, rows, others)}"
+        if options.wrong:
+            for row, verdict in zip(rows, decided, strict=True):
+                if verdict is not None and verdict != bool(row["label"]):
+                    await show_wrong(fresh, name, task, row)
         print(report(name, task, results, labels, seconds, extra), flush=True)
         instead = {
             "faithfulness": "the weakest claim's support",

@@ -64,6 +64,14 @@ QUESTION_METRIC = {
 }
 DEFAULT_METRICS = ("faithfulness", "answer_relevance", "context_precision", "context_recall")
 
+
+def metric_of(question: str) -> str:
+    """The metric that asks a question, or those whose questions a bundle carries together
+    (``bundle:statement_support+context_usefulness``: one request, several metrics)."""
+    names = question.removeprefix("bundle:").split("+")
+    return " + ".join(QUESTION_METRIC.get(name, "?") for name in names)
+
+
 COMPANY = "Nordvik Freight"
 SITES = [
     "Bremen",
@@ -352,7 +360,7 @@ def main() -> int:
     print("|---|---|---|---|---|---|")
     for name, row in stats["questions"].items():
         print(
-            f"| {name} | {QUESTION_METRIC.get(name, '?')} | {row['requests'] / n:.2f} "
+            f"| {name} | {metric_of(name)} | {row['requests'] / n:.2f} "
             f"| {row['input_tokens'] / n:,.0f} | {row['output_tokens'] / n:,.0f} "
             f"| {row['reasks']} |"
         )

@@ -51,8 +51,47 @@ def sections(prompt: str) -> dict[str, Any]:
     return found
 
 
+_BUNDLE = re.compile(r"^## Task (\d+) \(\w+\)\n(.*?)(?=\n\n## Task \d+ \(|\Z)", re.M | re.S)
+_BUNDLED_SECTION = re.compile(
+    r'(<data section=")TASK (\d+) ([\w ]+)(" id="\w+"[^>]*>\n.*?\n</data id="\w+">)', re.S
+)
+
+
+def tasks_of(prompt: str) -> list[str] | None:
+    """The prompt of each task of a bundle (several questions asked in one request: task K's
+    instructions, its parameters and its data sections named ``TASK K ...``), each as a
+    prompt of its own; ``None`` for a prompt of one task."""
+    task, _, data = prompt.partition("# Data")
+    found = _BUNDLE.findall(task.split("# Parameters", 1)[0])
+    if "This request holds" not in task or not found:
+        return None
+    parameters = task.split("# Parameters", 1)[1] if "# Parameters" in task else ""
+    prompts = []
+    for k, instructions in found:
+        own = [m for m in _BUNDLED_SECTION.finditer(data) if m.group(2) == k]
+        lines = [ln.replace(f"- task {k} ", "- ") for ln in parameters.splitlines()]
+        mine = "\n".join(ln for ln in lines if ln.startswith("- ") and "- task " not in ln)
+        parts = [m.group(1) + m.group(3) + m.group(4) for m in own]
+        prompts.append(f"# Task\n{instructions}\n{mine}\n# Data\n" + "\n\n".join(parts))
+    return prompts
+
+
+def answered(prompt: str, one: Any) -> str:
+    """``one``'s answer to the prompt, or to each task of a bundle, as a model's reply."""
+    prompts = tasks_of(prompt)
+    if prompts is None:
+        answer = one(prompt)
+    else:
+        answer = {f"task_{k}": one(p) for k, p in enumerate(prompts, 1)}
+    return "Here is my evaluation:\n```json\n" + json.dumps(answer) + "\n```"
+
+
 def word_judge(prompt: str) -> str:
     calls.append(prompt)
+    return answered(prompt, _answer)
+
+
+def _answer(prompt: str) -> dict[str, Any]:
     data = sections(prompt)
     task = prompt.split("# Data", 1)[0]
     answer: dict[str, Any]
@@ -144,17 +183,21 @@ def word_judge(prompt: str) -> str:
         answer = {"facts": verdicts}
     else:  # pragma: no cover - a new question the stand-in does not know yet
         raise AssertionError(f"word_judge does not know this task: {task[:200]}")
-    return "Here is my evaluation:\n```json\n" + json.dumps(answer) + "\n```"
+    return answer
 
 
 def three_way(prompt: str) -> str:
     """:func:`word_judge` with the three verdicts of a judge that tells a contradiction from
     silence: a statement it does not find supported is ``contradicted`` when it says "never"
     of what the contexts say, else ``not mentioned``."""
-    reply = word_judge(prompt)
+    calls.append(prompt)
+    return answered(prompt, _three_way)
+
+
+def _three_way(prompt: str) -> dict[str, Any]:
+    answer = _answer(prompt)
     if "Break the ANSWER into standalone statements" not in prompt.split("# Data", 1)[0]:
-        return reply
-    answer = json.loads(reply.split("```json\n", 1)[1].split("\n```", 1)[0])
+        return answer
     contexts = " ".join(sections(prompt)["CONTEXTS"])
     for item in answer["statements"]:
         if item["verdict"] == "unsupported":
@@ -164,7 +207,7 @@ def three_way(prompt: str) -> str:
                 and overlap(statement.replace("never", ""), contexts) >= 0.5
             )
             item["verdict"] = "contradicted" if denied else "not mentioned"
-    return "```json\n" + json.dumps(answer) + "\n```"
+    return answer
 
 
 def word_vectors(texts: list[str]) -> list[list[float]]:

@@ -14,7 +14,10 @@
 # outside their timed evaluate() call); the script also prints pytest's session time (the
 # JSON report's run.duration_s): the command less the interpreter's start and end.
 #
-# Knobs: MODES ("zero-code module", see below), SDK_IMPORTED (0), PEER_BENCH (../shared/peer-bench),
+# JUDGE=cascade measures the cascade judge (the local judge first, the bench's fake as its LLM
+# tier for what the local judge does not decide: one request per case at most, expect-cascade.json).
+#
+# Knobs: JUDGE (anthropic), MODES ("zero-code module", see below), SDK_IMPORTED (0), PEER_BENCH (../shared/peer-bench),
 # PYTHON (.venv/bin/python), BENCH_N (30), LATENCY_MS (300), MAX_CONCURRENCY (8), ARRAY_LEN (2), EXTRA_WORDS (0),
 # RUN_DIR (a new /tmp/rag-eval-peer.XXXXXX). The fake listens on 127.0.0.1 only and is
 # stopped by its PID when this script exits.
@@ -24,6 +27,9 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 PEER_BENCH="$(cd "${PEER_BENCH:-$ROOT/../shared/peer-bench}" && pwd)"
 PYTHON="${PYTHON:-$ROOT/.venv/bin/python}"
 BENCH_N="${BENCH_N:-30}"
+JUDGE="${JUDGE:-anthropic}"
+EXPECT="$HERE/expect.json"
+[[ "$JUDGE" == cascade ]] && EXPECT="$HERE/expect-cascade.json"
 LATENCY_MS="${LATENCY_MS:-300}"
 MAX_CONCURRENCY="${MAX_CONCURRENCY:-8}"
 ARRAY_LEN="${ARRAY_LEN:-2}"
@@ -95,11 +101,11 @@ for MODE in $MODES; do
     --tool "rag-eval-pytest[$MODE]" --version "$VERSION" \
     --metrics "faithfulness,answer_relevance,context_precision,context_recall" \
     --dataset "$RUN_DIR/dataset.jsonl" --server "$SERVER" --log-file "$RUN_DIR/requests.jsonl" \
-    --out "$OUT" --expect "$HERE/expect.json" --junit-xml "$RUN_DIR/$MODE.xml" -- \
+    --out "$OUT" --expect "$EXPECT" --junit-xml "$RUN_DIR/$MODE.xml" -- \
     bash -c '"$@"; rc=$?; [[ $rc == 1 ]] && exit 0; exit $rc' judged-failures-are-results \
     "${PYTEST[@]}" -q -p no:cacheprovider -p no:randomly \
     -c "$HERE/pytest.ini" --rootdir "$RUN_DIR/suite-$MODE" --junitxml "$RUN_DIR/$MODE.xml" \
-    --rag-dataset "$RUN_DIR/cases.jsonl" --rag-judge anthropic --rag-judge-passes 1 \
+    --rag-dataset "$RUN_DIR/cases.jsonl" --rag-judge "$JUDGE" --rag-judge-passes 1 \
     --rag-no-cache "${TESTS[@]}" > "$LOG" 2>&1) \
     || { echo "peer_command failed; see $LOG"; tail -20 "$LOG"; exit 1; }
   grep -E '^\[|^  (ok|BAD)' "$LOG" || true
@@ -109,6 +115,7 @@ for MODE in $MODES; do
 import json, sys
 from collections import defaultdict
 STEPS = {
+    "This request holds": "several metrics / a bundle of one case's questions",
     "Break the ANSWER into standalone statements": "faithfulness / statement_support",
     "Write questions that the ANSWER answers": "answer_relevance / generated_questions",
     "For EACH of the CONTEXTS": "context_precision / context_usefulness",

@@ -14,6 +14,7 @@ fallback. Embeddings (answer relevance, answer similarity) come from :meth:`Judg
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from abc import ABC, abstractmethod
@@ -175,6 +176,13 @@ class Judge(ABC):
     @abstractmethod
     async def ask(self, question: Question[I, O], inputs: I) -> JudgeOutcome[O]:
         """Answer one question. Never raises for bad judge output: returns not judged."""
+
+    async def ask_many(
+        self, asked: Sequence[tuple[Question[Any, Any], BaseModel]]
+    ) -> list[JudgeOutcome[Any]]:
+        """Answer several questions, each outcome in the order asked: each apart, unless the
+        judge can ask them together (an LLM judge's runtime asks them in one request)."""
+        return list(await asyncio.gather(*(self.ask(q, inputs) for q, inputs in asked)))
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         """Sentence embeddings (unit length), for the embedding-based metrics."""

@@ -2,12 +2,14 @@
 
 ``judge: {kind: cascade, then: {kind: anthropic}}`` (or ``--rag-judge cascade``). Every
 question goes to the local judge; an answer with items it was unsure of (claims, context
-sentences or an answer's rating whose score falls in its unsure band) sends only those items
-to the LLM judge (the whole question for a single rating), in the same typed question,
-through the LLM judge's own cache, votes, deadline and cost accounting; the items the local
-judge decided keep its verdicts. A question the local judge cannot answer at all (a
-criterion in plain words) goes to the LLM judge whole. The outcome says how many items each
-tier decided (``JudgeOutcome.tiers``), and the metrics put that in their details.
+sentences or an answer's rating whose evidence does not decide alone, failures included)
+sends only those items to the LLM judge (the whole question for a single rating), in the same
+typed question, through the LLM judge's own cache, votes, deadline and cost accounting; the
+items the local judge decided keep its verdicts. A question the local judge cannot answer at
+all (a criterion in plain words) goes to the LLM judge whole. The questions of one case that
+go to the LLM judge wait for each other and are asked in one request (:mod:`.gathering`,
+:mod:`.bundle`). The outcome says how many items each tier decided
+(``JudgeOutcome.tiers``), and the metrics put that in their details.
 
 The LLM judge's failure is the cascade's failure: a question it could not answer is not
 judged with its reason, as with the LLM judge alone.
@@ -19,6 +21,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .base import Judge, JudgeOutcome, Question
+from .gathering import Gathering
 from .questions import (
     ContextSentenceRelevance,
     GeneratedQuestions,
@@ -46,6 +49,7 @@ class CascadeJudge(Judge):
     def __init__(self, first: Judge, then: Judge) -> None:
         self.first = first
         self.then = then
+        self.gathering = Gathering(then)
         self.model = f"{first.describe()} then {then.describe()}"
         self.deterministic = first.deterministic and then.deterministic
 
@@ -81,17 +85,20 @@ class CascadeJudge(Judge):
         await self.then.aclose()
 
     async def ask(self, question: Question[I, O], inputs: I) -> JudgeOutcome[O]:
+        case = getattr(inputs, "question", "")
         if not self.first.supports(type(question)):
-            return tiered(await self.then.ask(question, inputs), llm=_items(None))
-        local = await self.first.ask(question, inputs)
+            outcome = await self.gathering.ask(case, question, inputs)
+            return tiered(outcome, llm=_items(None))
+        with self.gathering.local(case):
+            local = await self.first.ask(question, inputs)
         if local.value is None or not local.unsure:
             return tiered(local, local=_items(local.value))
         narrowed = _narrowed(question, inputs, local)
         if narrowed is None:  # a single rating, or items the LLM cannot be asked apart
-            outcome = await self.then.ask(question, inputs)
+            outcome = await self.gathering.ask(case, question, inputs)
             return tiered(outcome, llm=_items(outcome.value))
         asked, merge = narrowed
-        outcome = await self.then.ask(question, asked)
+        outcome = await self.gathering.ask(case, question, asked)
         if outcome.value is None:
             return outcome
         decided = _items(local.value) - len(local.unsure)

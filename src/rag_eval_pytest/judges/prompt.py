@@ -24,7 +24,7 @@ CHARS_PER_TOKEN = 4
 """The estimate used for windows and costs when no tokenizer is at hand."""
 
 TRUNCATION_MARK = " [... truncated to fit the judge's context window]"
-_OVERHEAD_TOKENS = 1_500  # instructions, schema and the reply, kept out of the data budget
+OVERHEAD_TOKENS = 1_500  # instructions, schema and the reply, kept out of the data budget
 
 SYSTEM_PROMPT = (
     "You are a careful, impartial evaluator of a retrieval-augmented generation (RAG) system. "
@@ -143,7 +143,7 @@ def _fitted(sections: dict[str, Any], max_context_tokens: int | None) -> list[st
     the notes of what was cut."""
     if max_context_tokens is None:
         return []
-    return _truncate(sections, max(max_context_tokens - _OVERHEAD_TOKENS, 200))
+    return _truncate(sections, max(max_context_tokens - OVERHEAD_TOKENS, 200))
 
 
 def _nonce(name: str, sections: dict[str, Any]) -> str:

@@ -26,6 +26,7 @@ loop (:mod:`rag_eval_pytest.runtime.event_loop`).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections import OrderedDict
 from dataclasses import replace
@@ -35,13 +36,16 @@ from pydantic import BaseModel, ValidationError
 
 from ..text.shorten import shorten
 from .base import SETTLED, VOTES, I, Judge, JudgeOutcome, O, Question, Usage
+from .bundle import bundle, parts_of
 from .parsing import ParseResult, looks_like_refusal, parse_reply
-from .prompt import render
+from .prompt import OVERHEAD_TOKENS, estimate_tokens, render
 from .run_config import RunConfig
 from .transport import Attempt, Transport
 from .voting import failed_a_vote, stopped_early, vote
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .backend import Backend, Reply
     from .prompt import RenderedPrompt
     from .run_config import RunShared
@@ -130,6 +134,36 @@ class JudgeRuntime(Judge):
         if not prompt.notes:
             return outcome
         return replace(outcome, notes=(*prompt.notes, *outcome.notes))
+
+    async def ask_many(
+        self, asked: Sequence[tuple[Question[Any, Any], BaseModel]]
+    ) -> list[JudgeOutcome[Any]]:
+        """Several questions in one request (a :mod:`.bundle`), or in as few as the judge's
+        window allows; apart where each is voted on more than once (a vote is per question)
+        or where the bundle was not answered for a reason other than the judge stopping."""
+        if not self._bundles_votes() or len(asked) < 2:
+            return await super().ask_many(asked)
+        groups = _bundles(asked, self.config.max_context_tokens)
+        answered = await asyncio.gather(*(self._bundled(group) for group in groups))
+        return [outcome for outcomes in answered for outcome in outcomes]
+
+    def _bundles_votes(self) -> bool:
+        """Whether each question gets one vote (a bundle is voted on as one question)."""
+        return (VOTES.get() or self.config.passes) == 1
+
+    async def _bundled(
+        self, asked: Sequence[tuple[Question[Any, Any], BaseModel]]
+    ) -> list[JudgeOutcome[Any]]:
+        """The outcomes of questions asked in one bundle (each apart, the bundle's cost
+        carried by the first, when the bundle's reply could not be read)."""
+        if len(asked) == 1:
+            return [await self.ask(*asked[0])]
+        outcome = await self.ask(*bundle(asked))
+        if outcome.value is not None or outcome.stopped:
+            return parts_of(outcome, len(asked))
+        apart = await super().ask_many(asked)
+        first = apart[0]
+        return [replace(first, usage=first.usage + outcome.usage), *apart[1:]]
 
     async def _voted(
         self, question: Question[I, O], inputs: I, prompt: RenderedPrompt, passes: int
@@ -254,6 +288,35 @@ class JudgeRuntime(Judge):
             outcome: JudgeOutcome[O] = JudgeOutcome(parsed.value, usage=usage, notes=notes)  # type: ignore[arg-type]
             return parsed, problems, outcome
         return parsed, problems, None
+
+
+BUNDLED_MOST = 8
+"""The most questions one request carries."""
+
+
+def _bundles(
+    asked: Sequence[tuple[Question[Any, Any], BaseModel]], max_context_tokens: int | None
+) -> list[list[tuple[Question[Any, Any], BaseModel]]]:
+    """The questions in groups of at most :data:`BUNDLED_MOST` whose data fits the judge's
+    window together, as one question's must (no limit where it has none), in order."""
+    budget = float("inf") if max_context_tokens is None else max_context_tokens - OVERHEAD_TOKENS
+    groups: list[list[tuple[Question[Any, Any], BaseModel]]] = [[]]
+    size = 0
+    for question, inputs in asked:
+        own = _data_tokens(question, inputs)
+        if groups[-1] and (len(groups[-1]) >= BUNDLED_MOST or size + own > budget):
+            groups.append([])
+            size = 0
+        groups[-1].append((question, inputs))
+        size += own
+    return groups
+
+
+def _data_tokens(question: Question[Any, Any], inputs: BaseModel) -> int:
+    """The estimated tokens of a question's untrusted data."""
+    sections = question.untrusted(inputs).values()
+    texts = [t for value in sections for t in (value if isinstance(value, list) else [value])]
+    return sum(estimate_tokens(text) for text in texts)
 
 
 def _interpret(

@@ -295,3 +295,65 @@ def test_unsure_attributions_are_asked_of_the_llm_whole() -> None:
     assert len(llm.asked) == 1
     assert outcome.value == llm_value
     assert outcome.tiers == (("llm", 2),)
+
+
+class Together(Llm):
+    """An LLM tier that says which questions it was asked together."""
+
+    def __init__(self, outcome: JudgeOutcome[Any]) -> None:
+        super().__init__(outcome)
+        self.together: list[list[str]] = []
+
+    async def ask_many(self, asked: Any) -> list[JudgeOutcome[Any]]:
+        self.together.append([inputs.question for _, inputs in asked])
+        return await super().ask_many(asked)
+
+
+class Slow(Local):
+    """A local tier unsure of its one rating, that takes a while over some questions."""
+
+    async def ask(self, question: Any, inputs: Any) -> JudgeOutcome[Any]:
+        await asyncio.sleep(0.01 * len(inputs.answer))
+        return await super().ask(question, inputs)
+
+
+def test_a_cases_questions_for_the_llm_tier_are_asked_together() -> None:
+    """The questions of one case (its question text) wait for each other, the slowest
+    included, and reach the LLM tier in one call; another case's go in a call of their own."""
+    rating = DirectRelevance(score=0.5, noncommittal=False, reason="?")
+    local = Slow(JudgeOutcome(rating, unsure=(0,)), (AnswerAddressesQuestion,))
+    llm = Together(JudgeOutcome(DirectRelevance(score=1.0, noncommittal=False, reason="llm")))
+    cascade = CascadeJudge(local, llm)
+    asked = [("refunds?", "a"), ("refunds?", "aaaaa"), ("refunds?", "aa"), ("shipping?", "a")]
+
+    async def every() -> list[JudgeOutcome[Any]]:
+        return list(
+            await asyncio.gather(
+                *(
+                    cascade.ask(
+                        AnswerAddressesQuestion(), DirectRelevanceInput(question=q, answer=a)
+                    )
+                    for q, a in asked
+                )
+            )
+        )
+
+    outcomes = asyncio.run(every())
+    assert [o.value.score for o in outcomes] == [1.0] * 4
+    assert sorted(llm.together) == [["refunds?"] * 3, ["shipping?"]]
+
+
+def test_a_question_asked_again_with_more_votes_goes_alone() -> None:
+    from rag_eval_pytest.judges.base import VOTES
+
+    rating = DirectRelevance(score=0.5, noncommittal=False, reason="?")
+    local = Local(JudgeOutcome(rating, unsure=(0,)), (AnswerAddressesQuestion,))
+    llm = Together(JudgeOutcome(DirectRelevance(score=1.0, noncommittal=False, reason="llm")))
+    inputs = DirectRelevanceInput(question="q", answer="a")
+
+    async def revote() -> JudgeOutcome[Any]:
+        VOTES.set(3)
+        return await CascadeJudge(local, llm).ask(AnswerAddressesQuestion(), inputs)
+
+    assert asyncio.run(revote()).judged
+    assert llm.together == [] and len(llm.asked) == 1

@@ -19,6 +19,7 @@ from rag_eval_pytest.judges.settings import JudgeSettings
         ({"device": "tpu"}, "'cpu', 'cuda' or 'auto'"),
         ({"nli_treshold": 0.5}, "Extra inputs are not permitted"),
         ({"checks": {"numbrs": False}}, "unknown check 'numbrs' \\(the checks: numbers, times"),
+        ({"checks": {"binding": False}}, "check 'binding' was removed: switching it off"),
     ],
 )
 def test_bad_local_settings_are_refused_with_the_reason(

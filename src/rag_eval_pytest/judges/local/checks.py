@@ -46,11 +46,12 @@ ROLE_WORDS = 5  # nor, with more than these, for two terms in each other's place
 @dataclass(frozen=True)
 class Finding:
     """One problem of a claim. ``kind``: numbers (times of day too), dates, negation,
-    opposite (a word where the context has its opposite), names, terms (a name replaced by
-    another), replaced (a word no context holds in the place of the passage's: another thing,
-    or the same thing in other words), days (of the week) or order (the ends of a route, or
-    the claim's words in each other's places); ``severity``: conflict (the contexts say
-    otherwise) or gap (they do not say it)."""
+    opposite (a word where the context has its opposite), names (a name of a long claim
+    replaced by another: a long claim is read for nothing else), terms (a name or a word of a
+    short claim replaced by another), replaced (a word no context holds in the place of the
+    passage's: another thing, or the same thing in other words), days (of the week) or order
+    (the ends of a route, or the claim's words in each other's places); ``severity``:
+    conflict (the contexts say otherwise) or gap (they do not say it)."""
 
     kind: Literal[
         "numbers", "dates", "negation", "opposite", "names", "terms", "replaced", "days", "order"
@@ -416,111 +417,6 @@ _ADDRESS = re.compile(
     r"|(?<![\w/])~?(?:/[\w.-]+){2,}/?|\b[A-Za-z]:\\[\w.\\ -]+",
     re.IGNORECASE,
 )
-BOUND_COVERAGE = 0.8  # the share of a claim's other words one sentence must hold
-
-
-def check_binding(claim: str, context: str) -> list[Finding]:
-    """A name or an address (e-mail, web, file path) of the claim in the place of another
-    one, in the context's sentence that states the rest of the claim: "The Basic plan
-    includes priority phone support." against "... The Premium plan ... includes priority
-    phone support.", or "Technical issues go to billing@acme.example." against "... go to
-    help@acme.example.", where a window of sentences holds every word of the claim, each
-    bound to another thing. The sentence is the one holding most of the claim's other words
-    and numbers, its numbers breaking a tie, and only when it holds :data:`BOUND_COVERAGE`
-    of them (half, for an address the context gives nowhere); a long claim, and one with a
-    name the sentence has, are not read this way."""
-    addresses = _addresses(claim)
-    own = _named(claim)
-    if not addresses and not own:
-        return []
-    facts = _BoundFacts.of(claim, own)
-    sentences = split_sentences(context)
-    if facts is None or not sentences:
-        return []
-    best = max(sentences, key=facts.held)
-    return _other_address(addresses, best, context, facts) or _other_name(own, best, claim, facts)
-
-
-@dataclass(frozen=True)
-class _BoundFacts:
-    """The claim's words but its names and addresses, and its numbers and years: what the
-    sentence that states the rest of the claim holds. The claim's numbers are facts of the
-    sentence too: "The population of Eastoft in 2011 was 167,446." against the sentence of
-    North Lincolnshire's 167,446."""
-
-    words: frozenset[str]
-    amounts: frozenset[float]
-
-    @classmethod
-    def of(cls, claim: str, own: list[str]) -> _BoundFacts | None:
-        """The facts of a claim, ``None`` for one of fewer than two or a long one (a long
-        claim states many facts)."""
-        bare = _ADDRESS.sub(" ", claim)
-        rest = content_words(bare) - _name_words(own)
-        amounts = _amounts(claim)
-        if len(rest) + len(amounts) < 2 or len(content_words(bare)) > SWAP_WORDS:
-            return None
-        return cls(rest, amounts)
-
-    def held(self, sentence: str) -> tuple[float, int]:
-        """(the share of the facts ``sentence`` holds, how many of the numbers)."""
-        theirs = _amounts(sentence)
-        found = len(self.words & content_words(_ADDRESS.sub(" ", sentence)))
-        found += len(self.amounts & theirs)
-        return found / (len(self.words) + len(self.amounts)), len(self.amounts & theirs)
-
-
-def _amounts(text: str) -> frozenset[float]:
-    """The values of the numbers of ``text`` and the years of its dates."""
-    return frozenset({q.value for q in quantities(text)} | {d.year for d in dates(text)})
-
-
-def _addresses(text: str) -> list[str]:
-    return [a.rstrip(".,;").lower() for a in _ADDRESS.findall(text)]
-
-
-def _other_address(
-    addresses: list[str], best: str, context: str, facts: _BoundFacts
-) -> list[Finding]:
-    """An address of the claim no context gives, where the sentence of the rest gives one:
-    another address ("settings.yaml" for "config.yaml"), however few words they share."""
-    theirs = _addresses(best)
-    other = _first_not_in(theirs, addresses)
-    share = facts.held(best)[0]
-    stated = context.lower()
-    claimed = next((a for a in addresses if _unbound(a, theirs, stated, share)), None)
-    if claimed is None or other is None:
-        return []
-    return [Finding("terms", "conflict", f"claims {claimed}; the context says {other}")]
-
-
-def _unbound(address: str, theirs: list[str], stated: str, share: float) -> bool:
-    """Whether the sentence of the rest, holding ``share`` of the facts, gives another
-    address than the claim's: it holds :data:`BOUND_COVERAGE` of them (half, for an address
-    the context gives nowhere)."""
-    return address not in theirs and share >= (BOUND_COVERAGE if address in stated else 0.5)
-
-
-def _other_name(own: list[str], best: str, claim: str, facts: _BoundFacts) -> list[Finding]:
-    """A name of the sentence of the rest in the place of the claim's, where the sentence
-    has none of the claim's names. A claim about several things ("Both Simon Wincer and
-    Patrice Leconte are film directors.") may take each from its own sentence: only one
-    whose names are all elsewhere."""
-    if facts.held(best)[0] < BOUND_COVERAGE or any(known_name(n, best) for n in own):
-        return []
-    replacing = _other_names(best, claim, own)
-    if not own or not replacing:
-        return []
-    return [Finding("terms", "conflict", f"names {own[0]} where the context names {replacing[0]}")]
-
-
-def _other_names(text: str, claim: str, own: list[str]) -> list[str]:
-    """The names of ``text`` that the claim does not give."""
-    return [n for n in _named(text) if not known_name(n, claim) and n not in own]
-
-
-def _first_not_in(items: list[str], known: list[str]) -> str | None:
-    return next((item for item in items if item not in known), None)
 
 
 def _named(text: str) -> list[str]:
@@ -533,22 +429,18 @@ def _name_words(found: list[str]) -> set[str]:
     return {w for n in found for w in content_words(n)}
 
 
-def check_names(claim: str, contexts: str) -> list[Finding]:
-    """Names of the claim ("Lyon", "Garth Brooks") that no context mentions."""
-    missing = [name for name in _named(claim) if not known_name(name, contexts)]
-    if not missing:
-        return []
-    shown = ", ".join(missing[:3])
-    return [Finding("names", "gap", f"names {shown}, which the contexts do not mention")]
-
-
 def missing_name_share(claim: str, contexts: str) -> float:
     """Share of the claim's names that have a word no context contains (0 when it names
     nothing): "Dunbar Castle" beside a context about Tantallon Castle counts as missing."""
     found = _named(claim)
     if not found:
         return 0.0
-    return sum(not known_name(name, contexts) for name in found) / len(found)
+    return len(unknown_names(claim, contexts)) / len(found)
+
+
+def unknown_names(claim: str, contexts: str) -> list[str]:
+    """The claim's names that have a word no context contains ("Lyon", "Garth Brooks")."""
+    return [name for name in _named(claim) if not known_name(name, contexts)]
 
 
 # Words that state the opposite of each other: one in the claim where the evidence has the
@@ -679,7 +571,7 @@ def check_swaps(
     own_names = _named(claim) + _first_word_name(claim)
     missing = _names_unknown(own_names, contexts, said)
     if missing:
-        return _replaced_name(claim, missing, own_names, passage, passage if long else contexts)
+        return _replaced_name(claim, missing, own_names, passage, contexts, long)
     if long:
         return []
     leave = _left_to_other_checks(said, clause)
@@ -708,18 +600,20 @@ def _names_unknown(own_names: list[str], contexts: str, said: str) -> list[str]:
 
 
 def _replaced_name(
-    claim: str, missing: list[str], own_names: list[str], passage: str, holding: str
+    claim: str, missing: list[str], own_names: list[str], passage: str, contexts: str, long: bool
 ) -> list[Finding]:
-    """A conflict where ``holding`` (the contexts; the passage, for a long claim) holds the
-    claim's other words and the passage names something the claim does not, its sentences
-    that share most of the claim's plain words first."""
+    """A conflict where the contexts (the passage, for a long claim) hold the claim's other
+    words and the passage names something the claim does not, its sentences that share most
+    of the claim's plain words first. A long claim's is a kind of its own ("names"): it is
+    read against one passage, for nothing but a name."""
     rest = content_words(claim) - _name_words(missing)
     plain = rest - _name_words(own_names)
     ranked = sorted(split_sentences(passage), key=lambda t: -len(plain & content_words(t)))
     theirs = _unnamed_by(ranked, claim)
+    holding = passage if long else contexts
     if rest and rest <= _words_of(holding) and theirs:
         message = f"names {missing[0]} where the context names {theirs[0]}"
-        return [Finding("terms", "conflict", message)]
+        return [Finding("names" if long else "terms", "conflict", message)]
     return []
 
 
@@ -738,7 +632,7 @@ def _left_to_other_checks(said: str, clause: str) -> frozenset[str]:
     """The words that give times and days their place ("runs from 10 pm", "starts at 10
     pm"), the time check's and the day check's, not terms; what a number counts ("12
     kilometers" against "12 km"), the number check's; an address's words
-    ("/etc/app/config.yaml"), :func:`check_binding`'s."""
+    ("/etc/app/config.yaml"), which a replaced word is not."""
     leave = SPAN_WORDS if times(said) or weekdays(said) else frozenset()
     leave |= _units_of(said)
     return leave | content_words(" ".join(_ADDRESS.findall(f"{said} {clause}")))

@@ -17,14 +17,12 @@ from ...text.facts import content_words, coverage, negation_cues, tokens
 from ...text.sentences import split_sentences
 from .checks import (
     Finding,
-    check_binding,
     check_dates,
-    check_names,
     check_negation,
     check_numbers,
     check_swaps,
 )
-from .role_checks import check_day_times, check_days, check_routes, check_times
+from .role_checks import check_days, check_routes, check_times
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -63,13 +61,10 @@ CHECKS: tuple[Check, ...] = (
     Check("numbers", lambda r: check_numbers(r.claim, r.passage, r.contexts)),
     Check("times", lambda r: check_times(r.claim, r.passage, r.contexts)),
     Check("days", lambda r: check_days(r.claim, r.passage)),
-    Check("day_times", lambda r: check_day_times(r.claim, r.context)),
     Check("routes", lambda r: check_routes(r.claim, r.passage)),
     Check("dates", lambda r: check_dates(r.claim, r.passage, r.contexts, r.dated)),
     Check("negation", lambda r: negation(r.claim, r.passage)),
     Check("swaps", _swaps),
-    Check("names", lambda r: check_names(r.claim, r.contexts)),
-    Check("binding", lambda r: check_binding(r.claim, r.context)),
 )
 CHECK_NAMES = tuple(check.name for check in CHECKS)
 

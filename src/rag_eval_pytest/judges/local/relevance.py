@@ -88,11 +88,12 @@ class LogisticModel:
 
 
 # Fitted on the tune halves of TREC DL and WikiQA, which may only measure: no set the project
-# may fit on has relevance labels but the hard cases' few rows (benchmarks/README.md). No kind
-# of evidence behind a relevance verdict is right often enough on the held-out halves to
-# decide alone (trust.ANSWER_KINDS, trust.SENTENCE_KINDS): every verdict of these models is
-# a best guess, for an LLM judge to decide, and their bands only say how far it is from the
-# cut.
+# may fit on has relevance labels but the hard cases' few rows (benchmarks/README.md). Only
+# the kinds of evidence right often enough on the held-out halves decide alone
+# (trust.ANSWER_KINDS: an answer that restates its question and gives what it asks for, a
+# score far below the cut; trust.SENTENCE_KINDS: none): every other verdict of these models
+# is a best guess, for an LLM judge to decide, and their bands only say how far it is from
+# the cut.
 RELEVANCE = LogisticModel(
     weights=(2.68, 0.59, 0.69),
     bias=-2.15,
@@ -428,18 +429,37 @@ def answer_relevance(
     features = answer_features(question, answer, q, a)
     p = model.probability(features)
     direct = direct_answer(question, answer, features[2])
-    if direct:  # "30 days." for "What is the refund window?": far from it in meaning only
+    basis = _rating_basis(features, p, direct, model)
+    if basis in _ANSWERS_IT:  # "30 days." for "What is the refund window?": far in meaning
         p = max(p, model.support)
     score = model.shown(p)
     reason = _relevance_reason(question, features, direct)
-    basis = (
-        trust.DIRECT_ANSWER
-        if direct
-        else model.basis(p, trust.RELEVANT_SCORE, trust.IRRELEVANT_SCORE)
-    )
     if not model.doubts(basis):
         return Rating(score, reason, basis=basis)
     return _doubted(score, reason, basis, model)
+
+
+# An answer close to its question in meaning that holds every word of it and the kind of
+# thing it asks for restates it and answers it ("Canberra is the capital of Australia." for
+# "What is the capital of Australia?"); one far below the model's cut is about something
+# else. Each is a kind of evidence of its own, measured on the benchmark sets' held-out
+# halves (benchmarks/README.md).
+RESTATING_SIMILARITY = 0.7
+UNRELATED_PROBABILITY = 0.2
+_ANSWERS_IT = (trust.RESTATES_QUESTION, trust.DIRECT_ANSWER)
+
+
+def _rating_basis(features: list[float], p: float, direct: bool, model: LogisticModel) -> str:
+    """The kind of evidence of an answer's rating: a restatement that gives what the
+    question asks for, a short direct answer, a score far below the cut, else the score."""
+    similarity, covered, found = features
+    if similarity >= RESTATING_SIMILARITY and covered == 1.0 and found == 1.0:
+        return trust.RESTATES_QUESTION
+    if direct:
+        return trust.DIRECT_ANSWER
+    if p < UNRELATED_PROBABILITY:
+        return trust.FAR_BELOW
+    return model.basis(p, trust.RELEVANT_SCORE, trust.IRRELEVANT_SCORE)
 
 
 def _relevance_reason(question: str, features: list[float], direct: bool) -> str:

@@ -221,55 +221,6 @@ def _topic_of(clause: str) -> str:
     return words[0].lower() if words else "it"
 
 
-def check_day_times(claim: str, context: str) -> list[Finding]:
-    """Times the claim gives for days that the context, naming the same days, gives other
-    times for: "open from 9 am to 8 pm every day" against "Monday to Saturday from 9 am to 8
-    pm. On Sundays it opens from 11 am to 5 pm." The context's days and times are those of its
-    sentences about the claim's thing (see :func:`check_days`), each sentence binding its times
-    to its days; the claim's, each clause's."""
-    stated = _timed_days(claim, context)
-    for clause in _DAY_CLAUSE.split(claim):
-        found = _day_time_conflict(clause or "", stated)
-        if found:
-            return found
-    return []
-
-
-def _timed_days(claim: str, context: str) -> list[tuple[frozenset[int], tuple[Time, ...]]]:
-    """(days, times) of each sentence of the context about the claim's thing that names
-    both."""
-    return [
-        (_union(named), found)
-        for sentence in _about(claim, context)
-        if (named := _affirmed(sentence)) and (found := times(sentence))
-    ]
-
-
-def _day_time_conflict(
-    clause: str, stated: list[tuple[frozenset[int], tuple[Time, ...]]]
-) -> list[Finding]:
-    """A conflict where the clause's times are not all those the context gives for any of
-    its days."""
-    said_days = _union(_affirmed(clause))
-    said = times(clause)
-    if not said_days or not said:
-        return []
-    for their_days, found in stated:
-        if their_days & said_days and not _all_stated(said, found):
-            return [_day_times_finding(clause, said, found)]
-    return []
-
-
-def _all_stated(said: tuple[Time, ...], found: tuple[Time, ...]) -> bool:
-    return all(any(t.same(f) for f in found) for t in said)
-
-
-def _day_times_finding(clause: str, said: tuple[Time, ...], found: tuple[Time, ...]) -> Finding:
-    day = " and ".join(d.text for d in _affirmed(clause))
-    ours, theirs = (" ".join(t.text for t in group) for group in (said, found))
-    return Finding("numbers", "conflict", f"claims {ours} for {day}; the context says {theirs}")
-
-
 def _about(claim: str, evidence: str) -> list[str]:
     """The sentences of ``evidence`` about what ``claim`` is about: a word in common besides
     the days and the words that place them, or "it" right after such a sentence ("The store is

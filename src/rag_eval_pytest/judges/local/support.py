@@ -15,6 +15,7 @@ probability, and its message is the reason.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
@@ -31,7 +32,7 @@ from ...text.facts import (
 from ...text.roles import DAY_WORDS, day_words
 from ...text.shorten import shorten
 from . import trust
-from .checks import Finding, missing_name_share
+from .checks import Finding, missing_name_share, unknown_names
 from .pipeline import LISTED, Reading, closest_sentence, run_checks
 
 if TYPE_CHECKING:
@@ -406,6 +407,17 @@ class _Scored:
     features: list[float]
     gaps: list[Finding]
     calibration: Calibration
+    unknown: tuple[str, ...] = ()
+    """The claim's names no context mentions."""
+
+    @property
+    def unstated(self) -> list[str]:
+        """What the contexts do not state, as a reason opens with it: each gap's message,
+        and the names no context mentions."""
+        said = [f.message for f in self.gaps]
+        if self.unknown:
+            said.append(f"names {', '.join(self.unknown[:3])}, which the contexts do not mention")
+        return said
 
     @property
     def below(self) -> float:
@@ -556,7 +568,8 @@ def judge_claim(
     if _conflicting(findings):
         return _contradicted(findings, p, passage, shown, calibration)
     gaps = [f for f in findings if f.severity == "gap"]
-    scored = _Scored(claim, p, features, gaps, calibration)
+    unknown = tuple(unknown_names(claim, evidence.all_text))
+    scored = _Scored(claim, p, features, gaps, calibration, unknown)
     return _settled(_scored_support(scored, findings, passage, shown), calibration)
 
 
@@ -570,8 +583,10 @@ def _scored_support(
     p, basis = _ruled_score(scored)
     basis = _also_scored(basis or _score_basis(p, calibration), p, scored.p, calibration)
     verdict, reason = _scored_verdict(p, scored.features, passage, shown, calibration)
-    if scored.gaps and verdict != "supported":
-        reason = "; ".join(f.message for f in scored.gaps) + "; " + reason
+    if verdict == "supported" and hedged(scored.claim, shown):
+        basis = trust.HEDGED
+    if scored.unstated and verdict != "supported":
+        reason = "; ".join(scored.unstated) + "; " + reason
     return ClaimSupport(
         verdict,
         p,
@@ -583,6 +598,23 @@ def _scored_support(
         basis,
         scored.p,
     )
+
+
+# What makes a statement a possibility rather than a fact: "They may have formed from
+# leftover material", "a structure possibly built by the Romans", "is thought to date from".
+# "May" capitalised is the month.
+_HEDGE = re.compile(
+    r"\b(?:may|(?i:might|could|possibly|perhaps|probably|likely|unlikely|presumably"
+    r"|reportedly|allegedly|supposedly|apparently|believed|thought to|suspected|suggests?"
+    r"|suggested|appears? to|seems? to))\b"
+)
+
+
+def hedged(claim: str, sentence: str) -> bool:
+    """Whether the sentence states as a possibility what the claim states as a fact
+    ("Rings typically form from leftover material" against "They may have formed from
+    leftover material"): the words match, the certainty does not."""
+    return bool(_HEDGE.search(sentence)) and not _HEDGE.search(claim)
 
 
 def _scored_verdict(

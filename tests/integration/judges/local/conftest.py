@@ -30,5 +30,5 @@ _DOUBT = re.compile(r"^unsure \((?:[^()]|\([^()]*\))*\): ")
 
 def stated(verdict: Any) -> str:
     """A verdict's reason as its evidence gives it, without the opening that says it is
-    unsure ("unsure (contradicted: times (numbers): a kind of evidence ...): claims ...")."""
+    unsure ("unsure (contradicted: days: a kind of evidence ...): claims ...")."""
     return _DOUBT.sub("", verdict.reason)

@@ -2,8 +2,8 @@
 stand-in that answers every question it is asked as the row's label says. Whatever the local
 judge does not decide, pass or fail, goes to the LLM tier, so the cascade is right on every
 hard case exactly when no verdict the local judge decided is wrong. How many rows reach the
-LLM tier is what the local judge leaves undecided: 127 of 208 (61 %; the aim is 60 %), every
-relevance row among them (benchmarks/README.md)."""
+LLM tier is what the local judge leaves undecided: at most 60 % of them (120 of 208, every
+context relevance row among them; benchmarks/README.md)."""
 
 from __future__ import annotations
 
@@ -115,4 +115,4 @@ def test_with_a_perfect_llm_tier_the_cascade_is_right_on_every_hard_case(local_j
     wrong = [row["id"] for row, (right, _) in zip(rows, outcomes, strict=True) if not right]
     assert wrong == []
     asked = sum(llm for _, llm in outcomes)
-    assert asked <= 0.62 * len(rows), f"the LLM tier was asked about {asked} of {len(rows)} rows"
+    assert asked <= 0.60 * len(rows), f"the LLM tier was asked about {asked} of {len(rows)} rows"

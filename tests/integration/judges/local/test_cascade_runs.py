@@ -112,3 +112,54 @@ def test_the_llm_tier_caches_nothing_when_the_run_turns_the_cache_off(
         usage = read_report(project)["summary"]["usage"]
         assert (usage["judge_calls"], usage["cache_hits"]) == (3, 0)
     assert not list((project.path / ".pytest_cache").rglob("*.json"))
+
+
+def test_a_cases_questions_for_the_llm_judge_go_in_one_request(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """Zero-code mode checks four metrics per case; what the local judge leaves undecided
+    for a case (an unsure claim, a rating of a kind it does not trust) reaches the LLM judge
+    in one request, each question a task of its own, and each metric gets its own answer."""
+    truth = "Employees request time off through the HR portal."
+    write_dataset(
+        [
+            {**UNSURE_CASE, "ground_truth": truth},
+            {
+                **UNSURE_CASE,
+                "id": "leave-2",
+                "question": "How does staff ask for leave?",
+                "ground_truth": truth,
+            },
+        ]
+    )
+    pytester.makefile(".yaml", **{"eval-config": CASCADE})
+    word_judge.calls.clear()
+    result = pytester.runpytest("--rag-dataset=dataset.json", "--rag-no-cache", "-p", "no:randomly")
+    assert result.ret in (0, 1), result.stdout.str()
+    assert len(word_judge.calls) == 2  # one request per case
+    for prompt in word_judge.calls:
+        assert "This request holds 4 tasks" in prompt  # each metric's question
+        assert "(statement_support)" in prompt and "(answer_addresses_question)" in prompt
+    report = read_report(pytester)
+    assert report["summary"]["usage"]["judge_calls"] == 2
+    for case in report["cases"]:
+        metrics = case["metrics"]
+        assert metrics["faithfulness"]["details"]["tiers"] == {"local": 1, "llm": 1}
+        assert metrics["answer_relevance"]["details"]["tiers"] == {"llm": 1}
+
+
+def test_a_second_run_reads_each_cases_request_from_the_judge_cache(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """A case's questions are asked in an order of their own, whichever the local tier
+    finished first: the same request again, which the cache answers."""
+    truth = "Employees request time off through the HR portal."
+    write_dataset([{**UNSURE_CASE, "ground_truth": truth}])
+    pytester.makefile(".yaml", **{"eval-config": CASCADE})
+    asked = []
+    for _ in range(2):
+        word_judge.calls.clear()
+        pytester.runpytest("--rag-dataset=dataset.json", "-p", "no:randomly")
+        asked.append(len(word_judge.calls))
+    assert asked == [1, 0]
+    assert read_report(pytester)["summary"]["usage"]["cache_hits"] == 1

@@ -1,7 +1,8 @@
 """The local judge's unsure answer relevance through a real pytest run. The shipped judge
-trusts no kind of relevance evidence (none is right on 95 % of the benchmark's held-out rows
-it decides): every rating is a best guess, not judged with the bounds 0 and 1, and the run
-says the cases need an LLM judge and is not green. A judge whose every kind decides (a
+trusts two kinds of relevance evidence only (right on 95 % of the benchmark's held-out rows
+they decide: an answer that restates its question and gives what it asks for, and one far
+below the cut): every other rating is a best guess, not judged with the bounds 0 and 1, and
+the run says the cases need an LLM judge and is not green. A judge whose every kind decides (a
 ``rag_judge`` of the user's) leaves unsure only an answer whose probability falls in the
 band, with the band's edges as its bounds, and decides a clear one."""
 
@@ -56,7 +57,7 @@ def rag_judge():
 """
 
 
-def test_the_shipped_judge_leaves_every_rating_to_an_llm_judge(
+def test_the_shipped_judge_leaves_a_rating_of_an_unmeasured_kind_to_an_llm_judge(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
     write_dataset(CASES)
@@ -95,3 +96,30 @@ def test_an_answer_in_the_relevance_band_is_unsure_and_a_clear_one_decided(
     assert low < 0.7 <= high
     assert low <= unsure["details"]["decided_score"] < high
     assert unsure["evidence"][0]["verdict"] == "unsure"
+
+
+DAYS = "How many days off do employees get per year?"
+
+
+def test_the_shipped_judge_decides_a_restating_answer_and_one_about_something_else(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset(
+        [
+            case(
+                "restates", DAYS, answer="Employees get 20 days off per year.", contexts=[CONTEXT]
+            ),
+            case("elsewhere", DAYS, answer="Bananas are yellow.", contexts=[CONTEXT]),
+        ]
+    )
+    pytester.makepyfile(test_rag=TESTS)
+    result = pytester.runpytest(
+        "--rag-dataset=dataset.json", "--rag-judge=local", "-p", "no:randomly"
+    )
+    result.assert_outcomes(passed=1, failed=1)  # nothing left for an LLM judge
+    assert result.ret == 1
+    assert "need an LLM judge" not in result.stdout.str()
+    cases = {c["id"]: c["metrics"]["answer_relevance"] for c in read_report(pytester)["cases"]}
+    restates, elsewhere = cases["restates"], cases["elsewhere"]
+    assert (restates["status"], restates["unsure"], restates["bounds"]) == ("passed", 0, None)
+    assert (elsewhere["status"], elsewhere["unsure"], elsewhere["bounds"]) == ("failed", 0, None)

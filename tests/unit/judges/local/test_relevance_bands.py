@@ -1,10 +1,10 @@
 """The local judge's unsure bands for relevance: with a model whose every kind of evidence
 decides, an answer's rating and each context sentence's verdict are decided outside the band
-and a best guess inside it; the shipped models trust no kind of relevance evidence, so each of
-their verdicts is a best guess. The metrics report the unsure items through the same channel
-as faithfulness's unsure claims, so ``judge.local.unsure`` and the cascade judge apply to
-them. No model: a stand-in embedder gives each text a vector at a chosen similarity to the
-question."""
+and a best guess inside it; the shipped models trust only the kinds of relevance evidence
+measured right often enough, so every other verdict is a best guess. The metrics report the
+unsure items through the same channel as faithfulness's unsure claims, so
+``judge.local.unsure`` and the cascade judge apply to them. No model: a stand-in embedder
+gives each text a vector at a chosen similarity to the question."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from rag_eval_pytest.data.response import Context
 from rag_eval_pytest.engine.session import measure
 from rag_eval_pytest.judges.base import Judge, JudgeOutcome
 from rag_eval_pytest.judges.cascade import CascadeJudge
-from rag_eval_pytest.judges.local import LocalJudge
+from rag_eval_pytest.judges.local import LocalJudge, trust
 from rag_eval_pytest.judges.local.relevance import (
     RELEVANCE,
     SENTENCE_RELEVANCE,
@@ -231,15 +231,24 @@ def test_without_a_band_and_with_every_kind_trusted_every_sentence_is_decided() 
     assert (result.score, result.unsure, result.bounds) == (0.5, 0, None)
 
 
-def test_the_shipped_models_leave_every_relevance_verdict_unsure() -> None:
-    """No kind of relevance evidence is right on 95 % of the held-out rows it decides: a
-    clearly relevant answer and a clearly needed sentence are best guesses too."""
-    assert RELEVANCE.trusted == SENTENCE_RELEVANCE.trusted == frozenset()
-    shipped = judge({RELEVANT: 0.9, NEEDED: 0.95, UNNEEDED: 0.1})
+def test_the_shipped_models_decide_only_the_measured_kinds_of_relevance() -> None:
+    """Two kinds of relevance evidence are right on 95 % of the held-out rows they decide: an
+    answer close to its question that holds its words and what it asks for, and one far
+    below the cut. Every other rating, and every context sentence, is a best guess."""
+    assert RELEVANCE.trusted == {trust.RESTATES_QUESTION, trust.FAR_BELOW}
+    assert SENTENCE_RELEVANCE.trusted == frozenset()
+    shipped = judge({RELEVANT: 0.9, NEEDED: 0.95, UNNEEDED: 0.1, UNRELATED: 0.1})
     rated = measured("answer_relevance", shipped, sample(RELEVANT))
     assert rated.score > default_threshold("answer_relevance")
-    assert (rated.unsure, rated.bounds) == (1, (0.0, 1.0))
-    assert rated.reason.startswith("unsure (relevant: a direct answer: a kind of evidence")
+    assert (rated.unsure, rated.bounds) == (0, None)
+    unrelated = measured("answer_relevance", shipped, sample(UNRELATED))
+    assert unrelated.score < 0.3
+    assert (unrelated.unsure, unrelated.bounds) == (0, None)
+    # A short direct answer far from the question in meaning is relevant, but unsure.
+    direct = measured("answer_relevance", judge({"At 9 am.": 0.05}), sample("At 9 am."))
+    assert direct.score >= default_threshold("answer_relevance")
+    assert (direct.unsure, direct.bounds) == (1, (0.0, 1.0))
+    assert direct.reason.startswith("unsure (relevant: a direct answer: a kind of evidence")
     # A score in the band is no nearer to a decision: beyond its edges nothing decides either.
     borderline = measured("answer_relevance", judge({BORDERLINE: 0.7}), sample(BORDERLINE))
     assert borderline.reason.startswith("unsure (score ")

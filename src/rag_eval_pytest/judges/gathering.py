@@ -1,0 +1,131 @@
+"""A cascade's questions for its LLM tier, gathered per case and asked together.
+
+The metrics of a case are measured at once, each asking its question of the cascade; the
+local tier decides what it can, and what it leaves undecided waits here, under its case (the
+question the RAG system was asked), until none of that case's questions is still with the
+local tier. Then everything waiting for the case goes to the LLM tier in one call of
+:meth:`~.base.Judge.ask_many`, which an LLM judge's runtime asks as one request (a
+:mod:`.bundle`): one request per case where there was one per metric. A question asked again
+with more votes (``judge.passes: auto``) is asked alone, as the votes are per question.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .base import SETTLED, VOTES, JudgeOutcome
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from pydantic import BaseModel
+
+    from .base import Judge, Question
+
+Waiting = tuple["Question[Any, Any]", "BaseModel", "asyncio.Future[JudgeOutcome[Any]]"]
+SETTLING_TURNS = 3
+"""Turns of the event loop a case's questions are given to reach the cascade before what
+waits is asked: the metrics of a case start together, each asking as it starts."""
+
+
+@dataclass
+class _Case:
+    """One case's questions: how many are with the local tier, and those that wait."""
+
+    local: int = 0
+    waiting: list[Waiting] = field(default_factory=list)
+    flushing: asyncio.Future[None] | None = None
+
+
+class Gathering:
+    """The questions waiting for ``then`` (the LLM tier), per case."""
+
+    def __init__(self, then: Judge) -> None:
+        self.then = then
+        self._cases: dict[str, _Case] = {}
+
+    @contextlib.contextmanager
+    def local(self, case: str) -> Iterator[None]:
+        """While a question of ``case`` is with the local tier."""
+        self._case(case).local += 1
+        try:
+            yield
+        finally:
+            self._case(case).local -= 1
+            self._flush_when_ready(case)
+
+    async def ask(
+        self, case: str, question: Question[Any, Any], inputs: BaseModel
+    ) -> JudgeOutcome[Any]:
+        """The LLM tier's outcome for ``question``, asked with the other questions of
+        ``case`` that wait for it."""
+        if VOTES.get() or SETTLED.get() is not None:  # votes are per question
+            return await self.then.ask(question, inputs)
+        future: asyncio.Future[JudgeOutcome[Any]] = asyncio.get_running_loop().create_future()
+        self._case(case).waiting.append((question, inputs, future))
+        self._flush_when_ready(case)
+        return await asyncio.shield(future)
+
+    def _case(self, case: str) -> _Case:
+        return self._cases.setdefault(case, _Case())
+
+    def _flush_when_ready(self, case: str) -> None:
+        """Ask what waits for ``case`` once none of its questions is with the local tier."""
+        found = self._cases.get(case)
+        if found is None or found.local or found.flushing is not None:
+            return
+        if not found.waiting:
+            self._cases.pop(case, None)
+            return
+        found.flushing = asyncio.ensure_future(self._flush(case, found))
+
+    async def _flush(self, case: str, found: _Case) -> None:
+        """Let the case's other questions reach the cascade, then ask what waits."""
+        for _ in range(SETTLING_TURNS):
+            await asyncio.sleep(0)
+        found.flushing = None
+        if found.local:  # another question came: the last to leave the local tier asks
+            return
+        batch, found.waiting = found.waiting, []
+        self._cases.pop(case, None)
+        # In an order of their own, not of their arrival: the same questions make the same
+        # request, which the judge cache knows on the next run.
+        batch.sort(key=lambda waiting: (waiting[0].name, waiting[1].model_dump_json()))
+        await _answer(self.then, batch)
+
+
+async def _answer(then: Judge, batch: list[Waiting]) -> None:
+    """Ask ``then`` the waiting questions together and hand each its outcome (the failure,
+    where asking failed)."""
+    futures = [future for _, _, future in batch]
+    try:
+        outcomes = await _asked(then, batch)
+    except BaseException:  # the run stopping: the questions that waited are cancelled
+        for future in futures:
+            future.cancel()
+        raise
+    for future, outcome in zip(futures, outcomes, strict=True):
+        _hand([future], outcome)
+
+
+async def _asked(then: Judge, batch: list[Waiting]) -> list[Any]:
+    """Each question's outcome, or what asking raised for all of them (a judge's own bug:
+    each question that waited raises it)."""
+    try:
+        return await then.ask_many([(question, inputs) for question, inputs, _ in batch])
+    except Exception as exc:
+        return [exc] * len(batch)
+
+
+def _hand(futures: list[asyncio.Future[JudgeOutcome[Any]]], given: Any) -> None:
+    """Give the futures still waiting an outcome, or an exception to raise."""
+    for future in futures:
+        if future.done():
+            continue
+        if isinstance(given, BaseException):
+            future.set_exception(given)
+        else:
+            future.set_result(given)
