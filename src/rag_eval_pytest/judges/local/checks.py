@@ -16,28 +16,13 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
-from ...text.facts import (
-    CURRENCY_SIGNS,
-    MONTHS,
-    PLACES,
-    STOPWORDS,
-    Date,
-    Quantity,
-    content_words,
-    dates,
-    known_name,
-    names,
-    negated_words,
-    negation_cues,
-    quantities,
-    same_value,
-    stem,
-    tokens,
-    unit_of,
-    words_of_name,
-)
-from ...text.roles import SPAN_WORDS, time_spans, times, weekdays
+from ...text.names import MONTHS, names
 from ...text.sentences import split_sentences
+from ...text.words import PLACES, STOPWORDS, content_words, stem, tokens
+from .dates import Date, dates
+from .facts import known_name, negated_words, negation_cues, words_of_name
+from .quantities import CURRENCY_SIGNS, Quantity, quantities, same_value, unit_of
+from .roles import SPAN_WORDS, time_spans, times, weekdays
 
 SWAP_WORDS = 8  # claims with more content words are not checked for a replaced term
 ROLE_WORDS = 5  # nor, with more than these, for two terms in each other's place

@@ -20,9 +20,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from ...text.claims import yes_no_statement
-from ...text.facts import content_words, dates, names, quantities, stem
+from ...text.names import names
+from ...text.words import content_words, stem
 from . import trust
+from .claims import yes_no_statement
+from .dates import dates
+from .quantities import quantities
 from .support import SHORT_CLAIM_WORDS, logistic
 
 if TYPE_CHECKING:

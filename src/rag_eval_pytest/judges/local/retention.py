@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import re
 
-from ...text.claims import split_claims
-from ...text.facts import Quantity, content_words, quantities, same_value, tokens
 from ...text.sentences import split_sentences
 from ...text.shorten import shorten
+from ...text.words import content_words, tokens
 from ..questions import FactRetention, FactRetentions, RetentionInput, RetentionVerdict
 from .checks import Finding, check_dates, check_negation, check_numbers, check_swaps
+from .claims import split_claims
+from .quantities import Quantity, quantities, same_value
 
 BOUND_WORDS = 3
 """The words before a number without a unit that say what it identifies ("order number is

@@ -15,10 +15,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ...text.facts import content_words, negation_cues, quantities
-from ...text.roles import SPAN_WORDS, Days, Route, Time, routes, same_place, times, weekdays
 from ...text.sentences import split_sentences
+from ...text.words import content_words
 from .checks import Finding
+from .facts import negation_cues
+from .quantities import quantities
+from .roles import SPAN_WORDS, Days, Route, Time, routes, same_place, times, weekdays
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -21,18 +21,15 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import numpy.typing as npt
 
-from ...text.facts import (
-    NUMBER_WORDS,
-    content_words,
-    dates,
-    phrase_coverage,
-    word_pairs,
-)
-from ...text.roles import DAY_WORDS, day_words
 from ...text.shorten import shorten
+from ...text.words import content_words
 from . import trust
 from .checks import Finding, missing_name_share
+from .dates import dates
+from .facts import phrase_coverage, word_pairs
 from .pipeline import LISTED, Reading, closest_sentence, run_checks
+from .quantities import NUMBER_WORDS
+from .roles import DAY_WORDS, day_words
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

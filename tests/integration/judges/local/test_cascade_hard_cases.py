@@ -16,6 +16,7 @@ from rag_eval_pytest.data.response import Context
 from rag_eval_pytest.engine.session import measure
 from rag_eval_pytest.judges.base import Judge, JudgeOutcome, Question
 from rag_eval_pytest.judges.cascade import CascadeJudge
+from rag_eval_pytest.judges.local.claims import split_claims
 from rag_eval_pytest.judges.questions import (
     AnswerAddressesQuestion,
     AnswerEquivalence,
@@ -32,7 +33,6 @@ from rag_eval_pytest.judges.questions import (
 )
 from rag_eval_pytest.metrics.base import MetricResult, Sample, Services
 from rag_eval_pytest.metrics.registry import default_threshold, get_metric
-from rag_eval_pytest.text.claims import split_claims
 
 HARD_CASES = Path(__file__).parents[4] / "benchmarks" / "data" / "hard_cases.jsonl"
 

@@ -13,9 +13,12 @@ from rag_eval_pytest.judges.local.checks import (
     check_numbers,
     check_swaps,
 )
+from rag_eval_pytest.judges.local.claims import split_claims
+from rag_eval_pytest.judges.local.dates import Date, dates
+from rag_eval_pytest.judges.local.facts import coverage, negation_cues
 from rag_eval_pytest.judges.local.pipeline import closest_sentence as _closest_sentence
-from rag_eval_pytest.text.claims import split_claims
-from rag_eval_pytest.text.facts import Date, coverage, dates, names, negation_cues, quantities
+from rag_eval_pytest.judges.local.quantities import quantities
+from rag_eval_pytest.text.names import names
 from rag_eval_pytest.text.sentences import split_sentences
 
 PTO = "Full-time employees receive 20 days paid time off annually."

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from .facts import tokens
-from .sentences import split_sentences
+from ...text.sentences import split_sentences
+from ...text.words import tokens
 
 _PLEASANTRY = re.compile(
     r"^\W*(hi|hello|hey|thanks?( you)?( so much)?|you're welcome|ok(ay)?|sure|great|"

@@ -5,7 +5,7 @@ two ends of a route.
 numbers; "from Paris to Berlin" and "from Berlin to Paris" the same names. What tells them
 apart is which time opens and which closes, and which place comes first. Rule-based and
 deterministic, English only, like :mod:`.facts`; the local judge compares these between a
-claim and its evidence (``judges/local/checks.py``).
+claim and its evidence (:mod:`.role_checks`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .facts import content_words
+from ...text.words import content_words
 
 # ----------------------------------------------------------------------------- times of day
 
@@ -279,7 +279,7 @@ def _day_range(first_day: str, last_day: str) -> frozenset[int]:
 
 
 DAY_WORDS = frozenset((*_DAY_NAMES, "weekday", "weekend"))
-"""The words :func:`day_words` gives (as :func:`~rag_eval_pytest.text.facts.content_words`
+"""The words :func:`day_words` gives (as :func:`~rag_eval_pytest.text.words.content_words`
 reads them)."""
 
 

@@ -1,0 +1,360 @@
+"""Numbers as a text states them: their value, in digits or in words, and the unit each
+counts ("30 days", "€25", "two weeks").
+
+Rule-based and deterministic, English only. The local judge's number check compares these
+between a claim and its evidence (:mod:`.checks`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ...text.words import NEGATIONS, STOPWORDS
+from .dates import date_spans
+
+_UNITS_ONES = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twice": 2,  # "twice daily" is two times a day
+    "thrice": 3,
+}
+_TENS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+_SCALES = {
+    "dozen": 12,
+    "hundred": 100,
+    "thousand": 1_000,
+    "million": 1_000_000,
+    "billion": 1_000_000_000,
+    "trillion": 1_000_000_000_000,
+}
+# Number words, which the local judge compares as numbers ("Two years." and "2 years") rather
+# than as words; not "one", a pronoun first ("one of them"), nor "zero", a point ("below zero").
+NUMBER_WORDS = frozenset([*_UNITS_ONES, *_TENS, *_SCALES]) - {"one", "zero"}
+
+CURRENCY_SIGNS = "$€£¥₹"
+_NUMERIC = re.compile(rf"^([{CURRENCY_SIGNS}]?)(\d+(?:[.,]\d+)*)(%|st|nd|rd|th|s)?$")
+# The words of a quantity: an amount keeps its currency sign ("€25"), and a sign written
+# apart from its number ("£ 575,000", "2,50 €") is a word of its own.
+_QUANTITY_TOKEN = re.compile(
+    rf"[{CURRENCY_SIGNS}]?\d+(?:[.,]\d+)*(?:%|st|nd|rd|th|s)?|[^\W\d_]+(?:['’\-][^\W\d_]+)*"
+    rf"|[{CURRENCY_SIGNS}]"
+)
+
+
+# ----------------------------------------------------------------------------- quantities
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number as stated: ``value`` normalised, ``unit`` stemmed ("" when none), ``text`` as
+    written ("30 days")."""
+
+    value: float
+    unit: str
+    text: str
+
+
+def _parse_number(token: str) -> float | None:
+    match = _NUMERIC.match(token)
+    if match is None:
+        return None
+    digits = match.group(2)
+    if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", digits):
+        digits = digits.replace(",", "")
+    elif "," in digits:
+        digits = digits.replace(",", ".") if digits.count(",") == 1 else digits.replace(",", "")
+    try:
+        return float(digits)
+    except ValueError:
+        return None
+
+
+def _word_number(words: list[str], i: int) -> tuple[float, int] | None:
+    """A number written in words starting at ``words[i]`` ("twenty-five", "two hundred"):
+    (value, words used)."""
+    spelled = _Spelled()
+    used = 0
+    for j in range(i, len(words)):
+        word = words[j].lower()
+        if not (spelled.add(word) or _joins_ones(word, words, j, used)):
+            break
+        used += 1
+    if not used:
+        return None
+    return spelled.total + spelled.current, used
+
+
+@dataclass
+class _Spelled:
+    """A number read from its words: the parts a scale of a thousand or more closed
+    ("two thousand"), and the part being read ("three hundred and five")."""
+
+    total: float = 0.0
+    current: float = 0.0
+
+    def add(self, word: str) -> bool:
+        """Add a number word ("twenty-five", "five", "twenty") or a scale ("hundred"); false
+        for another word."""
+        value = _number_word(word)
+        if value is not None:
+            self.current += value
+            return True
+        if word in _SCALES:
+            self.current = max(self.current, 1) * _SCALES[word]
+            if _SCALES[word] >= 1000:
+                self.total += self.current
+                self.current = 0
+            return True
+        return False
+
+
+def _number_word(word: str) -> int | None:
+    """The value of "twenty-five", "five" or "twenty" (``None`` for another word)."""
+    parts = word.split("-")
+    if len(parts) == 2 and parts[0] in _TENS and parts[1] in _UNITS_ONES:
+        return _TENS[parts[0]] + _UNITS_ONES[parts[1]]
+    if word in _UNITS_ONES:
+        return _UNITS_ONES[word]
+    return _TENS.get(word)
+
+
+def _joins_ones(word: str, words: list[str], j: int, used: int) -> bool:
+    """Whether ``word`` is the "and" of "hundred and five"."""
+    return bool(
+        word == "and" and used and j + 1 < len(words) and words[j + 1].lower() in _UNITS_ONES
+    )
+
+
+# What an amount of money is written with after its number: "$65k", "€2.5m", "$3bn".
+_MONEY_SCALES = {"k": 1_000, "m": 1_000_000, "mn": 1_000_000, "bn": 1_000_000_000}
+
+
+def _scaled(value: float, words: list[str], j: int, money: bool = False) -> tuple[float, int]:
+    """Apply "million"/"billion"/"thousand" written after a digit number ("1.5 million"), and
+    after an amount of money "k", "m" or "bn" ("$65k")."""
+    if j < len(words):
+        scale = _SCALES.get(words[j].lower()) or (money and _MONEY_SCALES.get(words[j].lower()))
+        if scale:
+            return value * scale, j + 1
+    return value, j
+
+
+# Currencies by sign, code or name: "$25", "25 USD" and "25 dollars" count the same thing.
+_CURRENCIES = {
+    "$": "dollar",
+    "usd": "dollar",
+    "€": "euro",
+    "eur": "euro",
+    "£": "pound",
+    "gbp": "pound",
+    "¥": "yen",
+    "jpy": "yen",
+    "₹": "rupee",
+    "inr": "rupee",
+}
+# Units written short, as the word they stand for ("5 km" and "5 kilometres" count the same).
+_ABBREVIATED_UNITS = {
+    "km": "kilometer",
+    "kms": "kilometer",
+    "cm": "centimeter",
+    "mm": "millimeter",
+    "mi": "mile",
+    "kg": "kilogram",
+    "kgs": "kilogram",
+    "lb": "pound",
+    "lbs": "pound",
+    "ml": "milliliter",
+    "h": "hour",
+    "hr": "hour",
+    "hrs": "hour",
+    "min": "minute",
+    "mins": "minute",
+    "sec": "second",
+    "secs": "second",
+    "yr": "year",
+    "yrs": "year",
+    "wk": "week",
+    "wks": "week",
+    "kb": "kilobyte",
+    "mb": "megabyte",
+    "gb": "gigabyte",
+    "tb": "terabyte",
+    "pct": "percent",
+}
+
+
+def unit_of(word: str) -> str:
+    """A unit word normalised for comparison: lowercase, singular ("days" -> "day"), written
+    out ("km" -> "kilometer"), spelled one way ("metre" -> "meter"); a currency by its name
+    ("€", "EUR" and "euros" -> "euro")."""
+    word = word.lower()
+    if word in _CURRENCIES or word in _ABBREVIATED_UNITS:
+        return _CURRENCIES.get(word) or _ABBREVIATED_UNITS[word]
+    word = _singular(word)
+    if word.endswith("tre") and len(word) > 4:  # metre, litre, kilometre
+        word = word[:-3] + "ter"
+    return word
+
+
+def _singular(word: str) -> str:
+    """A plural unit word singular ("days" -> "day", "centuries" -> "century")."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def quantities(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Quantity]:
+    """The numbers of ``text`` with the word after each as its unit ("30 days"). Numbers that
+    are part of a date ("8 December 1984", "in 2010") are left to :func:`dates`, and those in
+    the spans ``skip`` (times of day) to whoever passes them."""
+    return list(_quantities(text, skip))
+
+
+@lru_cache(maxsize=4096)
+def _quantities(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[Quantity, ...]:
+    words = _number_words(text, skip)
+    found: list[Quantity] = []
+    i = 0
+    while i < len(words):
+        quantity, i = _quantity_at(words, i)
+        if quantity is not None:
+            found.append(quantity)
+    return tuple(found)
+
+
+def _number_words(text: str, skip: tuple[tuple[int, int], ...]) -> list[str]:
+    """The words of ``text`` outside its dates and the spans ``skip``, a number word joined
+    to what it counts apart."""
+    taken = [*date_spans(text), *skip]
+    return [
+        word
+        for m in _QUANTITY_TOKEN.finditer(text)
+        if not any(s <= m.start() < e for s, e in taken)
+        for word in _number_apart(m.group(0))
+    ]
+
+
+def _quantity_at(words: list[str], i: int) -> tuple[Quantity | None, int]:
+    """(the quantity that starts at ``words[i]``, or ``None``; where the next one may
+    start)."""
+    currency = _currency_at(words, i)
+    value, j = _number_at(words, i, currency)
+    if value is None:
+        return None, j
+    unit, j = _unit_at(words, i, j, currency)
+    with_unit = unit and unit not in ("percent", "ordinal") and not currency
+    shown = " ".join(words[i : j + 1] if with_unit else words[i:j])
+    return Quantity(value, unit, shown), j
+
+
+def _currency_at(words: list[str], i: int) -> str:
+    """The currency of the number ``words[i]``: its sign ("$25"), or the word before it."""
+    return _CURRENCIES.get(words[i][0], "") or (i > 0 and _CURRENCIES.get(words[i - 1])) or ""
+
+
+def _number_at(words: list[str], i: int, currency: str) -> tuple[float | None, int]:
+    """(the value of the number at ``words[i]``, in digits and scaled or in words, and the
+    index after it); ``None`` for no number, or "one" as a pronoun ("one of the"), which is
+    not a count worth checking."""
+    value = _parse_number(words[i])
+    if value is not None:
+        return _scaled(value, words, i + 1, money=bool(currency))
+    spelled = _word_number(words, i)
+    if spelled is None:
+        return None, i + 1
+    j = i + spelled[1]
+    if words[i].lower() == "one" and (j >= len(words) or words[j].lower() == "of"):
+        return None, j
+    return spelled[0], j
+
+
+def _unit_at(words: list[str], i: int, j: int, currency: str) -> tuple[str, int]:
+    """(the unit of the number at ``words[i]``, whose words end before ``j``; the index after
+    the number and a "percent" it has)."""
+    if words[i].endswith("%"):
+        return "percent", j
+    if j < len(words) and words[j].lower() == "percent":
+        return "percent", j + 1
+    if currency:  # "$15 million in funding" counts dollars
+        return currency, j
+    return _word_unit(words, i, j), j
+
+
+def _word_unit(words: list[str], i: int, j: int) -> str:
+    """The unit the word after the number names, else "ordinal" for an ordinal ("due on the
+    1st of each month")."""
+    unit = _next_unit(words, j)
+    if not unit and re.search(r"\d(st|nd|rd|th)$", words[i]):
+        return "ordinal"
+    return unit
+
+
+def _next_unit(words: list[str], j: int) -> str:
+    """The unit the word ``words[j]`` names, if it may be one (no number, stopword or
+    negation)."""
+    if j >= len(words):
+        return ""
+    word = words[j].lower()
+    if word[0].isdigit() or word in STOPWORDS or word in NEGATIONS:
+        return ""
+    return unit_of(word)
+
+
+_NO_UNIT = frozenset(_UNITS_ONES) | STOPWORDS
+
+
+def _number_apart(token: str) -> list[str]:
+    """A number word joined to what it counts, apart: "three-point" is "three point" (as
+    "3-point" is 3 points); "twenty-five" stays one number."""
+    first, _, rest = token.partition("-")
+    low = rest.lower()
+    if first.lower() in _UNITS_ONES and low.isalpha() and low not in _NO_UNIT:
+        return [first, rest]
+    return [token]
+
+
+_ASIDE = re.compile(
+    r"(\d[^\W\d_]*(?:\s+[^\W\d_]+){0,2})\s*"
+    r"\((?:about |approx\.? |roughly |or |i\.e\.,? )?\$?\d[^()]*\)"
+)
+
+
+def without_asides(text: str) -> str:
+    """``text`` without the parenthetical restatements of a number it gives ("0 degrees
+    Celsius (32 degrees Fahrenheit)", "5 km (3 miles)"): the same fact, converted."""
+    return _ASIDE.sub(lambda m: m.group(1), text)
+
+
+def same_value(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
