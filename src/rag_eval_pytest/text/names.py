@@ -8,73 +8,29 @@ from __future__ import annotations
 
 import re
 
+from .lexicon import word_table
 from .words import STOPWORDS
 
-MONTHS = {
-    name: i + 1
-    for i, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ]
-    )
-    for name in names
+_TABLES = "rag_eval_pytest.text"
+_MONTHS = word_table(_TABLES, "months")
+MONTH_NUMBERS = {name: int(number) for name, number in _MONTHS.numbers("months").items()}
+"""The months by name, January first."""
+MONTHS = MONTH_NUMBERS | {
+    short: MONTH_NUMBERS[name] for short, name in _MONTHS.mapping("short").items()
 }
-
-NAME_STOP = STOPWORDS | frozenset(
-    [
-        "i",
-        "i'm",
-        "i've",
-        "however",
-        "but",
-        "so",
-        "yes",
-        "no",
-        "the",
-        "a",
-        "an",
-        "this",
-        "that",
-        "these",
-        "those",
-        "it",
-        "he",
-        "she",
-        "they",
-        "we",
-        "you",
-        "mr",
-        "mrs",
-        "ms",
-        "dr",
-        "st",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "mondays",
-        "tuesdays",
-        "wednesdays",
-        "thursdays",
-        "fridays",
-        "saturdays",
-        "sundays",
-    ]
+"""The months' numbers by their names and short names ("jan", "sept")."""
+_DAYS = word_table(_TABLES, "days")
+DAYS = _DAYS.phrases("days")
+"""The days of the week, Monday first."""
+SHORT_DAYS = _DAYS.mapping("short")
+"""The days of the week by their short names ("tues": "tuesday")."""
+NAME_STOP = (
+    STOPWORDS
+    | word_table(_TABLES, "names").words("not_names")
+    | frozenset(DAYS)
+    | frozenset(day + "s" for day in DAYS)
 )
+"""Words that are no name's, capitalised or not: the stopwords, pronouns, titles and days."""
 
 
 def names(text: str) -> list[str]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
+from ...text.lexicon import any_of
 from ...text.names import MONTHS, names
 from ...text.sentences import split_sentences
 from ...text.words import PLACES, STOPWORDS, content_words, stem, tokens
@@ -23,7 +24,9 @@ from .dates import Date, dates
 from .facts import known_name, negated_words, negation_cues, words_of_name
 from .quantities import CURRENCY_SIGNS, Quantity, quantities, same_value, unit_of
 from .roles import SPAN_WORDS, time_spans, times, weekdays
+from .tables import table
 
+_UNITS = table("units")
 SWAP_WORDS = 8  # claims with more content words are not checked for a replaced term
 ROLE_WORDS = 5  # nor, with more than these, for two terms in each other's place
 
@@ -248,21 +251,12 @@ def _length_unit(stated: Quantity, evidence: str) -> str | None:
 
 _SPELLED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 # Lengths of time in hours: "two weeks" is "14 days", "48 hours" is "2 days".
-_HOURS = {
-    "minute": 1 / 60,
-    "hour": 1.0,
-    "day": 24.0,
-    "week": 168.0,
-    "fortnight": 336.0,
-    "month": 730.0,
-    "year": 8760.0,
-}
+_HOURS = _UNITS.numbers("hours")
 # A number the claim gives as an approximation ("about $25") may round the context's
 # ("$24.99"): within this share of it.
 ROUNDING = 0.05
 _APPROXIMATE = re.compile(
-    r"\b(?:about|around|approximately|approx\.?|roughly|nearly|almost|close to|some|circa)\s*$",
-    re.IGNORECASE,
+    rf"\b(?:{any_of(table('numbers').phrases('approximately'))})\s*$", re.IGNORECASE
 )
 
 
@@ -537,76 +531,10 @@ def missing_name_share(claim: str, contexts: str) -> float:
 
 
 # Words that state the opposite of each other: one in the claim where the evidence has the
-# other is a negation ("The store is open on Sundays" against "closed on Sundays").
-_OPPOSITES = (
-    ("open", "closed"),
-    ("opens", "closes"),
-    ("absorb", "release"),
-    ("absorbs", "releases"),
-    ("absorbed", "released"),
-    ("increase", "decrease"),
-    ("increases", "decreases"),
-    ("increased", "decreased"),
-    ("allowed", "prohibited"),
-    ("allowed", "forbidden"),
-    ("permitted", "prohibited"),
-    ("accepted", "rejected"),
-    ("included", "excluded"),
-    ("enabled", "disabled"),
-    ("maximum", "minimum"),
-    ("higher", "lower"),
-    ("more", "fewer"),
-    ("more", "less"),
-    ("larger", "smaller"),
-    ("largest", "smallest"),
-    ("longest", "shortest"),
-    ("oldest", "youngest"),
-    ("first", "last"),
-    ("true", "false"),
-    ("required", "optional"),
-    ("mandatory", "optional"),
-    ("legal", "illegal"),
-    ("public", "private"),
-    ("before", "after"),
-    ("above", "below"),
-    ("north", "south"),
-    ("east", "west"),
-    ("import", "export"),
-    ("buy", "sell"),
-    ("win", "lose"),
-    ("won", "lost"),
-    ("hot", "cold"),
-    ("good", "poor"),
-    ("good", "bad"),
-    ("well", "poorly"),
-    ("wet", "dry"),
-    ("early", "late"),
-    ("success", "failure"),
-    ("succeeded", "failed"),
-    ("over", "under"),
-    ("earlier", "later"),
-    ("greater", "less"),
-    ("rise", "fall"),
-    ("rises", "falls"),
-    ("rose", "fell"),
-    ("grew", "fell"),
-    ("grew", "shrank"),
-    ("gained", "lost"),
-    ("profit", "loss"),
-    ("credit", "debit"),
-    ("inbound", "outbound"),
-    ("arrival", "departure"),
-    ("arrives", "departs"),
-    ("faster", "slower"),
-    ("inside", "outside"),
-    ("indoors", "outdoors"),
-    ("internal", "external"),
-    ("highest", "lowest"),
-    ("most", "least"),
-)
-# A word may have several opposites ("allowed": "prohibited", "forbidden").
+# other is a negation ("The store is open on Sundays" against "closed on Sundays"). A word may
+# have several opposites ("allowed": "prohibited", "forbidden").
 _OPPOSITE: dict[str, frozenset[str]] = {}
-for _a, _b in _OPPOSITES:
+for _a, _b in table("opposites").pairs("pairs"):
     _OPPOSITE[_a] = _OPPOSITE.get(_a, frozenset()) | {_b}
     _OPPOSITE[_b] = _OPPOSITE.get(_b, frozenset()) | {_a}
 
@@ -637,7 +565,7 @@ def _sequence(text: str, leave: frozenset[str] = frozenset()) -> list[str]:
 
 
 # Stems that say the same as another ("annually" and "per year").
-_SAME = {"annual": "year", "yearly": "year", "daily": "day", "monthly": "month", "weekly": "week"}
+_SAME = _UNITS.mapping("same_as")
 
 
 def check_swaps(

@@ -12,25 +12,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ...text.names import MONTHS
+from ...text.names import MONTH_NUMBERS, MONTHS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-_MONTH_NAMES = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
+# The months' names as a date shows them, January first.
+_MONTH_NAMES = [name.capitalize() for name in sorted(MONTH_NUMBERS, key=MONTH_NUMBERS.__getitem__)]
 
 # ----------------------------------------------------------------------------- dates
 

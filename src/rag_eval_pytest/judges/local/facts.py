@@ -14,8 +14,10 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from ...text.lexicon import any_of
 from ...text.names import NAME_STOP, names
 from ...text.words import NEGATIONS, PLACES, STOPWORDS, content_words, stem, tokens
+from .tables import table
 
 # A space inside a number that only groups its digits: no-break, thin, narrow no-break and
 # figure spaces ("1\u202f000 euros"). A plain space stays a space: "in 2019 200 people".
@@ -25,7 +27,7 @@ _GROUPING_SPACE = re.compile(r"(?<=\d)[\u00a0\u2007\u2009\u202f](?=\d{3}(?!\d))"
 _INVISIBLE = re.compile(r"[\u00ad\u200b-\u200d\u2060\ufeff]")
 # A temperature's unit in words: "2-8°C" states degrees Celsius.
 _DEGREES = re.compile(r"\s*°\s*([CF])\b")
-_SCALE_NAMES = {"C": "Celsius", "F": "Fahrenheit"}
+_SCALE_NAMES = table("units").mapping("degree_signs")
 # A word broken at the end of a line, as text taken from a PDF keeps it: "pur-\nchase".
 _BROKEN_WORD = re.compile(r"(?<=[^\W\d_])-[ \t]*\r?\n[ \t]*(?=[a-z])")
 
@@ -44,7 +46,7 @@ def plain_form(text: str) -> str:
     if not text.isascii():
         text = _GROUPING_SPACE.sub("", text)
         text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
-        text = _DEGREES.sub(lambda m: f" degrees {_SCALE_NAMES[m.group(1)]}", text)
+        text = _DEGREES.sub(lambda m: f" degrees {_SCALE_NAMES[m.group(1).lower()]}", text)
     return _BROKEN_WORD.sub("", text) if "-" in text else text
 
 
@@ -78,13 +80,12 @@ def phrase_coverage(
 # ----------------------------------------------------------------------------- negation
 
 
-# Phrases with a negation word that negate nothing ("not only", "if not impossible").
+_NEGATION = table("negation")
+# Phrases with a negation word that negate nothing ("not only", "if not impossible"), and
+# bounds ("no more than 5 projects" is "up to 5 projects").
 _NOT_NEGATING = re.compile(
-    r"\b(not only|not just|if not|whether or not|no doubt|no matter|nothing but|"
-    r"not to mention|no sooner|none other"
-    # A bound, not a negation: "no more than 5 projects" is "up to 5 projects".
-    r"|(?:no|not) (?:more|less|fewer|later|earlier|longer|shorter|greater|higher|lower|"
-    r"older|younger|sooner|bigger|smaller|larger) than)\b",
+    rf"\b({any_of(_NEGATION.phrases('idioms'))}"
+    rf"|(?:no|not) (?:{any_of(_NEGATION.phrases('bounds'))}) than)\b",
     re.IGNORECASE,
 )
 
@@ -127,7 +128,7 @@ def _cue_positions(words: list[str]) -> list[int]:
     return found
 
 
-_COPULAS = frozenset(["is", "are", "was", "were", "be", "been", "being", "remain", "remains"])
+_COPULAS = _NEGATION.words("copulas")
 
 
 # ----------------------------------------------------------------------------- names

@@ -13,54 +13,23 @@ from functools import lru_cache
 
 from ...text.words import NEGATIONS, STOPWORDS
 from .dates import date_spans
+from .tables import table
 
-_UNITS_ONES = {
-    "zero": 0,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twice": 2,  # "twice daily" is two times a day
-    "thrice": 3,
-}
-_TENS = {
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-}
-_SCALES = {
-    "dozen": 12,
-    "hundred": 100,
-    "thousand": 1_000,
-    "million": 1_000_000,
-    "billion": 1_000_000_000,
-    "trillion": 1_000_000_000_000,
-}
+_NUMBERS = table("numbers")
+_UNITS_ONES = _NUMBERS.numbers("ones")
+_TENS = _NUMBERS.numbers("tens")
+_SCALES = _NUMBERS.numbers("scales")
 # Number words, which the local judge compares as numbers ("Two years." and "2 years") rather
-# than as words; not "one", a pronoun first ("one of them"), nor "zero", a point ("below zero").
-NUMBER_WORDS = frozenset([*_UNITS_ONES, *_TENS, *_SCALES]) - {"one", "zero"}
+# than as words; not those rarely a count ("one of them", "below zero").
+NUMBER_WORDS = frozenset([*_UNITS_ONES, *_TENS, *_SCALES]) - _NUMBERS.words("not_counts")
 
-CURRENCY_SIGNS = "$€£¥₹"
+_UNITS = table("units")
+# Currencies by sign, code or name: "$25", "25 USD" and "25 dollars" count the same thing.
+_CURRENCIES = _UNITS.mapping("currencies")
+# Units written short, as the word they stand for ("5 km" and "5 kilometres" count the same).
+_ABBREVIATED_UNITS = _UNITS.mapping("abbreviations")
+CURRENCY_SIGNS = "".join(sign for sign in _CURRENCIES if not sign.isalnum())
+"""The signs of the currencies: "$€£¥₹"."""
 _NUMERIC = re.compile(rf"^([{CURRENCY_SIGNS}]?)(\d+(?:[.,]\d+)*)(%|st|nd|rd|th|s)?$")
 # The words of a quantity: an amount keeps its currency sign ("€25"), and a sign written
 # apart from its number ("£ 575,000", "2,50 €") is a word of its own.
@@ -137,7 +106,7 @@ class _Spelled:
         return False
 
 
-def _number_word(word: str) -> int | None:
+def _number_word(word: str) -> float | None:
     """The value of "twenty-five", "five" or "twenty" (``None`` for another word)."""
     parts = word.split("-")
     if len(parts) == 2 and parts[0] in _TENS and parts[1] in _UNITS_ONES:
@@ -155,7 +124,7 @@ def _joins_ones(word: str, words: list[str], j: int, used: int) -> bool:
 
 
 # What an amount of money is written with after its number: "$65k", "€2.5m", "$3bn".
-_MONEY_SCALES = {"k": 1_000, "m": 1_000_000, "mn": 1_000_000, "bn": 1_000_000_000}
+_MONEY_SCALES = _NUMBERS.numbers("money_scales")
 
 
 def _scaled(value: float, words: list[str], j: int, money: bool = False) -> tuple[float, int]:
@@ -166,50 +135,6 @@ def _scaled(value: float, words: list[str], j: int, money: bool = False) -> tupl
         if scale:
             return value * scale, j + 1
     return value, j
-
-
-# Currencies by sign, code or name: "$25", "25 USD" and "25 dollars" count the same thing.
-_CURRENCIES = {
-    "$": "dollar",
-    "usd": "dollar",
-    "€": "euro",
-    "eur": "euro",
-    "£": "pound",
-    "gbp": "pound",
-    "¥": "yen",
-    "jpy": "yen",
-    "₹": "rupee",
-    "inr": "rupee",
-}
-# Units written short, as the word they stand for ("5 km" and "5 kilometres" count the same).
-_ABBREVIATED_UNITS = {
-    "km": "kilometer",
-    "kms": "kilometer",
-    "cm": "centimeter",
-    "mm": "millimeter",
-    "mi": "mile",
-    "kg": "kilogram",
-    "kgs": "kilogram",
-    "lb": "pound",
-    "lbs": "pound",
-    "ml": "milliliter",
-    "h": "hour",
-    "hr": "hour",
-    "hrs": "hour",
-    "min": "minute",
-    "mins": "minute",
-    "sec": "second",
-    "secs": "second",
-    "yr": "year",
-    "yrs": "year",
-    "wk": "week",
-    "wks": "week",
-    "kb": "kilobyte",
-    "mb": "megabyte",
-    "gb": "gigabyte",
-    "tb": "terabyte",
-    "pct": "percent",
-}
 
 
 def unit_of(word: str) -> str:
