@@ -9,7 +9,8 @@ these words.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
+from typing import Any
 
 from .lexicon import word_table
 
@@ -28,64 +29,33 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-# A plural of a three-letter word: "dogs", "days", "fees" (not "news", "plus", "this").
-_SHORT_PLURAL = re.compile(r"[a-z]{2}[^suiwo]s")
-_DOUBLED = re.compile(r"(bb|dd|gg|mm|nn|pp|rr|tt)$")
-
-
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light suffix stripper: enough to match "refunds"/"refunded"/"refund"."""
-    word = word.lower().replace("’", "'").strip("'-")
-    if word.endswith("'s"):
-        word = word[:-2]
-    word = _without_suffix(word)
-    if len(word) > 4 and word.endswith("e"):
-        word = word[:-1]
-    # One spelling for British and American English: "colour" and "color", "grey" and "gray".
-    if len(word) >= 6 and word.endswith("our"):
-        word = word[:-2] + "r"
-    return _SPELLINGS.get(word, word)
+    """The stem of ``word``: the Snowball English stemmer's (Porter2: "buildings" and
+    "building", "cities" and "city", "refunds" and "refunded" meet), one spelling for British
+    and American English on top ("colour" and "color", "organised" and "organized")."""
+    stemmed = _snowball(word.lower().replace("’", "'").strip("'-"))
+    return _spellings().get(stemmed, stemmed)
 
 
-# The suffixes a stem loses, each with what replaces it, the first that applies only.
-_SUFFIXES = (
-    ("ies", "y"),
-    ("ied", "y"),
-    ("ing", ""),
-    ("ness", ""),
-    ("ment", ""),
-    ("edly", ""),
-    ("ly", ""),
-    ("ed", ""),
-    ("es", ""),
-    ("s", ""),
-)
+def _snowball(word: str) -> str:
+    return str(_stemmer().stemWord(word))
 
 
-def _without_suffix(word: str) -> str:
-    """``word`` without the first of :data:`_SUFFIXES` it ends with, where the rest is long
-    enough (or a short plural: "dogs")."""
-    for suffix, replacement in _SUFFIXES:
-        if _strips(word, suffix):
-            return _undoubled(word[: -len(suffix)] + replacement, suffix)
-    return word
+@cache
+def _stemmer() -> Any:
+    """The Snowball English stemmer, imported when a stem is first asked for: a run that
+    reads no text never imports it."""
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
 
 
-def _strips(word: str, suffix: str) -> bool:
-    return word.endswith(suffix) and (
-        len(word) > len(suffix) + 3 or (suffix == "s" and bool(_SHORT_PLURAL.fullmatch(word)))
-    )
-
-
-def _undoubled(word: str, suffix: str) -> str:
-    """The consonant an inflection doubles, once: "submitted", "planned", "running"."""
-    if suffix in ("ed", "ing") and len(word) >= 4 and _DOUBLED.search(word):
-        return word[:-1]
-    return word
-
-
-_SPELLINGS = word_table(_TABLES, "spellings").mapping("stems")
+@cache
+def _spellings() -> dict[str, str]:
+    """The British spellings' stems, each with the American spelling's stem."""
+    table = word_table(_TABLES, "spellings").mapping("words")
+    return {_snowball(british): _snowball(american) for british, american in table.items()}
 
 
 @lru_cache(maxsize=8192)

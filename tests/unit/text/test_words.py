@@ -40,6 +40,26 @@ def test_british_and_american_spellings_are_one_word() -> None:
         ("licence", "license"),
         ("defence", "defense"),
         ("programme", "program"),
+        ("organised", "organized"),
+        ("analysing", "analyzing"),
+        ("paediatric", "pediatric"),
+        ("jewellery", "jewelry"),
+        ("favourites", "favorite"),
     ]:
         assert stem(british) == stem(american), british
     assert stem("hours") == "hour"  # a short word keeps its "our"
+
+
+@pytest.mark.parametrize(
+    ("plural", "singular"),
+    [
+        ("buildings", "building"),
+        ("cities", "city"),
+        ("settings", "setting"),
+        ("copies", "copy"),
+        ("meetings", "meeting"),
+        ("policies", "policy"),
+    ],
+)
+def test_a_plural_and_its_singular_are_one_stem(plural: str, singular: str) -> None:
+    assert stem(plural) == stem(singular)

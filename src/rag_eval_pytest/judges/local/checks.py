@@ -565,7 +565,7 @@ def _sequence(text: str, leave: frozenset[str] = frozenset()) -> list[str]:
 
 
 # Stems that say the same as another ("annually" and "per year").
-_SAME = _UNITS.mapping("same_as")
+_SAME = {stem(word): stem(same) for word, same in _UNITS.mapping("same_as").items()}
 
 
 def check_swaps(

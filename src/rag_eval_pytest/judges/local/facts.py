@@ -61,8 +61,12 @@ def coverage(claim: str, evidence: str) -> float:
 
 def word_pairs(text: str) -> set[tuple[str, str]]:
     """Adjacent word pairs (stemmed), except pairs of two stopwords: the phrases of a text."""
-    words = [stem(t) for t in tokens(text)]
-    return {(a, b) for a, b in itertools.pairwise(words) if not (a in STOPWORDS and b in STOPWORDS)}
+    words = [t.lower() for t in tokens(text)]
+    return {
+        (stem(a), stem(b))
+        for a, b in itertools.pairwise(words)
+        if not (a in STOPWORDS and b in STOPWORDS)
+    }
 
 
 def phrase_coverage(

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ...text.words import NEGATIONS, STOPWORDS
+from ...text.words import NEGATIONS, STOPWORDS, stem
 from .dates import date_spans
 from .tables import table
 
@@ -22,6 +22,8 @@ _SCALES = _NUMBERS.numbers("scales")
 # Number words, which the local judge compares as numbers ("Two years." and "2 years") rather
 # than as words; not those rarely a count ("one of them", "below zero").
 NUMBER_WORDS = frozenset([*_UNITS_ONES, *_TENS, *_SCALES]) - _NUMBERS.words("not_counts")
+NUMBER_STEMS = frozenset(stem(word) for word in NUMBER_WORDS)
+"""The number words as content words read them ("twenty" is "twenti")."""
 
 _UNITS = table("units")
 # Currencies by sign, code or name: "$25", "25 USD" and "25 dollars" count the same thing.

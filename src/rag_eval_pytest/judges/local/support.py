@@ -28,7 +28,7 @@ from .checks import Finding, missing_name_share
 from .dates import dates
 from .facts import phrase_coverage, word_pairs
 from .pipeline import LISTED, Reading, closest_sentence, run_checks
-from .quantities import NUMBER_WORDS
+from .quantities import NUMBER_STEMS
 from .roles import DAY_WORDS, day_words
 
 if TYPE_CHECKING:
@@ -248,7 +248,7 @@ def claim_features(
     """(features, index of the best passage, findings) of one claim, the checks in ``skip``
     left out."""
     similarities = evidence.vectors @ claim_vector
-    words = content_words(claim) - NUMBER_WORDS  # "Two years." holds 2 years: the number check's
+    words = content_words(claim) - NUMBER_STEMS  # "Two years." holds 2 years: the number check's
     seen_by, all_seen = _seen_words(words, evidence)
     covered = [_share(words, seen) for seen in seen_by]
     # The best passage is close in meaning *and* shares the claim's words.

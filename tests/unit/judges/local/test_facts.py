@@ -10,6 +10,12 @@ def test_a_claim_in_another_inflection_covers_the_context_s_words() -> None:
     assert coverage("You submit the timesheet.", "Timesheets are submitted weekly.") == 1.0
 
 
+def test_a_claim_in_the_singular_or_another_spelling_covers_the_context_s_words() -> None:
+    assert coverage("Every building has a cafeteria.", "All buildings have cafeterias.") == 1.0
+    assert coverage("The tour visits a city in Spain.", "The tour visits cities in Spain.") == 1.0
+    assert coverage("The pediatric ward is organized.", "The paediatric ward is organised.") == 1.0
+
+
 def test_a_bound_is_no_negation_and_a_stated_non_word_is_one() -> None:
     assert negation_cues("Each user can create no more than 5 projects.") == []
     assert negation_cues("Arrive not later than 9 am.") == []
