@@ -13,6 +13,8 @@ kind, which the code that reads it names:
 * ``pairs``: two words each (``opposites.toml``);
 * ``groups``: a word to a list of words (``demonyms.toml``).
 
+An entry of a table is named by a dotted key (``units.toml``'s ``length.metric``).
+
 A file that is no TOML, a missing entry or an entry of another kind is one
 :class:`WordTableError` naming the file and the entry: a table is never half read.
 """
@@ -114,9 +116,13 @@ class WordTable:
         return found
 
     def _entry(self, key: str) -> object:
-        if key not in self.entries:
-            self._fail(key, "no such entry")
-        return self.entries[key]
+        """The entry ``key``; a dotted key is an entry of a table ("length.metric")."""
+        found: object = self.entries
+        for part in key.split("."):
+            if not isinstance(found, dict) or part not in found:
+                self._fail(key, "no such entry")
+            found = found[part]
+        return found
 
     def _list(self, key: str) -> list[object]:
         value = self._entry(key)

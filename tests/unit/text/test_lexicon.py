@@ -40,6 +40,13 @@ def test_each_kind_of_entry_is_read_as_written(tmp_path: Path) -> None:
     assert table.groups("groups") == {"france": ("french",)}
 
 
+def test_an_entry_of_a_table_is_named_by_a_dotted_key(tmp_path: Path) -> None:
+    table = _table(tmp_path, "[length.metric]\nmeter = 1\nkilometer = 1000\n")
+    assert table.numbers("length.metric") == {"meter": 1, "kilometer": 1000}
+    with pytest.raises(WordTableError, match=r"entry length\.imperial: no such entry"):
+        table.numbers("length.imperial")
+
+
 @pytest.mark.parametrize(
     ("text", "read", "message"),
     [

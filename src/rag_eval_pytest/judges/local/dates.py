@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ...text.names import MONTH_NUMBERS, MONTHS
+from .units import dimension_of, unit_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -126,7 +127,14 @@ def _month_year(m: re.Match[str]) -> Date | None:
 
 
 def _year(m: re.Match[str]) -> Date | None:
+    """A year, but for a number followed by a unit it measures in ("2000 ml", "1500 km")."""
+    after = _WORD.match(m.string, m.end())
+    if after is not None and dimension_of(unit_of(after.group(1))):
+        return None
     return Date(int(m.group(1)))
+
+
+_WORD = re.compile(r"\s+([^\W\d_]+)")
 
 
 # The forms of a date, most precise first: a date inside one found before is part of it.

@@ -14,23 +14,19 @@ from functools import lru_cache
 from ...text.words import NEGATIONS, STOPWORDS, stem
 from .dates import date_spans
 from .tables import table
+from .units import ARTICLES, COUNTS, CURRENCIES, PARTS, Measure, dimension_of, measure, unit_of
 
 _NUMBERS = table("numbers")
 _UNITS_ONES = _NUMBERS.numbers("ones")
 _TENS = _NUMBERS.numbers("tens")
-_SCALES = _NUMBERS.numbers("scales")
+_SCALES = _NUMBERS.numbers("scales") | COUNTS
 # Number words, which the local judge compares as numbers ("Two years." and "2 years") rather
 # than as words; not those rarely a count ("one of them", "below zero").
 NUMBER_WORDS = frozenset([*_UNITS_ONES, *_TENS, *_SCALES]) - _NUMBERS.words("not_counts")
 NUMBER_STEMS = frozenset(stem(word) for word in NUMBER_WORDS)
 """The number words as content words read them ("twenty" is "twenti")."""
 
-_UNITS = table("units")
-# Currencies by sign, code or name: "$25", "25 USD" and "25 dollars" count the same thing.
-_CURRENCIES = _UNITS.mapping("currencies")
-# Units written short, as the word they stand for ("5 km" and "5 kilometres" count the same).
-_ABBREVIATED_UNITS = _UNITS.mapping("abbreviations")
-CURRENCY_SIGNS = "".join(sign for sign in _CURRENCIES if not sign.isalnum())
+CURRENCY_SIGNS = "".join(sign for sign in CURRENCIES if not sign.isalnum())
 """The signs of the currencies: "$€£¥₹"."""
 _NUMERIC = re.compile(rf"^([{CURRENCY_SIGNS}]?)(\d+(?:[.,]\d+)*)(%|st|nd|rd|th|s)?$")
 # The words of a quantity: an amount keeps its currency sign ("€25"), and a sign written
@@ -46,12 +42,19 @@ _QUANTITY_TOKEN = re.compile(
 
 @dataclass(frozen=True)
 class Quantity:
-    """A number as stated: ``value`` normalised, ``unit`` stemmed ("" when none), ``text`` as
-    written ("30 days")."""
+    """A number as stated: ``value`` normalised, ``unit`` as :func:`unit_of` gives it ("" when
+    none), ``text`` as written ("30 days"); ``money`` for an amount of a currency ("£25", whose
+    unit "pound" is no mass)."""
 
     value: float
     unit: str
     text: str
+    money: bool = False
+
+    def measure(self) -> Measure | None:
+        """The amount in its dimension's base unit (:func:`.units.measure`), ``None`` for
+        money and a unit of no dimension."""
+        return None if self.money else measure(self.value, self.unit)
 
 
 def _parse_number(token: str) -> float | None:
@@ -139,28 +142,6 @@ def _scaled(value: float, words: list[str], j: int, money: bool = False) -> tupl
     return value, j
 
 
-def unit_of(word: str) -> str:
-    """A unit word normalised for comparison: lowercase, singular ("days" -> "day"), written
-    out ("km" -> "kilometer"), spelled one way ("metre" -> "meter"); a currency by its name
-    ("€", "EUR" and "euros" -> "euro")."""
-    word = word.lower()
-    if word in _CURRENCIES or word in _ABBREVIATED_UNITS:
-        return _CURRENCIES.get(word) or _ABBREVIATED_UNITS[word]
-    word = _singular(word)
-    if word.endswith("tre") and len(word) > 4:  # metre, litre, kilometre
-        word = word[:-3] + "ter"
-    return word
-
-
-def _singular(word: str) -> str:
-    """A plural unit word singular ("days" -> "day", "centuries" -> "century")."""
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
-    return word
-
-
 def quantities(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Quantity]:
     """The numbers of ``text`` with the word after each as its unit ("30 days"). Numbers that
     are part of a date ("8 December 1984", "in 2010") are left to :func:`dates`, and those in
@@ -199,24 +180,29 @@ def _quantity_at(words: list[str], i: int) -> tuple[Quantity | None, int]:
     value, j = _number_at(words, i, currency)
     if value is None:
         return None, j
-    unit, j = _unit_at(words, i, j, currency)
-    with_unit = unit and unit not in ("percent", "ordinal") and not currency
-    shown = " ".join(words[i : j + 1] if with_unit else words[i:j])
-    return Quantity(value, unit, shown), j
+    unit, j, width = _unit_at(words, i, j, currency)
+    shown = " ".join(words[i : j + width])
+    return Quantity(value, unit, shown, bool(currency)), j
 
 
 def _currency_at(words: list[str], i: int) -> str:
     """The currency of the number ``words[i]``: its sign ("$25"), or the word before it."""
-    return _CURRENCIES.get(words[i][0], "") or (i > 0 and _CURRENCIES.get(words[i - 1])) or ""
+    return CURRENCIES.get(words[i][0], "") or (i > 0 and CURRENCIES.get(words[i - 1])) or ""
 
 
 def _number_at(words: list[str], i: int, currency: str) -> tuple[float | None, int]:
-    """(the value of the number at ``words[i]``, in digits and scaled or in words, and the
-    index after it); ``None`` for no number, or "one" as a pronoun ("one of the"), which is
-    not a count worth checking."""
+    """(the value of the number at ``words[i]``, in digits and scaled, a part ("half a dozen")
+    or in words, and the index after it); ``None`` for no number, or "one" as a pronoun ("one
+    of the"), which is not a count worth checking."""
     value = _parse_number(words[i])
     if value is not None:
         return _scaled(value, words, i + 1, money=bool(currency))
+    return _part_at(words, i) or _words_at(words, i)
+
+
+def _words_at(words: list[str], i: int) -> tuple[float | None, int]:
+    """(the value of the number written in words at ``words[i]``, the index after it), as
+    :func:`_number_at` gives it."""
     spelled = _word_number(words, i)
     if spelled is None:
         return None, i + 1
@@ -226,25 +212,58 @@ def _number_at(words: list[str], i: int, currency: str) -> tuple[float | None, i
     return spelled[0], j
 
 
-def _unit_at(words: list[str], i: int, j: int, currency: str) -> tuple[str, int]:
+def _part_at(words: list[str], i: int) -> tuple[float, int] | None:
+    """(the amount, the index after its number) of a part of what follows an article: "half a
+    dozen" is 6, "half an hour" is 0.5 (of the unit after it); ``None`` for other words."""
+    share = PARTS.get(words[i].lower())
+    if share is None or i + 2 >= len(words) or words[i + 1].lower() not in ARTICLES:
+        return None
+    taken = words[i + 2].lower()
+    if taken in _SCALES:
+        return share * _SCALES[taken], i + 3
+    return (share, i + 2) if dimension_of(unit_of(taken)) else None
+
+
+def _unit_at(words: list[str], i: int, j: int, currency: str) -> tuple[str, int, int]:
     """(the unit of the number at ``words[i]``, whose words end before ``j``; the index after
-    the number and a "percent" it has)."""
+    the number and a "percent" or "per cent" it has; how many words from there name the
+    unit: "30 days" one, "100 degrees Celsius" two)."""
     if words[i].endswith("%"):
-        return "percent", j
-    if j < len(words) and words[j].lower() == "percent":
-        return "percent", j + 1
+        return "percent", j, 0
+    percent = _percent_after(words, j)
+    if percent:
+        return "percent", j + percent, 0
     if currency:  # "$15 million in funding" counts dollars
-        return currency, j
-    return _word_unit(words, i, j), j
+        return currency, j, 0
+    unit = _word_unit(words, i, j)
+    return unit, j, _unit_width(words, j, unit)
+
+
+def _unit_width(words: list[str], j: int, unit: str) -> int:
+    """How many words from ``words[j]`` name ``unit``: none for no unit or an ordinal, two for
+    a scale after "degrees" ("100 degrees Celsius"), else one."""
+    if not unit or unit == "ordinal":
+        return 0
+    return 1 if unit == _next_unit(words, j) else 2
+
+
+def _percent_after(words: list[str], j: int) -> int:
+    """How many words from ``words[j]`` say "percent": "percent" (1), "per cent" (2), else 0."""
+    following = [w.lower() for w in words[j : j + 2]]
+    if following[:1] == ["percent"]:
+        return 1
+    return 2 if following == ["per", "cent"] else 0
 
 
 def _word_unit(words: list[str], i: int, j: int) -> str:
-    """The unit the word after the number names, else "ordinal" for an ordinal ("due on the
-    1st of each month")."""
+    """The unit the word after the number names ("degrees" followed by a scale's name is that
+    scale: "100 degrees Celsius"), else "ordinal" for an ordinal ("due on the 1st of each
+    month")."""
     unit = _next_unit(words, j)
     if not unit and re.search(r"\d(st|nd|rd|th)$", words[i]):
         return "ordinal"
-    return unit
+    scale = _next_unit(words, j + 1) if unit == "degree" else ""
+    return scale if dimension_of(scale) else unit
 
 
 def _next_unit(words: list[str], j: int) -> str:

@@ -24,7 +24,7 @@ import numpy.typing as npt
 from ...text.shorten import shorten
 from ...text.words import content_words
 from . import trust
-from .checks import Finding, missing_name_share
+from .checks import Finding, missing_name_share, stated_amount_words
 from .dates import dates
 from .facts import phrase_coverage, word_pairs
 from .pipeline import LISTED, Reading, closest_sentence, run_checks
@@ -248,7 +248,8 @@ def claim_features(
     """(features, index of the best passage, findings) of one claim, the checks in ``skip``
     left out."""
     similarities = evidence.vectors @ claim_vector
-    words = content_words(claim) - NUMBER_STEMS  # "Two years." holds 2 years: the number check's
+    # "Two years." holds 2 years, "5 miles" 8 km: the number check's
+    words = content_words(claim) - NUMBER_STEMS - stated_amount_words(claim, evidence.all_text)
     seen_by, all_seen = _seen_words(words, evidence)
     covered = [_share(words, seen) for seen in seen_by]
     # The best passage is close in meaning *and* shares the claim's words.
