@@ -190,9 +190,9 @@ async def claim_items(judge: LocalJudge, row: dict[str, Any]) -> list[Item]:
     """The statements of a row as items, read by the judge with a support threshold no
     probability reaches (so that the rules that read the threshold leave the probability as
     it is), no band and every kind trusted."""
+    from rag_eval_pytest.judges.local.claims import bare_no, compares_two
     from rag_eval_pytest.judges.local.pipeline import closest_sentence
     from rag_eval_pytest.judges.local.support import hedged
-    from rag_eval_pytest.text.claims import bare_no, compares_two
 
     wide = LocalJudge(
         embedder=judge.embedder, calibration=judge.calibration, checks_off=judge.checks_off
@@ -262,9 +262,9 @@ def decide(
 async def relevance_items(judge: LocalJudge, task: str, row: dict[str, Any]) -> list[Read]:
     """The items of a relevance row, each (yes, kind of evidence), as the judge reads them
     with its band and every kind trusted: the answer's rating, or each context sentence."""
+    from rag_eval_pytest.judges.local.claims import declines
+    from rag_eval_pytest.judges.local.facts import plain_form
     from rag_eval_pytest.judges.local.relevance import answer_relevance, sentence_relevance
-    from rag_eval_pytest.text.claims import declines
-    from rag_eval_pytest.text.facts import plain_form
     from rag_eval_pytest.text.sentences import split_sentences
 
     question = plain_form(row.get("question") or "")

@@ -39,7 +39,7 @@ from rag_eval_pytest.generate.chunking import chunk_documents
 from rag_eval_pytest.generate.command import run
 from rag_eval_pytest.generate.documents import read_documents
 from rag_eval_pytest.generate.request import Request
-from rag_eval_pytest.text.facts import content_words
+from rag_eval_pytest.text.words import content_words
 
 ROOT = Path(__file__).resolve().parents[1]
 WORD = re.compile(r"[a-z0-9]+")

@@ -76,13 +76,13 @@ from rag_eval_pytest.data.response import Context
 from rag_eval_pytest.engine.session import measure
 from rag_eval_pytest.judges.factory import _local_judge
 from rag_eval_pytest.judges.local import LocalJudge
+from rag_eval_pytest.judges.local.claims import split_claims
 from rag_eval_pytest.judges.local.embeddings import LocalEmbedder
 from rag_eval_pytest.judges.settings import JudgeSettings
 from rag_eval_pytest.metrics.base import MetricResult, Sample, Services
 from rag_eval_pytest.metrics.registry import default_threshold, get_metric
-from rag_eval_pytest.text.claims import split_claims
-from rag_eval_pytest.text.facts import content_words
 from rag_eval_pytest.text.sentences import split_sentences
+from rag_eval_pytest.text.words import content_words
 
 HERE = Path(__file__).parent
 Row = dict[str, Any]

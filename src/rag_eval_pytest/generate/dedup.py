@@ -14,7 +14,7 @@ import math
 import re
 from typing import TYPE_CHECKING
 
-from ..text.facts import content_words
+from ..text.words import content_words
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable, Sequence

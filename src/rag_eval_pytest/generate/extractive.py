@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..text.facts import names
+from ..text.names import names
 from ..text.sentences import split_sentences
 from .cases import Generated
 from .dedup import Deduplicator

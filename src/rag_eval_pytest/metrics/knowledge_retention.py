@@ -20,9 +20,9 @@ import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..judges.questions import FactRetention, FactRetentions, RetentionInput, UserFactRetention
-from ..text.facts import content_words
 from ..text.sentences import split_sentences
 from ..text.shorten import shorten
+from ..text.words import content_words
 from .base import Evidence, Measurement, Metric, Requirement
 from .judged import details, not_judged
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from .facts import content_words
+from .words import content_words
 
 _OPENERS = re.compile(
     r"^\s*(and|but|also|then|so|or|plus|what about|how about|what if|same for|and if)\b",

@@ -7,7 +7,7 @@ One deterministic rule, the same for every judge (:func:`statement_spans`):
    answer (a sentence, a clause with its leading "but" dropped, a list item without its
    bullet), so they are found this way; an LLM judge's statement that quotes the answer too.
 2. **Overlap**: otherwise the answer sentence holding the largest share of the statement's
-   content words (:func:`~rag_eval_pytest.text.facts.content_words`), when that share is at
+   content words (:func:`~rag_eval_pytest.text.words.content_words`), when that share is at
    least :data:`MIN_OVERLAP`; the earliest such sentence on a tie. This finds an LLM judge's
    paraphrase ("The warranty lasts 5 years." for "Our warranty runs for five years, ...").
 3. Otherwise the statement has no span (``None``): it is reported as not found in the
@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .facts import content_words
 from .sentences import split_sentences
 from .shorten import cut
+from .words import content_words
 
 MIN_OVERLAP = 0.6
 """The share of a statement's content words an answer sentence must hold to be its span."""

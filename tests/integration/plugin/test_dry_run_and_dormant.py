@@ -163,6 +163,7 @@ HEAVY = (
     "numpy",
     "jinja2",
     "markupsafe",
+    "snowballstemmer",
 )
 
 

@@ -3,7 +3,7 @@ pieces (:func:`marked_pieces`)."""
 
 from __future__ import annotations
 
-from rag_eval_pytest.text.claims import split_claims
+from rag_eval_pytest.judges.local.claims import split_claims
 from rag_eval_pytest.text.spans import (
     MIN_OVERLAP,
     Span,

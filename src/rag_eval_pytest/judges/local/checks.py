@@ -16,29 +16,18 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
-from ...text.facts import (
-    CURRENCY_SIGNS,
-    MONTHS,
-    PLACES,
-    STOPWORDS,
-    Date,
-    Quantity,
-    content_words,
-    dates,
-    known_name,
-    names,
-    negated_words,
-    negation_cues,
-    quantities,
-    same_value,
-    stem,
-    tokens,
-    unit_of,
-    words_of_name,
-)
-from ...text.roles import SPAN_WORDS, time_spans, times, weekdays
+from ...text.lexicon import any_of
+from ...text.names import MONTHS, names
 from ...text.sentences import split_sentences
+from ...text.words import PLACES, STOPWORDS, content_words, stem, tokens
+from .dates import Date, dates
+from .facts import known_name, negated_words, negation_cues, words_of_name
+from .quantities import CURRENCY_SIGNS, Quantity, quantities, same_value
+from .roles import SPAN_WORDS, time_spans, times, weekdays
+from .tables import table
+from .units import dimension_of, same_measure, unit_of
 
+_UNITS = table("units")
 SWAP_WORDS = 8  # claims with more content words are not checked for a replaced term
 ROLE_WORDS = 5  # nor, with more than these, for two terms in each other's place
 
@@ -133,7 +122,11 @@ def _near_rivals(
     """(the evidence's numbers of the claim's thing, the rival of the claim's number: the
     first of them, else the claim's number counting another length of time)."""
     rivals = _of_unit(q, seen.near, seen.evidence)
-    return rivals, rivals[0] if rivals else _other_length(q, equal, seen.evidence)
+    if rivals:
+        return rivals, rivals[0]
+    # "two weeks" against "two business days": the same number, another amount
+    same_number = [s for s in seen.near if same_value(q.value, s.value)]
+    return rivals, _other_length(q, [*equal, *same_number], seen.evidence)
 
 
 def _stated_after_all(
@@ -168,7 +161,7 @@ def _number_conflict(q: Quantity, says: str) -> Finding:
 
 def _number_gap(q: Quantity) -> Finding:
     message = f"claims {q.text}; the contexts state no such number"
-    fact = q.text[0] not in _SPELLED or q.unit in _HOURS  # "three weeks", not "two films"
+    fact = q.text[0] not in _SPELLED or _dimension(q) == "duration"  # not "two films"
     return Finding("numbers", "gap", message, fact)
 
 
@@ -221,64 +214,70 @@ _CLAUSES = re.compile(r"[,;:()]|\band\b|\bbut\b|\bwhile\b", re.IGNORECASE)
 
 
 def _other_length(claimed: Quantity, equal: list[Quantity], evidence: str) -> Quantity | None:
-    """The claim's number in the evidence counting another length of time: "two weeks"
-    against "two business days" (its unit, or one of the three words after its number, a
-    length of time), where the evidence states no length of time equal to the claim's."""
-    if claimed.unit not in _HOURS or _ORDINAL.search(claimed.text):
+    """The claim's number in the evidence counting another amount of the claim's dimension:
+    "two weeks" against "two business days", "5 miles" against "5 km" (its unit, or one of
+    the three words after its number, of that dimension), where the evidence states no amount
+    equal to the claim's."""
+    dimension = _dimension(claimed)
+    if dimension is None or _ORDINAL.search(claimed.text):
         return None  # "the 1st day" is no length
-    lengths = _lengths(equal, evidence)
-    if any(_hours(claimed, length) for _, length in lengths):
+    lengths = _lengths(equal, evidence, dimension)
+    if any(_one_amount(claimed, length) for _, length in lengths):
         return None
     return lengths[0][0] if lengths else None
 
 
-def _lengths(equal: list[Quantity], evidence: str) -> list[tuple[Quantity, Quantity]]:
-    """(each number that counts a length of time, as that length), but ordinals."""
+def _lengths(
+    equal: list[Quantity], evidence: str, dimension: str
+) -> list[tuple[Quantity, Quantity]]:
+    """(each number that counts an amount of ``dimension``, as that amount), but ordinals."""
     lengths = []
     for stated in equal:
-        unit = None if stated.unit == "ordinal" else _length_unit(stated, evidence)
+        unit = None if stated.unit == "ordinal" else _length_unit(stated, evidence, dimension)
         if unit is not None:
-            lengths.append((stated, replace(stated, unit=unit)))
+            lengths.append((stated, replace(stated, unit=unit, money=False)))
     return lengths
 
 
-def _hours(claimed: Quantity, stated: Quantity) -> bool:
-    """Whether two lengths of time are the same length (a month a twelfth of a year, within
-    3 %)."""
-    ours, theirs = claimed.value * _HOURS[claimed.unit], stated.value * _HOURS[stated.unit]
-    loose = {"month", "year"} & {claimed.unit, stated.unit}
-    return abs(ours - theirs) <= (0.03 if loose else 1e-9) * max(ours, theirs)
-
-
-def _length_unit(stated: Quantity, evidence: str) -> str | None:
-    """The unit of time a number counts: its own, or one of the three words after it
+def _length_unit(stated: Quantity, evidence: str, dimension: str) -> str | None:
+    """The unit of ``dimension`` a number counts: its own, or one of the three words after it
     ("2 business days")."""
-    if stated.unit in _HOURS:
+    if _dimension(stated) == dimension:
         return stated.unit
     at = evidence.find(stated.text)
     if at < 0:
         return None
     following = list(itertools.takewhile(_no_number, tokens(evidence[at + len(stated.text) :])))
-    return next((unit_of(w) for w in following[:3] if unit_of(w) in _HOURS), None)
+    return next((unit_of(w) for w in following[:3] if dimension_of(unit_of(w)) == dimension), None)
+
+
+def _dimension(q: Quantity) -> str | None:
+    """The dimension the quantity measures (a length, a mass, a length of time, ...)."""
+    found = q.measure()
+    return found.dimension if found else None
+
+
+def _converted(claimed: Quantity, stated: Quantity) -> bool | None:
+    """Whether two amounts in two units of one dimension are one amount (:func:`.units.
+    same_measure`: "5 miles" and "8 km"), ``None`` for amounts of no such pair of units."""
+    if claimed.money or stated.money:
+        return None
+    return same_measure(claimed.value, claimed.unit, stated.value, stated.unit)
+
+
+def _one_amount(claimed: Quantity, stated: Quantity) -> bool:
+    """Whether two amounts are one: converted between two units of one dimension, else by
+    value."""
+    converted = _converted(claimed, stated)
+    return same_value(claimed.value, stated.value) if converted is None else converted
 
 
 _SPELLED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-# Lengths of time in hours: "two weeks" is "14 days", "48 hours" is "2 days".
-_HOURS = {
-    "minute": 1 / 60,
-    "hour": 1.0,
-    "day": 24.0,
-    "week": 168.0,
-    "fortnight": 336.0,
-    "month": 730.0,
-    "year": 8760.0,
-}
 # A number the claim gives as an approximation ("about $25") may round the context's
 # ("$24.99"): within this share of it.
 ROUNDING = 0.05
 _APPROXIMATE = re.compile(
-    r"\b(?:about|around|approximately|approx\.?|roughly|nearly|almost|close to|some|circa)\s*$",
-    re.IGNORECASE,
+    rf"\b(?:{any_of(table('numbers').phrases('approximately'))})\s*$", re.IGNORECASE
 )
 
 
@@ -289,21 +288,25 @@ def _approximate(claimed: Quantity, claim: str) -> bool:
 
 
 def _same_amount(claimed: Quantity, stated: Quantity, rough: bool = False) -> bool:
-    """Whether two quantities are the same amount: the same value; the same length of time
-    in other units ("two weeks", "14 days"; a month is a twelfth of a year, within 3 %); or,
-    for an approximate claim, a value within :data:`ROUNDING` of the stated one."""
+    """Whether two quantities are the same amount: in two units of one dimension, the same
+    amount converted ("two weeks" and "14 days", "5 miles" and "8 km", "2 liters" and "2000
+    ml": :mod:`.units`); else the same value, or, for an approximate claim, a value within
+    :data:`ROUNDING` of the stated one."""
+    converted = _converted(claimed, stated)
+    if converted is not None:
+        return converted
     if same_value(claimed.value, stated.value):
         return True
-    if claimed.unit in _HOURS and stated.unit in _HOURS and claimed.unit != stated.unit:
-        return _hours(claimed, stated)
     return rough and abs(claimed.value - stated.value) <= ROUNDING * abs(stated.value)
 
 
 def _counts_same(claimed: Quantity, stated: Quantity, claim: str, evidence: str) -> bool:
     """Whether an equal number of the evidence counts what the claim's counts: no unit on
-    either side, the same unit, or either's unit among the three words after the other's
-    number ("30 calendar days" and "30 days")."""
-    if not claimed.unit or not stated.unit or _same_unit(claimed, stated, evidence):
+    either side, the same unit or another of its dimension ("5 miles" and "8 km"), or either's
+    unit among the three words after the other's number ("30 calendar days" and "30 days")."""
+    if not claimed.unit or not stated.unit or _converted(claimed, stated) is not None:
+        return True
+    if _same_unit(claimed, stated, evidence):
         return True
     return _same_unit(stated, claimed, claim)
 
@@ -323,6 +326,26 @@ def _same_unit(claimed: Quantity, stated: Quantity, evidence: str) -> bool:
     return claimed.unit in {unit_of(word) for word in following[:3]}
 
 
+def stated_amount_words(claim: str, contexts: str) -> frozenset[str]:
+    """The words of the claim's amounts that a context states in other words, in the claim's
+    unit or another of its dimension ("miles" in "5 miles" where a context says "8 km",
+    "percent" in "15 percent" beside "15%"): the number check reads them, and a context that
+    writes an amount another way lacks no word of the claim."""
+    stated = quantities(contexts)
+    found = [
+        q.text
+        for q in quantities(claim, time_spans(claim))
+        if q.unit and any(_written_otherwise(q, s) for s in stated)
+    ]
+    return frozenset().union(*(content_words(text) for text in found)) - content_words(contexts)
+
+
+def _written_otherwise(claimed: Quantity, stated: Quantity) -> bool:
+    """Whether ``stated`` is the claim's amount in its unit or another of its dimension."""
+    one_unit = stated.unit == claimed.unit or _converted(claimed, stated) is not None
+    return one_unit and _same_amount(claimed, stated)
+
+
 def _no_number(word: str) -> bool:
     """Whether a word is no number: the words after a number up to the next one are its."""
     return not (word[0].isdigit() or word[0] in CURRENCY_SIGNS)
@@ -330,7 +353,7 @@ def _no_number(word: str) -> bool:
 
 def _as_written(stated: Quantity, unit: str, evidence: str) -> str:
     """The stated number up to the claim's unit word ("1,600 German scientists")."""
-    if stated.unit == unit:
+    if _in_unit(stated, unit):
         return stated.text
     at = evidence.find(stated.text)
     if at < 0:
@@ -341,10 +364,17 @@ def _as_written(stated: Quantity, unit: str, evidence: str) -> str:
     return stated.text
 
 
+def _in_unit(stated: Quantity, unit: str) -> bool:
+    """Whether the stated number is written in ``unit`` or another of its dimension."""
+    return stated.unit == unit or (not stated.money and _counts_as(stated.unit, unit))
+
+
 def _counts_as(found: str, unit: str) -> bool:
-    """Whether a word's unit counts what ``unit`` does: the same unit, or both lengths of
-    time ("two business days" for "2 days")."""
-    return found == unit or (unit in _HOURS and found in _HOURS)
+    """Whether a word's unit counts what ``unit`` does: the same unit, or units of one
+    dimension ("two business days" for "2 weeks", "km" for "miles")."""
+    return found == unit or (
+        dimension_of(found) is not None and dimension_of(found) == dimension_of(unit)
+    )
 
 
 def check_dates(claim: str, evidence: str, contexts: str, dated: str = "") -> list[Finding]:
@@ -420,8 +450,14 @@ _ADDRESS = re.compile(
 
 
 def _named(text: str) -> list[str]:
-    """The names of ``text`` that have a word of their own."""
-    return [n for n in names(text) if words_of_name(n)]
+    """The names of ``text`` that have a word of their own, but a unit's ("degrees
+    Fahrenheit": the number check reads it)."""
+    return [n for n in names(text) if words_of_name(n) and not _unit_name(n)]
+
+
+def _unit_name(name: str) -> bool:
+    """Whether each word of a name names a unit of a dimension ("Celsius", "Fahrenheit")."""
+    return all(dimension_of(unit_of(word)) for word in words_of_name(name))
 
 
 def _name_words(found: list[str]) -> set[str]:
@@ -444,76 +480,10 @@ def unknown_names(claim: str, contexts: str) -> list[str]:
 
 
 # Words that state the opposite of each other: one in the claim where the evidence has the
-# other is a negation ("The store is open on Sundays" against "closed on Sundays").
-_OPPOSITES = (
-    ("open", "closed"),
-    ("opens", "closes"),
-    ("absorb", "release"),
-    ("absorbs", "releases"),
-    ("absorbed", "released"),
-    ("increase", "decrease"),
-    ("increases", "decreases"),
-    ("increased", "decreased"),
-    ("allowed", "prohibited"),
-    ("allowed", "forbidden"),
-    ("permitted", "prohibited"),
-    ("accepted", "rejected"),
-    ("included", "excluded"),
-    ("enabled", "disabled"),
-    ("maximum", "minimum"),
-    ("higher", "lower"),
-    ("more", "fewer"),
-    ("more", "less"),
-    ("larger", "smaller"),
-    ("largest", "smallest"),
-    ("longest", "shortest"),
-    ("oldest", "youngest"),
-    ("first", "last"),
-    ("true", "false"),
-    ("required", "optional"),
-    ("mandatory", "optional"),
-    ("legal", "illegal"),
-    ("public", "private"),
-    ("before", "after"),
-    ("above", "below"),
-    ("north", "south"),
-    ("east", "west"),
-    ("import", "export"),
-    ("buy", "sell"),
-    ("win", "lose"),
-    ("won", "lost"),
-    ("hot", "cold"),
-    ("good", "poor"),
-    ("good", "bad"),
-    ("well", "poorly"),
-    ("wet", "dry"),
-    ("early", "late"),
-    ("success", "failure"),
-    ("succeeded", "failed"),
-    ("over", "under"),
-    ("earlier", "later"),
-    ("greater", "less"),
-    ("rise", "fall"),
-    ("rises", "falls"),
-    ("rose", "fell"),
-    ("grew", "fell"),
-    ("grew", "shrank"),
-    ("gained", "lost"),
-    ("profit", "loss"),
-    ("credit", "debit"),
-    ("inbound", "outbound"),
-    ("arrival", "departure"),
-    ("arrives", "departs"),
-    ("faster", "slower"),
-    ("inside", "outside"),
-    ("indoors", "outdoors"),
-    ("internal", "external"),
-    ("highest", "lowest"),
-    ("most", "least"),
-)
-# A word may have several opposites ("allowed": "prohibited", "forbidden").
+# other is a negation ("The store is open on Sundays" against "closed on Sundays"). A word may
+# have several opposites ("allowed": "prohibited", "forbidden").
 _OPPOSITE: dict[str, frozenset[str]] = {}
-for _a, _b in _OPPOSITES:
+for _a, _b in table("opposites").pairs("pairs"):
     _OPPOSITE[_a] = _OPPOSITE.get(_a, frozenset()) | {_b}
     _OPPOSITE[_b] = _OPPOSITE.get(_b, frozenset()) | {_a}
 
@@ -544,7 +514,7 @@ def _sequence(text: str, leave: frozenset[str] = frozenset()) -> list[str]:
 
 
 # Stems that say the same as another ("annually" and "per year").
-_SAME = {"annual": "year", "yearly": "year", "daily": "day", "monthly": "month", "weekly": "week"}
+_SAME = {stem(word): stem(same) for word, same in _UNITS.mapping("same_as").items()}
 
 
 def check_swaps(

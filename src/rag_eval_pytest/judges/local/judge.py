@@ -19,17 +19,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ...extras import LOCAL_INSTALL
-from ...text.claims import (
-    bare_no,
-    compares_two,
-    declines,
-    split_claims,
-    without_particle,
-    yes_no_statement,
-)
-from ...text.facts import content_words, plain_form, without_asides
 from ...text.sentences import split_sentences
 from ...text.tables import tables_as_sentences
+from ...text.words import content_words
 from ..base import Judge, JudgeOutcome, Question
 from ..questions import (
     AnswerAddressesQuestion,
@@ -48,7 +40,17 @@ from ..questions import (
     UserFactRetention,
 )
 from . import trust
+from .claims import (
+    bare_no,
+    compares_two,
+    declines,
+    split_claims,
+    without_particle,
+    yes_no_statement,
+)
 from .embeddings import LocalEmbedder, Vector, shared_embedder
+from .facts import plain_form
+from .quantities import without_asides
 from .relevance import (
     RELEVANCE,
     SENTENCE_RELEVANCE,

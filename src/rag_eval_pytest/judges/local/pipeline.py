@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ...text.facts import content_words, coverage, negation_cues, tokens
 from ...text.sentences import split_sentences
+from ...text.words import content_words, tokens
 from .checks import (
     Finding,
     check_dates,
@@ -22,6 +22,7 @@ from .checks import (
     check_numbers,
     check_swaps,
 )
+from .facts import coverage, negation_cues
 from .role_checks import check_days, check_routes, check_times
 
 if TYPE_CHECKING:

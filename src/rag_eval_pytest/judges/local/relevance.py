@@ -20,10 +20,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from ...text.claims import yes_no_statement
-from ...text.facts import content_words, dates, names, quantities, stem
+from ...text.lexicon import any_of
+from ...text.names import names
+from ...text.words import content_words, stem
 from . import trust
+from .claims import yes_no_statement
+from .dates import dates
+from .quantities import quantities
 from .support import SHORT_CLAIM_WORDS, logistic
+from .tables import table
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -106,57 +111,39 @@ SENTENCE_RELEVANCE = LogisticModel(
     weights=(1.72,), bias=-0.46, support=0.65, trusted=trust.SENTENCE_KINDS
 )
 
+_WORDS = table("relevance")
+_HOW_MUCH = any_of(_WORDS.phrases("how_much"))
 _WH = re.compile(
-    r"\b(who|whom|whose|when|where|why|what year|what time"
-    r"|how (many|much|long|old|far|big|often|soon|late|early)"
+    rf"\b(who|whom|whose|when|where|why|what year|what time|how ({_HOW_MUCH})"
     r"|how (is|are|was|were))\b",
     re.I,
 )
 # What answers "when": a time of day, a day, a season or a frequency ("9 am to 5 pm on
 # weekdays", "at 8:00 every morning") besides a date.
 _WHEN = re.compile(
-    r"\b(\d{1,2}(:\d\d)?\s*([ap]\.?m\b\.?)|\d{1,2}:\d\d|noon|midnight|morning|mornings"
-    r"|afternoons?|evenings?|night|nights|overnight|weekdays?|weekends?|daily|weekly|monthly"
-    r"|yearly|annually|hourly|every|today|tomorrow|yesterday|until|till|since|ago|monday"
-    r"|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays"
-    r"|thursdays|fridays|saturdays|sundays|january|february|march|april|may|june|july"
-    r"|august|september|october|november|december|spring|summer|autumn|fall|winter"
-    r"|century|decade|year|season|after|before|during)\b",
+    r"\b(\d{1,2}(:\d\d)?\s*([ap]\.?m\b\.?)|\d{1,2}:\d\d"
+    rf"|{any_of(_WORDS.phrases('when'))})\b",
     re.I,
 )
 # What answers "who" besides a name: a person, a role or a body named as such ("a mentor",
 # "the facilities team", "a pharmacist"; not "competitors must jump").
 _WHO = re.compile(
-    r"\b(?:a|an|the|his|her|their|its|our|your|my|each|one|two|three)\s+(?:[\w-]+\s+)?"
-    r"(\w{3,}(or|ors|ist|ists|ian|ians|eer|eers|ee|ees|ant|ants)|\w{3,}(er|ers)"
-    r"|person|people|persons|staff|team|teams|department|desk|office|committee|board"
-    r"|council|company|government|agency|authority|parent|parents|child|children|family"
-    r"|friend|friends|colleague|colleagues|boss|chief|head|king|queen|man|men|woman|women"
-    r"|nurse|nurses|doctor|doctors|chef|judge|judges|police|court|army|crew|group|everyone"
-    r"|nobody|anyone|someone|whoever)\b",
+    rf"\b(?:{any_of(_WORDS.phrases('who_determiners'))})\s+(?:[\w-]+\s+)?"
+    rf"(\w{{3,}}(?:{any_of(_WORDS.phrases('who_endings'))})"
+    rf"|{any_of(_WORDS.phrases('who_nouns'))})\b",
     re.I,
 )
 # Words ending like a role noun that are not one.
-_NOT_WHO_WORDS = (
-    "after other another either neither whether rather never over under order number water "
-    "paper letter matter later however together ever offer power answer center centre "
-    "computer weather summer winter river tower corner border filter register quarter "
-    "chapter cancer dinner finger danger member error minor major floor door important "
-    "constant significant relevant different current recent present percent event content "
-    "frequent urgent patent agent accent talent talents agree degree free three"
-)
-_NOT_WHO = frozenset(_NOT_WHO_WORDS.split())
+_NOT_WHO = _WORDS.words("not_who")
 # What answers "how is it done": the means or manner ("encrypted with AES-256", "by hand").
-_HOW = re.compile(r"\b(by|with|using|via|through|uses?|used|in order|so that|step|steps)\b", re.I)
-_WHY = re.compile(
-    r"\b(because|due|since|so that|in order|reason|causes?|caused|as a result)\b", re.I
-)
+_HOW = re.compile(rf"\b({any_of(_WORDS.phrases('means'))})\b", re.I)
+_WHY = re.compile(rf"\b({any_of(_WORDS.phrases('causes'))})\b", re.I)
 # A place without a name answers "where": "in the garage behind the office", "at the front
 # desk"; not a time ("in the morning", "at the end of the month").
 _WHERE = re.compile(
-    r"\b(in|at|on|inside|outside|behind|beside|near|under|above|below|opposite|next to)\s+"
-    r"(the|a|an|our|your|their|its|each|every)\s+(?!(?:morning|afternoon|evening|night|"
-    r"weekend|week|month|year|day|end|beginning|start|moment|same)\b)[a-z]",
+    rf"\b({any_of(_WORDS.phrases('where_prepositions'))})\s+"
+    rf"({any_of(_WORDS.phrases('where_determiners'))})\s+"
+    rf"(?!(?:{any_of(_WORDS.phrases('not_places'))})\b)[a-z]",
     re.I,
 )
 
@@ -171,7 +158,7 @@ def question_coverage(question: str, text: str) -> float:
 
 # The auxiliary after "which X" that ends the noun phrase naming what is asked for ("Which
 # payment methods do you accept?").
-_AUXILIARY = r"(?:do|does|did|is|are|was|were|can|could|should|will|would|has|have|had|must|may)"
+_AUXILIARY = rf"(?:{any_of(_WORDS.phrases('auxiliaries'))})"
 _WHICH = re.compile(
     rf"\b(which|what)\s+(?!{_AUXILIARY}\b)((?:[\w'-]+\s+){{0,2}}?[\w'-]+)\s+{_AUXILIARY}\b",
     re.I,
@@ -183,18 +170,11 @@ _WHAT_IS = re.compile(
 )
 # Nouns whose answer is an amount, a length of time or a time ("the return window", "the
 # daily withdrawal limit", "the check-in time").
-_AMOUNT_NOUNS = frozenset(
-    content_words(
-        "window period limit length duration fee fees price cost charge rate amount number "
-        "size age salary allowance minimum maximum percentage interest deposit capacity "
-        "weight height distance speed temperature dose dosage time times date dates deadline "
-        "hours schedule day days week weeks month months year years"
-    )
-)
+_AMOUNT_NOUNS = frozenset(content_words(" ".join(_WORDS.phrases("amount_nouns"))))
 # The word after "how" that names what is asked ("how long"): no topic the answer repeats.
-_HOW_WORDS = re.compile(r"\bhow\s+(long|much|many|old|far|big|often|soon|late|early)\b", re.I)
+_HOW_WORDS = re.compile(rf"\bhow\s+({_HOW_MUCH})\b", re.I)
 _LIST = re.compile(r"[^\W\d_][\w'-]*(?:\s+[\w'-]+){0,3},\s+[\w'-]+|\b\w+\s+(?:and|or)\s+\w+", re.I)
-_SINGULAR_S = ("ss", "us", "is", "gas", "news", "series", "species")
+_SINGULAR_S = _WORDS.phrases("singular_endings")
 
 
 @lru_cache(maxsize=1024)
@@ -348,8 +328,7 @@ DIRECT_WORDS = 12
 
 
 _OPENS_WITH_VALUE = re.compile(
-    r"^\W*(?:(?:at|on|in|from|within|by|after|before|until|every|around|about|up to|"
-    r"between|roughly|approximately)\s+)?[$€£]?\d",
+    rf"^\W*(?:(?:{any_of(_WORDS.phrases('value_openers'))})\s+)?[$€£]?\d",
     re.IGNORECASE,
 )
 

@@ -28,29 +28,24 @@ from __future__ import annotations
 
 import re
 
-from ...text.claims import split_claims
-from ...text.facts import Quantity, content_words, quantities, same_value, tokens
+from ...text.lexicon import any_of
 from ...text.sentences import split_sentences
 from ...text.shorten import shorten
+from ...text.words import content_words, tokens
 from ..questions import FactRetention, FactRetentions, RetentionInput, RetentionVerdict
 from .checks import Finding, check_dates, check_negation, check_numbers, check_swaps
+from .claims import split_claims
+from .quantities import Quantity, quantities, same_value
+from .tables import table
 
 BOUND_WORDS = 3
 """The words before a number without a unit that say what it identifies ("order number is
 4417")."""
-GENERIC = frozenset(content_words("anything else help assist question today something further"))
+_WORDS = table("retention")
+GENERIC = frozenset(content_words(" ".join(_WORDS.phrases("generic"))))
 """Words of an offer ("Anything else I can help you with?"), which asks for no fact."""
-_ADDRESSED = frozenset({"you", "your", "yours"})
-_AS_THE_USER = (
-    ("the contexts state", "the user stated"),
-    ("the contexts give", "the user gave"),
-    ("the contexts do not mention", "the user did not mention"),
-    ("the context says", "the user said"),
-    ("the context names", "the user named"),
-    ("the context states", "the user stated"),
-    ("the context negates", "the user negated"),
-    ("the context has", "the user had"),
-)
+_ADDRESSED = _WORDS.words("addressed")
+_AS_THE_USER = tuple(_WORDS.mapping("as_the_user").items())
 
 
 def retention(inputs: RetentionInput) -> FactRetentions:
@@ -174,9 +169,9 @@ def _bound_at(text: str, at: int) -> frozenset[str]:
 # A name the user gave as the kind of a thing: "the Pro plan", "a Premium account".
 _NAMED_KIND = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][\w+-]*)\s+([a-z]{3,})\b")
 # The name's capital is read as written: only the words before it ignore case.
-_SELF_NAME = re.compile(r"\b(?i:my name is|i am|i'm|this is|call me)\s+([A-Z][a-z]+)\b")
+_SELF_NAME = re.compile(rf"\b(?i:{any_of(_WORDS.phrases('self_naming'))})\s+([A-Z][a-z]+)\b")
 _ADDRESS = re.compile(
-    r"(?:^|[.!?]\s+)(?i:hi|hello|hey|dear|thanks|thank you|sorry)\s*,?\s+([A-Z][a-z]+)\b"
+    rf"(?:^|[.!?]\s+)(?i:{any_of(_WORDS.phrases('greetings'))})\s*,?\s+([A-Z][a-z]+)\b"
     r"|\b(?i:your name is)\s+([A-Z][a-z]+)\b"
 )
 
@@ -217,7 +212,7 @@ def _another_name(called: str, name: str) -> bool:
     return bool(called) and called.lower() != name.lower() and called.lower() not in _NOT_NAMES
 
 
-_NOT_NAMES = frozenset({"on", "in", "at", "not", "a", "an", "the", "looking", "trying", "going"})
+_NOT_NAMES = _WORDS.words("not_names")
 
 
 def _identifiers(claim: str, fact: str) -> list[Finding]:

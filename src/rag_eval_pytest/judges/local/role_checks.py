@@ -15,10 +15,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ...text.facts import content_words, negation_cues, quantities
-from ...text.roles import SPAN_WORDS, Days, Route, Time, routes, same_place, times, weekdays
+from ...text.lexicon import any_of
 from ...text.sentences import split_sentences
+from ...text.words import content_words
 from .checks import Finding
+from .facts import negation_cues
+from .quantities import quantities
+from .roles import SPAN_WORDS, Days, Route, Time, routes, same_place, times, weekdays
+from .tables import table
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -93,13 +97,10 @@ def _stated(said: Time, contexts: str) -> bool:
 
 # A clause that says something does not happen on its days: "no deliveries on Sundays",
 # "closed on Mondays", "except Sundays".
-_CLOSING = re.compile(r"\b(closed|shut|except|excluding|unavailable)\b", re.IGNORECASE)
-_DAY_WORDS = SPAN_WORDS | content_words(
-    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays "
-    "thursdays fridays saturdays sundays weekday weekdays weekend weekends daily every day days "
-    "week"
-)
-_PRONOUN = re.compile(r"\b(it|its|they|their|we|our)\b", re.IGNORECASE)
+_ROLES = table("roles")
+_CLOSING = re.compile(rf"\b({any_of(_ROLES.phrases('closing'))})\b", re.IGNORECASE)
+_DAY_WORDS = SPAN_WORDS | content_words(" ".join(_ROLES.phrases("day_words")))
+_PRONOUN = re.compile(rf"\b({any_of(_ROLES.phrases('pronouns'))})\b", re.IGNORECASE)
 _DAY_CLAUSE = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:but|while|whereas)\b|(?<=[.!?])\s", re.I)
 
 

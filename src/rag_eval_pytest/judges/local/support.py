@@ -22,18 +22,15 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import numpy.typing as npt
 
-from ...text.facts import (
-    NUMBER_WORDS,
-    content_words,
-    dates,
-    phrase_coverage,
-    word_pairs,
-)
-from ...text.roles import DAY_WORDS, day_words
 from ...text.shorten import shorten
+from ...text.words import content_words
 from . import trust
-from .checks import Finding, missing_name_share, unknown_names
+from .checks import Finding, missing_name_share, stated_amount_words, unknown_names
+from .dates import dates
+from .facts import phrase_coverage, word_pairs
 from .pipeline import LISTED, Reading, closest_sentence, run_checks
+from .quantities import NUMBER_STEMS
+from .roles import DAY_WORDS, day_words
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -252,7 +249,8 @@ def claim_features(
     """(features, index of the best passage, findings) of one claim, the checks in ``skip``
     left out."""
     similarities = evidence.vectors @ claim_vector
-    words = content_words(claim) - NUMBER_WORDS  # "Two years." holds 2 years: the number check's
+    # "Two years." holds 2 years, "5 miles" 8 km: the number check's
+    words = content_words(claim) - NUMBER_STEMS - stated_amount_words(claim, evidence.all_text)
     seen_by, all_seen = _seen_words(words, evidence)
     covered = [_share(words, seen) for seen in seen_by]
     # The best passage is close in meaning *and* shares the claim's words.

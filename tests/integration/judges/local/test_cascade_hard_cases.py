@@ -2,7 +2,7 @@
 stand-in that answers every question it is asked as the row's label says. Whatever the local
 judge does not decide, pass or fail, goes to the LLM tier, so the cascade is right on every
 hard case exactly when no verdict the local judge decided is wrong. How many rows reach the
-LLM tier is what the local judge leaves undecided: at most 60 % of them (120 of 208, every
+LLM tier is what the local judge leaves undecided: at most 60 % of them (139 of 236, every
 context relevance row among them; benchmarks/README.md)."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from rag_eval_pytest.data.response import Context
 from rag_eval_pytest.engine.session import measure
 from rag_eval_pytest.judges.base import Judge, JudgeOutcome, Question
 from rag_eval_pytest.judges.cascade import CascadeJudge
+from rag_eval_pytest.judges.local.claims import split_claims
 from rag_eval_pytest.judges.questions import (
     AnswerAddressesQuestion,
     AnswerEquivalence,
@@ -32,7 +33,6 @@ from rag_eval_pytest.judges.questions import (
 )
 from rag_eval_pytest.metrics.base import MetricResult, Sample, Services
 from rag_eval_pytest.metrics.registry import default_threshold, get_metric
-from rag_eval_pytest.text.claims import split_claims
 
 HARD_CASES = Path(__file__).parents[4] / "benchmarks" / "data" / "hard_cases.jsonl"
 

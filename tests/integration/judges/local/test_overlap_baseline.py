@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from rag_eval_pytest.text.claims import split_claims
-from rag_eval_pytest.text.facts import content_words
+from rag_eval_pytest.judges.local.claims import split_claims
+from rag_eval_pytest.text.words import content_words
 
 ROWS = Path(__file__).parents[4] / "benchmarks" / "data" / "halueval_qa" / "dev.jsonl"
 

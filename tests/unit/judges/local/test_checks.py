@@ -11,11 +11,17 @@ from rag_eval_pytest.judges.local.checks import (
     check_numbers,
     check_swaps,
     missing_name_share,
+    stated_amount_words,
+    unknown_names,
 )
+from rag_eval_pytest.judges.local.claims import split_claims
+from rag_eval_pytest.judges.local.dates import Date, dates
+from rag_eval_pytest.judges.local.facts import coverage, negation_cues, plain_form
 from rag_eval_pytest.judges.local.pipeline import closest_sentence as _closest_sentence
-from rag_eval_pytest.text.claims import split_claims
-from rag_eval_pytest.text.facts import Date, coverage, dates, names, negation_cues, quantities
+from rag_eval_pytest.judges.local.quantities import quantities
+from rag_eval_pytest.text.names import names
 from rag_eval_pytest.text.sentences import split_sentences
+from rag_eval_pytest.text.words import content_words
 
 PTO = "Full-time employees receive 20 days paid time off annually."
 REFUNDS = "Refunds are accepted within 30 days of purchase. Gift cards cannot be refunded."
@@ -282,3 +288,43 @@ def test_the_same_number_of_another_unit_of_time_is_a_conflict() -> None:
     assert check_numbers("The warranty lasts two years.", months, months) == []
     due = "Payments are due on the 1st of each month."
     assert check_numbers("Payments are due on the 1st day.", due, due) == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        ("The coastal trail is 5 miles long.", "The coastal trail is 8 km long."),
+        ("Each bottle holds 2 liters of water.", "Each bottle holds 2000 ml of water."),
+        ("Each box holds half a dozen eggs.", "Each box holds 6 eggs."),
+        ("Each box holds a dozen eggs.", "Each box holds 12 eggs."),
+        ("The tour lasts half an hour.", "The tour lasts 30 minutes."),
+        ("Checked bags may weigh up to 50 pounds.", "Checked bags may weigh up to 23 kg."),
+        ("Water boils at 212 degrees Fahrenheit.", "Water boils at 100 \u00b0C."),
+        ("Members save 15 per cent.", "Members save 15%."),
+        ("The warranty lasts two decades.", "The warranty lasts 20 years."),
+    ],
+)
+def test_an_amount_in_another_unit_of_its_dimension_is_the_same_amount(
+    claim: str, context: str
+) -> None:
+    context = plain_form(context)
+    assert check_numbers(claim, context, context) == []
+    assert not list(unknown_names(claim, context))  # "Fahrenheit" is a unit, no name
+    # The unit's words are the number check's: the context lacks none of the claim's words.
+    words = content_words(claim) - stated_amount_words(claim, context)
+    assert words <= content_words(context)
+
+
+def test_another_amount_in_another_unit_is_no_match() -> None:
+    trail = "The coastal trail is 8 km long."
+    [same_number] = check_numbers("The coastal trail is 8 miles long.", trail, trail)
+    assert same_number.message == "claims 8 miles; the context says 8 km"
+    [gap] = check_numbers("The coastal trail is 12 miles long.", trail, trail)
+    assert gap.severity == "gap"
+    eggs = "Each box holds 12 eggs."
+    [conflict] = check_numbers("Each box holds half a dozen eggs.", eggs, eggs)
+    assert conflict.message == "claims half a dozen eggs; the context says 12 eggs"
+    # Within one system a conversion is exact: 1.2 liters is no 1000 ml.
+    water = "Each bottle holds 1000 ml of water."
+    [more] = check_numbers("Each bottle holds 1.2 liters of water.", water, water)
+    assert more.severity == "gap"

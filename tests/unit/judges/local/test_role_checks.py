@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rag_eval_pytest.judges.local.checks import check_numbers
 from rag_eval_pytest.judges.local.role_checks import check_days, check_routes, check_times
-from rag_eval_pytest.text.roles import routes, times, weekdays
+from rag_eval_pytest.judges.local.roles import routes, times, weekdays
 
 VOUCHER = "You get 100 points for a 5 euro voucher."
 HOURS = "The store opens at 9 am and closes at 6 pm."

@@ -7,8 +7,9 @@ from __future__ import annotations
 import unicodedata
 
 from rag_eval_pytest.judges.local.checks import check_swaps, missing_name_share
-from rag_eval_pytest.text.claims import split_claims
-from rag_eval_pytest.text.facts import known_name, plain_form, tokens
+from rag_eval_pytest.judges.local.claims import split_claims
+from rag_eval_pytest.judges.local.facts import known_name, plain_form
+from rag_eval_pytest.text.words import tokens
 
 CONTEXT = "Francis I was the first King of France from the Angoulême branch of the House of Valois."
 

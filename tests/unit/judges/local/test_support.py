@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from rag_eval_pytest.judges.local.support import WINDOW_SENTENCES, Evidence, read_with_question
-from rag_eval_pytest.text.facts import content_words
+from rag_eval_pytest.text.words import content_words
 
 SENTENCES = [
     "Full-time staff receive 12 days of paid sick leave annually.",

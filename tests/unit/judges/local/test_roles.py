@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_eval_pytest.text.roles import day_words
+from rag_eval_pytest.judges.local.roles import day_words
 
 
 @pytest.mark.parametrize(

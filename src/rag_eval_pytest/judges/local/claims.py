@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import re
 
-from .facts import tokens
-from .sentences import split_sentences
+from ...text.lexicon import any_of
+from ...text.sentences import split_sentences
+from ...text.words import tokens
+from .tables import table
 
 _PLEASANTRY = re.compile(
     r"^\W*(hi|hello|hey|thanks?( you)?( so much)?|you're welcome|ok(ay)?|sure|great|"
@@ -61,68 +63,15 @@ _NONCOMMITTAL = re.compile(
     r"contain|provide))",
     re.IGNORECASE,
 )
+_WORDS = table("claims")
 # Words that make a clause: auxiliaries and common finite verbs. A comma-joined piece with
 # none of them is a list item or an apposition, not a claim of its own.
-_VERBS = frozenset(
-    (
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "has",
-        "have",
-        "had",
-        "do",
-        "does",
-        "did",
-        "can",
-        "could",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "may",
-        "might",
-        "must",
-        "isn't",
-        "aren't",
-        "wasn't",
-        "weren't",
-        "hasn't",
-        "haven't",
-        "hadn't",
-        "don't",
-        "doesn't",
-        "didn't",
-        "can't",
-        "couldn't",
-        "won't",
-        "wouldn't",
-        "shouldn't",
-    )
-)
-_SUBJECTS = frozenset(
-    (
-        "it",
-        "they",
-        "he",
-        "she",
-        "we",
-        "i",
-        "you",
-        "this",
-        "these",
-        "those",
-        "there",
-        "which",
-        "who",
-    )
-)
+_VERBS = _WORDS.words("verbs")
+_SUBJECTS = _WORDS.words("subjects")
 _SEMICOLON = re.compile(r"\s*;\s+")
-_CLAUSE_BREAK = re.compile(r",\s+(?=(?:but|and|while|whereas|although|so|yet)\s)")
-_LEADS = ("but ", "and ", "so ", "yet ", "while ", "whereas ", "although ")
+_CONJUNCTIONS = _WORDS.phrases("conjunctions")
+_CLAUSE_BREAK = re.compile(rf",\s+(?=(?:{any_of(_CONJUNCTIONS)})\s)")
+_LEADS = tuple(f"{conjunction} " for conjunction in _CONJUNCTIONS)
 MIN_CLAUSE_WORDS = 4
 
 
@@ -195,9 +144,6 @@ def _semicolon_clauses(sentence: str) -> list[str] | None:
 
 def _long_enough(parts: list[str]) -> bool:
     return len(parts) > 1 and all(len(tokens(p)) >= MIN_CLAUSE_WORDS - 1 for p in parts)
-
-
-_CONJUNCTIONS = frozenset(("but", "and", "while", "whereas", "although", "so", "yet"))
 
 
 def _joined_pieces(pieces: list[str]) -> list[str]:
@@ -293,7 +239,10 @@ def _after_hedge(sentence: str, clauses: bool) -> list[str]:
 
 # "No, guest parking costs $10 per night.": the answer's "No" to its question, then a
 # statement of its own, which is the claim (the "no" negates nothing in it).
-_PARTICLE = re.compile(r"^\W*(?:yes|yeah|yep|no|nope)\s*[,;:\u2013\u2014-]\s+(?=\w)", re.IGNORECASE)
+_YES, _NO = _WORDS.phrases("yes"), _WORDS.phrases("no")
+_PARTICLE = re.compile(
+    rf"^\W*(?:{any_of((*_YES, *_NO))})\s*[,;:\u2013\u2014-]\s+(?=\w)", re.IGNORECASE
+)
 
 
 def without_particle(sentence: str) -> str:
@@ -305,21 +254,24 @@ def without_particle(sentence: str) -> str:
     return rest[:1].upper() + rest[1:]
 
 
-_YES_NO = re.compile(r"^\W*(yes|yeah|yep|correct|no|nope)\W*$", re.IGNORECASE)
+_YES_NO = re.compile(
+    rf"^\W*({any_of((*_YES, *_WORDS.phrases('agrees'), *_NO))})\W*$", re.IGNORECASE
+)
 # The verbs a yes/no question starts with ("Is ...?", "Can ...?").
-_AUXILIARIES = frozenset(w for w in _VERBS if "'" not in w and w not in {"be", "been"})
-_DETERMINERS = frozenset(("the", "a", "an", "my", "our", "your", "this", "that", "their"))
+_AUXILIARIES = frozenset(w for w in _VERBS if "'" not in w) - _WORDS.words("not_asking")
+_DETERMINERS = _WORDS.words("determiners")
 
 
 # The small words inside a name or a list of names ("Manhattan West and Singer Building").
-_NAME_JOINERS = frozenset(("and", "or", "&", "of", "the", "de", "van", "von"))
+_NAME_JOINERS = _WORDS.words("name_joiners")
+_PAIR_OPENERS = _WORDS.words("pair_openers")
 
 
 def _subject_words(rest: list[str]) -> int:
     """How many words of a yes/no question after its verb are the subject: names, a list
     of names and "both" before them ("both Simon Wincer and Patrice Leconte"), else a
     determiner and its noun ("the store"), else one word ("employees")."""
-    start = 1 if rest[0].lower() in ("both", "either", "neither") else 0
+    start = 1 if rest[0].lower() in _PAIR_OPENERS else 0
     end = start
     while end < len(rest) - 1 and _in_names(rest, end, start):  # a word is left to ask
         end += 1
@@ -343,7 +295,7 @@ def _in_names(rest: list[str], at: int, start: int) -> bool:
 def bare_no(answer: str) -> bool:
     """Whether the whole answer is a bare "No." (or "Nope")."""
     match = _YES_NO.match(answer.strip())
-    return match is not None and match.group(1).lower() in {"no", "nope"}
+    return match is not None and match.group(1).lower() in _NO
 
 
 def yes_no_statement(claim: str, question: str) -> str | None:
@@ -358,13 +310,13 @@ def yes_no_statement(claim: str, question: str) -> str | None:
         return None
     auxiliary, rest = words[0].lower(), words[1:]
     subject = _subject_words(rest)
-    negative = match.group(1).lower() in {"no", "nope"}
+    negative = match.group(1).lower() in _NO
     verb = f"{auxiliary} not" if negative else auxiliary
     statement = " ".join([*rest[:subject], verb, *rest[subject:]])
     return _finish(statement)
 
 
-_COMPARING = re.compile(r"\b(both|same|either|neither)\b", re.IGNORECASE)
+_COMPARING = re.compile(rf"\b({any_of(_WORDS.phrases('comparing'))})\b", re.IGNORECASE)
 
 
 def compares_two(statement: str, question: str) -> bool:

@@ -5,7 +5,7 @@ two ends of a route.
 numbers; "from Paris to Berlin" and "from Berlin to Paris" the same names. What tells them
 apart is which time opens and which closes, and which place comes first. Rule-based and
 deterministic, English only, like :mod:`.facts`; the local judge compares these between a
-claim and its evidence (``judges/local/checks.py``).
+claim and its evidence (:mod:`.role_checks`).
 """
 
 from __future__ import annotations
@@ -15,28 +15,22 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .facts import content_words
+from ...text.lexicon import any_of
+from ...text.names import DAYS, SHORT_DAYS
+from ...text.words import content_words
+from .tables import table
 
 # ----------------------------------------------------------------------------- times of day
 
+_ROLES = table("roles")
 # The word before a time that says which end of a span it is ("opens at 9 am", "until 6 pm").
-_STARTS = frozenset(
-    [
-        *("open", "opens", "opening", "opened", "from", "start", "starts", "starting"),
-        *("started", "begin", "begins", "beginning", "after", "earliest"),
-    ]
-)
-_ENDS = frozenset(
-    [
-        *("close", "closes", "closing", "closed", "until", "till", "til", "to", "by", "end"),
-        *("ends", "ending", "ended", "before", "latest", "through"),
-    ]
-)
+_STARTS = _ROLES.words("starts")
+_ENDS = _ROLES.words("ends")
 ROLE_WORDS = frozenset(content_words(" ".join(_STARTS | _ENDS)))
 # The words that place a time or a day in a span: its role words and the verbs of a span
 # ("runs from 10 pm to 6 am", "lasts until noon", "available Monday to Friday").
-SPAN_WORDS = ROLE_WORDS | content_words("run runs running last lasts lasting available")
-_PART_OF_DAY = {"morning": "a", "afternoon": "p", "evening": "p", "night": "p"}
+SPAN_WORDS = ROLE_WORDS | content_words(" ".join(_ROLES.phrases("span_verbs")))
+_PART_OF_DAY = _ROLES.mapping("parts_of_day")
 _HOUR = r"(\d{1,2})(?:[:.](\d{2}))?"
 _MERIDIEM = (
     r"(?:([ap])\.?\s?m\b\.?|(?:o'clock\s+)?(?:in\s+the\s+(morning|afternoon|evening)|at\s+(night)))"
@@ -51,7 +45,7 @@ _TIME = re.compile(
     re.IGNORECASE,
 )
 _JOINT = re.compile(r"\s*(?:[-–—]|(to|until|till)\s)\s*", re.IGNORECASE)
-_DAY_PARTS = content_words("morning afternoon evening night noon midday midnight")
+_DAY_PARTS = content_words(" ".join(_ROLES.phrases("day_parts")))
 _CLAUSE = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:and|but|while|whereas)\b(?!\s*\d)", re.IGNORECASE)
 
 
@@ -228,20 +222,22 @@ def _role_before(text: str, clause_start: int, start: int) -> tuple[str, str] | 
 
 # ----------------------------------------------------------------------------- weekdays
 
-_DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY_NAMES = DAYS
 _DAY = {name: i for i, name in enumerate(_DAY_NAMES)} | {
     name + "s": i for i, name in enumerate(_DAY_NAMES)
 }
-_SHORT_DAY = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3}
-_SHORT_DAY |= {"fri": 4, "sat": 5, "sun": 6}
+_SHORT_DAY = {short: _DAY_NAMES.index(day) for short, day in SHORT_DAYS.items()}
 _ANY_DAY = "|".join(sorted({*_DAY, *_SHORT_DAY}, key=len, reverse=True))
 _WEEKDAYS = re.compile(
     rf"\b({_ANY_DAY})\.?\s*(?:-|–|—|to|through|thru|until|till)\s*({_ANY_DAY})\b\.?"
-    r"|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
+    rf"|\b({any_of(_DAY_NAMES)})s?\b"
     r"|\b(weekdays?|weekends?|daily|every\s+day|(?:seven|7)\s+days\s+a\s+week)\b",
     re.IGNORECASE,
 )
-_SPANS = {"weekday": range(5), "weekend": range(5, 7)}
+_SPANS = {
+    span: frozenset(_DAY_NAMES.index(day) for day in days)
+    for span, days in _ROLES.groups("day_spans").items()
+}
 
 
 @dataclass(frozen=True)
@@ -278,8 +274,8 @@ def _day_range(first_day: str, last_day: str) -> frozenset[int]:
     return frozenset((first + i) % 7 for i in range((last - first) % 7 + 1))
 
 
-DAY_WORDS = frozenset((*_DAY_NAMES, "weekday", "weekend"))
-"""The words :func:`day_words` gives (as :func:`~rag_eval_pytest.text.facts.content_words`
+DAY_WORDS = frozenset((*_DAY_NAMES, *_SPANS))
+"""The words :func:`day_words` gives (as :func:`~rag_eval_pytest.text.words.content_words`
 reads them)."""
 
 

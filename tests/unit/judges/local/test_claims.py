@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_eval_pytest.text.claims import (
+from rag_eval_pytest.judges.local.claims import (
     bare_no,
     compares_two,
     declines,

@@ -1,0 +1,148 @@
+"""Dates as a text writes them, as precise as written ("8 December 1984", "March 2020",
+"2020-03-08", "15.03.2020", "1984").
+
+Rule-based and deterministic, English only. The local judge's date check compares these
+between a claim and its evidence (:mod:`.checks`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from ...text.names import MONTH_NUMBERS, MONTHS
+from .units import dimension_of, unit_of
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+# The months' names as a date shows them, January first.
+_MONTH_NAMES = [name.capitalize() for name in sorted(MONTH_NUMBERS, key=MONTH_NUMBERS.__getitem__)]
+
+# ----------------------------------------------------------------------------- dates
+
+_DAY_MONTH_YEAR = re.compile(
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([A-Z][a-z]+)\.?,?\s+(\d{4})\b"
+)
+_MONTH_DAY_YEAR = re.compile(r"\b([A-Z][a-z]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
+_MONTH_YEAR = re.compile(r"\b([A-Z][a-z]+)\.?,?\s+(\d{4})\b")
+_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+# "03/15/2025", "15/03/2025", "15.03.2025": the order of day and month is known when one of
+# them is above 12 (or the dots, which only day-first writing uses); else only the year is.
+_NUMERIC_DATE = re.compile(r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4})\b")
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)s?\b")
+
+
+@dataclass(frozen=True)
+class Date:
+    """A date as precise as it was written: year, optional month and day."""
+
+    year: int
+    month: int | None = None
+    day: int | None = None
+
+    def show(self) -> str:
+        if self.month is None:
+            return str(self.year)
+        month = _MONTH_NAMES[self.month - 1]
+        return f"{self.day} {month} {self.year}" if self.day else f"{month} {self.year}"
+
+    def compatible(self, other: Date) -> bool:
+        """Whether the two can be the same date (one may be less precise than the other)."""
+        if self.year != other.year:
+            return False
+        if self.month is None or other.month is None:
+            return True
+        return self.month == other.month and _same_or_unknown(self.day, other.day)
+
+
+def _same_or_unknown(one: int | None, other: int | None) -> bool:
+    return one is None or other is None or one == other
+
+
+def dates(text: str) -> list[Date]:
+    """Dates of ``text``: "8 December 1984", "December 8, 1984", "March 2020",
+    "2020-03-08", "03/15/2020" and "15.03.2020", and bare years (1500-2099)."""
+    return list(_dates(text)[0])
+
+
+def date_spans(text: str) -> list[tuple[int, int]]:
+    return _dates(text)[1]
+
+
+@lru_cache(maxsize=4096)
+def _dates(text: str) -> tuple[list[Date], list[tuple[int, int]]]:
+    """The dates of ``text`` and their spans, each form of :data:`_DATE_FORMS` in turn; a
+    date that starts inside one found before is part of it."""
+    found: list[Date] = []
+    spans: list[tuple[int, int]] = []
+    for pattern, read in _DATE_FORMS:
+        for m in pattern.finditer(text):
+            date = read(m)
+            if date is not None and not any(s <= m.start() < e for s, e in spans):
+                found.append(date)
+                spans.append(m.span())
+    return found, spans
+
+
+def _valid(month: int, day: int) -> bool:
+    return 1 <= month <= 12 and 1 <= day <= 31
+
+
+def _iso_date(m: re.Match[str]) -> Date | None:
+    month, day = int(m.group(2)), int(m.group(3))
+    return Date(int(m.group(1)), month, day) if _valid(month, day) else None
+
+
+def _numeric_date(m: re.Match[str]) -> Date | None:
+    """A date in digits: its day and month where their order is known, else its year."""
+    first, second, year = int(m.group(1)), int(m.group(3)), int(m.group(4))
+    day_first = m.group(2) == "." or first > 12
+    day, month = (first, second) if day_first else (second, first)
+    if not _valid(month, day):
+        return None
+    known = day_first or second > 12
+    return Date(year, month, day) if known else Date(year)
+
+
+def _day_month_year(m: re.Match[str]) -> Date | None:
+    month = MONTHS.get(m.group(2).lower())
+    return Date(int(m.group(3)), month, int(m.group(1))) if month and _day(m.group(1)) else None
+
+
+def _month_day_year(m: re.Match[str]) -> Date | None:
+    month = MONTHS.get(m.group(1).lower())
+    return Date(int(m.group(3)), month, int(m.group(2))) if month and _day(m.group(2)) else None
+
+
+def _day(digits: str) -> bool:
+    return 1 <= int(digits) <= 31
+
+
+def _month_year(m: re.Match[str]) -> Date | None:
+    month = MONTHS.get(m.group(1).lower())
+    return Date(int(m.group(2)), month) if month else None
+
+
+def _year(m: re.Match[str]) -> Date | None:
+    """A year, but for a number followed by a unit it measures in ("2000 ml", "1500 km")."""
+    after = _WORD.match(m.string, m.end())
+    if after is not None and dimension_of(unit_of(after.group(1))):
+        return None
+    return Date(int(m.group(1)))
+
+
+_WORD = re.compile(r"\s+([^\W\d_]+)")
+
+
+# The forms of a date, most precise first: a date inside one found before is part of it.
+_DATE_FORMS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Date | None]], ...] = (
+    (_ISO, _iso_date),
+    (_NUMERIC_DATE, _numeric_date),
+    (_DAY_MONTH_YEAR, _day_month_year),
+    (_MONTH_DAY_YEAR, _month_day_year),
+    (_MONTH_YEAR, _month_year),
+    (_YEAR, _year),
+)

@@ -1,0 +1,216 @@
+"""Facts a sentence states that similarity cannot see: its words as written, negation, and
+whether a name is known to a text.
+
+Rule-based and deterministic (no model), English only. The local judge compares these
+between a claim and its evidence (:mod:`.checks`); they are plain functions so that each can
+be tested alone. Numbers are :mod:`.quantities`', dates :mod:`.dates`'.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import re
+import unicodedata
+from functools import lru_cache
+
+from ...text.lexicon import any_of
+from ...text.names import NAME_STOP, names
+from ...text.words import NEGATIONS, PLACES, STOPWORDS, content_words, stem, tokens
+from .tables import table
+
+# A space inside a number that only groups its digits: no-break, thin, narrow no-break and
+# figure spaces ("1\u202f000 euros"). A plain space stays a space: "in 2019 200 people".
+_GROUPING_SPACE = re.compile(r"(?<=\d)[\u00a0\u2007\u2009\u202f](?=\d{3}(?!\d))")
+# Soft hyphens, zero-width spaces and joiners, the word joiner and the byte-order mark: they
+# split a word for the rules without showing anything.
+_INVISIBLE = re.compile(r"[\u00ad\u200b-\u200d\u2060\ufeff]")
+# A temperature's unit in words: "2-8°C" states degrees Celsius.
+_DEGREES = re.compile(r"\s*°\s*([CF])\b")
+_SCALE_NAMES = table("units").mapping("degree_signs")
+# A word broken at the end of a line, as text taken from a PDF keeps it: "pur-\nchase".
+_BROKEN_WORD = re.compile(r"(?<=[^\W\d_])-[ \t]*\r?\n[ \t]*(?=[a-z])")
+
+
+def plain_form(text: str) -> str:
+    """``text`` as the local judge reads it, one spelling per word whatever the source did
+    to it: compatibility characters as the letters they stand for (NFKC: the ligature "\ufb01"
+    as "fi", full-width digits, no-break spaces), one character per accented letter
+    ("Angoul\u00eame" written as "e" and a combining circumflex is one word), no invisible
+    characters inside words, digits grouped by a thin or no-break space as one number
+    ("1\u202f000" is 1000), character references as their characters ("&nbsp;") and words
+    broken at a line's end joined. Otherwise a correct
+    claim read against a PDF's text would miss its words, or contradict "000 euros"."""
+    if "&" in text:  # "30&nbsp;days", "Returns &amp; refunds" from a web page's source
+        text = html.unescape(text)
+    if not text.isascii():
+        text = _GROUPING_SPACE.sub("", text)
+        text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+        text = _DEGREES.sub(lambda m: f" degrees {_SCALE_NAMES[m.group(1).lower()]}", text)
+    return _BROKEN_WORD.sub("", text) if "-" in text else text
+
+
+def coverage(claim: str, evidence: str) -> float:
+    """Share of the claim's content words found (stemmed) in the evidence; 1.0 when the claim
+    has none."""
+    words = content_words(claim)
+    if not words:
+        return 1.0
+    return len(words & content_words(evidence)) / len(words)
+
+
+def word_pairs(text: str) -> set[tuple[str, str]]:
+    """Adjacent word pairs (stemmed), except pairs of two stopwords: the phrases of a text."""
+    words = [t.lower() for t in tokens(text)]
+    return {
+        (stem(a), stem(b))
+        for a, b in itertools.pairwise(words)
+        if not (a in STOPWORDS and b in STOPWORDS)
+    }
+
+
+def phrase_coverage(
+    claim: str, evidence_pairs: set[tuple[str, str]], without_pairs: float = 1.0
+) -> float:
+    """Share of the claim's word pairs found in the evidence's (:func:`word_pairs`): a claim
+    that reuses the context's words in another order scores low. A claim of one word has no
+    pair: ``without_pairs`` (the share of its words found) stands for it."""
+    pairs = word_pairs(claim)
+    if not pairs:
+        return without_pairs
+    return len(pairs & evidence_pairs) / len(pairs)
+
+
+# ----------------------------------------------------------------------------- negation
+
+
+_NEGATION = table("negation")
+# Phrases with a negation word that negate nothing ("not only", "if not impossible"), and
+# bounds ("no more than 5 projects" is "up to 5 projects").
+_NOT_NEGATING = re.compile(
+    rf"\b({any_of(_NEGATION.phrases('idioms'))}"
+    rf"|(?:no|not) (?:{any_of(_NEGATION.phrases('bounds'))}) than)\b",
+    re.IGNORECASE,
+)
+
+
+def negation_cues(text: str) -> list[str]:
+    """The negation words of ``text`` ("not", "never", "n't" forms, "is non-..."), lowercased;
+    idioms such as "not only", "if not" and "no more than" do not count."""
+    words = tokens(_NOT_NEGATING.sub(" ", text))
+    return [words[at].lower().replace("\u2019", "'") for at in _cue_positions(words)]
+
+
+NEGATED_SPAN = 4  # the words after a negation that it negates
+
+
+def negated_words(text: str) -> frozenset[str]:
+    """The content words a negation of ``text`` negates: the few words after each cue of
+    :func:`negation_cues` ("be returned" in "cannot be returned"), the rest of a "non-" word
+    ("refundable"); every content word when a negation ends the text."""
+    words = tokens(_NOT_NEGATING.sub(" ", text))
+    found: set[str] = set()
+    for at in _cue_positions(words):
+        after = words[at + 1 : at + 1 + NEGATED_SPAN]
+        found |= content_words(" ".join(after)) if after else content_words(text)
+        if words[at].lower().startswith("non-"):
+            found |= content_words(words[at][4:])
+    return frozenset(found)
+
+
+def _cue_positions(words: list[str]) -> list[int]:
+    """Where the negation cues of a text's words are."""
+    found = []
+    before = ""
+    for at, word in enumerate(words):
+        low = word.lower().replace("\u2019", "'")
+        # "are non-refundable" is "are not refundable"; "in non-Muslim nations" negates nothing.
+        stated = low.startswith("non-") and before in _COPULAS
+        if low in NEGATIONS or low.endswith("n't") or stated:
+            found.append(at)
+        before = low
+    return found
+
+
+_COPULAS = _NEGATION.words("copulas")
+
+
+# ----------------------------------------------------------------------------- names
+
+
+def words_of_name(name: str) -> set[str]:
+    """The words of one name, lowercased, without possessive "'s" ("Mike's Gym" -> mike,
+    gym)."""
+    words = {re.sub(r"['’]s$", "", word).lower() for word in name.split()}
+    return {w for w in words if w and w not in NAME_STOP}
+
+
+_IDENTIFIER = re.compile(r"[^\W_]+(?:['’\-.][^\W_]+)*")
+
+
+@lru_cache(maxsize=256)
+def lower_words(text: str) -> frozenset[str]:
+    """Every word of ``text`` lowercased, without possessive "'s" (for name look-ups), with
+    identifiers as written ("aes-256", "gpt-4o"), the parts of hyphenated words ("french",
+    "born"), and the places that demonyms name ("french" -> "france")."""
+    words = _written_words(text)
+    for word in list(words):
+        words.update(_hyphen_parts(word))
+    words.update(PLACES[w] for w in list(words) if w in PLACES)
+    words.update(unaccented(w) for w in list(words) if not w.isascii())
+    return frozenset(words)
+
+
+def _written_words(text: str) -> set[str]:
+    """The words of ``text`` lowercased, without possessive "'s", and its identifiers."""
+    words = {re.sub(r"['’]s$", "", t).lower() for t in tokens(text)}
+    words.update(w.lower().rstrip(".") for w in _IDENTIFIER.findall(text))
+    return words
+
+
+def _hyphen_parts(word: str) -> list[str]:
+    return [part for part in word.split("-") if part]
+
+
+def unaccented(word: str) -> str:
+    """``word`` without its accents ("François" -> "Francois", "Péruwelz" -> "Peruwelz"):
+    a name is often written both ways."""
+    spelled = unicodedata.normalize("NFD", word)
+    return unicodedata.normalize(
+        "NFC", "".join(ch for ch in spelled if not unicodedata.combining(ch))
+    )
+
+
+@lru_cache(maxsize=256)
+def initials(text: str) -> str:
+    """The first letters of the words of ``text``, lowercased ("paid time off" -> "pto")."""
+    return "".join(t[0].lower() for t in tokens(text) if t[0].isalpha())
+
+
+def known_name(name: str, text: str) -> bool:
+    """Whether every word of ``name`` occurs in ``text``; an acronym of three letters or more
+    also counts when the text spells it out ("PTO" beside "paid time off"), one of two letters
+    when the text names what it stands for ("UK" beside "the United Kingdom")."""
+    known = lower_words(text)
+    return all(_known_word(word, text, known) for word in name.split())
+
+
+def _known_word(word: str, text: str, known: frozenset[str]) -> bool:
+    """Whether one word of a name occurs in ``text`` (whose words are ``known``), or it
+    spells the word out."""
+    low = re.sub(r"['’]s$", "", word).lower()
+    low = low if low.isascii() else unaccented(low)
+    if not low or low in NAME_STOP or low in known or PLACES.get(low, low) in known:
+        return True
+    return _spelled_out(word, low, text)
+
+
+def _spelled_out(word: str, low: str, text: str) -> bool:
+    """Whether ``text`` spells out an acronym: one of three letters or more by the first
+    letters of its words; one of two letters only for a name it is the initials of ("UK":
+    "United Kingdom")."""
+    if not word.isupper():
+        return False
+    if len(word) >= 3:
+        return low in initials(text)
+    return len(word) == 2 and any(initials(n) == low for n in names(text))

@@ -1,0 +1,306 @@
+"""Numbers as a text states them: their value, in digits or in words, and the unit each
+counts ("30 days", "€25", "two weeks").
+
+Rule-based and deterministic, English only. The local judge's number check compares these
+between a claim and its evidence (:mod:`.checks`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ...text.words import NEGATIONS, STOPWORDS, stem
+from .dates import date_spans
+from .tables import table
+from .units import ARTICLES, COUNTS, CURRENCIES, PARTS, Measure, dimension_of, measure, unit_of
+
+_NUMBERS = table("numbers")
+_UNITS_ONES = _NUMBERS.numbers("ones")
+_TENS = _NUMBERS.numbers("tens")
+_SCALES = _NUMBERS.numbers("scales") | COUNTS
+# Number words, which the local judge compares as numbers ("Two years." and "2 years") rather
+# than as words; not those rarely a count ("one of them", "below zero").
+NUMBER_WORDS = frozenset([*_UNITS_ONES, *_TENS, *_SCALES]) - _NUMBERS.words("not_counts")
+NUMBER_STEMS = frozenset(stem(word) for word in NUMBER_WORDS)
+"""The number words as content words read them ("twenty" is "twenti")."""
+
+CURRENCY_SIGNS = "".join(sign for sign in CURRENCIES if not sign.isalnum())
+"""The signs of the currencies: "$€£¥₹"."""
+_NUMERIC = re.compile(rf"^([{CURRENCY_SIGNS}]?)(\d+(?:[.,]\d+)*)(%|st|nd|rd|th|s)?$")
+# The words of a quantity: an amount keeps its currency sign ("€25"), and a sign written
+# apart from its number ("£ 575,000", "2,50 €") is a word of its own.
+_QUANTITY_TOKEN = re.compile(
+    rf"[{CURRENCY_SIGNS}]?\d+(?:[.,]\d+)*(?:%|st|nd|rd|th|s)?|[^\W\d_]+(?:['’\-][^\W\d_]+)*"
+    rf"|[{CURRENCY_SIGNS}]"
+)
+
+
+# ----------------------------------------------------------------------------- quantities
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number as stated: ``value`` normalised, ``unit`` as :func:`unit_of` gives it ("" when
+    none), ``text`` as written ("30 days"); ``money`` for an amount of a currency ("£25", whose
+    unit "pound" is no mass)."""
+
+    value: float
+    unit: str
+    text: str
+    money: bool = False
+
+    def measure(self) -> Measure | None:
+        """The amount in its dimension's base unit (:func:`.units.measure`), ``None`` for
+        money and a unit of no dimension."""
+        return None if self.money else measure(self.value, self.unit)
+
+
+def _parse_number(token: str) -> float | None:
+    match = _NUMERIC.match(token)
+    if match is None:
+        return None
+    digits = match.group(2)
+    if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", digits):
+        digits = digits.replace(",", "")
+    elif "," in digits:
+        digits = digits.replace(",", ".") if digits.count(",") == 1 else digits.replace(",", "")
+    try:
+        return float(digits)
+    except ValueError:
+        return None
+
+
+def _word_number(words: list[str], i: int) -> tuple[float, int] | None:
+    """A number written in words starting at ``words[i]`` ("twenty-five", "two hundred"):
+    (value, words used)."""
+    spelled = _Spelled()
+    used = 0
+    for j in range(i, len(words)):
+        word = words[j].lower()
+        if not (spelled.add(word) or _joins_ones(word, words, j, used)):
+            break
+        used += 1
+    if not used:
+        return None
+    return spelled.total + spelled.current, used
+
+
+@dataclass
+class _Spelled:
+    """A number read from its words: the parts a scale of a thousand or more closed
+    ("two thousand"), and the part being read ("three hundred and five")."""
+
+    total: float = 0.0
+    current: float = 0.0
+
+    def add(self, word: str) -> bool:
+        """Add a number word ("twenty-five", "five", "twenty") or a scale ("hundred"); false
+        for another word."""
+        value = _number_word(word)
+        if value is not None:
+            self.current += value
+            return True
+        if word in _SCALES:
+            self.current = max(self.current, 1) * _SCALES[word]
+            if _SCALES[word] >= 1000:
+                self.total += self.current
+                self.current = 0
+            return True
+        return False
+
+
+def _number_word(word: str) -> float | None:
+    """The value of "twenty-five", "five" or "twenty" (``None`` for another word)."""
+    parts = word.split("-")
+    if len(parts) == 2 and parts[0] in _TENS and parts[1] in _UNITS_ONES:
+        return _TENS[parts[0]] + _UNITS_ONES[parts[1]]
+    if word in _UNITS_ONES:
+        return _UNITS_ONES[word]
+    return _TENS.get(word)
+
+
+def _joins_ones(word: str, words: list[str], j: int, used: int) -> bool:
+    """Whether ``word`` is the "and" of "hundred and five"."""
+    return bool(
+        word == "and" and used and j + 1 < len(words) and words[j + 1].lower() in _UNITS_ONES
+    )
+
+
+# What an amount of money is written with after its number: "$65k", "€2.5m", "$3bn".
+_MONEY_SCALES = _NUMBERS.numbers("money_scales")
+
+
+def _scaled(value: float, words: list[str], j: int, money: bool = False) -> tuple[float, int]:
+    """Apply "million"/"billion"/"thousand" written after a digit number ("1.5 million"), and
+    after an amount of money "k", "m" or "bn" ("$65k")."""
+    if j < len(words):
+        scale = _SCALES.get(words[j].lower()) or (money and _MONEY_SCALES.get(words[j].lower()))
+        if scale:
+            return value * scale, j + 1
+    return value, j
+
+
+def quantities(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Quantity]:
+    """The numbers of ``text`` with the word after each as its unit ("30 days"). Numbers that
+    are part of a date ("8 December 1984", "in 2010") are left to :func:`dates`, and those in
+    the spans ``skip`` (times of day) to whoever passes them."""
+    return list(_quantities(text, skip))
+
+
+@lru_cache(maxsize=4096)
+def _quantities(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[Quantity, ...]:
+    words = _number_words(text, skip)
+    found: list[Quantity] = []
+    i = 0
+    while i < len(words):
+        quantity, i = _quantity_at(words, i)
+        if quantity is not None:
+            found.append(quantity)
+    return tuple(found)
+
+
+def _number_words(text: str, skip: tuple[tuple[int, int], ...]) -> list[str]:
+    """The words of ``text`` outside its dates and the spans ``skip``, a number word joined
+    to what it counts apart."""
+    taken = [*date_spans(text), *skip]
+    return [
+        word
+        for m in _QUANTITY_TOKEN.finditer(text)
+        if not any(s <= m.start() < e for s, e in taken)
+        for word in _number_apart(m.group(0))
+    ]
+
+
+def _quantity_at(words: list[str], i: int) -> tuple[Quantity | None, int]:
+    """(the quantity that starts at ``words[i]``, or ``None``; where the next one may
+    start)."""
+    currency = _currency_at(words, i)
+    value, j = _number_at(words, i, currency)
+    if value is None:
+        return None, j
+    unit, j, width = _unit_at(words, i, j, currency)
+    shown = " ".join(words[i : j + width])
+    return Quantity(value, unit, shown, bool(currency)), j
+
+
+def _currency_at(words: list[str], i: int) -> str:
+    """The currency of the number ``words[i]``: its sign ("$25"), or the word before it."""
+    return CURRENCIES.get(words[i][0], "") or (i > 0 and CURRENCIES.get(words[i - 1])) or ""
+
+
+def _number_at(words: list[str], i: int, currency: str) -> tuple[float | None, int]:
+    """(the value of the number at ``words[i]``, in digits and scaled, a part ("half a dozen")
+    or in words, and the index after it); ``None`` for no number, or "one" as a pronoun ("one
+    of the"), which is not a count worth checking."""
+    value = _parse_number(words[i])
+    if value is not None:
+        return _scaled(value, words, i + 1, money=bool(currency))
+    return _part_at(words, i) or _words_at(words, i)
+
+
+def _words_at(words: list[str], i: int) -> tuple[float | None, int]:
+    """(the value of the number written in words at ``words[i]``, the index after it), as
+    :func:`_number_at` gives it."""
+    spelled = _word_number(words, i)
+    if spelled is None:
+        return None, i + 1
+    j = i + spelled[1]
+    if words[i].lower() == "one" and (j >= len(words) or words[j].lower() == "of"):
+        return None, j
+    return spelled[0], j
+
+
+def _part_at(words: list[str], i: int) -> tuple[float, int] | None:
+    """(the amount, the index after its number) of a part of what follows an article: "half a
+    dozen" is 6, "half an hour" is 0.5 (of the unit after it); ``None`` for other words."""
+    share = PARTS.get(words[i].lower())
+    if share is None or i + 2 >= len(words) or words[i + 1].lower() not in ARTICLES:
+        return None
+    taken = words[i + 2].lower()
+    if taken in _SCALES:
+        return share * _SCALES[taken], i + 3
+    return (share, i + 2) if dimension_of(unit_of(taken)) else None
+
+
+def _unit_at(words: list[str], i: int, j: int, currency: str) -> tuple[str, int, int]:
+    """(the unit of the number at ``words[i]``, whose words end before ``j``; the index after
+    the number and a "percent" or "per cent" it has; how many words from there name the
+    unit: "30 days" one, "100 degrees Celsius" two)."""
+    if words[i].endswith("%"):
+        return "percent", j, 0
+    percent = _percent_after(words, j)
+    if percent:
+        return "percent", j + percent, 0
+    if currency:  # "$15 million in funding" counts dollars
+        return currency, j, 0
+    unit = _word_unit(words, i, j)
+    return unit, j, _unit_width(words, j, unit)
+
+
+def _unit_width(words: list[str], j: int, unit: str) -> int:
+    """How many words from ``words[j]`` name ``unit``: none for no unit or an ordinal, two for
+    a scale after "degrees" ("100 degrees Celsius"), else one."""
+    if not unit or unit == "ordinal":
+        return 0
+    return 1 if unit == _next_unit(words, j) else 2
+
+
+def _percent_after(words: list[str], j: int) -> int:
+    """How many words from ``words[j]`` say "percent": "percent" (1), "per cent" (2), else 0."""
+    following = [w.lower() for w in words[j : j + 2]]
+    if following[:1] == ["percent"]:
+        return 1
+    return 2 if following == ["per", "cent"] else 0
+
+
+def _word_unit(words: list[str], i: int, j: int) -> str:
+    """The unit the word after the number names ("degrees" followed by a scale's name is that
+    scale: "100 degrees Celsius"), else "ordinal" for an ordinal ("due on the 1st of each
+    month")."""
+    unit = _next_unit(words, j)
+    if not unit and re.search(r"\d(st|nd|rd|th)$", words[i]):
+        return "ordinal"
+    scale = _next_unit(words, j + 1) if unit == "degree" else ""
+    return scale if dimension_of(scale) else unit
+
+
+def _next_unit(words: list[str], j: int) -> str:
+    """The unit the word ``words[j]`` names, if it may be one (no number, stopword or
+    negation)."""
+    if j >= len(words):
+        return ""
+    word = words[j].lower()
+    if word[0].isdigit() or word in STOPWORDS or word in NEGATIONS:
+        return ""
+    return unit_of(word)
+
+
+_NO_UNIT = frozenset(_UNITS_ONES) | STOPWORDS
+
+
+def _number_apart(token: str) -> list[str]:
+    """A number word joined to what it counts, apart: "three-point" is "three point" (as
+    "3-point" is 3 points); "twenty-five" stays one number."""
+    first, _, rest = token.partition("-")
+    low = rest.lower()
+    if first.lower() in _UNITS_ONES and low.isalpha() and low not in _NO_UNIT:
+        return [first, rest]
+    return [token]
+
+
+_ASIDE = re.compile(
+    r"(\d[^\W\d_]*(?:\s+[^\W\d_]+){0,2})\s*"
+    r"\((?:about |approx\.? |roughly |or |i\.e\.,? )?\$?\d[^()]*\)"
+)
+
+
+def without_asides(text: str) -> str:
+    """``text`` without the parenthetical restatements of a number it gives ("0 degrees
+    Celsius (32 degrees Fahrenheit)", "5 km (3 miles)"): the same fact, converted."""
+    return _ASIDE.sub(lambda m: m.group(1), text)
+
+
+def same_value(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))

@@ -1,0 +1,86 @@
+"""Words as the metrics and the local judge read them: tokens, stems and content words.
+
+Rule-based and deterministic (no model), English only: the words that carry a text's meaning
+(no stopwords, negations or numbers), each stemmed, a demonym read as its place. Context
+recall, knowledge retention, the answer's spans and the local judge all compare texts by
+these words.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache, lru_cache
+from typing import Any
+
+from .lexicon import word_table
+
+_TABLES = "rag_eval_pytest.text"
+STOPWORDS = word_table(_TABLES, "stop_words").words("words")
+NEGATIONS = word_table(_TABLES, "negations").words("words")
+# Places and their demonyms: "The French-born painter" states that the painter is from France.
+_DEMONYMS = word_table(_TABLES, "demonyms").groups("places")
+PLACES = {word: place for place, adjectives in _DEMONYMS.items() for word in (place, *adjectives)}
+
+_TOKEN = re.compile(r"\$?\d+(?:[.,]\d+)*(?:%|st|nd|rd|th|s)?|[^\W\d_]+(?:['’\-][^\W\d_]+)*")
+
+
+def tokens(text: str) -> list[str]:
+    """Words and numbers of ``text`` in order (hyphenated words and "don't" stay whole)."""
+    return _TOKEN.findall(text)
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The stem of ``word``: the Snowball English stemmer's (Porter2: "buildings" and
+    "building", "cities" and "city", "refunds" and "refunded" meet), one spelling for British
+    and American English on top ("colour" and "color", "organised" and "organized")."""
+    stemmed = _snowball(word.lower().replace("’", "'").strip("'-"))
+    return _spellings().get(stemmed, stemmed)
+
+
+def _snowball(word: str) -> str:
+    return str(_stemmer().stemWord(word))
+
+
+@cache
+def _stemmer() -> Any:
+    """The Snowball English stemmer, imported when a stem is first asked for: a run that
+    reads no text never imports it."""
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@cache
+def _spellings() -> dict[str, str]:
+    """The British spellings' stems, each with the American spelling's stem."""
+    table = word_table(_TABLES, "spellings").mapping("words")
+    return {_snowball(british): _snowball(american) for british, american in table.items()}
+
+
+@lru_cache(maxsize=8192)
+def content_words(text: str) -> frozenset[str]:
+    """Stemmed words that carry meaning: no stopwords, negations, numbers or short words. A
+    demonym counts as its place ("French", "French-born" -> france). Memoised: a claim's
+    checks read the same passages many times."""
+    words: set[str] = set()
+    for t in tokens(text):
+        if _carries_meaning(t):
+            words.update(_token_words(t))
+    return frozenset(words)
+
+
+def _carries_meaning(token: str) -> bool:
+    """Whether a token may carry meaning: no number, amount, stopword or negation."""
+    low = token.lower()
+    return not (token[0].isdigit() or token.startswith("$") or low in STOPWORDS or low in NEGATIONS)
+
+
+def _token_words(token: str) -> list[str]:
+    """The content words of one token: its stem (a demonym's place) but for a short word,
+    and the places of a hyphenated word's demonyms ("French-born")."""
+    low = token.lower()
+    words = [PLACES.get(low) or stem(token)] if len(token) > 2 else []
+    if "-" in low:
+        words += [PLACES[part] for part in low.split("-") if part in PLACES]
+    return words

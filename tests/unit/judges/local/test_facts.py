@@ -1,0 +1,30 @@
+"""Facts the local judge reads as written: coverage across inflections, negation cues, and
+names known to a text."""
+
+from __future__ import annotations
+
+from rag_eval_pytest.judges.local.facts import coverage, known_name, negation_cues
+
+
+def test_a_claim_in_another_inflection_covers_the_context_s_words() -> None:
+    assert coverage("You submit the timesheet.", "Timesheets are submitted weekly.") == 1.0
+
+
+def test_a_claim_in_the_singular_or_another_spelling_covers_the_context_s_words() -> None:
+    assert coverage("Every building has a cafeteria.", "All buildings have cafeterias.") == 1.0
+    assert coverage("The tour visits a city in Spain.", "The tour visits cities in Spain.") == 1.0
+    assert coverage("The pediatric ward is organized.", "The paediatric ward is organised.") == 1.0
+
+
+def test_a_bound_is_no_negation_and_a_stated_non_word_is_one() -> None:
+    assert negation_cues("Each user can create no more than 5 projects.") == []
+    assert negation_cues("Arrive not later than 9 am.") == []
+    assert negation_cues("It is no longer available.") == ["no"]
+    assert negation_cues("Digital goods are non-refundable.") == ["non-refundable"]
+    assert negation_cues("It studies Muslims in non-Muslim nations.") == []
+
+
+def test_a_two_letter_acronym_is_its_name() -> None:
+    ships = "We ship to the United Kingdom, Norway and Switzerland."
+    assert known_name("UK", ships)
+    assert not known_name("EU", ships)

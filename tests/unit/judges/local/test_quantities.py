@@ -1,0 +1,27 @@
+"""Numbers as the local judge reads them, with what each counts."""
+
+from __future__ import annotations
+
+from rag_eval_pytest.judges.local.quantities import Quantity, quantities
+
+
+def test_a_number_word_joined_to_what_it_counts_is_a_number() -> None:
+    assert quantities("a three-point advantage") == [Quantity(3.0, "point", "three point")]
+    assert quantities("twenty-five days") == [Quantity(25.0, "day", "twenty-five days")]
+    assert quantities("a one-off fee") == []
+
+
+def test_a_part_and_a_count_in_words_are_their_numbers() -> None:
+    assert quantities("half a dozen eggs") == [Quantity(6.0, "egg", "half a dozen eggs")]
+    assert quantities("a dozen eggs") == [Quantity(12.0, "egg", "dozen eggs")]
+    assert quantities("half an hour") == [Quantity(0.5, "hour", "half an hour")]
+    assert quantities("15 per cent off") == [Quantity(15.0, "percent", "15 per cent")]
+
+
+def test_a_number_before_a_unit_is_no_year_and_a_degree_has_its_scale() -> None:
+    assert quantities("add 2000 ml") == [Quantity(2000.0, "milliliter", "2000 ml")]
+    assert quantities("in 2000 people came") == []  # a year: the date check's
+    assert quantities("at 100 degrees Celsius") == [
+        Quantity(100.0, "celsius", "100 degrees Celsius")
+    ]
+    assert quantities("costs \u00a325") == [Quantity(25.0, "pound", "\u00a325", money=True)]
