@@ -37,7 +37,7 @@ from .models import Score
 from .stability import stable_metrics
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
     from pathlib import Path
 
     from .collector import CaseRecord
@@ -194,7 +194,7 @@ def judged_scores(record: CaseRecord, run_id: str | None) -> dict[str, KeptScore
 def updated(
     kept: KeptRuns | None,
     judge_identity: str | None,
-    records: Sequence[CaseRecord],
+    records: Iterable[CaseRecord],
     outcomes: Mapping[str, list[list[str]]],
     *,
     run_id: str | None,
@@ -203,25 +203,68 @@ def updated(
     """``kept`` with this run's outcomes, and with its scores unless ``scores`` is false (a
     run flagged as a regression is no baseline): each judged metric of each case replaces the
     one kept; what this run did not judge stays as the run that judged it left it."""
-    cases = dict(kept.cases) if kept is not None else {}
-    for record in records if scores else ():
-        judged = judged_scores(record, run_id)
-        if judged:
-            key, content = record.payload["key"], payload_content(record.payload)
-            before = cases.get(key)
-            earlier = before.metrics if before is not None and before.content == content else {}
-            cases[key] = KeptCase(content=content, metrics={**earlier, **judged})
-    runs = [run for run in kept.runs if run != run_id] if kept is not None else []
-    if scores:
-        runs.append(run_id)
-    used = {entry.run for case in cases.values() for entry in case.metrics.values()}
+    judged = (
+        (r.payload["key"], payload_content(r.payload), judged_scores(r, run_id)) for r in records
+    )
+    return updated_with(
+        kept, judge_identity, judged if scores else (), outcomes, run_id=run_id, scores=scores
+    )
+
+
+JudgedCase = tuple[str, str, dict[str, KeptScore]]
+"""A case a run judged: its key, its content (:func:`case_content`) and its scores."""
+
+
+def updated_with(
+    kept: KeptRuns | None,
+    judge_identity: str | None,
+    judged: Iterable[JudgedCase],
+    outcomes: Mapping[str, list[list[str]]],
+    *,
+    run_id: str | None,
+    scores: bool,
+) -> KeptRuns:
+    """:func:`updated`, with the run's judged cases given one at a time."""
+    cases = _with_scores(kept, judged)
     return KeptRuns(
         version=STORE_VERSION,
         judge_identity=judge_identity,
-        runs=[run for run in runs if run in used],
+        runs=_runs_kept(kept, run_id, scores, cases),
         cases=cases,
         outcomes={**(kept.outcomes if kept is not None else {}), **outcomes},
     )
+
+
+def _with_scores(kept: KeptRuns | None, judged: Iterable[JudgedCase]) -> dict[str, KeptCase]:
+    """The kept cases with the run's judged ones: each judged metric replaces the one kept
+    (of a case with the same content; a case whose content changed starts afresh)."""
+    cases = dict(kept.cases) if kept is not None else {}
+    for key, content, metrics in judged:
+        before = cases.get(key)
+        if metrics:
+            earlier = before.metrics if before is not None and before.content == content else {}
+            cases[key] = KeptCase(content=content, metrics={**earlier, **metrics})
+    return cases
+
+
+def _runs_kept(
+    kept: KeptRuns | None, run_id: str | None, scores: bool, cases: Mapping[str, KeptCase]
+) -> list[str | None]:
+    """The runs whose scores the cases keep, oldest first: this run last when it kept its
+    scores."""
+    runs = [] if kept is None else _other_runs(kept, run_id)
+    if scores:
+        runs.append(run_id)
+    used = _runs_used(cases)
+    return [run for run in runs if run in used]
+
+
+def _other_runs(kept: KeptRuns, run_id: str | None) -> list[str | None]:
+    return [run for run in kept.runs if run != run_id]
+
+
+def _runs_used(cases: Mapping[str, KeptCase]) -> set[str | None]:
+    return {entry.run for case in cases.values() for entry in case.metrics.values()}
 
 
 def write_kept(path: Path, kept: KeptRuns) -> None:
