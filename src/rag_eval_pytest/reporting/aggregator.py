@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pydantic import BaseModel, ValidationError
 
-from ..atomic import atomic_writer, write_atomic
+from ..atomic import atomic_writer
 from ..runtime.heap import paused_collection
 from .baseline_store import BASELINES
-from .case_source import failing
 from .collector import CRASHED, RunCollector, crashed_case_payload
 from .document import build_document, case_result, now_iso
 from .files import HISTORY_FILE, HTML_REPORT, JSON_REPORT, MARKDOWN_REPORT, write_report_json
@@ -28,8 +27,8 @@ from .history import (
     read_lines,
     selection,
 )
-from .html_report import render_html
-from .markdown import render_markdown, render_step_summary
+from .html_report import write_html
+from .markdown import write_markdown, write_step_summary
 from .models import CaseResult, DatasetInfo, FlakyCase, Regression, Report, RunSection
 from .noise import RunCases, check_noise
 from .spool import CaseSpool
@@ -46,7 +45,6 @@ if TYPE_CHECKING:
     from ..config.settings import Settings
     from ..data.dataset import Dataset, DatasetCollection
     from ..redaction import Redactor
-    from .case_source import CaseMark
     from .models import Selection
     from .noise import NoiseCheck
     from .payload import RunInfo
@@ -378,15 +376,13 @@ class Aggregator:
     def _append_step_summary(self, report: Report, cases: CaseSpool) -> None:
         """The compact summary: ``eval_summary.md`` beside the reports (a pull-request
         comment), and on GitHub Actions the run's page (``$GITHUB_STEP_SUMMARY``)."""
-        text = render_step_summary(_with_cases(report, cases, failing))  # it shows no other
+
+        def write(out: TextIO) -> None:
+            write_step_summary(out, report, cases)
+
         if "markdown" in self.settings.output.formats:
-            path = self.output_dir / SUMMARY_FILE
-            try:
-                write_atomic(path, text, shared=True)
-                self.written.append(str(path))
-            except OSError as exc:
-                self.write_errors.append(f"{path}: {exc.strerror or exc}")
-        problem = append_step_summary(text)
+            self._write_file(self.output_dir / SUMMARY_FILE, write)
+        problem = append_step_summary(write)
         if problem:
             self.write_errors.append(problem)
 
@@ -414,11 +410,8 @@ class Aggregator:
         formats = self.settings.output.formats
         writers: dict[str, tuple[str, Callable[[TextIO], object]]] = {
             "json": (JSON_REPORT, lambda fh: write_report_json(fh, doc, cases.written())),
-            "markdown": (
-                MARKDOWN_REPORT,
-                lambda fh: fh.write(render_markdown(_with_cases(report, cases))),
-            ),
-            "html": (HTML_REPORT, lambda fh: fh.write(render_html(_with_cases(report, cases)))),
+            "markdown": (MARKDOWN_REPORT, lambda fh: write_markdown(fh, report, cases)),
+            "html": (HTML_REPORT, lambda fh: write_html(fh, report, cases)),
         }
         return [writers[name] for name in ("json", "markdown", "html") if name in formats]
 
@@ -463,13 +456,6 @@ class _Folded:
     keys: list[str] = field(default_factory=list)
     inline: list[dict[str, Any]] = field(default_factory=list)
     """What defines each case made in code (:data:`_DEFINING`)."""
-
-
-def _with_cases(
-    report: Report, cases: CaseSpool, keep: Callable[[CaseMark], bool] | None = None
-) -> Report:
-    """The report with its cases (those ``keep`` accepts) in memory."""
-    return report.model_copy(update={"cases": list(cases.read(keep))})
 
 
 def _dataset_info(ds: Dataset) -> DatasetInfo:

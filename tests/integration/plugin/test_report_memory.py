@@ -37,32 +37,41 @@ def pytest_sessionfinish(session):
 """
 
 
-def _run(pytester: pytest.Pytester, write_dataset: Callable[..., Path], formats: str) -> int:
-    """The run's peak while it wrote ``formats``, in bytes; its answers are checked whole in
-    the JSON report."""
+def test_the_reports_are_written_holding_one_case_at_a_time(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The summary, the JSON, Markdown and HTML reports, the step summary (one in three cases
+    failing: their traces, their reasons) and the history line."""
+    step_summary = pytester.path / "step_summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step_summary))
     answers = [f"{i} " + "x" * ANSWER for i in range(CASES)]
     context = [{"text": "The context.", "source": "a.md"}]
     write_dataset(
         [
-            case(f"c{i}", f"Question {i}?", answer=a, contexts=context, expected_contexts=["a.md"])
-            for i, a in enumerate(answers)
+            case(
+                f"c{i}",
+                f"Question {i}?",
+                answer=answer,
+                contexts=context,
+                expected_contexts=["b.md" if i % 3 == 0 else "a.md"],
+            )
+            for i, answer in enumerate(answers)
         ]
     )
     pytester.makeconftest(PEAK)
-    pytester.makefile(
-        ".yaml",
-        **{"eval-config": f"metrics:\n  retrieval_recall: null\noutput:\n  formats: {formats}\n"},
-    )
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  retrieval_recall: null\n"})
     result = pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly")
-    assert result.ret == 0, result.stdout.str()
+    assert result.ret == 1, result.stdout.str()
+    results = pytester.path / "results"
     assert [c["answer"] for c in read_report(pytester)["cases"]] == answers
-    assert not list((pytester.path / "results").glob(".rag-eval-spool-*"))  # removed
-    return int((pytester.path / "peak.txt").read_text())
-
-
-def test_the_json_report_is_written_holding_one_case_at_a_time(
-    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
-) -> None:
+    markdown = (results / "eval_report.md").read_text(encoding="utf-8")
+    assert markdown.count("### FAILED: ") == CASES // 3
+    assert "c299 | passed" in markdown  # the last row of every case's table
+    page = (results / "eval_report.html").read_text(encoding="utf-8")
+    assert page.count('<details class="case"') == CASES and page.endswith("</html>\n")
+    assert step_summary.read_text(encoding="utf-8").count("- **c") == CASES // 3
+    assert (results / "eval_summary.md").is_file() and (results / "results.jsonl").is_file()
+    assert not list(results.glob(".rag-eval-spool-*"))  # removed
     # Every case's answer in memory at once would be 30 MB (the whole report built at once
-    # peaked at 170 MB); the report written case by case holds a few of them.
-    assert _run(pytester, write_dataset, "[json]") < CASES * ANSWER / 3
+    # peaked at 160 MB); written case by case the reports hold a few of them.
+    assert int((pytester.path / "peak.txt").read_text()) < CASES * ANSWER / 3
