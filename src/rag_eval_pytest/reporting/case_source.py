@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from .models import CaseResult
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence
-
-    from .models import CaseResult
 
 FAILING = ("failed", "error")
 
@@ -73,20 +73,37 @@ class CaseSource(Protocol):
 class ListCases:
     """The cases of a report in memory (:attr:`~.models.Report.cases`)."""
 
-    def __init__(self, cases: Sequence[CaseResult]) -> None:
-        self._cases = cases
+    def __init__(self, cases: Sequence[CaseResult] = ()) -> None:
+        self.cases = list(cases)
         self._marks = [CaseMark.of(case) for case in cases]
 
     def __len__(self) -> int:
-        return len(self._cases)
+        return len(self.cases)
 
     def marks(self) -> Sequence[CaseMark]:
         return self._marks
 
     def read(self, keep: Callable[[CaseMark], bool] | None = None) -> Iterator[CaseResult]:
-        for case, mark in zip(self._cases, self._marks, strict=True):
+        for case, mark in zip(self.cases, self._marks, strict=True):
             if keep is None or keep(mark):
                 yield case
+
+    @property
+    def order(self) -> list[tuple[int, str]]:
+        """Each case's index and key."""
+        return [(case.index, case.key) for case in self.cases]
+
+    def at(self, n: int) -> CaseResult:
+        return self.cases[n]
+
+    def add(self, written: Mapping[str, Any], shown: Mapping[str, Any] | None = None) -> None:
+        """A case, as :meth:`~.spool.CaseSpool.add` takes it (kept as the renderers show it)."""
+        case = CaseResult.model_validate(written if shown is None else shown)
+        self.cases.append(case)
+        self._marks.append(CaseMark.of(case))
+
+    def close(self) -> None:
+        pass
 
 
 def failing(mark: CaseMark) -> bool:
