@@ -30,7 +30,7 @@ from ..metrics.faithfulness import Faithfulness
 from ..metrics.retrieval import RetrievalPrecision, RetrievalRecall
 from ..reporting.wording import GOOD_VERDICTS, MARK_LEGEND, answer_marks, evidence_label
 from ..text.escaping import marked_plain
-from ..text.shorten import shorten
+from ..text.shorten import cut_long, shorten
 from ..text.spans import marked_pieces
 from .case import RagCase
 
@@ -94,14 +94,14 @@ def failure_message(
     with the ``answer``, the statements that count against the score marked in it (known
     secrets masked by ``redact``)."""
     if result.status == "not_judged":
-        return f"{result.case} {result.metric} not judged: {result.reason}"
+        return f"{result.case} {result.metric} not judged: {cut_long(str(result.reason))}"
     assert result.score is not None
     assert result.threshold is not None
     turn = result.details.get("turn")  # a conversation's: the turn that decides it
     at = f" at turn {turn}" if isinstance(turn, int) else ""
     lines = [f"{result.case} {result.metric} {result.score:.2f} < {result.threshold:.2f}{at}"]
     if result.reason:
-        lines.append(f"  {result.reason}")
+        lines.append(f"  {cut_long(result.reason)}")
     bad = [e for e in result.evidence if (e.verdict or "").lower() not in GOOD_VERDICTS]
     good = [e for e in result.evidence if (e.verdict or "").lower() in GOOD_VERDICTS]
     shown = (bad + good)[:_EVIDENCE_LINES]

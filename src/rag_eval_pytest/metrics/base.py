@@ -73,7 +73,7 @@ class Sample:
     ranked_sources: list[str | None] | None = None
     """The source at each rank, ``None`` for a context that names none: unlike ``sources``,
     it keeps the rank of every retrieved context (``None``: the same as ``sources``)."""
-    history: tuple[Message, ...] = ()
+    history: Sequence[Message] = ()
     """A conversation's turn: the earlier turns, oldest first (the user's questions and the
     RAG system's answers); empty for a case that is no conversation."""
 

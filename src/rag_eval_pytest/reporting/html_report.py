@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 from ..metrics.registry import metric_order
 from ..metrics.retrieval import source_matches
 from ..text.escaping import html_text, marked_html
+from ..text.shorten import LONG_TEXT, one_line
 from ..text.spans import marked_pieces
 from . import wording
 from .case_source import ListCases, failing, not_failing
@@ -196,7 +197,7 @@ def _environment() -> Environment:
         seconds=fmt_seconds,
         duration=fmt_duration,
         metric_title=title,
-        one_line=lambda text: " ".join(str(text).split()),
+        one_line=lambda text: one_line(str(text), LONG_TEXT),
     )
     env.globals.update(_GLOBALS)
     return env
