@@ -31,7 +31,7 @@ from ..metrics.retrieval import RetrievalPrecision, RetrievalRecall
 from ..reporting.wording import GOOD_VERDICTS, MARK_LEGEND, answer_marks, evidence_label
 from ..text.escaping import marked_plain
 from ..text.shorten import cut_long, shorten
-from ..text.spans import marked_pieces
+from ..text.spans import Span, marked_pieces
 from .case import RagCase
 
 if TYPE_CHECKING:
@@ -73,18 +73,22 @@ def _marked_answer(
     holds a known secret is shown masked and unmarked: a mark inside the secret would
     keep the mask from finding it."""
     spans, unmatched = answer_marks([result])
-    lines = []
-    if spans and redact is not None and redact(answer) != answer:
-        masked = shorten(redact(answer), 400)
-        lines.append(f"answer (masked, so not marked): {marked_plain([(masked, False)])}")
-    elif spans:
-        pieces = marked_pieces(answer, spans, _MARK_CONTEXT)
-        lines.append(f"answer (>>> <<<: {MARK_LEGEND}):")
-        lines.append(f"  {marked_plain(pieces)}")
+    lines = _answer_lines(answer, spans, redact)
     if unmatched:
         missing = ", ".join(f'"{shorten(text, _TEXT)}"' for text in unmatched)
         lines.append(f"not found in the answer: {marked_plain([(missing, False)])}")
     return lines
+
+
+def _answer_lines(answer: str, spans: list[Span], redact: Callable[[str], str] | None) -> list[str]:
+    """The answer with its ``spans`` marked; masked and unmarked when it holds a secret."""
+    if not spans:
+        return []
+    if redact is not None and redact(answer) != answer:
+        masked = shorten(redact(answer), 400)
+        return [f"answer (masked, so not marked): {marked_plain([(masked, False)])}"]
+    pieces = marked_pieces(answer, spans, _MARK_CONTEXT)
+    return [f"answer (>>> <<<: {MARK_LEGEND}):", f"  {marked_plain(pieces)}"]
 
 
 def failure_message(
@@ -95,25 +99,38 @@ def failure_message(
     secrets masked by ``redact``)."""
     if result.status == "not_judged":
         return f"{result.case} {result.metric} not judged: {cut_long(str(result.reason))}"
-    assert result.score is not None
-    assert result.threshold is not None
-    turn = result.details.get("turn")  # a conversation's: the turn that decides it
-    at = f" at turn {turn}" if isinstance(turn, int) else ""
-    lines = [f"{result.case} {result.metric} {result.score:.2f} < {result.threshold:.2f}{at}"]
+    lines = [_first_line(result)]
     if result.reason:
         lines.append(f"  {cut_long(result.reason)}")
-    bad = [e for e in result.evidence if (e.verdict or "").lower() not in GOOD_VERDICTS]
-    good = [e for e in result.evidence if (e.verdict or "").lower() in GOOD_VERDICTS]
-    shown = (bad + good)[:_EVIDENCE_LINES]
-    if shown:
-        lines.append("evidence:")
-        lines.extend(_evidence_line(e) for e in shown)
-        if len(result.evidence) > len(shown):
-            lines.append(f"  … {len(result.evidence) - len(shown)} more in the report")
+    lines.extend(_evidence_lines(result))
     if answer is not None:
         lines.extend(_marked_answer(result, answer, redact))
     lines.extend(f"note: {w}" for w in result.warnings)
     return "\n".join(lines)
+
+
+def _first_line(result: MetricResult) -> str:
+    """``tc_001 faithfulness 0.50 < 0.90``, and a conversation's turn that decides it."""
+    assert result.score is not None
+    assert result.threshold is not None
+    turn = result.details.get("turn")
+    at = f" at turn {turn}" if isinstance(turn, int) else ""
+    return f"{result.case} {result.metric} {result.score:.2f} < {result.threshold:.2f}{at}"
+
+
+def _evidence_lines(result: MetricResult) -> list[str]:
+    """The evidence against the score first, then the rest, up to a dozen lines."""
+    shown = sorted(result.evidence, key=_good)[:_EVIDENCE_LINES]
+    if not shown:
+        return []
+    lines = ["evidence:", *(_evidence_line(e) for e in shown)]
+    if len(result.evidence) > len(shown):
+        lines.append(f"  … {len(result.evidence) - len(shown)} more in the report")
+    return lines
+
+
+def _good(item: Evidence) -> bool:
+    return (item.verdict or "").lower() in GOOD_VERDICTS
 
 
 def _require_case(case: object) -> RagCase:
@@ -139,15 +156,30 @@ def check_results(results: list[MetricResult], case: RagCase) -> None:
     either way). When nothing could be judged, skip (or fail, with ``not_judged: fail``)
     with the reasons; results judged beside unjudged ones stand."""
     __tracebackhide__ = True
+    _raise_failed(results, case)
+    # Checks the judge cannot make, and verdicts it was unsure of, do not end the test: its
+    # other assertions run, and a test that passes them is reported as skipped, not passed.
+    case.defer_not_judged([f"{r.case} {r.metric}: {r.reason}" for r in results if _unsure(r)])
+    _none_judged([r for r in results if not _unsure(r)], case)
+
+
+def _raise_failed(results: list[MetricResult], case: RagCase) -> None:
+    """Raise for the failed results, each with its evidence, unless the run is report-only."""
+    __tracebackhide__ = True
     failed = [r for r in results if r.status == "failed"]
     if failed and not case.settings.report_only:
         message = "\n".join(failure_message(r, case.answer_of(r), case._redact) for r in failed)
         raise RagAssertionError(message, failed)
-    # Checks the judge cannot make, and verdicts it was unsure of, do not end the test: its
-    # other assertions run, and a test that passes them is reported as skipped, not passed.
-    unjudged = [r for r in results if r.unsupported or r.undecided]
-    case.defer_not_judged([f"{r.case} {r.metric}: {r.reason}" for r in unjudged])
-    results = [r for r in results if not (r.unsupported or r.undecided)]
+
+
+def _unsure(result: MetricResult) -> bool:
+    """A check the judge cannot make, or a verdict it was unsure of."""
+    return result.unsupported or result.undecided
+
+
+def _none_judged(results: list[MetricResult], case: RagCase) -> None:
+    """Skip (or fail, with ``not_judged: fail``) when none of the results was judged."""
+    __tracebackhide__ = True
     if results and not any(r.judged for r in results):
         message = "; ".join(failure_message(r) for r in results)
         if case.settings.not_judged == "fail":
@@ -160,16 +192,27 @@ def check_together(results: list[MetricResult], case: RagCase) -> None:
     that missed, each with its evidence; one the judge failed on leaves the case unchecked,
     not passed (skipped, or failed with ``not_judged: fail``), whatever else was judged."""
     __tracebackhide__ = True
-    failed = [r for r in results if r.status == "failed"]
-    if len(failed) > 1 and not case.settings.report_only:
-        missed = ", ".join(f"{r.metric} {r.score:.2f} < {r.threshold:.2f}" for r in failed)
-        header = f"{case.id}: {len(failed)} of {len(results)} metrics missed: {missed}"
-        body = "\n\n".join(failure_message(r, case.answer_of(r), case._redact) for r in failed)
-        raise RagAssertionError(f"{header}\n{body}", failed)
+    _raise_missed_together(results, case)
     check_results(results, case)
     unjudged = [r for r in results if r.judge_failed]
     if unjudged:
         check_results(unjudged, case)
+
+
+def _raise_missed_together(results: list[MetricResult], case: RagCase) -> None:
+    """Raise once for two or more failed results, unless the run is report-only."""
+    __tracebackhide__ = True
+    failed = [r for r in results if r.status == "failed"]
+    if len(failed) > 1 and not case.settings.report_only:
+        raise RagAssertionError(_missed_together(failed, len(results), case), failed)
+
+
+def _missed_together(failed: list[MetricResult], asserted: int, case: RagCase) -> str:
+    """Every metric that missed on one line, then each one's failure with its evidence."""
+    missed = ", ".join(f"{r.metric} {r.score:.2f} < {r.threshold:.2f}" for r in failed)
+    header = f"{case.id}: {len(failed)} of {asserted} metrics missed: {missed}"
+    body = "\n\n".join(failure_message(r, case.answer_of(r), case._redact) for r in failed)
+    return f"{header}\n{body}"
 
 
 def assert_rag(
@@ -312,12 +355,27 @@ def assert_retrieval(
     """
     __tracebackhide__ = True
     rag_case = _require_case(case)
-    named = precision is not None or recall is not None
-    wanted: list[tuple[str, float | None]] = []
-    if precision is not None or not named or threshold is not None:
-        wanted.append((RetrievalPrecision.name, precision if precision is not None else threshold))
-    if recall is not None or not named or threshold is not None:
-        wanted.append((RetrievalRecall.name, recall if recall is not None else threshold))
+    metrics = ((RetrievalPrecision.name, precision), (RetrievalRecall.name, recall))
+    wanted = _retrieval_checks(threshold, metrics)
     results = [rag_case.evaluate(metric, threshold=value) for metric, value in wanted]
     check_results(results, rag_case)
     return tuple(results)
+
+
+def _retrieval_checks(
+    threshold: float | None, metrics: tuple[tuple[str, float | None], ...]
+) -> list[tuple[str, float | None]]:
+    """The retrieval ``metrics`` (each with the threshold the call names for it) a call
+    checks, in order, each with its threshold: those it names with theirs, the others with
+    ``threshold`` when it gives one."""
+    named = any(value is not None for _, value in metrics)
+    wanted: list[tuple[str, float | None]] = []
+    for metric, value in metrics:
+        if _checked(value, named, threshold):
+            wanted.append((metric, value if value is not None else threshold))
+    return wanted
+
+
+def _checked(value: float | None, named: bool, threshold: float | None) -> bool:
+    """Whether a retrieval metric is checked: named, or none named, or a threshold given."""
+    return value is not None or not named or threshold is not None

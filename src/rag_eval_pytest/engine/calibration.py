@@ -33,7 +33,7 @@ import json
 import math
 import random
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from ..errors import ConfigError
 
@@ -44,6 +44,9 @@ if TYPE_CHECKING:
     from ..config.settings import Settings
     from ..data.dataset import LoadedCase
     from ..judges.base import Judge
+    from ..metrics.base import Measurement
+
+T = TypeVar("T")
 
 CALIBRATION_VERSION = 1
 BOOTSTRAP_ROUNDS = 2000
@@ -140,11 +143,20 @@ class Calibration:
 def balanced_accuracy(predictions: Sequence[bool], labels: Sequence[bool]) -> float:
     """The mean of the share of passes called passes and of failures called failures (0.5
     for a class the labels do not have)."""
-    positives = [p for p, y in zip(predictions, labels, strict=True) if y]
-    negatives = [not p for p, y in zip(predictions, labels, strict=True) if not y]
-    hit = sum(positives) / len(positives) if positives else 0.5
-    rejected = sum(negatives) / len(negatives) if negatives else 0.5
-    return (hit + rejected) / 2
+    positives, negatives = _by_label(predictions, labels)
+    return (_share(positives) + _share([not p for p in negatives])) / 2
+
+
+def _by_label(values: Sequence[T], labels: Sequence[bool]) -> tuple[list[T], list[T]]:
+    """The values of the labelled passes, and those of the labelled failures."""
+    positives = [v for v, y in zip(values, labels, strict=True) if y]
+    negatives = [v for v, y in zip(values, labels, strict=True) if not y]
+    return positives, negatives
+
+
+def _share(verdicts: list[bool]) -> float:
+    """The share of true verdicts; 0.5 for none."""
+    return sum(verdicts) / len(verdicts) if verdicts else 0.5
 
 
 def cohen_kappa(predictions: Sequence[bool], labels: Sequence[bool]) -> float:
@@ -162,8 +174,7 @@ def cohen_kappa(predictions: Sequence[bool], labels: Sequence[bool]) -> float:
 def roc_auc(scores: Sequence[float], labels: Sequence[bool]) -> float | None:
     """The chance that a labelled pass scores above a labelled failure (ties count half);
     ``None`` without both."""
-    positives = [s for s, y in zip(scores, labels, strict=True) if y]
-    negatives = [s for s, y in zip(scores, labels, strict=True) if not y]
+    positives, negatives = _by_label(scores, labels)
     if not positives or not negatives:
         return None
     wins = sum((p > q) + 0.5 * (p == q) for p in positives for q in negatives)
@@ -217,19 +228,31 @@ def agreement(metric: str, threshold: float, scored: Sequence[Scored]) -> Agreem
         failures=len(labels) - sum(labels),
         threshold=threshold,
         balanced_accuracy=round(balanced_accuracy(predictions, labels), 4),
-        interval=tuple(round(v, 4) for v in bootstrap_interval(predictions, labels)),  # type: ignore[arg-type]
+        interval=_rounded_interval(bootstrap_interval(predictions, labels)),
         kappa=round(cohen_kappa(predictions, labels), 4),
-        auc=None if (area := roc_auc(scores, labels)) is None else round(area, 4),
+        auc=_rounded(roc_auc(scores, labels)),
         best_threshold=best,
         best_balanced_accuracy=round(best_accuracy, 4),
         decided=len(decided),
-        decided_balanced_accuracy=round(
-            balanced_accuracy([d for d, _ in decided], [y for _, y in decided]), 4
-        )
-        if decided
-        else None,
+        decided_balanced_accuracy=_decided_accuracy(decided),
         disagreed=disagreements(scored, best),
     )
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def _rounded_interval(interval: tuple[float, float]) -> tuple[float, float]:
+    return round(interval[0], 4), round(interval[1], 4)
+
+
+def _decided_accuracy(decided: list[tuple[bool, bool]]) -> float | None:
+    """The balanced accuracy of the verdicts that did not depend on unsure items (verdict,
+    label); ``None`` without any."""
+    if not decided:
+        return None
+    return round(balanced_accuracy([d for d, _ in decided], [y for _, y in decided]), 4)
 
 
 def disagreements(scored: Sequence[Scored], threshold: float) -> list[Disagreement]:
@@ -251,12 +274,16 @@ def labelled_cases(cases: Sequence[LoadedCase]) -> list[LoadedCase]:
     if not labelled:
         raise ConfigError("no case has labels: give each case labels: {metric: pass|fail}")
     for loaded in labelled:
-        if loaded.case.answer is None or loaded.case.contexts is None:
-            raise ConfigError(
-                f"case {loaded.key!r}: a labelled case needs its recorded answer and contexts "
-                "(the answer the label is about)"
-            )
+        _check_recorded(loaded)
     return labelled
+
+
+def _check_recorded(loaded: LoadedCase) -> None:
+    if loaded.case.answer is None or loaded.case.contexts is None:
+        raise ConfigError(
+            f"case {loaded.key!r}: a labelled case needs its recorded answer and contexts "
+            "(the answer the label is about)"
+        )
 
 
 def label_counts(cases: Sequence[LoadedCase]) -> dict[str, tuple[int, int]]:
@@ -291,36 +318,48 @@ async def _score(
     thresholds: Mapping[str, float],
     concurrency: int,
 ) -> dict[str, list[Scored]]:
-    from ..metrics.base import MetricResult, Services
-    from ..metrics.registry import get_metric
-    from .session import make_sample, measure, recorded_response
-
     slots = asyncio.Semaphore(concurrency)
-
-    async def one(loaded: LoadedCase, name: str) -> tuple[str, Scored]:
-        case = loaded.case
-        sample = make_sample(loaded, recorded_response(loaded))
-        async with slots:
-            measured = await measure(
-                get_metric(name), sample, Services(judge=judge, embed=judge.embed)
-            )
-        if measured.score is None and measured.bounds is None:
-            raise ConfigError(f"case {loaded.key!r}: {name} not judged: {measured.reason}")
-        result = MetricResult.from_measurement(loaded.key, name, measured, thresholds[name])
-        if measured.score is not None:
-            score = measured.score
-        else:
-            assert measured.bounds is not None
-            score = sum(measured.bounds) / 2
-        decided = None if result.undecided else result.passed
-        label = (case.labels or {})[name] == "pass"
-        return name, Scored(loaded.key, score, decided, label)
-
-    jobs = [one(c, name) for c in cases for name in (c.case.labels or {})]
+    jobs = [
+        _score_one(judge, loaded, name, thresholds, slots)
+        for loaded in cases
+        for name in (loaded.case.labels or {})
+    ]
     scored: dict[str, list[Scored]] = {}
     for name, row in await asyncio.gather(*jobs):
         scored.setdefault(name, []).append(row)
     return scored
+
+
+async def _score_one(
+    judge: Judge,
+    loaded: LoadedCase,
+    name: str,
+    thresholds: Mapping[str, float],
+    slots: asyncio.Semaphore,
+) -> tuple[str, Scored]:
+    """One labelled metric of one case, scored as a run scores it (a case it leaves not
+    judged is an error: its label can be compared with nothing)."""
+    from ..metrics.base import MetricResult, Services
+    from ..metrics.registry import get_metric
+    from .session import make_sample, measure, recorded_response
+
+    sample = make_sample(loaded, recorded_response(loaded))
+    async with slots:
+        measured = await measure(get_metric(name), sample, Services(judge=judge, embed=judge.embed))
+    if measured.score is None and measured.bounds is None:
+        raise ConfigError(f"case {loaded.key!r}: {name} not judged: {measured.reason}")
+    result = MetricResult.from_measurement(loaded.key, name, measured, thresholds[name])
+    decided = None if result.undecided else result.passed
+    label = (loaded.case.labels or {})[name] == "pass"
+    return name, Scored(loaded.key, _score_of(measured), decided, label)
+
+
+def _score_of(measured: Measurement) -> float:
+    """The score; where it depended on unsure items, the middle of its bounds."""
+    if measured.score is not None:
+        return measured.score
+    assert measured.bounds is not None
+    return sum(measured.bounds) / 2
 
 
 def calibrate(settings: Settings, dataset: Path, env: Mapping[str, str]) -> Calibration:
@@ -328,28 +367,12 @@ def calibrate(settings: Settings, dataset: Path, env: Mapping[str, str]) -> Cali
     from ..data.dataset import load_datasets
     from ..judges.base import run_identity
     from ..judges.factory import build_judge, judge_label
-    from ..metrics.registry import default_threshold, registered_names
 
     cases = labelled_cases(load_datasets([dataset]).cases)
-    known = registered_names()
-    thresholds: dict[str, float] = {}
-    for loaded in cases:
-        for name in loaded.case.labels or {}:
-            if name not in known:
-                raise ConfigError(f"case {loaded.key!r}: labels: unknown metric {name!r}")
-            configured = settings.metrics.get(name) if settings.metrics else None
-            threshold = configured.threshold if configured is not None else None
-            thresholds[name] = default_threshold(name) if threshold is None else threshold
+    thresholds = _thresholds(settings, cases)
     check_label_counts(label_counts(cases))
     judge = build_judge(settings.judge, env=env)
-
-    async def run() -> dict[str, list[Scored]]:
-        try:
-            return await _score(judge, cases, thresholds, settings.concurrency.limit)
-        finally:
-            await judge.aclose()
-
-    scored = asyncio.run(run())
+    scored = asyncio.run(_score_and_close(judge, cases, thresholds, settings.concurrency.limit))
     return Calibration(
         judge=judge_label(settings.judge, env),
         judge_identity=run_identity(judge),
@@ -361,15 +384,42 @@ def calibrate(settings: Settings, dataset: Path, env: Mapping[str, str]) -> Cali
     )
 
 
+def _thresholds(settings: Settings, cases: Sequence[LoadedCase]) -> dict[str, float]:
+    """The threshold of each labelled metric: the config's, else the metric's default. An
+    unknown metric is an error naming its case."""
+    from ..metrics.registry import registered_names
+
+    known = registered_names()
+    thresholds: dict[str, float] = {}
+    for loaded in cases:
+        for name in loaded.case.labels or {}:
+            if name not in known:
+                raise ConfigError(f"case {loaded.key!r}: labels: unknown metric {name!r}")
+            thresholds[name] = _threshold(settings, name)
+    return thresholds
+
+
+def _threshold(settings: Settings, name: str) -> float:
+    from ..metrics.registry import default_threshold
+
+    configured = settings.metrics.get(name) if settings.metrics else None
+    threshold = configured.threshold if configured is not None else None
+    return default_threshold(name) if threshold is None else threshold
+
+
+async def _score_and_close(
+    judge: Judge, cases: Sequence[LoadedCase], thresholds: Mapping[str, float], concurrency: int
+) -> dict[str, list[Scored]]:
+    try:
+        return await _score(judge, cases, thresholds, concurrency)
+    finally:
+        await judge.aclose()
+
+
 def read_calibration(path: Path) -> dict[str, Any]:
     """A calibration file as written by :func:`Calibration.to_json`; one clear error for
     anything else."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"judge.calibration {path}: cannot be read ({exc.strerror})") from None
-    except ValueError as exc:
-        raise ConfigError(f"judge.calibration {path}: not a calibration file ({exc})") from None
+    data = _calibration_json(path)
     metrics = data.get("metrics") if isinstance(data, dict) else None
     if not isinstance(metrics, dict) or data.get("version") != CALIBRATION_VERSION:
         raise ConfigError(
@@ -383,16 +433,19 @@ def read_calibration(path: Path) -> dict[str, Any]:
     return read
 
 
+def _calibration_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"judge.calibration {path}: cannot be read ({exc.strerror})") from None
+    except ValueError as exc:
+        raise ConfigError(f"judge.calibration {path}: not a calibration file ({exc})") from None
+
+
 def _entry_problem(entry: object) -> str | None:
     """Why a metric's entry of a calibration file gives no threshold a run may use: none in
     [0, 1], or one its labels could not place."""
-    threshold = entry.get("best_threshold") if isinstance(entry, dict) else None
-    if (
-        not isinstance(entry, dict)
-        or isinstance(threshold, bool)
-        or not isinstance(threshold, (int, float))
-        or not 0 <= threshold <= 1
-    ):
+    if not isinstance(entry, dict) or not _unit_number(entry.get("best_threshold")):
         return "has no threshold"
     if not _placed(entry):
         return (
@@ -406,13 +459,26 @@ def _entry_problem(entry: object) -> str | None:
 def _placed(entry: Mapping[str, Any]) -> bool:
     """Whether what an entry records of its labels allows its threshold: an earlier version
     wrote 0 from labels of one class (its ROC AUC null), which passes every case."""
+    return not (_no_auc(entry) or _too_few_labels(entry) or _no_better_than_chance(entry))
+
+
+def _unit_number(value: object) -> bool:
+    """A number (not a bool) in [0, 1]."""
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and 0 <= value <= 1
+
+
+def _no_auc(entry: Mapping[str, Any]) -> bool:
+    return "auc" in entry and entry["auc"] is None
+
+
+def _too_few_labels(entry: Mapping[str, Any]) -> bool:
     counts = [entry.get(key) for key in ("passes", "failures")]
+    return any(isinstance(n, int) and n < MIN_LABELS_PER_CLASS for n in counts)
+
+
+def _no_better_than_chance(entry: Mapping[str, Any]) -> bool:
     accuracy = entry.get("best_balanced_accuracy")
-    return not (
-        ("auc" in entry and entry["auc"] is None)
-        or any(isinstance(n, int) and n < MIN_LABELS_PER_CLASS for n in counts)
-        or (isinstance(accuracy, (int, float)) and accuracy <= 0.5)
-    )
+    return isinstance(accuracy, (int, float)) and accuracy <= 0.5
 
 
 def calibrated_thresholds(data: Mapping[str, Any]) -> dict[str, float]:

@@ -15,7 +15,7 @@ import pytest
 from ..reporting.payload import CasePayload, case_payload
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
     from ..adapters.base import RAGAdapter
     from ..config.settings import Settings
@@ -96,21 +96,29 @@ class ResultRecorder:
             payload["judge_deterministic"] = self.judge_deterministic
             payload["judge_passes"] = self.judge_passes
         if self.loaded.turns:
-            responses = {t.turn: response for t, response, _ in self.turns or []}
-            latencies = [r.latency for r in responses.values() if r.latency is not None]
-            # A conversation is as slow as its slowest turn: each turn is one RAG call.
-            payload["latency"] = max(latencies) if latencies else None
-            payload["turns"] = [
-                case_payload(
-                    turn,
-                    responses.get(turn.turn),
-                    self.turn_results.get(turn.turn, []),
-                    adapter=self.adapter,
-                    judge=self.judge,
-                )
-                for turn in self.loaded.turns
-            ]
+            self._add_turns(payload)
         return payload
+
+    def _add_turns(self, payload: CasePayload) -> None:
+        """A conversation's turns, each with its response and results; its latency."""
+        responses = {t.turn: response for t, response, _ in self.turns or []}
+        payload["latency"] = _slowest(responses.values())
+        payload["turns"] = [
+            case_payload(
+                turn,
+                responses.get(turn.turn),
+                self.turn_results.get(turn.turn, []),
+                adapter=self.adapter,
+                judge=self.judge,
+            )
+            for turn in self.loaded.turns
+        ]
+
+
+def _slowest(responses: Iterable[RAGResponse]) -> float | None:
+    """A conversation is as slow as its slowest turn: each turn is one RAG call."""
+    latencies = [r.latency for r in responses if r.latency is not None]
+    return max(latencies) if latencies else None
 
 
 class CaseTest:

@@ -35,7 +35,7 @@ from ..errors import AdapterError
 from ..metrics.conversation import DEFAULT_AGGREGATE, split_aggregate
 from ..metrics.registry import requirements
 from .ahead import LookaheadScheduler, NoAhead, TestPlan, WindowScheduler
-from .case import RECORDER_KEY, CaseTest, RagCase
+from .case import RECORDER_KEY, CaseTest, RagCase, ResultRecorder
 from .conversations import conversation_results, measure_turns
 from .judging import JudgeRegistry
 from .memos import MetricMemos
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from ..config.settings import Settings
     from ..data.dataset import LoadedCase
     from ..data.response import RAGResponse
+    from ..judges.base import Judge
     from ..metrics.base import MetricResult
     from ..metrics.conversation import Aggregate
     from .ahead import AheadScheduler
@@ -127,20 +128,31 @@ class Engine:
         if recorder.response is None:
             loaded = test.loaded
             if loaded.turns:
-                recorded = loaded.case.has_recorded_answer
-                adapter = None if recorded or self.queries.asked(loaded.key) else test.adapter()
-                recorder.turns = self.session.loop.run(self.queries.turns(loaded, adapter))
-                recorder.response = recorder.turns[-1][1]
-                if recorder.adapter is None and not recorded:
-                    recorder.adapter = self.adapter_description
+                recorder.response = self._converse(test)
             elif loaded.case.has_recorded_answer:
                 recorder.response = self.queries.recorded(loaded)
             else:
-                adapter = None if self.queries.asked(loaded.key) else test.adapter()
-                recorder.response = self.session.loop.run(self.queries.response(loaded, adapter))
-                if recorder.adapter is None:
-                    recorder.adapter = self.adapter_description
+                recorder.response = self._query(test)
         return recorder.response
+
+    def _converse(self, test: CaseTest) -> RAGResponse:
+        """A conversation's turns, asked in order (or recorded); its last turn's response."""
+        recorder, loaded = test.recorder, test.loaded
+        recorded = loaded.case.has_recorded_answer
+        adapter = None if recorded or self.queries.asked(loaded.key) else test.adapter()
+        recorder.turns = self.session.loop.run(self.queries.turns(loaded, adapter))
+        if recorder.adapter is None and not recorded:
+            recorder.adapter = self.adapter_description
+        return recorder.turns[-1][1]
+
+    def _query(self, test: CaseTest) -> RAGResponse:
+        """The case's response from the RAG system, queried once per run."""
+        recorder, loaded = test.recorder, test.loaded
+        adapter = None if self.queries.asked(loaded.key) else test.adapter()
+        response = self.session.loop.run(self.queries.response(loaded, adapter))
+        if recorder.adapter is None:
+            recorder.adapter = self.adapter_description
+        return response
 
     def evaluate(
         self, test: CaseTest, requests: list[MetricRequest], turn: int = 0
@@ -151,51 +163,40 @@ class Engine:
         A conversation's metrics are measured on each turn (``turn``: on that turn only), and
         its result of each is the minimum (or the mean: the ``aggregate`` parameter) over
         its turns."""
-        from ..errors import ConfigError
-
-        aggregates: list[Aggregate] = []
-        for index, (metric, threshold, params) in enumerate(requests):
-            aggregate, own = split_aggregate(params)
-            aggregates.append(aggregate)
-            requests[index] = (metric, threshold, own)
-        recorder = test.recorder
-        new: list[PlannedMetric] = []
-        for metric, _, params in requests:
-            if isinstance(metric, str) and (metric, params) not in recorder.requests:
-                new.append((metric, dict(params)))
-        recorder.requests.extend(new)
-        needs = frozenset().union(*(requirements(metric) for metric, _, _ in requests))
-        if "judge" in needs:
-            judge = test.judge_for_metrics()
-        else:  # metrics that embed use the test's judge's embeddings when it has them
-            judge = test.judge_for_embeddings() if "embeddings" in needs else None
+        aggregates = _own_params(requests)
+        new = _new_requests(test.recorder, requests)
+        judge = _judge_of(test, requests)
         if new and not test.inline:
             # Measured ahead for the function's other cases at once, while this test waits.
             self.ahead.learn(test, new)
         response = self.response(test)
         asked = with_companions(requests)
         aggregates += [DEFAULT_AGGREGATE] * (len(asked) - len(requests))  # the companions
-        # A case is measured as a conversation of one turn without history.
-        turns: list[Turn] = recorder.turns or [(test.loaded, response, ())]
+        turns = _turns_asked(test.recorder.turns, test.loaded, response, turn)
+        by_turn = self._measure(test, turns, asked, judge)
+        if test.recorder.turns is None:
+            return _recorded(test.recorder, by_turn[0], len(requests))
+        kept = _record_turns(test.recorder, turns, by_turn, len(requests))
         if turn:
-            turns = [turns[turn - 1]]
+            return kept
+        results = conversation_results(test.loaded.key, by_turn, aggregates)
+        return _recorded(test.recorder, results, len(requests))
+
+    def _measure(
+        self,
+        test: CaseTest,
+        turns: list[Turn],
+        asked: list[MetricRequest],
+        judge: Judge | None,
+    ) -> list[list[MetricResult]]:
+        """The results of each turn; a setting found wrong only when used (a missing GPU)
+        stops the run."""
+        from ..errors import ConfigError
+
         try:
-            by_turn = measure_turns(self.session, self.memos, turns, asked, judge)
-        except ConfigError as exc:  # a setting found wrong only when used (a missing GPU)
+            return measure_turns(self.session, self.memos, turns, asked, judge)
+        except ConfigError as exc:
             test.setup_failed(str(exc))
-        if recorder.turns is None:
-            results = by_turn[0]
-        else:
-            for (loaded, _, _), measured in zip(turns, by_turn, strict=True):
-                kept = attach_companions(measured[: len(requests)], measured[len(requests) :])
-                recorder.record_turn(loaded.turn, kept)
-            if turn:
-                return kept
-            results = conversation_results(test.loaded.key, by_turn, aggregates)
-        results = attach_companions(results[: len(requests)], results[len(requests) :])
-        for result in results:
-            recorder.record(result)
-        return results
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -229,3 +230,65 @@ class Engine:
                 closers.append(functools.partial(self.session.rag_loop.call, adapter.aclose, wait))
         closers += [j.aclose for j in self.judges.all()]
         self.session.close(closers, interrupted=interrupted)
+
+
+def _own_params(requests: list[MetricRequest]) -> list[Aggregate]:
+    """Each request's conversation aggregate; the requests keep their own parameters."""
+    aggregates: list[Aggregate] = []
+    for index, (metric, threshold, params) in enumerate(requests):
+        aggregate, own = split_aggregate(params)
+        aggregates.append(aggregate)
+        requests[index] = (metric, threshold, own)
+    return aggregates
+
+
+def _new_requests(recorder: ResultRecorder, requests: list[MetricRequest]) -> list[PlannedMetric]:
+    """The metrics named that the test asks for the first time, now recorded as asked."""
+    new: list[PlannedMetric] = []
+    for metric, _, params in requests:
+        if isinstance(metric, str) and (metric, params) not in recorder.requests:
+            new.append((metric, dict(params)))
+    recorder.requests.extend(new)
+    return new
+
+
+def _judge_of(test: CaseTest, requests: list[MetricRequest]) -> Judge | None:
+    """The test's judge for the metrics: for those judged; for those that embed, the judge's
+    embeddings when it has them."""
+    needs = frozenset().union(*(requirements(metric) for metric, _, _ in requests))
+    if "judge" in needs:
+        return test.judge_for_metrics()
+    return test.judge_for_embeddings() if "embeddings" in needs else None
+
+
+def _turns_asked(
+    recorded: list[Turn] | None, loaded: LoadedCase, response: RAGResponse, turn: int
+) -> list[Turn]:
+    """The turns measured: a conversation's (``turn``: that one only); a case is measured as
+    a conversation of one turn without history."""
+    turns: list[Turn] = recorded or [(loaded, response, ())]
+    return [turns[turn - 1]] if turn else turns
+
+
+def _record_turns(
+    recorder: ResultRecorder,
+    turns: list[Turn],
+    by_turn: list[list[MetricResult]],
+    requested: int,
+) -> list[MetricResult]:
+    """Each turn's results recorded, with their companions; the last turn's."""
+    kept: list[MetricResult] = []
+    for (loaded, _, _), measured in zip(turns, by_turn, strict=True):
+        kept = attach_companions(measured[:requested], measured[requested:])
+        recorder.record_turn(loaded.turn, kept)
+    return kept
+
+
+def _recorded(
+    recorder: ResultRecorder, results: list[MetricResult], requested: int
+) -> list[MetricResult]:
+    """The results of the ``requested`` metrics, their companions attached, recorded."""
+    results = attach_companions(results[:requested], results[requested:])
+    for result in results:
+        recorder.record(result)
+    return results

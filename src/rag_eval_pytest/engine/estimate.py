@@ -62,33 +62,69 @@ def estimate_run(
     judged = [m for m in metrics if _judged(m)]
     if not judged:
         return None
-    kind = resolve_kind(settings, env)
-    if kind == "cascade":  # at most what its LLM tier would cost alone
-        from ..errors import ConfigError
-        from ..judges.factory import cascade_tier
-
-        try:
-            settings = cascade_tier(settings, env)
-        except ConfigError:
-            return None
-        kind = resolve_kind(settings, env)
-    label = judge_label(settings, env)
-    model = label.split("(", 1)[1].rstrip(")") if "(" in label else kind
-    votes = settings.fixed_passes  # under passes: auto, one vote for most questions
-    passes = 1 if votes == 1 else votes // 2 + 1
-    tokens: list[int] = []
-    for asked, earlier in _asked(cases):
-        answer = asked.answer if asked.answer is not None else TYPICAL_ANSWER
-        contexts = (
-            [c.text for c in asked.contexts] if asked.contexts is not None else TYPICAL_CONTEXTS
-        )
-        for metric in judged:
-            if asked.ground_truth is None and "ground_truth" in requirements(metric):
-                continue  # not judged: no judge call
-            for prompt in _prompts(
-                metric, asked.question, asked.ground_truth or "", answer, contexts, earlier
-            ):
-                tokens.extend([estimate_tokens(prompt.text)] * passes)
+    priced = _priced_judge(settings, env)
+    if priced is None:
+        return None
+    settings, kind = priced
+    model = _model_name(settings, env, kind)
+    tokens = _prompt_tokens(cases, judged, _agreeing_passes(settings.fixed_passes))
     if kind == "local":
         return Estimate(len(tokens), 0, 0, 0.0)
     return estimate(model, tokens, overrides=settings.price_table())
+
+
+def _priced_judge(
+    settings: JudgeSettings, env: Mapping[str, str]
+) -> tuple[JudgeSettings, str] | None:
+    """The judge whose calls are priced, and its kind: a cascade's LLM tier, at most what
+    it would cost alone (``None`` when that tier cannot be built)."""
+    kind = resolve_kind(settings, env)
+    if kind != "cascade":
+        return settings, kind
+    from ..errors import ConfigError
+    from ..judges.factory import cascade_tier
+
+    try:
+        tier = cascade_tier(settings, env)
+    except ConfigError:
+        return None
+    return tier, resolve_kind(tier, env)
+
+
+def _model_name(settings: JudgeSettings, env: Mapping[str, str], kind: str) -> str:
+    """The judge's model, as its label names it; its kind when the label names none."""
+    label = judge_label(settings, env)
+    return label.split("(", 1)[1].rstrip(")") if "(" in label else kind
+
+
+def _agreeing_passes(votes: int) -> int:
+    """The passes of an agreeing vote; under ``passes: auto``, one for most questions."""
+    return 1 if votes == 1 else votes // 2 + 1
+
+
+def _prompt_tokens(cases: Iterable[LoadedCase], judged: list[str], passes: int) -> list[int]:
+    """The tokens of each judge call the metrics ``judged`` make on the cases."""
+    tokens: list[int] = []
+    for asked, earlier in _asked(cases):
+        tokens.extend(_case_tokens(asked, earlier, judged, passes))
+    return tokens
+
+
+def _case_tokens(asked: Case, earlier: list[str], judged: list[str], passes: int) -> list[int]:
+    answer, contexts = _as_judged(asked)
+    tokens: list[int] = []
+    for metric in judged:
+        if asked.ground_truth is None and "ground_truth" in requirements(metric):
+            continue  # not judged: no judge call
+        truth = asked.ground_truth or ""
+        for prompt in _prompts(metric, asked.question, truth, answer, contexts, earlier):
+            tokens.extend([estimate_tokens(prompt.text)] * passes)
+    return tokens
+
+
+def _as_judged(asked: Case) -> tuple[str, list[str]]:
+    """The case's answer and contexts when recorded; a typical size where the RAG system
+    has not answered yet."""
+    answer = asked.answer if asked.answer is not None else TYPICAL_ANSWER
+    contexts = [c.text for c in asked.contexts] if asked.contexts is not None else TYPICAL_CONTEXTS
+    return answer, contexts

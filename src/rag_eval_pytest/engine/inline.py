@@ -104,33 +104,11 @@ def make_conversation(
     the turns before it as their history; ``case.turns[i]`` is turn ``i`` as a case of its
     own. Raises :class:`ValueError` naming each field that is not valid."""
     problems: list[str] = []
-    asked: list[dict[str, Any]] = []
-    for number, turn in enumerate(_as_list("turns", turns, "turns", problems)):
-        where = f"turns[{number}]."
-        if not isinstance(turn, Mapping):
-            problems.append(
-                f"field 'turns[{number}]': expected a mapping, got {type(turn).__name__}"
-            )
-            continue
-        unknown = sorted(set(turn) - _TURN_KEYS)
-        if unknown:
-            problems.append(
-                f"field '{where}{unknown[0]}': unknown (allowed: {', '.join(sorted(_TURN_KEYS))})"
-            )
-        asked.append(
-            _asked(
-                turn.get("question"),
-                turn.get("answer"),
-                turn.get("contexts"),
-                turn.get("ground_truth"),
-                turn.get("expected_contexts"),
-                where,
-                problems,
-            )
-        )
+    listed = _as_list("turns", turns, "turns", problems)
+    asked = [_turn_asked(number, turn, problems) for number, turn in enumerate(listed)]
     fields: dict[str, Any] = {
         "id": id,
-        "turns": asked,
+        "turns": [turn for turn in asked if turn is not None],
         "critical": critical,
         "tags": _as_list("tags", tags, "tags", problems),
         "metadata": {} if metadata is None else metadata,
@@ -139,6 +117,28 @@ def make_conversation(
 
 
 _TURN_KEYS = frozenset({"question", "answer", "contexts", "ground_truth", "expected_contexts"})
+
+
+def _turn_asked(number: int, turn: object, problems: list[str]) -> dict[str, Any] | None:
+    """The fields of a conversation's turn ``number``; ``None`` when it is no mapping."""
+    if not isinstance(turn, Mapping):
+        problems.append(f"field 'turns[{number}]': expected a mapping, got {type(turn).__name__}")
+        return None
+    where = f"turns[{number}]."
+    unknown = sorted(set(turn) - _TURN_KEYS)
+    if unknown:
+        problems.append(
+            f"field '{where}{unknown[0]}': unknown (allowed: {', '.join(sorted(_TURN_KEYS))})"
+        )
+    return _asked(
+        turn.get("question"),
+        turn.get("answer"),
+        turn.get("contexts"),
+        turn.get("ground_truth"),
+        turn.get("expected_contexts"),
+        where,
+        problems,
+    )
 
 
 def _asked(
@@ -157,23 +157,31 @@ def _asked(
             f"field '{where}answer': is None (did the LLM return no content?); pass the text the "
             'app answered, "" for an empty answer'
         )
-    if isinstance(expected_contexts, Mapping):
-        fields["expected_contexts"] = dict(expected_contexts)
-    elif expected_contexts is not None:
-        fields["expected_contexts"] = _as_list(
-            f"{where}expected_contexts", expected_contexts, "document names", problems
-        )
+    if expected_contexts is not None:
+        fields["expected_contexts"] = _expected(expected_contexts, where, problems)
     if contexts is not None:
-        passages: list[Context] = []
-        listed = _as_list(f"{where}contexts", contexts, "passages", problems)
-        for number, passage in enumerate(listed):
-            try:
-                passages.append(Context.coerce(passage))
-            except (TypeError, ValidationError) as exc:
-                detail = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else exc
-                problems.append(f"field '{where}contexts[{number}]': {detail}")
-        fields["contexts"] = passages
+        fields["contexts"] = _passages(contexts, where, problems)
     return fields
+
+
+def _expected(expected_contexts: object, where: str, problems: list[str]) -> Any:
+    """The expected documents: names with grades (a mapping), or a list of names."""
+    if isinstance(expected_contexts, Mapping):
+        return dict(expected_contexts)
+    return _as_list(f"{where}expected_contexts", expected_contexts, "document names", problems)
+
+
+def _passages(contexts: object, where: str, problems: list[str]) -> list[Context]:
+    """The retrieved passages, each as a context; each that is none, a problem."""
+    passages: list[Context] = []
+    listed = _as_list(f"{where}contexts", contexts, "passages", problems)
+    for number, passage in enumerate(listed):
+        try:
+            passages.append(Context.coerce(passage))
+        except (TypeError, ValidationError) as exc:
+            detail = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else exc
+            problems.append(f"field '{where}contexts[{number}]': {detail}")
+    return passages
 
 
 def _made(maker: str, fields: dict[str, Any], metadata: object, problems: list[str]) -> RagCase:
@@ -238,27 +246,41 @@ class InlineCase(RagCase):
                 "rag-eval plugin loaded (not with -p no:rag_eval): the plugin records its "
                 "results there; call the assert_* helper from a test"
             )
-        try:
-            engine = engine_for(item.config)
-        except RagEvalError as exc:
-            item.session.shouldfail = f"rag-eval: {exc}"
-            raise SetupFailed(str(exc), pytrace=False) from None
-        if engine is None:  # pragma: no cover - a test is marked running by the plugin only
-            raise RuntimeError("the rag-eval plugin is not active in this run")
+        engine = _engine(item)
         bound = _bound_test(item, self._case)
         if bound is None:
-            bindings = item.stash.setdefault(INLINE_KEY, [])
-            loaded = LoadedCase(
-                key=_new_key(item, self._case, {t.loaded.key for _, t in bindings}),
-                index=INLINE_INDEX,
-                case=self._case,
-                dataset=_test_file(item),
-            )
-            request = getattr(item, "_request", None)  # the running test's fixtures
-            fixture = request.getfixturevalue if request is not None else None
-            bound = CaseTest(item, loaded, engine.judges, engine.session.redactor, fixture)
-            bindings.append((self._case, bound))
+            bound = _new_binding(item, self._case, engine)
         return bound, engine
+
+
+def _engine(item: pytest.Item) -> Engine:
+    """The run's engine; one that cannot be made stops the run (a bad configuration)."""
+    __tracebackhide__ = True
+    try:
+        engine = engine_for(item.config)
+    except RagEvalError as exc:
+        item.session.shouldfail = f"rag-eval: {exc}"
+        raise SetupFailed(str(exc), pytrace=False) from None
+    if engine is None:  # pragma: no cover - a test is marked running by the plugin only
+        raise RuntimeError("the rag-eval plugin is not active in this run")
+    return engine
+
+
+def _new_binding(item: pytest.Item, case: Case, engine: Engine) -> CaseTest:
+    """The running test's record of a case it evaluates for the first time, under a key of
+    its own, with the test's fixtures."""
+    bindings = item.stash.setdefault(INLINE_KEY, [])
+    loaded = LoadedCase(
+        key=_new_key(item, case, {t.loaded.key for _, t in bindings}),
+        index=INLINE_INDEX,
+        case=case,
+        dataset=_test_file(item),
+    )
+    request = getattr(item, "_request", None)  # the running test's fixtures
+    fixture = request.getfixturevalue if request is not None else None
+    bound = CaseTest(item, loaded, engine.judges, engine.session.redactor, fixture)
+    bindings.append((case, bound))
+    return bound
 
 
 def _bound_test(item: pytest.Item, case: Case) -> CaseTest | None:

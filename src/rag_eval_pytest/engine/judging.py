@@ -130,16 +130,19 @@ class JudgeRegistry:
 
         if judge is None:
             return ""
-        fingerprint = None
-        if judge.fingerprint() is None:
-            number = next((i for i, j in enumerate(self._unnamed) if j is judge), None)
-            if number is None:
-                number = len(self._unnamed)
-                self._unnamed.append(judge)
-            fingerprint = f"unnamed {number}"
+        unnamed = judge.fingerprint() is None
+        fingerprint = f"unnamed {self._unnamed_number(judge)}" if unnamed else None
         identity = run_identity(judge, fingerprint)
         assert identity is not None
         return identity
+
+    def _unnamed_number(self, judge: Judge) -> int:
+        """The judge's place among the run's judges without a fingerprint (a new one last)."""
+        number = next((i for i, j in enumerate(self._unnamed) if j is judge), None)
+        if number is None:
+            number = len(self._unnamed)
+            self._unnamed.append(judge)
+        return number
 
     # ------------------------------------------------------------------ embeddings
 

@@ -105,15 +105,7 @@ class MetricMemos:
         votes = more_votes(services.judge)
         if votes is None:
             return measured
-        again = [
-            i
-            for i, (m, measurement, threshold) in enumerate(
-                zip(metrics, measured, thresholds, strict=True)
-            )
-            if "judge" in m.requires
-            and measurement.score is not None
-            and abs(measurement.score - threshold) <= votes[1]
-        ]
+        again = _near_threshold(metrics, measured, thresholds, votes[1])
         revoted = await asyncio.gather(
             *(
                 asyncio.shield(
@@ -124,11 +116,7 @@ class MetricMemos:
                 for i in again
             )
         )
-        for i, measurement in zip(again, revoted, strict=True):
-            # The first vote's cost stays counted beside the votes added to it.
-            usage = measured[i].usage + measurement.usage
-            measured[i] = measurement.model_copy(update={"usage": usage})
-        return measured
+        return _with_revotes(measured, again, revoted)
 
     def release(self, key: str) -> None:
         """Let go of a case's measurements and judge answers (a conversation's: its turns'
@@ -153,6 +141,33 @@ class MetricMemos:
             self.session.progress.add_usage(task.result().usage)
 
 
+def _near_threshold(
+    metrics: list[Metric], measured: list[Measurement], thresholds: list[float], margin: float
+) -> list[int]:
+    """The judged measurements (by position) whose score is within ``margin`` of its
+    threshold: more votes may change their verdict."""
+    return [
+        i
+        for i, (m, measurement, threshold) in enumerate(
+            zip(metrics, measured, thresholds, strict=True)
+        )
+        if "judge" in m.requires
+        and measurement.score is not None
+        and abs(measurement.score - threshold) <= margin
+    ]
+
+
+def _with_revotes(
+    measured: list[Measurement], again: list[int], revoted: list[Measurement]
+) -> list[Measurement]:
+    """The measurements with those asked ``again`` replaced by their revote; the first
+    vote's cost stays counted beside the votes added to it."""
+    for i, measurement in zip(again, revoted, strict=True):
+        usage = measured[i].usage + measurement.usage
+        measured[i] = measurement.model_copy(update={"usage": usage})
+    return measured
+
+
 def more_votes(judge: Judge | None) -> tuple[int, float] | None:
     """``(votes, margin)`` when the judge asks a verdict near its threshold again with more
     votes (an LLM judge under ``judge.passes: auto``), else ``None``."""
@@ -175,9 +190,15 @@ class VerdictCheck:
         if self.threshold is None:
             return False
         scores = [self.metric.score_of(question, answer) for answer in answers]
-        if not scores or any(score is None for score in scores):
-            return False
-        return len({score >= self.threshold for score in scores if score is not None}) == 1
+        return _one_verdict(scores, self.threshold)
+
+
+def _one_verdict(scores: list[float | None], threshold: float) -> bool:
+    """Whether every score gives the same verdict at ``threshold`` (not when one is
+    missing)."""
+    if not scores or any(score is None for score in scores):
+        return False
+    return len({score >= threshold for score in scores if score is not None}) == 1
 
 
 async def measured_with_votes(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..data.response import History
 from ..errors import AdapterError, raised
@@ -14,11 +14,12 @@ from ..runtime.event_loop import LoopBlocked, raised_by_user_code, watch_blockin
 from .session import recorded_response
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Coroutine, Sequence
 
     from ..adapters.base import RAGAdapter
     from ..data.dataset import LoadedCase
     from ..data.response import Message, RAGResponse
+    from ..runtime.event_loop import BlockingCalls
     from .session import EvalSession
 
 Turn = tuple["LoadedCase", "RAGResponse", "Sequence[Message]"]
@@ -49,23 +50,22 @@ class RagQueries:
     def task(self, loaded: LoadedCase, adapter: RAGAdapter | None) -> asyncio.Future[RAGResponse]:
         """The (memoised) query of a case (of a conversation: its last turn's response, its
         turns queried in order). Call on the loop."""
-        if loaded.turns and not loaded.case.has_recorded_answer:
-            task = self._responses.get(loaded.key)
-            if task is None:
-                task = asyncio.ensure_future(self._last_turn(loaded, adapter))
-                self._responses[loaded.key] = task
-            return task
         if loaded.case.has_recorded_answer:
             future: asyncio.Future[RAGResponse] = asyncio.get_running_loop().create_future()
             future.set_result(self.recorded(loaded))
             return future
         task = self._responses.get(loaded.key)
         if task is None:
-            assert adapter is not None, "an adapter is needed for a case not yet queried"
-            self._use(adapter)
-            task = asyncio.ensure_future(self._query(loaded, adapter))
-            self._responses[loaded.key] = task
+            task = self._responses[loaded.key] = self._start(loaded, adapter)
         return task
+
+    def _start(self, loaded: LoadedCase, adapter: RAGAdapter | None) -> asyncio.Future[RAGResponse]:
+        """The query of a case not asked yet (a conversation's: its turns, in order)."""
+        if loaded.turns:
+            return asyncio.ensure_future(self._last_turn(loaded, adapter))
+        assert adapter is not None, "an adapter is needed for a case not yet queried"
+        self._use(adapter)
+        return asyncio.ensure_future(self._query(loaded, adapter))
 
     async def _last_turn(self, loaded: LoadedCase, adapter: RAGAdapter | None) -> RAGResponse:
         return (await self.turns(loaded, adapter))[-1][1]
@@ -158,26 +158,42 @@ class RagQueries:
         query = functools.partial(self._guarded_query, adapter, loaded.case.question, history)
         try:
             with watch_blocking_calls() as calls:
-                if adapter.kind == "http":  # the plugin's own client, on the plugin's loop
-                    response = await query()
-                else:  # the RAG system's code, on a loop it may block
-                    response = await self.session.rag_loop.call(query, timeout)
+                response = await self._call(adapter, query, timeout)
         except LoopBlocked:
             assert timeout is not None
             raise AdapterError(self._timed_out(adapter, timeout, 1, blocked=True)) from None
         except (AdapterError, asyncio.CancelledError):
             raise
         except Exception as exc:  # the system under test failed: an error, not a plugin crash
-            if (
-                isinstance(exc, asyncio.TimeoutError)
-                and timeout is not None
-                and time.perf_counter() - started >= timeout
-            ):
-                raise AdapterError(self._timed_out(adapter, timeout, calls.abandon())) from None
-            raise AdapterError(self._raised(adapter, exc)) from exc
+            self._raise_failed(adapter, exc, timeout, time.perf_counter() - started, calls)
         if response.latency is None:
             response = response.model_copy(update={"latency": time.perf_counter() - started})
         return response
+
+    async def _call(
+        self,
+        adapter: RAGAdapter,
+        query: Callable[[], Coroutine[Any, Any, RAGResponse]],
+        timeout: float | None,
+    ) -> RAGResponse:
+        if adapter.kind == "http":  # the plugin's own client, on the plugin's loop
+            return await query()
+        # The RAG system's code, on a loop it may block.
+        return await self.session.rag_loop.call(query, timeout)
+
+    def _raise_failed(
+        self,
+        adapter: RAGAdapter,
+        exc: Exception,
+        timeout: float | None,
+        elapsed: float,
+        calls: BlockingCalls,
+    ) -> NoReturn:
+        """The query failed: past its time (the calls it left running abandoned), or with
+        the error of the system under test."""
+        if isinstance(exc, asyncio.TimeoutError) and timeout is not None and elapsed >= timeout:
+            raise AdapterError(self._timed_out(adapter, timeout, calls.abandon())) from None
+        raise AdapterError(self._raised(adapter, exc)) from exc
 
     async def _guarded_query(
         self, adapter: RAGAdapter, question: str, history: Sequence[Message] | None

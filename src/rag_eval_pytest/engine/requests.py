@@ -15,22 +15,29 @@ PlannedMetric = tuple[str, dict[str, Any]]
 learns a test function measures)."""
 
 
-def _companion(name: str) -> str | None:
-    """The metric measured beside ``name`` (``Metric.companion``), if it has one."""
+def _companion(metric: str | Metric) -> str | None:
+    """The metric measured beside the one named ``metric`` (``Metric.companion``), if it has
+    one (a metric object given by a test brings none)."""
     from ..metrics.registry import metric_class
 
+    if not isinstance(metric, str):
+        return None
     try:
-        return metric_class(name).companion
+        return metric_class(metric).companion
     except KeyError:
         return None
 
 
+def _name(metric: str | Metric) -> str:
+    return metric if isinstance(metric, str) else metric.name
+
+
 def with_companions(requests: list[MetricRequest]) -> list[MetricRequest]:
     """``requests`` and the companions they ask for, after them."""
-    names = {m if isinstance(m, str) else m.name for m, _, _ in requests}
+    names = {_name(m) for m, _, _ in requests}
     extra: list[MetricRequest] = []
     for metric, _, _ in requests:
-        companion = _companion(metric) if isinstance(metric, str) else None
+        companion = _companion(metric)
         if companion is not None and companion not in names:
             names.add(companion)
             extra.append((companion, None, {}))

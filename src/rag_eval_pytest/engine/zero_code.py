@@ -147,12 +147,20 @@ PLUGIN_FIXTURES = ("rag_adapter", "rag_judge")
 def _conftest_fixtures(config: pytest.Config) -> Iterator[tuple[str, Path]]:
     """Each ``rag_adapter`` and ``rag_judge`` a conftest of the run defines, with its file."""
     for plugin in config.pluginmanager.get_plugins():
-        file = getattr(plugin, "__file__", None) if isinstance(plugin, ModuleType) else None
-        if file is None or Path(file).name != "conftest.py":
+        file = _conftest_file(plugin)
+        if file is None:
             continue
         for name in PLUGIN_FIXTURES:
             if callable(vars(plugin).get(name)):
-                yield name, Path(file).resolve()
+                yield name, file
+
+
+def _conftest_file(plugin: object) -> Path | None:
+    """The file of a plugin that is a conftest module."""
+    file = getattr(plugin, "__file__", None) if isinstance(plugin, ModuleType) else None
+    if file is None or Path(file).name != "conftest.py":
+        return None
+    return Path(file).resolve()
 
 
 def _anchors(items: Sequence[pytest.Item]) -> dict[Path, Path]:

@@ -116,23 +116,11 @@ class JudgeCache:
     def get(self, key: str, field: str = "reply") -> dict[str, Any] | None:
         """The stored record (a request's ``reply``, a question's voted ``outcome``), or
         ``None`` for a miss (absent or unreadable)."""
-        path = self._path(key)
-        raw = read_entry(path)
+        raw = read_entry(self._path(key))
         if raw is None:
             return None
-        try:
-            data = json.loads(
-                raw.decode("utf-8"), parse_float=_finite_float, parse_constant=_no_constant
-            )
-        except ValueError:
-            return None
-        if (
-            not isinstance(data, dict)
-            or data.get("version") != CACHE_VERSION
-            or data.get("key") != key
-            or not isinstance(data.get(field), dict)
-            or data.get("checksum") != _checksum(key, field, data[field])
-        ):
+        data = _parsed(raw)
+        if not _intact(data, key, field):
             return None
         record: dict[str, Any] = data[field]
         return record
@@ -147,6 +135,28 @@ class JudgeCache:
             "checksum": _checksum(key, field, record),
         }
         write_atomically(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
+
+
+def _parsed(raw: bytes) -> Any:
+    """The entry's data; ``None`` when it is no JSON (or holds a number no count can be)."""
+    try:
+        return json.loads(
+            raw.decode("utf-8"), parse_float=_finite_float, parse_constant=_no_constant
+        )
+    except ValueError:
+        return None
+
+
+def _intact(data: Any, key: str, field: str) -> bool:
+    """Whether the entry is of this version and key, holds ``field``, and its checksum
+    matches."""
+    return (
+        isinstance(data, dict)
+        and data.get("version") == CACHE_VERSION
+        and data.get("key") == key
+        and isinstance(data.get(field), dict)
+        and data.get("checksum") == _checksum(key, field, data[field])
+    )
 
 
 def _checksum(key: str, field: str, record: dict[str, Any]) -> str:
@@ -200,7 +210,25 @@ def prune_cache(
     them), and a temporary file older than a day (a write cut short) goes too. A file that
     cannot be removed is left; nothing here raises."""
     now = time.time() if now is None else now
-    files: list[tuple[float, int, Path]] = []
+    files, stale = _used_files(directory, now)
+    kept, removed = _kept_and_removed(files, *_limits(now, max_age_days, max_mb))
+    _remove([p for _, _, p in removed] + stale)
+    return Pruned(
+        removed=len(removed),
+        removed_bytes=sum(size for _, size, _ in removed),
+        kept=len(kept),
+        kept_bytes=sum(size for _, size, _ in kept),
+    )
+
+
+UsedFile = tuple[float, int, Path]
+"""A cache file: when it was last used, its size and its path."""
+
+
+def _used_files(directory: Path, now: float) -> tuple[list[UsedFile], list[Path]]:
+    """The cache's files, the most recently used first; and the temporary files older than a
+    day (writes cut short)."""
+    files: list[UsedFile] = []
     stale: list[Path] = []
     for path in _cache_files(directory):
         try:
@@ -212,57 +240,83 @@ def prune_cache(
                 stale.append(path)
             continue
         files.append((stat.st_mtime, stat.st_size, path))
-    files.sort(key=lambda item: item[0], reverse=True)  # the most recently used first
+    files.sort(key=lambda item: item[0], reverse=True)
+    return files, stale
+
+
+def _limits(
+    now: float, max_age_days: float | None, max_mb: float | None
+) -> tuple[float | None, float | None]:
+    """The time before which a file is unused, and the bytes the cache may hold."""
     cutoff = None if max_age_days is None else now - max_age_days * 86400
     limit = None if max_mb is None else max_mb * 1024 * 1024
-    kept: list[tuple[float, int, Path]] = []
-    removed: list[tuple[float, int, Path]] = []
+    return cutoff, limit
+
+
+def _kept_and_removed(
+    files: list[UsedFile], cutoff: float | None, limit: float | None
+) -> tuple[list[UsedFile], list[UsedFile]]:
+    """The files kept and those removed: those unused since ``cutoff``, and, once a file
+    does not fit in ``limit`` bytes with the more recent ones, it and every older one."""
+    kept: list[UsedFile] = []
+    removed: list[UsedFile] = []
     total = 0
-    full = False  # once a file does not fit, every older one goes too
+    full = False
     for item in files:
         used, size, _ = item
-        full = full or (limit is not None and total + size > limit)
-        if full or (cutoff is not None and used < cutoff):
+        full = full or _beyond(total + size, limit)
+        if full or _beyond(cutoff, used):  # last used before the cutoff
             removed.append(item)
         else:
             kept.append(item)
             total += size
-    for path in [p for _, _, p in removed] + stale:
+    return kept, removed
+
+
+def _beyond(value: float | None, limit: float | None) -> bool:
+    """Whether ``value`` is over ``limit`` (never, without one)."""
+    return value is not None and limit is not None and value > limit
+
+
+def _remove(paths: list[Path]) -> None:
+    """Remove each file; one that cannot be removed is left."""
+    for path in paths:
         with contextlib.suppress(OSError):
             path.unlink()
-    return Pruned(
-        removed=len(removed),
-        removed_bytes=sum(size for _, size, _ in removed),
-        kept=len(kept),
-        kept_bytes=total,
-    )
 
 
 def _cache_files(directory: Path) -> list[Path]:
     """The cache's files: ``<2 hex>/<64 hex>.json`` and ``vectors-*/<2 hex>/<64 hex>.f32``,
     with the temporary files beside them."""
-    found: list[Path] = []
-    folders = [directory]
     try:
-        folders += [p for p in directory.iterdir() if p.name.startswith("vectors-")]
+        vectors = [p for p in directory.iterdir() if p.name.startswith("vectors-")]
     except OSError:
-        return found
-    for folder in folders:
-        try:
-            shards = [p for p in folder.iterdir() if _SHARD.fullmatch(p.name) and p.is_dir()]
-        except OSError:
-            continue
-        for shard in shards:
-            try:
-                names = os.listdir(shard)
-            except OSError:
-                continue
-            found += [
-                shard / name
-                for name in names
-                if _ENTRY.fullmatch(name) or name.startswith(TEMP_PREFIX)
-            ]
-    return found
+        return []
+    return [path for folder in [directory, *vectors] for path in _folder_files(folder)]
+
+
+def _folder_files(folder: Path) -> list[Path]:
+    """The cache's files in the two-letter shards of ``folder``."""
+    try:
+        shards = [p for p in folder.iterdir() if _is_shard(p)]
+    except OSError:
+        return []
+    return [path for shard in shards for path in _shard_files(shard)]
+
+
+def _is_shard(path: Path) -> bool:
+    return _SHARD.fullmatch(path.name) is not None and path.is_dir()
+
+
+def _shard_files(shard: Path) -> list[Path]:
+    """The entries and temporary files of one shard."""
+    try:
+        names = os.listdir(shard)
+    except OSError:
+        return []
+    return [
+        shard / name for name in names if _ENTRY.fullmatch(name) or name.startswith(TEMP_PREFIX)
+    ]
 
 
 def write_atomically(path: Path, data: bytes) -> bool:

@@ -126,48 +126,58 @@ def _narrowed(question: Question[Any, Any], inputs: Any, local: JudgeOutcome[Any
     """The question asked of the LLM judge about the unsure items only, and how its answer
     joins the local judge's decided items; ``None`` when the question has no items to split."""
     if isinstance(question, StatementSupport):
-        verdicts = local.value
-        assert isinstance(verdicts, StatementVerdicts)
-        unsure = set(local.unsure)
-        doubtful = [s.statement for i, s in enumerate(verdicts.statements) if i in unsure]
-        asked = StatementsInput(
-            question=inputs.question, answer=" ".join(doubtful), contexts=inputs.contexts
-        )
-
-        def merge(answer: StatementVerdicts) -> StatementVerdicts:
-            # In the answer's order: the LLM judge's verdicts where the unsure statements
-            # were (one for one when it split them alike, else all at the first one's place).
-            decided = iter(answer.statements)
-            one_for_one = len(answer.statements) == len(unsure)
-            merged = []
-            for i, statement in enumerate(verdicts.statements):
-                if i not in unsure:
-                    merged.append(statement)
-                elif one_for_one:
-                    merged.append(next(decided))
-                elif i == min(unsure):
-                    merged.extend(decided)
-            return StatementVerdicts(statements=merged)
-
-        return asked, merge
+        return _narrowed_statements(inputs, local)
     if isinstance(question, ContextSentenceRelevance):
-        sentences = local.value
-        assert isinstance(sentences, SentenceRelevances)
-        picked = sorted({sentences.sentences[i].index for i in local.unsure})
-        narrow = RelevanceInput(
-            question=inputs.question,
-            context_sentences=[inputs.context_sentences[i] for i in picked],
-        )
-
-        def merge_sentences(answer: SentenceRelevances) -> SentenceRelevances:
-            # The LLM judge numbered the unsure sentences from 0: back to their own indexes.
-            kept = [s for s in sentences.sentences if s.index not in picked]
-            decided = [
-                s.model_copy(update={"index": picked[s.index]})
-                for s in answer.sentences
-                if s.index < len(picked)
-            ]
-            return SentenceRelevances(sentences=sorted([*kept, *decided], key=lambda s: s.index))
-
-        return narrow, merge_sentences
+        return _narrowed_sentences(inputs, local)
     return None
+
+
+def _narrowed_statements(inputs: Any, local: JudgeOutcome[Any]) -> Any:
+    """Faithfulness: the unsure statements asked as an answer of their own."""
+    verdicts = local.value
+    assert isinstance(verdicts, StatementVerdicts)
+    unsure = set(local.unsure)
+    doubtful = [s.statement for i, s in enumerate(verdicts.statements) if i in unsure]
+    asked = StatementsInput(
+        question=inputs.question, answer=" ".join(doubtful), contexts=inputs.contexts
+    )
+
+    def merge(answer: StatementVerdicts) -> StatementVerdicts:
+        # In the answer's order: the LLM judge's verdicts where the unsure statements
+        # were (one for one when it split them alike, else all at the first one's place).
+        decided = iter(answer.statements)
+        one_for_one = len(answer.statements) == len(unsure)
+        merged = []
+        for i, statement in enumerate(verdicts.statements):
+            if i not in unsure:
+                merged.append(statement)
+            elif one_for_one:
+                merged.append(next(decided))
+            elif i == min(unsure):
+                merged.extend(decided)
+        return StatementVerdicts(statements=merged)
+
+    return asked, merge
+
+
+def _narrowed_sentences(inputs: Any, local: JudgeOutcome[Any]) -> Any:
+    """Context relevance: the unsure context sentences asked on their own."""
+    sentences = local.value
+    assert isinstance(sentences, SentenceRelevances)
+    picked = sorted({sentences.sentences[i].index for i in local.unsure})
+    narrow = RelevanceInput(
+        question=inputs.question,
+        context_sentences=[inputs.context_sentences[i] for i in picked],
+    )
+
+    def merge_sentences(answer: SentenceRelevances) -> SentenceRelevances:
+        # The LLM judge numbered the unsure sentences from 0: back to their own indexes.
+        kept = [s for s in sentences.sentences if s.index not in picked]
+        decided = [
+            s.model_copy(update={"index": picked[s.index]})
+            for s in answer.sentences
+            if s.index < len(picked)
+        ]
+        return SentenceRelevances(sentences=sorted([*kept, *decided], key=lambda s: s.index))
+
+    return narrow, merge_sentences

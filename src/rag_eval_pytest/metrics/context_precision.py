@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..judges.questions import ContextsInput, ContextUsefulness
+from ..judges.questions import ContextsInput, ContextUsefulness, ContextVerdict, ContextVerdicts
 from .base import Evidence, Measurement, Metric, Requirement
 from .judged import (
     context_label,
@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
     from pydantic import BaseModel
 
-    from ..judges.base import Question
+    from ..data.response import Context
+    from ..judges.base import JudgeOutcome, Question
     from .base import Sample, Services
 
 
@@ -70,37 +71,62 @@ class ContextPrecision(Metric):
         outcome = await services.ask(ContextUsefulness(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge gave no context verdicts")
-        doubtful = {outcome.value.verdicts[i].index for i in outcome.unsure}
-        verdicts = sorted(outcome.value.verdicts, key=lambda v: v.index)
-        flags = [v.useful for v in verdicts]
-        low, high = precision_bounds(flags, [v.index in doubtful for v in verdicts])
-        useful = sum(flags)
-        reason = f"{useful} of {len(verdicts)} contexts useful for the ground truth"
-        if doubtful:
-            reason += unsure_listed([contexts[i] for i in sorted(doubtful)], "context")
-        return Measurement(
-            score=average_precision(flags),  # the best guess where it depends on them
-            reason=reason,
-            evidence=[
-                Evidence(
-                    kind="context",
-                    text=contexts[v.index],
-                    verdict="unsure"
-                    if v.index in doubtful
-                    else "useful"
-                    if v.useful
-                    else "not useful",
-                    reason=v.reason,
-                    source=context_label(sample.contexts[v.index], v.index),
-                )
-                for v in verdicts
-            ],
-            usage=outcome.usage,
-            warnings=list(outcome.notes),
-            details={"ranks_useful": flags, **details(outcome)},
-            unsure=len(doubtful),
-            bounds=(low, high) if low != high else None,
+        return _measured(sample.contexts, contexts, outcome.value, outcome)
+
+
+def _measured(
+    retrieved: list[Context],
+    contexts: list[str],
+    judged: ContextVerdicts,
+    outcome: JudgeOutcome[ContextVerdicts],
+) -> Measurement:
+    """The average precision of the contexts in their ranks, with its bounds over the
+    contexts the judge was unsure of."""
+    doubtful = {judged.verdicts[i].index for i in outcome.unsure}
+    verdicts = sorted(judged.verdicts, key=lambda v: v.index)
+    flags = [v.useful for v in verdicts]
+    low, high = precision_bounds(flags, [v.index in doubtful for v in verdicts])
+    return Measurement(
+        score=average_precision(flags),  # the best guess where it depends on them
+        reason=_reason(flags, contexts, doubtful),
+        evidence=_evidence(retrieved, contexts, verdicts, doubtful),
+        usage=outcome.usage,
+        warnings=list(outcome.notes),
+        details={"ranks_useful": flags, **details(outcome)},
+        unsure=len(doubtful),
+        bounds=(low, high) if low != high else None,
+    )
+
+
+def _reason(flags: list[bool], contexts: list[str], doubtful: set[int]) -> str:
+    reason = f"{sum(flags)} of {len(flags)} contexts useful for the ground truth"
+    if doubtful:
+        reason += unsure_listed([contexts[i] for i in sorted(doubtful)], "context")
+    return reason
+
+
+def _evidence(
+    retrieved: list[Context],
+    contexts: list[str],
+    verdicts: list[ContextVerdict],
+    doubtful: set[int],
+) -> list[Evidence]:
+    return [
+        Evidence(
+            kind="context",
+            text=contexts[v.index],
+            verdict=_shown_verdict(v, doubtful),
+            reason=v.reason,
+            source=context_label(retrieved[v.index], v.index),
         )
+        for v in verdicts
+    ]
+
+
+def _shown_verdict(verdict: ContextVerdict, doubtful: set[int]) -> str:
+    if verdict.index in doubtful:
+        return "unsure"
+    return "useful" if verdict.useful else "not useful"
 
 
 def precision_bounds(flags: list[bool], unsure: list[bool]) -> tuple[float, float]:

@@ -17,9 +17,10 @@ one answering sentence among more than ten scores below it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..judges.questions import ContextSentenceRelevance, RelevanceInput
+from ..judges.questions import ContextSentenceRelevance, RelevanceInput, SentenceRelevance
 from ..text.sentences import split_sentences
 from ..text.tables import tables_as_sentences
 from .base import Evidence, Measurement, Metric, Requirement
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
 
     from pydantic import BaseModel
 
-    from ..judges.base import Question
+    from ..data.response import Context
+    from ..judges.base import JudgeOutcome, Question
     from .base import Sample, Services
 
 
@@ -59,69 +61,118 @@ class ContextRelevance(Metric):
         if not sample.contexts:
             return empty_contexts()
         limit = int(self.params.get("max_sentences", 200))
-        # A Markdown table's row is one sentence ("Method: Visa; Fee: none."), not a run of cells.
-        sentences: list[tuple[str, int]] = [
-            (sentence, i)
-            for i, context in enumerate(sample.contexts)
-            for sentence in split_sentences(tables_as_sentences(context.text)[0])
-        ]
+        sentences = _context_sentences(sample.contexts)
         if not sentences:
             return Measurement(score=0.0, reason="the contexts contain no sentence")
-        warnings: list[str] = []
-        if len(sentences) > limit:
-            warnings.append(
-                f"contexts have {len(sentences)} sentences; judged the first {limit} "
-                "(max_sentences)"
-            )
-            sentences = sentences[:limit]
-        inputs = RelevanceInput(
-            question=sample.question_in_context, context_sentences=[text for text, _ in sentences]
+        sentences, warnings = _cut(sentences, limit)
+        outcome = await services.ask(
+            ContextSentenceRelevance(), _inputs(sample.question_in_context, sentences)
         )
-        outcome = await services.ask(ContextSentenceRelevance(), inputs)
-        if outcome.value is None:
+        if outcome.value is None or not outcome.value.sentences:
             return not_judged(outcome, "the judge gave no sentence verdicts")
-        listed = outcome.value.sentences
-        doubtful = {listed[i].index for i in outcome.unsure if i < len(listed)}
-        verdicts = sorted(listed, key=lambda v: v.index)
-        if not verdicts:
-            return not_judged(outcome, "the judge gave no sentence verdicts")
+        verdicts = _Verdicts.of(outcome.value.sentences, outcome.unsure, sentences)
+        return verdicts.measurement(sample.contexts, outcome, warnings)
+
+
+Sentences = list[tuple[str, int]]
+"""Each context sentence, with the position of its context."""
+
+
+def _context_sentences(contexts: list[Context]) -> Sentences:
+    # A Markdown table's row is one sentence ("Method: Visa; Fee: none."), not a run of cells.
+    return [
+        (sentence, i)
+        for i, context in enumerate(contexts)
+        for sentence in split_sentences(tables_as_sentences(context.text)[0])
+    ]
+
+
+def _cut(sentences: Sentences, limit: int) -> tuple[Sentences, list[str]]:
+    """The first ``limit`` sentences, with a warning when there were more."""
+    if len(sentences) <= limit:
+        return sentences, []
+    warning = f"contexts have {len(sentences)} sentences; judged the first {limit} (max_sentences)"
+    return sentences[:limit], [warning]
+
+
+def _inputs(question: str, sentences: Sentences) -> RelevanceInput:
+    return RelevanceInput(question=question, context_sentences=[text for text, _ in sentences])
+
+
+def _bounded_score(
+    needed: int, decided: int, unsure: int, judged: int
+) -> tuple[float | None, tuple[float, float] | None]:
+    """The share of the decided sentences needed, and its bounds (every unsure sentence not
+    needed, or needed) where they differ; the share of all when they do not."""
+    low, high = needed / judged, (needed + unsure) / judged
+    if low == high:
+        return low, None
+    return (needed / decided if decided else None), (low, high)
+
+
+@dataclass(frozen=True)
+class _Verdicts:
+    """The judge's sentence verdicts, in the order of the sentences, and the indexes of the
+    sentences it was unsure of (the local judge's unsure band)."""
+
+    sentences: Sentences
+    verdicts: list[SentenceRelevance]
+    doubtful: set[int]
+
+    @classmethod
+    def of(
+        cls, listed: list[SentenceRelevance], unsure: tuple[int, ...], sentences: Sentences
+    ) -> _Verdicts:
+        doubtful = {listed[i].index for i in unsure if i < len(listed)}
+        return cls(sentences, sorted(listed, key=lambda v: v.index), doubtful)
+
+    def measurement(
+        self, contexts: list[Context], outcome: JudgeOutcome[Any], warnings: list[str]
+    ) -> Measurement:
         # A sentence the judge was unsure of is needed or not: the score is the decided
         # sentences', with the bounds of counting every unsure one as not needed or needed.
-        decided = [v for v in verdicts if v.index not in doubtful]
+        decided = [v for v in self.verdicts if v.index not in self.doubtful]
         needed = sum(v.relevant for v in decided)
-        low, high = needed / len(verdicts), (needed + len(doubtful)) / len(verdicts)
-        score = low if low == high else (needed / len(decided) if decided else None)
-        judged = {sentences[v.index][1] for v in verdicts}
-        holding = {sentences[v.index][1] for v in decided if v.relevant}
-        contexts = "context holds" if len(judged) == 1 else "contexts hold"
-        reason = (
-            f"{needed} of {len(decided)} context sentences needed for the question "
-            f"({len(holding)} of {len(judged)} {contexts} one)"
-        )
-        if doubtful:
-            unsure = [sentences[v.index][0] for v in verdicts if v.index in doubtful]
-            reason += unsure_listed(unsure, "sentence")
+        judged = len(self.verdicts)
+        score, bounds = _bounded_score(needed, len(decided), len(self.doubtful), judged)
         return Measurement(
             score=score,
-            reason=reason,
+            reason=self.reason(needed, decided),
             cause="unsure" if score is None else None,
-            evidence=[
-                Evidence(
-                    kind="context_sentence",
-                    text=sentences[v.index][0],
-                    verdict="unsure"
-                    if v.index in doubtful
-                    else ("relevant" if v.relevant else "not relevant"),
-                    score=v.score,
-                    source=context_label(
-                        sample.contexts[sentences[v.index][1]], sentences[v.index][1]
-                    ),
-                )
-                for v in verdicts
-            ],
+            evidence=[self.evidence(v, contexts) for v in self.verdicts],
             usage=outcome.usage,
             warnings=[*warnings, *outcome.notes],
             details=details(outcome),
-            unsure=len(doubtful),
-            bounds=(low, high) if low != high else None,
+            unsure=len(self.doubtful),
+            bounds=bounds,
         )
+
+    def reason(self, needed: int, decided: list[SentenceRelevance]) -> str:
+        judged = {self.sentences[v.index][1] for v in self.verdicts}
+        holding = {self.sentences[v.index][1] for v in decided if v.relevant}
+        contexts = "context holds" if len(judged) == 1 else "contexts hold"
+        return (
+            f"{needed} of {len(decided)} context sentences needed for the question "
+            f"({len(holding)} of {len(judged)} {contexts} one)"
+        ) + self.unsure_listed()
+
+    def unsure_listed(self) -> str:
+        if not self.doubtful:
+            return ""
+        unsure = [self.sentences[v.index][0] for v in self.verdicts if v.index in self.doubtful]
+        return unsure_listed(unsure, "sentence")
+
+    def evidence(self, verdict: SentenceRelevance, contexts: list[Context]) -> Evidence:
+        text, position = self.sentences[verdict.index]
+        return Evidence(
+            kind="context_sentence",
+            text=text,
+            verdict=self.verdict_word(verdict),
+            score=verdict.score,
+            source=context_label(contexts[position], position),
+        )
+
+    def verdict_word(self, verdict: SentenceRelevance) -> str:
+        if verdict.index in self.doubtful:
+            return "unsure"
+        return "relevant" if verdict.relevant else "not relevant"

@@ -33,17 +33,8 @@ class Criteria(Metric):
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params)
-        criterion = self.params.get("criterion")
-        if not isinstance(criterion, str) or not criterion.strip():
-            raise ValueError(
-                "the criteria metric needs the criterion in plain words: "
-                'assert_criteria(rag_case, "the answer must ...", threshold=...)'
-            )
-        name = self.params.get("name")
-        if name is not None and (not isinstance(name, str) or not name.strip()):
-            raise ValueError(f"a criterion's name must be a non-empty string, got {name!r}")
-        self.criterion = " ".join(criterion.split())
-        self.label = " ".join(name.split()) if isinstance(name, str) else None
+        self.criterion = _criterion_of(self.params.get("criterion"))
+        self.label = _name_of(self.params.get("name"))
 
     @property
     def result_name(self) -> str:
@@ -58,14 +49,7 @@ class Criteria(Metric):
                 "words; use an LLM judge (--rag-judge anthropic or openai)",
                 cause="unsupported",
             )
-        inputs = CriterionInput(
-            criterion=self.criterion,
-            question=sample.question_in_context,
-            answer=sample.answer,
-            contexts=[c.text for c in sample.contexts or []],
-            ground_truth=sample.ground_truth,
-        )
-        outcome = await services.ask(CriterionCheck(), inputs)
+        outcome = await services.ask(CriterionCheck(), self._inputs(sample))
         if outcome.value is None:
             return not_judged(outcome, "the judge did not check the criterion")
         verdict = outcome.value
@@ -78,3 +62,31 @@ class Criteria(Metric):
             warnings=list(outcome.notes),
             details={"criterion": self.criterion, "meets": verdict.meets, **details(outcome)},
         )
+
+    def _inputs(self, sample: Sample) -> CriterionInput:
+        return CriterionInput(
+            criterion=self.criterion,
+            question=sample.question_in_context,
+            answer=sample.answer,
+            contexts=[c.text for c in sample.contexts or []],
+            ground_truth=sample.ground_truth,
+        )
+
+
+def _criterion_of(criterion: object) -> str:
+    """The criterion in plain words, its white space collapsed; a missing or empty one is an
+    error of the test."""
+    if not isinstance(criterion, str) or not criterion.strip():
+        raise ValueError(
+            "the criteria metric needs the criterion in plain words: "
+            'assert_criteria(rag_case, "the answer must ...", threshold=...)'
+        )
+    return " ".join(criterion.split())
+
+
+def _name_of(name: object) -> str | None:
+    """The criterion's name in the reports, its white space collapsed (``None``: none given);
+    an empty one or one that is no text is an error of the test."""
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise ValueError(f"a criterion's name must be a non-empty string, got {name!r}")
+    return " ".join(name.split()) if isinstance(name, str) else None

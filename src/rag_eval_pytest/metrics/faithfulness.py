@@ -20,6 +20,7 @@ that reason; contexts ``None`` (unknown) are not judged.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..judges.questions import (
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
     from pydantic import BaseModel
 
-    from ..judges.base import Question
+    from ..judges.base import JudgeOutcome, Question
     from ..text.spans import Span
     from .base import Sample, Services
 
@@ -97,52 +98,28 @@ class Faithfulness(Metric):
         if outcome.value is None:
             return not_judged(outcome, "the judge gave no statement verdicts")
         verdicts: StatementVerdicts = outcome.value
-        statements = verdicts.statements
-        if not statements:
+        if not verdicts.statements:
             return Measurement.not_judged(
                 "the answer makes no factual statement to check",
                 usage=outcome.usage,
                 warnings=list(outcome.notes),
             )
-        lenient = self._lenient
-        good = self._good
-        unsure = set(outcome.unsure)
-        decided = [s for i, s in enumerate(statements) if i not in unsure]
-        doubtful = [s for i, s in enumerate(statements) if i in unsure]
-        faithful = sum(s.verdict in good for s in decided)
-        # An unsure statement may be any verdict but the one it leans to: one that leans to
-        # supported or not mentioned changes the score only where "not mentioned" counts
-        # against; one that leans to contradicted may be either.
-        leaning = sum(s.verdict in good for s in doubtful) if lenient else 0
-        low = (faithful + leaning) / len(statements)
-        high = (faithful + len(doubtful)) / len(statements)
-        reason = _reason(decided, faithful, lenient)
-        if doubtful:
-            reason += unsure_listed([s.statement for s in doubtful], "claim")
-        if low == high:  # the unsure statements count the same either way
-            score: float | None = low
-        else:
-            score = faithful / len(decided) if decided else None
-        # The statements that count against the score, placed in the answer for the reports
-        # and the failure message to mark; those not found there are listed, never guessed.
-        against = [i for i, s in enumerate(statements) if i not in unsure and s.verdict not in good]
-        found = statement_spans(sample.answer, [statements[i].statement for i in against])
-        spans = dict(zip(against, found, strict=True))
-        unmatched = [statements[i].statement for i in against if spans[i] is None]
+        tally = _Tally(verdicts.statements, frozenset(outcome.unsure), self._good, self._lenient)
+        return self._measured(sample.answer, tally, outcome)
+
+    def _measured(
+        self, answer: str, tally: _Tally, outcome: JudgeOutcome[StatementVerdicts]
+    ) -> Measurement:
+        """The score, its bounds where unsure statements may move it, and the evidence, the
+        statements that count against the score placed in the answer."""
+        unmatched, spans = _placed(answer, tally)
+        score = tally.score()
+        low, high = tally.bounds()
         return Measurement(
             score=score,
-            reason=reason,
+            reason=tally.reason(),
             cause="unsure" if score is None else None,
-            evidence=[
-                Evidence(
-                    kind="statement",
-                    text=s.statement,
-                    verdict="unsure" if i in unsure else s.verdict,
-                    reason=s.reason,
-                    **_offsets(spans.get(i)),
-                )
-                for i, s in enumerate(statements)
-            ],
+            evidence=_evidence(tally, spans),
             usage=outcome.usage,
             warnings=list(outcome.notes),
             details={
@@ -150,9 +127,90 @@ class Faithfulness(Metric):
                 **details(outcome),
                 **({"unmatched": unmatched} if unmatched else {}),
             },
-            unsure=len(doubtful),
+            unsure=len(tally.doubtful),
             bounds=(low, high) if low != high else None,
         )
+
+
+@dataclass(frozen=True)
+class _Tally:
+    """The statements' verdicts, those the judge was ``unsure`` of (by index), the verdicts
+    that count as faithful (``good``) and whether only a contradiction counts against."""
+
+    statements: list[StatementVerdict]
+    unsure: frozenset[int]
+    good: set[str]
+    lenient: bool
+
+    @property
+    def decided(self) -> list[StatementVerdict]:
+        return [s for i, s in enumerate(self.statements) if i not in self.unsure]
+
+    @property
+    def doubtful(self) -> list[StatementVerdict]:
+        return [s for i, s in enumerate(self.statements) if i in self.unsure]
+
+    @property
+    def faithful(self) -> int:
+        """The decided statements that count as faithful."""
+        return sum(s.verdict in self.good for s in self.decided)
+
+    def bounds(self) -> tuple[float, float]:
+        """The least and the greatest score. An unsure statement may be any verdict but the
+        one it leans to: one that leans to supported or not mentioned changes the score only
+        where "not mentioned" counts against; one that leans to contradicted may be
+        either."""
+        doubtful = self.doubtful
+        leaning = sum(s.verdict in self.good for s in doubtful) if self.lenient else 0
+        total = len(self.statements)
+        return (self.faithful + leaning) / total, (self.faithful + len(doubtful)) / total
+
+    def score(self) -> float | None:
+        """The score where the unsure statements count the same either way, else the share
+        of the decided ones (``None`` without any)."""
+        low, high = self.bounds()
+        if low == high:
+            return low
+        decided = self.decided
+        return self.faithful / len(decided) if decided else None
+
+    def reason(self) -> str:
+        reason = _reason(self.decided, self.faithful, self.lenient)
+        if self.doubtful:
+            reason += unsure_listed([s.statement for s in self.doubtful], "claim")
+        return reason
+
+    def against(self) -> list[int]:
+        """The decided statements that count against the score, by index."""
+        return [
+            i
+            for i, s in enumerate(self.statements)
+            if i not in self.unsure and s.verdict not in self.good
+        ]
+
+
+def _placed(answer: str, tally: _Tally) -> tuple[list[str], dict[int, Span | None]]:
+    """(the statements that count against the score not found in the answer, where each of
+    them stands in it): the reports and the failure message mark them; those not found
+    there are listed, never guessed."""
+    against = tally.against()
+    statements = tally.statements
+    found = statement_spans(answer, [statements[i].statement for i in against])
+    spans = dict(zip(against, found, strict=True))
+    return [statements[i].statement for i in against if spans[i] is None], spans
+
+
+def _evidence(tally: _Tally, spans: dict[int, Span | None]) -> list[Evidence]:
+    return [
+        Evidence(
+            kind="statement",
+            text=s.statement,
+            verdict="unsure" if i in tally.unsure else s.verdict,
+            reason=s.reason,
+            **_offsets(spans.get(i)),
+        )
+        for i, s in enumerate(tally.statements)
+    ]
 
 
 def _offsets(span: Span | None) -> dict[str, int]:
@@ -160,10 +218,10 @@ def _offsets(span: Span | None) -> dict[str, int]:
 
 
 def _reason(statements: list[StatementVerdict], faithful: int, lenient: bool) -> str:
-    if not statements:
-        return "no statement decided"
     """How many statements count, and how many of each other verdict: "2 of 4 statements
     supported by the contexts; 1 contradicted, 1 not mentioned"."""
+    if not statements:
+        return "no statement decided"
     counts: Counter[str] = Counter(s.verdict for s in statements)
     total = len(statements)
     if lenient:
@@ -175,6 +233,11 @@ def _reason(statements: list[StatementVerdict], faithful: int, lenient: bool) ->
     else:
         reason = f"{counts['supported']} of {total} statements supported by the contexts"
         others = ("contradicted", "not mentioned", "unsupported")
+    return reason + _also_counted(counts, others)
+
+
+def _also_counted(counts: Counter[str], others: tuple[str, ...]) -> str:
+    """ "; 1 contradicted, 1 not mentioned": how many of each other verdict, if any."""
     shown = {"unsupported": "not supported"}
     parts = [f"{counts[v]} {shown.get(v, v)}" for v in others if counts[v]]
-    return reason + ("; " + ", ".join(parts) if parts else "")
+    return "; " + ", ".join(parts) if parts else ""

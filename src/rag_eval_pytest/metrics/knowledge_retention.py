@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..judges.questions import FactRetentions, RetentionInput, UserFactRetention
+from ..judges.questions import FactRetention, FactRetentions, RetentionInput, UserFactRetention
 from ..text.facts import content_words
 from ..text.sentences import split_sentences
 from ..text.shorten import shorten
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from ..data.response import Message
-    from ..judges.base import Question
+    from ..judges.base import JudgeOutcome, Question
     from .base import Sample, Services
 
 NO_HISTORY = (
@@ -62,13 +62,21 @@ def user_facts(history: Sequence[Message]) -> list[tuple[int, str]]:
         if message["role"] != "user":
             continue
         turn += 1
-        for sentence in split_sentences(message["content"]):
-            stated = sentence.strip()
-            if stated.endswith("?") and not IDENTIFIER.search(stated):
-                continue
-            if content_words(stated) - _PLEASANTRIES or any(c.isdigit() for c in stated):
-                facts.append((turn, stated))
+        facts += [(turn, stated) for stated in _stated_facts(message["content"])]
     return facts
+
+
+def _stated_facts(message: str) -> list[str]:
+    stated = (sentence.strip() for sentence in split_sentences(message))
+    return [sentence for sentence in stated if _is_fact(sentence)]
+
+
+def _is_fact(sentence: str) -> bool:
+    """No question (but one that holds an identifier), and a number or a content word other
+    than a pleasantry."""
+    if sentence.endswith("?") and not IDENTIFIER.search(sentence):
+        return False
+    return bool(content_words(sentence) - _PLEASANTRIES or any(c.isdigit() for c in sentence))
 
 
 class KnowledgeRetention(Metric):
@@ -106,40 +114,52 @@ class KnowledgeRetention(Metric):
         outcome = await services.ask(UserFactRetention(), inputs)
         if outcome.value is None:
             return not_judged(outcome, "the judge gave no retention verdicts")
-        verdicts: FactRetentions = outcome.value
-        ordered = sorted(verdicts.facts, key=lambda v: v.index)
-        forgotten = [v for v in ordered if v.verdict != "kept"]
-        kept = len(ordered) - len(forgotten)
-        return Measurement(
-            score=kept / len(ordered),
-            reason=_reason(facts, ordered, kept),
-            evidence=[
-                Evidence(
-                    kind="user_fact",
-                    text=facts[v.index][1],
-                    verdict=v.verdict,
-                    reason=f"said in turn {facts[v.index][0]}; {v.reason}",
-                )
-                # What was forgotten first: the failure message shows the first lines.
-                for v in [*forgotten, *(v for v in ordered if v.verdict == "kept")]
-            ],
-            usage=outcome.usage,
-            warnings=list(outcome.notes),
-            details=details(outcome),
-        )
+        return _measurement(facts, outcome.value, outcome)
+
+
+def _measurement(
+    facts: list[tuple[int, str]], verdicts: FactRetentions, outcome: JudgeOutcome[Any]
+) -> Measurement:
+    ordered = sorted(verdicts.facts, key=lambda v: v.index)
+    forgotten = [v for v in ordered if v.verdict != "kept"]
+    kept = len(ordered) - len(forgotten)
+    return Measurement(
+        score=kept / len(ordered),
+        reason=_reason(facts, ordered, kept),
+        # What was forgotten first: the failure message shows the first lines.
+        evidence=[
+            _fact_evidence(facts, v)
+            for v in [*forgotten, *(v for v in ordered if v.verdict == "kept")]
+        ],
+        usage=outcome.usage,
+        warnings=list(outcome.notes),
+        details=details(outcome),
+    )
+
+
+def _fact_evidence(facts: list[tuple[int, str]], verdict: FactRetention) -> Evidence:
+    turn, fact = facts[verdict.index]
+    return Evidence(
+        kind="user_fact",
+        text=fact,
+        verdict=verdict.verdict,
+        reason=f"said in turn {turn}; {verdict.reason}",
+    )
 
 
 def _reason(facts: list[tuple[int, str]], verdicts: Sequence[Any], kept: int) -> str:
     """ "1 of 2 facts the user gave kept; contradicts turn 1's "My order number is 4417."" """
     noun = "fact" if len(verdicts) == 1 else "facts"
     reason = f"{kept} of {len(verdicts)} {noun} the user gave kept"
-    shown = [
-        f"{'contradicts' if v.verdict == 'contradicted' else 'asks again for'} turn "
-        f"{facts[v.index][0]}'s \u201c{shorten(facts[v.index][1], 60)}\u201d"
-        for v in verdicts
-        if v.verdict != "kept"
-    ]
+    shown = [_forgotten(facts, v) for v in verdicts if v.verdict != "kept"]
     if shown:
         more = f" and {len(shown) - 2} more" if len(shown) > 2 else ""
         reason += "; " + "; ".join(shown[:2]) + more
     return reason
+
+
+def _forgotten(facts: list[tuple[int, str]], verdict: Any) -> str:
+    """ "contradicts turn 1's "My order number is 4417."" (or "asks again for ...")."""
+    turn, fact = facts[verdict.index]
+    what = "contradicts" if verdict.verdict == "contradicted" else "asks again for"
+    return f"{what} turn {turn}'s \u201c{shorten(fact, 60)}\u201d"

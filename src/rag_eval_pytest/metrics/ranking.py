@@ -54,16 +54,28 @@ def rank_sources(retrieved: Sequence[str | None], grades: Mapping[str, int]) -> 
     counted: dict[str, int] = {}
     ranked: list[RankedSource] = []
     for rank, source in enumerate(retrieved, start=1):
-        names = [n for n in grades if grades[n] > 0 and source_matches(n, source)]
-        fresh = [n for n in names if n not in counted]
-        if fresh:
-            best = max(fresh, key=lambda n: grades[n])
-            counted[best] = rank
-            ranked.append(RankedSource(rank, source, best, grades[best]))
-        else:
-            first = min((counted[n] for n in names), default=None)
-            ranked.append(RankedSource(rank, source, None, 0, repeat_of=first))
+        ranked.append(_ranked(rank, source, grades, counted))
     return ranked
+
+
+def _ranked(
+    rank: int, source: str | None, grades: Mapping[str, int], counted: dict[str, int]
+) -> RankedSource:
+    """The source at ``rank`` with its grade: the best expected document it names that is
+    not ``counted`` yet (now counted at this rank), else 0 and the rank that counted it."""
+    names = _graded_names(source, grades)
+    fresh = [n for n in names if n not in counted]
+    if not fresh:
+        first = min((counted[n] for n in names), default=None)
+        return RankedSource(rank, source, None, 0, repeat_of=first)
+    best = max(fresh, key=lambda n: grades[n])
+    counted[best] = rank
+    return RankedSource(rank, source, best, grades[best])
+
+
+def _graded_names(source: str | None, grades: Mapping[str, int]) -> list[str]:
+    """The expected documents of a positive grade that ``source`` names."""
+    return [n for n in grades if grades[n] > 0 and source_matches(n, source)]
 
 
 def hit_rate(gains: Sequence[float], k: int | None = None) -> float:

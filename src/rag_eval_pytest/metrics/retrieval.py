@@ -80,28 +80,38 @@ class RetrievalPrecision(Metric):
         expected = sample.expected_contexts or []
         retrieved = ranked_sources(sample)
         if not any(retrieved):
-            if sample.contexts:
-                return Measurement.not_judged(NO_SOURCES)
-            return Measurement.not_judged("nothing was retrieved: precision is undefined")
-        evidence = []
-        hits = 0
-        for rank, source in enumerate(retrieved, start=1):
-            relevant = any(source_matches(e, source) for e in expected)
-            hits += relevant
-            evidence.append(
-                Evidence(
-                    kind="retrieved",
-                    text=source or NO_SOURCE,
-                    verdict="expected" if relevant else "not expected",
-                    reason=f"rank {rank}",
-                )
-            )
-        score = hits / len(retrieved)
+            return Measurement.not_judged(_nothing_named(sample))
+        evidence = [
+            _retrieved_evidence(rank, source, expected)
+            for rank, source in enumerate(retrieved, start=1)
+        ]
+        hits = sum(e.verdict == "expected" for e in evidence)
         reason = f"{hits} of {len(retrieved)} retrieved contexts come from expected documents"
-        unnamed = retrieved.count(None)
-        if unnamed:
-            reason += f" ({unnamed} without a source)"
-        return Measurement(score=score, reason=reason, evidence=evidence)
+        return Measurement(
+            score=hits / len(retrieved), reason=reason + _unnamed(retrieved), evidence=evidence
+        )
+
+
+def _nothing_named(sample: Sample) -> str:
+    """Why precision is undefined when no retrieved context names a source."""
+    if sample.contexts:
+        return NO_SOURCES
+    return "nothing was retrieved: precision is undefined"
+
+
+def _retrieved_evidence(rank: int, source: str | None, expected: Sequence[str]) -> Evidence:
+    relevant = any(source_matches(e, source) for e in expected)
+    return Evidence(
+        kind="retrieved",
+        text=source or NO_SOURCE,
+        verdict="expected" if relevant else "not expected",
+        reason=f"rank {rank}",
+    )
+
+
+def _unnamed(retrieved: list[str | None]) -> str:
+    unnamed = retrieved.count(None)
+    return f" ({unnamed} without a source)" if unnamed else ""
 
 
 class RetrievalRecall(Metric):
@@ -114,27 +124,40 @@ class RetrievalRecall(Metric):
 
     async def measure(self, sample: Sample, services: Services) -> Measurement:
         expected = sample.expected_contexts or []
-        if not expected:
-            return Measurement.not_judged("expected_contexts is empty: recall is undefined")
         retrieved = ranked_sources(sample)
-        if not any(retrieved) and sample.contexts:
-            return Measurement.not_judged(NO_SOURCES)
-        evidence = []
-        found = 0
-        for name in expected:
-            ranks = found_at(name, retrieved)
-            found += bool(ranks)
-            evidence.append(
-                Evidence(
-                    kind="expected",
-                    text=name,
-                    verdict="found" if ranks else "missing",
-                    reason=f"rank {ranks[0]}" if ranks else "not retrieved",
-                )
-            )
-        score = found / len(expected)
-        missing = [e.text for e in evidence if e.verdict == "missing"]
-        reason = f"{found} of {len(expected)} expected documents retrieved"
-        if missing:
-            reason += f"; missing: {', '.join(missing)}"
-        return Measurement(score=score, reason=reason, evidence=evidence)
+        undefined = _recall_undefined(sample, expected, retrieved)
+        if undefined is not None:
+            return Measurement.not_judged(undefined)
+        evidence = [_expected_evidence(name, retrieved) for name in expected]
+        found = sum(e.verdict == "found" for e in evidence)
+        return Measurement(
+            score=found / len(expected), reason=_recall_reason(evidence), evidence=evidence
+        )
+
+
+def _recall_undefined(
+    sample: Sample, expected: list[str], retrieved: list[str | None]
+) -> str | None:
+    """Why recall is undefined: nothing expected, or contexts that name no source."""
+    if not expected:
+        return "expected_contexts is empty: recall is undefined"
+    if not any(retrieved) and sample.contexts:
+        return NO_SOURCES
+    return None
+
+
+def _expected_evidence(name: str, retrieved: list[str | None]) -> Evidence:
+    ranks = found_at(name, retrieved)
+    return Evidence(
+        kind="expected",
+        text=name,
+        verdict="found" if ranks else "missing",
+        reason=f"rank {ranks[0]}" if ranks else "not retrieved",
+    )
+
+
+def _recall_reason(evidence: list[Evidence]) -> str:
+    """ "2 of 3 expected documents retrieved; missing: policy.md"."""
+    missing = [e.text for e in evidence if e.verdict == "missing"]
+    reason = f"{len(evidence) - len(missing)} of {len(evidence)} expected documents retrieved"
+    return reason + (f"; missing: {', '.join(missing)}" if missing else "")

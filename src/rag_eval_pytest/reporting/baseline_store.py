@@ -102,24 +102,10 @@ def read_kept(path: Path, judge_identity: str | None) -> KeptRuns | None:
     Raises :class:`UnreadableStore` for a file that is there and cannot be used (one kept
     for another judge identity included: copied there by hand)."""
     try:
-        data = json.loads(read_limited(path).decode("utf-8"))
+        data = _json_of(path)
     except FileNotFoundError:
         return None
-    except FileTooLarge as exc:
-        raise UnreadableStore(f"the stored baseline {path} cannot be read: {exc}") from None
-    except OSError as exc:
-        reason = exc.strerror or exc
-        raise UnreadableStore(f"the stored baseline {path} cannot be read: {reason}") from None
-    except (ValueError, RecursionError):
-        raise UnreadableStore(f"the stored baseline {path} is not JSON") from None
-    if not isinstance(data, dict) or data.get("version") != STORE_VERSION:
-        raise UnreadableStore(
-            f"the stored baseline {path} is not a stored baseline of version {STORE_VERSION}"
-        )
-    try:
-        kept = KeptRuns.model_validate(data)
-    except ValidationError as exc:
-        raise UnreadableStore(f"the stored baseline {path}: {_problem(exc)}") from None
+    kept = _validated(path, data)
     if kept.judge_identity != judge_identity:
         raise UnreadableStore(
             f"the stored baseline {path} was kept for judge identity {kept.judge_identity}, "
@@ -128,10 +114,46 @@ def read_kept(path: Path, judge_identity: str | None) -> KeptRuns | None:
     return kept
 
 
+def _json_of(path: Path) -> Any:
+    """The data of the kept file. Raises :class:`FileNotFoundError` when there is none, and
+    :class:`UnreadableStore` when it cannot be read or is no JSON."""
+    try:
+        return json.loads(read_limited(path).decode("utf-8"))
+    except FileNotFoundError:
+        raise
+    except FileTooLarge as exc:
+        raise UnreadableStore(f"the stored baseline {path} cannot be read: {exc}") from None
+    except OSError as exc:
+        reason = exc.strerror or exc
+        raise UnreadableStore(f"the stored baseline {path} cannot be read: {reason}") from None
+    except (ValueError, RecursionError):
+        raise UnreadableStore(f"the stored baseline {path} is not JSON") from None
+
+
+def _validated(path: Path, data: Any) -> KeptRuns:
+    """The kept runs the file's data holds; raises :class:`UnreadableStore` for data of
+    another version, or that holds anything a run does not write."""
+    if not isinstance(data, dict) or data.get("version") != STORE_VERSION:
+        raise UnreadableStore(
+            f"the stored baseline {path} is not a stored baseline of version {STORE_VERSION}"
+        )
+    try:
+        return KeptRuns.model_validate(data)
+    except ValidationError as exc:
+        raise UnreadableStore(f"the stored baseline {path}: {_problem(exc)}") from None
+
+
 def _problem(exc: ValidationError) -> str:
     """The first thing wrong in a kept file: the case, the metric, the field, the value."""
     error = exc.errors()[0]
-    loc = list(error["loc"])
+    where = _where(list(error["loc"]))
+    value = error.get("input")
+    shown = "" if isinstance(value, dict | list) else f" (got {cut(repr(value), 40)})"
+    return f"{': '.join(where)}: {error['msg']}{shown}"
+
+
+def _where(loc: list[Any]) -> list[str]:
+    """Where in a kept file an error is: its case, its metric, the rest of its path."""
     where = []
     if loc[:1] == ["cases"] and len(loc) > 1:
         where.append(f"case {loc[1]!r}")
@@ -141,9 +163,7 @@ def _problem(exc: ValidationError) -> str:
             loc = loc[2:]
     if loc:
         where.append(".".join(map(str, loc)))
-    value = error.get("input")
-    shown = "" if isinstance(value, dict | list) else f" (got {cut(repr(value), 40)})"
-    return f"{': '.join(where)}: {error['msg']}{shown}"
+    return where
 
 
 def case_content(

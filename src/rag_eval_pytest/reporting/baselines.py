@@ -143,11 +143,22 @@ def load_baseline(
     is none. A report judged by another judge than ``judge`` is none: unlike runs are not
     compared."""
     if spec == "history":
-        if isinstance(kept, UnreadableStore):
-            return NotCompared(str(kept))
-        if kept is None or not kept.cases:
-            return NotCompared(NO_HISTORY, unusable=False)
-        return history_baseline(kept)
+        return _history_or_why(kept)
+    return _report_baseline(spec, judge or RunJudge())
+
+
+def _history_or_why(kept: KeptRuns | UnreadableStore | None) -> Baseline | NotCompared:
+    """The kept runs as a baseline; why not when they cannot be read or hold no case yet."""
+    if isinstance(kept, UnreadableStore):
+        return NotCompared(str(kept))
+    if kept is None or not kept.cases:
+        return NotCompared(NO_HISTORY, unusable=False)
+    return history_baseline(kept)
+
+
+def _report_baseline(spec: str, judge: RunJudge) -> Baseline | NotCompared:
+    """The report at ``spec`` as a baseline; why not when it cannot be read or another
+    judge judged it."""
     from ..errors import ReportError
     from .reader import load_report
 
@@ -155,7 +166,7 @@ def load_baseline(
         report = load_report(Path(spec))
     except ReportError as exc:
         return NotCompared(f"the baseline cannot be read: {exc}")  # it names the file
-    unlike = _unlike_judge(spec, report, judge or RunJudge())
+    unlike = _unlike_judge(spec, report, judge)
     if unlike is not None:
         return NotCompared(unlike)
     return Baseline(label=spec, run_id=report.run.id, cases=report_cases(report), named=True)
@@ -166,16 +177,21 @@ def _unlike_judge(spec: str, report: Report, ours: RunJudge) -> str | None:
     a report that recorded none); ``None`` when alike, or when one side used no judge."""
     selection = report.run.selection
     theirs = RunJudge(selection.judge_identity if selection else None, report.run.judge)
-    if theirs.identity and ours.identity:
-        if theirs.identity == ours.identity:
-            return None
-    elif not (theirs.label and ours.label) or theirs.label == ours.label:
+    if _alike(theirs, ours):
         return None
     return (
         f"the baseline {spec} was judged by {_judge_words(theirs)}, this run by "
         f"{_judge_words(ours)}: runs of different judges (another model, prompt or number of "
         "votes) are not compared"
     )
+
+
+def _alike(theirs: RunJudge, ours: RunJudge) -> bool:
+    """The same identity, when both runs recorded one; else the same description, or no
+    judge on one side."""
+    if theirs.identity and ours.identity:
+        return theirs.identity == ours.identity
+    return not (theirs.label and ours.label) or theirs.label == ours.label
 
 
 def _judge_words(judge: RunJudge) -> str:
@@ -205,11 +221,21 @@ def _history_label(baseline: Baseline, compared: Mapping[str, Sequence[str]]) ->
     runs = {baseline.runs[metric][key] for metric, keys in compared.items() for key in keys}
     if not runs:
         return baseline
-    order = list(baseline.order)
-    found = [str(run) for run in sorted(runs, key=lambda r: order.index(r) if r in order else -1)]
+    found = _in_order(runs, list(baseline.order))
+    return replace(baseline, label=_runs_label(found), run_id=found[-1])
+
+
+def _in_order(runs: set[str | None], order: list[str | None]) -> list[str]:
+    """The runs, oldest first (one the history does not list first of all)."""
+    return [str(run) for run in sorted(runs, key=lambda r: order.index(r) if r in order else -1)]
+
+
+def _runs_label(found: list[str]) -> str:
+    """ "history: run R", or "history: runs R1, R2" (the last three, and how many earlier)."""
+    if len(found) == 1:
+        return f"history: run {found[0]}"
     shown = ", ".join(found[-3:]) + (f" and {len(found) - 3} earlier" if len(found) > 3 else "")
-    label = f"history: run {found[0]}" if len(found) == 1 else f"history: runs {shown}"
-    return replace(baseline, label=label, run_id=found[-1])
+    return f"history: runs {shown}"
 
 
 def compare(
@@ -231,27 +257,48 @@ def compare(
             not_compared=baseline.reason, unusable=baseline.unusable, gate=gate,
         )  # fmt: skip
     theirs = baseline.cases
-    changed = {k for k, c in ours.contents.items() if theirs.contents.get(k, c) != c}
-    shared = {
-        metric: sorted(set(theirs.scores[metric]) & set(ours.scores[metric]) - changed)
-        for metric in set(theirs.scores) & set(ours.scores)
-    }
+    changed = _changed_cases(theirs, ours)
+    shared = _shared(theirs, ours, changed)
     baseline = _history_label(baseline, shared)
-    seed = baseline.run_id
-    changes = [c for m in sorted(shared) if (c := _change(m, theirs, ours, shared[m], seed))]
     compared = any(shared.values())
     return Comparison(
         baseline=baseline.label,
         baseline_run=baseline.run_id,
         alpha=alpha,
         min_drop=min_drop,
-        changes=[c.judged(alpha, min_drop) for c in changes],
+        changes=_metric_changes(theirs, ours, shared, baseline.run_id, (alpha, min_drop)),
         not_compared=None if compared else _nothing_shared(baseline, ours.scores, changed),
         unusable=not compared and baseline.named,
         gate=gate,
         changed_cases=sorted(changed),
         newly_failing=newly_failing(theirs, ours, shared, set(flaky)),
     )
+
+
+def _changed_cases(theirs: Cases, ours: Cases) -> set[str]:
+    """The cases of both runs whose content differs: another case under the same id."""
+    return {k for k, c in ours.contents.items() if theirs.contents.get(k, c) != c}
+
+
+def _shared(theirs: Cases, ours: Cases, changed: set[str]) -> dict[str, list[str]]:
+    """Per metric both runs scored, the cases both scored, but the ``changed`` ones."""
+    return {
+        metric: sorted(set(theirs.scores[metric]) & set(ours.scores[metric]) - changed)
+        for metric in set(theirs.scores) & set(ours.scores)
+    }
+
+
+def _metric_changes(
+    theirs: Cases,
+    ours: Cases,
+    shared: dict[str, list[str]],
+    seed: str | None,
+    gate: tuple[float, float],
+) -> list[MetricChange]:
+    """Each shared metric's paired change (over two cases or more), judged at ``gate``'s
+    alpha and minimum drop."""
+    changes = [c for m in sorted(shared) if (c := _change(m, theirs, ours, shared[m], seed))]
+    return [c.judged(*gate) for c in changes]
 
 
 @dataclass(frozen=True)
@@ -291,27 +338,37 @@ def newly_failing(
     threshold, in this run's case order; a regression when both verdicts are stable and the
     case is not judge-flaky."""
     order = {key: index for index, key in enumerate(ours.contents)}
-    found = []
+    found: list[NewlyFailing] = []
     for metric, keys in shared.items():
-        for key in keys:
-            before = theirs.verdicts.get(metric, {}).get(key)
-            now = ours.verdicts.get(metric, {}).get(key)
-            if before is None or now is None or not before.passed or now.passed:
-                continue
-            if before.threshold != now.threshold:  # another gate, not another system
-                continue
-            stable = before.stable and now.stable and key not in flaky
-            found.append(
-                NewlyFailing(
-                    key=key,
-                    metric=metric,
-                    before=theirs.scores[metric][key],
-                    after=ours.scores[metric][key],
-                    threshold=now.threshold,
-                    regression=stable,
-                )
-            )
+        found += [
+            f for key in keys if (f := _newly_failing(theirs, ours, metric, key, flaky)) is not None
+        ]
     return sorted(found, key=lambda f: (order.get(f.key, len(order)), f.key, f.metric))
+
+
+def _newly_failing(
+    theirs: Cases, ours: Cases, metric: str, key: str, flaky: set[str]
+) -> NewlyFailing | None:
+    """The case's metric when it passed in the baseline and fails now at the same
+    threshold; a regression when both verdicts are stable and the case is not judge-flaky."""
+    before = theirs.verdicts.get(metric, {}).get(key)
+    now = ours.verdicts.get(metric, {}).get(key)
+    if before is None or now is None or not _turned_failing(before, now):
+        return None
+    return NewlyFailing(
+        key=key,
+        metric=metric,
+        before=theirs.scores[metric][key],
+        after=ours.scores[metric][key],
+        threshold=now.threshold,
+        regression=before.stable and now.stable and key not in flaky,
+    )
+
+
+def _turned_failing(before: Verdict, now: Verdict) -> bool:
+    """Passed before and fails now, at the same threshold (another threshold is another
+    gate, not another system)."""
+    return before.passed and not now.passed and before.threshold == now.threshold
 
 
 def _nothing_shared(baseline: Baseline, scores: CaseScores, changed: set[str]) -> str:

@@ -76,14 +76,14 @@ def _outcomes_after(
     before = kept.outcomes if kept is not None else {}
     last_runs: dict[str, list[list[str]]] = {}
     for key, digest, status in outcomes:
-        last = _readable(before.get(key))
+        last = _kept_outcomes(before.get(key))
         last.append([str(run_id), digest, status])
         last_runs[key] = last[-window:]
     return last_runs
 
 
-def _readable(earlier: object) -> list[list[str]]:
-    """A case's kept outcomes, those that can be read."""
+def _kept_outcomes(earlier: Any) -> list[list[str]]:
+    """A case's kept outcomes, read leniently: an entry that is not one is dropped."""
     entries = earlier if isinstance(earlier, list) else []
     return [list(map(str, e)) for e in entries if isinstance(e, list) and len(e) == 3]
 
@@ -94,8 +94,11 @@ def flips(history: Sequence[Sequence[str]]) -> int:
     if not history:
         return 0
     current = history[-1][1]
-    same = [status for _, digest, status in history if digest == current]
-    judged = [s for s in same if s in ("passed", "failed")]
+    judged = [
+        status
+        for _, digest, status in history
+        if digest == current and status in ("passed", "failed")
+    ]
     return sum(a != b for a, b in pairwise(judged))
 
 

@@ -53,8 +53,8 @@ def stable_metrics(payload: CasePayload, metrics: Mapping[str, MetricResult]) ->
     given = payload.get("stable_metrics")
     if given is not None:
         return sorted(name for name in given if name in metrics)
-    return sorted(
-        name
-        for name, result in metrics.items()
-        if result.status != "not_judged" and stable_verdict(result, payload)
-    )
+    return sorted(name for name, result in metrics.items() if _judged_stable(result, payload))
+
+
+def _judged_stable(result: MetricResult, payload: CasePayload) -> bool:
+    return result.status != "not_judged" and stable_verdict(result, payload)

@@ -87,6 +87,12 @@ def fatal_reason(summary: RunSummary, end: RunEnd) -> str | None:
         return end.setup_error
     if summary.rag_failed_all:
         return f"the RAG system failed for every case ({summary.cases})"
+    return _judge_failure(summary) or _gate_failure(end)
+
+
+def _judge_failure(summary: RunSummary) -> str | None:
+    """The judge failed for every case of a metric, stopped during the run, or failed on
+    some cases."""
     trouble = summary.judge
     if trouble.unjudged_metrics:
         error = next(iter(trouble.unjudged_metrics.values()))
@@ -95,11 +101,15 @@ def fatal_reason(summary: RunSummary, end: RunEnd) -> str | None:
         reason, cases = trouble.stopped
         return f"{reason}; {cases} of {summary.cases} cases not judged"
     if trouble.failed_cases:
-        count, cases = len(trouble.failed_cases), summary.cases
         return (
-            f"the judge failed on {count} of {cases} case{'s' if cases != 1 else ''}"
+            f"the judge failed on {len(trouble.failed_cases)} of {_count(summary.cases, 'case')}"
             f" ({_names(list(trouble.failed_cases))}): {trouble.first_error}"
         )
+    return None
+
+
+def _gate_failure(end: RunEnd) -> str | None:
+    """The regression gate's baseline cannot be used, or a merged shard was fatal."""
     if end.baseline_unusable:
         return end.baseline_unusable
     if end.carried:
@@ -110,44 +120,85 @@ def fatal_reason(summary: RunSummary, end: RunEnd) -> str | None:
 def decide_verdict(
     summary: RunSummary, end: RunEnd, codes: ExitCodes | None = None
 ) -> ExitDecision:
-    """The run's exit code and its reason: the one place a verdict is decided."""
-    codes = codes or ExitCodes()
-    if not end.ran_tests and end.empty_shard is None and end.pytest_status in (0, 5):
-        if end.pytest_status == 5:
-            return ExitDecision(5, pytest_status_reason(5) + " (pytest's exit status kept)")
-        return ExitDecision(0, "no test ran: nothing was evaluated, no gate applies")
+    """The run's exit code and its reason: the one place a verdict is decided. A run that
+    ran no test, and a shard without cases, decide nothing on the cases; any other run is
+    decided on its tests, cases and gates (:func:`decide_exit_code`)."""
+    if _ran_no_test(end):
+        return _no_test_decision(end.pytest_status)
     fatal = fatal_reason(summary, end)
     if end.empty_shard is not None and not fatal and end.pytest_status in (0, 5):
         return ExitDecision(0, end.empty_shard)
+    return _decide_on_cases(summary, end, fatal, codes or ExitCodes())
+
+
+def _ran_no_test(end: RunEnd) -> bool:
+    """No test ran (a collection, ``--setup-plan``, a ``-k`` matching nothing), and pytest
+    says nothing worse: such a run decides nothing, whatever the gates."""
+    return not end.ran_tests and end.empty_shard is None and end.pytest_status in (0, 5)
+
+
+def _no_test_decision(pytest_status: int) -> ExitDecision:
+    if pytest_status == 5:
+        return ExitDecision(5, pytest_status_reason(5) + " (pytest's exit status kept)")
+    return ExitDecision(0, "no test ran: nothing was evaluated, no gate applies")
+
+
+def _decide_on_cases(
+    summary: RunSummary, end: RunEnd, fatal: str | None, codes: ExitCodes
+) -> ExitDecision:
+    """The verdict on the run's tests, cases and gates, the quarantined cases' failures
+    aside."""
+    tests = _TestsCounted.of(end)
     unsupported = summary.judge.unchecked_line()
-    quarantined = dict(end.quarantined)
-    failed_tests, errored_tests = _not_quarantined(end, sum(quarantined.values()))
-    status = end.pytest_status
-    if status == 1 and quarantined and not failed_tests and not errored_tests:
-        status = 0  # every failure was a quarantined judge-flaky case's
-    notices = []
-    if quarantined:
-        notices.append(
-            f"QUARANTINED as judge-flaky, their failures did not fail the run: "
-            f"{_names(list(quarantined))}"
-        )
-    if unsupported and end.unsupported == "report":
-        notices.append(unsupported)
     return decide_exit_code(
-        status,
-        failed_tests=failed_tests,
-        errored_tests=errored_tests,
-        critical_failures=[k for k in summary.critical.failed if k not in quarantined],
+        tests.status,
+        failed_tests=tests.failed,
+        errored_tests=tests.errored,
+        critical_failures=[k for k in summary.critical.failed if k not in tests.quarantined],
         unmet=summary.unmet,
         regressions=end.regressions,
         unchecked=unsupported if end.unsupported == "fail" else "",
-        notice="; ".join(notices),
+        notice=_notice(tests.quarantined, unsupported if end.unsupported == "report" else ""),
         fatal_reason=fatal,
         critical_code=codes.critical,
         fatal_code=codes.fatal,
         pytest_detail=end.pytest_detail,
         report_only_misses=summary.below_threshold if end.report_only else 0,
     )
+
+
+@dataclass(frozen=True)
+class _TestsCounted:
+    """pytest's status and the failed and errored tests that count, the quarantined
+    judge-flaky cases' (with their failed tests) aside."""
+
+    status: int
+    failed: int
+    errored: int
+    quarantined: dict[str, int]
+
+    @classmethod
+    def of(cls, end: RunEnd) -> _TestsCounted:
+        quarantined = dict(end.quarantined)
+        failed, errored = _not_quarantined(end, sum(quarantined.values()))
+        status = end.pytest_status
+        if status == 1 and quarantined and not failed and not errored:
+            status = 0  # every failure was a quarantined judge-flaky case's
+        return cls(status, failed, errored, quarantined)
+
+
+def _notice(quarantined: dict[str, int], unchecked: str) -> str:
+    """What the run says without failing: the quarantined cases, and the checks not judged
+    under ``judge.unsupported: report``."""
+    notices = []
+    if quarantined:
+        notices.append(
+            f"QUARANTINED as judge-flaky, their failures did not fail the run: "
+            f"{_names(list(quarantined))}"
+        )
+    if unchecked:
+        notices.append(unchecked)
+    return "; ".join(notices)
 
 
 def _not_quarantined(end: RunEnd, quarantined: int) -> tuple[int, int]:
@@ -162,11 +213,15 @@ def _tests_line(failed: int, errored: int, pytest_status: int) -> str:
     """The tests that failed and those that errored, apart: ``2 tests failed, 1 error``."""
     parts = []
     if failed or (pytest_status == 1 and not errored):
-        count = max(failed, 1)
-        parts.append(f"{count} test{'s' if count != 1 else ''} failed")
+        parts.append(f"{_count(max(failed, 1), 'test')} failed")
     if errored:
-        parts.append(f"{errored} error{'s' if errored != 1 else ''}")
+        parts.append(_count(errored, "error"))
     return ", ".join(parts)
+
+
+def _count(count: int, noun: str) -> str:
+    """``1 test``, ``2 tests``."""
+    return f"{count} {noun}{'s' if count != 1 else ''}"
 
 
 PYTEST_STATUS = {
@@ -210,11 +265,10 @@ def decide_exit_code(
     not judged) over 0. The reason opens with what decided the code and names a failed
     critical case whenever there is one, under the fatal code too. ``pytest_detail`` says why
     pytest ended as it did ("1 error during collection"); ``errored_tests`` are said apart
-    from ``failed_tests``; ``report_only_misses`` counts the
-    scores below their per-case thresholds that a report-only run let pass, so that a green
-    run does not read as "all thresholds met". ``unchecked`` says which checks were not
-    judged (the run fails); ``notice`` the same when the run may pass
-    (``judge.unsupported: report``)."""
+    from ``failed_tests``; ``report_only_misses`` counts the scores below their per-case
+    thresholds that a report-only run let pass, so that a green run does not read as "all
+    thresholds met". ``unchecked`` says which checks were not judged (the run fails);
+    ``notice`` the same when the run may pass (``judge.unsupported: report``)."""
     critical = _critical_line(critical_failures)
     if pytest_status not in (0, 1):
         return _pytest_decision(
@@ -227,14 +281,28 @@ def decide_exit_code(
         return ExitDecision(critical_code, _joined(critical, *others))
     tests = (failed_tests, errored_tests, pytest_status)
     failures = _failure_reasons(unmet, tests, regressions, unchecked, report_only_misses)
-    if failed_tests or errored_tests or pytest_status == 1 or unmet or unchecked or regressions:
+    if _fails(tests, unmet, unchecked, regressions):
         return ExitDecision(1, _joined(*failures))
-    if notice:
-        failures.append(notice)
-    if failures:
-        return ExitDecision(
-            0, "all tests passed and run-level thresholds met; " + _joined(*failures)
-        )
+    return _passed(_joined(*failures, notice))
+
+
+def _fails(
+    tests: tuple[int, int, int],
+    unmet: Sequence[ThresholdCheck],
+    unchecked: str,
+    regressions: Sequence[str],
+) -> bool:
+    """Whether the run fails short of a fatal or critical reason: a test failed or errored,
+    a run threshold was not met, a check was not judged, a metric regressed."""
+    failed, errored, pytest_status = tests
+    return bool(failed or errored or pytest_status == 1 or unmet or unchecked or regressions)
+
+
+def _passed(said: str) -> ExitDecision:
+    """The run passes, with what it says besides (scores below per-case thresholds a
+    report-only run let pass, notices)."""
+    if said:
+        return ExitDecision(0, "all tests passed and run-level thresholds met; " + said)
     return ExitDecision(0, "all tests passed and all thresholds met")
 
 
@@ -276,19 +344,18 @@ def _failure_reasons(
 ) -> list[str]:
     """What fails the run short of a fatal or critical reason, one part each; ``tests`` is
     the failed tests, the errored tests and pytest's status."""
-    reasons = []
-    if unmet:
-        reasons.append("; ".join(c.describe() for c in unmet))
-    said = _tests_line(*tests)
-    if said:
-        reasons.append(said)
-    if regressions:
-        reasons.append("regressed since the baseline: " + "; ".join(regressions))
-    if unchecked:
-        reasons.append(unchecked)
-    if report_only_misses:
-        scores = "score" if report_only_misses == 1 else "scores"
-        reasons.append(
-            f"report only: {report_only_misses} {scores} below per-case thresholds failed no test"
-        )
-    return reasons
+    reasons = [
+        "; ".join(c.describe() for c in unmet),
+        _tests_line(*tests),
+        "regressed since the baseline: " + "; ".join(regressions) if regressions else "",
+        unchecked,
+        _report_only_line(report_only_misses),
+    ]
+    return [reason for reason in reasons if reason]
+
+
+def _report_only_line(misses: int) -> str:
+    """The scores below their per-case thresholds that a report-only run let pass."""
+    if not misses:
+        return ""
+    return f"report only: {_count(misses, 'score')} below per-case thresholds failed no test"

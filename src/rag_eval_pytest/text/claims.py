@@ -50,6 +50,8 @@ def without_markup(text: str) -> str:
     for pattern, replacement in _MARKUP:
         text = pattern.sub(replacement, text)
     return text
+
+
 _HEADER = re.compile(r"^[^.!?]{0,160}:\s*$")
 _NONCOMMITTAL = re.compile(
     r"\b(i (do not|don't|cannot|can't|am not able to) (know|say|tell|help|answer|find|provide)|"
@@ -147,54 +149,104 @@ def declines(text: str) -> bool:
 
 
 def _is_clause(words: list[str]) -> bool:
+    """Whether the words make a clause: enough of them, with a verb."""
     lowered = [w.lower() for w in words]
-    return len(words) >= MIN_CLAUSE_WORDS and (
+    return len(words) >= MIN_CLAUSE_WORDS and _has_verb(lowered)
+
+
+def _has_verb(lowered: list[str]) -> bool:
+    """An auxiliary or a common verb, a subject first, a past tense, or a verb's third
+    person among the first words."""
+    return (
         any(w in _VERBS for w in lowered)
         or lowered[0] in _SUBJECTS
-        or any(w.endswith("ed") and len(w) > 4 for w in lowered[1:])
-        or any(w.endswith("s") and len(w) > 3 and i > 0 for i, w in enumerate(lowered[1:4]))
+        or _past_tense(lowered)
+        or _third_person(lowered)
     )
+
+
+def _past_tense(lowered: list[str]) -> bool:
+    return any(w.endswith("ed") and len(w) > 4 for w in lowered[1:])
+
+
+def _third_person(lowered: list[str]) -> bool:
+    return any(w.endswith("s") and len(w) > 3 and i > 0 for i, w in enumerate(lowered[1:4]))
 
 
 def split_clauses(sentence: str) -> list[str]:
     """Independent clauses of one sentence; the sentence itself when it has one."""
-    parts = [p for p in _SEMICOLON.split(sentence) if p.strip()]
-    if len(parts) > 1 and all(len(tokens(p)) >= MIN_CLAUSE_WORDS - 1 for p in parts):
-        return [c for part in parts for c in split_clauses(_finish(part))]
+    by_semicolon = _semicolon_clauses(sentence)
+    if by_semicolon is not None:
+        return by_semicolon
     pieces = _CLAUSE_BREAK.split(sentence)
     if len(pieces) == 1:
         return [sentence]
+    return [_finish(c) for c in _subject_first(_joined_pieces(pieces))]
+
+
+def _semicolon_clauses(sentence: str) -> list[str] | None:
+    """The clauses of each part between semicolons, when every part is long enough to be
+    one; ``None`` otherwise."""
+    parts = [p for p in _SEMICOLON.split(sentence) if p.strip()]
+    if not _long_enough(parts):
+        return None
+    return [c for part in parts for c in split_clauses(_finish(part))]
+
+
+def _long_enough(parts: list[str]) -> bool:
+    return len(parts) > 1 and all(len(tokens(p)) >= MIN_CLAUSE_WORDS - 1 for p in parts)
+
+
+_CONJUNCTIONS = frozenset(("but", "and", "while", "whereas", "although", "so", "yet"))
+
+
+def _joined_pieces(pieces: list[str]) -> list[str]:
+    """The pieces between clause breaks, each that is no clause of its own kept with the
+    one before."""
     clauses: list[str] = []
     for piece in pieces:
         piece = piece.strip()
-        words = tokens(piece)
-        lead = words[0].lower() if words else ""
-        conjunction = lead in {"but", "and", "while", "whereas", "although", "so", "yet"}
-        body = words[1:] if conjunction else words
-        # "..., and is used to control the light" shares the subject before it: one claim.
-        no_subject = bool(body) and (
-            body[0].lower() in _VERBS or body[0].lower().endswith(("ed", "ing"))
-        )
-        if clauses and (not _is_clause(body) or no_subject):
-            clauses[-1] = f"{clauses[-1]}, {piece}"  # not a clause: keep it with the one before
-            continue
-        clauses.append(piece)
+        if clauses and not _own_clause(piece):
+            clauses[-1] = f"{clauses[-1]}, {piece}"
+        else:
+            clauses.append(piece)
+    return clauses
+
+
+def _own_clause(piece: str) -> bool:
+    """Whether the piece, its conjunction aside, is a clause with a subject of its own."""
+    words = tokens(piece)
+    lead = words[0].lower() if words else ""
+    body = words[1:] if lead in _CONJUNCTIONS else words
+    return _is_clause(body) and not _shares_subject(body)
+
+
+def _shares_subject(body: list[str]) -> bool:
+    """ "..., and is used to control the light" shares the subject before it: one claim."""
+    return bool(body) and (body[0].lower() in _VERBS or body[0].lower().endswith(("ed", "ing")))
+
+
+def _subject_first(clauses: list[str]) -> list[str]:
+    """The clauses, the first kept with the second when it is no clause of its own."""
     if len(clauses) > 1 and not _is_clause(tokens(clauses[0])):
-        clauses[1] = f"{clauses[0]}, {clauses[1]}"
-        clauses = clauses[1:]
-    return [_finish(c) for c in clauses]
+        return [f"{clauses[0]}, {clauses[1]}", *clauses[2:]]
+    return clauses
 
 
 def _finish(clause: str) -> str:
-    clause = clause.strip().rstrip(",;")
-    for lead in _LEADS:
-        if clause.lower().startswith(lead):
-            clause = clause[len(lead) :]
-            break
+    """The clause as a sentence: without its leading conjunction, capitalised, with a stop."""
+    clause = _without_lead(clause.strip().rstrip(",;"))
     if clause and clause[0].islower():
         clause = clause[0].upper() + clause[1:]
     if clause and clause[-1] not in ".!?\"'”)":
         clause += "."
+    return clause
+
+
+def _without_lead(clause: str) -> str:
+    for lead in _LEADS:
+        if clause.lower().startswith(lead):
+            return clause[len(lead) :]
     return clause
 
 
@@ -205,25 +257,38 @@ def split_claims(text: str, *, clauses: bool = True) -> list[str]:
     is one claim. Questions, greetings, a closing offer of help ("Let me know if you have
     any other questions!"), a list of sources and headers are no claims, and citation
     markers, links' targets and bold marks are no words of one."""
-    kept = [
-        s
-        for s in split_sentences(without_markup(text))
-        if not s.rstrip().endswith("?")
-        and not _PLEASANTRY.match(s)
-        and not _HEADER.match(s)
-        and not _SIGN_OFF.match(s)
-        and not _SOURCES.match(s)
-    ]
     claims: list[str] = []
-    for sentence in kept:
-        if noncommittal(sentence):  # the hedge's own clause goes, whatever follows it stays
-            rest = [_finish(p) for p in _CLAUSE_BREAK.split(sentence) if not noncommittal(p)]
-            claims.extend(c for r in rest for c in (split_clauses(r) if clauses else [r]))
-        elif clauses:
-            claims.extend(split_clauses(sentence))
-        else:
-            claims.append(sentence)
+    for sentence in split_sentences(without_markup(text)):
+        if _states(sentence):
+            claims.extend(_sentence_claims(sentence, clauses))
     return claims
+
+
+def _states(sentence: str) -> bool:
+    """Whether the sentence may state something: no question, greeting, header, closing
+    offer of help or list of sources."""
+    return (
+        not sentence.rstrip().endswith("?")
+        and not _PLEASANTRY.match(sentence)
+        and not _HEADER.match(sentence)
+        and not _SIGN_OFF.match(sentence)
+        and not _SOURCES.match(sentence)
+    )
+
+
+def _sentence_claims(sentence: str, clauses: bool) -> list[str]:
+    """The claims of one sentence: its clauses (or itself), a hedge's own clause left out."""
+    if noncommittal(sentence):
+        return _after_hedge(sentence, clauses)
+    if clauses:
+        return split_clauses(sentence)
+    return [sentence]
+
+
+def _after_hedge(sentence: str, clauses: bool) -> list[str]:
+    """The hedge's own clause goes, whatever follows it stays."""
+    rest = [_finish(p) for p in _CLAUSE_BREAK.split(sentence) if not noncommittal(p)]
+    return [c for r in rest for c in (split_clauses(r) if clauses else [r])]
 
 
 # "No, guest parking costs $10 per night.": the answer's "No" to its question, then a
@@ -256,16 +321,23 @@ def _subject_words(rest: list[str]) -> int:
     determiner and its noun ("the store"), else one word ("employees")."""
     start = 1 if rest[0].lower() in ("both", "either", "neither") else 0
     end = start
-    while end < len(rest) - 1:  # at least one word is left for what is asked
-        word = rest[end]
-        named = word[:1].isupper() or word[:1].isdigit()
-        joins = word.lower() in _NAME_JOINERS and end > start and rest[end + 1][:1].isupper()
-        if not (named or joins):
-            break
+    while end < len(rest) - 1 and _in_names(rest, end, start):  # a word is left to ask
         end += 1
-    if end > start:
-        return end
+    return end if end > start else _determined_noun(rest)
+
+
+def _determined_noun(rest: list[str]) -> int:
+    """A determiner and its noun ("the store"), else one word ("employees")."""
     return 2 if rest[0].lower() in _DETERMINERS and len(rest) > 2 else 1
+
+
+def _in_names(rest: list[str], at: int, start: int) -> bool:
+    """Whether the word at ``at`` belongs to the names starting at ``start``: a name or a
+    number, or a small word joining two names."""
+    word = rest[at]
+    named = word[:1].isupper() or word[:1].isdigit()
+    joins = word.lower() in _NAME_JOINERS and at > start and rest[at + 1][:1].isupper()
+    return named or joins
 
 
 def bare_no(answer: str) -> bool:

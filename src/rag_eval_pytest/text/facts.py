@@ -14,6 +14,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 STOPWORDS = frozenset(
     [
@@ -415,32 +419,50 @@ def stem(word: str) -> str:
     word = word.lower().replace("’", "'").strip("'-")
     if word.endswith("'s"):
         word = word[:-2]
-    for suffix, repl in (
-        ("ies", "y"),
-        ("ied", "y"),
-        ("ing", ""),
-        ("ness", ""),
-        ("ment", ""),
-        ("edly", ""),
-        ("ly", ""),
-        ("ed", ""),
-        ("es", ""),
-        ("s", ""),
-    ):
-        if word.endswith(suffix) and (
-            len(word) > len(suffix) + 3 or (suffix == "s" and _SHORT_PLURAL.fullmatch(word))
-        ):
-            word = word[: -len(suffix)] + repl
-            # The consonant an inflection doubles: "submitted", "planned", "running".
-            if suffix in ("ed", "ing") and len(word) >= 4 and _DOUBLED.search(word):
-                word = word[:-1]
-            break
+    word = _without_suffix(word)
     if len(word) > 4 and word.endswith("e"):
         word = word[:-1]
     # One spelling for British and American English: "colour" and "color", "grey" and "gray".
     if len(word) >= 6 and word.endswith("our"):
         word = word[:-2] + "r"
     return _SPELLINGS.get(word, word)
+
+
+# The suffixes a stem loses, each with what replaces it, the first that applies only.
+_SUFFIXES = (
+    ("ies", "y"),
+    ("ied", "y"),
+    ("ing", ""),
+    ("ness", ""),
+    ("ment", ""),
+    ("edly", ""),
+    ("ly", ""),
+    ("ed", ""),
+    ("es", ""),
+    ("s", ""),
+)
+
+
+def _without_suffix(word: str) -> str:
+    """``word`` without the first of :data:`_SUFFIXES` it ends with, where the rest is long
+    enough (or a short plural: "dogs")."""
+    for suffix, replacement in _SUFFIXES:
+        if _strips(word, suffix):
+            return _undoubled(word[: -len(suffix)] + replacement, suffix)
+    return word
+
+
+def _strips(word: str, suffix: str) -> bool:
+    return word.endswith(suffix) and (
+        len(word) > len(suffix) + 3 or (suffix == "s" and bool(_SHORT_PLURAL.fullmatch(word)))
+    )
+
+
+def _undoubled(word: str, suffix: str) -> str:
+    """The consonant an inflection doubles, once: "submitted", "planned", "running"."""
+    if suffix in ("ed", "ing") and len(word) >= 4 and _DOUBLED.search(word):
+        return word[:-1]
+    return word
 
 
 _SPELLINGS = {
@@ -463,16 +485,27 @@ def content_words(text: str) -> frozenset[str]:
     """Stemmed words that carry meaning: no stopwords, negations, numbers or short words. A
     demonym counts as its place ("French", "French-born" -> france). Memoised: a claim's
     checks read the same passages many times."""
-    words = set()
+    words: set[str] = set()
     for t in tokens(text):
-        low = t.lower()
-        if t[0].isdigit() or t.startswith("$") or low in STOPWORDS or low in NEGATIONS:
-            continue
-        if len(t) > 2:
-            words.add(PLACES.get(low) or stem(t))
-        if "-" in low:
-            words.update(PLACES[part] for part in low.split("-") if part in PLACES)
+        if _carries_meaning(t):
+            words.update(_token_words(t))
     return frozenset(words)
+
+
+def _carries_meaning(token: str) -> bool:
+    """Whether a token may carry meaning: no number, amount, stopword or negation."""
+    low = token.lower()
+    return not (token[0].isdigit() or token.startswith("$") or low in STOPWORDS or low in NEGATIONS)
+
+
+def _token_words(token: str) -> list[str]:
+    """The content words of one token: its stem (a demonym's place) but for a short word,
+    and the places of a hyphenated word's demonyms ("French-born")."""
+    low = token.lower()
+    words = [PLACES.get(low) or stem(token)] if len(token) > 2 else []
+    if "-" in low:
+        words += [PLACES[part] for part in low.split("-") if part in PLACES]
+    return words
 
 
 def coverage(claim: str, evidence: str) -> float:
@@ -533,33 +566,57 @@ def _parse_number(token: str) -> float | None:
 def _word_number(words: list[str], i: int) -> tuple[float, int] | None:
     """A number written in words starting at ``words[i]`` ("twenty-five", "two hundred"):
     (value, words used)."""
-    total = 0.0
-    current = 0.0
+    spelled = _Spelled()
     used = 0
-    j = i
-    while j < len(words):
-        w = words[j].lower()
-        parts = w.split("-")
-        if len(parts) == 2 and parts[0] in _TENS and parts[1] in _UNITS_ONES:
-            current += _TENS[parts[0]] + _UNITS_ONES[parts[1]]
-        elif w in _UNITS_ONES:
-            current += _UNITS_ONES[w]
-        elif w in _TENS:
-            current += _TENS[w]
-        elif w in _SCALES and (used or j == i):
-            current = max(current, 1) * _SCALES[w]
-            if _SCALES[w] >= 1000:
-                total += current
-                current = 0
-        elif w == "and" and used and j + 1 < len(words) and words[j + 1].lower() in _UNITS_ONES:
-            pass
-        else:
+    for j in range(i, len(words)):
+        word = words[j].lower()
+        if not (spelled.add(word) or _joins_ones(word, words, j, used)):
             break
         used += 1
-        j += 1
     if not used:
         return None
-    return total + current, used
+    return spelled.total + spelled.current, used
+
+
+@dataclass
+class _Spelled:
+    """A number read from its words: the parts a scale of a thousand or more closed
+    ("two thousand"), and the part being read ("three hundred and five")."""
+
+    total: float = 0.0
+    current: float = 0.0
+
+    def add(self, word: str) -> bool:
+        """Add a number word ("twenty-five", "five", "twenty") or a scale ("hundred"); false
+        for another word."""
+        value = _number_word(word)
+        if value is not None:
+            self.current += value
+            return True
+        if word in _SCALES:
+            self.current = max(self.current, 1) * _SCALES[word]
+            if _SCALES[word] >= 1000:
+                self.total += self.current
+                self.current = 0
+            return True
+        return False
+
+
+def _number_word(word: str) -> int | None:
+    """The value of "twenty-five", "five" or "twenty" (``None`` for another word)."""
+    parts = word.split("-")
+    if len(parts) == 2 and parts[0] in _TENS and parts[1] in _UNITS_ONES:
+        return _TENS[parts[0]] + _UNITS_ONES[parts[1]]
+    if word in _UNITS_ONES:
+        return _UNITS_ONES[word]
+    return _TENS.get(word)
+
+
+def _joins_ones(word: str, words: list[str], j: int, used: int) -> bool:
+    """Whether ``word`` is the "and" of "hundred and five"."""
+    return bool(
+        word == "and" and used and j + 1 < len(words) and words[j + 1].lower() in _UNITS_ONES
+    )
 
 
 # What an amount of money is written with after its number: "$65k", "€2.5m", "$3bn".
@@ -627,12 +684,18 @@ def unit_of(word: str) -> str:
     word = word.lower()
     if word in _CURRENCIES or word in _ABBREVIATED_UNITS:
         return _CURRENCIES.get(word) or _ABBREVIATED_UNITS[word]
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        word = word[:-1]
+    word = _singular(word)
     if word.endswith("tre") and len(word) > 4:  # metre, litre, kilometre
         word = word[:-3] + "ter"
+    return word
+
+
+def _singular(word: str) -> str:
+    """A plural unit word singular ("days" -> "day", "centuries" -> "century")."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
     return word
 
 
@@ -645,53 +708,92 @@ def quantities(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Quanti
 
 @lru_cache(maxsize=4096)
 def _quantities(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[Quantity, ...]:
+    words = _number_words(text, skip)
+    found: list[Quantity] = []
+    i = 0
+    while i < len(words):
+        quantity, i = _quantity_at(words, i)
+        if quantity is not None:
+            found.append(quantity)
+    return tuple(found)
+
+
+def _number_words(text: str, skip: tuple[tuple[int, int], ...]) -> list[str]:
+    """The words of ``text`` outside its dates and the spans ``skip``, a number word joined
+    to what it counts apart."""
     taken = [*_date_spans(text), *skip]
-    words = [
+    return [
         word
         for m in _QUANTITY_TOKEN.finditer(text)
         if not any(s <= m.start() < e for s, e in taken)
         for word in _number_apart(m.group(0))
     ]
-    found: list[Quantity] = []
-    i = 0
-    while i < len(words):
-        word = words[i]
-        value = _parse_number(word)
-        j = i + 1
-        percent = word.endswith("%")
-        currency = _CURRENCIES.get(word[0], "") or (i > 0 and _CURRENCIES.get(words[i - 1])) or ""
-        if value is not None:
-            value, j = _scaled(value, words, j, money=bool(currency))
-        else:
-            spelled = _word_number(words, i)
-            if spelled is None:
-                i += 1
-                continue
-            value, used = spelled
-            j = i + used
-            # "one" as a pronoun ("one of the") is not a count worth checking.
-            if words[i].lower() == "one" and (j >= len(words) or words[j].lower() == "of"):
-                i = j
-                continue
-        unit = ""
-        if percent:
-            unit = "percent"
-        elif j < len(words) and words[j].lower() == "percent":
-            unit = "percent"
-            j += 1
-        elif currency:  # "$15 million in funding" counts dollars
-            unit = currency
-        elif j < len(words):
-            nxt = words[j].lower()
-            if not nxt[0].isdigit() and nxt not in STOPWORDS and nxt not in NEGATIONS:
-                unit = unit_of(nxt)
-        if not unit and re.search(r"\d(st|nd|rd|th)$", word):
-            unit = "ordinal"  # "due on the 1st of each month"
-        with_unit = unit and unit not in ("percent", "ordinal") and not currency
-        shown = " ".join(words[i : j + 1] if with_unit else words[i:j])
-        found.append(Quantity(value, unit, shown))
-        i = j
-    return tuple(found)
+
+
+def _quantity_at(words: list[str], i: int) -> tuple[Quantity | None, int]:
+    """(the quantity that starts at ``words[i]``, or ``None``; where the next one may
+    start)."""
+    currency = _currency_at(words, i)
+    value, j = _number_at(words, i, currency)
+    if value is None:
+        return None, j
+    unit, j = _unit_at(words, i, j, currency)
+    with_unit = unit and unit not in ("percent", "ordinal") and not currency
+    shown = " ".join(words[i : j + 1] if with_unit else words[i:j])
+    return Quantity(value, unit, shown), j
+
+
+def _currency_at(words: list[str], i: int) -> str:
+    """The currency of the number ``words[i]``: its sign ("$25"), or the word before it."""
+    return _CURRENCIES.get(words[i][0], "") or (i > 0 and _CURRENCIES.get(words[i - 1])) or ""
+
+
+def _number_at(words: list[str], i: int, currency: str) -> tuple[float | None, int]:
+    """(the value of the number at ``words[i]``, in digits and scaled or in words, and the
+    index after it); ``None`` for no number, or "one" as a pronoun ("one of the"), which is
+    not a count worth checking."""
+    value = _parse_number(words[i])
+    if value is not None:
+        return _scaled(value, words, i + 1, money=bool(currency))
+    spelled = _word_number(words, i)
+    if spelled is None:
+        return None, i + 1
+    j = i + spelled[1]
+    if words[i].lower() == "one" and (j >= len(words) or words[j].lower() == "of"):
+        return None, j
+    return spelled[0], j
+
+
+def _unit_at(words: list[str], i: int, j: int, currency: str) -> tuple[str, int]:
+    """(the unit of the number at ``words[i]``, whose words end before ``j``; the index after
+    the number and a "percent" it has)."""
+    if words[i].endswith("%"):
+        return "percent", j
+    if j < len(words) and words[j].lower() == "percent":
+        return "percent", j + 1
+    if currency:  # "$15 million in funding" counts dollars
+        return currency, j
+    return _word_unit(words, i, j), j
+
+
+def _word_unit(words: list[str], i: int, j: int) -> str:
+    """The unit the word after the number names, else "ordinal" for an ordinal ("due on the
+    1st of each month")."""
+    unit = _next_unit(words, j)
+    if not unit and re.search(r"\d(st|nd|rd|th)$", words[i]):
+        return "ordinal"
+    return unit
+
+
+def _next_unit(words: list[str], j: int) -> str:
+    """The unit the word ``words[j]`` names, if it may be one (no number, stopword or
+    negation)."""
+    if j >= len(words):
+        return ""
+    word = words[j].lower()
+    if word[0].isdigit() or word in STOPWORDS or word in NEGATIONS:
+        return ""
+    return unit_of(word)
 
 
 _NO_UNIT = frozenset(_UNITS_ONES) | STOPWORDS
@@ -757,9 +859,11 @@ class Date:
             return False
         if self.month is None or other.month is None:
             return True
-        if self.month != other.month:
-            return False
-        return self.day is None or other.day is None or self.day == other.day
+        return self.month == other.month and _same_or_unknown(self.day, other.day)
+
+
+def _same_or_unknown(one: int | None, other: int | None) -> bool:
+    return one is None or other is None or one == other
 
 
 def dates(text: str) -> list[Date]:
@@ -774,41 +878,71 @@ def _date_spans(text: str) -> list[tuple[int, int]]:
 
 @lru_cache(maxsize=4096)
 def _dates(text: str) -> tuple[list[Date], list[tuple[int, int]]]:
+    """The dates of ``text`` and their spans, each form of :data:`_DATE_FORMS` in turn; a
+    date that starts inside one found before is part of it."""
     found: list[Date] = []
     spans: list[tuple[int, int]] = []
-
-    def add(date: Date, span: tuple[int, int]) -> None:
-        if any(s <= span[0] < e for s, e in spans):
-            return
-        found.append(date)
-        spans.append(span)
-
-    for m in _ISO.finditer(text):
-        month, day = int(m.group(2)), int(m.group(3))
-        if 1 <= month <= 12 and 1 <= day <= 31:
-            add(Date(int(m.group(1)), month, day), m.span())
-    for m in _NUMERIC_DATE.finditer(text):
-        first, second, year = int(m.group(1)), int(m.group(3)), int(m.group(4))
-        day_first = m.group(2) == "." or first > 12
-        day, month = (first, second) if day_first else (second, first)
-        if 1 <= month <= 12 and 1 <= day <= 31:
-            known = day_first or second > 12
-            add(Date(year, month, day) if known else Date(year), m.span())
-    for m in _DAY_MONTH_YEAR.finditer(text):
-        month_ = MONTHS.get(m.group(2).lower())
-        if month_ and 1 <= int(m.group(1)) <= 31:
-            add(Date(int(m.group(3)), month_, int(m.group(1))), m.span())
-    for m in _MONTH_DAY_YEAR.finditer(text):
-        month_ = MONTHS.get(m.group(1).lower())
-        if month_ and 1 <= int(m.group(2)) <= 31:
-            add(Date(int(m.group(3)), month_, int(m.group(2))), m.span())
-    for m in _MONTH_YEAR.finditer(text):
-        month_ = MONTHS.get(m.group(1).lower())
-        if month_:
-            add(Date(int(m.group(2)), month_), m.span())
-    for m in _YEAR.finditer(text):
-        add(Date(int(m.group(1))), m.span())
+    for pattern, read in _DATE_FORMS:
+        for m in pattern.finditer(text):
+            date = read(m)
+            if date is not None and not any(s <= m.start() < e for s, e in spans):
+                found.append(date)
+                spans.append(m.span())
     return found, spans
+
+
+def _valid(month: int, day: int) -> bool:
+    return 1 <= month <= 12 and 1 <= day <= 31
+
+
+def _iso_date(m: re.Match[str]) -> Date | None:
+    month, day = int(m.group(2)), int(m.group(3))
+    return Date(int(m.group(1)), month, day) if _valid(month, day) else None
+
+
+def _numeric_date(m: re.Match[str]) -> Date | None:
+    """A date in digits: its day and month where their order is known, else its year."""
+    first, second, year = int(m.group(1)), int(m.group(3)), int(m.group(4))
+    day_first = m.group(2) == "." or first > 12
+    day, month = (first, second) if day_first else (second, first)
+    if not _valid(month, day):
+        return None
+    known = day_first or second > 12
+    return Date(year, month, day) if known else Date(year)
+
+
+def _day_month_year(m: re.Match[str]) -> Date | None:
+    month = MONTHS.get(m.group(2).lower())
+    return Date(int(m.group(3)), month, int(m.group(1))) if month and _day(m.group(1)) else None
+
+
+def _month_day_year(m: re.Match[str]) -> Date | None:
+    month = MONTHS.get(m.group(1).lower())
+    return Date(int(m.group(3)), month, int(m.group(2))) if month and _day(m.group(2)) else None
+
+
+def _day(digits: str) -> bool:
+    return 1 <= int(digits) <= 31
+
+
+def _month_year(m: re.Match[str]) -> Date | None:
+    month = MONTHS.get(m.group(1).lower())
+    return Date(int(m.group(2)), month) if month else None
+
+
+def _year(m: re.Match[str]) -> Date | None:
+    return Date(int(m.group(1)))
+
+
+# The forms of a date, most precise first: a date inside one found before is part of it.
+_DATE_FORMS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Date | None]], ...] = (
+    (_ISO, _iso_date),
+    (_NUMERIC_DATE, _numeric_date),
+    (_DAY_MONTH_YEAR, _day_month_year),
+    (_MONTH_DAY_YEAR, _month_day_year),
+    (_MONTH_YEAR, _month_year),
+    (_YEAR, _year),
+)
 
 
 # ----------------------------------------------------------------------------- negation
@@ -919,32 +1053,64 @@ def names(text: str) -> list[str]:
     "Mike's Gym"), and acronyms anywhere ("NASA"). Month names are dates, not names."""
     found: list[str] = []
     for sentence in re.split(r"(?<=[.!?:;])\s+|\n+", text):
-        matches = list(re.finditer(r"[^\W_]+(?:['’\-.][^\W_]+)*", sentence))
-        words = [m.group(0) for m in matches]
-        run: list[str] = []
-        for index, word in enumerate(words):
-            acronym = len(word) >= 2 and word.isupper() and word.isalpha()
-            capital = word[:1].isupper() and not word[:1].isdigit()
-            low = word.lower()
-            # A sentence's first word is a name only when a capitalised word follows it
-            # ("Alexandre Dumas wrote ...", not "Refunds are ...").
-            starts = index == 0 and not (index + 1 < len(words) and words[index + 1][:1].isupper())
-            # A comma ends a name: "the UK, Norway and Switzerland" names three places.
-            apart = index > 0 and "," in sentence[matches[index - 1].end() : matches[index].start()]
-            if run and apart:
-                found.append(" ".join(run))
-                run = []
-            if (capital and not starts and low not in _NAME_STOP and low not in MONTHS) or (
-                acronym
-            ):
-                run.append(word)
-                continue
-            if run:
-                found.append(" ".join(run))
-                run = []
-        if run:
-            found.append(" ".join(run))
+        found += _sentence_names(sentence)
     return list(dict.fromkeys(found))
+
+
+def _sentence_names(sentence: str) -> list[str]:
+    """The names of one sentence: its runs of name words, a comma ending one ("the UK,
+    Norway and Switzerland" names three places)."""
+    matches = list(re.finditer(r"[^\W_]+(?:['’\-.][^\W_]+)*", sentence))
+    words = [m.group(0) for m in matches]
+    named = [_name_word(words, index) for index in range(len(words))]
+    return _runs(words, named, _comma_before(sentence, matches))
+
+
+def _name_word(words: list[str], index: int) -> bool:
+    """Whether ``words[index]`` is a word of a name: capitalised and no stopword or month
+    (a sentence's first word only when a capitalised word follows it: "Alexandre Dumas wrote
+    ...", not "Refunds are ..."), or an acronym."""
+    word = words[index]
+    return (_capitalised(word) and not _opens(words, index)) or _acronym(word)
+
+
+def _capitalised(word: str) -> bool:
+    low = word.lower()
+    return (
+        word[:1].isupper()
+        and not word[:1].isdigit()
+        and low not in _NAME_STOP
+        and (low not in MONTHS)
+    )
+
+
+def _opens(words: list[str], index: int) -> bool:
+    """Whether the word opens its sentence, and no capitalised word follows it."""
+    return index == 0 and not (index + 1 < len(words) and words[index + 1][:1].isupper())
+
+
+def _acronym(word: str) -> bool:
+    return len(word) >= 2 and word.isupper() and word.isalpha()
+
+
+def _comma_before(sentence: str, matches: list[re.Match[str]]) -> list[bool]:
+    """Whether a comma stands before each word (the first has none)."""
+    return [
+        index > 0 and "," in sentence[matches[index - 1].end() : m.start()]
+        for index, m in enumerate(matches)
+    ]
+
+
+def _runs(words: list[str], named: list[bool], apart: list[bool]) -> list[str]:
+    """The runs of name words, each ended by a word of no name or a comma."""
+    runs: dict[int, list[str]] = {}
+    run = 0
+    for word, name, cut in zip(words, named, apart, strict=True):
+        if cut or not name:
+            run += 1
+        if name:
+            runs.setdefault(run, []).append(word)
+    return [" ".join(run_words) for run_words in runs.values()]
 
 
 def words_of_name(name: str) -> set[str]:
@@ -962,13 +1128,23 @@ def lower_words(text: str) -> frozenset[str]:
     """Every word of ``text`` lowercased, without possessive "'s" (for name look-ups), with
     identifiers as written ("aes-256", "gpt-4o"), the parts of hyphenated words ("french",
     "born"), and the places that demonyms name ("french" -> "france")."""
-    words = {re.sub(r"['’]s$", "", t).lower() for t in tokens(text)}
-    words.update(w.lower().rstrip(".") for w in _IDENTIFIER.findall(text))
+    words = _written_words(text)
     for word in list(words):
-        words.update(part for part in word.split("-") if part)
+        words.update(_hyphen_parts(word))
     words.update(PLACES[w] for w in list(words) if w in PLACES)
     words.update(unaccented(w) for w in list(words) if not w.isascii())
     return frozenset(words)
+
+
+def _written_words(text: str) -> set[str]:
+    """The words of ``text`` lowercased, without possessive "'s", and its identifiers."""
+    words = {re.sub(r"['’]s$", "", t).lower() for t in tokens(text)}
+    words.update(w.lower().rstrip(".") for w in _IDENTIFIER.findall(text))
+    return words
+
+
+def _hyphen_parts(word: str) -> list[str]:
+    return [part for part in word.split("-") if part]
 
 
 def unaccented(word: str) -> str:
@@ -991,16 +1167,25 @@ def known_name(name: str, text: str) -> bool:
     also counts when the text spells it out ("PTO" beside "paid time off"), one of two letters
     when the text names what it stands for ("UK" beside "the United Kingdom")."""
     known = lower_words(text)
-    for word in name.split():
-        low = re.sub(r"['’]s$", "", word).lower()
-        if not low.isascii():
-            low = unaccented(low)
-        if not low or low in _NAME_STOP or low in known or PLACES.get(low, low) in known:
-            continue
-        if word.isupper() and len(word) >= 3 and low in initials(text):
-            continue
-        # A two-letter acronym only for a name it is the initials of ("UK": "United Kingdom").
-        if word.isupper() and len(word) == 2 and any(initials(n) == low for n in names(text)):
-            continue
+    return all(_known_word(word, text, known) for word in name.split())
+
+
+def _known_word(word: str, text: str, known: frozenset[str]) -> bool:
+    """Whether one word of a name occurs in ``text`` (whose words are ``known``), or it
+    spells the word out."""
+    low = re.sub(r"['’]s$", "", word).lower()
+    low = low if low.isascii() else unaccented(low)
+    if not low or low in _NAME_STOP or low in known or PLACES.get(low, low) in known:
+        return True
+    return _spelled_out(word, low, text)
+
+
+def _spelled_out(word: str, low: str, text: str) -> bool:
+    """Whether ``text`` spells out an acronym: one of three letters or more by the first
+    letters of its words; one of two letters only for a name it is the initials of ("UK":
+    "United Kingdom")."""
+    if not word.isupper():
         return False
-    return True
+    if len(word) >= 3:
+        return low in initials(text)
+    return len(word) == 2 and any(initials(n) == low for n in names(text))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from .facts import content_words
 
@@ -93,39 +94,79 @@ def time_spans(text: str) -> tuple[tuple[int, int], ...]:
 @lru_cache(maxsize=4096)
 def _read_times(text: str) -> tuple[tuple[tuple[int, int], Time], ...]:
     found: list[tuple[tuple[int, int], Time]] = []
-
-    def add(start: int, end: int, minutes: int, exact: bool, role: str = "") -> None:
-        lead = ""
-        if found and not role:  # "9am-5pm", "9 am to 6 pm": the second time ends the span
-            joint = _JOINT.fullmatch(text, found[-1][0][1], start)
-            if joint:
-                role, lead = "end", f"{joint.group(1)} " if joint.group(1) else ""
-        time = _time(text, start, minutes, exact, role, text[start:end], lead)
-        found.append(((start, end), time))
-
     for m in _TIME.finditer(text):
-        g = m.groups()
-        if g[2] is not None:  # a time with its half of the day
-            half = (g[4] or _PART_OF_DAY.get((g[5] or g[6] or "").lower(), "")).lower()
-            second = _minutes(g[2], g[3], half)
-            if second is None:
-                continue
-            first = _minutes(g[0], g[1], _first_half(int(g[0]), int(g[2]), half)) if g[0] else None
-            if first is None:
-                add(m.start(), m.end(), second, True)
-            else:  # "1 to 4 am": the first hour shares the second's half of the day
-                add(m.start(1), m.end(2 if g[1] else 1), first, True, "start")
-                add(m.start(3), m.end(), second, True, "end")
-        elif g[7] is not None:  # "9:00", "18:30"
-            hour, minute = int(g[7]), int(g[8])
-            if hour <= 23 and minute <= 59:
-                add(m.start(), m.end(), hour * 60 + minute, hour == 0 or hour > 12)
-        elif g[9] is not None:  # "9 o'clock"
-            if 1 <= int(g[9]) <= 12:
-                add(m.start(), m.end(), int(g[9]) * 60, False)
-        else:
-            add(m.start(), m.end(), 0 if g[10].lower() == "midnight" else 720, True)
+        for stated in _stated(m):
+            found.append(_placed(text, found, stated))
     return tuple(found)
+
+
+@dataclass(frozen=True)
+class _Stated:
+    """A time as a match of :data:`_TIME` states it: where it is written, its minutes after
+    midnight, whether its half of the day is said, and the role a range gives it."""
+
+    start: int
+    end: int
+    minutes: int
+    exact: bool
+    role: str = ""
+
+
+def _placed(
+    text: str, found: list[tuple[tuple[int, int], Time]], stated: _Stated
+) -> tuple[tuple[int, int], Time]:
+    """The time ``stated``, where it is written; it ends the span when it follows the time
+    before it across a joint ("9am-5pm", "9 am to 6 pm")."""
+    role, lead = stated.role, ""
+    if found and not role:
+        joint = _JOINT.fullmatch(text, found[-1][0][1], stated.start)
+        if joint:
+            role, lead = "end", f"{joint.group(1)} " if joint.group(1) else ""
+    written = text[stated.start : stated.end]
+    time = _time(text, stated.start, stated.minutes, stated.exact, role, written, lead)
+    return (stated.start, stated.end), time
+
+
+def _stated(m: re.Match[str]) -> list[_Stated]:
+    """The times one match of :data:`_TIME` states (none when it is no time of day)."""
+    g = m.groups()
+    if g[2] is not None:  # a time with its half of the day
+        return _with_half(m)
+    if g[7] is not None:  # "9:00", "18:30"
+        return _on_the_clock(m)
+    if g[9] is not None:  # "9 o'clock"
+        return [_Stated(m.start(), m.end(), int(g[9]) * 60, False)] if 1 <= int(g[9]) <= 12 else []
+    return [_Stated(m.start(), m.end(), 0 if g[10].lower() == "midnight" else 720, True)]
+
+
+def _with_half(m: re.Match[str]) -> list[_Stated]:
+    """ "9 am", "8 in the morning"; "1 to 4 am": the first hour shares the second's half of
+    the day, and the two are the span's start and end."""
+    g = m.groups()
+    half = _half(g)
+    second = _minutes(g[2], g[3], half)
+    if second is None:
+        return []
+    first = _minutes(g[0], g[1], _first_half(int(g[0]), int(g[2]), half)) if g[0] else None
+    if first is None:
+        return [_Stated(m.start(), m.end(), second, True)]
+    return [
+        _Stated(m.start(1), m.end(2 if g[1] else 1), first, True, "start"),
+        _Stated(m.start(3), m.end(), second, True, "end"),
+    ]
+
+
+def _half(g: tuple[str | Any, ...]) -> str:
+    """The half of the day a time says: "a" or "p" (from am/pm or the part of the day)."""
+    return str(g[4] or _PART_OF_DAY.get((g[5] or g[6] or "").lower(), "")).lower()
+
+
+def _on_the_clock(m: re.Match[str]) -> list[_Stated]:
+    """A time on a 24-hour clock; its half of the day is said from 13:00 and at 0:00."""
+    hour, minute = int(m.group(8)), int(m.group(9))
+    if hour > 23 or minute > 59:
+        return []
+    return [_Stated(m.start(), m.end(), hour * 60 + minute, hour == 0 or hour > 12)]
 
 
 def _first_half(first: int, second: int, half: str) -> str:
@@ -158,20 +199,31 @@ def _time(
 ) -> Time:
     """The time at ``start`` with its role (from the words just before it, unless a range
     gave it one) and the content words of its clause."""
-    breaks = [m for m in _CLAUSE.finditer(text) if m.end() <= start]
-    clause_start = breaks[-1].end() if breaks else 0
-    after = _CLAUSE.search(text, start + len(written))
-    clause_end = after.start() if after else len(text)
+    clause_start, clause_end = _clause(text, start, start + len(written))
     if not role:
-        for word in reversed(list(re.finditer(r"[^\W\d_]+", text[clause_start:start]))[-4:]):
-            low = word.group(0).lower()
-            if low in _STARTS or low in _ENDS:
-                role = "start" if low in _STARTS else "end"
-                lead = text[clause_start + word.start() : start]
-                break
+        role, lead = _role_before(text, clause_start, start) or (role, lead)
     words = content_words(text[clause_start:clause_end]) - ROLE_WORDS - _DAY_PARTS
     shown = _shown(minutes) if exact else written.strip()
     return Time(minutes, exact, role, frozenset(words), f"{lead}{shown}")
+
+
+def _clause(text: str, start: int, end: int) -> tuple[int, int]:
+    """Where the clause of the text from ``start`` to ``end`` starts and ends."""
+    breaks = [m for m in _CLAUSE.finditer(text) if m.end() <= start]
+    clause_start = breaks[-1].end() if breaks else 0
+    after = _CLAUSE.search(text, end)
+    return clause_start, after.start() if after else len(text)
+
+
+def _role_before(text: str, clause_start: int, start: int) -> tuple[str, str] | None:
+    """The role the nearest role word of the (up to four) words before ``start`` in its
+    clause gives the time there, and the text from that word ("closes at ")."""
+    for word in reversed(list(re.finditer(r"[^\W\d_]+", text[clause_start:start]))[-4:]):
+        low = word.group(0).lower()
+        if low in _STARTS or low in _ENDS:
+            role = "start" if low in _STARTS else "end"
+            return role, text[clause_start + word.start() : start]
+    return None
 
 
 # ----------------------------------------------------------------------------- weekdays
@@ -203,20 +255,27 @@ class Days:
 @lru_cache(maxsize=4096)
 def weekdays(text: str) -> tuple[Days, ...]:
     """The days of the week ``text`` names, each span as written."""
-    found = []
-    for m in _WEEKDAYS.finditer(text):
-        if m.group(1):
-            first, last = (_DAY.get(g.lower(), _SHORT_DAY.get(g.lower())) for g in m.group(1, 2))
-            assert first is not None
-            assert last is not None
-            span = frozenset((first + i) % 7 for i in range((last - first) % 7 + 1))
-        elif m.group(3):
-            span = frozenset([_DAY[m.group(3).lower()]])
-        else:
-            word = m.group(4).lower().rstrip("s")
-            span = frozenset(_SPANS.get(word, range(7)))
-        found.append(Days(span, m.group(0).strip().rstrip(".")))
-    return tuple(found)
+    return tuple(
+        Days(_days_of(m), m.group(0).strip().rstrip(".")) for m in _WEEKDAYS.finditer(text)
+    )
+
+
+def _days_of(m: re.Match[str]) -> frozenset[int]:
+    """The days one match of :data:`_WEEKDAYS` names: a range, a day, or a span's word."""
+    if m.group(1):
+        return _day_range(m.group(1), m.group(2))
+    if m.group(3):
+        return frozenset([_DAY[m.group(3).lower()]])
+    word = m.group(4).lower().rstrip("s")
+    return frozenset(_SPANS.get(word, range(7)))
+
+
+def _day_range(first_day: str, last_day: str) -> frozenset[int]:
+    """The days from ``first_day`` to ``last_day``, round the end of the week if need be."""
+    first, last = (_DAY.get(g.lower(), _SHORT_DAY.get(g.lower())) for g in (first_day, last_day))
+    assert first is not None
+    assert last is not None
+    return frozenset((first + i) % 7 for i in range((last - first) % 7 + 1))
 
 
 DAY_WORDS = frozenset((*_DAY_NAMES, "weekday", "weekend"))
@@ -261,20 +320,23 @@ class Route:
 @lru_cache(maxsize=4096)
 def routes(text: str) -> tuple[Route, ...]:
     """The "from A to B" of ``text`` whose ends are words, not times or days."""
-    found = []
-    for m in _ROUTE.finditer(text):
-        origin, destination = _end_words(m.group(1)), _end_words(m.group(2))
-        if any(
-            w.lower() in _DAY or w.lower() in _SHORT_DAY
-            for w in (origin + " " + destination).split()
-        ):
-            continue  # "from Monday to Friday": days, checked as days
-        route = Route(
-            content_words(origin), content_words(destination), f"from {origin} to {destination}"
-        )
-        if route.origin and route.destination:
-            found.append(route)
-    return tuple(found)
+    found = (_route(m.group(1), m.group(2)) for m in _ROUTE.finditer(text))
+    return tuple(route for route in found if route is not None)
+
+
+def _route(origin_text: str, destination_text: str) -> Route | None:
+    """The route between two ends matched, when both ends are words and none a day."""
+    origin, destination = _end_words(origin_text), _end_words(destination_text)
+    if _names_a_day(f"{origin} {destination}"):
+        return None  # "from Monday to Friday": days, checked as days
+    route = Route(
+        content_words(origin), content_words(destination), f"from {origin} to {destination}"
+    )
+    return route if route.origin and route.destination else None
+
+
+def _names_a_day(text: str) -> bool:
+    return any(w.lower() in _DAY or w.lower() in _SHORT_DAY for w in text.split())
 
 
 def _end_words(text: str) -> str:

@@ -107,33 +107,57 @@ def split_sentences(text: str) -> list[str]:
 @lru_cache(maxsize=4096)
 def _sentences(text: str) -> tuple[str, ...]:
     # Memoised: the local judge splits the same contexts and passages for every claim.
-    sentences: list[str] = []
-    for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d{1,3}[.)])\s)", text):
-        block = _LIST_ITEM.sub("", block.strip())
-        block = re.sub(r"\s*\n\s*", " ", block)
-        # Sentences glued without a space ("...in the Middle East.Badr Hari was born"), as
-        # scraped text often has them; "U.S.A" and "3.5" do not match.
-        block = _GLUED.sub(r"\1 \2", block)
-        if not block:
-            continue
-        start = 0
-        for match in _BOUNDARY.finditer(block):
-            end = match.end(1)
-            piece = block[start:end]
-            following = block[match.end() : match.end() + 1]
-            word = _last_word(piece)
-            if word is not None and (
-                _is_title_or_initial(word) or (_is_abbreviation(word) and not following.isupper())
-            ):
-                continue
-            # Tokenised text ("louisiana . todd phillips ...", as news corpora keep it) sets
-            # the period apart: that ends a sentence whatever case follows.
-            detached = bool(re.search(r"\s[.!?]+$", piece))
-            if following and following.islower() and not detached:
-                continue
-            sentences.append(piece.strip())
-            start = match.end()
-        tail = block[start:].strip()
-        if tail:
-            sentences.append(tail)
+    sentences = [s for block in _BLOCKS.split(text) for s in _block_sentences(_cleaned(block))]
     return tuple(s for s in sentences if any(ch.isalnum() for ch in s))
+
+
+_BLOCKS = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d{1,3}[.)])\s)")
+"""Where a paragraph or a list item starts."""
+
+
+def _cleaned(block: str) -> str:
+    """A paragraph or list item on one line, without its bullet."""
+    block = _LIST_ITEM.sub("", block.strip())
+    block = re.sub(r"\s*\n\s*", " ", block)
+    # Sentences glued without a space ("...in the Middle East.Badr Hari was born"), as
+    # scraped text often has them; "U.S.A" and "3.5" do not match.
+    return _GLUED.sub(r"\1 \2", block)
+
+
+def _block_sentences(block: str) -> list[str]:
+    """The sentences of one paragraph or list item, at each boundary that ends one."""
+    if not block:
+        return []
+    sentences: list[str] = []
+    start = 0
+    for match in _BOUNDARY.finditer(block):
+        piece = block[start : match.end(1)]
+        if not _ends_sentence(piece, block[match.end() : match.end() + 1]):
+            continue
+        sentences.append(piece.strip())
+        start = match.end()
+    tail = block[start:].strip()
+    if tail:
+        sentences.append(tail)
+    return sentences
+
+
+def _ends_sentence(piece: str, following: str) -> bool:
+    """Whether the boundary after ``piece``, ``following`` its first character after the
+    white space, ends a sentence: not after a title, an initial or an abbreviation, nor
+    before a lower-case word."""
+    if _abbreviated(piece, following):
+        return False
+    # Tokenised text ("louisiana . todd phillips ...", as news corpora keep it) sets
+    # the period apart: that ends a sentence whatever case follows.
+    detached = bool(re.search(r"\s[.!?]+$", piece))
+    return not (following and following.islower() and not detached)
+
+
+def _abbreviated(piece: str, following: str) -> bool:
+    """Whether ``piece`` ends with a title or an initial ("Dr.", "J."), or an abbreviation
+    that no capital follows ("e.g. the")."""
+    word = _last_word(piece)
+    return word is not None and (
+        _is_title_or_initial(word) or (_is_abbreviation(word) and not following.isupper())
+    )

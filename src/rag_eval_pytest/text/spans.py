@@ -63,16 +63,19 @@ def _sentence_spans(answer: str, words: list[tuple[str, int, int]]) -> list[Span
     spans: list[Span] = []
     position = 0  # the first word index not yet used by a sentence
     for sentence in split_sentences(answer):
-        wanted = [w for w, _, _ in _words(sentence)]
-        if not wanted:
+        run = next((r for r in _text_runs(words, sentence) if r[0] >= position), None)
+        if run is None:
             continue
-        found = [run for run in _runs(words, wanted) if run[0] >= position]
-        if not found:
-            continue
-        first, last = found[0]
+        first, last = run
         spans.append(Span(words[first][1], _closed(answer, words[last][2])))
         position = last + 1
     return spans
+
+
+def _text_runs(words: list[tuple[str, int, int]], text: str) -> list[tuple[int, int]]:
+    """Every place where the words of ``text`` are a run of ``words`` (none without words)."""
+    wanted = [w for w, _, _ in _words(text)]
+    return _runs(words, wanted) if wanted else []
 
 
 def statement_spans(answer: str, statements: list[str]) -> list[Span | None]:
@@ -85,20 +88,30 @@ def statement_spans(answer: str, statements: list[str]) -> list[Span | None]:
     used: set[tuple[int, int]] = set()
     spans: list[Span | None] = []
     for statement in statements:
-        wanted = [w for w, _, _ in _words(statement)]
-        runs = _runs(words, wanted) if wanted else []
-        if runs:
-            run = next((r for r in runs if r not in used), runs[0])
-            used.add(run)
-            end = words[run[1]][2]
-            if statement.rstrip()[-1:] in _CLOSING:
-                end = _closed(answer, end)
-            spans.append(Span(words[run[0]][1], end))
-            continue
-        if sentences is None:
-            sentences = _sentence_spans(answer, words)
-        spans.append(_best_sentence(answer, statement, sentences))
+        span = _exact_span(answer, words, statement, used)
+        if span is None:
+            if sentences is None:
+                sentences = _sentence_spans(answer, words)
+            span = _best_sentence(answer, statement, sentences)
+        spans.append(span)
     return spans
+
+
+def _exact_span(
+    answer: str, words: list[tuple[str, int, int]], statement: str, used: set[tuple[int, int]]
+) -> Span | None:
+    """Where the statement's words are a run of the answer's: the first place not ``used``
+    yet (then used), else the first; with the closing punctuation when the statement has
+    it."""
+    runs = _text_runs(words, statement)
+    if not runs:
+        return None
+    run = next((r for r in runs if r not in used), runs[0])
+    used.add(run)
+    end = words[run[1]][2]
+    if statement.rstrip()[-1:] in _CLOSING:
+        end = _closed(answer, end)
+    return Span(words[run[0]][1], end)
 
 
 def _best_sentence(answer: str, statement: str, sentences: list[Span]) -> Span | None:
@@ -134,6 +147,15 @@ def marked_pieces(
     out. With ``context``, white space is collapsed, unmarked text keeps ``context``
     characters beside each mark ("…" for the rest) and a marked piece is cut at four times
     that: an excerpt of a long answer that still shows every mark."""
+    pieces = _pieces(answer, spans)
+    if context is None:
+        return [(text, marked) for text, marked in pieces if text]
+    return _excerpts(pieces, context)
+
+
+def _pieces(answer: str, spans: list[Span]) -> list[tuple[str, bool]]:
+    """The answer cut at the merged spans inside it: unmarked and marked pieces in turn,
+    from an unmarked one (perhaps empty) to an unmarked one."""
     inside = [s for s in merged(spans) if 0 <= s.start < s.end <= len(answer)]
     pieces: list[tuple[str, bool]] = []
     position = 0
@@ -142,20 +164,32 @@ def marked_pieces(
         pieces.append((answer[span.start : span.end], True))
         position = span.end
     pieces.append((answer[position:], False))
-    if context is None:
-        return [(text, marked) for text, marked in pieces if text]
-    shown: list[tuple[str, bool]] = []
+    return pieces
+
+
+def _excerpts(pieces: list[tuple[str, bool]], context: int) -> list[tuple[str, bool]]:
+    """The pieces with white space collapsed and shortened to ``context`` characters beside
+    each mark; the empty ones left out."""
     last = len(pieces) - 1
-    for index, (text, marked) in enumerate(pieces):
-        flat = re.sub(r"\s+", " ", text)
-        if marked:
-            flat = cut(flat, 4 * context)
-        elif index == 0 and len(flat) > context:
-            flat = "…" + flat[-context:]
-        elif index == last and len(flat) > context:
-            flat = flat[:context] + "…"
-        elif 0 < index < last and len(flat) > 2 * context:
-            flat = flat[:context] + "…" + flat[-context:]
-        if flat:
-            shown.append((flat, marked))
-    return shown
+    shown = (
+        (_excerpt(text, marked, index, last, context), marked)
+        for index, (text, marked) in enumerate(pieces)
+    )
+    return [(text, marked) for text, marked in shown if text]
+
+
+def _excerpt(text: str, marked: bool, index: int, last: int, context: int) -> str:
+    flat = re.sub(r"\s+", " ", text)
+    if marked:
+        return cut(flat, 4 * context)
+    return _unmarked_excerpt(flat, index, last, context)
+
+
+def _unmarked_excerpt(flat: str, index: int, last: int, context: int) -> str:
+    """The text before the first mark keeps its end, the text after the last its start,
+    the text between two marks both ("…" for the rest)."""
+    if index == 0:
+        return "…" + flat[-context:] if len(flat) > context else flat
+    if index == last:
+        return flat[:context] + "…" if len(flat) > context else flat
+    return flat[:context] + "…" + flat[-context:] if len(flat) > 2 * context else flat

@@ -36,19 +36,40 @@ def tables_as_sentences(text: str) -> tuple[str, frozenset[str]]:
     rows: set[str] = set()
     i = 0
     while i < len(lines):
-        header = _cells(lines[i])
-        if header is None or i + 1 >= len(lines) or not _RULE.match(lines[i + 1]):
+        header = _header_at(lines, i)
+        if header is None:
             out.append(lines[i])
             i += 1
             continue
-        i += 2
-        while i < len(lines) and (row := _cells(lines[i])) is not None:
-            named = [f"{h}: {c}" if h else c for h, c in zip(header, row, strict=False) if c]
-            if named:
-                out.append("; ".join(named).rstrip(".") + ".")
-                rows.add(out[-1])
-            i += 1
+        i = _read_rows(lines, i + 2, header, out, rows)
     return "\n".join(out), frozenset(rows)
+
+
+def _header_at(lines: list[str], i: int) -> list[str] | None:
+    """The cells of the header row at line ``i``, when a rule follows it: a table starts."""
+    header = _cells(lines[i])
+    if header is None or i + 1 >= len(lines) or not _RULE.match(lines[i + 1]):
+        return None
+    return header
+
+
+def _read_rows(lines: list[str], i: int, header: list[str], out: list[str], rows: set[str]) -> int:
+    """Each row of the table from line ``i`` as its sentence, added to ``out`` and ``rows``;
+    the line after the table."""
+    while i < len(lines) and (row := _cells(lines[i])) is not None:
+        sentence = _row_sentence(header, row)
+        if sentence:
+            out.append(sentence)
+            rows.add(sentence)
+        i += 1
+    return i
+
+
+def _row_sentence(header: list[str], row: list[str]) -> str:
+    """ "Header: value; Other header: value." (a value without a header as it is; empty cells
+    left out); empty for a row of empty cells."""
+    named = [f"{h}: {c}" if h else c for h, c in zip(header, row, strict=False) if c]
+    return "; ".join(named).rstrip(".") + "." if named else ""
 
 
 __all__ = ["tables_as_sentences"]

@@ -7,6 +7,7 @@ import pytest
 from rag_eval_pytest.judges.parsing import looks_like_refusal, parse_reply
 from rag_eval_pytest.judges.questions import (
     ContextVerdicts,
+    CriterionVerdict,
     Equivalence,
     GeneratedQuestionsOutput,
     StatementVerdicts,
@@ -117,3 +118,12 @@ def test_refusal_recognition() -> None:
     assert looks_like_refusal("I cannot assist with that request.")
     assert not looks_like_refusal('I cannot be sure, but {"verdicts": []}')
     assert not looks_like_refusal("The statements are supported by the context.")
+
+
+def test_a_reply_wrapped_under_a_key_that_is_no_string_is_read_not_raised() -> None:
+    """A Python literal the model wrote with a number as its outer key (``{1: {...}}``)
+    used to raise AttributeError out of the parser; it is the object inside, as under any
+    other wrapping key."""
+    reply = "{1: {'meets': 'fully', 'violations': [], 'reason': 'polite'}}"
+    result = parse_reply(reply, CriterionVerdict)
+    assert result.value is not None and result.value.meets == "fully"

@@ -48,10 +48,15 @@ class TestPlan:
         self.by_node = {t.nodeid: t for t in self.tests if t.nodeid}
         self.position = {t.nodeid: i for i, t in enumerate(self.tests) if t.nodeid}
         for test in self.tests:
-            self.by_group.setdefault(test.group, []).append(test)
-            self.by_function.setdefault(test.function, []).append(test)
-            known = self.known.setdefault(test.function, [])
-            known.extend(r for r in test.requests if r not in known)
+            self._index(test)
+
+    def _index(self, test: PlannedTest) -> None:
+        """The test in its judge group and test function, its requests known of its
+        function."""
+        self.by_group.setdefault(test.group, []).append(test)
+        self.by_function.setdefault(test.function, []).append(test)
+        known = self.known.setdefault(test.function, [])
+        known.extend(r for r in test.requests if r not in known)
 
     @classmethod
     def of(cls, items: list[pytest.Item], settings: Settings) -> TestPlan:

@@ -15,10 +15,12 @@ from ...metrics.registry import get_metric, metric_class, requirements
 from .plan import function_id, judge_group
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from ...adapters.base import RAGAdapter
     from ...data.dataset import LoadedCase
     from ...judges.base import Judge
-    from ...metrics.base import Embed, Metric
+    from ...metrics.base import Embed, Metric, Services
     from ...runtime.limits import AdaptiveLimiter
     from ..case import CaseTest
     from ..judging import JudgeRegistry
@@ -94,16 +96,24 @@ class Scheduler:
         if self._stopped or not self._started:
             return
         function = function_id(test.item)
-        known = self.plan.known.setdefault(function, [])
-        new = [r for r in requests if r not in known]
+        new = self._newly_known(function, requests)
         if not new:
             return
-        known.extend(new)
-        if function not in self._group_judges and any(needs_judge(r) for r in new):
+        if function not in self._group_judges and _judged(new):
             self._resolve(function, test)  # the judge this test used
-        # The function's tests within the window are scheduled again (what they already
-        # have is not measured twice); the later ones take the new metrics when it reaches
-        # them. A case whose tests have all run is left alone: nothing would read it.
+        self._reschedule(function, new)
+
+    def _newly_known(self, function: str, requests: list[PlannedMetric]) -> list[PlannedMetric]:
+        """The ``requests`` not known yet of the test function, now known."""
+        known = self.plan.known.setdefault(function, [])
+        new = [r for r in requests if r not in known]
+        known.extend(new)
+        return new
+
+    def _reschedule(self, function: str, new: list[PlannedMetric]) -> None:
+        """The function's tests within the window are scheduled again (what they already
+        have is not measured twice); the later ones take the new metrics when it reaches
+        them. A case whose tests have all run is left alone: nothing would read it."""
         tests = self.plan.by_function.get(function, [])
         for planned in tests:
             planned.requests.extend(new)
@@ -144,18 +154,23 @@ class Scheduler:
         self._started = True
         session, tests = self.session, self.plan.tests
         session.progress.cases = len({t.case for t in tests})
-        if any(not session.case(t.case).case.has_recorded_answer for t in tests):
+        self._open_adapter(test)
+        if _judged(r for t in self.plan.by_group.get(group, []) for r in t.requests):
+            self._resolve(group, test)
+
+    def _open_adapter(self, test: CaseTest) -> None:
+        """The adapter, from the first test's fixtures, when a case has no recorded answer."""
+        session = self.session
+        if any(not session.case(t.case).case.has_recorded_answer for t in self.plan.tests):
             with contextlib.suppress(Exception):
                 self._adapter = test.adapter()
-        if any(needs_judge(r) for t in self.plan.by_group.get(group, []) for r in t.requests):
-            self._resolve(group, test)
 
     def _group_started(self, test: CaseTest, group: str) -> None:
         """The first test of another judge group gives the group's judge, and the group's
         judged metrics are scheduled with it (those within the window; the others as it
         reaches them)."""
         tests = self.plan.by_group.get(group, [])
-        if not any(needs_judge(r) for t in tests for r in t.requests):
+        if not _judged(r for t in tests for r in t.requests):
             return
         self._resolve(group, test)
         self._schedule([t for t in tests if t.nodeid in self.ahead])
@@ -191,56 +206,80 @@ class Scheduler:
             if self._stopped or self.unfinished.get(test.case) == 0:
                 return
             loaded = self.session.case(test.case)
-            if not loaded.case.has_recorded_answer and (
-                self._adapter is None and not self.queries.asked(test.case)
-            ):
+            if self._unanswerable(loaded, test.case):
                 return
-            response_task = self.queries.task(loaded, self._adapter)
-            self.tasks.keep(response_task)
-            try:
-                response = await asyncio.shield(response_task)
-                turns: list[Turn] = (
-                    await self.queries.turns(loaded, self._adapter)
-                    if loaded.turns
-                    else [(loaded, response, ())]
-                )
-            except Exception:  # the test reports the adapter's error
+            turns = await self._turns(loaded)
+            if turns is None:
                 return
         self._measure_ahead(test, loaded, turns)
+
+    def _unanswerable(self, loaded: LoadedCase, case: str) -> bool:
+        """Whether the case has no answer to measure ahead: none recorded, no adapter, and
+        no query asked by its test."""
+        return (
+            not loaded.case.has_recorded_answer
+            and self._adapter is None
+            and not self.queries.asked(case)
+        )
+
+    async def _turns(self, loaded: LoadedCase) -> list[Turn] | None:
+        """The case's RAG answer (each turn's, for a conversation); ``None`` when the adapter
+        failed (the test reports the adapter's error)."""
+        response_task = self.queries.task(loaded, self._adapter)
+        self.tasks.keep(response_task)
+        try:
+            response = await asyncio.shield(response_task)
+            if loaded.turns:
+                return await self.queries.turns(loaded, self._adapter)
+            return [(loaded, response, ())]
+        except Exception:
+            return None
 
     def _measure_ahead(self, test: PlannedTest, loaded: LoadedCase, turns: list[Turn]) -> None:
         """Schedule the case's known metrics (not awaited: tests wait for their own)."""
         judge = self._group_judges.get(test.group)
         identity = self.judges.identity(judge)
-        requests = [
-            r for r in test.requests if (test.case, repr(r), identity) not in self._scheduled
-        ]
-        if judge is None:
-            requests = [r for r in requests if not needs_judge(r)]
-        requests = [r for r in requests if not immediate(r)]
+        requests = [r for r in test.requests if self._measurable(r, test.case, judge, identity)]
         if not requests or self._stopped:
             return
         self._scheduled.update((test.case, repr(r), identity) for r in requests)
-        metrics: list[Metric] = []
-        for name, params in requests:
-            try:
-                metrics.append(get_metric(name, **split_aggregate(params)[1]))
-            except (KeyError, TypeError, ValueError):  # the test reports its own mistake
-                continue
+        metrics = _metrics(requests)
         services = self.memos.services(loaded.key, judge, metrics)
-        if not self._warmed and self._uses_model(metrics, judge):
-            self._warmed = True  # load the embedding model while the judge is busy
-            embed = services.embed or self.judges.embedder(judge)
-            if embed is not None:
-                warm_up = asyncio.ensure_future(self._warm_up(embed, judge))
-                # A model that fails to load fails the tests that need it, with the reason.
-                warm_up.add_done_callback(lambda t: t.cancelled() or t.exception())
-                self.tasks.keep(warm_up)
+        self._warm_up_once(metrics, judge, services)
+        self._measure_turns(test.case, metrics, services, turns)
+
+    def _measure_turns(
+        self, case: str, metrics: list[Metric], services: Services, turns: list[Turn]
+    ) -> None:
+        """Start measuring each metric on each turn (a conversation's; one for a case)."""
         for metric in metrics:
-            for turn, response, history in turns:  # a conversation's: each turn's
+            for turn, response, history in turns:
                 task = self.memos.task(turn, response, metric, services, history=history)
-                self.session.progress.track(test.case, task)
+                self.session.progress.track(case, task)
                 self.tasks.keep(task)
+
+    def _measurable(
+        self, request: PlannedMetric, case: str, judge: Judge | None, identity: str
+    ) -> bool:
+        """Whether the request is measured ahead for the case: not scheduled yet with this
+        judge, judged only where the group has a judge, and not immediate."""
+        return (
+            (case, repr(request), identity) not in self._scheduled
+            and (judge is not None or not needs_judge(request))
+            and not immediate(request)
+        )
+
+    def _warm_up_once(self, metrics: list[Metric], judge: Judge | None, services: Services) -> None:
+        """Load the embedding model while the judge is busy, the first time metrics use it."""
+        if self._warmed or not self._uses_model(metrics, judge):
+            return
+        self._warmed = True
+        embed = services.embed or self.judges.embedder(judge)
+        if embed is not None:
+            warm_up = asyncio.ensure_future(self._warm_up(embed, judge))
+            # A model that fails to load fails the tests that need it, with the reason.
+            warm_up.add_done_callback(lambda t: t.cancelled() or t.exception())
+            self.tasks.keep(warm_up)
 
     def _uses_model(self, metrics: list[Metric], judge: Judge | None) -> bool:
         """Whether these metrics load an embedding model: an embedding metric, or a judged
@@ -261,6 +300,23 @@ class Scheduler:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.session.judge_limiter.responded.wait(), WARM_UP_WAIT)
         await embed(["warm up"])
+
+
+def _metrics(requests: list[PlannedMetric]) -> list[Metric]:
+    """The metrics requested; a request that names no metric, or a wrong parameter, is left
+    out (its test reports its own mistake)."""
+    metrics: list[Metric] = []
+    for name, params in requests:
+        try:
+            metrics.append(get_metric(name, **split_aggregate(params)[1]))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return metrics
+
+
+def _judged(requests: Iterable[PlannedMetric]) -> bool:
+    """Whether any of the requests asks a judge."""
+    return any(needs_judge(r) for r in requests)
 
 
 def immediate(request: PlannedMetric) -> bool:

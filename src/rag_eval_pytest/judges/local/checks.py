@@ -77,47 +77,98 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
     voucher" against "100 points for a 5 euro voucher" has both numbers, each counting the
     other's thing, and is a conflict. A number no context states is a gap. Times of day are
     :func:`check_times`'s."""
-    stated = quantities(contexts)
-    near = quantities(evidence)
+    seen = _Numbers(claim, evidence, quantities(evidence), quantities(contexts))
     years = {d.year for d in dates(contexts)}
     findings = []
     for q in quantities(claim, time_spans(claim)):
         if re.fullmatch(r"\d{4}", q.text.split()[0]) and q.value in years:
             continue  # "(1494-1547): King of France" against "12 September 1494"
-        rough = _approximate(q, claim)
-        own = _sentence_rival(q, claim, evidence, rough)
-        if own is not None:
-            says = _as_written(own[0], q.unit, own[1])
-            findings.append(
-                Finding("numbers", "conflict", f"claims {q.text}; the context says {says}")
-            )
-            continue
-        equal = [s for s in near if _same_amount(q, s, rough)]
-        if any(_counts_same(q, s, claim, evidence) for s in equal):
-            continue
-        rivals = [s for s in near if _same_unit(q, s, evidence)]
-        rival = rivals[0] if rivals else _other_length(q, equal, evidence)
-        if equal and rival is None:
-            continue
-        elsewhere = [s for s in stated if _same_amount(q, s, rough)]
-        if rival is None and elsewhere:
-            continue
-        # A passage that lists several amounts of the claim's unit binds none of them to the
-        # claim's thing when another context states the claim's ("UKIP spent £2,956,737, the
-        # Tories £2,980,815 ..., the Green Party £534,249" against two sentences of amounts).
-        if len({s.value for s in rivals}) > 1 and any(s.unit == q.unit for s in elsewhere):
-            continue
-        rival = rival or next((s for s in stated if q.unit and s.unit == q.unit), None)
-        if rival is not None:
-            says = _as_written(rival, q.unit, evidence)
-            findings.append(
-                Finding("numbers", "conflict", f"claims {q.text}; the context says {says}")
-            )
-        else:
-            message = f"claims {q.text}; the contexts state no such number"
-            fact = q.text[0] not in _SPELLED or q.unit in _HOURS  # "three weeks", not "two films"
-            findings.append(Finding("numbers", "gap", message, fact))
+        finding = _number_finding(q, seen)
+        if finding is not None:
+            findings.append(finding)
     return findings
+
+
+@dataclass(frozen=True)
+class _Numbers:
+    """What a claim's number is read against: the claim, its evidence (the passage closest
+    to it), the evidence's numbers and those of every context."""
+
+    claim: str
+    evidence: str
+    near: list[Quantity]
+    stated: list[Quantity]
+
+
+def _number_finding(q: Quantity, seen: _Numbers) -> Finding | None:
+    """The finding on one number of the claim: a conflict where the evidence counts its
+    thing with another number, a gap where no context states it, else none."""
+    rough = _approximate(q, seen.claim)
+    own = _sentence_rival(q, seen.claim, seen.evidence, rough)
+    if own is not None:
+        return _number_conflict(q, _as_written(own[0], q.unit, own[1]))
+    equal = [s for s in seen.near if _same_amount(q, s, rough)]
+    if any(_counts_same(q, s, seen.claim, seen.evidence) for s in equal):
+        return None
+    return _unequal_number(q, seen, equal, rough)
+
+
+def _unequal_number(
+    q: Quantity, seen: _Numbers, equal: list[Quantity], rough: bool
+) -> Finding | None:
+    """The finding on a number the evidence states counting nothing of the claim's: none
+    where the contexts state it after all, else a conflict with the evidence's number of
+    the claim's thing (or the contexts'), else a gap."""
+    rivals, rival = _near_rivals(q, seen, equal)
+    elsewhere = [s for s in seen.stated if _same_amount(q, s, rough)]
+    if _stated_after_all(q, rival, bool(equal), rivals, elsewhere):
+        return None
+    return _number_said(q, rival, seen)
+
+
+def _near_rivals(
+    q: Quantity, seen: _Numbers, equal: list[Quantity]
+) -> tuple[list[Quantity], Quantity | None]:
+    """(the evidence's numbers of the claim's thing, the rival of the claim's number: the
+    first of them, else the claim's number counting another length of time)."""
+    rivals = _of_unit(q, seen.near, seen.evidence)
+    return rivals, rivals[0] if rivals else _other_length(q, equal, seen.evidence)
+
+
+def _stated_after_all(
+    q: Quantity,
+    rival: Quantity | None,
+    equal: bool,
+    rivals: list[Quantity],
+    elsewhere: list[Quantity],
+) -> bool:
+    """Whether the contexts state the claim's number after all: without a rival, the
+    evidence or another context gives it; with one, a passage that lists several amounts of
+    the claim's unit binds none of them to the claim's thing when another context states the
+    claim's ("UKIP spent £2,956,737, the Tories £2,980,815 ..., the Green Party £534,249"
+    against two sentences of amounts)."""
+    if rival is None:
+        return equal or bool(elsewhere)
+    return len({s.value for s in rivals}) > 1 and any(s.unit == q.unit for s in elsewhere)
+
+
+def _number_said(q: Quantity, rival: Quantity | None, seen: _Numbers) -> Finding:
+    """A conflict with the rival, else with a context's number of the claim's unit, else a
+    gap."""
+    rival = rival or next((s for s in seen.stated if q.unit and s.unit == q.unit), None)
+    if rival is not None:
+        return _number_conflict(q, _as_written(rival, q.unit, seen.evidence))
+    return _number_gap(q)
+
+
+def _number_conflict(q: Quantity, says: str) -> Finding:
+    return Finding("numbers", "conflict", f"claims {q.text}; the context says {says}")
+
+
+def _number_gap(q: Quantity) -> Finding:
+    message = f"claims {q.text}; the contexts state no such number"
+    fact = q.text[0] not in _SPELLED or q.unit in _HOURS  # "three weeks", not "two films"
+    return Finding("numbers", "gap", message, fact)
 
 
 def _sentence_rival(
@@ -128,6 +179,16 @@ def _sentence_rival(
     has no number equal to it: "within 5 days of delivery" against "Items can be returned
     within 30 days of delivery. Refunds are issued within 5 business days.", where the
     window holds 5 days in its other sentence."""
+    sentence = _bound_sentence(claimed, claim, evidence)
+    if sentence is None:
+        return None
+    rival = _rival_in(claimed, claim, sentence, rough)
+    return (rival, sentence) if rival is not None else None
+
+
+def _bound_sentence(claimed: Quantity, claim: str, evidence: str) -> str | None:
+    """The evidence's sentence closest to the claim's clause around its number, where the
+    evidence has several and that one shares two words of the clause besides the number's."""
     sentences = split_sentences(evidence)
     if len(sentences) < 2:
         return None
@@ -136,12 +197,22 @@ def _sentence_rival(
     shared = content_words(clause) & content_words(closest)
     if len(shared - content_words(claimed.text)) < 2:
         return None  # too few words in common to bind the number to that sentence
-    theirs = quantities(closest)
+    return closest
+
+
+def _rival_in(claimed: Quantity, claim: str, sentence: str, rough: bool) -> Quantity | None:
+    """The sentence's number of the claim's thing, where it has none equal to the claim's
+    counting the same thing."""
+    theirs = quantities(sentence)
     equal = [s for s in theirs if _same_amount(claimed, s, rough)]
-    if any(_counts_same(claimed, s, claim, closest) for s in equal):
+    if any(_counts_same(claimed, s, claim, sentence) for s in equal):
         return None
-    rival = next((s for s in theirs if _same_unit(claimed, s, closest)), None)
-    return (rival, closest) if rival is not None else None
+    return next(iter(_of_unit(claimed, theirs, sentence)), None)
+
+
+def _of_unit(claimed: Quantity, stated: list[Quantity], text: str) -> list[Quantity]:
+    """The numbers of ``text`` (``stated``) that count what the claim's number counts."""
+    return [s for s in stated if _same_unit(claimed, s, text)]
 
 
 _ORDINAL = re.compile(r"\d(?:st|nd|rd|th)\b")
@@ -154,14 +225,20 @@ def _other_length(claimed: Quantity, equal: list[Quantity], evidence: str) -> Qu
     length of time), where the evidence states no length of time equal to the claim's."""
     if claimed.unit not in _HOURS or _ORDINAL.search(claimed.text):
         return None  # "the 1st day" is no length
-    lengths = []
-    for stated in (s for s in equal if s.unit != "ordinal"):
-        unit = _length_unit(stated, evidence)
-        if unit is not None:
-            lengths.append((stated, replace(stated, unit=unit)))
+    lengths = _lengths(equal, evidence)
     if any(_hours(claimed, length) for _, length in lengths):
         return None
     return lengths[0][0] if lengths else None
+
+
+def _lengths(equal: list[Quantity], evidence: str) -> list[tuple[Quantity, Quantity]]:
+    """(each number that counts a length of time, as that length), but ordinals."""
+    lengths = []
+    for stated in equal:
+        unit = None if stated.unit == "ordinal" else _length_unit(stated, evidence)
+        if unit is not None:
+            lengths.append((stated, replace(stated, unit=unit)))
+    return lengths
 
 
 def _hours(claimed: Quantity, stated: Quantity) -> bool:
@@ -217,9 +294,7 @@ def _same_amount(claimed: Quantity, stated: Quantity, rough: bool = False) -> bo
     if same_value(claimed.value, stated.value):
         return True
     if claimed.unit in _HOURS and stated.unit in _HOURS and claimed.unit != stated.unit:
-        ours, theirs = claimed.value * _HOURS[claimed.unit], stated.value * _HOURS[stated.unit]
-        loose = {"month", "year"} & {claimed.unit, stated.unit}
-        return abs(ours - theirs) <= (0.03 if loose else 1e-9) * max(ours, theirs)
+        return _hours(claimed, stated)
     return rough and abs(claimed.value - stated.value) <= ROUNDING * abs(stated.value)
 
 
@@ -260,10 +335,15 @@ def _as_written(stated: Quantity, unit: str, evidence: str) -> str:
     if at < 0:
         return stated.text
     for match in re.finditer(r"[^\W\d_]+", evidence[at + len(stated.text) :]):
-        found = unit_of(match.group(0))
-        if found == unit or (unit in _HOURS and found in _HOURS):  # "two business days"
+        if _counts_as(unit_of(match.group(0)), unit):
             return evidence[at : at + len(stated.text) + match.end()]
     return stated.text
+
+
+def _counts_as(found: str, unit: str) -> bool:
+    """Whether a word's unit counts what ``unit`` does: the same unit, or both lengths of
+    time ("two business days" for "2 days")."""
+    return found == unit or (unit in _HOURS and found in _HOURS)
 
 
 def check_dates(claim: str, evidence: str, contexts: str, dated: str = "") -> list[Finding]:
@@ -273,20 +353,17 @@ def check_dates(claim: str, evidence: str, contexts: str, dated: str = "") -> li
     where it was signed)."""
     stated = dates(contexts)
     near = dates(evidence) or dates(dated)
-    findings = []
-    for d in dates(claim):
-        if any(d.compatible(s) for s in stated):
-            continue
-        rival: Date | None = near[0] if near else None
-        if rival is not None:
-            findings.append(
-                Finding("dates", "conflict", f"claims {d.show()}; the context says {rival.show()}")
-            )
-        else:
-            findings.append(
-                Finding("dates", "gap", f"claims {d.show()}; the contexts give no such date")
-            )
-    return findings
+    return [
+        _date_finding(d, near) for d in dates(claim) if not any(d.compatible(s) for s in stated)
+    ]
+
+
+def _date_finding(claimed: Date, near: list[Date]) -> Finding:
+    """A conflict with the first date near the claim, else a gap."""
+    if near:
+        message = f"claims {claimed.show()}; the context says {near[0].show()}"
+        return Finding("dates", "conflict", message)
+    return Finding("dates", "gap", f"claims {claimed.show()}; the contexts give no such date")
 
 
 def check_negation(claim: str, evidence: str, covered: float) -> list[Finding]:
@@ -295,16 +372,32 @@ def check_negation(claim: str, evidence: str, covered: float) -> list[Finding]:
     and a "not" on one side means nothing."""
     mine, theirs = negation_cues(claim), negation_cues(evidence)
     swapped = opposite_terms(claim, evidence)
-    size = len(content_words(claim))
-    if swapped:  # "open" against "closed" negates; "not open" against "closed" does not
-        covered = min(1.0, covered + len(swapped) / max(1, size))
-    negative = bool(mine) != bool(swapped)
-    if negative == bool(theirs) or covered < 0.6 or size < 2:
+    if not _one_side_negates(claim, mine, theirs, swapped, covered):
         return []
     if swapped and not mine and not theirs:
         said, stated = swapped[0]
         message = f"the claim says \u201c{said}\u201d; the context says \u201c{stated}\u201d"
         return [Finding("opposite", "conflict", message)]
+    return _negated(claim, evidence, mine, theirs, bool(swapped))
+
+
+def _one_side_negates(
+    claim: str, mine: list[str], theirs: list[str], swapped: list[tuple[str, str]], covered: float
+) -> bool:
+    """Whether one side negates (or states the opposite of) what the other states, of a
+    claim of two content words or more whose words the evidence covers."""
+    size = len(content_words(claim))
+    if swapped:  # "open" against "closed" negates; "not open" against "closed" does not
+        covered = min(1.0, covered + len(swapped) / max(1, size))
+    negative = bool(mine) != bool(swapped)
+    return negative != bool(theirs) and covered >= 0.6 and size >= 2
+
+
+def _negated(
+    claim: str, evidence: str, mine: list[str], theirs: list[str], swapped: bool
+) -> list[Finding]:
+    """The negation conflict, where the negated side's negation covers the other side's
+    words."""
     # A negation negates the words after it: "Sale items are final sale and cannot be
     # returned" does not negate "They are final sale".
     negated, other = (claim, evidence) if mine else (evidence, claim)
@@ -336,57 +429,113 @@ def check_binding(claim: str, context: str) -> list[Finding]:
     and numbers, its numbers breaking a tie, and only when it holds :data:`BOUND_COVERAGE`
     of them (half, for an address the context gives nowhere); a long claim, and one with a
     name the sentence has, are not read this way."""
-    addresses = [a.rstrip(".,;").lower() for a in _ADDRESS.findall(claim)]
-    own = [n for n in names(claim) if words_of_name(n)]
+    addresses = _addresses(claim)
+    own = _named(claim)
     if not addresses and not own:
         return []
-    bare = _ADDRESS.sub(" ", claim)
-    named = {w for n in own for w in content_words(n)}
-    rest = content_words(bare) - named
-    # The claim's numbers are facts of the sentence too: "The population of Eastoft in 2011
-    # was 167,446." against the sentence of North Lincolnshire's 167,446.
-    amounts = {q.value for q in quantities(claim)} | {d.year for d in dates(claim)}
-    if len(rest) + len(amounts) < 2 or len(content_words(bare)) > SWAP_WORDS:
-        return []  # a long claim states many facts
-
-    def held(sentence: str) -> tuple[float, int]:
-        theirs = {q.value for q in quantities(sentence)} | {d.year for d in dates(sentence)}
-        found = len(rest & content_words(_ADDRESS.sub(" ", sentence))) + len(amounts & theirs)
-        return found / (len(rest) + len(amounts)), len(amounts & theirs)
-
+    facts = _BoundFacts.of(claim, own)
     sentences = split_sentences(context)
-    if not sentences:
+    if facts is None or not sentences:
         return []
-    best = max(sentences, key=held)
-    theirs = [a.rstrip(".,;").lower() for a in _ADDRESS.findall(best)]
-    other = [a for a in theirs if a not in addresses]
+    best = max(sentences, key=facts.held)
+    return _other_address(addresses, best, context, facts) or _other_name(own, best, claim, facts)
+
+
+@dataclass(frozen=True)
+class _BoundFacts:
+    """The claim's words but its names and addresses, and its numbers and years: what the
+    sentence that states the rest of the claim holds. The claim's numbers are facts of the
+    sentence too: "The population of Eastoft in 2011 was 167,446." against the sentence of
+    North Lincolnshire's 167,446."""
+
+    words: frozenset[str]
+    amounts: frozenset[float]
+
+    @classmethod
+    def of(cls, claim: str, own: list[str]) -> _BoundFacts | None:
+        """The facts of a claim, ``None`` for one of fewer than two or a long one (a long
+        claim states many facts)."""
+        bare = _ADDRESS.sub(" ", claim)
+        rest = content_words(bare) - _name_words(own)
+        amounts = _amounts(claim)
+        if len(rest) + len(amounts) < 2 or len(content_words(bare)) > SWAP_WORDS:
+            return None
+        return cls(rest, amounts)
+
+    def held(self, sentence: str) -> tuple[float, int]:
+        """(the share of the facts ``sentence`` holds, how many of the numbers)."""
+        theirs = _amounts(sentence)
+        found = len(self.words & content_words(_ADDRESS.sub(" ", sentence)))
+        found += len(self.amounts & theirs)
+        return found / (len(self.words) + len(self.amounts)), len(self.amounts & theirs)
+
+
+def _amounts(text: str) -> frozenset[float]:
+    """The values of the numbers of ``text`` and the years of its dates."""
+    return frozenset({q.value for q in quantities(text)} | {d.year for d in dates(text)})
+
+
+def _addresses(text: str) -> list[str]:
+    return [a.rstrip(".,;").lower() for a in _ADDRESS.findall(text)]
+
+
+def _other_address(
+    addresses: list[str], best: str, context: str, facts: _BoundFacts
+) -> list[Finding]:
+    """An address of the claim no context gives, where the sentence of the rest gives one:
+    another address ("settings.yaml" for "config.yaml"), however few words they share."""
+    theirs = _addresses(best)
+    other = _first_not_in(theirs, addresses)
+    share = facts.held(best)[0]
     stated = context.lower()
-    for address in addresses:
-        # An address no context gives, where the sentence of the rest gives one: another
-        # address ("settings.yaml" for "config.yaml"), however few words they share.
-        bound = held(best)[0] >= (BOUND_COVERAGE if address in stated else 0.5)
-        if address not in theirs and other and bound:
-            message = f"claims {address}; the context says {other[0]}"
-            return [Finding("terms", "conflict", message)]
-    if held(best)[0] < BOUND_COVERAGE:
+    claimed = next((a for a in addresses if _unbound(a, theirs, stated, share)), None)
+    if claimed is None or other is None:
         return []
-    missing = [n for n in own if not known_name(n, best)]
-    replacing = [
-        n for n in names(best) if words_of_name(n) and not known_name(n, claim) and n not in own
-    ]
-    # A claim about several things ("Both Simon Wincer and Patrice Leconte are film
-    # directors.") may take each from its own sentence: only one whose names are all elsewhere.
-    if missing and replacing and len(missing) == len(own):
-        message = f"names {missing[0]} where the context names {replacing[0]}"
-        return [Finding("terms", "conflict", message)]
-    return []
+    return [Finding("terms", "conflict", f"claims {claimed}; the context says {other}")]
+
+
+def _unbound(address: str, theirs: list[str], stated: str, share: float) -> bool:
+    """Whether the sentence of the rest, holding ``share`` of the facts, gives another
+    address than the claim's: it holds :data:`BOUND_COVERAGE` of them (half, for an address
+    the context gives nowhere)."""
+    return address not in theirs and share >= (BOUND_COVERAGE if address in stated else 0.5)
+
+
+def _other_name(own: list[str], best: str, claim: str, facts: _BoundFacts) -> list[Finding]:
+    """A name of the sentence of the rest in the place of the claim's, where the sentence
+    has none of the claim's names. A claim about several things ("Both Simon Wincer and
+    Patrice Leconte are film directors.") may take each from its own sentence: only one
+    whose names are all elsewhere."""
+    if facts.held(best)[0] < BOUND_COVERAGE or any(known_name(n, best) for n in own):
+        return []
+    replacing = _other_names(best, claim, own)
+    if not own or not replacing:
+        return []
+    return [Finding("terms", "conflict", f"names {own[0]} where the context names {replacing[0]}")]
+
+
+def _other_names(text: str, claim: str, own: list[str]) -> list[str]:
+    """The names of ``text`` that the claim does not give."""
+    return [n for n in _named(text) if not known_name(n, claim) and n not in own]
+
+
+def _first_not_in(items: list[str], known: list[str]) -> str | None:
+    return next((item for item in items if item not in known), None)
+
+
+def _named(text: str) -> list[str]:
+    """The names of ``text`` that have a word of their own."""
+    return [n for n in names(text) if words_of_name(n)]
+
+
+def _name_words(found: list[str]) -> set[str]:
+    """The content words of the names."""
+    return {w for n in found for w in content_words(n)}
 
 
 def check_names(claim: str, contexts: str) -> list[Finding]:
     """Names of the claim ("Lyon", "Garth Brooks") that no context mentions."""
-    missing = [
-        name for name in names(claim) if words_of_name(name) and not known_name(name, contexts)
-    ]
+    missing = [name for name in _named(claim) if not known_name(name, contexts)]
     if not missing:
         return []
     shown = ", ".join(missing[:3])
@@ -396,7 +545,7 @@ def check_names(claim: str, contexts: str) -> list[Finding]:
 def missing_name_share(claim: str, contexts: str) -> float:
     """Share of the claim's names that have a word no context contains (0 when it names
     nothing): "Dunbar Castle" beside a context about Tantallon Castle counts as missing."""
-    found = [name for name in names(claim) if words_of_name(name)]
+    found = _named(claim)
     if not found:
         return 0.0
     return sum(not known_name(name, contexts) for name in found) / len(found)
@@ -523,103 +672,160 @@ def check_swaps(
     ``framed`` is a short claim read with its question ("Who wrote it? Alexandre Dumas"): the
     question supplies the other words, but only a name the claim itself gives can be the
     replaced one."""
-    said = claim
-    claim = framed or claim
-    claim_words = content_words(claim)
+    said, claim = claim, framed or claim
     # A long claim's words are not one fact's slots: only a replaced name is looked for,
     # and only where the claim copies the passage's other words.
-    long = len(claim_words) > SWAP_WORDS
-    own_names = [n for n in names(claim) if words_of_name(n)]
+    long = len(content_words(claim)) > SWAP_WORDS
+    own_names = _named(claim) + _first_word_name(claim)
+    missing = _names_unknown(own_names, contexts, said)
+    if missing:
+        return _replaced_name(claim, missing, own_names, passage, passage if long else contexts)
+    if long:
+        return []
+    leave = _left_to_other_checks(said, clause)
+    sequence = _sequence(clause, leave)
+    replaced = _replaced_term(claim, said, clause, sequence, leave, contexts)
+    return replaced or _reordered(claim, clause, passage, sequence, leave)
+
+
+def _first_word_name(claim: str) -> list[str]:
+    """The claim's first word where it may be a name ("Melbourne is ..."): capitalised, no
+    stop word, and not an opening followed by a comma ("Firstly, ...")."""
     first = tokens(claim)[:1]
     if (
         first
         and first[0][:1].isupper()
         and first[0].lower() not in STOPWORDS
-        and not re.match(r"\W*\w+,", claim)  # "Firstly, ..." is no name
+        and not re.match(r"\W*\w+,", claim)
     ):
-        own_names.append(first[0])  # "Melbourne is ...": a sentence's first word too
-    missing = [n for n in own_names if not known_name(n, contexts) and known_name(n, said)]
-    if missing:
-        missing_words = {w for n in missing for w in content_words(n)}
-        rest = claim_words - missing_words
-        plain = rest - {w for n in own_names for w in content_words(n)}
-        ranked = sorted(split_sentences(passage), key=lambda t: -len(plain & content_words(t)))
-        theirs = [
-            n
-            for text in ranked
-            for n in names(text)
-            if words_of_name(n) and not known_name(n, claim) and not _place_of(n, claim)
-        ]
-        if rest and rest <= _words_of(passage if long else contexts) and theirs:
-            return [
-                Finding(
-                    "terms",
-                    "conflict",
-                    f"names {missing[0]} where the context names {theirs[0]}",
-                )
-            ]
-        return []
-    if long:
-        return []
-    # The words that give times and days their place ("runs from 10 pm", "starts at 10 pm")
-    # are the time check's and the day check's, not terms; what a number counts ("12
-    # kilometers" against "12 km") is the number check's.
+        return first
+    return []
+
+
+def _names_unknown(own_names: list[str], contexts: str, said: str) -> list[str]:
+    """The names no context gives, of those the claim itself (not its question) gives."""
+    return [n for n in own_names if not known_name(n, contexts) and known_name(n, said)]
+
+
+def _replaced_name(
+    claim: str, missing: list[str], own_names: list[str], passage: str, holding: str
+) -> list[Finding]:
+    """A conflict where ``holding`` (the contexts; the passage, for a long claim) holds the
+    claim's other words and the passage names something the claim does not, its sentences
+    that share most of the claim's plain words first."""
+    rest = content_words(claim) - _name_words(missing)
+    plain = rest - _name_words(own_names)
+    ranked = sorted(split_sentences(passage), key=lambda t: -len(plain & content_words(t)))
+    theirs = _unnamed_by(ranked, claim)
+    if rest and rest <= _words_of(holding) and theirs:
+        message = f"names {missing[0]} where the context names {theirs[0]}"
+        return [Finding("terms", "conflict", message)]
+    return []
+
+
+def _unnamed_by(sentences: list[str], claim: str) -> list[str]:
+    """The names of the sentences, in order, that the claim neither gives nor names the
+    place of (by its demonym)."""
+    return [
+        n
+        for text in sentences
+        for n in _named(text)
+        if not known_name(n, claim) and not _place_of(n, claim)
+    ]
+
+
+def _left_to_other_checks(said: str, clause: str) -> frozenset[str]:
+    """The words that give times and days their place ("runs from 10 pm", "starts at 10
+    pm"), the time check's and the day check's, not terms; what a number counts ("12
+    kilometers" against "12 km"), the number check's; an address's words
+    ("/etc/app/config.yaml"), :func:`check_binding`'s."""
     leave = SPAN_WORDS if times(said) or weekdays(said) else frozenset()
     leave |= _units_of(said)
-    # An address's words ("/etc/app/config.yaml") are :func:`check_binding`'s.
-    leave |= content_words(" ".join(_ADDRESS.findall(f"{said} {clause}")))
-    sequence = _sequence(clause, leave)
-    shared = set(sequence)
+    return leave | content_words(" ".join(_ADDRESS.findall(f"{said} {clause}")))
+
+
+def _replaced_term(
+    claim: str, said: str, clause: str, sequence: list[str], leave: frozenset[str], contexts: str
+) -> list[Finding]:
+    """A word of the claim no context holds in the place of the clause's, at the end of the
+    statement or in its middle (not in a negated claim's). A short claim read with its
+    question is also read alone: the question's words ("Which gas ...") are not the
+    evidence's, and only the claim's own words have the fact's order."""
     known = _words_of(contexts)
-    # A short claim read with its question is also read alone: the question's words ("Which
-    # gas ...") are not the evidence's, and only the claim's own words have the fact's order.
     own = _sequence(said, leave)
     swapped = (
         _replaced_tail(_sequence(claim, leave), sequence, known)
         or _replaced_tail(own, sequence, known)
         or (None if negation_cues(said) else _replaced_middle(own, sequence, known))
     )
-    if swapped:
-        said, stated = swapped
-        word = _word_in(said, claim)
-        return [
-            Finding(
-                "replaced",
-                "conflict",
-                f"the claim says {word} where the context says {_word_in(stated, clause)}",
-                word=word.strip("\u201c\u201d"),
-            )
-        ]
-    mine = [w for w in _sequence(claim, leave) if w in shared]
-    # Only a short claim whose every word the evidence's sentence holds: otherwise the two are
-    # different statements, and a different order means nothing.
-    sentence = next((t for t in split_sentences(passage) if clause in t), clause)
-    if (
-        len(mine) < 3
-        or len(claim_words) > ROLE_WORDS
-        or not claim_words <= _words_of(sentence)
-        or _is_subsequence(mine, sequence)
-    ):
+    if not swapped:
         return []
+    word = _word_in(swapped[0], claim)
+    message = f"the claim says {word} where the context says {_word_in(swapped[1], clause)}"
+    return [Finding("replaced", "conflict", message, word=word.strip("\u201c\u201d"))]
+
+
+def _reordered(
+    claim: str, clause: str, passage: str, sequence: list[str], leave: frozenset[str]
+) -> list[Finding]:
+    """The claim's words in other places than the clause's, for a short claim whose every
+    word the evidence's sentence holds: otherwise the two are different statements, and a
+    different order means nothing."""
+    claim_words = content_words(claim)
+    shared = set(sequence)
+    mine = [w for w in _sequence(claim, leave) if w in shared]
+    sentence = next((t for t in split_sentences(passage) if clause in t), clause)
+    if not _may_be_reordered(mine, claim_words, sentence, sequence):
+        return []
+    return _order_conflict(mine, sequence, claim_words, claim, clause)
+
+
+def _may_be_reordered(
+    mine: list[str], claim_words: frozenset[str], sentence: str, sequence: list[str]
+) -> bool:
+    """Whether the claim has three shared words or more, in another order than the
+    sentence's, and no word the sentence lacks among its few ones."""
+    return (
+        len(mine) >= 3
+        and len(claim_words) <= ROLE_WORDS
+        and claim_words <= _words_of(sentence)
+        and not _is_subsequence(mine, sequence)
+    )
+
+
+def _order_conflict(
+    mine: list[str], sequence: list[str], claim_words: frozenset[str], claim: str, clause: str
+) -> list[Finding]:
+    """A conflict where a word of the claim follows a shared word that the evidence has
+    another word after, one the claim lacks, and where the evidence puts that word of the
+    claim after a word the claim lacks too."""
     for a, w in itertools.pairwise(mine):
-        at = sequence.index(a)
-        if at + 1 >= len(sequence):
-            continue
-        theirs_next = sequence[at + 1]
-        if theirs_next in claim_words or theirs_next == w:
-            continue
-        where = sequence.index(w)
-        before = sequence[where - 1] if where > 0 else ""
-        if before and before not in claim_words:
-            return [
-                Finding(
-                    "order",
-                    "conflict",
-                    f"the claim puts {_word_in(w, claim)} where the context has "
-                    f"{_word_in(theirs_next, clause)}",
-                )
-            ]
+        theirs_next = _displacing(a, w, sequence, claim_words)
+        if theirs_next is not None:
+            message = (
+                f"the claim puts {_word_in(w, claim)} where the context has "
+                f"{_word_in(theirs_next, clause)}"
+            )
+            return [Finding("order", "conflict", message)]
     return []
+
+
+def _displacing(a: str, w: str, sequence: list[str], claim_words: frozenset[str]) -> str | None:
+    """The evidence's word after ``a`` where the claim has ``w`` after it, when the claim
+    lacks it and the evidence has a word the claim lacks before ``w``."""
+    at = sequence.index(a)
+    if at + 1 >= len(sequence):
+        return None
+    theirs_next = sequence[at + 1]
+    if theirs_next in claim_words or theirs_next == w:
+        return None
+    before = _word_before(w, sequence)
+    return theirs_next if before and before not in claim_words else None
+
+
+def _word_before(word: str, sequence: list[str]) -> str:
+    where = sequence.index(word)
+    return sequence[where - 1] if where > 0 else ""
 
 
 def _units_of(text: str) -> frozenset[str]:
@@ -646,13 +852,25 @@ def _replaced_tail(
     a software bug" against "caused by a failed power supply")."""
     for size in (1, 2):
         head, tail = mine[:-size], mine[-size:]
-        if len(head) < 2 or any(w in known for w in tail) or head[-1] not in theirs:
-            continue
-        at = theirs.index(head[-1])
-        rest = theirs[at + 1 :]
-        if 1 <= len(rest) <= 3 and not set(rest) & set(mine) and set(head) <= set(theirs):
+        rest = _after_head(head, tail, theirs, known)
+        if rest is not None and _few_new(rest, mine) and set(head) <= set(theirs):
             return tail[0], rest[0]
     return None
+
+
+def _after_head(
+    head: list[str], tail: list[str], theirs: list[str], known: frozenset[str]
+) -> list[str] | None:
+    """The evidence's words after the last of the claim's ``head`` (two words or more),
+    where the claim's ``tail`` is words no context holds."""
+    if len(head) < 2 or any(w in known for w in tail) or head[-1] not in theirs:
+        return None
+    return theirs[theirs.index(head[-1]) + 1 :]
+
+
+def _few_new(words: list[str], mine: list[str]) -> bool:
+    """One to three words, none of them the claim's."""
+    return 1 <= len(words) <= 3 and not set(words) & set(mine)
 
 
 def _replaced_middle(
@@ -668,10 +886,9 @@ def _replaced_middle(
         others = mine[:at] + mine[at + 1 :]
         if word in known or not set(others) <= set(theirs):
             continue
-        start, end = theirs.index(before), theirs.index(after)
-        between = theirs[start + 1 : end]
-        opposite = bool(_OPPOSITE.get(word, frozenset()) & set(between))  # check_negation's
-        if 1 <= len(between) <= 3 and not set(between) & set(mine) and not opposite:
+        between = theirs[theirs.index(before) + 1 : theirs.index(after)]
+        opposite = _OPPOSITE.get(word, frozenset()) & set(between)  # check_negation's
+        if _few_new(between, mine) and not opposite:
             return word, between[0]
     return None
 

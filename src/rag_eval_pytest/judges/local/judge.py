@@ -11,6 +11,7 @@ rating (:mod:`.relevance`); coreference ("it", "they") is not resolved.
 
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict
 from dataclasses import fields, is_dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -62,6 +63,7 @@ from .support import (
     Calibration,
     ClaimSupport,
     Evidence,
+    Matrix,
     read_with_question,
 )
 from .support import judge_claim as _judge_claim
@@ -98,22 +100,10 @@ class LocalJudge(Judge):
         sentence_model: LogisticModel | None = None,
         checks_off: frozenset[str] = frozenset(),
     ) -> None:
-        shared = embedder or shared_embedder(device, embedding_model)
-        if shared is None:
-            raise ImportError(NOT_INSTALLED)
-        self.embedder = shared
-        base = calibration or DEFAULT_CALIBRATION
-        support = base.support if support_threshold is None else support_threshold
-        if ambiguous_threshold is None:
-            ambiguous = min(base.ambiguous, support)  # a low support threshold lowers it too
-        else:
-            ambiguous = ambiguous_threshold
-        if ambiguous > support:
-            raise ValueError("the ambiguous threshold must not exceed the support threshold")
-        band = base.unsure
-        if band is not None:  # the unsure band holds the support threshold, whatever it is
-            band = (min(band[0], support), max(band[1], support))
-        self.calibration = replace(base, support=support, ambiguous=ambiguous, unsure=band)
+        self.embedder = _embedder(embedder, device, embedding_model)
+        self.calibration = _calibrated(
+            calibration or DEFAULT_CALIBRATION, support_threshold, ambiguous_threshold
+        )
         sentence = sentence_model or SENTENCE_RELEVANCE
         self.relevance_threshold = (
             sentence.support if relevance_threshold is None else relevance_threshold
@@ -190,46 +180,39 @@ class LocalJudge(Judge):
         in meaning together with the question it answers: its vector is the question's and
         its own, weighted by their words (the question is encoded once, not once per
         answer)."""
-        # Text from PDFs and web pages may spell a word in several ways (see plain_form).
-        read = [tables_as_sentences(plain_form(c)) for c in contexts]
-        contexts = [text for text, _ in read]
-        rows = frozenset().union(*(row for _, row in read))
+        contexts, rows = _read_contexts(contexts)
         question = plain_form(question)
         # "0 degrees Celsius (32 degrees Fahrenheit)" states one fact: the aside restates it.
         claims = [without_asides(plain_form(c)) for c in claims]
-        short = [bool(question) and len(c.split()) < SHORT_CLAIM_WORDS for c in claims]
+        short = _short(claims, question)
         asked = [question] if any(short) else []
         key = tuple(contexts)
-        evidence = self._evidence.get(key)
-        sentences: list[list[str]] = []
-        if evidence is None:
-            sentences = [split_sentences(c) or ([c] if c.strip() else []) for c in contexts]
-        else:
-            self._evidence.move_to_end(key)
-        flat = [s for parts in sentences for s in parts]
+        evidence = self._kept(key)
+        sentences = _sentences_of(contexts) if evidence is None else []
+        flat = list(itertools.chain.from_iterable(sentences))
         vectors = await self.embedder.vectors(claims + asked + flat)
-        own, rest = vectors[: len(claims)], vectors[len(claims) + len(asked) :]
-        claim_vectors = [
-            read_with_question(vector, vectors[len(claims)], claim, question) if framed else vector
-            for claim, vector, framed in zip(claims, own, short, strict=True)
-        ]
+        claim_vectors = _claim_vectors(claims, question, short, vectors)
         if evidence is None:
-            per_context = []
-            offset = 0
-            for parts in sentences:
-                chunk = rest[offset : offset + len(parts)]
-                per_context.append(np.vstack(chunk) if chunk else np.zeros((0, 384), np.float32))
-                offset += len(parts)
-            evidence = Evidence.build(contexts, sentences, per_context, alone=rows)
-            # Cases that share their contexts (one document, several answers) share its
-            # passages, their vectors and their words.
-            self._evidence[key] = evidence
-            if len(self._evidence) > EVIDENCE_KEPT:
-                self._evidence.popitem(last=False)
+            rest = vectors[len(claims) + len(asked) :]
+            built = Evidence.build(contexts, sentences, _per_context(sentences, rest), alone=rows)
+            evidence = self._keep(key, built)
         return claims, evidence, claim_vectors, question
 
-    def _supported(self, verdict: ClaimSupport) -> bool:
-        return verdict.verdict == "supported"
+    def _kept(self, key: tuple[str, ...]) -> Evidence | None:
+        """The passages of these contexts, if the judge keeps them (now the most recently
+        used)."""
+        evidence = self._evidence.get(key)
+        if evidence is not None:
+            self._evidence.move_to_end(key)
+        return evidence
+
+    def _keep(self, key: tuple[str, ...], evidence: Evidence) -> Evidence:
+        """Keep the passages of these contexts: cases that share their contexts (one
+        document, several answers) share its passages, their vectors and their words."""
+        self._evidence[key] = evidence
+        if len(self._evidence) > EVIDENCE_KEPT:
+            self._evidence.popitem(last=False)
+        return evidence
 
     # ------------------------------------------------------------------ the questions
 
@@ -269,21 +252,10 @@ class LocalJudge(Judge):
         unsure = []
         for i, context in enumerate(inputs.contexts):
             supports = await self.support(truths, [context], inputs.question)
-            hits = [t for t, s in zip(truths, supports, strict=True) if self._supported(s)]
-            sure = any(self._supported(s) and not s.unsure for s in supports)
-            if hits:
-                reason = f"supports {len(hits)} of {len(truths)} ground-truth statements"
-                if len(hits) < len(truths) or len(truths) == 1:
-                    reason += f": {hits[0]}"
-            else:
-                best = max(supports, key=lambda s: s.score)
-                reason = (
-                    f"supports none of the ground-truth statements (best score {best.score:.2f})"
-                )
-            if not sure and any(s.unsure for s in supports):
+            useful, reason, doubtful = _usefulness_of(truths, supports)
+            if doubtful:
                 unsure.append(i)
-                reason = f"unsure (of a statement it may support): {reason}"
-            verdicts.append({"index": i, "useful": bool(hits), "reason": reason})
+            verdicts.append({"index": i, "useful": useful, "reason": reason})
         return ContextVerdicts.model_validate({"verdicts": verdicts}), tuple(unsure)
 
     async def _attribution(self, inputs: Any) -> tuple[Attributions, tuple[int, ...]]:
@@ -293,7 +265,7 @@ class LocalJudge(Judge):
         attributions = Attributions.model_validate(
             {
                 "sentences": [
-                    {"index": i, "attributed": self._supported(s), "reason": s.reason}
+                    {"index": i, "attributed": _supported(s), "reason": s.reason}
                     for i, s in enumerate(supports)
                 ]
             }
@@ -343,29 +315,147 @@ class LocalJudge(Judge):
         truths = split_claims(inputs.ground_truth) or [inputs.ground_truth]
         said = split_claims(inputs.answer)
         truth_in_answer = await self.support(truths, [inputs.answer], inputs.question)
-        # A ground truth that only gives what a "how long", "who" or "what" question asks
-        # ("Two years.") states its fact together with the question: the answer's sentence
-        # ("The warranty lasts 2 years.") repeats the question's words, not facts of its own.
-        truth = inputs.ground_truth
-        if _fragment_of(truth, inputs.question):
-            truth = f"{inputs.question} {truth}"
+        truth = _with_its_question(inputs.ground_truth, inputs.question)
         answer_in_truth = await self.support(said, [truth], inputs.question)
-        truth_pairs = list(zip(truths, truth_in_answer, strict=True))
-        matching = [(t, s) for t, s in truth_pairs if self._supported(s)]
-        missing = [(t, s) for t, s in truth_pairs if not self._supported(s)]
-        said_pairs = list(zip(said, answer_in_truth, strict=True))
-        wrong = [(a, s) for a, s in said_pairs if not self._supported(s)]
-        listed = [*matching, *missing, *wrong]  # the order the metric lists the facts in
-        equivalence = Equivalence(
-            same_information=not missing and not wrong,
-            matching_facts=[t for t, _ in matching],
-            missing_facts=[t for t, _ in missing],
-            wrong_or_extra_facts=[a for a, _ in wrong],
-        )
-        return equivalence, tuple(i for i, (_, s) in enumerate(listed) if s.unsure)
+        matching, missing = _parted(list(zip(truths, truth_in_answer, strict=True)))
+        _, wrong = _parted(list(zip(said, answer_in_truth, strict=True)))
+        return _equivalent(matching, missing, wrong)
 
     async def _retention(self, inputs: Any) -> FactRetentions:
         return retention(inputs)
+
+
+def _embedder(
+    embedder: LocalEmbedder | None, device: str, embedding_model: str | None
+) -> LocalEmbedder:
+    """The embedder given, else the one this process shares (``ImportError`` without the
+    local extra)."""
+    shared = embedder or shared_embedder(device, embedding_model)
+    if shared is None:
+        raise ImportError(NOT_INSTALLED)
+    return shared
+
+
+def _calibrated(
+    base: Calibration, support_threshold: float | None, ambiguous_threshold: float | None
+) -> Calibration:
+    """The calibration with the thresholds given: a low support threshold lowers the
+    ambiguous one too, and the unsure band holds the support threshold, whatever it is."""
+    support = base.support if support_threshold is None else support_threshold
+    ambiguous = min(base.ambiguous, support) if ambiguous_threshold is None else ambiguous_threshold
+    if ambiguous > support:
+        raise ValueError("the ambiguous threshold must not exceed the support threshold")
+    band = base.unsure
+    if band is not None:
+        band = (min(band[0], support), max(band[1], support))
+    return replace(base, support=support, ambiguous=ambiguous, unsure=band)
+
+
+def _read_contexts(contexts: list[str]) -> tuple[list[str], frozenset[str]]:
+    """The contexts as the judge reads them, each table a sentence per row, and the rows.
+    Text from PDFs and web pages may spell a word in several ways (see plain_form)."""
+    read = [tables_as_sentences(plain_form(c)) for c in contexts]
+    return [text for text, _ in read], frozenset().union(*(row for _, row in read))
+
+
+def _short(claims: list[str], question: str) -> list[bool]:
+    """Which claims are short enough to be read with their question."""
+    return [bool(question) and len(c.split()) < SHORT_CLAIM_WORDS for c in claims]
+
+
+def _sentences_of(contexts: list[str]) -> list[list[str]]:
+    """The sentences of each context (a context without a sentence's end is one)."""
+    return [split_sentences(c) or ([c] if c.strip() else []) for c in contexts]
+
+
+def _claim_vectors(
+    claims: list[str], question: str, short: list[bool], vectors: list[Vector]
+) -> list[Vector]:
+    """One vector per claim, a short one's read with the question (the vector after the
+    claims')."""
+    own = vectors[: len(claims)]
+    return [
+        read_with_question(vector, vectors[len(claims)], claim, question) if framed else vector
+        for claim, vector, framed in zip(claims, own, short, strict=True)
+    ]
+
+
+def _per_context(sentences: list[list[str]], vectors: list[Vector]) -> list[Matrix]:
+    """The sentence vectors of each context, one matrix each."""
+    per_context = []
+    offset = 0
+    for parts in sentences:
+        chunk = vectors[offset : offset + len(parts)]
+        per_context.append(np.vstack(chunk) if chunk else np.zeros((0, 384), np.float32))
+        offset += len(parts)
+    return per_context
+
+
+def _supported(verdict: ClaimSupport) -> bool:
+    return verdict.verdict == "supported"
+
+
+def _usefulness_of(truths: list[str], supports: list[ClaimSupport]) -> tuple[bool, str, bool]:
+    """(whether a context is useful, why, whether that is unsure): useful when it supports
+    a ground-truth statement; unsure when it supports none for sure but may support one it
+    is unsure of."""
+    hits = [t for t, s in zip(truths, supports, strict=True) if _supported(s)]
+    reason = _hits_reason(hits, truths) if hits else _misses_reason(supports)
+    if _only_maybe(supports):
+        return bool(hits), f"unsure (of a statement it may support): {reason}", True
+    return bool(hits), reason, False
+
+
+def _hits_reason(hits: list[str], truths: list[str]) -> str:
+    reason = f"supports {len(hits)} of {len(truths)} ground-truth statements"
+    if len(hits) < len(truths) or len(truths) == 1:
+        reason += f": {hits[0]}"
+    return reason
+
+
+def _misses_reason(supports: list[ClaimSupport]) -> str:
+    best = max(supports, key=lambda s: s.score)
+    return f"supports none of the ground-truth statements (best score {best.score:.2f})"
+
+
+def _only_maybe(supports: list[ClaimSupport]) -> bool:
+    """Whether the context supports no statement for sure, but may support one the judge
+    is unsure of."""
+    sure = any(_supported(s) and not s.unsure for s in supports)
+    return not sure and any(s.unsure for s in supports)
+
+
+def _with_its_question(ground_truth: str, question: str) -> str:
+    """A ground truth that only gives what a "how long", "who" or "what" question asks
+    ("Two years.") states its fact together with the question: the answer's sentence ("The
+    warranty lasts 2 years.") repeats the question's words, not facts of its own."""
+    return f"{question} {ground_truth}" if _fragment_of(ground_truth, question) else ground_truth
+
+
+_Paired = list[tuple[str, ClaimSupport]]
+
+
+def _parted(pairs: _Paired) -> tuple[_Paired, _Paired]:
+    """(the statements supported, those not), each with its verdict."""
+    return [p for p in pairs if _supported(p[1])], [p for p in pairs if not _supported(p[1])]
+
+
+def _equivalent(
+    matching: _Paired, missing: _Paired, wrong: _Paired
+) -> tuple[Equivalence, tuple[int, ...]]:
+    """The equivalence, and the facts it is unsure of, in the order the metric lists them:
+    matching, missing, wrong or extra."""
+    equivalence = Equivalence(
+        same_information=not missing and not wrong,
+        matching_facts=[t for t, _ in matching],
+        missing_facts=[t for t, _ in missing],
+        wrong_or_extra_facts=[a for a, _ in wrong],
+    )
+    return equivalence, _unsure_items([*matching, *missing, *wrong])
+
+
+def _unsure_items(listed: _Paired) -> tuple[int, ...]:
+    return tuple(i for i, (_, s) in enumerate(listed) if s.unsure)
 
 
 def _fragment_of(ground_truth: str, question: str) -> bool:

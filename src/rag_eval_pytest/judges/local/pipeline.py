@@ -125,12 +125,24 @@ def negation(claim: str, passage: str) -> list[Finding]:
     clause = best_sentence(claim, passage)
     found = check_negation(claim, clause, coverage(claim, clause))
     pieces = CLAUSE.split(claim)
-    parts = [c for c in pieces if len(content_words(c)) >= 2]
-    # A "not" in a clause too short to read alone ("..., but not on Sundays") stays the claim's.
-    if not found or len(parts) < 2 or any(negation_cues(c) for c in pieces if c not in parts):
+    parts = _read_alone(pieces)
+    if not found or not _read_apart(pieces, parts):
         return found
-    for part in parts:
-        own = best_sentence(part, passage)
-        if check_negation(part, own, coverage(part, own)):
-            return found
-    return []
+    return found if any(_negated(part, passage) for part in parts) else []
+
+
+def _read_alone(pieces: list[str]) -> list[str]:
+    """The clauses that can be read alone: two content words or more."""
+    return [c for c in pieces if len(content_words(c)) >= 2]
+
+
+def _read_apart(pieces: list[str], parts: list[str]) -> bool:
+    """Whether a claim is read by its clauses: two that can be read alone, and no "not" in
+    one too short to read alone ("..., but not on Sundays"), which stays the claim's."""
+    return len(parts) >= 2 and not any(negation_cues(c) for c in pieces if c not in parts)
+
+
+def _negated(part: str, passage: str) -> bool:
+    """Whether a clause of the claim conflicts with its own closest clause of the passage."""
+    own = best_sentence(part, passage)
+    return bool(check_negation(part, own, coverage(part, own)))

@@ -26,7 +26,7 @@ from . import trust
 from .support import SHORT_CLAIM_WORDS, logistic
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 Vector = npt.NDArray[np.float32]
 
@@ -210,15 +210,23 @@ def asked_for(question: str) -> tuple[str, frozenset[str]]:
     if how:
         return "", frozenset(content_words(how.group(1)))
     which = _WHICH.search(question)
-    if which:
-        last = which.group(2).lower().split()[-1]
-        plural = last.endswith("s") and not last.endswith(_SINGULAR_S)  # "methods", not "gas"
-        if which.group(1).lower() == "which" or plural or _names_amount(which.group(2)):
-            return _kind(which.group(2), "items" if plural else "item")
+    asked = _which_asked(which) if which else None
+    if asked is not None:
+        return asked
     what = _WHAT_IS.search(question)
     if what:
         return _kind(what.group(1), "")
     return "", frozenset()
+
+
+def _which_asked(which: re.Match[str]) -> tuple[str, frozenset[str]] | None:
+    """What "which X" asks for, and "what X do ..." with X plural or an amount (``None``
+    for another "what X")."""
+    last = which.group(2).lower().split()[-1]
+    plural = last.endswith("s") and not last.endswith(_SINGULAR_S)  # "methods", not "gas"
+    if which.group(1).lower() == "which" or plural or _names_amount(which.group(2)):
+        return _kind(which.group(2), "items" if plural else "item")
+    return None
 
 
 def _kind(phrase: str, otherwise: str) -> tuple[str, frozenset[str]]:
@@ -256,33 +264,76 @@ def expected_type_found(question: str, answer: str) -> float:
     for "how is it done", a cause for "why", names or a list for "which payment methods",
     a number, a time or a date for "what is the return window" (:func:`asked_for`)."""
     kind = asked_for(question)[0]
-    if kind.startswith("item"):  # names or a list answer "which payment methods"
-        if names(answer) or _LIST.search(answer):
-            return 1.0
-        return 0.0 if kind == "items" else 0.5  # "which gas": one thing, maybe a common noun
+    if kind.startswith("item"):
+        return _items_found(kind, answer)
     match = _WH.search(question)
     if match is None:
-        if kind == "amount":  # a number, a time or a date answers "what is the return window"
-            return 1.0 if quantities(answer) or dates(answer) or _WHEN.search(answer) else 0.0
-        return 0.5
-    wh = match.group(0).lower()
-    if wh in ("when", "what time"):
-        found = bool(dates(answer)) or bool(_WHEN.search(answer))
-    elif wh.startswith("how") and match.group(3):  # "how is it done": the means
-        found = bool(_HOW.search(answer))
-    elif wh.startswith("how") or wh == "what year":
-        found = bool(quantities(answer) or dates(answer))
-    elif wh == "why":
-        found = bool(_WHY.search(answer))
-    elif wh == "where":
-        found = bool(names(answer)) or bool(_WHERE.search(answer))
-    else:  # who, whom, whose: a name, or a person's role
-        asked = content_words(question)
-        found = bool(names(answer)) or any(
-            m.group(1).lower() not in _NOT_WHO and stem(m.group(1)) not in asked
-            for m in _WHO.finditer(answer)
-        )
+        return _amount_found(answer) if kind == "amount" else 0.5
+    found = _FOUND.get(_wh_asked(match), _who_found)(question, answer)
     return 1.0 if found else 0.0
+
+
+def _items_found(kind: str, answer: str) -> float:
+    """Names or a list answer "which payment methods"; "which gas" asks for one thing, maybe
+    a common noun."""
+    if names(answer) or _LIST.search(answer):
+        return 1.0
+    return 0.0 if kind == "items" else 0.5
+
+
+def _amount_found(answer: str) -> float:
+    """A number, a time or a date answers "what is the return window"."""
+    return 1.0 if quantities(answer) or dates(answer) or _WHEN.search(answer) else 0.0
+
+
+def _wh_asked(match: re.Match[str]) -> str:
+    """The wh-words of a question, "how" read as "how done" ("how is it done": the means)
+    or "how many" (a number: "how long", "how old")."""
+    wh = match.group(0).lower()
+    if wh.startswith("how"):
+        return "how done" if match.group(3) else "how many"
+    return wh
+
+
+def _when_found(question: str, answer: str) -> bool:
+    return bool(dates(answer)) or bool(_WHEN.search(answer))
+
+
+def _means_found(question: str, answer: str) -> bool:
+    return bool(_HOW.search(answer))
+
+
+def _number_found(question: str, answer: str) -> bool:
+    return bool(quantities(answer) or dates(answer))
+
+
+def _cause_found(question: str, answer: str) -> bool:
+    return bool(_WHY.search(answer))
+
+
+def _place_found(question: str, answer: str) -> bool:
+    return bool(names(answer)) or bool(_WHERE.search(answer))
+
+
+def _who_found(question: str, answer: str) -> bool:
+    """A name, or a person's role the question does not give."""
+    asked = content_words(question)
+    return bool(names(answer)) or any(
+        m.group(1).lower() not in _NOT_WHO and stem(m.group(1)) not in asked
+        for m in _WHO.finditer(answer)
+    )
+
+
+# What shows an answer holds what each wh-word asks for; who, whom and whose: a person.
+_FOUND: dict[str, Callable[[str, str], bool]] = {
+    "when": _when_found,
+    "what time": _when_found,
+    "how done": _means_found,
+    "how many": _number_found,
+    "what year": _number_found,
+    "why": _cause_found,
+    "where": _place_found,
+}
 
 
 # A short answer that holds what its question asks for answers it directly, however far from
@@ -306,13 +357,7 @@ def direct_answer(question: str, answer: str, type_found: float | None = None) -
     """Whether ``answer`` is a short, direct answer to ``question``: the kind of thing a
     specific question asks for (:func:`expected_type_found`), or a yes or no to a yes/no
     question."""
-    size = len(answer.split())
-    # An answer that opens with its value ("At 9 am every day except Sunday.", "Within 30
-    # days of delivery.") leaves the question's subject out, as a fragment does; one with a
-    # subject of its own ("Our founder was born in 1970.") must share the question's topic.
-    elliptic = size < SHORT_CLAIM_WORDS or bool(_OPENS_WITH_VALUE.match(answer))
-    on_topic = elliptic or bool(content_words(answer) & content_words(question))
-    if size > DIRECT_WORDS or not on_topic:
+    if not _short_on_topic(question, answer):
         return False
     if yes_no_statement(answer.split(",")[0].split(".")[0] + ".", question) is not None:
         return True
@@ -320,6 +365,17 @@ def direct_answer(question: str, answer: str, type_found: float | None = None) -
         return False
     found = expected_type_found(question, answer) if type_found is None else type_found
     return found == 1.0
+
+
+def _short_on_topic(question: str, answer: str) -> bool:
+    """Whether the answer has at most :data:`DIRECT_WORDS` words and shares the question's
+    topic. An answer that opens with its value ("At 9 am every day except Sunday.", "Within
+    30 days of delivery.") leaves the question's subject out, as a fragment does; one with a
+    subject of its own ("Our founder was born in 1970.") must share the question's topic."""
+    size = len(answer.split())
+    elliptic = size < SHORT_CLAIM_WORDS or bool(_OPENS_WITH_VALUE.match(answer))
+    on_topic = elliptic or bool(content_words(answer) & content_words(question))
+    return size <= DIRECT_WORDS and on_topic
 
 
 def _asks_for_a_value(question: str) -> bool:
@@ -375,6 +431,20 @@ def answer_relevance(
     if direct:  # "30 days." for "What is the refund window?": far from it in meaning only
         p = max(p, model.support)
     score = model.shown(p)
+    reason = _relevance_reason(question, features, direct)
+    basis = (
+        trust.DIRECT_ANSWER
+        if direct
+        else model.basis(p, trust.RELEVANT_SCORE, trust.IRRELEVANT_SCORE)
+    )
+    if not model.doubts(basis):
+        return Rating(score, reason, basis=basis)
+    return _doubted(score, reason, basis, model)
+
+
+def _relevance_reason(question: str, features: list[float], direct: bool) -> str:
+    """The similarity, the share of the question's words, and what the answer gives of
+    what the question asks for."""
     kind = asked_for(question)[0]
     named = "items" if kind == "items" else "thing"
     besides = f" besides the {named} it asks for" if kind.startswith("item") else ""
@@ -386,14 +456,12 @@ def answer_relevance(
         parts.append("it does not contain what the question asks for")
     if direct:
         parts.append("a short answer that gives what the question asks for")
-    reason = "; ".join(parts)
-    basis = (
-        trust.DIRECT_ANSWER
-        if direct
-        else model.basis(p, trust.RELEVANT_SCORE, trust.IRRELEVANT_SCORE)
-    )
-    if not model.doubts(basis):
-        return Rating(score, reason, basis=basis)
+    return "; ".join(parts)
+
+
+def _doubted(score: float, reason: str, basis: str, model: LogisticModel) -> Rating:
+    """A rating whose kind of evidence does not decide alone: a best guess, with the scores
+    it may be between."""
     if basis != trust.IN_BAND:  # a kind that does not decide alone: any rating may be right
         return Rating(score, f"{trust.doubt_reason(basis)}: {reason}", (0.0, 1.0), basis)
     assert model.unsure is not None

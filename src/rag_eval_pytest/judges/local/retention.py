@@ -29,10 +29,10 @@ from __future__ import annotations
 import re
 
 from ...text.claims import split_claims
-from ...text.facts import content_words, quantities, same_value, tokens
+from ...text.facts import Quantity, content_words, quantities, same_value, tokens
 from ...text.sentences import split_sentences
 from ...text.shorten import shorten
-from ..questions import FactRetention, FactRetentions, RetentionInput
+from ..questions import FactRetention, FactRetentions, RetentionInput, RetentionVerdict
 from .checks import Finding, check_dates, check_negation, check_numbers, check_swaps
 
 BOUND_WORDS = 3
@@ -56,29 +56,51 @@ _AS_THE_USER = (
 def retention(inputs: RetentionInput) -> FactRetentions:
     """One verdict per fact of ``inputs``, in order."""
     sentences = split_sentences(inputs.answer)
-    asked = [s for s in sentences if s.rstrip().endswith("?") and _addressed(s)]
-    stated = [c for s in sentences if not s.rstrip().endswith("?") for c in split_claims(s)]
+    asked = _questions_to_the_user(sentences)
+    stated = _statements(sentences)
     verdicts = []
     for index, fact in enumerate(inputs.facts):
-        conflict = next(
-            ((claim, found) for claim in stated if (found := conflicts(claim, fact))), None
-        )
-        question = next((q for q in asked if asks_for(q, fact)), None)
-        misnamed = called_otherwise(inputs.answer, fact)
-        if misnamed is not None:
-            verdict, reason = "contradicted", misnamed
-        elif conflict is not None:
-            claim, found = conflict
-            said = "; ".join(_as_the_user(f.message) for f in found)
-            verdict = "contradicted"
-            reason = f"the answer says \u201c{shorten(claim, 80)}\u201d: {said}"
-        elif question is not None:
-            verdict = "asked again"
-            reason = f"the answer asks \u201c{shorten(question, 80)}\u201d, which the fact answers"
-        else:
-            verdict, reason = "kept", "no statement of the answer conflicts with it"
+        verdict, reason = _kept_or_not(fact, inputs.answer, stated, asked)
         verdicts.append(FactRetention(index=index, verdict=verdict, reason=reason))
     return FactRetentions(facts=verdicts)
+
+
+def _questions_to_the_user(sentences: list[str]) -> list[str]:
+    return [s for s in sentences if s.rstrip().endswith("?") and _addressed(s)]
+
+
+def _statements(sentences: list[str]) -> list[str]:
+    """The claims of the sentences that are no questions."""
+    return [c for s in sentences if not s.rstrip().endswith("?") for c in split_claims(s)]
+
+
+def _kept_or_not(
+    fact: str, answer: str, stated: list[str], asked: list[str]
+) -> tuple[RetentionVerdict, str]:
+    """The verdict on one fact and why: the user called by another name, a statement in
+    conflict with it, a question it answers, or none of these."""
+    misnamed = called_otherwise(answer, fact)
+    if misnamed is not None:
+        return "contradicted", misnamed
+    conflict = _contradiction(fact, stated)
+    if conflict is not None:
+        return "contradicted", conflict
+    question = next((q for q in asked if asks_for(q, fact)), None)
+    if question is not None:
+        return "asked again", (
+            f"the answer asks \u201c{shorten(question, 80)}\u201d, which the fact answers"
+        )
+    return "kept", "no statement of the answer conflicts with it"
+
+
+def _contradiction(fact: str, stated: list[str]) -> str | None:
+    """Why the first statement the checks find in conflict with the fact contradicts it."""
+    conflict = next(((claim, found) for claim in stated if (found := conflicts(claim, fact))), None)
+    if conflict is None:
+        return None
+    claim, found = conflict
+    said = "; ".join(_as_the_user(f.message) for f in found)
+    return f"the answer says \u201c{shorten(claim, 80)}\u201d: {said}"
 
 
 def conflicts(claim: str, fact: str) -> list[Finding]:
@@ -109,20 +131,34 @@ def _codes(claim: str, fact: str) -> list[Finding]:
     """An identifier that the claim binds to the words the fact binds another one to: "Account
     AB-9999 is active" against "My account id is AB-1234" (a plain number is
     :func:`_identifiers`')."""
-    theirs = [(m.group(), _bound_at(fact, m.start())) for m in _CODE.finditer(fact)]
-    theirs = [(code, bound) for code, bound in theirs if not code.lstrip("#").isdigit()]
+    theirs = _bound_codes(fact)
     findings = []
-    for match in _CODE.finditer(claim):
-        code = match.group()
-        if code.lstrip("#").isdigit() or any(_same_code(code, c) for c, _ in theirs):
-            continue
-        words = _bound_at(claim, match.start())
-        rival = next((c for c, bound in theirs if words & bound), None)
+    for code, words in _bound_codes(claim):
+        rival = _rival_code(code, words, theirs)
         if rival is not None:
             findings.append(
                 Finding("numbers", "conflict", f"claims {code}; the context says {rival}")
             )
     return findings
+
+
+def _bound_codes(text: str) -> list[tuple[str, frozenset[str]]]:
+    """The identifiers of ``text`` but plain numbers, each with the words bound to it."""
+    return [
+        (m.group(), _bound_at(text, m.start()))
+        for m in _CODE.finditer(text)
+        if not m.group().lstrip("#").isdigit()
+    ]
+
+
+def _rival_code(
+    code: str, words: frozenset[str], theirs: list[tuple[str, frozenset[str]]]
+) -> str | None:
+    """The fact's identifier bound to the words of the claim's, where the fact has no
+    identifier the same as it."""
+    if any(_same_code(code, c) for c, _ in theirs):
+        return None
+    return next((c for c, bound in theirs if words & bound), None)
 
 
 def _same_code(one: str, other: str) -> bool:
@@ -166,11 +202,19 @@ def called_otherwise(answer: str, fact: str) -> str | None:
     if given is None or given.group(1).lower() in _NOT_NAMES:
         return None
     name = given.group(1)
-    for match in _ADDRESS.finditer(answer):
-        called = match.group(1) or match.group(2)
-        if called and called.lower() != name.lower() and called.lower() not in _NOT_NAMES:
-            return f"the answer calls the user {called}; the user said their name is {name}"
-    return None
+    called = next((c for c in _names_called(answer) if _another_name(c, name)), None)
+    if called is None:
+        return None
+    return f"the answer calls the user {called}; the user said their name is {name}"
+
+
+def _names_called(answer: str) -> list[str]:
+    """The names the answer calls the user by ("Thanks, Maria!", "your name is Maria")."""
+    return [m.group(1) or m.group(2) for m in _ADDRESS.finditer(answer)]
+
+
+def _another_name(called: str, name: str) -> bool:
+    return bool(called) and called.lower() != name.lower() and called.lower() not in _NOT_NAMES
 
 
 _NOT_NAMES = frozenset({"on", "in", "at", "not", "a", "an", "the", "looking", "trying", "going"})
@@ -179,18 +223,30 @@ _NOT_NAMES = frozenset({"on", "in", "at", "not", "a", "an", "the", "looking", "t
 def _identifiers(claim: str, fact: str) -> list[Finding]:
     """A number without a unit that the claim binds to the words the fact binds another to:
     "Order 4471 was delivered" against "My order number is 4417"."""
-    theirs = [(q, _bound(fact, q.text)) for q in quantities(fact) if not q.unit]
+    theirs = _bound_numbers(fact)
     findings = []
-    for q in quantities(claim):
-        if q.unit or any(same_value(q.value, s.value) for s, _ in theirs):
-            continue
-        words = _bound(claim, q.text)
-        rival = next((s for s, bound in theirs if words & bound), None)
+    for q, words in _bound_numbers(claim):
+        rival = _rival_number(q, words, theirs)
         if rival is not None:
             findings.append(
                 Finding("numbers", "conflict", f"claims {q.text}; the context says {rival.text}")
             )
     return findings
+
+
+def _bound_numbers(text: str) -> list[tuple[Quantity, frozenset[str]]]:
+    """The numbers without a unit of ``text``, each with the words bound to it."""
+    return [(q, _bound(text, q.text)) for q in quantities(text) if not q.unit]
+
+
+def _rival_number(
+    q: Quantity, words: frozenset[str], theirs: list[tuple[Quantity, frozenset[str]]]
+) -> Quantity | None:
+    """The fact's number bound to the words of the claim's, where the fact has no number of
+    the same value."""
+    if any(same_value(q.value, s.value) for s, _ in theirs):
+        return None
+    return next((s for s, bound in theirs if words & bound), None)
 
 
 def _bound(text: str, number: str) -> frozenset[str]:

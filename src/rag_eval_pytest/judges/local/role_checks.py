@@ -13,11 +13,15 @@ or, for a time no context states, a gap.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ...text.facts import content_words, negation_cues, quantities
-from ...text.roles import SPAN_WORDS, Days, Time, routes, same_place, times, weekdays
+from ...text.roles import SPAN_WORDS, Days, Route, Time, routes, same_place, times, weekdays
 from ...text.sentences import split_sentences
 from .checks import Finding
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def check_times(claim: str, evidence: str, contexts: str) -> list[Finding]:
@@ -25,44 +29,44 @@ def check_times(claim: str, evidence: str, contexts: str) -> list[Finding]:
     ("closes at 9 am" against "closes at 6 pm"), or in the other half of the day ("9 pm"
     against "9 am": am and pm compare exactly); a time no context states is a gap."""
     near = times(evidence)
-    findings = []
-    for said in times(claim):
-        equal = [t for t in near if said.same(t)]
-        rival = _rival(said, near, equal)
-        if rival is not None:
-            findings.append(
-                Finding(
-                    "numbers",
-                    "conflict",
-                    f"claims {_quoted(said)}; the context says {_quoted(rival)}",
-                )
-            )
-        elif not equal and not _stated(said, contexts):
-            findings.append(
-                Finding("numbers", "gap", f"claims {said.text}; the contexts state no such time")
-            )
-    return findings
+    findings = [_time_finding(said, near, contexts) for said in times(claim)]
+    return [finding for finding in findings if finding is not None]
+
+
+def _time_finding(said: Time, near: tuple[Time, ...], contexts: str) -> Finding | None:
+    """A conflict with the evidence's time in the claim's time's place, else a gap where no
+    context states it."""
+    equal = [t for t in near if said.same(t)]
+    rival = _rival(said, near, equal)
+    if rival is not None:
+        message = f"claims {_quoted(said)}; the context says {_quoted(rival)}"
+        return Finding("numbers", "conflict", message)
+    if not equal and not _stated(said, contexts):
+        return Finding("numbers", "gap", f"claims {said.text}; the contexts state no such time")
+    return None
 
 
 def _rival(said: Time, near: tuple[Time, ...], equal: list[Time]) -> Time | None:
     """The evidence's time in the claim's time's place when it is another time: the one of
     the same role and clause words, unless an equal time holds that place as well."""
-    others = [t for t in near if t not in equal]
-    if not others:
-        return None
-    if not equal:
-        return max(others, key=lambda t: (_role_match(said, t), len(said.words & t.words)))
-
-    def beats(other: Time, mine: Time) -> bool:
-        role, mine_role = _role_match(said, other), _role_match(said, mine)
-        words, mine_words = len(said.words & other.words), len(said.words & mine.words)
-        return (words > mine_words and role >= mine_role) or (
-            role == 1 and mine_role == -1 and words >= mine_words
-        )
-
-    better = [t for t in others if all(beats(t, mine) for mine in equal)]
+    better = [t for t in near if t not in equal and _beats_all(said, t, equal)]
     return max(
         better, key=lambda t: (_role_match(said, t), len(said.words & t.words)), default=None
+    )
+
+
+def _beats_all(said: Time, other: Time, equal: list[Time]) -> bool:
+    """Whether ``other`` holds the claim's time's place better than each equal time."""
+    return all(_beats(said, other, mine) for mine in equal)
+
+
+def _beats(said: Time, other: Time, mine: Time) -> bool:
+    """Whether ``other`` holds the place of ``said`` better than ``mine``: more of its
+    clause's words with a role as close, or its role where ``mine`` has the other one."""
+    role, mine_role = _role_match(said, other), _role_match(said, mine)
+    words, mine_words = len(said.words & other.words), len(said.words & mine.words)
+    return (words > mine_words and role >= mine_role) or (
+        role == 1 and mine_role == -1 and words >= mine_words
     )
 
 
@@ -106,23 +110,53 @@ def check_days(claim: str, evidence: str) -> list[Finding]:
     days it does not happen, on either side; the evidence's days are those of its sentences
     about what the claim is about (a word in common besides the days)."""
     about = _about(claim, evidence)
-    stated = [days for sentence in about for days in _affirmed(sentence)]
-    # The days it does not happen on ("The museum is closed on Mondays") against a claim of
-    # every day: "claims every day; the context says closed on Mondays".
-    denied = [days for sentence in about for days in _affirmed(sentence, denied=True)]
-    closed = frozenset().union(*(d.days for d in denied))
+    stated = _days_of(about)
+    closing = _on_closed_days(claim, _days_of(about, denied=True))
+    if closing or not stated:
+        return closing
+    return _unknown_days(claim, stated) or _bound_days(claim, about)
+
+
+def _days_of(sentences: list[str], denied: bool = False) -> list[Days]:
+    """The days of the sentences' clauses that say something happens (``denied``: that it
+    does not)."""
+    return [days for sentence in sentences for days in _affirmed(sentence, denied)]
+
+
+def _union(named: Sequence[Days]) -> frozenset[int]:
+    """Every day the spans name."""
+    return frozenset().union(*(d.days for d in named))
+
+
+def _listed(named: Sequence[Days]) -> str:
+    """The spans as written, each once: "Monday to Friday and Sundays"."""
+    return " and ".join(dict.fromkeys(d.text for d in named))
+
+
+def _first_unknown(text: str, stated: Sequence[Days]) -> Days | None:
+    """The first span of days ``text`` affirms that has a day ``stated`` does not name."""
+    known = _union(stated)
+    return next((said for said in _affirmed(text) if not said.days <= known), None)
+
+
+def _on_closed_days(claim: str, denied: list[Days]) -> list[Finding]:
+    """The days it does not happen on ("The museum is closed on Mondays") against a claim of
+    every day: "claims every day; the context says closed on Mondays"."""
+    closed = _union(denied)
     for said in _affirmed(claim):
         if said.days & closed:
             says = " and ".join(dict.fromkeys(f"not on {d.text}" for d in denied))
             return [Finding("days", "conflict", f"claims {said.text}; the context says {says}")]
-    if not stated:
+    return []
+
+
+def _unknown_days(claim: str, stated: list[Days]) -> list[Finding]:
+    """Days of the claim the evidence, which names the days it happens on, does not name."""
+    said = _first_unknown(claim, stated)
+    if said is None:
         return []
-    known = frozenset().union(*(d.days for d in stated))
-    for said in _affirmed(claim):
-        if not said.days <= known:
-            says = " and ".join(dict.fromkeys(d.text for d in stated))
-            return [Finding("days", "conflict", f"claims {said.text}; the context says {says}")]
-    return _bound_days(claim, about)
+    message = f"claims {said.text}; the context says {_listed(stated)}"
+    return [Finding("days", "conflict", message)]
 
 
 def _bound_days(claim: str, about: list[str]) -> list[Finding]:
@@ -132,20 +166,30 @@ def _bound_days(claim: str, about: list[str]) -> list[Finding]:
     both days."""
     theirs = [c for sentence in about for c in _day_clauses(sentence) if _affirmed(c)]
     for clause in _day_clauses(claim):
-        topic = content_words(clause) - _DAY_WORDS
-        shared = [len(content_words(c) & topic) for c in theirs]
-        # The clauses about the claim's thing: those sharing most of its words ("the flea
-        # market opens", not "the farmers' market opens").
-        bound = [c for c, n in zip(theirs, shared, strict=True) if n and n == max(shared)]
-        if not bound:
-            continue
-        known = frozenset().union(*(d.days for c in bound for d in _affirmed(c)))
-        for said in _affirmed(clause):
-            if not said.days <= known:
-                says = " and ".join(dict.fromkeys(d.text for c in bound for d in _affirmed(c)))
-                message = f"claims {said.text} for {_topic_of(clause)}; the context says {says}"
-                return [Finding("days", "conflict", message)]
+        found = _unbound_days(clause, _clauses_about(clause, theirs))
+        if found:
+            return found
     return []
+
+
+def _clauses_about(clause: str, theirs: list[str]) -> list[str]:
+    """The clauses about the claim's clause's thing: those sharing most of its words ("the
+    flea market opens", not "the farmers' market opens")."""
+    topic = content_words(clause) - _DAY_WORDS
+    shared = [len(content_words(c) & topic) for c in theirs]
+    return [c for c, n in zip(theirs, shared, strict=True) if n and n == max(shared)]
+
+
+def _unbound_days(clause: str, bound: list[str]) -> list[Finding]:
+    """Days the claim's clause gives that the clauses about its thing do not name."""
+    if not bound:
+        return []
+    named = [d for c in bound for d in _affirmed(c)]
+    said = _first_unknown(clause, named)
+    if said is None:
+        return []
+    message = f"claims {said.text} for {_topic_of(clause)}; the context says {_listed(named)}"
+    return [Finding("days", "conflict", message)]
 
 
 _AND = re.compile(r"\band\b", re.IGNORECASE)
@@ -155,12 +199,20 @@ def _day_clauses(text: str) -> list[str]:
     """The clauses of ``text`` that name days, split at "and" too where each side has words
     of its own besides days ("Deliveries arrive on Mondays and pickups happen on Fridays",
     not "open Monday and Tuesday")."""
-    clauses = []
-    for clause in _DAY_CLAUSE.split(text):
-        parts = _AND.split(clause or "")
-        own = all(content_words(p) - _DAY_WORDS for p in parts)
-        clauses.extend(parts if len(parts) > 1 and own else [clause or ""])
-    return [c for c in clauses if weekdays(c)]
+    return [
+        part
+        for clause in _DAY_CLAUSE.split(text)
+        for part in _split_at_and(clause or "")
+        if weekdays(part)
+    ]
+
+
+def _split_at_and(clause: str) -> list[str]:
+    """The clause's sides of "and" where each has words of its own besides days, else the
+    clause."""
+    parts = _AND.split(clause)
+    own = all(content_words(p) - _DAY_WORDS for p in parts)
+    return parts if len(parts) > 1 and own else [clause]
 
 
 def _topic_of(clause: str) -> str:
@@ -175,23 +227,47 @@ def check_day_times(claim: str, context: str) -> list[Finding]:
     pm. On Sundays it opens from 11 am to 5 pm." The context's days and times are those of its
     sentences about the claim's thing (see :func:`check_days`), each sentence binding its times
     to its days; the claim's, each clause's."""
-    stated = [
-        (frozenset().union(*(d.days for d in named)), found)
+    stated = _timed_days(claim, context)
+    for clause in _DAY_CLAUSE.split(claim):
+        found = _day_time_conflict(clause or "", stated)
+        if found:
+            return found
+    return []
+
+
+def _timed_days(claim: str, context: str) -> list[tuple[frozenset[int], tuple[Time, ...]]]:
+    """(days, times) of each sentence of the context about the claim's thing that names
+    both."""
+    return [
+        (_union(named), found)
         for sentence in _about(claim, context)
         if (named := _affirmed(sentence)) and (found := times(sentence))
     ]
-    for clause in _DAY_CLAUSE.split(claim):
-        said_days = frozenset().union(*(d.days for d in _affirmed(clause or "")))
-        said = times(clause or "")
-        if not said_days or not said:
-            continue
-        for their_days, found in stated:
-            if their_days & said_days and not all(any(t.same(f) for f in found) for t in said):
-                day = " and ".join(d.text for d in _affirmed(clause))
-                ours, theirs = (" ".join(t.text for t in group) for group in (said, found))
-                message = f"claims {ours} for {day}; the context says {theirs}"
-                return [Finding("numbers", "conflict", message)]
+
+
+def _day_time_conflict(
+    clause: str, stated: list[tuple[frozenset[int], tuple[Time, ...]]]
+) -> list[Finding]:
+    """A conflict where the clause's times are not all those the context gives for any of
+    its days."""
+    said_days = _union(_affirmed(clause))
+    said = times(clause)
+    if not said_days or not said:
+        return []
+    for their_days, found in stated:
+        if their_days & said_days and not _all_stated(said, found):
+            return [_day_times_finding(clause, said, found)]
     return []
+
+
+def _all_stated(said: tuple[Time, ...], found: tuple[Time, ...]) -> bool:
+    return all(any(t.same(f) for f in found) for t in said)
+
+
+def _day_times_finding(clause: str, said: tuple[Time, ...], found: tuple[Time, ...]) -> Finding:
+    day = " and ".join(d.text for d in _affirmed(clause))
+    ours, theirs = (" ".join(t.text for t in group) for group in (said, found))
+    return Finding("numbers", "conflict", f"claims {ours} for {day}; the context says {theirs}")
 
 
 def _about(claim: str, evidence: str) -> list[str]:
@@ -226,22 +302,44 @@ def check_routes(claim: str, evidence: str) -> list[Finding]:
     Paris" against "from Paris to Berlin"), unless the evidence also has it this way."""
     theirs = routes(evidence)
     for route in routes(claim):
-        forward = [
-            same_place(route.origin, r.origin) + same_place(route.destination, r.destination)
-            for r in theirs
-        ]
-        backward = [
-            same_place(route.origin, r.destination) + same_place(route.destination, r.origin)
-            for r in theirs
-        ]
-        if any(f > 0 and f >= b for f, b in zip(forward, backward, strict=True)):
-            continue
-        for r, f, b in zip(theirs, forward, backward, strict=True):
-            if (
-                b > f
-                and same_place(route.origin, r.destination)
-                and same_place(route.destination, r.origin)
-            ):
-                message = f"claims {route.text}; the context says {r.text}"
-                return [Finding("order", "conflict", message)]
+        reversed_route = _reversed(route, theirs)
+        if reversed_route is not None:
+            message = f"claims {route.text}; the context says {reversed_route.text}"
+            return [Finding("order", "conflict", message)]
     return []
+
+
+def _reversed(route: Route, theirs: tuple[Route, ...]) -> Route | None:
+    """The evidence's route that has the claim's route's ends the other way round, unless
+    one of its routes goes this way."""
+    forward, backward = _ends_matched(route, theirs)
+    if _goes_this_way(forward, backward):
+        return None
+    rows = zip(theirs, forward, backward, strict=True)
+    return next((r for r, f, b in rows if b > f and _ends_swapped(route, r)), None)
+
+
+def _ends_matched(route: Route, theirs: tuple[Route, ...]) -> tuple[list[float], list[float]]:
+    """How much each of the evidence's routes has the route's ends this way, and the other
+    way round."""
+    forward = [
+        same_place(route.origin, r.origin) + same_place(route.destination, r.destination)
+        for r in theirs
+    ]
+    backward = [
+        same_place(route.origin, r.destination) + same_place(route.destination, r.origin)
+        for r in theirs
+    ]
+    return forward, backward
+
+
+def _goes_this_way(forward: list[float], backward: list[float]) -> bool:
+    return any(f > 0 and f >= b for f, b in zip(forward, backward, strict=True))
+
+
+def _ends_swapped(route: Route, theirs: Route) -> bool:
+    """Whether each end of the route is the other end of ``theirs``."""
+    return bool(
+        same_place(route.origin, theirs.destination)
+        and same_place(route.destination, theirs.origin)
+    )

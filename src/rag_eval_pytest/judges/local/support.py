@@ -35,7 +35,7 @@ from .checks import Finding, missing_name_share
 from .pipeline import LISTED, Reading, closest_sentence, run_checks
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 Matrix = npt.NDArray[np.float32]
 Verdict = Literal["supported", "contradicted", "not mentioned"]
@@ -162,29 +162,54 @@ class Evidence:
         words: list[frozenset[str]] = []
         blocks: list[Matrix] = []
         for index, (parts, vectors) in enumerate(zip(sentences, sentence_vectors, strict=True)):
-            own = [content_words(part) for part in parts]
-            lone = [part in alone for part in parts]
-            if parts:
-                running = np.vstack([np.zeros((1, vectors.shape[1])), np.cumsum(vectors, axis=0)])
-            for size in range(1, WINDOW_SENTENCES + 1):
-                count = len(parts) - size + 1
-                if count <= 0:
-                    break
-                kept = [size == 1 or not any(lone[i : i + size]) for i in range(count)]
-                for start in (i for i in range(count) if kept[i]):
-                    passages.append(Passage(" ".join(parts[start : start + size]), index))
-                    words.append(
-                        own[start] if size == 1 else frozenset().union(*own[start : start + size])
-                    )
-                blocks.append((running[size : size + count] - running[:count])[kept])
-        if blocks:
-            summed = np.vstack(blocks)
-            norms = np.linalg.norm(summed, axis=1, keepdims=True)
-            norms[norms == 0] = 1.0
-            matrix = (summed / norms).astype(np.float32)
-        else:
-            matrix = np.zeros((0, 1), dtype=np.float32)
-        return cls(contexts, passages, matrix, words)
+            windows = _windows([part in alone for part in parts])
+            passages += [
+                Passage(" ".join(parts[start : start + size]), index) for start, size in windows
+            ]
+            words += _window_words(parts, windows)
+            blocks += _window_sums(vectors, windows)
+        return cls(contexts, passages, _unit_rows(blocks), words)
+
+
+def _windows(lone: list[bool]) -> list[tuple[int, int]]:
+    """(start, size) of each passage of a context of ``len(lone)`` sentences: each sentence,
+    then each window of two and of three that holds no lone sentence, in order."""
+    return [
+        (start, size)
+        for size in range(1, WINDOW_SENTENCES + 1)
+        for start in range(len(lone) - size + 1)
+        if size == 1 or not any(lone[start : start + size])
+    ]
+
+
+def _window_words(parts: list[str], windows: list[tuple[int, int]]) -> list[frozenset[str]]:
+    """The content words of each window: the union of its sentences'."""
+    own = [content_words(part) for part in parts]
+    return [
+        own[start] if size == 1 else frozenset().union(*own[start : start + size])
+        for start, size in windows
+    ]
+
+
+def _window_sums(vectors: Matrix, windows: list[tuple[int, int]]) -> list[Matrix]:
+    """The sums of each window's sentence vectors (a block of rows; none without windows)."""
+    if not windows:
+        return []
+    running = np.vstack([np.zeros((1, vectors.shape[1])), np.cumsum(vectors, axis=0)])
+    starts = np.array([start for start, _ in windows])
+    ends = np.array([start + size for start, size in windows])
+    return [running[ends] - running[starts]]
+
+
+def _unit_rows(blocks: list[Matrix]) -> Matrix:
+    """The blocks' rows, one under the other, each of unit length (a zero row stays zero)."""
+    if not blocks:
+        return np.zeros((0, 1), dtype=np.float32)
+    summed = np.vstack(blocks)
+    norms = np.linalg.norm(summed, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    rows: Matrix = (summed / norms).astype(np.float32)
+    return rows
 
 
 def read_with_question(
@@ -227,20 +252,45 @@ def claim_features(
     left out."""
     similarities = evidence.vectors @ claim_vector
     words = content_words(claim) - NUMBER_WORDS  # "Two years." holds 2 years: the number check's
-    seen_by = evidence.passage_words
-    all_seen = evidence.all_words
-    if words & DAY_WORDS:  # a passage's range of days states each of its days
-        pairs = zip(seen_by, evidence.passages, strict=True)
-        seen_by = [seen | day_words(passage.text) for seen, passage in pairs]
-        all_seen = all_seen | day_words(evidence.all_text)
-    covered = [len(words & seen) / len(words) if words else 1.0 for seen in seen_by]
+    seen_by, all_seen = _seen_words(words, evidence)
+    covered = [_share(words, seen) for seen in seen_by]
     # The best passage is close in meaning *and* shares the claim's words.
     ranking = similarities + 0.5 * np.asarray(covered, dtype=np.float32)
     order = [int(i) for i in np.argsort(-ranking, kind="stable")]
-    best = order[0]
-    # The first passage with a date that shares half the claim's words: the rival of a date
-    # the closest passage does not give.
-    dated = next(
+    dated = _dated_passage(evidence, order, covered)
+    reading = _ClaimReading(claim, evidence, dated, _framed(claim, question), skip)
+    best, findings = _checked_passage(reading, order, ranking)
+    similarity = float(similarities[best])
+    all_cover = _share(words, all_seen)
+    return (
+        _features(claim, evidence, similarity, covered[best], all_cover, findings),
+        best,
+        findings,
+    )
+
+
+def _seen_words(
+    words: frozenset[str], evidence: Evidence
+) -> tuple[list[frozenset[str]], frozenset[str]]:
+    """The content words of each passage and of all the contexts; for a claim that names a
+    day, with the days of each range of days they give (a passage's range of days states
+    each of its days)."""
+    if not words & DAY_WORDS:
+        return evidence.passage_words, evidence.all_words
+    pairs = zip(evidence.passage_words, evidence.passages, strict=True)
+    seen_by = [seen | day_words(passage.text) for seen, passage in pairs]
+    return seen_by, evidence.all_words | day_words(evidence.all_text)
+
+
+def _share(words: frozenset[str], seen: frozenset[str]) -> float:
+    """The share of ``words`` in ``seen`` (1 without words)."""
+    return len(words & seen) / len(words) if words else 1.0
+
+
+def _dated_passage(evidence: Evidence, order: list[int], covered: list[float]) -> str:
+    """The first passage with a date that shares half the claim's words: the rival of a date
+    the closest passage does not give."""
+    return next(
         (
             evidence.passages[i].text
             for i in order
@@ -248,52 +298,86 @@ def claim_features(
         ),
         "",
     )
-    # A short claim ("Alexandre Dumas") is read together with the question it answers when
-    # looking for a replaced name.
-    framed = f"{question} {claim}" if question and len(claim.split()) < SHORT_CLAIM_WORDS else ""
-    findings = _findings(claim, evidence, best, dated, framed, skip)
-    if any(f.severity == "conflict" for f in findings):
-        # A fact is checked against the passage that best supports it: a close passage
-        # without the conflict wins ("12 days of SL" against the sick-leave sentence, not
-        # against the carry-over one that shares "SL").
-        for other in order[1:CANDIDATES]:
-            if ranking[other] < ranking[best] - CANDIDATE_MARGIN:
-                break
-            alternative = _findings(claim, evidence, other, dated, framed, skip)
-            if not any(f.severity == "conflict" for f in alternative):
-                best, findings = other, alternative
-                break
-    similarity = float(similarities[best])
-    best_cover = covered[best]
-    all_cover = len(words & all_seen) / len(words) if words else 1.0
+
+
+def _framed(claim: str, question: str) -> str:
+    """A short claim ("Alexandre Dumas") read together with the question it answers, as the
+    check for a replaced name reads it ("" for another claim)."""
+    return f"{question} {claim}" if question and len(claim.split()) < SHORT_CLAIM_WORDS else ""
+
+
+@dataclass(frozen=True)
+class _ClaimReading:
+    """A claim as the checks read it against any passage of the evidence, with the closest
+    passage that gives a date, the claim read with its question, and the checks left out."""
+
+    claim: str
+    evidence: Evidence
+    dated: str
+    framed: str
+    skip: frozenset[str]
+
+    def findings(self, best: int) -> list[Finding]:
+        """What the checks find in the claim against passage ``best`` and all the contexts."""
+        evidence = self.evidence
+        passage = evidence.passages[best]
+        context = evidence.contexts[passage.context]
+        reading = Reading(
+            self.claim, passage.text, context, evidence.all_text, self.dated, self.framed
+        )
+        return run_checks(reading, self.skip)
+
+
+def _checked_passage(
+    reading: _ClaimReading, order: list[int], ranking: Matrix
+) -> tuple[int, list[Finding]]:
+    """(the passage a claim is checked against, the findings): the closest one, else, where
+    it conflicts with the claim, a close passage without the conflict. A fact is checked
+    against the passage that best supports it ("12 days of SL" against the sick-leave
+    sentence, not against the carry-over one that shares "SL")."""
+    best = order[0]
+    findings = reading.findings(best)
+    if not _conflicting(findings):
+        return best, findings
+    for other in order[1:CANDIDATES]:
+        if ranking[other] < ranking[best] - CANDIDATE_MARGIN:
+            break
+        alternative = reading.findings(other)
+        if not _conflicting(alternative):
+            return other, alternative
+    return best, findings
+
+
+def _conflicting(findings: Sequence[Finding]) -> bool:
+    return any(f.severity == "conflict" for f in findings)
+
+
+def _features(
+    claim: str,
+    evidence: Evidence,
+    similarity: float,
+    best_cover: float,
+    all_cover: float,
+    findings: list[Finding],
+) -> list[float]:
+    """The claim's features, in :data:`FEATURES` order."""
     short = 1.0 if len(claim.split()) < SHORT_CLAIM_WORDS else 0.0
-
-    def has(kind: str, severity: str) -> float:
-        return 1.0 if any(f.kind == kind and f.severity == severity for f in findings) else 0.0
-
-    features = [
+    return [
         similarity,
         best_cover,
         all_cover,
-        has("numbers", "gap"),
-        has("dates", "gap"),
+        _found(findings, "numbers", "gap"),
+        _found(findings, "dates", "gap"),
         missing_name_share(claim, evidence.all_text),
         short * all_cover,
         # A one-word answer ("British") has no phrase: its word's coverage stands for it.
         phrase_coverage(claim, evidence.all_pairs, all_cover),
     ]
-    return features, best, findings
 
 
-def _findings(
-    claim: str, evidence: Evidence, best: int, dated: str, framed: str, skip: frozenset[str]
-) -> list[Finding]:
-    """What the checks find in the claim against passage ``best`` and all the contexts."""
-    passage = evidence.passages[best]
-    reading = Reading(
-        claim, passage.text, evidence.contexts[passage.context], evidence.all_text, dated, framed
-    )
-    return run_checks(reading, skip)
+def _found(findings: list[Finding], kind: str, severity: str) -> float:
+    """1 where a check found a finding of that kind and severity, else 0."""
+    return 1.0 if any(f.kind == kind and f.severity == severity for f in findings) else 0.0
 
 
 def _replaced_as_gaps(claim: str, findings: list[Finding]) -> list[Finding]:
@@ -312,43 +396,94 @@ def _replaced_as_gaps(claim: str, findings: list[Finding]) -> list[Finding]:
     ]
 
 
-def _ruled_score(
-    claim: str, p: float, features: list[float], gaps: list[Finding], calibration: Calibration
-) -> tuple[float, str]:
-    """(the claim's score, the kind of evidence a rule decides it on, or "" where its score
-    does): the model's probability as the rules below bound it."""
-    similarity, best_cover = features[0], features[1]
-    below = round(calibration.support - 0.01, 4)
-    # A paraphrase whose every content word one passage holds, with nothing the checks find
-    # missing, is the passage's statement in other words ("Canberra is the capital of
-    # Australia" against "Its capital city is Canberra").
+@dataclass(frozen=True)
+class _Scored:
+    """What the rules on a claim's score read: the claim, the model's probability (``p``),
+    the claim's features and what the checks find the contexts do not state."""
+
+    claim: str
+    p: float
+    features: list[float]
+    gaps: list[Finding]
+    calibration: Calibration
+
+    @property
+    def below(self) -> float:
+        """The highest score below the support threshold."""
+        return round(self.calibration.support - 0.01, 4)
+
+
+def _restated(s: _Scored) -> tuple[float, str] | None:
+    """A paraphrase whose every content word one passage holds, with nothing the checks find
+    missing, is the passage's statement in other words ("Canberra is the capital of
+    Australia" against "Its capital city is Canberra")."""
+    similarity, best_cover = s.features[0], s.features[1]
     if (
-        not gaps
+        not s.gaps
         and best_cover == 1.0
-        and 2 <= len(content_words(claim)) <= RESTATED_WORDS
+        and 2 <= len(content_words(s.claim)) <= RESTATED_WORDS
         and similarity >= RESTATED_SIMILARITY
     ):
-        return max(p, calibration.support), trust.RESTATEMENT
-    if features[2] == 0.0 and similarity < UNRELATED_SIMILARITY:
-        return min(p, calibration.ambiguous / 2), trust.UNRELATED
-    # A claim that brings facts of two kinds no context states (a name and a number, a number
-    # and a date) says more than the contexts, however much of its wording they share: "data
-    # is encrypted at rest with AES-256 and in transit with TLS 1.3" against "data is
-    # encrypted at rest with AES-256".
-    if len({f.kind for f in gaps}) >= 2:
-        return min(p, below), trust.TWO_KINDS
-    # A number in digits that no context states is a fact the contexts leave out, however
-    # well they match the rest of the claim ("call +44 20 7946 0959" against "... 0958",
-    # "available 12 hours a day" against "24/7"), and so is a replaced word: never supported
-    # by its wording alone (a total the answer computed from the contexts' numbers, a
-    # synonym, would be right: only reading both settles it).
-    if p >= calibration.support and any(f.in_digits or f.kind == "replaced" for f in gaps):
-        return below, trust.WORDING_ONLY
-    # A number or a date no context states, in a claim its wording does not support anyway.
-    unstated = next((f for f in gaps if f.kind in ("numbers", "dates")), None)
-    if unstated is not None and p < calibration.support:
-        return p, trust.unstated_basis(unstated)
-    return p, ""
+        return max(s.p, s.calibration.support), trust.RESTATEMENT
+    return None
+
+
+def _unrelated(s: _Scored) -> tuple[float, str] | None:
+    """A claim none of whose words any context holds, far from every passage in meaning."""
+    if s.features[2] == 0.0 and s.features[0] < UNRELATED_SIMILARITY:
+        return min(s.p, s.calibration.ambiguous / 2), trust.UNRELATED
+    return None
+
+
+def _two_kinds(s: _Scored) -> tuple[float, str] | None:
+    """A claim that brings facts of two kinds no context states (a name and a number, a
+    number and a date) says more than the contexts, however much of its wording they share:
+    "data is encrypted at rest with AES-256 and in transit with TLS 1.3" against "data is
+    encrypted at rest with AES-256"."""
+    if len({f.kind for f in s.gaps}) >= 2:
+        return min(s.p, s.below), trust.TWO_KINDS
+    return None
+
+
+def _wording_only(s: _Scored) -> tuple[float, str] | None:
+    """A number in digits that no context states is a fact the contexts leave out, however
+    well they match the rest of the claim ("call +44 20 7946 0959" against "... 0958",
+    "available 12 hours a day" against "24/7"), and so is a replaced word: never supported
+    by its wording alone (a total the answer computed from the contexts' numbers, a
+    synonym, would be right: only reading both settles it)."""
+    if s.p >= s.calibration.support and any(f.in_digits or f.kind == "replaced" for f in s.gaps):
+        return s.below, trust.WORDING_ONLY
+    return None
+
+
+def _unstated(s: _Scored) -> tuple[float, str] | None:
+    """A number or a date no context states, in a claim its wording does not support
+    anyway."""
+    unstated = next((f for f in s.gaps if f.kind in ("numbers", "dates")), None)
+    if unstated is not None and s.p < s.calibration.support:
+        return s.p, trust.unstated_basis(unstated)
+    return None
+
+
+# The rules that bound a claim's score, in order: the first that applies decides.
+_SCORE_RULES: tuple[Callable[[_Scored], tuple[float, str] | None], ...] = (
+    _restated,
+    _unrelated,
+    _two_kinds,
+    _wording_only,
+    _unstated,
+)
+
+
+def _ruled_score(scored: _Scored) -> tuple[float, str]:
+    """(the claim's score, the kind of evidence a rule decides it on, or "" where its score
+    does): the model's probability as the first of :data:`_SCORE_RULES` that applies bounds
+    it."""
+    for rule in _SCORE_RULES:
+        ruled = rule(scored)
+        if ruled is not None:
+            return ruled
+    return scored.p, ""
 
 
 def _score_basis(p: float, calibration: Calibration) -> str:
@@ -365,9 +500,7 @@ def _contradicted(
     """The verdict on a claim the checks found in conflict with its passage: the first
     conflict of a kind the calibration trusts is its basis (else the first one's)."""
     conflicts = [f for f in findings if f.severity == "conflict"]
-    bases = [trust.conflict_basis(f) for f in conflicts]
-    trusted = calibration.trusted
-    basis = next((b for b in bases if trusted is None or b in trusted), bases[0])
+    basis = _conflict_basis(conflicts, calibration.trusted)
     where = f"context {passage.context + 1}"
     reason = "; ".join(f.message for f in conflicts) + f" ({where}: {shorten(shown, _SHOWN)})"
     return _settled(
@@ -382,6 +515,13 @@ def _contradicted(
         ),
         calibration,
     )
+
+
+def _conflict_basis(conflicts: list[Finding], trusted: frozenset[str] | None) -> str:
+    """The kind of evidence of the first conflict the calibration trusts (else the first
+    one's)."""
+    bases = [trust.conflict_basis(f) for f in conflicts]
+    return next((b for b in bases if trusted is None or b in trusted), bases[0])
 
 
 def _settled(verdict: ClaimSupport, calibration: Calibration) -> ClaimSupport:
@@ -413,29 +553,26 @@ def judge_claim(
     p = round(calibration.probability(features), 4)
     passage = evidence.passages[best]
     shown = closest_sentence(claim, passage.text)
-    if any(f.severity == "conflict" for f in findings):
+    if _conflicting(findings):
         return _contradicted(findings, p, passage, shown, calibration)
     gaps = [f for f in findings if f.severity == "gap"]
-    model_score = p
-    p, basis = _ruled_score(claim, p, features, gaps, calibration)
-    basis = _also_scored(basis or _score_basis(p, calibration), p, model_score, calibration)
-    where = f"context {passage.context + 1}"
-    measured = f"similarity {features[0]:.2f}, {features[1]:.0%} of its words"
-    if p >= calibration.support:
-        verdict: Verdict = "supported"
-        reason = f"supported by {where} ({measured}, score {p:.2f}): {shorten(shown, _SHOWN)}"
-    elif p >= calibration.ambiguous:
-        verdict = "not mentioned"
-        reason = (
-            f"not mentioned as such, only partly supported: closest is {where} "
-            f"({measured}, score {p:.2f})"
-        )
-    else:
-        verdict = "not mentioned"
-        reason = f"not mentioned in the contexts: closest is {where} ({measured}, score {p:.2f})"
-    if gaps and verdict != "supported":
-        reason = "; ".join(f.message for f in gaps) + "; " + reason
-    found = ClaimSupport(
+    scored = _Scored(claim, p, features, gaps, calibration)
+    return _settled(_scored_support(scored, findings, passage, shown), calibration)
+
+
+def _scored_support(
+    scored: _Scored, findings: list[Finding], passage: Passage, shown: str
+) -> ClaimSupport:
+    """The verdict on a claim no check found in conflict with its passage: its score as the
+    rules bound it decides, and what the contexts do not state opens the reason of a claim
+    they do not support."""
+    calibration = scored.calibration
+    p, basis = _ruled_score(scored)
+    basis = _also_scored(basis or _score_basis(p, calibration), p, scored.p, calibration)
+    verdict, reason = _scored_verdict(p, scored.features, passage, shown, calibration)
+    if scored.gaps and verdict != "supported":
+        reason = "; ".join(f.message for f in scored.gaps) + "; " + reason
+    return ClaimSupport(
         verdict,
         p,
         reason,
@@ -444,9 +581,28 @@ def judge_claim(
         tuple(findings),
         False,
         basis,
-        model_score,
+        scored.p,
     )
-    return _settled(found, calibration)
+
+
+def _scored_verdict(
+    p: float, features: list[float], passage: Passage, shown: str, calibration: Calibration
+) -> tuple[Verdict, str]:
+    """The verdict the claim's score gives, and its reason: supported, only partly supported,
+    or not mentioned."""
+    where = f"context {passage.context + 1}"
+    measured = f"similarity {features[0]:.2f}, {features[1]:.0%} of its words"
+    if p >= calibration.support:
+        reason = f"supported by {where} ({measured}, score {p:.2f}): {shorten(shown, _SHOWN)}"
+        return "supported", reason
+    if p >= calibration.ambiguous:
+        reason = (
+            f"not mentioned as such, only partly supported: closest is {where} "
+            f"({measured}, score {p:.2f})"
+        )
+        return "not mentioned", reason
+    reason = f"not mentioned in the contexts: closest is {where} ({measured}, score {p:.2f})"
+    return "not mentioned", reason
 
 
 def _also_scored(basis: str, p: float, model_score: float, calibration: Calibration) -> str:

@@ -13,7 +13,12 @@ import pytest
 
 from rag_eval_pytest.judges.local import judge as judge_module
 from rag_eval_pytest.judges.local.entailment import Entailment
-from rag_eval_pytest.judges.local.judge import NOT_INSTALLED, LocalJudge, statements_of
+from rag_eval_pytest.judges.local.judge import (
+    NOT_INSTALLED,
+    LocalJudge,
+    stable_repr,
+    statements_of,
+)
 from rag_eval_pytest.judges.local.relevance import SENTENCE_RELEVANCE
 from rag_eval_pytest.judges.local.support import DEFAULT_CALIBRATION
 from rag_eval_pytest.judges.questions import (
@@ -104,7 +109,7 @@ def test_its_name_and_identity_say_what_decides_its_verdicts() -> None:
     identity = with_nli.identity()
     assert identity is not None
     assert identity["thresholds"] == "relevance=0.65 nli=0.7"
-    assert identity["calibration"] == repr(with_nli.calibration)
+    assert identity["calibration"] == stable_repr(with_nli.calibration)
     assert identity != local(support_threshold=0.5).identity()
 
 
