@@ -159,7 +159,9 @@ def check_results(results: list[MetricResult], case: RagCase) -> None:
     _raise_failed(results, case)
     # Checks the judge cannot make, and verdicts it was unsure of, do not end the test: its
     # other assertions run, and a test that passes them is reported as skipped, not passed.
-    case.defer_not_judged([f"{r.case} {r.metric}: {r.reason}" for r in results if _unsure(r)])
+    case.defer_not_judged(
+        [f"{r.case} {r.metric}: {cut_long(str(r.reason))}" for r in results if _unsure(r)]
+    )
     _none_judged([r for r in results if not _unsure(r)], case)
 
 

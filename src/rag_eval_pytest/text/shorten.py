@@ -40,9 +40,17 @@ def shorten(text: str, limit: int) -> str:
     return one_line(text, limit)
 
 
-def long_note(length: int) -> str:
+def long_note(length: int, where: str = "eval_report.json") -> str:
     """What a text cut for being longer than :data:`LONG_TEXT` says after its start."""
-    return f" ({length:,} characters in all; eval_report.json has the whole text)"
+    return f" ({length:,} characters in all; the whole text is in {where})"
+
+
+def cut_noted(text: str, where: str) -> str:
+    """A long text stored again where ``where`` holds it whole: its start, "…" and a note of
+    its length and of ``where``, at most :data:`LONG_TEXT` characters in all (so that it is
+    shown as it is, without a second note)."""
+    note = long_note(len(text), where)
+    return cut(text, LONG_TEXT - len(note)) + note
 
 
 def cut_long(text: str) -> str:

@@ -37,7 +37,7 @@ def test_runaway(rag_case):
     assert_metric(rag_case, "runaway")
 """
 
-NOTE = "characters in all; eval_report.json has the whole text)"
+NOTE = "characters in all; the whole text is in eval_report.json)"
 
 
 def test_huge_texts_are_whole_in_the_json_report_and_cut_with_a_note_elsewhere(
@@ -53,11 +53,20 @@ def test_huge_texts_are_whole_in_the_json_report_and_cut_with_a_note_elsewhere(
     result = pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly")
     assert result.ret == 1
     terminal = result.stdout.str()
-    assert f"({HUGE:,} characters in all; eval_report.json has the whole text)" in terminal
+    assert f"({HUGE:,} characters in all; the whole text is in eval_report.json)" in terminal
     assert len(terminal) < 2 * LONG_TEXT + 20_000  # the reason, cut; no answer or context
     reported = read_report(pytester)["cases"][0]
     assert reported["answer"] == answer and reported["contexts"][0] == context[0]
-    assert len(reported["metrics"]["runaway"]["reason"]) == HUGE
+    runaway = reported["metrics"]["runaway"]
+    assert len(runaway["reason"]) == HUGE
+    # The evidence quoting the answer and the reason again holds their start and a note.
+    evidence = runaway["evidence"][0]
+    assert evidence["text"].startswith(answer[:1000]) and evidence["text"].endswith(
+        f"({len(answer):,} characters in all; the whole text is in the case's answer)"
+    )
+    assert evidence["reason"].endswith("the whole text is in the metric's reason)")
+    assert len(evidence["text"]) <= LONG_TEXT and len(evidence["reason"]) <= LONG_TEXT
+    assert (pytester.path / "results" / "eval_report.json").stat().st_size < 3.5 * HUGE
     results = pytester.path / "results"
     for name in ("eval_report.md", "eval_report.html"):
         text = (results / name).read_text(encoding="utf-8")
@@ -66,3 +75,30 @@ def test_huge_texts_are_whole_in_the_json_report_and_cut_with_a_note_elsewhere(
     # The step summary gives a failing case one line, its reason cut at 200 characters.
     summary = (results / "eval_summary.md").read_text(encoding="utf-8")
     assert len(summary) < 5000 and summary == step_summary.read_text(encoding="utf-8")
+
+
+UNSURE = """
+from rag_eval_pytest import Measurement, Metric, register_metric
+
+@register_metric
+class Unsure(Metric):
+    name = "unsure"
+    default_threshold = 0.5
+
+    async def measure(self, sample, services):
+        return Measurement(score=None, reason="the judge hesitated " * (HUGE // 20),
+                           cause="unsure")
+""".replace("HUGE", str(HUGE))
+
+
+def test_a_check_not_judged_for_a_huge_reason_is_skipped_with_the_reason_cut(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset([case("huge", "Refunds?", answer="Thirty days.", contexts=[])])
+    pytester.makeconftest(UNSURE)
+    pytester.makepyfile(test_rag=TESTS.replace('"runaway"', '"unsure"'))
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly", "-rs")
+    result.assert_outcomes(skipped=1)
+    terminal = result.stdout.str()
+    assert f"({HUGE:,} characters in all; the whole text is in eval_report.json)" in terminal
+    assert len(terminal) < 2 * LONG_TEXT + 20_000

@@ -32,7 +32,7 @@ def test_text_read_with_the_wrong_charset_keeps_every_word() -> None:
 
 def test_a_huge_text_is_shown_cut_with_a_note_in_markdown_and_html() -> None:
     text = "Refunds <b>take</b> [thirty](x) days.\n" * 300_000  # 11 MB
-    note = f" ({len(text):,} characters in all; eval_report.json has the whole text)"
+    note = f" ({len(text):,} characters in all; the whole text is in eval_report.json)"
     tracemalloc.start()
     try:
         markdown, page = inline(text), html_text(text, 2000)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tracemalloc
 
-from rag_eval_pytest.text.shorten import LONG_TEXT, cut, cut_long, one_line, shorten
+from rag_eval_pytest.text.shorten import LONG_TEXT, cut, cut_long, cut_noted, one_line, shorten
 
 
 def test_cut_keeps_text_that_fits_and_marks_a_cut() -> None:
@@ -45,5 +45,13 @@ def test_a_text_longer_than_long_text_is_cut_with_a_note_of_its_length() -> None
     long = "x" * (LONG_TEXT + 10)
     assert cut_long(long) == (
         "x" * (LONG_TEXT - 1)
-        + f"… ({LONG_TEXT + 10:,} characters in all; eval_report.json has the whole text)"
+        + f"… ({LONG_TEXT + 10:,} characters in all; the whole text is in eval_report.json)"
     )
+
+
+def test_a_long_text_stored_again_is_its_start_and_where_the_whole_is() -> None:
+    """At most LONG_TEXT characters with its note, so that a report shows it as it is."""
+    stored = cut_noted("x" * (3 * LONG_TEXT), "the case's answer")
+    note = f"… ({3 * LONG_TEXT:,} characters in all; the whole text is in the case's answer)"
+    assert stored.endswith(note) and len(stored) == LONG_TEXT
+    assert cut_long(stored) == stored
