@@ -16,14 +16,14 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Literal
 
 from .baseline_store import (
-    JudgedCase,
+    Judged,
     KeptRuns,
     KeptScore,
+    StoreUpdate,
     UnreadableStore,
     read_kept,
     store_path,
-    updated_with,
-    write_kept,
+    write_updated,
 )
 from .baselines import (
     Cases,
@@ -37,7 +37,7 @@ from .baselines import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
     from pathlib import Path
 
     from ..config.settings import RegressionSettings
@@ -173,26 +173,28 @@ class NoiseCheck:
         """Keep this run's outcomes, and its scores unless it was flagged as a regression
         (by whichever baseline): the next run is compared with the last run that was not."""
         flagged = self.comparison is not None and self.comparison.flagged
-        kept = updated_with(
-            self._kept,
-            self._judge_identity,
-            () if flagged else _judged(self._cases.judged, self._run_id),
+        judged = self._cases.judged
+        update = StoreUpdate(
+            judged.contents,
+            lambda key: _judged(judged, key, self._run_id),
             self._outcomes,
             run_id=self._run_id,
             scores=not flagged,
         )
-        write_kept(self._path, kept)
+        write_updated(self._path, self._kept, self._judge_identity, update)
 
 
-def _judged(cases: Cases, run_id: str | None) -> Iterator[JudgedCase]:
-    """The run's judged cases as the next runs keep them."""
-    for key, content in cases.contents.items():
-        scores = {
-            name: _kept_score(run_id, scores[key], cases.verdicts[name][key])
-            for name, scores in cases.scores.items()
-            if key in scores
-        }
-        yield key, content, scores
+def _judged(cases: Cases, key: str, run_id: str | None) -> Judged | None:
+    """A case of the run as the next runs keep it: its content and its judged scores."""
+    content = cases.contents.get(key)
+    if content is None:
+        return None
+    scores = {
+        name: _kept_score(run_id, scores[key], cases.verdicts[name][key])
+        for name, scores in cases.scores.items()
+        if key in scores
+    }
+    return content, scores
 
 
 def _kept_score(run_id: str | None, score: float, verdict: Verdict) -> KeptScore:
