@@ -26,12 +26,22 @@ Then runs real ``pytest`` processes, as a user would, and measures:
     more case costs, and the figure that shows whether that grows with the dataset;
   - the plugin's own time per test in passing zero-code runs: (run - plain run) / N, and its
     marginal form, as before;
-* ``pytest --rag-dry-run`` on the largest dataset.
+* ``pytest --rag-dry-run`` on the largest dataset;
+* peak memory (and time) of processes that hold much at once, beside plain pytest's:
+  - the largest size run in 3 shards (``--rag-shard``), ``rag-eval merge`` of their reports
+    and ``rag-eval report`` (the HTML page) of the merged one;
+  - 3 cases, each with a 10 MB answer and a 10 MB context (the third failing), against plain
+    pytest reading the same dataset and checking the same in 3 parametrized tests;
+  - one conversation of ``--turns`` (10,000) recorded turns, against plain pytest checking
+    every turn in one test.
 
 Usage: ``python benchmarks/scale.py [--sizes 1000,10000,50000] [--runs 1] [--dry-run-only]
-[--plain-failing-up-to N]`` (``--sizes 1000,10000`` for a quick run; ``--dry-run-only`` times
-only the dry run; plain pytest's failing runs are quadratic in the failures, about 20 minutes
-at 50,000 tests on 2 cores: ``--plain-failing-up-to 10000`` leaves out the larger ones).
+[--plain-failing-up-to N] [--only runs,merge,huge,conversation] [--turns 10000]``
+(``--sizes 1000,10000`` for a quick run; ``--dry-run-only`` times only the dry run; plain
+pytest's failing runs are quadratic in the failures, about 20 minutes at 50,000 tests on 2
+cores: ``--plain-failing-up-to 10000`` leaves out the larger ones; ``--only
+merge,huge,conversation`` measures only the peak memory cases, the merge at the largest of
+``--sizes``).
 """
 
 from __future__ import annotations
@@ -43,7 +53,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,24 +106,40 @@ class Run:
 
 def pytest_run(args: list[str], cwd: Path, *, ok: tuple[int, ...] = (0,)) -> Run:
     """One pytest process: wall time and its own peak memory (``ru_maxrss`` of that child)."""
-    with tempfile.TemporaryFile("w+") as out:
-        start = time.perf_counter()
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", *args],
-            cwd=cwd,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        _, status, usage = os.wait4(proc.pid, 0)
-        elapsed = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
+    return process_run(["-m", "pytest", "-q", "-p", "no:randomly", *args], cwd, ok=ok)
+
+
+MEASURED = """
+import json, os, subprocess, sys, time
+
+start = time.perf_counter()
+proc = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(proc.pid, 0)
+with open(sys.argv[1], "w") as out:
+    json.dump({"seconds": time.perf_counter() - start, "code": os.waitstatus_to_exitcode(status),
+               "cpu": usage.ru_utime + usage.ru_stime, "max_rss_kib": usage.ru_maxrss}, out)
+"""
+"""Runs a command and writes its wall time, exit code, CPU time and peak memory. A child's
+``ru_maxrss`` starts at the peak of the process it was started from (Linux keeps the larger
+at ``exec``): measured from this script, which built datasets of 50,000 cases, every process
+would weigh at least what the script once did. Started from this small process instead, the
+command's peak is its own."""
+
+
+def process_run(args: list[str], cwd: Path, *, ok: tuple[int, ...] = (0,)) -> Run:
+    """One Python process (``python ARGS``): wall time, CPU time and its own peak memory
+    (``ru_maxrss``, as ``/usr/bin/time -v`` reports it)."""
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryFile("w+") as out:
+        measured = Path(tmp) / "measured.json"
+        command = [sys.executable, "-c", MEASURED, str(measured), sys.executable, *args]
+        subprocess.run(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, check=True)
         out.seek(0)
         text = out.read()
-    if proc.returncode not in ok:
-        sys.exit(f"pytest {' '.join(args)} exited {proc.returncode}:\n{text[-3000:]}")
-    cpu = usage.ru_utime + usage.ru_stime
-    return Run(elapsed, cpu, usage.ru_maxrss / 1024, text)  # ru_maxrss: KiB on Linux
+        numbers = json.loads(measured.read_text())
+    if numbers["code"] not in ok:
+        sys.exit(f"python {' '.join(args)} exited {numbers['code']}:\n{text[-3000:]}")
+    # ru_maxrss: KiB on Linux
+    return Run(numbers["seconds"], numbers["cpu"], numbers["max_rss_kib"] / 1024, text)
 
 
 def median_run(args: list[str], cwd: Path, runs: int, *, ok: tuple[int, ...] = (0,)) -> Run:
@@ -305,6 +330,169 @@ def print_failing(sizes: list[Size], fixed: Size) -> None:
                 )
 
 
+# --------------------------------------------------------------------------- peak memory
+
+RAG_EVAL = ["-c", "import sys; from rag_eval_pytest.cli import main; sys.exit(main())"]
+"""``rag-eval`` run by this Python (its code the one pytest imports)."""
+
+HUGE = 10_000_000
+"""Characters of each huge answer and each huge context."""
+
+PLAIN_HUGE = """
+import json
+
+import pytest
+
+CASES = json.load(open("cases.json", encoding="utf-8"))["test_cases"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_plain(case):
+    sources = [c["source"] for c in case["contexts"]]
+    assert all(name in sources for name in case["expected_contexts"])
+"""
+"""Plain pytest's side of the huge-text run: the same dataset read, the same check, in plain
+Python (one case in three failing)."""
+
+PLAIN_CONVERSATION = """
+import json
+
+
+def test_plain():
+    (conversation,) = json.load(open("cases.json", encoding="utf-8"))["test_cases"]
+    for turn in conversation["turns"]:
+        sources = [c["source"] for c in turn["contexts"]]
+        assert all(name in sources for name in turn["expected_contexts"])
+"""
+"""Plain pytest's side of the long conversation: every turn checked in one test."""
+
+
+@dataclass
+class Measured:
+    """One row of the peak memory table: the plugin's process, and plain pytest's where it
+    has a counterpart."""
+
+    what: str
+    run: Run
+    plain: Run | None = None
+    report_mb: float | None = None
+
+
+def dataset_folder(folder: Path, doc: dict[str, Any]) -> Path:
+    """A folder with the dataset ``doc``, the retrieval metrics' config and a pytest.ini."""
+    folder.mkdir(parents=True)
+    (folder / "cases.json").write_text(json.dumps(doc))
+    (folder / "eval-config.yaml").write_text(CONFIG)
+    (folder / "pytest.ini").write_text("[pytest]\n")
+    return folder
+
+
+def merge_and_report(cases: int, root: Path, shards: int = 3) -> list[Measured]:
+    """``cases`` run in ``shards`` shards (``--rag-shard``), then ``rag-eval merge`` of their
+    reports and ``rag-eval report`` (the HTML page) of the merged one."""
+    folder = dataset_folder(root / f"shards_{cases}", dataset(cases))
+    for index in range(1, shards + 1):
+        shard = ["--rag-shard", f"{index}/{shards}", "--rag-output-dir", f"shard{index}"]
+        pytest_run(["--rag-dataset", "cases.json", *shard], folder)
+    reports = [f"shard{index}/eval_report.json" for index in range(1, shards + 1)]
+    merge = process_run([*RAG_EVAL, "merge", *reports, "--output-dir", "merged"], folder)
+    check_cases(folder / "merged" / "eval_report.json", cases)
+    page = process_run([*RAG_EVAL, "report", "merged", "--output", "page.html"], folder)
+    return [
+        Measured(f"`rag-eval merge` of {shards} shards, {cases:,} cases", merge),
+        Measured(f"`rag-eval report` of those {cases:,} cases", page),
+    ]
+
+
+def check_cases(report: Path, cases: int) -> None:
+    counts = json.loads(report.read_text())["summary"]["counts"]
+    if counts["passed"] + counts["failed"] != cases:
+        sys.exit(f"{report}: expected {cases} cases, the report says {counts}")
+
+
+def huge_texts(root: Path) -> Measured:
+    """Three cases, each with an answer and a context of :data:`HUGE` characters (the third
+    failing: it expects a document it did not retrieve)."""
+    answer = "The refund takes thirty days. " * (HUGE // 30)
+    context = "Refunds are accepted within thirty days. " * (HUGE // 41)
+    doc = {
+        "test_cases": [
+            {
+                "id": f"huge_{n}",
+                "question": "How long does a refund take?",
+                "answer": answer,
+                "contexts": [{"text": context, "source": "refunds.md"}],
+                "expected_contexts": ["refunds.md" if n < 2 else "shipping.md"],
+            }
+            for n in range(3)
+        ]
+    }
+    folder = dataset_folder(root / "huge", doc)
+    run = pytest_run(["--rag-dataset", "cases.json"], folder, ok=(1,))
+    (folder / "test_plain.py").write_text(PLAIN_HUGE)
+    plain = pytest_run(["-p", "no:rag_eval"], folder, ok=(1,))
+    size = (folder / "results" / "eval_report.json").stat().st_size / 1e6
+    return Measured("3 cases, each a 10 MB answer and a 10 MB context", run, plain, size)
+
+
+def long_conversation(root: Path, turns: int) -> Measured:
+    """One conversation of ``turns`` recorded turns, each retrieving what it expects."""
+    doc = {
+        "test_cases": [
+            {
+                "id": "long",
+                "turns": [
+                    {
+                        "question": f"And what about plan {n}?",
+                        "answer": f"Plan {n} costs {n} EUR a month.",
+                        "contexts": [{"text": f"Plan {n}: {n} EUR a month.", "source": "a.md"}],
+                        "expected_contexts": ["a.md"],
+                    }
+                    for n in range(turns)
+                ],
+            }
+        ]
+    }
+    folder = dataset_folder(root / f"conversation_{turns}", doc)
+    run = pytest_run(["--rag-dataset", "cases.json"], folder)
+    (folder / "test_plain.py").write_text(PLAIN_CONVERSATION)
+    plain = pytest_run(["-p", "no:rag_eval"], folder)
+    size = (folder / "results" / "eval_report.json").stat().st_size / 1e6
+    return Measured(f"a conversation of {turns:,} turns", run, plain, size)
+
+
+def print_memory(rows: list[Measured]) -> None:
+    """Peak memory (and time) of each process, beside plain pytest's."""
+    print(
+        "\n| what | wall | CPU | peak memory | plain pytest: wall, CPU, peak memory "
+        "| eval_report.json |\n" + "|---" * 6 + "|"
+    )
+    for row in rows:
+        run, plain = row.run, row.plain
+        base = (
+            "-"
+            if plain is None
+            else (f"{plain.seconds:.2f} s, {plain.cpu_seconds:.2f} s, {plain.max_rss_mb:.0f} MB")
+        )
+        size = "-" if row.report_mb is None else f"{row.report_mb:.1f} MB"
+        print(
+            f"| {row.what} | {run.seconds:.2f} s | {run.cpu_seconds:.2f} s "
+            f"| {run.max_rss_mb:.0f} MB | {base} | {size} |"
+        )
+
+
+def measure_memory(root: Path, parts: set[str], merge_size: int, turns: int) -> list[Measured]:
+    """The peak memory cases chosen by ``--only``."""
+    rows: list[Measured] = []
+    if "merge" in parts:
+        rows += merge_and_report(merge_size, root)
+    if "huge" in parts:
+        rows.append(huge_texts(root))
+    if "conversation" in parts:
+        rows.append(long_conversation(root, turns))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,50000", help="comma-separated")
@@ -321,8 +509,16 @@ def main() -> None:
     parser.add_argument(
         "--dry-run-only", action="store_true", help="only the dry run of the largest size"
     )
+    parser.add_argument(
+        "--only",
+        default="runs,merge,huge,conversation",
+        help="comma-separated: runs (each size's runs), merge (3 shards of the largest size, "
+        "their merge and its HTML page), huge (10 MB texts), conversation (one long one)",
+    )
+    parser.add_argument("--turns", type=int, default=10_000, help="the conversation's turns")
     options = parser.parse_args()
     sizes = [int(s) for s in options.sizes.split(",")]
+    parts = set(options.only.split(","))
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, runs of each: {options.runs}")
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         print("note: PYTHONDONTWRITEBYTECODE is set: every start compiles pytest's plugins again")
@@ -334,6 +530,10 @@ def main() -> None:
             f"--rag-dry-run, {max(sizes):,} cases: {dry.seconds:.2f} s ({dry.cpu_seconds:.2f} s "
             f"CPU), {dry.max_rss_mb:.0f} MB (median of {options.runs})"
         )
+        return
+    if "runs" not in parts:
+        with tempfile.TemporaryDirectory() as tmp:
+            print_memory(measure_memory(Path(tmp), parts, max(sizes), options.turns))
         return
     up_to = options.plain_failing_up_to
     with tempfile.TemporaryDirectory() as tmp:
@@ -356,6 +556,7 @@ def main() -> None:
             sys.stdout.flush()
         largest = max(sizes)
         dry = dry_run(largest, root, options.runs)
+        memory = measure_memory(root, parts, largest, options.turns)
     print_overhead(results, fixed)
     print_failing(results, fixed)
     print_runs(results, fixed)
@@ -363,6 +564,7 @@ def main() -> None:
         f"--rag-dry-run, {largest:,} cases: {dry.seconds:.2f} s ({dry.cpu_seconds:.2f} s CPU), "
         f"{dry.max_rss_mb:.0f} MB (target: under 10 s at 50,000)"
     )
+    print_memory(memory)
 
 
 if __name__ == "__main__":

@@ -9,14 +9,15 @@ output that exists is replaced only with ``--force``: :func:`output_refusal`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
 TEMP_PREFIX = ".tmp-"
 """Temporary files start with this; none is left behind, whatever happens."""
@@ -30,21 +31,37 @@ def write_atomic(
     the file the mode a plain ``open()`` would (0644 under umask 022: the reports, which an
     artifact uploader running as another user reads); otherwise it is private to its owner
     (0600: the caches). Raises :class:`OSError` when it cannot be written."""
+    with atomic_writer(path, durable=durable, shared=shared, binary=True) as fh:
+        fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+@contextlib.contextmanager
+def atomic_writer(
+    path: Path, *, durable: bool = True, shared: bool = False, binary: bool = False
+) -> Iterator[Any]:
+    """A file to write ``path`` through, in parts (a report written case by case): text in
+    UTF-8, or bytes with ``binary``; renamed over ``path`` when the block ends, and removed
+    when it raises, as :func:`write_atomic` does."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if shared:
         fd, tmp = _open_temp(path)
     else:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX, suffix=path.suffix)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        with os.fdopen(fd, "wb") if binary else _text(fd) as fh:
+            yield fh
+            fh.flush()
             if durable:
-                fh.flush()
                 os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _text(fd: int) -> Any:
+    """The file as text in UTF-8, each line ending written as it is."""
+    return open(fd, "w", encoding="utf-8", newline="")
 
 
 def _open_temp(path: Path) -> tuple[int, str]:

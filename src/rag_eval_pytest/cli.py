@@ -16,6 +16,7 @@ output that exists is replaced only with ``--force``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from .engine.calibration import Agreement, Calibration
     from .reporting.merge import Merged
     from .reporting.models import Report
+    from .reporting.report_file import ReportParts
+    from .reporting.spool import CaseSpool
 
 _FATAL = 3
 _PROBLEMS_SHOWN = 10
@@ -201,20 +204,24 @@ def _report_parser(commands: Any) -> None:
 
 
 def _report(options: argparse.Namespace) -> int:
-    """``rag-eval report``: 0 when the page is written, 3 (one message) otherwise."""
-    from .atomic import write_atomic
-    from .reporting.html_report import render_html
+    """``rag-eval report``: 0 when the page is written, 3 (one message) otherwise. The JSON
+    report is read in parts (each case where it lies in the file, read again as the page
+    shows it), so the page of any number of cases is written holding one at a time."""
+    from .atomic import atomic_writer
+    from .reporting.html_report import write_html
 
     source, history, out = _report_paths(options)
     try:
-        report = _loaded_report(source, out, history, force=options.force)
+        parts = _loaded_report(source, out, history, force=options.force)
     except _Stop as stop:
         print(f"rag-eval report: {stop}", file=sys.stderr)
         return _FATAL
+    report = parts.head
     if report.trend is None and history.is_file():
         report = _with_history(report, history)
     try:
-        write_atomic(out, render_html(report), shared=True)
+        with atomic_writer(out, shared=True) as fh:
+            write_html(fh, report, parts.cases)
     except OSError as exc:
         print(f"rag-eval report: {out}: cannot be written ({exc.strerror})", file=sys.stderr)
         return _FATAL
@@ -234,15 +241,15 @@ def _report_paths(options: argparse.Namespace) -> tuple[Path, Path, Path]:
     return source, history, out
 
 
-def _loaded_report(source: Path, out: Path, history: Path, *, force: bool) -> Report:
-    """The JSON report, once the page may be written where it goes."""
-    from .reporting.reader import load_report
+def _loaded_report(source: Path, out: Path, history: Path, *, force: bool) -> ReportParts:
+    """The JSON report (in parts), once the page may be written where it goes."""
+    from .reporting.report_file import open_report
 
     refusal = output_refusal(out, [source, history], force=force, role="--output")
     if refusal is not None:
         raise _Stop(refusal)
     try:
-        return load_report(source)
+        return open_report(source)
     except RagEvalError as exc:
         raise _Stop(str(exc)) from None
 
@@ -475,34 +482,48 @@ def _merge(options: argparse.Namespace) -> int:
     """``rag-eval merge``: the merged run's exit code; the fatal code (one message) when the
     shards cannot be merged."""
     out: Path = options.output_dir
-    try:
-        merged = _merged(options)
-    except (_Stop, RagEvalError) as exc:
-        print(f"rag-eval merge: {exc}", file=sys.stderr)
-        return int(options.fatal_exit_code)
-    report = merged.report if options.no_history else _with_trend(merged.report, out)
-    written = _write_merged(out, report, history=not options.no_history)
+    with contextlib.ExitStack() as stack:
+        try:
+            merged, cases = _merged(options, stack)
+        except (_Stop, RagEvalError) as exc:
+            print(f"rag-eval merge: {exc}", file=sys.stderr)
+            return int(options.fatal_exit_code)
+        report = merged.report if options.no_history else _with_trend(merged.report, out)
+        written = _write_merged(out, report, cases, history=not options.no_history)
     _print_merged(len(options.reports), report, written)
     print(f"rag-eval: exit {merged.decision.code}: {merged.decision.reason}")
     return merged.decision.code
 
 
-def _merged(options: argparse.Namespace) -> Merged:
-    """The shards' reports merged, once the merged reports may be written where they go."""
-    from .reporting.merge import merge_reports
-    from .reporting.reader import load_shard
+def _merged(
+    options: argparse.Namespace, stack: contextlib.ExitStack[bool | None]
+) -> tuple[Merged, CaseSpool]:
+    """The shards' reports merged, once the merged reports may be written where they go.
+    Each shard is read in parts and its cases one at a time, in the merged order, into a
+    spool under the output folder (removed when ``stack`` closes)."""
+    from .reporting.merge import Shard, merge_shards
+    from .reporting.report_file import open_report
+    from .reporting.spool import CaseSpool
 
     refusal = _merge_refusal(options.output_dir, options.reports, force=options.force)
     if refusal is not None:
         raise _Stop(refusal)
-    docs = [(path, load_shard(path)) for path in options.reports]
-    return merge_reports(
-        docs,
+    shards = []
+    for path in options.reports:
+        parts = open_report(path, shard=True)
+        stack.callback(parts.cases.close)
+        shards.append(Shard(path, parts.head, parts.cases))
+    cases = CaseSpool(options.output_dir)
+    stack.callback(cases.close)
+    merged = merge_shards(
+        shards,
+        cases,
         version=_version(),
         critical_code=options.critical_exit_code,
         fatal_code=options.fatal_exit_code,
         allow_partial=options.allow_partial,
     )
+    return merged, cases
 
 
 def _with_trend(report: Report, out: Path) -> Report:
@@ -514,23 +535,27 @@ def _with_trend(report: Report, out: Path) -> Report:
     return report.with_trend(build_trend(read_lines(out / HISTORY_FILE), history_entry(report)))
 
 
-def _write_merged(out: Path, report: Report, *, history: bool) -> list[Path]:
-    """The merged reports written in ``out``, and its line appended to the history."""
-    from .atomic import write_atomic
+def _write_merged(out: Path, report: Report, cases: CaseSpool, *, history: bool) -> list[Path]:
+    """The merged reports written in ``out`` (``report``'s cases: ``cases``, each read as it
+    is written), and its line appended to the history."""
+    from .atomic import atomic_writer
     from .reporting.files import (
         HISTORY_FILE,
         HTML_REPORT,
         JSON_REPORT,
         MARKDOWN_REPORT,
-        report_json,
+        write_report_json,
     )
     from .reporting.history import append_line, history_entry
-    from .reporting.html_report import render_html
-    from .reporting.markdown import render_markdown
+    from .reporting.html_report import write_html
+    from .reporting.markdown import write_markdown
 
-    write_atomic(out / JSON_REPORT, report_json(report.to_json()), shared=True)
-    write_atomic(out / MARKDOWN_REPORT, render_markdown(report), shared=True)
-    write_atomic(out / HTML_REPORT, render_html(report), shared=True)
+    with atomic_writer(out / JSON_REPORT, shared=True) as fh:
+        write_report_json(fh, report.to_json(), cases.written())
+    with atomic_writer(out / MARKDOWN_REPORT, shared=True) as fh:
+        write_markdown(fh, report, cases)
+    with atomic_writer(out / HTML_REPORT, shared=True) as fh:
+        write_html(fh, report, cases)
     written = [out / JSON_REPORT, out / MARKDOWN_REPORT, out / HTML_REPORT]
     if history:
         append_line(out / HISTORY_FILE, history_entry(report))

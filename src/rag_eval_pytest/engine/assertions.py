@@ -30,7 +30,7 @@ from ..metrics.faithfulness import Faithfulness
 from ..metrics.retrieval import RetrievalPrecision, RetrievalRecall
 from ..reporting.wording import GOOD_VERDICTS, MARK_LEGEND, answer_marks, evidence_label
 from ..text.escaping import marked_plain
-from ..text.shorten import shorten
+from ..text.shorten import cut_long, shorten
 from ..text.spans import Span, marked_pieces
 from .case import RagCase
 
@@ -98,10 +98,10 @@ def failure_message(
     with the ``answer``, the statements that count against the score marked in it (known
     secrets masked by ``redact``)."""
     if result.status == "not_judged":
-        return f"{result.case} {result.metric} not judged: {result.reason}"
+        return f"{result.case} {result.metric} not judged: {cut_long(str(result.reason))}"
     lines = [_first_line(result)]
     if result.reason:
-        lines.append(f"  {result.reason}")
+        lines.append(f"  {cut_long(result.reason)}")
     lines.extend(_evidence_lines(result))
     if answer is not None:
         lines.extend(_marked_answer(result, answer, redact))
@@ -159,7 +159,9 @@ def check_results(results: list[MetricResult], case: RagCase) -> None:
     _raise_failed(results, case)
     # Checks the judge cannot make, and verdicts it was unsure of, do not end the test: its
     # other assertions run, and a test that passes them is reported as skipped, not passed.
-    case.defer_not_judged([f"{r.case} {r.metric}: {r.reason}" for r in results if _unsure(r)])
+    case.defer_not_judged(
+        [f"{r.case} {r.metric}: {cut_long(str(r.reason))}" for r in results if _unsure(r)]
+    )
     _none_judged([r for r in results if not _unsure(r)], case)
 
 

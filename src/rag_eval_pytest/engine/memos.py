@@ -10,6 +10,8 @@ from ..judges.base import SETTLED, VOTES
 from .session import make_sample, measure
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..data.dataset import LoadedCase
     from ..data.response import Message, RAGResponse
     from ..judges.base import Judge, Question
@@ -57,7 +59,7 @@ class MetricMemos:
         metric: Metric,
         services: Services,
         votes: int | None = None,
-        history: tuple[Message, ...] = (),
+        history: Sequence[Message] = (),
         threshold: float | None = None,
     ) -> asyncio.Future[Measurement]:
         """The (memoised) measurement of a metric on a case (a conversation's turn, with its
@@ -87,7 +89,7 @@ class MetricMemos:
         metrics: list[Metric],
         thresholds: list[float],
         services: Services,
-        history: tuple[Message, ...] = (),
+        history: Sequence[Message] = (),
     ) -> list[Measurement]:
         """``metrics`` measured concurrently; under ``judge.passes: auto`` a judged verdict
         near its threshold is asked again with more votes, where they can change it (the

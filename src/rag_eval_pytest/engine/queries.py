@@ -8,6 +8,7 @@ import functools
 import time
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from ..data.response import History
 from ..errors import AdapterError, raised
 from ..runtime.event_loop import LoopBlocked, raised_by_user_code, watch_blocking_calls
 from .session import recorded_response
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from ..runtime.event_loop import BlockingCalls
     from .session import EvalSession
 
-Turn = tuple["LoadedCase", "RAGResponse", "tuple[Message, ...]"]
+Turn = tuple["LoadedCase", "RAGResponse", "Sequence[Message]"]
 """A conversation's turn as its metrics see it: the turn, its response, its history."""
 
 CALL_TIMEOUT = 300.0
@@ -83,8 +84,9 @@ class RagQueries:
         its history (a turn with a recorded answer is not asked; its answer is the history
         of the next). A turn that fails fails the turns after it."""
         turns: list[Turn] = []
-        history: tuple[Message, ...] = ()
+        messages: list[Message] = []  # each turn's history is a view of its start
         for turn in loaded.turns:
+            history = History(messages, len(messages))
             if turn.case.has_recorded_answer:
                 response = self.recorded(turn)
             else:
@@ -96,11 +98,8 @@ class RagQueries:
                     self._responses[turn.key] = task
                 response = await asyncio.shield(task)
             turns.append((turn, response, history))
-            history = (
-                *history,
-                {"role": "user", "content": turn.case.question},
-                {"role": "assistant", "content": response.answer},
-            )
+            messages.append({"role": "user", "content": turn.case.question})
+            messages.append({"role": "assistant", "content": response.answer})
         return turns
 
     def _use(self, adapter: RAGAdapter) -> None:

@@ -176,7 +176,7 @@ def recorded_response(loaded: LoadedCase) -> RAGResponse:
 
 
 def make_sample(
-    loaded: LoadedCase, response: RAGResponse, history: tuple[Message, ...] = ()
+    loaded: LoadedCase, response: RAGResponse, history: Sequence[Message] = ()
 ) -> Sample:
     case = loaded.case
     return Sample(

@@ -84,8 +84,12 @@ class DatasetFile(pytest.File):
 
     def collect(self) -> list[pytest.Item]:
         items: list[pytest.Item] = []
+        shared: dict[str, Any] = {}  # the first item's fixtures, which its siblings share
         for loaded in self.cases:
-            item = ZeroCodeItem.from_parent(self, name=loaded.key, callobj=rag_dataset_case)
+            item = ZeroCodeItem.from_parent(
+                self, name=loaded.key, callobj=rag_dataset_case, **shared
+            )
+            shared.setdefault("fixtureinfo", item._fixtureinfo)
             item.stash[ZERO_CODE_CASE] = loaded.key
             if loaded.critical:
                 item.add_marker("rag_critical")

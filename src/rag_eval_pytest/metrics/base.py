@@ -73,7 +73,7 @@ class Sample:
     ranked_sources: list[str | None] | None = None
     """The source at each rank, ``None`` for a context that names none: unlike ``sources``,
     it keeps the rank of every retrieved context (``None``: the same as ``sources``)."""
-    history: tuple[Message, ...] = ()
+    history: Sequence[Message] = ()
     """A conversation's turn: the earlier turns, oldest first (the user's questions and the
     RAG system's answers); empty for a case that is no conversation."""
 
@@ -84,8 +84,24 @@ class Sample:
         after the first), a complete question alone (:mod:`~rag_eval_pytest.text.follow_ups`)."""
         from ..text.follow_ups import in_context
 
-        earlier = [m["content"] for m in self.history if m["role"] == "user"]
-        return in_context(self.question, earlier) if earlier else self.question
+        return in_context(self.question, self._leaned_on())
+
+    def _leaned_on(self) -> list[str]:
+        """The user's earlier questions this turn's question leans on, oldest first: read back
+        from the latest only as far as the latest complete one (reading every earlier message
+        for each turn made a conversation quadratic in its turns)."""
+        from ..text.follow_ups import is_follow_up
+
+        leaned: list[str] = []
+        current = self.question
+        for message in reversed(self.history):
+            if message["role"] != "user":
+                continue
+            if not is_follow_up(current):
+                break
+            current = message["content"]
+            leaned.append(current)
+        return leaned[::-1]
 
 
 class Evidence(BaseModel):

@@ -31,7 +31,7 @@ from .statistics import Change, paired_change, seed_of
 from .wording import describe, describe_cases
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Mapping, Sequence
+    from collections.abc import Collection, Iterable, Mapping, Sequence
 
     from ..metrics.base import MetricResult
     from .collector import CaseRecord
@@ -61,14 +61,18 @@ class Cases:
     contents: dict[str, str] = field(default_factory=dict)
 
 
-def run_cases(records: Sequence[CaseRecord]) -> Cases:
+def run_cases(records: Iterable[CaseRecord]) -> Cases:
     """This run's judged cases."""
     cases = Cases({}, {}, {})
     for record in records:
-        key = record.payload["key"]
-        stable = stable_metrics(record.payload, record.metrics)
-        _add(cases, key, payload_content(record.payload), record.metrics, stable)
+        add_case(cases, record)
     return cases
+
+
+def add_case(cases: Cases, record: CaseRecord) -> None:
+    """Add a run's case to ``cases``."""
+    stable = stable_metrics(record.payload, record.metrics)
+    _add(cases, record.payload["key"], payload_content(record.payload), record.metrics, stable)
 
 
 def report_cases(report: Report) -> Cases:

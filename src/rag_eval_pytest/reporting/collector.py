@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING
 from ..metrics.base import MetricResult
 from .models import CaseTest, CriticalTest, Outcome
 from .payload import case_payload
+from .spool import EventSpool
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterator, Mapping
 
     from ..data.dataset import LoadedCase
     from .payload import CasePayload
@@ -192,10 +193,19 @@ _FILLABLE = ("answer", "contexts", "sources", "latency", "error")
 
 @dataclass
 class RunCollector:
-    cases: dict[str, CaseRecord] = field(default_factory=dict)
+    """The run's test outcomes and case payloads. Each payload goes to the spool as it
+    arrives (:class:`~.spool.EventSpool`); :meth:`records` reads each case back alone, in
+    report order, at the end."""
+
+    spool: EventSpool = field(default_factory=EventSpool)
     critical_tests: dict[str, CriticalTest] = field(default_factory=dict)
     setup_error: str | None = None
     """The first setup error a test met (a judge that cannot be built): the run is fatal."""
+
+    @property
+    def cases(self) -> Mapping[str, object]:
+        """The keys of the cases collected so far (in the order first met)."""
+        return self.spool.entries
 
     def add(
         self,
@@ -214,24 +224,46 @@ class RunCollector:
         # A marked test is critical itself, with or without a case; a test of a critical
         # case is already counted with its case.
         if critical_marker and (payload is None or not payload["critical"]):
-            previous = self.critical_tests.get(nodeid)
-            if previous is None or _SEVERITY[mapped] > _SEVERITY[previous.outcome]:
-                self.critical_tests[nodeid] = CriticalTest(nodeid=nodeid, outcome=mapped)
+            self._critical_test(nodeid, mapped)
         if payload is None:
             return
         if payload.get("setup_error") and self.setup_error is None:
             self.setup_error = payload["setup_error"]
-        record = self.cases.get(payload["key"])
-        if record is None:
-            record = CaseRecord(payload)
-            record.add_payload_metrics(payload)
-            self.cases[payload["key"]] = record
-        else:
-            record.merge(payload)
-        record.add_test(nodeid, mapped, message)
+        event = {"test": [nodeid, mapped, message], "payload": payload}
+        self.spool.add(payload["key"], payload["index"], event)
+
+    def _critical_test(self, nodeid: str, outcome: Outcome) -> None:
+        previous = self.critical_tests.get(nodeid)
+        if previous is None or _SEVERITY[outcome] > _SEVERITY[previous.outcome]:
+            self.critical_tests[nodeid] = CriticalTest(nodeid=nodeid, outcome=outcome)
+
+    def records(self) -> Iterator[CaseRecord]:
+        """Each case's record, built from its spooled payloads alone, in report order (by the
+        case's index, then its key)."""
+        for key in self.spool.in_order():
+            yield self.record(key)
+
+    def record(self, key: str) -> CaseRecord:
+        """The case's record: its payloads merged, its tests' outcomes."""
+        record: CaseRecord | None = None
+        for event in self.spool.events(key):
+            payload = event["payload"]
+            if record is None:
+                record = CaseRecord(payload)
+                record.add_payload_metrics(payload)
+            else:
+                record.merge(payload)
+            record.add_test(*event["test"])
+        assert record is not None
+        return record
 
     def sorted_cases(self) -> list[CaseRecord]:
-        return sorted(self.cases.values(), key=lambda r: (r.payload["index"], r.payload["key"]))
+        """Every case's record, in report order (all in memory: for a few cases)."""
+        return list(self.records())
+
+    def close(self) -> None:
+        """Remove the spool."""
+        self.spool.close()
 
 
 def _map_outcome(when: str, outcome: str) -> Outcome | None:

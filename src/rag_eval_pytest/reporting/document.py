@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Literal
 
+from ..metrics.registry import metric_order
 from .models import (
     SCHEMA_VERSION,
     CaseResult,
@@ -27,11 +28,13 @@ from .models import (
     TurnResult,
 )
 from .stability import stable_metrics
+from .summary import CaseScore
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from .collector import CaseRecord, TurnRecord
+    from .payload import ContextPayload
     from .summary import RunSummary
 
 
@@ -45,11 +48,11 @@ def _status(met: bool | None) -> GateStatus:
     return "PASS" if met else "FAIL"
 
 
-def _case(record: CaseRecord, summary: RunSummary, order: list[str]) -> CaseResult:
+def case_result(record: CaseRecord, scored: CaseScore, slow_threshold: float) -> CaseResult:
+    """The case as the report shows it (``scored``: what the summary decided of it)."""
     payload = record.payload
     latency = payload["latency"]
-    contexts = payload["contexts"]
-    causes = summary.case_causes.get(payload["key"], ())
+    causes = scored.causes
     return CaseResult(
         key=payload["key"],
         id=payload["id"],
@@ -61,18 +64,16 @@ def _case(record: CaseRecord, summary: RunSummary, order: list[str]) -> CaseResu
         tags=payload["tags"],
         expected_contexts=payload["expected_contexts"],
         status=record.status,
-        composite=_round(summary.case_composites.get(payload["key"])),
+        composite=_round(scored.composite),
         recorded=payload["recorded"],
         answer=payload["answer"],
-        contexts=None
-        if contexts is None
-        else [ContextResult(text=c["text"], source=c["source"]) for c in contexts],
+        contexts=_contexts(payload["contexts"]),
         sources=payload["sources"],
         latency_s=_round(latency),
-        slow=latency is not None and latency > summary.latency.slow_threshold,
+        slow=latency is not None and latency > slow_threshold,
         error=payload["error"],
         tests=sorted(record.tests.values(), key=lambda t: t.nodeid),
-        metrics={name: record.metrics[name] for name in sorted(record.metrics, key=order.index)},
+        metrics={name: record.metrics[name] for name in sorted(record.metrics, key=metric_order)},
         inline=payload.get("inline", False),
         failure_cause=causes[0] if causes else None,
         secondary_causes=list(causes[1:]),
@@ -81,9 +82,14 @@ def _case(record: CaseRecord, summary: RunSummary, order: list[str]) -> CaseResu
     )
 
 
+def _contexts(contexts: list[ContextPayload] | None) -> list[ContextResult] | None:
+    if contexts is None:
+        return None
+    return [ContextResult(text=c["text"], source=c["source"]) for c in contexts]
+
+
 def _turn(turn: TurnRecord) -> TurnResult:
     payload, metrics = turn
-    contexts = payload["contexts"]
     statuses = {r.status for r in metrics.values()}
     status: Literal["passed", "failed", "not_judged"] | None = (
         "failed"
@@ -103,9 +109,7 @@ def _turn(turn: TurnRecord) -> TurnResult:
         status=status,
         recorded=payload["recorded"],
         answer=payload["answer"],
-        contexts=None
-        if contexts is None
-        else [ContextResult(text=c["text"], source=c["source"]) for c in contexts],
+        contexts=_contexts(payload["contexts"]),
         sources=payload["sources"],
         latency_s=_round(payload["latency"]),
         metrics=dict(metrics),
@@ -142,7 +146,6 @@ def build_document(
             votes=m.votes,
         )
     composite_check = checks.get("composite")
-    order = list(summary.metrics)
     lat, usage = summary.latency, summary.usage
     return Report(
         schema_version=SCHEMA_VERSION,
@@ -191,9 +194,15 @@ def build_document(
             failure_causes=dict(summary.failure_causes),
             unexplained_failures=summary.unexplained_failures,
         ),
-        cases=[_case(record, summary, order) for record in records],
+        cases=[case_result(r, _scored(r, summary), lat.slow_threshold) for r in records],
         warnings=[*warnings, *summary.warnings],
     )
+
+
+def _scored(record: CaseRecord, summary: RunSummary) -> CaseScore:
+    """What the summary decided of the case."""
+    key = record.payload["key"]
+    return CaseScore(summary.case_composites.get(key), summary.case_causes.get(key, ()))
 
 
 def now_iso() -> str:

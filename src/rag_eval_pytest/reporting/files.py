@@ -11,20 +11,21 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import os
 import tempfile
 import time
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from ..errors import RagEvalWarning
 from ..text.escaping import json_inert
-from .models import case_text, texts_digest
+from .models import CasesDigest, case_text
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
 HISTORY_FILE = "results.jsonl"
 JSON_REPORT = "eval_report.json"
@@ -33,25 +34,55 @@ HTML_REPORT = "eval_report.html"
 
 
 def report_json(doc: dict[str, Any]) -> str:
-    """The JSON report: indented, except that each case takes one line, so a report of
-    thousands of cases is written quickly (Python's compact encoder is several times faster
-    than its indenting one) and a diff of two reports shows the cases that changed. Its
+    """The JSON report of ``doc`` (the report as JSON, its cases included), as text: see
+    :func:`write_report_json`."""
+    out = io.StringIO()
+    cases = doc.get("cases", [])
+    write_report_json(out, doc, (case_text(case, allow_nan=False) for case in cases))
+    return out.getvalue()
+
+
+def write_report_json(out: TextIO, doc: dict[str, Any], cases: Iterable[str]) -> None:
+    """Write the JSON report to ``out``: ``doc`` (the report as JSON; what it has under
+    ``cases`` is not read) with ``cases`` (each case as :func:`~.models.case_text` writes it)
+    as its cases, written as they come. Indented, except that each case takes one line, so a
+    report of thousands of cases is written quickly (Python's compact encoder is several times
+    faster than its indenting one) and a diff of two reports shows the cases that changed. Its
     ``integrity`` is the count and digest of the cases written, whatever ``doc`` had."""
-
-    def dumps(value: Any, **kwargs: Any) -> str:
-        return json_inert(json.dumps(value, ensure_ascii=False, allow_nan=False, **kwargs))
-
-    cases = [case_text(case, allow_nan=False) for case in doc.get("cases", [])]
-    integrity = {"cases": len(cases), "cases_sha256": texts_digest(cases)}
-    doc = {**{k: v for k, v in doc.items() if k != "integrity"}, "integrity": integrity}
-    parts = []
-    for key, value in doc.items():
-        if key == "cases" and isinstance(value, list) and value:
-            text = "[\n" + ",\n".join(f"    {json_inert(case)}" for case in cases) + "\n  ]"
+    digest = CasesDigest()
+    out.write("{\n")
+    for n, key in enumerate(_keys(doc)):
+        out.write((",\n" if n else "") + f"  {_dumps(key)}: ")
+        if key == "cases":
+            _write_cases(out, cases, digest)
         else:
-            text = dumps(value, indent=2).replace("\n", "\n  ")
-        parts.append(f"  {dumps(key)}: {text}")
-    return "{\n" + ",\n".join(parts) + "\n}\n"
+            _write_value(out, doc[key] if key != "integrity" else _integrity(digest))
+    out.write("\n}\n")
+
+
+def _keys(doc: dict[str, Any]) -> list[str]:
+    """The report's keys in the order written: its integrity last."""
+    return [*(key for key in doc if key != "integrity"), "integrity"]
+
+
+def _write_value(out: TextIO, value: Any) -> None:
+    out.write(_dumps(value, indent=2).replace("\n", "\n  "))
+
+
+def _write_cases(out: TextIO, cases: Iterable[str], digest: CasesDigest) -> None:
+    """The cases, one line each (``[]`` for none)."""
+    for text in cases:
+        out.write(f"{',' if digest.count else '['}\n    {json_inert(text)}")
+        digest.add(text)
+    out.write("\n  ]" if digest.count else "[]")
+
+
+def _integrity(digest: CasesDigest) -> dict[str, Any]:
+    return {"cases": digest.count, "cases_sha256": digest.hexdigest()}
+
+
+def _dumps(value: Any, **kwargs: Any) -> str:
+    return json_inert(json.dumps(value, ensure_ascii=False, allow_nan=False, **kwargs))
 
 
 def append_history(path: Path, entry: dict[str, Any], *, timeout: float = 60.0) -> None:

@@ -32,17 +32,21 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import re
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
+from itertools import chain, islice
 from typing import TYPE_CHECKING, Any
 
 from ..metrics.registry import metric_order
 from ..metrics.retrieval import source_matches
 from ..text.escaping import html_text, marked_html
+from ..text.shorten import LONG_TEXT, one_line
 from ..text.spans import marked_pieces
 from . import wording
+from .case_source import ListCases, failing, not_failing
 from .charts import SERIES_CLASSES, Marker, Series, histogram_svg, line_chart_svg
 from .wording import (
     answer_marks,
@@ -53,11 +57,13 @@ from .wording import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
+    from typing import TextIO
 
     from jinja2 import Environment
     from markupsafe import Markup
 
+    from .case_source import CaseSource
     from .models import (
         CaseResult,
         CaseTest,
@@ -191,7 +197,7 @@ def _environment() -> Environment:
         seconds=fmt_seconds,
         duration=fmt_duration,
         metric_title=title,
-        one_line=lambda text: " ".join(str(text).split()),
+        one_line=lambda text: one_line(str(text), LONG_TEXT),
     )
     env.globals.update(_GLOBALS)
     return env
@@ -297,27 +303,50 @@ class _Histogram:
     svg: Markup
 
 
-def _distributions(report: Report) -> list[_Histogram]:
+@dataclass
+class _Overview:
+    """What the page needs of every case before it shows any: the scores of its histograms,
+    the tags and causes its filters number."""
+
+    names: list[str]
+    composites: list[float] = field(default_factory=list)
+    scores: dict[str, list[float]] = field(default_factory=dict)
+    tags: set[str] = field(default_factory=set)
+    causes: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, report: Report, cases: Iterable[CaseResult]) -> _Overview:
+        overview = cls(list(report.summary.metrics))
+        overview.scores = {name: [] for name in overview.names}
+        for case in cases:
+            overview.add(case)
+        return overview
+
+    def add(self, case: CaseResult) -> None:
+        if case.composite is not None:
+            self.composites.append(case.composite)
+        for name, scores in self.scores.items():
+            result = case.metrics.get(name)
+            if result is not None and result.score is not None:
+                scores.append(result.score)
+        self.tags.update(case.tags)
+        if case.failure_cause is not None:
+            self.causes.add(case.failure_cause)
+
+
+def _distributions(report: Report, overview: _Overview) -> list[_Histogram]:
     """A histogram of the composites, then of each metric's scores (those with any)."""
-    composites = [c.composite for c in report.cases if c.composite is not None]
+    composites = overview.composites
     figures = (
         [_histogram("Composite", composites, report.summary.composite.threshold)]
         if composites
         else []
     )
     for name, m in report.summary.metrics.items():
-        scores = _scores(report.cases, name)
+        scores = overview.scores[name]
         if scores:
             figures.append(_histogram(title(name), scores, _threshold_of(m)))
     return figures
-
-
-def _scores(cases: list[CaseResult], name: str) -> list[float]:
-    return [
-        r.score
-        for case in cases
-        if (r := case.metrics.get(name)) is not None and r.score is not None
-    ]
 
 
 def _threshold_of(metric: MetricSummary) -> float | None:
@@ -448,93 +477,91 @@ class _Numbers:
     cause: str
 
 
-@dataclass
-class _Cases:
-    total: int
-    tags: list[str]
-    causes: list[str]
-    names: list[str]
-    full: list[Markup] = field(default_factory=list)
-    compact: list[list[Markup]] = field(default_factory=list)
-    left: int = 0
-
-    @property
-    def shown(self) -> int:
-        return len(self.full)
-
-
 class _Numbering:
     """The numbers of the tags and causes of the cases, and each case's filter attributes."""
 
-    def __init__(
-        self, cases: list[CaseResult], causes: dict[str, int], cause_of: list[str | None]
-    ) -> None:
-        self.tags = _Index(tag for case in cases for tag in case.tags)
-        self.causes = _Index([*causes, *(c for c in cause_of if c is not None)])
+    def __init__(self, overview: _Overview, causes: dict[str, int]) -> None:
+        self.tags = _Index(overview.tags)
+        self.causes = _Index([*causes, *overview.causes])
 
     def of(self, case: CaseResult, cause: str | None) -> _Numbers:
         cause_number = "" if cause is None else str(self.causes.number[cause])
         return _Numbers(" ".join(str(self.tags.number[tag]) for tag in case.tags), cause_number)
 
 
-def _cases(report: Report, causes: dict[str, int], full_cases: int, full_bytes: int) -> _Cases:
-    cases = sorted(report.cases, key=lambda c: c.status not in _FAILING)  # stable
-    cause_of = [case_cause(case) for case in cases]
-    numbering = _Numbering(cases, causes, cause_of)
-    view = _Cases(
-        len(cases), numbering.tags.values, numbering.causes.values, list(report.summary.metrics)
-    )
-    macros: Any = _environment().get_template("case.html.jinja").module
-    view.full = _full_cases(macros, cases, cause_of, numbering, (full_cases, full_bytes))
-    shown = view.shown
-    rows = _compact_rows(macros, cases[shown:], cause_of[shown:], view.names, numbering)
-    # Tables of a few hundred rows, each laid out on its own (fixed columns) and skipped by
-    # the browser while off screen: one table of 10,000 rows takes seconds to lay out.
-    view.compact = [rows[start : start + _CHUNK] for start in range(0, len(rows), _CHUNK)]
-    view.left = len(cases) - view.shown - len(rows)
-    return view
+class _Cases:
+    """The page's cases, failing first, then the rest in report order, each read and
+    rendered as the page is written: the first in full, within the budget (cases, bytes),
+    then compact rows (:data:`COMPACT_CASES`, :data:`COMPACT_BYTES`). :attr:`shown` and
+    :attr:`left` are known once the page has written the cases before them."""
+
+    def __init__(
+        self, source: CaseSource, numbering: _Numbering, names: list[str], budget: tuple[int, int]
+    ) -> None:
+        self.total = len(source)
+        self.tags = numbering.tags.values
+        self.causes = numbering.causes.values
+        self.names = names
+        self.shown = 0
+        self.rows = 0
+        self._numbering = numbering
+        self._budget = budget
+        self._pending = _Pending(chain(source.read(failing), source.read(not_failing)))
+        self._macros: Any = _environment().get_template("case.html.jinja").module
+
+    @property
+    def left(self) -> int:
+        return self.total - self.shown - self.rows
+
+    @property
+    def full(self) -> Iterator[Markup]:
+        """The first cases in full; the failing among the first :data:`OPEN_CASES` open."""
+        size = 0
+        while self.shown < self._budget[0] and size < self._budget[1]:
+            case = self._pending.next()
+            if case is None:
+                return
+            cause = case_cause(case)
+            opened = case.status in _FAILING and self.shown < OPEN_CASES
+            number = self.shown + 1
+            block = self._macros.full_case(
+                case, cause, number, self._numbering.of(case, cause), opened
+            )
+            self.shown += 1
+            size += len(block.encode("utf-8"))
+            yield block
+
+    @property
+    def compact(self) -> Iterator[Iterator[Markup]]:
+        """The next cases as compact rows, in tables of a few hundred rows, each laid out on
+        its own (fixed columns) and skipped by the browser while off screen: one table of
+        10,000 rows takes seconds to lay out."""
+        rows = self._rows()
+        for first in rows:
+            yield chain([first], islice(rows, _CHUNK - 1))
+
+    def _rows(self) -> Iterator[Markup]:
+        size = 0
+        while self.rows < COMPACT_CASES and size < COMPACT_BYTES:
+            case = self._pending.next()
+            if case is None:
+                return
+            row = self._macros.compact_row(
+                case, self.names, self._numbering.of(case, case_cause(case))
+            )
+            self.rows += 1
+            size += len(row.encode("utf-8"))
+            yield row
 
 
-def _full_cases(
-    macros: Any,
-    cases: list[CaseResult],
-    cause_of: list[str | None],
-    numbering: _Numbering,
-    budget: tuple[int, int],
-) -> list[Markup]:
-    """The first cases in full, within the budget (cases, bytes); the failing among the
-    first :data:`OPEN_CASES` open."""
-    full: list[Markup] = []
-    size = 0
-    for case, cause in zip(cases, cause_of, strict=True):
-        number = len(full) + 1
-        if len(full) >= budget[0] or size >= budget[1]:
-            break
-        opened = case.status in _FAILING and number <= OPEN_CASES
-        block = macros.full_case(case, cause, number, numbering.of(case, cause), opened)
-        full.append(block)
-        size += len(block.encode("utf-8"))
-    return full
+class _Pending:
+    """The cases still to show, one taken at a time."""
 
+    def __init__(self, cases: Iterator[CaseResult]) -> None:
+        self._cases = cases
 
-def _compact_rows(
-    macros: Any,
-    cases: list[CaseResult],
-    cause_of: list[str | None],
-    names: list[str],
-    numbering: _Numbering,
-) -> list[Markup]:
-    """The next cases as compact rows, within :data:`COMPACT_CASES` and
-    :data:`COMPACT_BYTES`."""
-    rows: list[Markup] = []
-    size = 0
-    for case, cause in zip(cases, cause_of, strict=True):
-        if len(rows) >= COMPACT_CASES or size >= COMPACT_BYTES:
-            break
-        row = macros.compact_row(case, names, numbering.of(case, cause))
-        rows.append(row)
-        size += len(row.encode("utf-8"))
-    return rows
+    def next(self) -> CaseResult | None:
+        return next(self._cases, None)
 
 
 # ---------------------------------------------------------------------------------------
@@ -543,17 +570,36 @@ def _compact_rows(
 def render_html(
     report: Report, *, full_cases: int = FULL_CASES, full_bytes: int = FULL_BYTES
 ) -> str:
-    """The whole page, as text."""
+    """The whole page of a report in memory, as text (:func:`write_html`)."""
+    out = io.StringIO()
+    write_html(out, report, ListCases(report.cases), full_cases=full_cases, full_bytes=full_bytes)
+    return out.getvalue()
+
+
+def write_html(
+    out: TextIO,
+    report: Report,
+    cases: CaseSource,
+    *,
+    full_cases: int = FULL_CASES,
+    full_bytes: int = FULL_BYTES,
+) -> None:
+    """The page to ``out``, written as it is rendered; ``report``'s cases are ``cases``,
+    read once for the histograms and the filters, then once more as they are shown."""
     causes = cause_counts(report)
     trend = report.trend if report.trend is not None and len(report.trend.points) >= 2 else None
+    overview = _Overview.of(report, cases.read())
+    numbering = _Numbering(overview, causes)
     page = _environment().get_template("eval_report.html.jinja")
-    return page.render(
+    parts = page.generate(
         report=report,
-        large=len(report.cases) > LARGE,
+        large=len(cases) > LARGE,
         causes=sorted(causes.items(), key=lambda item: (-item[1], item[0])),
-        distributions=_distributions(report),
+        distributions=_distributions(report, overview),
         trend=trend,
         trend_figures=_trend_figures(report),
-        cases=_cases(report, causes, full_cases, full_bytes),
+        cases=_Cases(cases, numbering, overview.names, (full_cases, full_bytes)),
         **_page_assets(),
     )
+    for part in parts:
+        out.write(part)

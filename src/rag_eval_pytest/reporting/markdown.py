@@ -6,6 +6,7 @@ What they say comes from :mod:`.wording`; untrusted text is made inert Markdown 
 
 from __future__ import annotations
 
+import io
 import re
 from typing import TYPE_CHECKING
 
@@ -13,6 +14,7 @@ from ..metrics.registry import metric_order
 from ..text.escaping import code, inline, marked_inline
 from ..text.shorten import cut
 from ..text.spans import marked_pieces
+from .case_source import ListCases, failing
 from .causes import MEANINGS, UNEXPLAINED
 from .wording import (
     FLAKY_MEANING,
@@ -41,9 +43,13 @@ from .wording import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import TextIO
+
     from ..judges.base import Usage
     from ..metrics.base import Evidence, MetricResult
     from ..text.spans import Span
+    from .case_source import CaseMark, CaseSource
     from .models import (
         CaseResult,
         CaseTest,
@@ -128,7 +134,7 @@ _CAUSE_CASES = 20
 """The most cases named per cause in the "Why cases failed" table (all are under Issues)."""
 
 
-def _cause_cases(cases: list[CaseResult]) -> str:
+def _cause_cases(cases: list[CaseMark]) -> str:
     """The keys of ``cases``, critical first, at most :data:`_CAUSE_CASES` of them."""
     ordered = sorted(cases, key=lambda c: not c.critical)  # stable: dataset order
     shown = [f"{_cell(c.key)}{' (critical)' if c.critical else ''}" for c in ordered[:_CAUSE_CASES]]
@@ -136,9 +142,27 @@ def _cause_cases(cases: list[CaseResult]) -> str:
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
-def _failing(cases: list[CaseResult]) -> list[CaseResult]:
+def _failing(cases: CaseSource) -> list[CaseMark]:
     """The cases that failed or errored, in the report's order."""
-    return [case for case in cases if case.status in ("failed", "error")]
+    return [mark for mark in cases.marks() if mark.failing]
+
+
+def _source(report: Report, cases: CaseSource | None) -> CaseSource:
+    """The report's cases: ``cases``, or those of the report in memory."""
+    return ListCases(report.cases) if cases is None else cases
+
+
+class _Joined:
+    """Lines written to ``out`` as they come, as ``"\n".join(lines)`` would write them."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.started = False
+
+    def add(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.out.write(f"\n{line}" if self.started else line)
+            self.started = True
 
 
 # Each cause's row: its label, the failure_cause it counts, and what it means.
@@ -148,10 +172,10 @@ _CAUSE_ROWS: list[tuple[str, str | None, str]] = [
 ]
 
 
-def cause_section(report: Report) -> list[str]:
+def cause_section(report: Report, cases: CaseSource | None = None) -> list[str]:
     """ "Why cases failed": the failing cases per cause, most telling cause first, with what
     each cause means and which cases have it (critical first); nothing when none failed."""
-    failing = _failing(report.cases)
+    failing = _failing(_source(report, cases))
     if not failing:
         return []
     return [
@@ -164,10 +188,10 @@ def cause_section(report: Report) -> list[str]:
     ]
 
 
-def _cause_rows(failing: list[CaseResult]) -> list[str]:
+def _cause_rows(failing: list[CaseMark]) -> list[str]:
     rows = []
     for label, cause, meaning in _CAUSE_ROWS:
-        having = [case for case in failing if case.failure_cause == cause]
+        having = [case for case in failing if case.cause == cause]
         if having:
             rows.append(f"| {label} | {len(having)} | {_cause_cases(having)} | {meaning} |")
     return rows
@@ -357,19 +381,28 @@ def _failed_test(test: CaseTest) -> str:
     return f"- {code(test.nodeid)} {test.outcome}{message}"
 
 
-def _not_judged(cases: list[CaseResult]) -> list[str]:
+def _write_not_judged(lines: _Joined, cases: CaseSource) -> None:
     """Why each metric went unjudged (refusal, outage, missing input), for the cases whose
     trace is not shown above: a 'not judged' is never left without its reason."""
-    rows = [
+    count = sum(mark.not_judged for mark in cases.marks() if not mark.failing)
+    if not count:
+        return
+    lines.add([f"## Not Judged: {count}", ""])
+    for case in cases.read(_unjudged_passing):
+        lines.add(_not_judged_rows(case))
+    lines.add([""])
+
+
+def _not_judged_rows(case: CaseResult) -> list[str]:
+    return [
         _not_judged_row(case.key, name, result.reason)
-        for case in cases
-        if case.status not in ("failed", "error")
         for name, result in case.metrics.items()
         if result.status == "not_judged"
     ]
-    if not rows:
-        return []
-    return [f"## Not Judged: {len(rows)}", "", *rows, ""]
+
+
+def _unjudged_passing(mark: CaseMark) -> bool:
+    return not mark.failing and mark.not_judged > 0
 
 
 def _not_judged_row(key: str, name: str, reason: str | None) -> str:
@@ -560,9 +593,18 @@ def _trend_row(number: int, point: TrendPoint, names: list[str]) -> str:
 
 
 def render_markdown(report: Report) -> str:
-    """``eval_report.md``: the run, its summary and what it is compared with, the critical
-    tests, why cases failed and each failing case's trace, the tags, every case, warnings."""
-    return "\n".join(
+    """``eval_report.md`` of a report in memory, as text (:func:`write_markdown`)."""
+    out = io.StringIO()
+    write_markdown(out, report, ListCases(report.cases))
+    return out.getvalue()
+
+
+def write_markdown(out: TextIO, report: Report, cases: CaseSource) -> None:
+    """``eval_report.md`` to ``out``: the run, its summary and what it is compared with, the
+    critical tests, why cases failed and each failing case's trace, the tags, every case,
+    warnings. ``report``'s cases are ``cases``, each read when its section is written."""
+    lines = _Joined(out)
+    lines.add(
         [
             "# RAG Evaluation Report",
             "",
@@ -573,14 +615,14 @@ def render_markdown(report: Report) -> str:
             *flaky_lines(report),
             *_trend(report.trend),
             *_critical_section(report.summary.critical),
-            *cause_section(report),
-            *_issues(report.cases),
-            *_not_judged(report.cases),
-            *_tag_table(report.summary.tags),
-            *_all_cases(report.cases),
-            *_listed("## Warnings", report.warnings, gap=True),
+            *cause_section(report, cases),
         ]
     )
+    _write_issues(lines, cases)
+    _write_not_judged(lines, cases)
+    lines.add(_tag_table(report.summary.tags))
+    _write_all_cases(lines, cases)
+    lines.add(_listed("## Warnings", report.warnings, gap=True))
 
 
 def _run_notices(run: RunSection) -> list[str]:
@@ -673,12 +715,10 @@ def _critical_section(critical: CriticalSummary) -> list[str]:
     ]
 
 
-def _issues(cases: list[CaseResult]) -> list[str]:
-    issues = _failing(cases)
-    lines = [f"## Issues Found: {len(issues)}", ""]
-    for case in issues:
-        lines += _case_trace(case)
-    return lines
+def _write_issues(lines: _Joined, cases: CaseSource) -> None:
+    lines.add([f"## Issues Found: {len(_failing(cases))}", ""])
+    for case in cases.read(failing):
+        lines.add(_case_trace(case))
 
 
 def _tag_table(tags: list[TagSummary]) -> list[str]:
@@ -697,15 +737,17 @@ def _tag_table(tags: list[TagSummary]) -> list[str]:
     ]
 
 
-def _all_cases(cases: list[CaseResult]) -> list[str]:
-    return [
-        "## All Cases",
-        "",
-        "| Case | Status | Composite | Metrics |",
-        "|------|--------|-----------|---------|",
-        *(_case_row(case) for case in cases),
-        "",
-    ]
+def _write_all_cases(lines: _Joined, cases: CaseSource) -> None:
+    lines.add(
+        [
+            "## All Cases",
+            "",
+            "| Case | Status | Composite | Metrics |",
+            "|------|--------|-----------|---------|",
+        ]
+    )
+    lines.add(_case_row(case) for case in cases.read())
+    lines.add([""])
 
 
 def _case_row(case: CaseResult) -> str:
@@ -756,14 +798,28 @@ def _cut(escaped: str, limit: int) -> str:
 
 
 def render_step_summary(report: Report) -> str:
-    """``eval_summary.md`` and ``$GITHUB_STEP_SUMMARY``: fit for a pull-request comment.
+    """The step summary of a report in memory, as text (:func:`write_step_summary`)."""
+    out = io.StringIO()
+    write_step_summary(out, report, ListCases(report.cases))
+    return out.getvalue()
+
+
+def write_step_summary(out: TextIO, report: Report, cases: CaseSource) -> None:
+    """``eval_summary.md`` and ``$GITHUB_STEP_SUMMARY``, to ``out``: fit for a pull-request
+    comment.
 
     The status line, the composite, the metric table, then every failing case with its
     one-line reason (critical cases first), and every failed critical test."""
+    lines = _Joined(out)
+    lines.add(_step_summary_head(report))
+    _write_failing_section(lines, report, cases)
+
+
+def _step_summary_head(report: Report) -> list[str]:
     run, summary = report.run, report.summary
     counts, critical = summary.counts, summary.critical
     notes = _noise_notes(report)
-    lines = [
+    return [
         f"## {verdict_line(run.exit_code, _cell(run.exit_reason))}",
         "",
         f"**Composite:** {fmt_score(summary.composite.score)} | **Cases:** "
@@ -778,30 +834,42 @@ def render_step_summary(report: Report) -> str:
         "",
         *_unchecked(summary),
         *([*notes, ""] if notes else []),
-        *_failing_section(report),
     ]
-    return "\n".join(lines)
 
 
-def _failing_section(report: Report) -> list[str]:
+def _write_failing_section(lines: _Joined, report: Report, cases: CaseSource) -> None:
     """The failing cases, critical first, each with its reason, and the failed critical
     tests of no failing case."""
-    failing = sorted(_failing(report.cases), key=lambda c: not c.critical)  # stable
+    failing = _failing(cases)
     tests = _other_critical_tests(report.summary.critical.failed, failing)
     if not failing and not tests:
-        return []
+        return
+    lines.add(_failing_head(report, len(failing), tests))
+    for critical in (_failing_critical, _failing_other):
+        lines.add(_failing_line(case) for case in cases.read(critical))
+    lines.add([""])
+
+
+def _failing_head(report: Report, failing: int, tests: list[str]) -> list[str]:
+    """The failing section's heading, the causes, and the failed critical tests."""
     why = [f"**Why cases failed:** {causes_line(report.summary)}", ""] if failing else []
     return [
-        f"### Failing: {len(failing) + len(tests)}",
+        f"### Failing: {failing + len(tests)}",
         "",
         *why,
         *(f"- **{_cell(key)}** (critical test) failed" for key in tests),
-        *(_failing_line(case) for case in failing),
-        "",
     ]
 
 
-def _other_critical_tests(failed: list[str], failing: list[CaseResult]) -> list[str]:
+def _failing_critical(mark: CaseMark) -> bool:
+    return mark.failing and mark.critical
+
+
+def _failing_other(mark: CaseMark) -> bool:
+    return mark.failing and not mark.critical
+
+
+def _other_critical_tests(failed: list[str], failing: list[CaseMark]) -> list[str]:
     """The failed critical tests that are no failing case's key."""
     keys = {case.key for case in failing}
     return [key for key in failed if key not in keys]

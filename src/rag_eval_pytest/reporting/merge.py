@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..errors import RagEvalError
 from ..metrics.base import MetricResult, status_of
 from .baselines import failing_regressions, unusable_reason
+from .case_source import CaseSource, ListCases
 from .collector import CaseRecord
-from .document import build_document, now_iso
+from .document import build_document, case_result, now_iso
 from .history import selection
 from .models import (
     CaseResult,
@@ -35,11 +36,11 @@ from .models import (
     Selection,
     TurnResult,
 )
-from .summary import summarise
+from .summary import SummaryBuilder
 from .verdict import ExitCodes, ExitDecision, RunEnd, decide_verdict
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
     from pathlib import Path
 
     from .models import DatasetInfo
@@ -54,7 +55,36 @@ class MergeError(RagEvalError):
 @dataclass
 class Merged:
     report: Report
+    """The merged report (without its cases when they were merged into a spool)."""
     decision: ExitDecision
+    cases: CaseSink
+    """The merged cases, in report order."""
+
+
+class ShardCases(Protocol):
+    """A shard's cases, each read when the merge comes to it."""
+
+    @property
+    def order(self) -> Sequence[tuple[int, str]]:
+        """Each case's index and key, in the shard's order."""
+        ...
+
+    def at(self, n: int) -> CaseResult: ...
+
+
+class CaseSink(CaseSource, Protocol):
+    """Where the merged cases go, in report order (a spool, or a list in memory)."""
+
+    def add(self, written: dict[str, Any], shown: dict[str, Any] | None = None) -> None: ...
+
+
+@dataclass(frozen=True)
+class Shard:
+    """A shard's report: ``report`` without its cases, and ``cases``."""
+
+    path: Path
+    report: Report
+    cases: ShardCases
 
 
 def _record(case: CaseResult) -> CaseRecord:
@@ -235,35 +265,72 @@ def merge_reports(
     fatal_code: int = 3,
     allow_partial: bool = False,
 ) -> Merged:
-    """The shards' reports as one report, its verdict decided again from the merged cases."""
-    problems = _refuse_incomplete(docs, allow_partial=allow_partial)
-    shards = _Shards()
-    for path, doc in docs:
-        shards.add(path, doc)
-    ordered = shards.ordered()
-    summary = summarise(
-        ordered,
-        weights=shards.weights,
-        thresholds=shards.thresholds,
-        slow_threshold=shards.slow,
-        critical_tests=list(shards.critical_tests.values()),
+    """The shards' reports (in memory) as one report with its cases, its verdict decided
+    again from the merged cases."""
+    cases = ListCases()
+    shards = [
+        Shard(path, doc.model_copy(update={"cases": []}), ListCases(doc.cases))
+        for path, doc in docs
+    ]
+    merged = merge_shards(
+        shards,
+        cases,
+        version=version,
+        critical_code=critical_code,
+        fatal_code=fatal_code,
+        allow_partial=allow_partial,
     )
-    end = _run_end(docs, ordered, summary)
+    return Merged(merged.report.model_copy(update={"cases": cases.cases}), merged.decision, cases)
+
+
+def _without_cases(report: Report) -> Report:
+    return report.model_copy(update={"cases": []})
+
+
+def merge_shards(
+    shards: list[Shard],
+    cases: CaseSink,
+    *,
+    version: str,
+    critical_code: int = 2,
+    fatal_code: int = 3,
+    allow_partial: bool = False,
+) -> Merged:
+    """The shards as one report, its verdict decided again from the merged cases, which go
+    to ``cases`` one at a time, in report order (the report returned is without them)."""
+    docs = [(shard.path, shard.report) for shard in shards]
+    problems = _refuse_incomplete(docs, allow_partial=allow_partial)
+    settings = _Shards()
+    for shard in shards:
+        settings.add(shard)
+    builder = SummaryBuilder(settings.weights)
+    keys = settings.merge(shards, builder, cases)
+    summary = builder.summary(
+        thresholds=settings.thresholds,
+        slow_threshold=settings.slow,
+        critical_tests=list(settings.critical_tests.values()),
+    )
+    end = _run_end(docs, len(keys), summary)
     decision = decide_verdict(summary, end, ExitCodes(critical=critical_code, fatal=fatal_code))
     report = build_document(
-        _merged_run([doc.run for _, doc in docs], problems, ordered, summary, end, decision),
+        _merged_run([doc.run for _, doc in docs], problems, keys, summary, end, decision),
         summary,
-        ordered,
-        critical_tests=list(shards.critical_tests.values()),
-        warnings=[
-            *(f"partial merge: {p}" for p in problems),
-            *sorted({w for _, doc in docs for w in doc.warnings}),
-        ],
-        thresholds=shards.thresholds,
-        weights=shards.weights,
+        [],
+        critical_tests=list(settings.critical_tests.values()),
+        warnings=_warnings(docs, problems),
+        thresholds=settings.thresholds,
+        weights=settings.weights,
         version=version,
     )
-    return Merged(report, decision)
+    return Merged(report, decision, cases)
+
+
+def _warnings(docs: list[tuple[Path, Report]], problems: list[str]) -> list[str]:
+    """What is missing from a partial merge, and the shards' warnings, each once."""
+    return [
+        *(f"partial merge: {p}" for p in problems),
+        *sorted({w for _, doc in docs for w in doc.warnings}),
+    ]
 
 
 def _refuse_incomplete(docs: list[tuple[Path, Report]], *, allow_partial: bool) -> list[str]:
@@ -283,23 +350,28 @@ def _refuse_incomplete(docs: list[tuple[Path, Report]], *, allow_partial: bool) 
 
 @dataclass
 class _Shards:
-    """The shards' cases as a run's records, and the settings they share."""
+    """The settings the shards share, and where each case is: the merged order."""
 
-    records: dict[str, CaseRecord] = field(default_factory=dict)
+    placed: list[tuple[int, str, int, int]] = field(default_factory=list)
+    """Each case's index and key, its shard and its place in the shard."""
+    keys: set[str] = field(default_factory=set)
+    shards: int = 0
     critical_tests: dict[str, CriticalTest] = field(default_factory=dict)
     weights: dict[str, float] = field(default_factory=dict)
     thresholds: dict[str, float] = field(default_factory=dict)
     slow: float = 5.0
 
-    def add(self, path: Path, doc: Report) -> None:
-        weights, thresholds, self.slow = _settings_of(doc)
+    def add(self, shard: Shard) -> None:
+        weights, thresholds, self.slow = _settings_of(shard.report)
         self.weights.update(weights)
-        self._add_thresholds(path, thresholds)
-        for case in doc.cases:
-            if case.key in self.records:
-                raise MergeError(f"{path}: case {case.key!r} is in two shards")
-            self.records[case.key] = _record(case)
-        for test in doc.summary.critical.tests:
+        self._add_thresholds(shard.path, thresholds)
+        number, self.shards = self.shards, self.shards + 1
+        for place, (index, key) in enumerate(shard.cases.order):
+            if key in self.keys:
+                raise MergeError(f"{shard.path}: case {key!r} is in two shards")
+            self.keys.add(key)
+            self.placed.append((index, key, number, place))
+        for test in shard.report.summary.critical.tests:
             self.critical_tests[test.nodeid] = test
 
     def _add_thresholds(self, path: Path, thresholds: dict[str, float]) -> None:
@@ -311,25 +383,30 @@ class _Shards:
                 )
             self.thresholds[name] = value
 
-    def ordered(self) -> list[CaseRecord]:
-        """The records in the order of a run: by the case's index, then key."""
-        return sorted(self.records.values(), key=lambda r: (r.payload["index"], r.payload["key"]))
+    def merge(self, shards: list[Shard], builder: SummaryBuilder, cases: CaseSink) -> list[str]:
+        """Each case in the order of a run (by its index, then its key), read from its shard
+        alone, counted into the summary and given to ``cases``; their keys."""
+        keys = []
+        for _, key, number, place in sorted(self.placed):
+            record = _record(shards[number].cases.at(place))
+            scored = builder.add(record)
+            cases.add(case_result(record, scored, self.slow).model_dump(mode="json"))
+            keys.append(key)
+        return keys
 
 
-def _run_end(
-    docs: list[tuple[Path, Report]], ordered: list[CaseRecord], summary: RunSummary
-) -> RunEnd:
+def _run_end(docs: list[tuple[Path, Report]], cases: int, summary: RunSummary) -> RunEnd:
     """How the shards' runs ended, together, for the verdict of the merged run."""
     runs = [doc.run for _, doc in docs]
     return RunEnd(
         pytest_status=_pytest_exit(runs),
-        ran_tests=bool(ordered) or any(r.pytest_exit != 5 for r in runs),
+        ran_tests=bool(cases) or any(r.pytest_exit != 5 for r in runs),
         failed_tests=summary.failed,
         errored_tests=summary.errors,
         report_only=all(r.report_only for r in runs),
         unsupported=_unsupported(runs),
         empty_shard=None
-        if ordered
+        if cases
         else f"none of the {len(runs)} shards holds a case: the merged report has none",
         # A shard stopped before its end (a setup error, an interruption) says why; what
         # its cases show (a judge that failed) is decided again from the merged cases.
@@ -360,7 +437,7 @@ def _regressions(docs: list[tuple[Path, Report]]) -> tuple[str, ...]:
 def _merged_run(
     runs: list[RunSection],
     problems: list[str],
-    ordered: list[CaseRecord],
+    keys: list[str],
     summary: RunSummary,
     end: RunEnd,
     decision: ExitDecision,
@@ -377,7 +454,7 @@ def _merged_run(
         selected_cases=sum(r.selected_cases for r in runs),
         tags_filter=list(runs[0].tags_filter),
         shard="merged " + ", ".join(_shard_names(runs)),
-        selection=_merged_selection(runs, ordered, list(summary.metrics)),
+        selection=_merged_selection(runs, keys, list(summary.metrics)),
         adapter=adapter,
         judge=judge,
         git_commit=git_commit,
@@ -437,14 +514,14 @@ def _stopped(run: RunSection) -> bool:
 
 
 def _merged_selection(
-    runs: list[RunSection], records: list[CaseRecord], metrics: list[str]
+    runs: list[RunSection], keys: list[str], metrics: list[str]
 ) -> Selection | None:
     """The selection of the merged run: the shards' cases together, when every shard
     recorded its selection (reports of earlier versions did not)."""
     selections = [r.selection for r in runs if r.selection is not None]
     if len(selections) < len(runs):
         return None
-    return _selection_of(selections, [r.payload["key"] for r in records], metrics)
+    return _selection_of(selections, keys, metrics)
 
 
 def _selection_of(selections: list[Selection], cases: list[str], metrics: list[str]) -> Selection:

@@ -469,11 +469,27 @@ def case_text(case: Any, *, allow_nan: bool = True) -> str:
 
 def texts_digest(texts: Iterable[str]) -> str:
     """The SHA-256 of cases given as their :func:`case_text`."""
-    digest = hashlib.sha256()
-    for n, text in enumerate(texts):
-        # A lone surrogate (read back from a "\ud800" escape) is hashed, not raised on.
-        digest.update(("\n" if n else "").encode() + text.encode("utf-8", "surrogatepass"))
+    digest = CasesDigest()
+    for text in texts:
+        digest.add(text)
     return digest.hexdigest()
+
+
+class CasesDigest:
+    """:func:`texts_digest` of the cases given one at a time (:meth:`add`), and their count."""
+
+    def __init__(self) -> None:
+        self._sha = hashlib.sha256()
+        self.count = 0
+
+    def add(self, text: str) -> None:
+        # A lone surrogate (read back from a "\ud800" escape) is hashed, not raised on.
+        data = text.encode("utf-8", "surrogatepass")
+        self._sha.update(b"\n" + data if self.count else data)
+        self.count += 1
+
+    def hexdigest(self) -> str:
+        return self._sha.hexdigest()
 
 
 def cases_digest(cases: Sequence[Any]) -> str:

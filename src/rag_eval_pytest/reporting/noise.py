@@ -11,22 +11,33 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from .baseline_store import KeptRuns, UnreadableStore, read_kept, store_path, updated, write_kept
+from .baseline_store import (
+    Judged,
+    KeptRuns,
+    KeptScore,
+    StoreUpdate,
+    UnreadableStore,
+    read_kept,
+    store_path,
+    write_updated,
+)
 from .baselines import (
+    Cases,
     RunJudge,
+    Verdict,
+    add_case,
     compare,
     failing_regressions,
     load_baseline,
-    run_cases,
     unusable_reason,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
     from pathlib import Path
 
     from ..config.settings import RegressionSettings
@@ -42,20 +53,33 @@ def content_hash(payload: Mapping[str, Any]) -> str:
 
 def outcomes_after(
     kept: KeptRuns | None,
-    records: Sequence[CaseRecord],
+    records: Iterable[CaseRecord],
     run_id: str | None,
     window: int,
 ) -> dict[str, list[list[str]]]:
     """Each of this run's cases' last ``window`` outcomes, this run's last: ``[run, content
     hash, status]``."""
+    return _outcomes_after(kept, (_outcome(record) for record in records), run_id, window)
+
+
+Outcome = tuple[str, str, str]
+"""A case's outcome in a run: its key, the hash of what it was judged on, its status."""
+
+
+def _outcome(record: CaseRecord) -> Outcome:
+    return record.payload["key"], content_hash(record.payload), record.status
+
+
+def _outcomes_after(
+    kept: KeptRuns | None, outcomes: Iterable[Outcome], run_id: str | None, window: int
+) -> dict[str, list[list[str]]]:
     before = kept.outcomes if kept is not None else {}
-    outcomes: dict[str, list[list[str]]] = {}
-    for record in records:
-        key = record.payload["key"]
+    last_runs: dict[str, list[list[str]]] = {}
+    for key, digest, status in outcomes:
         last = _kept_outcomes(before.get(key))
-        last.append([str(run_id), content_hash(record.payload), record.status])
-        outcomes[key] = last[-window:]
-    return outcomes
+        last.append([str(run_id), digest, status])
+        last_runs[key] = last[-window:]
+    return last_runs
 
 
 def _kept_outcomes(earlier: Any) -> list[list[str]]:
@@ -92,6 +116,30 @@ def flaky_cases(outcomes: Mapping[str, Sequence[Sequence[str]]], least: int = 2)
 
 
 @dataclass
+class RunCases:
+    """What the noise check needs of each of a run's cases, gathered one case at a time
+    (:meth:`add`): its outcome, its judged scores and verdicts, its failed tests."""
+
+    outcomes: list[Outcome] = field(default_factory=list)
+    judged: Cases = field(default_factory=lambda: Cases({}, {}, {}))
+    failed_tests: dict[str, int] = field(default_factory=dict)
+
+    def add(self, record: CaseRecord) -> None:
+        self.outcomes.append(_outcome(record))
+        add_case(self.judged, record)
+        failed = sum(t.outcome in ("failed", "error") for t in record.tests.values())
+        if failed:
+            self.failed_tests[record.payload["key"]] = failed
+
+    @classmethod
+    def of(cls, records: Iterable[CaseRecord]) -> RunCases:
+        cases = cls()
+        for record in records:
+            cases.add(record)
+        return cases
+
+
+@dataclass
 class NoiseCheck:
     """What a run learns from its baseline and its cases' last outcomes: the comparison,
     the judge-flaky cases, and what the next runs of the same judge identity will read."""
@@ -106,7 +154,7 @@ class NoiseCheck:
     _kept: KeptRuns | None
     _judge_identity: str | None
     _run_id: str | None
-    _records: Sequence[CaseRecord]
+    _cases: RunCases
     _outcomes: dict[str, list[list[str]]]
 
     @property
@@ -125,15 +173,35 @@ class NoiseCheck:
         """Keep this run's outcomes, and its scores unless it was flagged as a regression
         (by whichever baseline): the next run is compared with the last run that was not."""
         flagged = self.comparison is not None and self.comparison.flagged
-        kept = updated(
-            self._kept,
-            self._judge_identity,
-            self._records,
+        judged = self._cases.judged
+        update = StoreUpdate(
+            judged.contents,
+            lambda key: _judged(judged, key, self._run_id),
             self._outcomes,
             run_id=self._run_id,
             scores=not flagged,
         )
-        write_kept(self._path, kept)
+        write_updated(self._path, self._kept, self._judge_identity, update)
+
+
+def _judged(cases: Cases, key: str, run_id: str | None) -> Judged | None:
+    """A case of the run as the next runs keep it: its content and its judged scores."""
+    content = cases.contents.get(key)
+    if content is None:
+        return None
+    scores = {
+        name: _kept_score(run_id, scores[key], cases.verdicts[name][key])
+        for name, scores in cases.scores.items()
+        if key in scores
+    }
+    return content, scores
+
+
+def _kept_score(run_id: str | None, score: float, verdict: Verdict) -> KeptScore:
+    status: Literal["passed", "failed"] = "passed" if verdict.passed else "failed"
+    return KeptScore(
+        run=run_id, score=score, status=status, threshold=verdict.threshold, stable=verdict.stable
+    )
 
 
 def check_noise(
@@ -141,50 +209,52 @@ def check_noise(
     output_dir: Path,
     judge_identity: str | None,
     run_id: str | None,
-    records: Sequence[CaseRecord],
+    records: Iterable[CaseRecord] | RunCases,
     judge: str | None = None,
 ) -> NoiseCheck:
     """The comparison of this run (judged by ``judge_identity``, described as ``judge``) with
-    its baseline, and its judge-flaky cases."""
+    its baseline, and its judge-flaky cases. ``records``: the run's cases, or what the check
+    needs of them (:class:`RunCases`)."""
+    cases = records if isinstance(records, RunCases) else RunCases.of(records)
     path = store_path(output_dir, judge_identity)
-    try:
-        kept: KeptRuns | UnreadableStore | None = read_kept(path, judge_identity)
-    except UnreadableStore as exc:
-        kept = exc
+    kept = _kept(path, judge_identity)
     readable = kept if isinstance(kept, KeptRuns) else None  # an unreadable file starts afresh
-    outcomes = outcomes_after(readable, records, run_id, settings.flaky_window)
+    outcomes = _outcomes_after(readable, cases.outcomes, run_id, settings.flaky_window)
     flaky = flaky_cases(outcomes)
     comparison = None
     if settings.baseline != "none":
         baseline = load_baseline(settings.baseline, kept, RunJudge(judge_identity, judge))
         comparison = compare(
             baseline,
-            run_cases(records),
+            cases.judged,
             alpha=settings.alpha,
             min_drop=settings.min_drop,
             gate=settings.fail,
             flaky=flaky,
         )
+    quarantine = settings.flaky == "quarantine"
     return NoiseCheck(
         comparison=comparison,
         flaky=flaky,
-        quarantined=_quarantined(records, flaky) if settings.flaky == "quarantine" else {},
+        quarantined=_quarantined(cases.failed_tests, flaky) if quarantine else {},
         _path=path,
         _kept=readable,
         _judge_identity=judge_identity,
         _run_id=run_id,
-        _records=records,
+        _cases=cases,
         _outcomes=outcomes,
     )
 
 
-def _quarantined(records: Sequence[CaseRecord], flaky: Mapping[str, str]) -> dict[str, int]:
+def _kept(path: Path, judge_identity: str | None) -> KeptRuns | UnreadableStore | None:
+    """What the earlier runs of the judge identity kept; why it cannot be read."""
+    try:
+        return read_kept(path, judge_identity)
+    except UnreadableStore as exc:
+        return exc
+
+
+def _quarantined(failed_tests: Mapping[str, int], flaky: Mapping[str, str]) -> dict[str, int]:
     """The judge-flaky cases that failed, with their failed tests (``regression.flaky:
     quarantine``: their failures do not fail the run)."""
-    quarantined: dict[str, int] = {}
-    for record in records:
-        key = record.payload["key"]
-        failed = sum(t.outcome in ("failed", "error") for t in record.tests.values())
-        if key in flaky and failed:
-            quarantined[key] = failed
-    return quarantined
+    return {key: failed for key, failed in failed_tests.items() if key in flaky}

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
+from ..text.shorten import LONG_TEXT, cut_noted
+
 if TYPE_CHECKING:
     from ..data.dataset import LoadedCase
     from ..data.response import RAGResponse
@@ -112,7 +114,7 @@ def case_payload(
         "setup_error": setup_error,
         "adapter": adapter,
         "judge": judge,
-        "metrics": [r.model_dump(mode="json") for r in results],
+        "metrics": _results(results, response),
     }
 
 
@@ -133,3 +135,37 @@ class _Answered(NamedTuple):
         if response.contexts is not None:
             contexts = [{"text": c.text, "source": c.source} for c in response.contexts]
         return cls(response.answer, contexts, response.retrieved_sources, response.latency)
+def _results(results: list[MetricResult], response: RAGResponse | None) -> list[dict[str, Any]]:
+    whole = _whole_texts(response)
+    return [_stored_once(result, whole) for result in results]
+
+
+def _whole_texts(response: RAGResponse | None) -> dict[str, str]:
+    """The case's long texts that the payload holds whole, and where: its answer and its
+    contexts."""
+    if response is None:
+        return {}
+    whole = {c.text: "the case's contexts" for c in response.contexts or ()}
+    whole[response.answer] = "the case's answer"
+    return {text: where for text, where in whole.items() if len(text) > LONG_TEXT}
+
+
+def _stored_once(result: MetricResult, whole: dict[str, str]) -> dict[str, Any]:
+    """``result`` as JSON, each evidence's text or reason longer than
+    :data:`~rag_eval_pytest.text.shorten.LONG_TEXT` that repeats the answer, a context or the
+    result's reason kept as its start with a note of where the whole text is: a 10 MB
+    context each metric quoted whole was in the report once more for each."""
+    data = result.model_dump(mode="json")
+    if result.reason and len(result.reason) > LONG_TEXT:
+        whole = {**whole, result.reason: "the metric's reason"}
+    if whole:
+        data["evidence"] = [_evidence_once(e, whole) for e in data["evidence"]]
+    return data
+
+
+def _evidence_once(evidence: dict[str, Any], whole: dict[str, str]) -> dict[str, Any]:
+    for field in ("text", "reason"):
+        where = whole.get(evidence[field]) if isinstance(evidence[field], str) else None
+        if where is not None:
+            evidence[field] = cut_noted(evidence[field], where)
+    return evidence

@@ -21,6 +21,7 @@ from .models import SCHEMA_VERSION, Report, cases_digest
 
 if TYPE_CHECKING:
     import os
+    from collections.abc import Callable
 
 
 def load_report(path: str | os.PathLike[str]) -> Report:
@@ -43,24 +44,31 @@ def load_shard(path: str | os.PathLike[str]) -> Report:
     would change the merged verdict. A report of an earlier version has neither."""
     file, doc = _read(path)
     report = _validated(file, doc)
+    cases = doc["cases"]
+    check_integrity(file, report, len(cases), lambda: cases_digest(cases))
+    return report
+
+
+def check_integrity(file: Path, report: Report, count: int, digest: Callable[[], str]) -> None:
+    """Refuse (a :class:`~rag_eval_pytest.errors.ReportError` naming the file) a report to
+    merge whose cases, ``count`` of them with the ``digest`` as read, are not the ones its run
+    wrote."""
     regenerate = "run its shard again to write it anew"
     if report.integrity is None:
         raise ReportError(
             f"{file}: written by an earlier version, without the count and digest of its "
             f"cases that rag-eval merge checks; {regenerate}"
         )
-    cases = doc["cases"]
-    if len(cases) != report.integrity.cases:
+    if count != report.integrity.cases:
         raise ReportError(
-            f"{file}: holds {len(cases)} cases where its run wrote {report.integrity.cases}: "
+            f"{file}: holds {count} cases where its run wrote {report.integrity.cases}: "
             f"cases were removed or added after the run; {regenerate}"
         )
-    if cases_digest(cases) != report.integrity.cases_sha256:
+    if digest() != report.integrity.cases_sha256:
         raise ReportError(
             f"{file}: its cases are not the ones its run wrote (their digest differs: edited "
             f"after the run); {regenerate}"
         )
-    return report
 
 
 def _read(path: str | os.PathLike[str]) -> tuple[Path, Any]:

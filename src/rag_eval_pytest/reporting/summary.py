@@ -8,8 +8,9 @@ threshold checks. No pytest, no I/O.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..judges.base import Usage
 from ..metrics.registry import metric_order
@@ -17,12 +18,13 @@ from .causes import count_causes, failure_causes
 from .statistics import mean_interval, seed_of
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     from ..metrics.base import MetricResult
     from .causes import FailureCause
     from .collector import CaseRecord
     from .models import CriticalTest
+    from .payload import CasePayload
 
 
 @dataclass(frozen=True)
@@ -216,34 +218,6 @@ def _judged_scores(record: CaseRecord) -> dict[str, float]:
     }
 
 
-def _tiers(results: Sequence[MetricResult]) -> dict[str, int]:
-    """The items each tier of a cascade judge decided over ``results`` (empty without one),
-    and how many of them the LLM tier was never asked about (``unasked``)."""
-    total: dict[str, int] = {}
-    for result in results:
-        tiers = result.details.get("tiers")
-        if not isinstance(tiers, dict):
-            continue
-        for tier, count in tiers.items():
-            if isinstance(count, int):
-                total[str(tier)] = total.get(str(tier), 0) + count
-        total["unasked"] = total.get("unasked", 0) + (not tiers.get("llm"))
-    return total
-
-
-def _votes(results: Sequence[MetricResult]) -> dict[str, int]:
-    """How many verdicts were asked again with more votes, and how many of them the votes
-    disagreed on (their agreement below 1): the judge's measured noise on this metric."""
-    revoted = [r for r in results if r.details.get("votes")]
-    if not revoted:
-        return {}
-    disagreed = sum(
-        isinstance(r.details.get("agreement"), (int, float)) and r.details["agreement"] < 1
-        for r in revoted
-    )
-    return {"revoted": len(revoted), "disagreed": disagreed}
-
-
 def case_composite(record: CaseRecord, weights: Mapping[str, float]) -> float | None:
     """A case's composite: the weighted mean of its judged scores, and never more than the
     lowest score that failed its threshold. A metric without weight (correctness and the
@@ -260,205 +234,333 @@ def case_composite(record: CaseRecord, weights: Mapping[str, float]) -> float | 
     return min(failed) if composite is None else min(composite, *failed)
 
 
+class CaseScore(NamedTuple):
+    """What the summary decided of one case: its composite and why it failed."""
+
+    composite: float | None
+    causes: tuple[FailureCause, ...]
+
+
+@dataclass
+class _MetricTally:
+    """One metric over the cases, as they come: its judged scores (for the mean and its
+    interval) and its counts."""
+
+    scores: list[float] = field(default_factory=list)
+    cases: list[str] = field(default_factory=list)
+    results: int = 0
+    passed: int = 0
+    failed: int = 0
+    thresholds: set[float] = field(default_factory=set)
+    tiers: dict[str, int] = field(default_factory=dict)
+    revoted: int = 0
+    disagreed: int = 0
+
+    def add(self, result: MetricResult) -> None:
+        self.results += 1
+        if result.status != "not_judged" and result.score is not None:
+            self.scores.append(result.score)
+            self.cases.append(result.case)
+        self.passed += result.status == "passed"
+        self.failed += result.status == "failed"
+        if result.threshold is not None:
+            self.thresholds.add(result.threshold)
+        _add_tiers(self.tiers, result)
+        self._add_votes(result)
+
+    def _add_votes(self, result: MetricResult) -> None:
+        """A verdict asked again with more votes, and whether its votes disagreed (their
+        agreement below 1): the judge's measured noise on this metric."""
+        if not result.details.get("votes"):
+            return
+        self.revoted += 1
+        agreement = result.details.get("agreement")
+        self.disagreed += isinstance(agreement, (int, float)) and agreement < 1
+
+    def summary(self, name: str) -> MetricSummary:
+        seed = seed_of(name, *sorted(self.cases))
+        return MetricSummary(
+            name=name,
+            mean=_mean(self.scores),
+            judged=len(self.scores),
+            not_judged=self.results - len(self.scores),
+            passed=self.passed,
+            failed=self.failed,
+            case_thresholds=sorted(self.thresholds),
+            tiers=self.tiers,
+            interval=mean_interval(self.scores, seed),
+            votes={"revoted": self.revoted, "disagreed": self.disagreed} if self.revoted else {},
+        )
+
+
+def _add_tiers(total: dict[str, int], result: MetricResult) -> None:
+    """The items each tier of a cascade judge decided (nothing without one), and whether the
+    LLM tier was never asked about the case (``unasked``)."""
+    tiers = result.details.get("tiers")
+    if not isinstance(tiers, dict):
+        return
+    for tier, count in tiers.items():
+        if isinstance(count, int):
+            total[str(tier)] = total.get(str(tier), 0) + count
+    total["unasked"] = total.get("unasked", 0) + (not tiers.get("llm"))
+
+
+@dataclass
+class _TagTally:
+    count: int = 0
+    passed: int = 0
+    failed: int = 0
+    total: float = 0.0
+    scored: int = 0
+
+    def add(self, status: str, composite: float | None) -> None:
+        self.count += 1
+        self.passed += status == "passed"
+        self.failed += status in ("failed", "error")
+        if composite is not None:
+            self.total += composite
+            self.scored += 1
+
+    def summary(self, tag: str) -> TagSummary:
+        average = self.total / self.scored if self.scored else None
+        return TagSummary(tag, self.count, self.passed, self.failed, average)
+
+
+@dataclass
+class _LatencyTally:
+    seconds: list[float] = field(default_factory=list)
+
+    def summary(self, slow_threshold: float) -> Latency:
+        values = self.seconds
+        return Latency(
+            count=len(values),
+            avg=_mean(values),
+            p50=percentile(values, 50),
+            p95=percentile(values, 95),
+            slow=sum(v > slow_threshold for v in values),
+            slow_threshold=slow_threshold,
+        )
+
+
+@dataclass
+class _CriticalTally:
+    total: int = 0
+    passed: int = 0
+    failed: list[str] = field(default_factory=list)
+
+    def add(self, key: str, status: str) -> None:
+        self.total += 1
+        self.passed += status == "passed"
+        if status in ("failed", "error"):
+            self.failed.append(key)
+
+    def summary(self, tests: Sequence[CriticalTest]) -> CriticalSummary:
+        return CriticalSummary(
+            total=self.total + len(tests),
+            passed=self.passed + sum(t.outcome == "passed" for t in tests),
+            failed=[*self.failed, *(t.nodeid for t in tests if t.outcome in ("failed", "error"))],
+        )
+
+
+@dataclass
+class _TroubleTally:
+    """What the judges failed to decide, case by case (see :class:`JudgeTrouble`)."""
+
+    failures: dict[str, str] = field(default_factory=dict)
+    judged: set[str] = field(default_factory=set)
+    stop: str = ""
+    stopped_cases: int = 0
+    failed: list[str] = field(default_factory=list)
+    first: str = ""
+    unsupported: dict[str, int] = field(default_factory=dict)
+    judges: list[str] = field(default_factory=list)
+    undecided: dict[str, int] = field(default_factory=dict)
+    undecided_cases: int = 0
+
+    def add(self, key: str, judge: str | None, metrics: Mapping[str, MetricResult]) -> None:
+        for name, result in metrics.items():
+            self._add_judged(name, result)
+            self._add_unchecked(name, result, judge)
+        self.undecided_cases += any(result.undecided for result in metrics.values())
+        self._add_stop(metrics.values())
+        self._add_errors(key, metrics.values())
+
+    def _add_judged(self, name: str, result: MetricResult) -> None:
+        """Whether the metric was judged, or the judge's first reason for failing it."""
+        if result.status != "not_judged":
+            self.judged.add(name)
+        elif result.cause == "judge":
+            error = result.details.get("judge_error") or result.reason
+            self.failures.setdefault(name, str(error or "the judge failed"))
+
+    def _add_unchecked(self, name: str, result: MetricResult, judge: str | None) -> None:
+        """A verdict the judge was unsure of, or a check it could not make."""
+        if result.undecided:
+            self.undecided[name] = self.undecided.get(name, 0) + 1
+        if not result.unsupported:
+            return
+        self.unsupported[name] = self.unsupported.get(name, 0) + 1
+        if judge and judge not in self.judges:
+            self.judges.append(judge)
+
+    def _add_errors(self, key: str, results: Iterable[MetricResult]) -> None:
+        errors = [_judge_error(result) for result in results if result.judge_failed]
+        if errors:
+            self.failed.append(key)
+            self.first = self.first or errors[0]
+
+    def _add_stop(self, results: Iterable[MetricResult]) -> None:
+        """Why the judge stopped for the rest of the run (a refused key, too many failures in
+        a row, its deadline), and the cases it failed on."""
+        failed = [result.details.get("judge_stopped") for result in results if _judge_cause(result)]
+        self.stopped_cases += bool(failed)
+        self.stop = self.stop or next((str(stop) for stop in failed if stop), "")
+
+    def trouble(self) -> JudgeTrouble:
+        # The metrics no case could be judged on because the judge failed (not those left
+        # unjudged only for the cases' own data: no contexts, no claims).
+        unjudged = {
+            name: reason
+            for name, reason in sorted(self.failures.items(), key=lambda kv: metric_order(kv[0]))
+            if name not in self.judged
+        }
+        return JudgeTrouble(
+            unjudged_metrics=unjudged,
+            stopped=(self.stop, self.stopped_cases) if self.stop else None,
+            failed_cases=tuple(self.failed),
+            first_error=self.first,
+            unsupported=self.unsupported,
+            unsupported_judges=tuple(self.judges),
+            undecided=self.undecided,
+            undecided_cases=self.undecided_cases,
+        )
+
+
+def _judge_cause(result: MetricResult) -> bool:
+    """Not judged because of the judge."""
+    return result.status == "not_judged" and result.cause == "judge"
+
+
+def _judge_error(result: MetricResult) -> str:
+    return str(result.details.get("judge_error") or result.reason or "the judge failed")
+
+
+@dataclass
+class SummaryBuilder:
+    """The run's summary, built one case at a time (:meth:`add`), so that a run holds what
+    the summary needs (each metric's scores, counts, the failing cases' keys) and never every
+    case at once: :func:`summarise` over records in memory, the reports over the cases
+    spooled to disk (:mod:`.spool`)."""
+
+    weights: Mapping[str, float]
+    statuses: Counter[str] = field(default_factory=Counter)
+    metrics: dict[str, _MetricTally] = field(default_factory=dict)
+    case_composites: dict[str, float | None] = field(default_factory=dict)
+    case_causes: dict[str, tuple[FailureCause, ...]] = field(default_factory=dict)
+    latency: _LatencyTally = field(default_factory=_LatencyTally)
+    tags: dict[str, _TagTally] = field(default_factory=dict)
+    critical: _CriticalTally = field(default_factory=_CriticalTally)
+    usage: Usage = field(default_factory=Usage)
+    trouble: _TroubleTally = field(default_factory=_TroubleTally)
+    rag_errors: int = 0
+
+    def add(self, record: CaseRecord) -> CaseScore:
+        """Count one case in; what the summary decided of it."""
+        payload, status, results = record.payload, record.status, record.metrics
+        key = payload["key"]
+        self.statuses[status] += 1
+        for name, result in results.items():
+            self.metrics.setdefault(name, _MetricTally()).add(result)
+            self.usage = self.usage + result.usage
+        scored = CaseScore(
+            case_composite(record, self.weights),
+            failure_causes(payload, results.values(), status),
+        )
+        self.case_composites[key] = scored.composite
+        if scored.causes:
+            self.case_causes[key] = scored.causes
+        self._add_case(payload, status, scored.composite)
+        self.trouble.add(key, payload.get("judge"), results)
+        return scored
+
+    def _add_case(self, payload: CasePayload, status: str, composite: float | None) -> None:
+        if payload["latency"] is not None:
+            self.latency.seconds.append(payload["latency"])
+        for tag in dict.fromkeys(payload["tags"]):  # a tag given twice counts once
+            self.tags.setdefault(tag, _TagTally()).add(status, composite)
+        if payload["critical"]:
+            self.critical.add(payload["key"], status)
+        self.rag_errors += status == "error" and bool(payload.get("error"))
+
+    def summary(
+        self,
+        *,
+        thresholds: Mapping[str, float],
+        slow_threshold: float,
+        critical_tests: Sequence[CriticalTest] = (),
+    ) -> RunSummary:
+        """The run's summary of the cases added."""
+        metrics = {
+            name: self.metrics[name].summary(name)
+            for name in sorted(self.metrics, key=metric_order)
+        }
+        means = {n: m.mean for n, m in metrics.items() if m.mean is not None}
+        composite = weighted_mean(means, self.weights)
+        checks = _checks(thresholds, composite, means)
+        cases = sum(self.statuses.values())
+        return RunSummary(
+            case_causes=self.case_causes,
+            judge=self.trouble.trouble(),
+            rag_failed_all=bool(cases) and self.rag_errors == cases,
+            cases=cases,
+            passed=self.statuses["passed"],
+            failed=self.statuses["failed"],
+            errors=self.statuses["error"],
+            skipped=self.statuses["skipped"],
+            composite=composite,
+            case_composites=self.case_composites,
+            metrics=metrics,
+            checks=checks,
+            latency=self.latency.summary(slow_threshold),
+            tags=[self.tags[tag].summary(tag) for tag in sorted(self.tags)],
+            critical=self.critical.summary(critical_tests),
+            usage=self.usage,
+            warnings=_unscored(checks),
+        )
+
+
+def _unscored(checks: Sequence[ThresholdCheck]) -> list[str]:
+    return [
+        f"threshold {c.name} {c.threshold:.2f} not met: no case could be scored on it"
+        for c in checks
+        if c.score is None
+    ]
+
+
+def _checks(
+    thresholds: Mapping[str, float], composite: float | None, means: Mapping[str, float]
+) -> list[ThresholdCheck]:
+    """The run-level gates, the composite first."""
+    checks = [
+        ThresholdCheck(name, composite if name == "composite" else means.get(name), threshold)
+        for name, threshold in thresholds.items()
+    ]
+    checks.sort(key=lambda c: (c.name != "composite", metric_order(c.name)))
+    return checks
+
+
 def summarise(
-    records: Sequence[CaseRecord],
+    records: Iterable[CaseRecord],
     *,
     weights: Mapping[str, float],
     thresholds: Mapping[str, float],
     slow_threshold: float,
     critical_tests: Sequence[CriticalTest] = (),
 ) -> RunSummary:
-    statuses = [r.status for r in records]
-    by_metric: dict[str, list[MetricResult]] = {}
+    """The summary of ``records``, each read once."""
+    builder = SummaryBuilder(weights)
     for record in records:
-        for name, result in record.metrics.items():
-            by_metric.setdefault(name, []).append(result)
-    metrics: dict[str, MetricSummary] = {}
-    for name in sorted(by_metric, key=metric_order):
-        results = by_metric[name]
-        judged = [r.score for r in results if r.status != "not_judged" and r.score is not None]
-        keys = sorted(r.case for r in results if r.status != "not_judged" and r.score is not None)
-        metrics[name] = MetricSummary(
-            name=name,
-            mean=_mean(judged),
-            judged=len(judged),
-            not_judged=len(results) - len(judged),
-            passed=sum(r.status == "passed" for r in results),
-            failed=sum(r.status == "failed" for r in results),
-            case_thresholds=sorted({r.threshold for r in results if r.threshold is not None}),
-            tiers=_tiers(results),
-            interval=mean_interval(judged, seed_of(name, *keys)),
-            votes=_votes(results),
-        )
-    means = {n: m.mean for n, m in metrics.items() if m.mean is not None}
-    composite = weighted_mean(means, weights)
-    case_composites = {r.payload["key"]: case_composite(r, weights) for r in records}
-
-    checks = []
-    for name, threshold in thresholds.items():
-        score = composite if name == "composite" else means.get(name)
-        checks.append(ThresholdCheck(name, score, threshold))
-    checks.sort(key=lambda c: (c.name != "composite", metric_order(c.name)))
-
-    latencies: list[float] = [v for v in (r.payload["latency"] for r in records) if v is not None]
-    latency = Latency(
-        count=len(latencies),
-        avg=_mean(latencies),
-        p50=percentile(latencies, 50),
-        p95=percentile(latencies, 95),
-        slow=sum(v > slow_threshold for v in latencies),
-        slow_threshold=slow_threshold,
-    )
-
-    tags = _tag_summaries(records, case_composites)
-
-    critical_records = [r for r in records if r.payload["critical"]]
-    failed_critical = [
-        r.payload["key"] for r in critical_records if r.status in ("failed", "error")
-    ]
-    failed_critical += [t.nodeid for t in critical_tests if t.outcome in ("failed", "error")]
-    critical = CriticalSummary(
-        total=len(critical_records) + len(critical_tests),
-        passed=sum(r.status == "passed" for r in critical_records)
-        + sum(t.outcome == "passed" for t in critical_tests),
-        failed=failed_critical,
-    )
-
-    usage = sum((r.usage for record in records for r in record.metrics.values()), Usage())
-
-    warnings = [
-        f"threshold {c.name} {c.threshold:.2f} not met: no case could be scored on it"
-        for c in checks
-        if c.score is None
-    ]
-    trouble = judge_trouble(records)
-    causes = {
-        r.payload["key"]: failure_causes(r.payload, r.metrics.values(), r.status) for r in records
-    }
-    return RunSummary(
-        case_causes=causes,
-        judge=trouble,
-        rag_failed_all=bool(records)
-        and all(r.status == "error" and r.payload.get("error") for r in records),
-        cases=len(records),
-        passed=statuses.count("passed"),
-        failed=statuses.count("failed"),
-        errors=statuses.count("error"),
-        skipped=statuses.count("skipped"),
-        composite=composite,
-        case_composites=case_composites,
-        metrics=metrics,
-        checks=checks,
-        latency=latency,
-        tags=tags,
-        critical=critical,
-        usage=usage,
-        warnings=warnings,
-    )
-
-
-def _tag_summaries(
-    records: Sequence[CaseRecord], case_composites: Mapping[str, float | None]
-) -> list[TagSummary]:
-    """Each tag's cases, counts and mean composite, by tag name."""
-    by_tag = _records_by_tag(records)
-    return [_tag_summary(tag, by_tag[tag], case_composites) for tag in sorted(by_tag)]
-
-
-def _records_by_tag(records: Sequence[CaseRecord]) -> dict[str, list[CaseRecord]]:
-    """The cases of each tag, in one pass: a search through every case per tag made a
-    dataset whose cases each have a tag of their own quadratic in its size."""
-    by_tag: dict[str, list[CaseRecord]] = {}
-    for record in records:
-        for tag in dict.fromkeys(record.payload["tags"]):  # a tag given twice counts once
-            by_tag.setdefault(tag, []).append(record)
-    return by_tag
-
-
-def _tag_summary(
-    tag: str, tagged: Sequence[CaseRecord], case_composites: Mapping[str, float | None]
-) -> TagSummary:
-    scores = [s for s in (case_composites[r.payload["key"]] for r in tagged) if s is not None]
-    return TagSummary(
-        tag=tag,
-        count=len(tagged),
-        passed=sum(r.status == "passed" for r in tagged),
-        failed=sum(r.status in ("failed", "error") for r in tagged),
-        avg_score=_mean(scores),
-    )
-
-
-def judge_failures(records: Sequence[CaseRecord]) -> dict[str, str]:
-    """The metrics that no case could be judged on because the judge failed (an error, a
-    refusal, replies that never parsed), each with the judge's first reason. A metric not
-    judged only for the cases' own data (no contexts, no claims) is not among them."""
-    failures: dict[str, str] = {}
-    judged: set[str] = set()
-    for record in records:
-        for name, result in record.metrics.items():
-            if result.status != "not_judged":
-                judged.add(name)
-            elif result.cause == "judge":
-                error = result.details.get("judge_error") or result.reason
-                failures.setdefault(name, str(error or "the judge failed"))
-    return {
-        name: reason
-        for name, reason in sorted(failures.items(), key=lambda kv: metric_order(kv[0]))
-        if name not in judged
-    }
-
-
-def judge_stop(records: Sequence[CaseRecord]) -> tuple[str, int] | None:
-    """Why the judge stopped for the rest of the run (a refused key, too many failures in a
-    row, its deadline), with the number of cases the judge failed on; ``None`` when it never
-    stopped, or stopped without leaving any question unanswered."""
-    reason = ""
-    cases = 0
-    for record in records:
-        failed = [
-            result.details.get("judge_stopped")
-            for result in record.metrics.values()
-            if result.status == "not_judged" and result.cause == "judge"
-        ]
-        cases += bool(failed)
-        reason = reason or next((str(stop) for stop in failed if stop), "")
-    return (reason, cases) if reason else None
-
-
-def judge_trouble(records: Sequence[CaseRecord]) -> JudgeTrouble:
-    """The judge's failures over the run's cases (see :class:`JudgeTrouble`)."""
-    failed: list[str] = []
-    first = ""
-    unsupported: dict[str, int] = {}
-    undecided: dict[str, int] = {}
-    undecided_cases = 0
-    judges: list[str] = []
-    for record in records:
-        unsure = [name for name, result in record.metrics.items() if result.undecided]
-        for name in unsure:
-            undecided[name] = undecided.get(name, 0) + 1
-        undecided_cases += bool(unsure)
-        for name, result in record.metrics.items():
-            if result.unsupported:
-                unsupported[name] = unsupported.get(name, 0) + 1
-                label = record.payload.get("judge")
-                if label and label not in judges:
-                    judges.append(label)
-        errors = [
-            str(result.details.get("judge_error") or result.reason or "the judge failed")
-            for result in record.metrics.values()
-            if result.judge_failed
-        ]
-        if errors:
-            failed.append(record.payload["key"])
-            first = first or errors[0]
-    return JudgeTrouble(
-        unjudged_metrics=judge_failures(records),
-        stopped=judge_stop(records),
-        failed_cases=tuple(failed),
-        first_error=first,
-        unsupported=unsupported,
-        unsupported_judges=tuple(judges),
-        undecided=undecided,
-        undecided_cases=undecided_cases,
+        builder.add(record)
+    return builder.summary(
+        thresholds=thresholds, slow_threshold=slow_threshold, critical_tests=critical_tests
     )

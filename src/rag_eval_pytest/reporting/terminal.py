@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..text.escaping import strip_control
-from ..text.shorten import cut
+from ..text.shorten import cut, cut_long
 from .wording import (
     SUMMARY_HEADER,
     cascade_lines,
@@ -63,14 +63,20 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
     if report.flaky:
         lines.append(flaky_line(report.flaky))
     if summary.unchecked:
-        lines.append(f"not checked: {strip_control(summary.unchecked)}")
+        lines.append(f"not checked: {_text(summary.unchecked)}")
     if run.partial:
         lines.append("partial run: interrupted before every case finished")
-    lines.extend(f"warning: {strip_control(w)}" for w in report.warnings)
+    lines.extend(f"warning: {_text(w)}" for w in report.warnings)
     lines.extend(f"reports: {path}" for path in written)
     lines.extend(f"could not write {e}" for e in errors)
-    lines.append(f"rag-eval: exit {run.exit_code}: {strip_control(run.exit_reason)}")
+    lines.append(f"rag-eval: exit {run.exit_code}: {_text(run.exit_reason)}")
     return lines
+
+
+def _text(text: str) -> str:
+    """Untrusted text for the terminal: without control sequences, a long one cut with a
+    note of its length."""
+    return cut_long(strip_control(text))
 
 
 def _one_line(text: str, limit: int) -> str:

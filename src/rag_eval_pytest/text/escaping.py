@@ -17,7 +17,7 @@ import html
 import re
 from typing import TYPE_CHECKING
 
-from .shorten import cut
+from .shorten import LONG_TEXT, cut, long_note, one_line
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -89,24 +89,32 @@ def strip_control(text: str) -> str:
 def html_text(text: object, limit: int | None = None) -> str:
     """``text`` as inert HTML, for an element's content or a quoted attribute's value:
     control sequences and bidirectional controls removed (:func:`strip_control`), cut at
-    ``limit`` characters (with "…"), then ``& < > " '`` written as character references.
+    ``limit`` characters (with "…"; a text longer than :data:`~.shorten.LONG_TEXT` is cut
+    there with a note of its length, whatever the limit), then ``& < > " '`` written as
+    character references.
     Newlines are kept (a block styled ``white-space: pre-wrap`` shows them); a URL stays
     text, as HTML links nothing by itself."""
     flat = strip_control(str(text))
-    if limit is not None:
-        flat = cut(flat, limit)
-    return html.escape(flat, quote=True)
+    escaped = html.escape(cut(flat, _bound(limit)), quote=True)
+    return escaped + long_note(len(flat)) if len(flat) > LONG_TEXT else escaped
 
 
 def inline(text: object, limit: int | None = None) -> str:
     """``text`` as one line of inert Markdown, usable in a table cell: control sequences
-    removed, whitespace collapsed, cut at ``limit`` characters (with "…"), then HTML and
+    removed, whitespace collapsed, cut at ``limit`` characters (with "…"; a text longer than
+    :data:`~.shorten.LONG_TEXT` is cut there with a note of its length), then HTML and
     the characters of links, images, code and table cells escaped, and bare URLs and
     e-mail addresses written so that GitHub does not link them (``http&#58;//``)."""
-    flat = " ".join(strip_control(str(text)).split())
-    if limit is not None:
-        flat = cut(flat, limit)
-    return _AUTOLINK.sub(_unlinked, flat.translate(_MARKDOWN))
+    stripped = strip_control(str(text))
+    flat = one_line(stripped, _bound(limit))
+    escaped = _AUTOLINK.sub(_unlinked, flat.translate(_MARKDOWN))
+    return escaped + long_note(len(stripped)) if len(stripped) > LONG_TEXT else escaped
+
+
+def _bound(limit: int | None) -> int:
+    """The most characters shown: ``limit``, and never more than :data:`LONG_TEXT` (a
+    longer text is shown cut, with a note of its length)."""
+    return LONG_TEXT if limit is None else min(limit, LONG_TEXT)
 
 
 def code(text: object) -> str:

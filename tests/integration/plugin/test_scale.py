@@ -204,3 +204,35 @@ def test_a_tests_teardown_output_is_still_shown(
             "teardown of hit",
         ]
     )
+
+
+# What collecting the tests allocates and keeps, per test.
+COLLECTION_MEMORY = """
+import tracemalloc
+
+import pytest
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session):
+    tracemalloc.start()
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session):
+    size, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    session.config.rootpath.joinpath("collected.txt").write_text(str(size))
+"""
+
+
+def test_the_zero_code_tests_of_a_dataset_file_share_their_fixtures(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """Each zero-code test worked out again which fixtures it uses, where pytest's
+    parametrized tests share theirs: collecting took 4.2 KB a test (210 MB at 50,000 cases),
+    now 2.5 KB."""
+    cases = 2000
+    write_dataset([case(f"c{i:04d}", f"question {i}", answer=f"answer {i}") for i in range(cases)])
+    pytester.makeconftest(COLLECTION_MEMORY)
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "--collect-only", "-q")
+    assert result.ret == 0 and f"{cases} tests collected" in result.stdout.str()
+    assert int((pytester.path / "collected.txt").read_text()) / cases < 3200

@@ -5,6 +5,7 @@ regression keeps no score, a stored baseline someone edited is named, not compar
 from __future__ import annotations
 
 import json
+import tracemalloc
 from pathlib import Path
 
 from rag_eval_pytest.config.settings import RegressionSettings
@@ -144,3 +145,23 @@ def test_a_stored_baseline_with_a_score_that_is_not_a_number_does_not_end_the_ru
             f"the stored baseline {path}: case 'b': metric 'faithfulness': score: {error}"
         )
         assert noise.unusable() is None  # reported, not fatal, without the gate
+
+
+def test_a_run_is_stored_one_case_at_a_time(tmp_path: Path) -> None:
+    """The store of 5,000 cases, kept and judged again: built whole before it was written
+    (models, their JSON data, the text), it held each case three times over at once."""
+    settings = RegressionSettings()
+    records = [record(f"case-{i:04d}", faithfulness=0.9) for i in range(5000)]
+    check_noise(settings, tmp_path, "j", "r1", records).store()
+    noise = check_noise(settings, tmp_path, "j", "r2", records)
+    tracemalloc.start()
+    try:
+        noise.store()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    kept = read_kept(store_path(tmp_path, "j"), "j")
+    assert kept is not None and len(kept.cases) == 5000 and kept.runs == ["r2"]
+    assert kept.cases["case-4999"].metrics["faithfulness"].run == "r2"
+    assert kept.outcomes["case-0000"][-1][0] == "r2" and len(kept.outcomes["case-0000"]) == 2
+    assert peak < 1_000_000  # whole, 10 MB

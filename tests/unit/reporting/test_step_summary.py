@@ -5,6 +5,7 @@ problem returned to the caller, never an exception."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 
@@ -31,6 +32,20 @@ def test_the_summary_is_appended_with_one_final_newline(
     assert append_step_summary("# RAG eval\n\n| a |\n\n\n") is None
     assert append_step_summary("second") is None
     assert target.read_text(encoding="utf-8") == "earlier step\n# RAG eval\n\n| a |\nsecond\n"
+
+
+def test_a_summary_written_in_parts_ends_in_one_newline_wherever_its_parts_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "summary.md"
+    monkeypatch.setenv(STEP_SUMMARY_ENV, str(target))
+
+    def write(out: TextIO) -> None:
+        for part in ("# RAG eval\n", "\n", "| a |", "\n\n", "| b |\n", "\n", "\n"):
+            out.write(part)
+
+    assert append_step_summary(write) is None
+    assert target.read_text(encoding="utf-8") == "# RAG eval\n\n| a |\n\n| b |\n"
 
 
 def test_a_file_that_cannot_be_written_is_reported_not_raised(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from rag_eval_pytest.text.escaping import inline, strip_control
+import tracemalloc
+
+from rag_eval_pytest.text.escaping import html_text, inline, strip_control
+from rag_eval_pytest.text.shorten import LONG_TEXT
 
 
 def test_escaping_cannot_be_undone_by_the_text_itself() -> None:
@@ -25,3 +28,19 @@ def test_text_read_with_the_wrong_charset_keeps_every_word() -> None:
     assert strip_control("a\x9b2Jb") == "a2Jb"
     assert strip_control("a\x1b]8;;never closed") == "a8;;never closed"
     assert strip_control("a\x1b]8;;https://x\x07link\x1b]8;;\x07") == "alink"
+
+
+def test_a_huge_text_is_shown_cut_with_a_note_in_markdown_and_html() -> None:
+    text = "Refunds <b>take</b> [thirty](x) days.\n" * 300_000  # 11 MB
+    note = f" ({len(text):,} characters in all; the whole text is in eval_report.json)"
+    tracemalloc.start()
+    try:
+        markdown, page = inline(text), html_text(text, 2000)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert markdown.endswith("…" + note) and markdown.startswith("Refunds &lt;b&gt;take")
+    assert len(markdown) < 2 * LONG_TEXT
+    assert page == html_text(text[:2000], 2000)[:-1] + "…" + note  # cut where it was
+    assert peak < 4 * len(text)  # a copy or two of the text, never a list of its words
+    assert inline("short") == "short" and html_text("<short>") == "&lt;short&gt;"

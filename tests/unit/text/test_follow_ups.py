@@ -3,8 +3,12 @@ alone, so an answer to a new topic is not judged against the old one."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import overload
+
 import pytest
 
+from rag_eval_pytest.data.response import Message
 from rag_eval_pytest.metrics.base import Sample
 from rag_eval_pytest.text.follow_ups import in_context, is_follow_up
 
@@ -61,3 +65,47 @@ def test_a_turn_of_a_conversation_gives_the_judges_its_question_in_context() -> 
         "What does a personal account cost?\nAnd for business accounts?"
     )
     assert turn("Do you ship to Canada?").question_in_context == "Do you ship to Canada?"
+
+
+class _Counted(Sequence[Message]):
+    """A conversation's history that counts the messages read from it."""
+
+    def __init__(self, messages: list[Message]) -> None:
+        self.messages, self.read = messages, 0
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Message]: ...
+
+    def __getitem__(self, index: int | slice) -> Message | Sequence[Message]:
+        self.read += 1
+        return self.messages[index]
+
+
+def test_a_turn_late_in_a_long_conversation_reads_back_only_what_its_question_leans_on() -> None:
+    """Each of 10,000 turns reading every earlier message made a conversation quadratic in
+    its turns (50 million messages read to measure one metric)."""
+    messages: list[Message] = []
+    for n in range(10_000):
+        question = "And for business accounts?" if n % 2 else f"What does plan {n} cost?"
+        messages += [
+            {"role": "user", "content": question},
+            {"role": "assistant", "content": f"{n} EUR a month."},
+        ]
+    history = _Counted(messages)
+
+    def turn(question: str) -> Sample:
+        return Sample("c/turn-10001", question, "", "", None, [], None, history=history)
+
+    assert turn("And for students?").question_in_context == (
+        "What does plan 9998 cost?\nAnd for business accounts?\nAnd for students?"
+    )
+    assert history.read <= 6
+    history.read = 0
+    assert turn("Do you ship to Canada?").question_in_context == "Do you ship to Canada?"
+    assert history.read <= 2
