@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from ..redaction import Redactor
     from .models import Selection
     from .noise import NoiseCheck
-    from .payload import RunInfo
+    from .payload import CasePayload, RunInfo
     from .summary import RunSummary
 
 
@@ -94,24 +94,34 @@ class Aggregator:
 
     def add_report(self, **report: Any) -> None:
         """Take one test report (see :meth:`RunCollector.add`)."""
+        self._note_outcome(report)
+        payload = self._payload_of(report)
+        if payload is not None:
+            self._note_judge(payload)
+        self.collector.add(**report)
+
+    def _note_outcome(self, report: dict[str, Any]) -> None:
+        """Whether a test ran, and the setups and teardowns that failed."""
         if report.get("when") == "call" or report.get("outcome") != "passed":
             self.ran_tests = True
         if report.get("when") in ("setup", "teardown") and report.get("outcome") == "failed":
             self.errored.add((report["nodeid"], report["when"]))
-        payload = report.get("payload")
+
+    def _payload_of(self, report: dict[str, Any]) -> CasePayload | None:
+        """The report's case payload; a crashed worker's case gets one made for it."""
+        payload: CasePayload | None = report.get("payload")
         if payload is None and report.get("when") == CRASHED:
             payload = report["payload"] = crashed_case_payload(
                 report["nodeid"], self.datasets.by_key(), report.get("message")
             )
-        if payload is not None and self.adapter_label is None and payload.get("adapter"):
+        return payload
+
+    def _note_judge(self, payload: CasePayload) -> None:
+        """The adapter and the judges a case names, each once, in the order first seen."""
+        if self.adapter_label is None and payload.get("adapter"):
             self.adapter_label = payload["adapter"]
-        if payload is not None:
-            label, identity = payload.get("judge"), payload.get("judge_identity")
-            if label and label not in self.judge_labels:
-                self.judge_labels.append(label)
-            if identity and identity not in self.judge_identities:
-                self.judge_identities.append(identity)
-        self.collector.add(**report)
+        _add_once(self.judge_labels, payload.get("judge"))
+        _add_once(self.judge_identities, payload.get("judge_identity"))
 
     @property
     def judge_label(self) -> str | None:
@@ -131,21 +141,10 @@ class Aggregator:
         path = self.settings.judge.calibration
         if path is None or not self.judge_identities:
             return []
-        import json
-        from pathlib import Path
-
-        try:
-            calibrated = json.loads(Path(path).read_text(encoding="utf-8")).get("judge_identity")
-        except (OSError, ValueError, AttributeError):
+        calibrated = _calibrated_identity(path)
+        if calibrated is _UNREADABLE:
             return []
-        others = [i for i in self.judge_identities if i != calibrated]
-        if not others:
-            return []
-        return [
-            f"judge.calibration {path} was made for another judge identity ({calibrated}) than "
-            f"this run's ({', '.join(others)}): its thresholds may not fit; run rag-eval "
-            "calibrate again with this judge"
-        ]
+        return _calibration_mismatch(path, calibrated, self.judge_identities)
 
     def setup_failed(self, message: str) -> None:
         """A test's fixture could not give the judge or the RAG system: the run is fatal."""
@@ -456,6 +455,39 @@ class _Folded:
     keys: list[str] = field(default_factory=list)
     inline: list[dict[str, Any]] = field(default_factory=list)
     """What defines each case made in code (:data:`_DEFINING`)."""
+
+
+def _add_once(seen: list[str], name: str | None) -> None:
+    if name and name not in seen:
+        seen.append(name)
+
+
+_UNREADABLE = object()
+"""A calibration file that cannot be read: no warning about it here."""
+
+
+def _calibrated_identity(path: str) -> object:
+    """The judge identity the calibration file at ``path`` was made for (``None`` when it
+    names none), or :data:`_UNREADABLE`."""
+    import json
+    from pathlib import Path
+
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8")).get("judge_identity")
+    except (OSError, ValueError, AttributeError):
+        return _UNREADABLE
+
+
+def _calibration_mismatch(path: str, calibrated: object, identities: list[str]) -> list[str]:
+    """The warning when a judge of the run is not the one the calibration was made for."""
+    others = [i for i in identities if i != calibrated]
+    if not others:
+        return []
+    return [
+        f"judge.calibration {path} was made for another judge identity ({calibrated}) than "
+        f"this run's ({', '.join(others)}): its thresholds may not fit; run rag-eval "
+        "calibrate again with this judge"
+    ]
 
 
 def _dataset_info(ds: Dataset) -> DatasetInfo:
