@@ -56,7 +56,7 @@ class CaseRecord:
         self._payload_cache: CasePayload | None = None
         # What a later test's payload may still bring: the response an earlier (failed) test
         # did not reach, an error. Only then is the text read back and written again.
-        self._missing = {k for k in _FILLABLE if payload.get(k) in (None, [])}
+        self._missing = _missing(payload)
         self._tests: dict[str, tuple[str, Outcome, str | None]] = {}
         self._metrics: dict[str, tuple[str, str]] = {}  # name: (status, result as JSON)
         self._metric_cache: dict[str, MetricResult] | None = None
@@ -115,24 +115,24 @@ class CaseRecord:
             self._tests[nodeid] = (nodeid, outcome, message)
 
     def merge(self, payload: CasePayload) -> None:
-        # Later payloads may carry the response an earlier (failed) test did not reach.
+        filled = self._filled(payload)
+        if filled:
+            current = self.payload
+            _fill(current, payload, filled)
+            self._payload = json.dumps(current)
+            self._missing.difference_update(filled)
+            self._payload_cache = None
+        self.add_payload_metrics(payload)
+
+    def _filled(self, payload: CasePayload) -> list[str]:
+        """What a later payload brings that the record still misses: the response an earlier
+        (failed) test did not reach, an error, a conversation's turns' responses."""
         filled = [k for k in self._missing if payload.get(k) not in (None, [])]
         if "turns" in payload and not any(
             t["answer"] is not None for t in self.payload.get("turns", [])
         ):  # the turns' responses an earlier (failed) test did not reach
             filled.append("turns")
-        if filled:
-            current = self.payload
-            for key in filled:
-                current[key] = payload[key]  # type: ignore[literal-required]
-            if "turns" in filled:
-                current["turns"] = [_without_metrics(t) for t in payload["turns"]]
-            if "error" in filled and payload.get("crashed"):  # the error is a crash's
-                current["crashed"] = True
-            self._payload = json.dumps(current)
-            self._missing.difference_update(filled)
-            self._payload_cache = None
-        self.add_payload_metrics(payload)
+        return filled
 
     def add_payload_metrics(self, payload: CasePayload) -> None:
         """The metric results a payload carries, in their JSON form (a conversation's: its
@@ -182,6 +182,22 @@ def _keep(kept: dict[str, tuple[str, str]], name: str, status: str, text: str) -
     return False
 
 
+def _missing(payload: CasePayload) -> set[str]:
+    """What a later test's payload may still bring: the response an earlier (failed) test did
+    not reach, an error."""
+    return {k for k in _FILLABLE if payload.get(k) in (None, [])}
+
+
+def _fill(current: CasePayload, payload: CasePayload, filled: list[str]) -> None:
+    """``current`` with the ``filled`` fields taken from a later ``payload``."""
+    for key in filled:
+        current[key] = payload[key]  # type: ignore[literal-required]
+    if "turns" in filled:
+        current["turns"] = [_without_metrics(t) for t in payload["turns"]]
+    if "error" in filled and payload.get("crashed"):  # the error is a crash's
+        current["crashed"] = True
+
+
 def _without_metrics(turn: CasePayload) -> CasePayload:
     kept = dict(turn)
     kept["metrics"] = []
@@ -225,11 +241,14 @@ class RunCollector:
         # case is already counted with its case.
         if critical_marker and (payload is None or not payload["critical"]):
             self._critical_test(nodeid, mapped)
-        if payload is None:
-            return
+        if payload is not None:
+            self._add_payload(payload, [nodeid, mapped, message])
+
+    def _add_payload(self, payload: CasePayload, test: list[str | None]) -> None:
+        """Spool a test's case payload with the test; keep the first setup error."""
         if payload.get("setup_error") and self.setup_error is None:
             self.setup_error = payload["setup_error"]
-        event = {"test": [nodeid, mapped, message], "payload": payload}
+        event = {"test": test, "payload": payload}
         self.spool.add(payload["key"], payload["index"], event)
 
     def _critical_test(self, nodeid: str, outcome: Outcome) -> None:
@@ -266,18 +285,22 @@ class RunCollector:
         self.spool.close()
 
 
+_OUTCOMES: dict[tuple[str, str], Outcome] = {
+    ("call", "passed"): "passed",
+    ("call", "failed"): "failed",
+    ("call", "skipped"): "skipped",
+    ("setup", "failed"): "error",
+    ("setup", "skipped"): "skipped",
+    ("teardown", "failed"): "error",
+}
+"""A test's outcome in the report by the phase and pytest's outcome of its report; a phase
+and outcome not here (a passed setup or teardown) tells nothing."""
+
+
 def _map_outcome(when: str, outcome: str) -> Outcome | None:
-    if when == "call":
-        return outcome if outcome in ("passed", "failed", "skipped") else None  # type: ignore[return-value]
-    if when == "setup":
-        if outcome == "failed":
-            return "error"
-        return "skipped" if outcome == "skipped" else None
-    if when == "teardown" and outcome == "failed":
-        return "error"
     if when == CRASHED:
         return "error"
-    return None
+    return _OUTCOMES.get((when, outcome))
 
 
 CRASHED = "???"
@@ -301,21 +324,30 @@ def crashed_case_payload(
 def _case_of_nodeid(nodeid: str, cases: Mapping[str, LoadedCase]) -> LoadedCase | None:
     """The case of a ``test_x.py::test_y[<key>]`` test (its parametrization id, possibly
     joined with other parameters' ids by ``-``) or of a zero-code ``data.json::<key>`` item."""
-    name = nodeid.rsplit("::", 1)[-1]
-    label = name[name.index("[") + 1 : -1] if name.endswith("]") and "[" in name else name
+    label = _label_of(nodeid)
     exact = cases.get(label)
     if exact is not None:  # no other key that matches is as long (each is in the label)
         return exact
     best: LoadedCase | None = None
     for key, loaded in cases.items():
-        # pytest shows non-ASCII ids escaped
-        for shown in {key, key.encode("unicode_escape").decode("ascii")}:
-            matches = (
-                label == shown
-                or label.startswith(f"{shown}-")
-                or label.endswith(f"-{shown}")
-                or f"-{shown}-" in label
-            )
-            if matches and (best is None or len(key) > len(best.key)):
-                best = loaded
+        if _names_case(label, key) and (best is None or len(key) > len(best.key)):
+            best = loaded
     return best
+
+
+def _label_of(nodeid: str) -> str:
+    """The test's parametrization id (``test_y[<label>]``), or its name when it has none."""
+    name = nodeid.rsplit("::", 1)[-1]
+    return name[name.index("[") + 1 : -1] if name.endswith("]") and "[" in name else name
+
+
+def _names_case(label: str, key: str) -> bool:
+    """Whether the case ``key`` is one of the ids ``-`` joins in ``label``."""
+    return any(
+        label == shown
+        or label.startswith(f"{shown}-")
+        or label.endswith(f"-{shown}")
+        or f"-{shown}-" in label
+        # pytest shows non-ASCII ids escaped
+        for shown in {key, key.encode("unicode_escape").decode("ascii")}
+    )
