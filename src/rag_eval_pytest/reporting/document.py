@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from .collector import CaseRecord, TurnRecord
     from .payload import ContextPayload
-    from .summary import RunSummary
+    from .summary import RunSummary, ThresholdCheck
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
@@ -127,7 +127,65 @@ def build_document(
     weights: dict[str, float],
     version: str,
 ) -> Report:
+    return Report(
+        schema_version=SCHEMA_VERSION,
+        tool=Tool(name="rag-eval-pytest", version=version),
+        run=run,
+        summary=_summary(summary, critical_tests, thresholds, weights),
+        cases=[
+            case_result(r, _scored(r, summary), summary.latency.slow_threshold) for r in records
+        ],
+        warnings=[*warnings, *summary.warnings],
+    )
+
+
+def _summary(
+    summary: RunSummary,
+    critical_tests: Sequence[CriticalTest],
+    thresholds: dict[str, float],
+    weights: dict[str, float],
+) -> Summary:
+    """The report's summary: the composite and each metric against its threshold, the counts,
+    latency, critical tests, tags, usage and why cases failed."""
     checks = {c.name: c for c in summary.checks}
+    composite_check = checks.get("composite")
+    usage = summary.usage
+    return Summary(
+        composite=CompositeSummary(
+            score=_round(summary.composite),
+            threshold=thresholds.get("composite"),
+            status=_status(composite_check.met) if composite_check else None,
+        ),
+        metrics=_metric_summaries(summary, checks, thresholds, weights),
+        counts=Counts(
+            cases=summary.cases,
+            passed=summary.passed,
+            failed=summary.failed,
+            errors=summary.errors,
+            skipped=summary.skipped,
+        ),
+        latency=_latency(summary),
+        critical=CriticalSummary(
+            total=summary.critical.total,
+            passed=summary.critical.passed,
+            failed=summary.critical.failed,
+            tests=list(critical_tests),
+        ),
+        tags=_tags(summary),
+        usage=usage.model_copy(update={"cost_usd": round(usage.cost_usd, 6)}),
+        unchecked=summary.judge.unchecked_line() or None,
+        failure_causes=dict(summary.failure_causes),
+        unexplained_failures=summary.unexplained_failures,
+    )
+
+
+def _metric_summaries(
+    summary: RunSummary,
+    checks: dict[str, ThresholdCheck],
+    thresholds: dict[str, float],
+    weights: dict[str, float],
+) -> dict[str, MetricSummary]:
+    """Each metric's mean, its threshold and whether the mean met it, its counts."""
     metrics = {}
     for name, m in summary.metrics.items():
         check = checks.get(name)
@@ -145,58 +203,32 @@ def build_document(
             interval=m.interval,
             votes=m.votes,
         )
-    composite_check = checks.get("composite")
-    lat, usage = summary.latency, summary.usage
-    return Report(
-        schema_version=SCHEMA_VERSION,
-        tool=Tool(name="rag-eval-pytest", version=version),
-        run=run,
-        summary=Summary(
-            composite=CompositeSummary(
-                score=_round(summary.composite),
-                threshold=thresholds.get("composite"),
-                status=_status(composite_check.met) if composite_check else None,
-            ),
-            metrics=metrics,
-            counts=Counts(
-                cases=summary.cases,
-                passed=summary.passed,
-                failed=summary.failed,
-                errors=summary.errors,
-                skipped=summary.skipped,
-            ),
-            latency=LatencySummary(
-                count=lat.count,
-                avg_s=_round(lat.avg),
-                p50_s=_round(lat.p50),
-                p95_s=_round(lat.p95),
-                slow=lat.slow,
-                slow_threshold_s=lat.slow_threshold,
-            ),
-            critical=CriticalSummary(
-                total=summary.critical.total,
-                passed=summary.critical.passed,
-                failed=summary.critical.failed,
-                tests=list(critical_tests),
-            ),
-            tags=[
-                TagSummary(
-                    tag=t.tag,
-                    count=t.count,
-                    passed=t.passed,
-                    failed=t.failed,
-                    avg_score=_round(t.avg_score),
-                )
-                for t in summary.tags
-            ],
-            usage=usage.model_copy(update={"cost_usd": round(usage.cost_usd, 6)}),
-            unchecked=summary.judge.unchecked_line() or None,
-            failure_causes=dict(summary.failure_causes),
-            unexplained_failures=summary.unexplained_failures,
-        ),
-        cases=[case_result(r, _scored(r, summary), lat.slow_threshold) for r in records],
-        warnings=[*warnings, *summary.warnings],
+    return metrics
+
+
+def _latency(summary: RunSummary) -> LatencySummary:
+    lat = summary.latency
+    return LatencySummary(
+        count=lat.count,
+        avg_s=_round(lat.avg),
+        p50_s=_round(lat.p50),
+        p95_s=_round(lat.p95),
+        slow=lat.slow,
+        slow_threshold_s=lat.slow_threshold,
     )
+
+
+def _tags(summary: RunSummary) -> list[TagSummary]:
+    return [
+        TagSummary(
+            tag=t.tag,
+            count=t.count,
+            passed=t.passed,
+            failed=t.failed,
+            avg_score=_round(t.avg_score),
+        )
+        for t in summary.tags
+    ]
 
 
 def _scored(record: CaseRecord, summary: RunSummary) -> CaseScore:
