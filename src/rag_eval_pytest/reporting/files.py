@@ -143,20 +143,11 @@ def read_history(path: Path) -> list[dict[str, Any]]:
         for lineno, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
-            try:
-                entry = json.loads(
-                    line,
-                    parse_constant=_reject_constant,
-                    parse_float=_finite_float,
-                    parse_int=_bounded_int,
-                )
-            except ValueError:  # JSONDecodeError included
+            entry = _history_line(line)
+            if entry is None:
                 bad.append(lineno)
-                continue
-            if isinstance(entry, dict):
-                entries.append(entry)
             else:
-                bad.append(lineno)
+                entries.append(entry)
     if bad:
         warnings.warn(
             RagEvalWarning(
@@ -166,6 +157,20 @@ def read_history(path: Path) -> list[dict[str, Any]]:
             stacklevel=2,
         )
     return entries
+
+
+def _history_line(line: str) -> dict[str, Any] | None:
+    """One line's history entry, or ``None`` when the line is unreadable."""
+    try:
+        entry = json.loads(
+            line,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+            parse_int=_bounded_int,
+        )
+    except ValueError:  # JSONDecodeError included
+        return None
+    return entry if isinstance(entry, dict) else None
 
 
 # A damaged line may hold numbers no run wrote (NaN, 1e999, a 400-digit integer) that would
