@@ -120,16 +120,21 @@ class JudgeTrouble:
     def unchecked_line(self) -> str:
         """What the run could not check with the judges it got, in one line (the checks they
         cannot make, the verdicts they were unsure of); empty when everything was checked."""
-        parts = [self.unsupported_line()]
-        if self.undecided:
-            cases = self.undecided_cases
-            metrics = "; ".join(f"{name} ({count})" for name, count in self.undecided.items())
-            parts.append(
-                f"{cases} case{'s' if cases != 1 else ''} need{'s' if cases == 1 else ''} an "
-                f"LLM judge to decide: {metrics} (the local judge was unsure; "
-                "judge.local.unsure)"
-            )
+        parts = [self.unsupported_line(), self.undecided_line()]
         return "; ".join(p for p in parts if p)
+
+    def undecided_line(self) -> str:
+        """The cases whose verdicts the local judge was unsure of, by metric; empty when it
+        was sure of every one."""
+        if not self.undecided:
+            return ""
+        cases = self.undecided_cases
+        metrics = "; ".join(f"{name} ({count})" for name, count in self.undecided.items())
+        return (
+            f"{cases} case{'s' if cases != 1 else ''} need{'s' if cases == 1 else ''} an "
+            f"LLM judge to decide: {metrics} (the local judge was unsure; "
+            "judge.local.unsure)"
+        )
 
     def unsupported_line(self) -> str:
         """ "3 checks could not run on the local judge (...)": empty when every check ran."""
