@@ -19,7 +19,7 @@ from .wording import (
 )
 
 if TYPE_CHECKING:
-    from .models import Comparison, FlakyCase, Report
+    from .models import Comparison, FlakyCase, Report, Summary
 
 
 METRIC_CELL = 40
@@ -28,6 +28,19 @@ METRIC_CELL = 40
 
 def summary_lines(report: Report, written: list[str], errors: list[str]) -> list[str]:
     summary, run = report.summary, report.run
+    lines = _table_lines(summary)
+    lines.append(_counts_line(summary))
+    lines += _measure_lines(summary)
+    lines += baseline_lines(report.comparison)
+    lines += _note_lines(report)
+    lines.extend(f"reports: {path}" for path in written)
+    lines.extend(f"could not write {e}" for e in errors)
+    lines.append(f"rag-eval: exit {run.exit_code}: {_text(run.exit_reason)}")
+    return lines
+
+
+def _table_lines(summary: Summary) -> list[str]:
+    """The table of the composite and each metric: score, threshold and status."""
     composite, *metrics = summary_rows(summary)
     rows = [SUMMARY_HEADER, composite]
     # A named check's name is the user's: a long one would widen every row.
@@ -35,41 +48,59 @@ def summary_lines(report: Report, written: list[str], errors: list[str]) -> list
         (_one_line(name, METRIC_CELL), score, threshold, status)
         for name, score, threshold, status in metrics
     ]
+    return _aligned(rows)
+
+
+def _aligned(rows: list[tuple[str, str, str, str]]) -> list[str]:
+    """The rows in columns as wide as their widest cell, a rule under the header."""
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = [
         "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
+    return lines
+
+
+def _counts_line(summary: Summary) -> str:
     counts, critical = summary.counts, summary.critical
-    lines.append(
+    return (
         f"cases: {counts.cases} ({counts.passed} passed, {counts.failed} failed, "
         f"{counts.errors} errors, {counts.skipped} skipped); "
         f"critical: {critical.passed}/{critical.total} passed"
     )
-    causes = causes_line(summary)
-    if causes:
-        lines.append(f"why cases failed: {causes}")
-    latency = latency_text(summary.latency)
-    if latency:
-        lines.append(f"latency: {latency}")
-    usage = summary.usage
-    if usage.judge_calls or usage.cache_hits:
-        lines.append(
-            f"judge: {usage.judge_calls} calls, {usage.cache_hits} cached, ${usage.cost_usd:.2f}"
-        )
+
+
+def _measure_lines(summary: Summary) -> list[str]:
+    """Why cases failed, latency, the judge's calls, its cascade and votes: each where the
+    run has something to say."""
+    said = (
+        ("why cases failed: ", causes_line(summary)),
+        ("latency: ", latency_text(summary.latency)),
+        ("", _usage_line(summary)),
+    )
+    lines = [f"{label}{text}" for label, text in said if text]
     lines.extend(f"cascade: {line}" for line in cascade_lines(summary))
     lines.extend(f"votes: {line}" for line in vote_lines(summary))
-    lines.extend(baseline_lines(report.comparison))
+    return lines
+
+
+def _usage_line(summary: Summary) -> str:
+    usage = summary.usage
+    if not (usage.judge_calls or usage.cache_hits):
+        return ""
+    return f"judge: {usage.judge_calls} calls, {usage.cache_hits} cached, ${usage.cost_usd:.2f}"
+
+
+def _note_lines(report: Report) -> list[str]:
+    """The judge-flaky cases, what was not checked, a partial run, the warnings."""
+    lines = []
     if report.flaky:
         lines.append(flaky_line(report.flaky))
-    if summary.unchecked:
-        lines.append(f"not checked: {_text(summary.unchecked)}")
-    if run.partial:
+    if report.summary.unchecked:
+        lines.append(f"not checked: {_text(report.summary.unchecked)}")
+    if report.run.partial:
         lines.append("partial run: interrupted before every case finished")
     lines.extend(f"warning: {_text(w)}" for w in report.warnings)
-    lines.extend(f"reports: {path}" for path in written)
-    lines.extend(f"could not write {e}" for e in errors)
-    lines.append(f"rag-eval: exit {run.exit_code}: {_text(run.exit_reason)}")
     return lines
 
 
@@ -108,18 +139,18 @@ def baseline_lines(comparison: Comparison | None) -> list[str]:
         return []
     if comparison.not_compared is not None:
         return [f"baseline: not compared: {strip_control(comparison.not_compared)}"]
-    regressed = comparison.regressions
-    lines = [
-        f"baseline: {strip_control(comparison.baseline)}: "
-        + (
-            "; ".join(f"REGRESSION {describe(c)}" for c in regressed)
-            if regressed
-            else f"no regression ({len(comparison.changes)} metrics compared)"
-        )
-    ]
+    lines = [f"baseline: {strip_control(comparison.baseline)}: {_regressions(comparison)}"]
     changed = changed_line(comparison)
     if changed:
         lines.append(f"baseline: {strip_control(changed)}")
     if comparison.newly_failing:
         lines.append(f"newly failing: {strip_control(newly_failing_summary(comparison))}")
     return lines
+
+
+def _regressions(comparison: Comparison) -> str:
+    """What regressed against the baseline, or how many metrics were compared."""
+    regressed = comparison.regressions
+    if regressed:
+        return "; ".join(f"REGRESSION {describe(c)}" for c in regressed)
+    return f"no regression ({len(comparison.changes)} metrics compared)"
