@@ -146,3 +146,29 @@ def test_labels_without_recorded_answers_are_one_message(tmp_path: Path) -> None
         "rag-eval calibrate: case 'c1': a labelled case needs its recorded answer and "
         "contexts (the answer the label is about)"
     )
+
+
+def test_a_run_whose_judge_is_not_the_calibrated_one_warns_that_the_thresholds_may_not_fit(
+    pytester: pytest.Pytester,
+) -> None:
+    (pytester.path / "labelled.json").write_text(json.dumps({"test_cases": LABELLED}))
+    (pytester.path / "eval-config.yaml").write_text(f"judge:\n  kind: {JUDGE}\n  passes: 1\n")
+    assert calibrate(pytester.path, "labelled.json", "--output", "calibration.json").returncode == 0
+    written = json.loads((pytester.path / "calibration.json").read_text())
+    written["judge_identity"] = "another-judge"
+    (pytester.path / "calibration.json").write_text(json.dumps(written))
+    (pytester.path / "eval-config.yaml").write_text(
+        f"judge:\n  kind: {JUDGE}\n  passes: 1\n  calibration: calibration.json\n"
+    )
+    pytester.makepyfile(
+        test_rag="from rag_eval_pytest import assert_faithful\n\n"
+        "def test_grounded(rag_case):\n    assert_faithful(rag_case)\n"
+    )
+    result = pytester.runpytest("--rag-dataset=labelled.json", "-p", "no:randomly", "-k", "exact")
+    result.stdout.fnmatch_lines(
+        [
+            "warning: judge.calibration *calibration.json was made for another judge identity "
+            "(another-judge) than this run's (*): its thresholds may not fit; run rag-eval "
+            "calibrate again with this judge"
+        ]
+    )
