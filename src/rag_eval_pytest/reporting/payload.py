@@ -135,6 +135,8 @@ class _Answered(NamedTuple):
         if response.contexts is not None:
             contexts = [{"text": c.text, "source": c.source} for c in response.contexts]
         return cls(response.answer, contexts, response.retrieved_sources, response.latency)
+
+
 def _results(results: list[MetricResult], response: RAGResponse | None) -> list[dict[str, Any]]:
     whole = _whole_texts(response)
     return [_stored_once(result, whole) for result in results]
