@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import functools
 import hashlib
 import json
+import pickle
 import re
 import reprlib
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
 
 from pydantic import (
     BaseModel,
@@ -46,7 +47,7 @@ from .relevance import expected_names, graded_expected_contexts
 from .response import Context
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Iterable, Mapping
     from pathlib import Path
 
 STALE_AFTER_DAYS = 30
@@ -254,23 +255,105 @@ def turn_key(key: str, number: int) -> str:
     return f"{key}/turn-{number}"
 
 
-@dataclass(frozen=True)
+def pack(case: Case) -> bytes:
+    """A case's compact form (about a fifth of the memory of its model): what a loaded case
+    keeps until its test runs."""
+    return pickle.dumps(case, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+class PackedCase(NamedTuple):
+    """A validated case kept packed, with what a run reads of every case before its test."""
+
+    packed: bytes
+    id: str | None
+    critical: bool
+    tags: tuple[str, ...]
+    turns: int
+    """A conversation's number of turns; 0 for a single question."""
+
+    @classmethod
+    def of(cls, case: Case) -> PackedCase:
+        turns = len(case.turns or ())
+        return cls(pack(case), case.id, case.critical, tuple(case.tags), turns)
+
+
+def unpack(packed: bytes) -> Case:
+    """The case :func:`pack` made, as it was (its validation is not repeated)."""
+    case: Case = pickle.loads(packed)  # made by pack() in this process
+    return case
+
+
 class LoadedCase:
     """A validated case with its run-wide identity.
 
     ``key`` is the case id, unique across all datasets of the run (qualified by the file stem
     when two files use the same id); ``index`` is its position across all datasets, the order
     reports are sorted by.
+
+    The case is kept packed (:func:`pack`), and :attr:`case` makes its model each time it is
+    read: a run of 50,000 cases keeps their compact forms, not 50,000 models.
     """
 
-    key: str
-    index: int
-    case: Case
-    dataset: Path
-    turn: int = 0
-    """For a conversation's turn, its number (from 1); 0 for a case."""
-    conversation: str | None = None
-    """For a conversation's turn, the conversation's key."""
+    __slots__ = (
+        "_critical",
+        "_packed",
+        "_tags",
+        "_turns",
+        "case_id",
+        "conversation",
+        "dataset",
+        "index",
+        "key",
+        "turn",
+    )
+
+    def __init__(
+        self,
+        key: str,
+        index: int,
+        case: Case | PackedCase,
+        dataset: Path,
+        turn: int = 0,
+        conversation: str | None = None,
+    ) -> None:
+        packed = case if isinstance(case, PackedCase) else PackedCase.of(case)
+        self.key = key
+        self.index = index
+        self.dataset = dataset
+        self.turn = turn
+        """For a conversation's turn, its number (from 1); 0 for a case."""
+        self.conversation = conversation
+        """For a conversation's turn, the conversation's key."""
+        self._packed = packed.packed
+        self._critical = packed.critical
+        self._tags = packed.tags
+        self.case_id = packed.id
+        """The case's id (``None`` for a case made in code without one)."""
+        self._turns: tuple[LoadedCase, ...] | None = None if packed.turns else ()
+
+    def __repr__(self) -> str:
+        return f"LoadedCase(key={self.key!r}, index={self.index}, dataset={self.dataset!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LoadedCase):
+            return NotImplemented
+        return self._identity() == other._identity()
+
+    def __hash__(self) -> int:
+        return hash((self.key, self.index, self.turn))
+
+    def _identity(self) -> tuple[object, ...]:
+        return (self.key, self.index, self.dataset, self.turn, self.conversation, self._packed)
+
+    @property
+    def case(self) -> Case:
+        """The case's model, made anew from its packed form."""
+        return unpack(self._packed)
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """The case's tags (read without making its model)."""
+        return self._tags
 
     @property
     def owner(self) -> str:
@@ -279,31 +362,71 @@ class LoadedCase:
 
     @property
     def critical(self) -> bool:
-        return self.case.critical
+        return self._critical
 
-    @functools.cached_property
+    @property
     def turns(self) -> tuple[LoadedCase, ...]:
         """A conversation's turns, each a case of its own keyed ``<key>/turn-N``; none for a
-        single question."""
-        turns = self.case.turns or ()
+        single question. Made once, when first read."""
+        if self._turns is None:
+            self._turns = self._made_turns()
+        return self._turns
+
+    def _made_turns(self) -> tuple[LoadedCase, ...]:
+        case = self.case
         return tuple(
             LoadedCase(
                 key=turn_key(self.key, n),
                 index=self.index,
-                case=self.case.turn_case(n),
+                case=case.turn_case(n),
                 dataset=self.dataset,
                 turn=n,
                 conversation=self.key,
             )
-            for n in range(1, len(turns) + 1)
+            for n in range(1, len(case.turns or ()) + 1)
         )
+
+
+class PackedCases(Sequence[Case]):
+    """A file's cases, each kept packed (:func:`pack`) and made into its model when read."""
+
+    __slots__ = ("_packed",)
+
+    def __init__(self, packed: Iterable[PackedCase]) -> None:
+        self._packed = list(packed)
+
+    def __len__(self) -> int:
+        return len(self._packed)
+
+    @overload
+    def __getitem__(self, index: int) -> Case: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Case]: ...
+    def __getitem__(self, index: int | slice) -> Case | list[Case]:
+        if isinstance(index, slice):
+            return [unpack(p.packed) for p in self._packed[index]]
+        return unpack(self._packed[index].packed)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"PackedCases({len(self)} cases)"
+
+    @property
+    def packed(self) -> list[PackedCase]:
+        return self._packed
 
 
 @dataclass
 class Dataset:
     path: Path
     metadata: DatasetMetadata
-    cases: list[Case]
+    cases: Sequence[Case]
     warnings: list[str] = field(default_factory=list)
     sha256: str | None = None
     """The hash of the file's text as it was read, which the run's selection records."""
@@ -528,16 +651,36 @@ def _foreign_keys(rows: list[tuple[str, object]]) -> set[str]:
     }
 
 
-def _validate_cases(path: Path, rows: list[tuple[str, object]]) -> list[Case]:
+class _Checked(NamedTuple):
+    """A valid case, packed, with what its file's checks read of it."""
+
+    case: PackedCase
+    text: str
+    """What its id is made of when it has none (:func:`case_text`); empty when it has one."""
+    expected: bool
+    """Whether it (or one of its turns) names the contexts it expects."""
+
+
+def _checked(case: Case) -> _Checked:
+    text = "" if case.id is not None else case_text(case)
+    expected = any(a.expected_contexts is not None for a in _asked(case))
+    return _Checked(PackedCase.of(case), text, expected)
+
+
+def _validate_cases(path: Path, rows: list[tuple[str, object]]) -> list[_Checked]:
+    """The file's cases, each packed once valid; each row is let go of once read (``rows``
+    is emptied), so a large file's parsed rows and models never all live at once."""
     _refuse_foreign_fields(path, rows)
-    cases: list[Case] = []
+    cases: list[_Checked] = []
     problems: list[str] = []
     first_use: dict[str, str] = {}
-    for where, raw in rows:
+    for n, (where, raw) in enumerate(rows):
+        rows[n] = (where, None)
         case = _validated(where, raw, problems)
         if case is not None:
-            cases.append(case)
+            cases.append(_checked(case))
             _refuse_duplicate_id(case, where, first_use, problems)
+    rows.clear()
     if problems:
         raise _invalid(path, problems)
     return cases
@@ -595,18 +738,19 @@ def auto_id(question: str) -> str:
     return f"case-{digest}"
 
 
-def _assign_ids(cases: list[Case]) -> list[Case]:
-    taken = {c.id for c in cases if c.id is not None}
-    out: list[Case] = []
-    for case in cases:
-        if case.id is None:
-            base = auto_id(case_text(case))
+def _assign_ids(cases: list[_Checked]) -> list[_Checked]:
+    taken = {c.case.id for c in cases if c.case.id is not None}
+    out: list[_Checked] = []
+    for checked in cases:
+        if checked.case.id is None:
+            base = auto_id(checked.text)
             candidate, n = base, 2
             while candidate in taken:
                 candidate, n = f"{base}-{n}", n + 1
             taken.add(candidate)
-            case = case.model_copy(update={"id": candidate})
-        out.append(case)
+            case = unpack(checked.case.packed).model_copy(update={"id": candidate})
+            checked = checked._replace(case=PackedCase.of(case))
+        out.append(checked)
     return out
 
 
@@ -615,8 +759,8 @@ def _asked(case: Case) -> Sequence[_Asked]:
     return case.turns if case.turns is not None else [case]
 
 
-def _optional_field_warnings(path: Path, cases: list[Case]) -> list[str]:
-    without = [c.id or "?" for c in cases if all(a.expected_contexts is None for a in _asked(c))]
+def _optional_field_warnings(path: Path, cases: list[_Checked]) -> list[str]:
+    without = [c.case.id or "?" for c in cases if not c.expected]
     if not without:
         return []
     return [
@@ -669,7 +813,9 @@ def load_dataset(path: Path, *, now: dt.datetime | None = None) -> Dataset:
     """Read and validate one dataset file. Raises :class:`DatasetError`."""
     now = now or dt.datetime.now(dt.timezone.utc)
     text = _read_text(path)
+    sha256 = hashlib.sha256(text.encode("utf-8")).hexdigest()
     metadata_raw, rows = _rows(path, text)
+    del text  # the rows hold what it says
     metadata = _metadata(path, metadata_raw)
     cases = _assign_ids(_validate_cases(path, rows))
     warnings = _optional_field_warnings(path, cases)
@@ -679,9 +825,9 @@ def load_dataset(path: Path, *, now: dt.datetime | None = None) -> Dataset:
     return Dataset(
         path=path,
         metadata=metadata,
-        cases=cases,
+        cases=PackedCases(c.case for c in cases),
         warnings=warnings,
-        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        sha256=sha256,
     )
 
 
@@ -720,7 +866,7 @@ def select_by_tags(cases: Iterable[LoadedCase], tags: Sequence[str]) -> list[Loa
     wanted = set(tags)
     if not wanted:
         return list(cases)
-    return [c for c in cases if wanted.intersection(c.case.tags)]
+    return [c for c in cases if wanted.intersection(c.tags)]
 
 
 _UNSAFE_STEM = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -742,7 +888,7 @@ class _KeyHolder:
 
 def _key_holders(loaded: Sequence[LoadedCase]) -> Iterable[_KeyHolder]:
     for item in loaded:
-        case_id = item.case.id or item.key
+        case_id = item.case_id or item.key
         yield _KeyHolder(item, case_id)
         for turn in item.turns:
             yield _KeyHolder(turn, case_id, turn.turn)
@@ -826,7 +972,7 @@ def _keyed(datasets: list[Dataset]) -> list[LoadedCase]:
     loaded: list[LoadedCase] = []
     for ds in datasets:
         stem = _UNSAFE_STEM.sub("_", ds.path.stem)
-        for case in ds.cases:
+        for case in _packed(ds):
             assert case.id is not None
             key = case.id if owners[case.id] == 1 else f"{stem}/{case.id}"
             loaded.append(LoadedCase(key=key, index=len(loaded), case=case, dataset=ds.path))
@@ -835,11 +981,16 @@ def _keyed(datasets: list[Dataset]) -> list[LoadedCase]:
 
 def _owners(datasets: list[Dataset]) -> Counter[str | None]:
     """How many cases of the datasets use each id."""
-    return Counter(case.id for ds in datasets for case in ds.cases)
+    return Counter(case.id for ds in datasets for case in _packed(ds))
+
+
+def _packed(dataset: Dataset) -> Sequence[PackedCase]:
+    cases = dataset.cases
+    return cases.packed if isinstance(cases, PackedCases) else [PackedCase.of(c) for c in cases]
 
 
 def _no_case_tagged(tags: Sequence[str], loaded: list[LoadedCase]) -> DatasetError:
-    known = sorted({t for c in loaded for t in c.case.tags})
+    known = sorted({t for c in loaded for t in c.tags})
     return DatasetError(
         f"no case has any of the tags {', '.join(tags)} selected: no case would run; "
         + (f"the tags in the dataset are {', '.join(known)}" if known else "no case has tags")
