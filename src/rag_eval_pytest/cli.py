@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from .atomic import output_refusal
 from .data.foreign import FORMATS, Format
 from .errors import RagEvalError
+from .release import package_version
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -518,7 +519,7 @@ def _merged(
     merged = merge_shards(
         shards,
         cases,
-        version=_version(),
+        version=package_version(),
         critical_code=options.critical_exit_code,
         fatal_code=options.fatal_exit_code,
         allow_partial=options.allow_partial,
@@ -594,15 +595,6 @@ def _merge_refusal(out: Path, reports: Sequence[Path], *, force: bool) -> str | 
         if refusal is not None:
             return refusal
     return None
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("rag-eval-pytest")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "0+unknown"
 
 
 if __name__ == "__main__":  # pragma: no cover

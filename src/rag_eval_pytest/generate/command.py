@@ -194,8 +194,9 @@ def generate(
 def _provenance(
     request: Request, inputs: Inputs, generator: str, judge: str, identity: str | None
 ) -> Provenance:
+    from ..release import package_version
     from .documents import digest
-    from .output import Provenance, package_version, today
+    from .output import Provenance, today
 
     return Provenance(
         generator=generator,

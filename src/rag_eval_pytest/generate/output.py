@@ -48,15 +48,6 @@ class Provenance:
     version: str
 
 
-def package_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("rag-eval-pytest")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "0+unknown"
-
-
 def today() -> str:
     """The date of a generation: today, or ``SOURCE_DATE_EPOCH``'s (reproducible builds)."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()

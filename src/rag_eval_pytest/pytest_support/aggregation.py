@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
+from ..release import package_version
 from .guard import AGGREGATING_PLUGIN, guarded
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ class AggregatingProcess:
             redactor=session.redactor,
             output_dir=output_dir(config, session),
             rootdir=config.rootpath,
-            version=_version(),
+            version=package_version(),
             adapter_label=_adapter_label(session),
         )
 
@@ -282,12 +283,3 @@ def _adapter_label(session: EvalSession) -> str | None:
     if settings.target:
         return f"{settings.adapter or 'callable'} {settings.target}"
     return settings.adapter
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("rag-eval-pytest")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "0+unknown"
