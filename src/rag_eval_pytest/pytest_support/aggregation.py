@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from ..release import package_version
 from .guard import AGGREGATING_PLUGIN, guarded
 
 if TYPE_CHECKING:
@@ -56,7 +55,7 @@ class AggregatingProcess:
             redactor=session.redactor,
             output_dir=output_dir(config, session),
             rootdir=config.rootpath,
-            version=package_version(),
+            version=_package_version(),
             adapter_label=_adapter_label(session),
         )
 
@@ -283,3 +282,11 @@ def _adapter_label(session: EvalSession) -> str | None:
     if settings.target:
         return f"{settings.adapter or 'callable'} {settings.target}"
     return settings.adapter
+
+
+def _package_version() -> str:
+    """The running release, read only by a run that uses the plugin: a dormant run imports
+    nothing more for it."""
+    from ..release import package_version
+
+    return package_version()
