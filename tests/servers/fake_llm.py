@@ -2,8 +2,9 @@
 
 Binds 127.0.0.1 on a free port. Tests push :class:`Step` replies in the order requests will
 arrive; every request is logged (path, headers, JSON body) so a test can assert how many were
-made and what they carried. A request with no scripted step left gets HTTP 500 with a body
-saying so, which fails the test visibly instead of hanging.
+made and what they carried. A request with no scripted step left is answered by ``answer``
+where a test set one (a judge that reads the request), else gets HTTP 500 with a body saying
+so, which fails the test visibly instead of hanging.
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 @dataclass
@@ -98,6 +102,8 @@ class FakeLLMServer:
 
     def __init__(self) -> None:
         self.steps: list[Step] = []
+        self.answer: Callable[[LoggedRequest], Step] | None = None
+        """How to answer once the scripted steps are spent (a judge that reads the request)."""
         self.requests: list[LoggedRequest] = []
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -117,6 +123,8 @@ class FakeLLMServer:
             self.requests.append(request)
             if self.steps:
                 return self.steps.pop(0)
+        if self.answer is not None:
+            return self.answer(request)
         return Step(status=500, body={"error": {"message": "no scripted response left"}})
 
     # -- lifecycle

@@ -89,6 +89,23 @@ class Question(ABC, Generic[I, O]):
         """Problems of ``output`` for ``inputs`` that the schema cannot express."""
         return []
 
+    def answer_lengths(self, inputs: I) -> dict[str, int]:
+        """How many items each list of the answer holds for ``inputs``, by field (one verdict
+        per context: ``{"verdicts": 3}``); none by default."""
+        return {}
+
+    def answer_schema(self, inputs: I, schema_json: str) -> str:
+        """``schema_json`` (the output model's schema, ``$ref`` inlined) with what it can say
+        of the answer to these ``inputs``: each list of :meth:`answer_lengths` holds exactly
+        that many items. A judge that follows its schema (the Anthropic tool, an
+        OpenAI-compatible response format) then answers every item at the first ask."""
+        lengths = self.answer_lengths(inputs)
+        if not lengths:
+            return schema_json
+        schema = json.loads(schema_json)
+        with_lengths(schema, lengths)
+        return json.dumps(schema)
+
     def salvage(self, inputs: I, output: O) -> tuple[O, str] | None:
         """When ``output`` still fails :meth:`check` after the corrective re-ask: the part
         that can be used (for example the verdicts whose index matched), with a note saying
@@ -208,6 +225,12 @@ def run_identity(judge: Judge, fingerprint: str | None = None) -> str | None:
         margin = getattr(judge, "vote_margin", None)
         return f"{fingerprint} passes=auto({votes}-{most}, margin {margin})"
     return f"{fingerprint} passes={votes}"
+
+
+def with_lengths(schema: dict[str, Any], lengths: dict[str, int]) -> None:
+    """Say in an object's ``schema`` how many items each of its lists holds."""
+    for name, count in lengths.items():
+        schema["properties"][name].update(minItems=count, maxItems=count)
 
 
 def check_indexed(items: Sequence[Any], count: int, what: str) -> list[str]:

@@ -12,12 +12,13 @@ question) and its tokens and cost shared among them.
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from .base import JudgeOutcome, Question, Usage
+from .base import JudgeOutcome, Question, Usage, with_lengths
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -61,6 +62,13 @@ class Bundle(Question[BundleInput, BaseModel]):
             for k, (question, own) in enumerate(self.asked, 1)
             for name, value in question.untrusted(own).items()
         }
+
+    def answer_schema(self, inputs: BundleInput, schema_json: str) -> str:
+        """Each task's part of the schema as its question says of its own answer."""
+        schema = json.loads(schema_json)
+        for k, (question, own) in enumerate(self.asked, 1):
+            with_lengths(schema["properties"][f"task_{k}"], question.answer_lengths(own))
+        return json.dumps(schema)
 
     def check(self, inputs: BundleInput, output: BaseModel) -> list[str]:
         return [

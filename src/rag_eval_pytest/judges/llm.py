@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 from abc import abstractmethod
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..runtime.retry import RetryPolicy
 from .backend import (
@@ -33,6 +33,10 @@ from .run_config import DEFAULT_TIMEOUT, JudgeDeadline, RunConfig
 from .runtime import JudgeRuntime
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pydantic import BaseModel
+
     from .cache import JudgeCache
     from .cost import Prices
     from .prompt import Mode, RenderedPrompt
@@ -116,9 +120,18 @@ class LLMJudge(Judge):
 
     async def ask(self, question: Question[I, O], inputs: I) -> JudgeOutcome[O]:
         """The answer through a runtime of this backend's own (outside a run)."""
+        return await self._runtime().ask(question, inputs)
+
+    async def ask_many(
+        self, asked: Sequence[tuple[Question[Any, Any], BaseModel]]
+    ) -> list[JudgeOutcome[Any]]:
+        """The answers through that runtime: in one request where each gets one vote."""
+        return await self._runtime().ask_many(asked)
+
+    def _runtime(self) -> JudgeRuntime:
         if self._alone is None:
             self._alone = JudgeRuntime(self, RunConfig().under(self.given))
-        return await self._alone.ask(question, inputs)
+        return self._alone
 
     def stopped(self) -> str | None:
         """Why the judge stopped asking, when asked outside a run; else ``None``."""

@@ -193,6 +193,9 @@ class ContextUsefulness(Question[ContextsInput, ContextVerdicts]):
             "contexts": inputs.contexts,
         }
 
+    def answer_lengths(self, inputs: ContextsInput) -> dict[str, int]:
+        return {"verdicts": len(inputs.contexts)}
+
     def check(self, inputs: ContextsInput, output: ContextVerdicts) -> list[str]:
         return check_indexed(output.verdicts, len(inputs.contexts), "contexts")
 
@@ -241,6 +244,9 @@ class GroundTruthAttribution(Question[AttributionInput, Attributions]):
             "ground_truth_sentences": inputs.ground_truth_sentences,
             "contexts": inputs.contexts,
         }
+
+    def answer_lengths(self, inputs: AttributionInput) -> dict[str, int]:
+        return {"sentences": len(inputs.ground_truth_sentences)}
 
     def check(self, inputs: AttributionInput, output: Attributions) -> list[str]:
         return check_indexed(
@@ -291,6 +297,9 @@ class ContextSentenceRelevance(Question[RelevanceInput, SentenceRelevances]):
 
     def untrusted(self, inputs: RelevanceInput) -> dict[str, str | list[str]]:
         return {"question": inputs.question, "context_sentences": inputs.context_sentences}
+
+    def answer_lengths(self, inputs: RelevanceInput) -> dict[str, int]:
+        return {"sentences": len(inputs.context_sentences)}
 
     def check(self, inputs: RelevanceInput, output: SentenceRelevances) -> list[str]:
         return check_indexed(output.sentences, len(inputs.context_sentences), "context sentences")
@@ -457,6 +466,9 @@ class UserFactRetention(Question[RetentionInput, FactRetentions]):
     def untrusted(self, inputs: RetentionInput) -> dict[str, str | list[str]]:
         return {"facts": inputs.facts, "question": inputs.question, "answer": inputs.answer}
 
+    def answer_lengths(self, inputs: RetentionInput) -> dict[str, int]:
+        return {"facts": len(inputs.facts)}
+
     def check(self, inputs: RetentionInput, output: FactRetentions) -> list[str]:
         return check_indexed(output.facts, len(inputs.facts), "facts")
 
@@ -621,6 +633,9 @@ class GeneratedCheck(Question[GeneratedCheckInput, GeneratedVerdicts]):
             "ground_truths": inputs.ground_truths,
             "chunks": inputs.chunks,
         }
+
+    def answer_lengths(self, inputs: GeneratedCheckInput) -> dict[str, int]:
+        return {"questions": len(inputs.questions)}
 
     def check(self, inputs: GeneratedCheckInput, output: GeneratedVerdicts) -> list[str]:
         return check_indexed(output.questions, len(inputs.questions), "questions")

@@ -9,8 +9,10 @@ import pytest
 
 from rag_eval_pytest.judges.anthropic import DEFAULT_MODEL, AnthropicJudge
 from rag_eval_pytest.judges.questions import (
+    AttributionInput,
     ContextsInput,
     ContextUsefulness,
+    GroundTruthAttribution,
     StatementsInput,
     StatementSupport,
 )
@@ -213,3 +215,67 @@ def test_three_passes_first_two_agree_two_requests(
     outcome = ask(judge(fake_llm, retry, passes=3))
     assert fake_llm.count() == 2
     assert outcome.judged and outcome.agreement == 1.0
+
+
+def _following(schema: dict[str, Any], name: str = "", position: int = 0) -> Any:
+    """An instance of ``schema`` as a judge that follows its schema and knows nothing else
+    writes it: lists of two items unless the schema says how many, indexes numbered."""
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "object":
+        return {key: _following(sub, key, position) for key, sub in schema["properties"].items()}
+    if kind == "array":
+        count = schema.get("minItems", 2)
+        return [_following(schema["items"], name, i) for i in range(count)]
+    if kind == "integer":
+        return position
+    return True if kind == "boolean" else f"{name} {position}"
+
+
+def _answer_from_schema(request: Any) -> Step:
+    return anthropic_tool(_following(request.body["tools"][0]["input_schema"]))
+
+
+def test_the_schema_says_how_many_verdicts_so_a_judge_that_follows_it_answers_at_once(
+    fake_llm: FakeLLMServer, retry: RetryPolicy
+) -> None:
+    """One verdict per context, stated in the tool's schema: a judge that follows its schema
+    answers all three contexts at the first ask, with no corrective re-ask."""
+    fake_llm.answer = _answer_from_schema
+    inputs = ContextsInput(
+        question="When are refunds paid?",
+        ground_truth="Within 30 days.",
+        contexts=["Refunds within 30 days.", "Shipping is free.", "Returns by post."],
+    )
+    outcome = ask(judge(fake_llm, retry), ContextUsefulness(), inputs)
+    assert outcome.judged and [v.index for v in outcome.value.verdicts] == [0, 1, 2]
+    assert fake_llm.count("/v1/messages") == 1 and not outcome.notes
+
+
+def test_a_bundle_says_for_each_task_how_many_verdicts_it_holds(
+    fake_llm: FakeLLMServer, retry: RetryPolicy
+) -> None:
+    """A case's questions asked together: each task's part of the schema says its own count."""
+    fake_llm.answer = _answer_from_schema
+    contexts = ["Refunds within 30 days.", "Shipping is free.", "Returns by post."]
+    asked: list[tuple[Any, Any]] = [
+        (ContextUsefulness(), ContextsInput(question="q", ground_truth="g", contexts=contexts)),
+        (
+            GroundTruthAttribution(),
+            AttributionInput(
+                question="q", ground_truth_sentences=["a.", "b.", "c."], contexts=contexts
+            ),
+        ),
+    ]
+    j = judge(fake_llm, retry, passes=1)  # one vote each: asked together
+
+    async def run() -> Any:
+        try:
+            return await j.ask_many(asked)
+        finally:
+            await j.aclose()
+
+    usefulness, attribution = asyncio.run(run())
+    assert len(usefulness.value.verdicts) == 3 and len(attribution.value.sentences) == 3
+    assert fake_llm.count("/v1/messages") == 1 and not usefulness.notes
