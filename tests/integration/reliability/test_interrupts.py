@@ -53,6 +53,12 @@ def wait_for(condition: Callable[[], bool], seconds: float) -> bool:
     return False
 
 
+def _hear_ctrl_c() -> None:
+    """In the child: Ctrl-C as a terminal sends it, even where this suite runs as a
+    background job of a shell, whose children inherit SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt_when_stuck(
     pytester: pytest.Pytester,
     started: Callable[[], bool],
@@ -72,6 +78,7 @@ def interrupt_when_stuck(
             stdout=out,
             stderr=subprocess.STDOUT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            preexec_fn=_hear_ctrl_c,
         )
         try:
             ready = wait_for(
