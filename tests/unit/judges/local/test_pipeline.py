@@ -37,7 +37,7 @@ def test_a_check_left_out_finds_nothing() -> None:
 
 def test_a_verdict_of_a_kind_not_trusted_is_doubted_and_some_kinds_never_decide() -> None:
     assert not trust.doubted(trust.SCORE_SUPPORTED, None)
-    assert trust.doubted(trust.SCORE_SUPPORTED, frozenset({trust.RESTATEMENT}))
-    assert not trust.doubted(trust.RESTATEMENT, frozenset({trust.RESTATEMENT}))
+    assert trust.doubted(trust.SCORE_SUPPORTED, frozenset({trust.HEDGED}))
+    assert not trust.doubted(trust.HEDGED, frozenset({trust.HEDGED}))
     for kind in (trust.IN_BAND, trust.WORDING_ONLY, trust.COMPARISON, trust.BARE_NO):
         assert trust.doubted(kind, None)
