@@ -446,7 +446,7 @@ async def overrides_table(judge: LocalJudge, sets: list[tuple[str, list[dict[str
     """Print, per hand-written rule that moves a claim's score (:data:`OVERRIDES`), the rows
     of each set whose forced verdict it sets (switching it off changes it) and how many of
     them it sets right: its measured precision, which must be at least
-    ``trust.MIN_PRECISION`` for the rule to stay."""
+    ``trust.MIN_PRECISION`` for the rule to stay (:func:`_stays`)."""
     names = [name for name, _ in sets]
     shipped = [await _forced_rows(judge, rows) for _, rows in sets]
     print("\nfaithfulness: each hand override, right / rows whose forced verdict it sets")
@@ -460,6 +460,20 @@ async def overrides_table(judge: LocalJudge, sets: list[tuple[str, list[dict[str
             for on, without, (_, rows) in zip(shipped, off, sets, strict=True)
         ]
         right, seen = sum(sum(c) for c in cells), sum(len(c) for c in cells)
-        stays = "yes" if _sure(right, seen) else "no" if seen else "sets no verdict"
         shown = [f"{sum(c)}/{len(c)}" if c else "" for c in cells]
-        print(f"| {rule.strip('_')} | " + " | ".join(shown) + f" | {right}/{seen} | {stays} |")
+        print(
+            f"| {rule.strip('_')} | "
+            + " | ".join(shown)
+            + f" | {right}/{seen} | {_stays(right, seen)} |"
+        )
+
+
+def _stays(right: int, seen: int) -> str:
+    """Whether a hand override stays: no row it sets measures it under
+    ``trust.MIN_PRECISION`` (said with how many rows it rests on)."""
+    if not seen:
+        return "yes (sets no held-out verdict: nothing measured against it)"
+    if right / seen < trust.MIN_PRECISION:
+        return f"no ({right / seen:.3f})"
+    few = "" if seen >= MIN_VERDICTS else f", on fewer than {MIN_VERDICTS} rows"
+    return f"yes ({right / seen:.3f}{few})"

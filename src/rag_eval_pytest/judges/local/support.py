@@ -114,12 +114,12 @@ class Calibration:
 # (benchmarks/README.md).
 DEFAULT_CALIBRATION = Calibration(
     weights=(
-        *(0.0, 1.46, 1.21, -1.17, 0.0, -2.29, 0.0, 2.24),
+        *(0.0, 1.43, 1.18, -1.18, 0.0, -2.23, 0.0, 2.25),
         # A conflict of each kind of finding, in FINDING_KINDS order.
-        *(-2.69, -1.54, -0.12, 0.0, -1.22, -0.43, -0.98, -1.22, -1.49),
+        *(-2.68, -1.54, -0.52, 0.0, -1.23, -0.79, -0.99, -1.18, -1.49),
     ),
-    bias=-2.86,
-    support=0.43,
+    bias=-2.8,
+    support=0.44,
     ambiguous=0.2,
     unsure=(0.05, 0.8),
     # Every other kind of evidence leaves a verdict unsure, whichever way it leans.
