@@ -13,17 +13,22 @@ the local judge's verdicts (the part of ``judge_accuracy.py`` behind ``--fit`` a
   from the fitting sets' tune halves.
 * :func:`kinds_table`: the precision of each kind of evidence on the rows given (the
   held-out halves), the kinds at or above ``trust.MIN_PRECISION`` marked.
+* :func:`overrides_table`: the precision of each hand-written rule that moves a claim's score
+  against the model (:data:`OVERRIDES`) on the rows given (the held-out halves): a rule
+  stays only at ``trust.MIN_PRECISION`` or more.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from rag_eval_pytest.judges.local import LocalJudge, trust
+from rag_eval_pytest.judges.local import LocalJudge, support, trust
 from rag_eval_pytest.judges.local.support import FEATURES, claim_features
 from rag_eval_pytest.metrics.registry import default_threshold
 
@@ -52,9 +57,14 @@ QUIRKS = {
 }
 """Features that mostly encode one set's quirk: left out of the fit (weight 0)."""
 
-NEVER_POSITIVE = ("number_gap", "date_gap", "missing_names")
-"""A number, a date or a name no context states never raises support: a positive weight is
-fixed at 0 and the model fitted again."""
+NEVER_POSITIVE = (
+    "number_gap",
+    "date_gap",
+    "missing_names",
+    *(name for name in FEATURES if name.startswith("conflict_")),
+)
+"""A number, a date or a name no context states, and a conflict of any kind, never raises
+support: a positive weight is fixed at 0 and the model fitted again."""
 
 MIN_VERDICTS = 5
 """A kind of evidence behind fewer decided rows of the held-out halves is not measured: it
@@ -75,7 +85,10 @@ def fit(
     print("  | set | " + " | ".join(FEATURES) + " |")
     for name, table in zip(names, tables, strict=True):
         labels = [y for _, y in table]
-        cells = [_auc([min(f[i] for f in rows) for rows, _ in table], labels) for i in range(8)]
+        cells = [
+            _auc([min(f[i] for f in rows) for rows, _ in table], labels)
+            for i in range(len(FEATURES))
+        ]
         print(f"  | {name} | " + " | ".join(cells) + " |")
     xs: list[list[float]] = []
     ys: list[int] = []
@@ -394,3 +407,73 @@ def kinds_table(
             f"{'yes' if sure else 'no'} |"
         )
     return frozenset(trusted)
+
+
+# ----------------------------------------------------------------------------- overrides
+
+
+OVERRIDES = ("_unrelated", "_two_kinds", "_wording_only")
+"""The hand-written rules of ``support.SCORE_RULES`` that move a claim's score against the
+support model (the others only name the kind of evidence of a verdict)."""
+
+
+@contextmanager
+def _without(name: str) -> Iterator[None]:
+    """The local judge with the rule ``name`` of ``support.SCORE_RULES`` switched off."""
+    kept = support.SCORE_RULES
+    support.SCORE_RULES = tuple(r for r in kept if r.__name__ != name)
+    try:
+        yield
+    finally:
+        support.SCORE_RULES = kept
+
+
+async def _forced_rows(
+    judge: LocalJudge, rows: list[dict[str, Any]], capped: bool = True
+) -> list[bool]:
+    """The forced verdict of each row at the judge's support threshold (``capped``: a claim
+    only its wording supports is not supported, the wording-only rule as the judge has it)."""
+    cut, threshold = judge.calibration.support, default_threshold("faithfulness")
+    verdicts = []
+    for row in rows:
+        items = await claim_items(judge, row)
+        items = items if capped else [replace(i, capped=False) for i in items]
+        verdicts.append(row_verdicts(items, cut, None, threshold)[0])
+    return verdicts
+
+
+async def overrides_table(judge: LocalJudge, sets: list[tuple[str, list[dict[str, Any]]]]) -> None:
+    """Print, per hand-written rule that moves a claim's score (:data:`OVERRIDES`), the rows
+    of each set whose forced verdict it sets (switching it off changes it) and how many of
+    them it sets right: its measured precision, which must be at least
+    ``trust.MIN_PRECISION`` for the rule to stay (:func:`_stays`)."""
+    names = [name for name, _ in sets]
+    shipped = [await _forced_rows(judge, rows) for _, rows in sets]
+    print("\nfaithfulness: each hand override, right / rows whose forced verdict it sets")
+    print("| override | " + " | ".join(names) + " | all | stays |")
+    print("|---|" + "---|" * (len(names) + 2))
+    for rule in OVERRIDES:
+        with _without(rule):
+            off = [await _forced_rows(judge, rows, rule != "_wording_only") for _, rows in sets]
+        cells = [
+            [(s == bool(r["label"])) for s, o, r in zip(on, without, rows, strict=True) if s != o]
+            for on, without, (_, rows) in zip(shipped, off, sets, strict=True)
+        ]
+        right, seen = sum(sum(c) for c in cells), sum(len(c) for c in cells)
+        shown = [f"{sum(c)}/{len(c)}" if c else "" for c in cells]
+        print(
+            f"| {rule.strip('_')} | "
+            + " | ".join(shown)
+            + f" | {right}/{seen} | {_stays(right, seen)} |"
+        )
+
+
+def _stays(right: int, seen: int) -> str:
+    """Whether a hand override stays: no row it sets measures it under
+    ``trust.MIN_PRECISION`` (said with how many rows it rests on)."""
+    if not seen:
+        return "yes (sets no held-out verdict: nothing measured against it)"
+    if right / seen < trust.MIN_PRECISION:
+        return f"no ({right / seen:.3f})"
+    few = "" if seen >= MIN_VERDICTS else f", on fewer than {MIN_VERDICTS} rows"
+    return f"yes ({right / seen:.3f}{few})"

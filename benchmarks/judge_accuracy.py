@@ -31,7 +31,9 @@ on the faithfulness rows of the sets whose licence allows it (``fitting.LICENCES
 and the hard cases), printing each feature's ROC AUC on every set beside it; the other sets
 are scored and printed, never fitted on (see ``fitting.py``). ``--kinds`` (with the held-out
 halves) prints the precision of each kind of evidence behind the faithfulness verdicts and
-the kinds that decide alone. ``--without NAME[,NAME]`` switches checks of the local judge off
+the kinds that decide alone; ``--overrides`` the precision of each hand-written rule that
+moves a claim's score against the support model (a rule stays at 0.95 or more).
+``--without NAME[,NAME]`` switches checks of the local judge off
 (``judge.local.checks``), to measure what each is worth.
 
 The *hard-cases* set (``data/hard_cases.jsonl``, ``--hard``) is hand-written and hand-labelled:
@@ -621,6 +623,12 @@ async def main() -> None:
         "these rows (use the held-out halves)",
     )
     parser.add_argument(
+        "--overrides",
+        action="store_true",
+        help="the precision of each hand-written rule that moves a claim's score against the "
+        "support model, on the rows whose forced verdict it sets (use the held-out halves)",
+    )
+    parser.add_argument(
         "--without",
         default="",
         help="comma-separated checks of the local judge to switch off (judge.local.checks: "
@@ -736,6 +744,8 @@ async def main() -> None:
         await fit_faithfulness(like(judge, fresh_embedder(judge)), by_task["faithfulness"])
     if options.kinds:
         await kinds(like(judge, fresh_embedder(judge)), by_task)
+    if options.overrides and "faithfulness" in by_task:
+        await fitting.overrides_table(like(judge, fresh_embedder(judge)), by_task["faithfulness"])
 
 
 if __name__ == "__main__":

@@ -115,7 +115,7 @@ def test_the_demo_runs_offline_with_the_local_judge_and_its_report_shows_everyth
     assert security["metrics"]["faithfulness"]["score"] > 0
     # "Is my data encrypted?" answered "Yes. ... at rest with AES-256 and in transit with TLS
     # 1.3.": the yes is supported, only the TLS claim is not, each a best guess the offline
-    # judge leaves to an LLM judge (a restatement; facts of two kinds no context states).
+    # judge leaves to an LLM judge (a score in the unsure band; a number no context states).
     encrypted = next(c for c in report["cases"] if c["id"] == "tc_008")
     evidence = encrypted["metrics"]["faithfulness"]["evidence"]
     assert [e["verdict"] for e in evidence] == ["unsure", "unsure"], evidence

@@ -14,7 +14,7 @@ import itertools
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, get_args
 
 from ...text.lexicon import any_of
 from ...text.names import MONTHS, names
@@ -32,6 +32,14 @@ SWAP_WORDS = 8  # claims with more content words are not checked for a replaced 
 ROLE_WORDS = 5  # nor, with more than these, for two terms in each other's place
 
 
+Kind = Literal[
+    "numbers", "dates", "negation", "opposite", "names", "terms", "replaced", "days", "order"
+]
+FINDING_KINDS: tuple[Kind, ...] = get_args(Kind)
+"""Every kind of finding a check emits, in one order (the support model's features read a
+conflict of each)."""
+
+
 @dataclass(frozen=True)
 class Finding:
     """One problem of a claim. ``kind``: numbers (times of day too), dates, negation,
@@ -42,9 +50,7 @@ class Finding:
     (the ends of a route, or the claim's words in each other's places); ``severity``:
     conflict (the contexts say otherwise) or gap (they do not say it)."""
 
-    kind: Literal[
-        "numbers", "dates", "negation", "opposite", "names", "terms", "replaced", "days", "order"
-    ]
+    kind: Kind
     severity: Literal["conflict", "gap"]
     message: str
     in_digits: bool = False

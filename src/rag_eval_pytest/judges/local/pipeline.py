@@ -52,6 +52,8 @@ class Check:
 
 
 def _swaps(reading: Reading) -> list[Finding]:
+    if negates_a_comparison(reading.claim):  # the two things compared, in either order
+        return []
     clause = best_sentence(reading.claim, reading.passage)
     if LISTED.search(reading.claim):  # "black, navy and red": the list's commas part no clauses
         clause = closest_sentence(reading.claim, reading.passage)
@@ -118,6 +120,8 @@ def negation(claim: str, passage: str) -> list[Finding]:
     read alone conflicts with its own closest clause too. A claim copied from a passage whose
     second clause holds the "not" ("... 89 percent, not even close to completion") is read
     against that clause, not against the first one."""
+    if negates_a_comparison(claim):
+        return []
     clause = best_sentence(claim, passage)
     found = check_negation(claim, clause, coverage(claim, clause))
     pieces = CLAUSE.split(claim)
@@ -125,6 +129,18 @@ def negation(claim: str, passage: str) -> list[Finding]:
     if not found or not _read_apart(pieces, parts):
         return found
     return found if any(_negated(part, passage) for part in parts) else []
+
+
+# "the same", "both": what two things share.
+_SHARED = re.compile(r"\b(?:same|both)\b", re.IGNORECASE)
+
+
+def negates_a_comparison(claim: str) -> bool:
+    """Whether the claim negates what two things share ("Eatza Pizza and Your Pie were not
+    founded in the same state", "they are not both vegan"): true or false only by putting
+    two facts together, so a passage that states one of them ("Eatza Pizza was founded in
+    Arizona") does not contradict it."""
+    return bool(negation_cues(claim)) and bool(_SHARED.search(claim))
 
 
 def _read_alone(pieces: list[str]) -> list[str]:

@@ -25,7 +25,7 @@ import numpy.typing as npt
 from ...text.shorten import shorten
 from ...text.words import content_words
 from . import trust
-from .checks import Finding, missing_name_share, stated_amount_words, unknown_names
+from .checks import FINDING_KINDS, Finding, missing_name_share, stated_amount_words, unknown_names
 from .dates import dates
 from .facts import phrase_coverage, word_pairs
 from .pipeline import LISTED, Reading, closest_sentence, run_checks
@@ -39,8 +39,6 @@ Matrix = npt.NDArray[np.float32]
 Verdict = Literal["supported", "contradicted", "not mentioned"]
 SHORT_CLAIM_WORDS = 6
 WINDOW_SENTENCES = 3
-RESTATED_SIMILARITY = 0.6  # see judge_claim
-RESTATED_WORDS = 6
 # A claim none of whose content words any context holds, and that is this far from every
 # passage in meaning, is about something else ("Banana." against a delivery policy): the
 # logistic model, fitted on answers that are at least on topic, must not call it supported.
@@ -58,7 +56,12 @@ FEATURES = (
     "missing_names",
     "short_x_coverage",
     "phrase_coverage",
+    *(f"conflict_{kind}" for kind in FINDING_KINDS),
 )
+"""The support model's features: how close the best passage is and how much of the claim's
+wording the contexts hold, the numbers, dates and names no context states, and one feature
+per kind of finding (:data:`.checks.FINDING_KINDS`): 1 where a check found a conflict of that
+kind (a ``replaced`` word: one no context holds in the place of the passage's)."""
 
 
 def logistic(weights: Sequence[float], bias: float, features: Sequence[float]) -> float:
@@ -103,17 +106,22 @@ class Calibration:
 
 
 # Fitted by ``python benchmarks/judge_accuracy.py --split tune --fit`` on the tune halves of
-# the sets whose licence allows it (HaluEval, MIT, and the project's own hard cases): the
-# features that encode HaluEval's answer length (similarity, short_x_coverage) left out,
-# and a number no context states never raising support. The support threshold has the best
-# balanced accuracy over those rows; the band is the widest in which no row of them is
-# decided wrong by its score alone (benchmarks/README.md).
+# the sets whose licence allows it (HaluEval, MIT, and the project's own hard cases): every
+# kind of finding a feature, the features that encode HaluEval's answer length (similarity,
+# short_x_coverage) left out, and a number, a date, a name no context states or a conflict
+# never raising support. The support threshold has the best balanced accuracy over those
+# rows; the band is the widest in which no row of them is decided wrong by its score alone
+# (benchmarks/README.md).
 DEFAULT_CALIBRATION = Calibration(
-    weights=(0.0, 1.05, 0.75, -0.89, 0.0, -2.36, 0.0, 2.74),
-    bias=-2.92,
-    support=0.33,
+    weights=(
+        *(0.0, 1.43, 1.18, -1.18, 0.0, -2.23, 0.0, 2.25),
+        # A conflict of each kind of finding, in FINDING_KINDS order.
+        *(-2.68, -1.54, -0.52, 0.0, -1.23, -0.79, -0.99, -1.18, -1.49),
+    ),
+    bias=-2.8,
+    support=0.44,
     ambiguous=0.2,
-    unsure=(0.05, 0.71),
+    unsure=(0.05, 0.8),
     # Every other kind of evidence leaves a verdict unsure, whichever way it leans.
     trusted=trust.CLAIM_KINDS,
 )
@@ -371,6 +379,7 @@ def _features(
         short * all_cover,
         # A one-word answer ("British") has no phrase: its word's coverage stands for it.
         phrase_coverage(claim, evidence.all_pairs, all_cover),
+        *(_found(findings, kind, "conflict") for kind in FINDING_KINDS),
     ]
 
 
@@ -423,21 +432,6 @@ class _Scored:
         return round(self.calibration.support - 0.01, 4)
 
 
-def _restated(s: _Scored) -> tuple[float, str] | None:
-    """A paraphrase whose every content word one passage holds, with nothing the checks find
-    missing, is the passage's statement in other words ("Canberra is the capital of
-    Australia" against "Its capital city is Canberra")."""
-    similarity, best_cover = s.features[0], s.features[1]
-    if (
-        not s.gaps
-        and best_cover == 1.0
-        and 2 <= len(content_words(s.claim)) <= RESTATED_WORDS
-        and similarity >= RESTATED_SIMILARITY
-    ):
-        return max(s.p, s.calibration.support), trust.RESTATEMENT
-    return None
-
-
 def _unrelated(s: _Scored) -> tuple[float, str] | None:
     """A claim none of whose words any context holds, far from every passage in meaning."""
     if s.features[2] == 0.0 and s.features[0] < UNRELATED_SIMILARITY:
@@ -476,8 +470,7 @@ def _unstated(s: _Scored) -> tuple[float, str] | None:
 
 
 # The rules that bound a claim's score, in order: the first that applies decides.
-_SCORE_RULES: tuple[Callable[[_Scored], tuple[float, str] | None], ...] = (
-    _restated,
+SCORE_RULES: tuple[Callable[[_Scored], tuple[float, str] | None], ...] = (
     _unrelated,
     _two_kinds,
     _wording_only,
@@ -487,9 +480,9 @@ _SCORE_RULES: tuple[Callable[[_Scored], tuple[float, str] | None], ...] = (
 
 def _ruled_score(scored: _Scored) -> tuple[float, str]:
     """(the claim's score, the kind of evidence a rule decides it on, or "" where its score
-    does): the model's probability as the first of :data:`_SCORE_RULES` that applies bounds
+    does): the model's probability as the first of :data:`SCORE_RULES` that applies bounds
     it."""
-    for rule in _SCORE_RULES:
+    for rule in SCORE_RULES:
         ruled = rule(scored)
         if ruled is not None:
             return ruled
@@ -637,8 +630,8 @@ def _scored_verdict(
 
 def _also_scored(basis: str, p: float, model_score: float, calibration: Calibration) -> str:
     """The kind of evidence of a verdict a rule gives: the score's where the model's score
-    alone gives the same verdict outside the unsure band (a sentence copied whole is a
-    restatement and scores above the band)."""
+    alone gives the same verdict outside the unsure band (a claim with facts of two kinds no
+    context states whose score is below the band anyway)."""
     if calibration.unsure is None or calibration.is_unsure(model_score):
         return basis
     scored = _score_basis(model_score, calibration)

@@ -2,8 +2,8 @@
 and the kinds right often enough to stand alone.
 
 Every verdict names the kind of evidence it rests on (its *basis*): the check whose conflict
-contradicts a claim ("contradicted: numbers"), a restatement of a passage, a support score
-above the unsure band, an answer that gives what its question asks for, ... The precision of
+contradicts a claim ("contradicted: numbers"), a support score above the unsure band, an
+answer that gives what its question asks for, ... The precision of
 each kind (the share of the verdicts resting on it that a person labelled the same way) is
 measured on the held-out halves of the benchmark sets (``benchmarks/judge_accuracy.py
 --kinds``); a verdict is decided only when its kind's precision is at least
@@ -22,7 +22,6 @@ MIN_PRECISION = 0.95
 """The least measured precision of a kind of evidence that decides a verdict alone."""
 
 # Claims (faithfulness, context recall and precision, answer correctness).
-RESTATEMENT = "supported: restatement"
 HEDGED = "supported: stated as a fact where the context hedges"
 SCORE_SUPPORTED = "supported: score above the band"
 SCORE_NOT_MENTIONED = "not mentioned: score below the band"
@@ -60,9 +59,9 @@ CLAIM_KINDS = frozenset(
 """A conflict's kind is its finding's (:class:`~.checks.Finding`), whichever check found it:
 the numbers and the times of day of the number and time checks, the names and words of a
 short claim in another's place (the swaps check's "terms"). Not among them: a replaced name
-in a long claim ("contradicted: names", right on 7 of 8: a summary that names a club its
-article calls by another name), a claim stated as a fact where its passage hedges (3 of 4),
-a restatement (0.79), a score below the band (0.91), a number no context states (0.58)."""
+in a long claim ("contradicted: names", right on 8 of 9: a summary that names a club its
+article calls by another name), a claim stated as a fact where its passage hedges (1 of 2),
+a score below the band (0.90), a number no context states (0.59)."""
 ANSWER_KINDS = frozenset({RESTATES_QUESTION, FAR_BELOW})
 """An answer close to its question that holds every word of it and what it asks for (9 of 9
 held out), and one whose score is far below the cut (10 of 10). The score's other verdicts

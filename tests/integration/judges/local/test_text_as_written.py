@@ -180,7 +180,9 @@ def test_a_table_row_is_read_on_its_own(local_judge: Any) -> None:
     right, wrong = asyncio.run(local_judge.support(claims, [fees]))
     assert right.verdict == "supported", right.reason
     # Read with the next row, the family's row held the single membership's $40: supported.
-    assert wrong.verdict != "supported", wrong.reason
+    # Read on its own, the row says "Single": never decided supported (at most unsure).
+    assert wrong.verdict != "supported" or wrong.unsure, wrong.reason
+    assert wrong.score < right.score
 
 
 def test_a_claim_of_every_day_contradicts_a_day_the_context_closes(local_judge: Any) -> None:

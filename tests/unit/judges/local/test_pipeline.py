@@ -15,7 +15,15 @@ def reading(claim: str, passage: str = PASSAGE) -> Reading:
 
 
 def test_the_checks_run_in_one_declared_order_under_their_names() -> None:
-    assert CHECK_NAMES == ("numbers", "times", "days", "routes", "dates", "negation", "swaps")
+    assert CHECK_NAMES == (
+        "numbers",
+        "times",
+        "days",
+        "routes",
+        "dates",
+        "negation",
+        "swaps",
+    )
 
 
 def test_each_finding_names_the_check_that_made_it() -> None:
@@ -37,7 +45,23 @@ def test_a_check_left_out_finds_nothing() -> None:
 
 def test_a_verdict_of_a_kind_not_trusted_is_doubted_and_some_kinds_never_decide() -> None:
     assert not trust.doubted(trust.SCORE_SUPPORTED, None)
-    assert trust.doubted(trust.SCORE_SUPPORTED, frozenset({trust.RESTATEMENT}))
-    assert not trust.doubted(trust.RESTATEMENT, frozenset({trust.RESTATEMENT}))
+    assert trust.doubted(trust.SCORE_SUPPORTED, frozenset({trust.HEDGED}))
+    assert not trust.doubted(trust.HEDGED, frozenset({trust.HEDGED}))
     for kind in (trust.IN_BAND, trust.WORDING_ONLY, trust.COMPARISON, trust.BARE_NO):
         assert trust.doubted(kind, None)
+
+
+def test_a_negated_comparison_is_no_conflict_with_one_of_the_things_compared() -> None:
+    """A "No" to "Were Eatza Pizza and Your Pie founded in the same state?" states that they
+    were not founded in the same state: true or false only by putting two facts together.
+    The passage that states where one of them was founded neither negates it nor has its
+    words in other places."""
+    passage = (
+        "Eatza Pizza was a buffet-style restaurant chain founded in Arizona in 1997. "
+        "Your Pie is an American fast casual pizza concept, started in Athens, Georgia."
+    )
+    claim = "Eatza Pizza and Your Pie were not founded in the same state."
+    assert run_checks(reading(claim, passage)) == []
+    # A plain negation of what the passage states is still one.
+    [found] = run_checks(reading("Eatza Pizza was not founded in Arizona.", passage))
+    assert (found.check, found.kind) == ("negation", "negation")

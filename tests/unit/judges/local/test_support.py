@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from rag_eval_pytest.judges.local.support import WINDOW_SENTENCES, Evidence, read_with_question
+from rag_eval_pytest.judges.local.checks import FINDING_KINDS
+from rag_eval_pytest.judges.local.support import (
+    DEFAULT_CALIBRATION,
+    FEATURES,
+    WINDOW_SENTENCES,
+    Evidence,
+    claim_features,
+    read_with_question,
+)
 from rag_eval_pytest.text.words import content_words
 
 SENTENCES = [
@@ -51,3 +59,20 @@ def test_a_short_claim_is_read_with_its_question_weighted_by_their_words() -> No
     mixed = read_with_question(claim, question, "Max Gail", "Who played Wojo in Barney Miller?")
     expected = 6 * question + 2 * claim  # six words of the question, two of the claim
     assert np.allclose(mixed, expected / np.linalg.norm(expected), atol=1e-6)
+
+
+def test_every_kind_of_finding_is_a_feature_of_the_support_model() -> None:
+    conflicts = [f"conflict_{kind}" for kind in FINDING_KINDS]
+    assert set(conflicts) <= set(FEATURES)
+    assert len(DEFAULT_CALIBRATION.weights) == len(FEATURES)
+    weights = dict(zip(FEATURES, DEFAULT_CALIBRATION.weights, strict=True))
+    # A conflict of any kind never raises support.
+    assert all(weights[name] <= 0 for name in conflicts)
+    context = "Refunds are issued within 30 days of delivery."
+    evidence = Evidence.build([context], [[context]], [_unit(1, 3)])
+    claim = "Refunds are issued within 60 days of delivery."
+    features, _, findings = claim_features(claim, _unit(1, 3)[0], evidence)
+    found = dict(zip(FEATURES, features, strict=True))
+    assert [f.kind for f in findings] == ["numbers"]
+    assert found["conflict_numbers"] == 1.0
+    assert sum(found[name] for name in conflicts) == 1.0

@@ -87,7 +87,6 @@ def test_only_the_measured_kinds_decide_alone() -> None:
     assert decide <= trust.CLAIM_KINDS
     unsure = {
         trust.HEDGED,
-        trust.RESTATEMENT,
         trust.SCORE_NOT_MENTIONED,
         "contradicted: names",
         "contradicted: negation",
@@ -100,3 +99,17 @@ def test_only_the_measured_kinds_decide_alone() -> None:
     # A kind that decides nothing stays unsure whatever a calibration trusts.
     assert trust.doubted(trust.IN_BAND, None)
     assert not trust.doubted(trust.HEDGED, None)
+
+
+def test_a_paraphrase_is_supported_by_its_score_not_by_a_hand_rule() -> None:
+    """No rule lifts a paraphrase to supported: the hand override that did ("every word in
+    one passage, close in meaning": a restatement) was right on 8 of the 9 held-out rows
+    whose forced verdict it set, under the 0.95 a hand override must reach. Its score says
+    how sure the judge is, and the verdict is unsure where the score is in the band."""
+    sentence = "Canberra is the capital city of Australia."
+    paraphrase = verdict_of("Australia's capital is Canberra.", sentence)
+    assert paraphrase.verdict == "supported", paraphrase.reason
+    assert (paraphrase.basis, paraphrase.unsure) == (trust.IN_BAND, True)
+    assert paraphrase.score == paraphrase.model_score
+    copied = verdict_of("Refunds take two weeks.", "A refund takes two weeks to arrive.")
+    assert (copied.basis, copied.unsure) == (trust.SCORE_SUPPORTED, False), copied.reason
