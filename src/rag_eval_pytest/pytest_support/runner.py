@@ -183,6 +183,7 @@ class Runner:
         self._skip_not_judged(item, report)
         self._record_cause(item, report)
         self._attach_payload(item, call, report)
+        self._compact_failure(call, report)
         return report
 
     @guarded("pytest_runtest_makereport")
@@ -219,6 +220,16 @@ class Runner:
                 item.user_properties.extend(recorder.properties())
             item.user_properties.extend(recorder.cause_properties(status))
         item.user_properties.extend(inline_cause_properties(item, status))
+
+    @guarded("pytest_runtest_makereport")
+    def _compact_failure(self, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
+        """A failure of the plugin's assertion kept to the end of the run as its text, in a
+        plain run; a worker's report is sent on as text, and let go of, anyway."""
+        if self.worker:
+            return
+        from .failures import compact_failure
+
+        compact_failure(self.config, call, report)
 
     @guarded("pytest_runtest_makereport")
     def _attach_payload(
