@@ -10,6 +10,7 @@ written at the end, kept compressed (about 0.5 KB).
 
 from __future__ import annotations
 
+import sys
 import zlib
 from io import StringIO
 from typing import TYPE_CHECKING
@@ -36,7 +37,8 @@ class RenderedFailure(TerminalRepr):
         self._marked = None if marked is None else _packed(marked)
         self._crash = None
         if reprcrash is not None:
-            self._crash = (reprcrash.path, reprcrash.lineno, _packed(reprcrash.message))
+            path = sys.intern(reprcrash.path)  # one test file's failures share it
+            self._crash = (path, reprcrash.lineno, _packed(reprcrash.message))
 
     @property
     def reprcrash(self) -> ReprFileLocation | None:
