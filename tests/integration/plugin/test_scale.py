@@ -255,6 +255,13 @@ def reachable(root):
         stack.extend(gc.get_referents(obj))
     return found
 
+FIRST = []
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    if call.excinfo is not None:  # the traceback pytest's report is made from
+        FIRST.append(call.excinfo.traceback[0].name)
+
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config):
     failed = config.pluginmanager.get_plugin("terminalreporter").stats["failed"]
@@ -265,11 +272,12 @@ def pytest_unconfigure(config):
         "objects": max(sum(gc.is_tracked(o) for o in objects) for objects in kept),
         "bytes": max(sum(map(sys.getsizeof, objects)) for objects in kept),
         "frames": sum(isinstance(o, frames) for objects in kept for o in objects),
+        "first": sorted(set(FIRST)),
     }))
 """
 
 
-@pytest.mark.parametrize("tb", ["auto", "line"])
+@pytest.mark.parametrize("tb", ["auto", "line", "native"])
 def test_a_failing_test_leaves_its_failures_text_not_its_traceback(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], tb: str
 ) -> None:
@@ -277,7 +285,9 @@ def test_a_failing_test_leaves_its_failures_text_not_its_traceback(
     traceback's tree of objects (the exception chain, each entry's source lines, arguments
     and location: 2.5 KB here, about 3.5 KB in a run of several metrics, 120 MB over 33,000
     failures). A failure of the plugin's assertion is kept as the text the terminal shows,
-    the same text, compressed."""
+    the same text, compressed. Its traceback starts at the test function, where pytest
+    cuts it to show it, not at pytest's own frames, which it walked again to find it;
+    ``--tb=native`` shows them, and has them."""
     pytester.makeconftest(KEPT_FAILURES)
     pytester.makefile(".yaml", **{"eval-config": "metrics:\n  retrieval_recall: null\n"})
     pytester.makepyfile(test_retrieval=TEST_TAKING_A_CASE)
@@ -299,11 +309,14 @@ def test_a_failing_test_leaves_its_failures_text_not_its_traceback(
     result.assert_outcomes(failed=20)
     kept = json.loads((pytester.path / "kept.json").read_text())
     assert kept["failures"] == 20 and kept["frames"] == 0
+    assert kept["first"] == (["from_call"] if tb == "native" else ["test_retrieval"])
     # The traceback's tree: 12 objects, 2,500 bytes under --tb=auto (9 and 1,750 under line).
-    assert kept["objects"] <= 2 and kept["bytes"] < 1000, kept
+    assert kept["objects"] <= 1 and kept["bytes"] < (1500 if tb == "native" else 700), kept
     crash = "rag_eval_pytest.RagAssertionError: c19 retrieval_recall 0.00 < 0.80"
     if tb == "line":
         result.stdout.fnmatch_lines([f"*test_retrieval.py:4: {crash}"])
+    elif tb == "native":
+        result.stdout.fnmatch_lines(["Traceback (most recent call last):", "*", crash])
     else:
         result.stdout.fnmatch_lines(
             [
