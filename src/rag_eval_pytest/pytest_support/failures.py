@@ -107,12 +107,12 @@ def trim_traceback(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
 def _cut_by_pytest(item: pytest.Item, excinfo: ExceptionInfo[BaseException]) -> bool:
     """Whether the failure is the plugin's assertion and pytest shows it from the test
     function on."""
+    if not isinstance(item, pytest.Function) or not excinfo.errisinstance(RagAssertionError):
+        return False
     config = item.config
-    if not isinstance(item, pytest.Function) or config.getoption("fulltrace", False):
+    if config.getoption("fulltrace", False) or config.getoption("usepdb", False):
         return False
-    if config.getoption("tbstyle", "auto") == "native" or config.getoption("usepdb", False):
-        return False
-    return excinfo.errisinstance(RagAssertionError)
+    return bool(config.getoption("tbstyle", "auto") != "native")
 
 
 def _frame_of(tb: TracebackType | None, code: object) -> TracebackType | None:
