@@ -18,8 +18,9 @@ import json
 import pickle
 import re
 import reprlib
+import threading
 import unicodedata
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -283,6 +284,33 @@ def unpack(packed: bytes) -> Case:
     return case
 
 
+class _RecentModels:
+    """The models of the last few cases read (:attr:`LoadedCase.case`), by their packed form:
+    a test reads its case some 8 times, and makes its model once; memory stays at a few
+    models, however many cases the run has."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._models: OrderedDict[bytes, Case] = OrderedDict()
+        self._lock = threading.Lock()  # the engine's event loop reads cases too
+
+    def model(self, packed: bytes) -> Case:
+        with self._lock:
+            case = self._models.get(packed)
+            if case is not None:
+                self._models.move_to_end(packed)
+                return case
+        case = unpack(packed)
+        with self._lock:
+            self._models[packed] = case
+            while len(self._models) > self._size:
+                self._models.popitem(last=False)
+        return case
+
+
+_RECENT = _RecentModels(8)
+
+
 class LoadedCase:
     """A validated case with its run-wide identity.
 
@@ -290,8 +318,9 @@ class LoadedCase:
     when two files use the same id); ``index`` is its position across all datasets, the order
     reports are sorted by.
 
-    The case is kept packed (:func:`pack`), and :attr:`case` makes its model each time it is
-    read: a run of 50,000 cases keeps their compact forms, not 50,000 models.
+    The case is kept packed (:func:`pack`), and :attr:`case` makes its model when it is read
+    (the last few cases' models are kept: a test that reads its case again gets the same one):
+    a run of 50,000 cases keeps their compact forms, not 50,000 models.
     """
 
     __slots__ = (
@@ -347,8 +376,9 @@ class LoadedCase:
 
     @property
     def case(self) -> Case:
-        """The case's model, made anew from its packed form."""
-        return unpack(self._packed)
+        """The case's model, made from its packed form (kept for the next reads while it is
+        one of the last few cases read)."""
+        return _RECENT.model(self._packed)
 
     @property
     def tags(self) -> tuple[str, ...]:

@@ -8,6 +8,7 @@ reports. :class:`CaseTest` is what the engine knows of the test: its fixtures.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 import pytest
@@ -67,9 +68,10 @@ class ResultRecorder:
         props: list[tuple[str, object]] = [("rag_case", self.loaded.key)]
         for result in self.results:
             score = "not judged" if result.score is None else round(result.score, 4)
-            props.append((f"rag_{result.metric}", score))
+            # The names are shared by every test's report, which pytest keeps to the end.
+            props.append((sys.intern(f"rag_{result.metric}"), score))
             if result.threshold is not None:
-                props.append((f"rag_{result.metric}_threshold", result.threshold))
+                props.append((sys.intern(f"rag_{result.metric}_threshold"), result.threshold))
         return props
 
     def cause_properties(self, status: str) -> list[tuple[str, object]]:

@@ -179,10 +179,12 @@ class Runner:
         (through xdist's report serialisation when there is one), and the scores as user
         properties (JUnit XML ``<property>`` elements)."""
         self._record_properties(item, call)
+        self._trim_traceback(item, call)
         report = yield
         self._skip_not_judged(item, report)
         self._record_cause(item, report)
         self._attach_payload(item, call, report)
+        self._compact_failure(call, report)
         return report
 
     @guarded("pytest_runtest_makereport")
@@ -219,6 +221,22 @@ class Runner:
                 item.user_properties.extend(recorder.properties())
             item.user_properties.extend(recorder.cause_properties(status))
         item.user_properties.extend(inline_cause_properties(item, status))
+
+    @guarded("pytest_runtest_makereport")
+    def _trim_traceback(self, item: pytest.Item, call: pytest.CallInfo[None]) -> None:
+        from .failures import trim_traceback
+
+        trim_traceback(item, call)
+
+    @guarded("pytest_runtest_makereport")
+    def _compact_failure(self, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
+        """A failure of the plugin's assertion kept to the end of the run as its text, in a
+        plain run; a worker's report is sent on as text, and let go of, anyway."""
+        if self.worker:
+            return
+        from .failures import compact_failure
+
+        compact_failure(self.config, call, report)
 
     @guarded("pytest_runtest_makereport")
     def _attach_payload(

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..atomic import atomic_writer
 from ..runtime.heap import paused_collection
-from .baseline_store import BASELINES
+from .baseline_store import BASELINES, UnreadableStore
 from .collector import CRASHED, RunCollector, crashed_case_payload
 from .document import build_document, case_result, now_iso
 from .files import HISTORY_FILE, HTML_REPORT, JSON_REPORT, MARKDOWN_REPORT, write_report_json
@@ -216,6 +216,8 @@ class Aggregator:
             noise.store()
         except OSError as exc:
             self.write_errors.append(f"{self.output_dir / BASELINES}: {exc.strerror or exc}")
+        except UnreadableStore as exc:  # changed since it was read: it names the file
+            self.write_errors.append(str(exc))
 
     def _fold(self) -> _Folded:
         """Each case read back from the spool alone, in report order: counted into the

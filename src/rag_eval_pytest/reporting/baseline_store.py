@@ -17,8 +17,14 @@ judged on.
   outcomes only), so running the same build again is compared with the same baseline, not
   with the run that regressed.
 
-The file is read up to the size limit of every input file, and validated whole: a file that
-holds anything a run does not write (a truncated file, a score of NaN or of text) is
+The file is JSON Lines, read one line at a time (a run of 50,000 cases keeps about 200 MB
+of it; read whole, the text, its JSON data and its models were held at once): a first line
+with its version and judge identity, a line per case (its content and scores, its last
+outcomes), and a last line with the runs its scores came from. A run reads its own cases'
+lines (:meth:`KeptStore.of`) and writes the next file while it reads the kept one
+(:func:`write_updated`). The file is read up to the size limit of every input file, and
+validated line by line before it is used: a file that holds anything a run does not write (a
+truncated file, a score of NaN or of text, a file of an earlier version) is
 :class:`UnreadableStore`, named with the case and the field.
 """
 
@@ -27,18 +33,20 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from itertools import chain
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..atomic import atomic_writer, write_atomic
-from ..data.reading import FileTooLarge, read_limited
+from ..data import reading
+from ..data.reading import FileTooLarge
 from ..text.shorten import cut
 from .models import Score
 from .stability import stable_metrics
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
     from pathlib import Path
 
     from .collector import CaseRecord
@@ -46,7 +54,10 @@ if TYPE_CHECKING:
     from .payload import CasePayload
 
 BASELINES = "baselines"
-STORE_VERSION = 2
+STORE_VERSION = 3
+_HEADER_BYTES = 64 * 1024
+"""The most the first line is read to (it holds the version and the judge identity): a file
+of an earlier version, one JSON text, is recognised without being read whole."""
 
 
 class _Kept(BaseModel):
@@ -73,9 +84,10 @@ class KeptCase(_Kept):
 
 
 class KeptRuns(_Kept):
-    """What the runs of one judge identity kept: each case's scores, each case's outcomes."""
+    """What the runs of one judge identity kept: each case's scores, each case's outcomes;
+    or only some cases' (:meth:`KeptStore.of`), with how many the file keeps scores of."""
 
-    version: Literal[2]
+    version: Literal[3]
     judge_identity: str | None
     runs: list[str | None] = Field(
         default_factory=list, description="The runs whose scores are kept, oldest first."
@@ -86,6 +98,32 @@ class KeptRuns(_Kept):
         description="Per case its last outcomes, [run, content hash, status]; read leniently "
         "(an entry that is not one is dropped): it only ever names a case judge-flaky.",
     )
+    stored_cases: int | None = Field(
+        default=None,
+        description="How many cases the file keeps scores of, where ``cases`` holds only "
+        "some of them (``None``: all of them).",
+    )
+
+
+class KeptLine(_Kept):
+    """A case's line in the file: its scores (``None``: none kept, a run flagged as a
+    regression kept its outcomes only), its last outcomes."""
+
+    key: str
+    case: KeptCase | None = None
+    outcomes: Any = None
+
+
+class _Header(_Kept):
+    version: Literal[3]
+    judge_identity: str | None
+
+
+class _Trailer(_Kept):
+    runs: list[str | None]
+
+
+_M = TypeVar("_M", bound=_Kept)
 
 
 class UnreadableStore(ValueError):
@@ -98,28 +136,104 @@ def store_path(output_dir: Path, judge_identity: str | None) -> Path:
     return output_dir / BASELINES / f"judge-{hashlib.sha256(material).hexdigest()[:16]}.json"
 
 
-def read_kept(path: Path, judge_identity: str | None) -> KeptRuns | None:
-    """The runs of ``judge_identity`` kept at ``path``; ``None`` when none was kept yet.
-    Raises :class:`UnreadableStore` for a file that is there and cannot be used (one kept
-    for another judge identity included: copied there by hand)."""
+def read_kept(path: Path, judge_identity: str | None) -> KeptStore | None:
+    """The runs of ``judge_identity`` kept at ``path``, the file read through once and every
+    line validated (none is held); ``None`` when none was kept yet. Raises
+    :class:`UnreadableStore` for a file that is there and cannot be used (one kept for
+    another judge identity included: copied there by hand)."""
     try:
-        data = _json_of(path)
+        store = _scanned(path)
     except FileNotFoundError:
         return None
-    kept = _validated(path, data)
-    if kept.judge_identity != judge_identity:
+    if store.judge_identity != judge_identity:
         raise UnreadableStore(
-            f"the stored baseline {path} was kept for judge identity {kept.judge_identity}, "
+            f"the stored baseline {path} was kept for judge identity {store.judge_identity}, "
             f"not this run's ({judge_identity})"
         )
-    return kept
+    return store
 
 
-def _json_of(path: Path) -> Any:
-    """The data of the kept file. Raises :class:`FileNotFoundError` when there is none, and
-    :class:`UnreadableStore` when it cannot be read or is no JSON."""
+@dataclass(frozen=True)
+class KeptStore:
+    """A kept file, read through once (:func:`read_kept`): its judge identity, its runs and
+    how many cases it keeps scores of; its lines read again, one at a time, when asked."""
+
+    path: Path
+    judge_identity: str | None
+    runs: list[str | None]
+    stored_cases: int
+
+    def lines(self, keys: Collection[str] | None = None) -> Iterator[KeptLine]:
+        """Each case's line, in the file's order (only those of ``keys``, when given)."""
+        for data in _records(self.path, header=False):
+            if "key" in data and (keys is None or data["key"] in keys):
+                yield _line(self.path, data)
+
+    def of(self, keys: Collection[str] | None = None) -> KeptRuns:
+        """What the file keeps of ``keys`` (``None``: of every case)."""
+        cases: dict[str, KeptCase] = {}
+        outcomes: dict[str, Any] = {}
+        for line in self.lines(keys):
+            if line.case is not None:
+                cases[line.key] = line.case
+            if line.outcomes is not None:
+                outcomes[line.key] = line.outcomes
+        return KeptRuns(
+            version=STORE_VERSION,
+            judge_identity=self.judge_identity,
+            runs=self.runs,
+            cases=cases,
+            outcomes=outcomes,
+            stored_cases=self.stored_cases,
+        )
+
+
+def _scanned(path: Path) -> KeptStore:
+    """The kept file read through, each line validated: its first line, its cases, its last
+    line. Raises :class:`FileNotFoundError` when there is none."""
+    records = _records(path, header=True)
+    header = _header(path, next(records, None))
+    scored, trailer = 0, None
+    for data in records:
+        if trailer is not None:
+            raise UnreadableStore(f"the stored baseline {path} holds lines after its last")
+        if "key" in data:
+            scored += _line(path, data).case is not None
+        else:
+            trailer = _validated(path, _Trailer, data)
+    if trailer is None:
+        raise UnreadableStore(f"the stored baseline {path} is cut short: it has no last line")
+    return KeptStore(path, header.judge_identity, trailer.runs, scored)
+
+
+def _header(path: Path, data: dict[str, Any] | None) -> _Header:
+    """The file's first line: its version and judge identity."""
+    if data is None or data.get("version") != STORE_VERSION:
+        raise UnreadableStore(
+            f"the stored baseline {path} is not a stored baseline of version {STORE_VERSION}"
+        )
+    return _validated(path, _Header, data)
+
+
+def _records(path: Path, *, header: bool) -> Iterator[dict[str, Any]]:
+    """Each line's JSON object, one at a time (the first only with ``header``). Raises
+    :class:`FileNotFoundError` when there is no file, and :class:`UnreadableStore` when it
+    cannot be read or a line is no JSON object."""
+    lines = _limited_lines(path)
+    first = next(lines, b"")
+    if header:
+        yield _record(path, first, old=True)
+    for line in lines:
+        if line.strip():
+            yield _record(path, line)
+
+
+def _limited_lines(path: Path) -> Iterator[bytes]:
+    """The file's lines, read one at a time up to the size limit of every input file (the
+    first up to :data:`_HEADER_BYTES`). Raises :class:`FileNotFoundError` when there is no
+    file, :class:`UnreadableStore` when it cannot be read."""
     try:
-        return json.loads(read_limited(path).decode("utf-8"))
+        yield from _lines_up_to(path, reading.MAX_FILE_BYTES)
     except FileNotFoundError:
         raise
     except FileTooLarge as exc:
@@ -127,44 +241,72 @@ def _json_of(path: Path) -> Any:
     except OSError as exc:
         reason = exc.strerror or exc
         raise UnreadableStore(f"the stored baseline {path} cannot be read: {reason}") from None
+
+
+def _lines_up_to(path: Path, limit: int) -> Iterator[bytes]:
+    total, most = 0, _HEADER_BYTES
+    with path.open("rb") as fh:
+        while line := fh.readline(min(most, limit + 1 - total)):
+            total += len(line)
+            if total > limit:
+                raise FileTooLarge
+            yield line
+            most = limit + 1
+
+
+def _record(path: Path, line: bytes, *, old: bool = False) -> dict[str, Any]:
+    """A line's JSON object; a file of an earlier version (``old``: its first line) is said
+    as such."""
+    if old and line.startswith(b'{"version":2,'):
+        raise UnreadableStore(
+            f"the stored baseline {path} was written by an earlier release (version 2, one "
+            "JSON text): remove it, and the next run starts the history afresh"
+        )
+    try:
+        data = json.loads(line.decode("utf-8"))
     except (ValueError, RecursionError):
-        raise UnreadableStore(f"the stored baseline {path} is not JSON") from None
-
-
-def _validated(path: Path, data: Any) -> KeptRuns:
-    """The kept runs the file's data holds; raises :class:`UnreadableStore` for data of
-    another version, or that holds anything a run does not write."""
-    if not isinstance(data, dict) or data.get("version") != STORE_VERSION:
+        raise UnreadableStore(f"the stored baseline {path} is not JSON Lines") from None
+    if not isinstance(data, dict):
         raise UnreadableStore(
             f"the stored baseline {path} is not a stored baseline of version {STORE_VERSION}"
         )
+    return data
+
+
+def _line(path: Path, data: dict[str, Any]) -> KeptLine:
+    return _validated(path, KeptLine, data)
+
+
+def _validated(path: Path, model: type[_M], data: dict[str, Any]) -> _M:
+    """``data`` as ``model``; raises :class:`UnreadableStore` for data that holds anything a
+    run does not write."""
     try:
-        return KeptRuns.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
-        raise UnreadableStore(f"the stored baseline {path}: {_problem(exc)}") from None
+        raise UnreadableStore(f"the stored baseline {path}: {_problem(exc, data)}") from None
 
 
-def _problem(exc: ValidationError) -> str:
-    """The first thing wrong in a kept file: the case, the metric, the field, the value."""
+def _problem(exc: ValidationError, data: dict[str, Any]) -> str:
+    """The first thing wrong in a kept line: the case, the metric, the field, the value."""
     error = exc.errors()[0]
-    where = _where(list(error["loc"]))
+    where = _where(data.get("key"), list(error["loc"]))
     value = error.get("input")
     shown = "" if isinstance(value, dict | list) else f" (got {cut(repr(value), 40)})"
     return f"{': '.join(where)}: {error['msg']}{shown}"
 
 
-def _where(loc: list[Any]) -> list[str]:
-    """Where in a kept file an error is: its case, its metric, the rest of its path."""
-    where = []
-    if loc[:1] == ["cases"] and len(loc) > 1:
-        where.append(f"case {loc[1]!r}")
-        loc = loc[2:]
-        if loc[:1] == ["metrics"] and len(loc) > 1:
-            where.append(f"metric {loc[1]!r}")
-            loc = loc[2:]
-    if loc:
-        where.append(".".join(map(str, loc)))
-    return where
+def _where(key: object, loc: list[Any]) -> list[str]:
+    """Where in a kept line an error is: its case, its metric, the rest of its path."""
+    if loc[:1] != ["case"] or not isinstance(key, str):
+        return _path(loc)
+    loc = loc[1:]
+    if loc[:1] == ["metrics"] and len(loc) > 1:
+        return [f"case {key!r}", f"metric {loc[1]!r}", *_path(loc[2:])]
+    return [f"case {key!r}", *_path(loc)]
+
+
+def _path(loc: list[Any]) -> list[str]:
+    return [".".join(map(str, loc))] if loc else []
 
 
 def case_content(
@@ -246,7 +388,7 @@ Judged = tuple[str, dict[str, KeptScore]]
 class StoreUpdate:
     """What a run adds to the kept runs of its judge identity, read one case at a time."""
 
-    keys: Iterable[str]
+    keys: Collection[str]
     """The run's judged cases, in order."""
     judged: Callable[[str], Judged | None]
     """A case's content and scores (``None``: the run did not judge it)."""
@@ -297,7 +439,7 @@ def kept_outcomes(
 
 
 def _runs_kept(
-    kept: KeptRuns | None, update: StoreUpdate, used: set[str | None]
+    kept: KeptStore | KeptRuns | None, update: StoreUpdate, used: set[str | None]
 ) -> list[str | None]:
     """The runs whose scores the cases keep, oldest first: this run last when it kept its
     scores."""
@@ -307,7 +449,7 @@ def _runs_kept(
     return [run for run in runs if run in used]
 
 
-def _earlier_runs(kept: KeptRuns | None, run_id: str | None) -> list[str | None]:
+def _earlier_runs(kept: KeptStore | KeptRuns | None, run_id: str | None) -> list[str | None]:
     return [] if kept is None else [run for run in kept.runs if run != run_id]
 
 
@@ -316,22 +458,77 @@ def _runs_used(cases: Iterable[KeptCase]) -> set[str | None]:
 
 
 def write_updated(
-    path: Path, kept: KeptRuns | None, judge_identity: str | None, update: StoreUpdate
+    path: Path,
+    kept: KeptStore | KeptRuns | None,
+    judge_identity: str | None,
+    update: StoreUpdate,
 ) -> None:
-    """Write ``kept`` with the run's ``update`` (atomically), one case at a time: the whole
-    store built first held every case three times over (its models, their JSON data, its
-    text), 230 MB for 50,000 cases."""
+    """Write ``kept`` with the run's ``update`` (atomically), one case at a time, the kept
+    file read a line at a time as the new one is written: the whole store built first held
+    every case three times over (its models, their JSON data, its text), 230 MB for 50,000
+    cases."""
     used: set[str | None] = set()
     with atomic_writer(path, shared=True) as fh:
-        fh.write(f'{{"version":{STORE_VERSION},"judge_identity":{_json(judge_identity)}')
-        fh.write(',"cases":{')
-        for n, (key, case) in enumerate(kept_cases(kept, update)):
-            used.update(entry.run for entry in case.metrics.values())
-            fh.write(f"{',' if n else ''}{_json(key)}:{case.model_dump_json()}")
-        fh.write('},"outcomes":{')
-        for n, (key, last) in enumerate(kept_outcomes(kept, update.outcomes)):
-            fh.write(f"{',' if n else ''}{_json(key)}:{_json(last)}")
-        fh.write(f'}},"runs":{_json(_runs_kept(kept, update, used))}}}')
+        fh.write(_json({"version": STORE_VERSION, "judge_identity": judge_identity}) + "\n")
+        for line in _merged_lines(kept, update):
+            if line.case is not None:
+                used.update(entry.run for entry in line.case.metrics.values())
+            fh.write(_line_json(line) + "\n")
+        fh.write(_json({"runs": _runs_kept(kept, update, used)}) + "\n")
+
+
+def _merged_lines(kept: KeptStore | KeptRuns | None, update: StoreUpdate) -> Iterator[KeptLine]:
+    """The kept lines with the run's, in the file's order, then the run's cases no earlier
+    run kept: each judged metric replaces the one kept, each of the run's cases' outcomes the
+    ones kept. Holds the run's keys, never the kept file's."""
+    found: set[str] = set()  # the run's cases among the kept ones
+    for line in _kept_lines(kept):
+        if line.key in update.outcomes or line.key in update.keys:
+            found.add(line.key)
+        yield _merged(line, update)
+    yield from _new_lines(update, found)
+
+
+def _new_lines(update: StoreUpdate, found: set[str]) -> Iterator[KeptLine]:
+    """The lines of the run's cases not ``found`` among the kept ones."""
+    for key in chain(update.keys, update.outcomes):
+        if key in found:
+            continue
+        found.add(key)
+        line = _merged(KeptLine(key=key), update)
+        if line.case is not None or line.outcomes is not None:
+            yield line
+
+
+def _merged(line: KeptLine, update: StoreUpdate) -> KeptLine:
+    """A case's line with the run's scores (unless the run keeps none) and outcomes."""
+    case = line.case
+    judged = update.judged(line.key) if update.scores else None
+    if judged is not None:
+        case = _with_scores(case, *judged) if case is not None else _new_case(*judged)
+    outcomes = update.outcomes.get(line.key, line.outcomes)
+    return KeptLine(key=line.key, case=case, outcomes=outcomes)
+
+
+def _new_case(content: str, metrics: dict[str, KeptScore]) -> KeptCase | None:
+    return KeptCase(content=content, metrics=metrics) if metrics else None
+
+
+def _kept_lines(kept: KeptStore | KeptRuns | None) -> Iterator[KeptLine]:
+    """The kept cases' lines: read from the file, or made from kept runs in memory."""
+    if isinstance(kept, KeptStore):
+        yield from kept.lines()
+    elif kept is not None:
+        yield from (
+            KeptLine(key=key, case=kept.cases.get(key), outcomes=kept.outcomes.get(key))
+            for key in {**kept.cases, **kept.outcomes}
+        )
+
+
+def _line_json(line: KeptLine) -> str:
+    """A case's line, without the scores or the outcomes it has none of."""
+    none = {name for name in ("case", "outcomes") if getattr(line, name) is None}
+    return line.model_dump_json(exclude=none)
 
 
 def _json(value: object) -> str:
@@ -339,6 +536,8 @@ def _json(value: object) -> str:
 
 
 def write_kept(path: Path, kept: KeptRuns) -> None:
-    """Write the kept runs whole (atomically: a reader sees the old file or the new one)."""
-    text = json.dumps(kept.model_dump(mode="json"), separators=(",", ":"))
-    write_atomic(path, text, shared=True)
+    """Write the kept runs (atomically: a reader sees the old file or the new one)."""
+    lines = [_json({"version": STORE_VERSION, "judge_identity": kept.judge_identity})]
+    lines += [_line_json(line) for line in _kept_lines(kept)]
+    lines.append(_json({"runs": kept.runs}))
+    write_atomic(path, "".join(f"{line}\n" for line in lines), shared=True)

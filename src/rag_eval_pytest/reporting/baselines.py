@@ -112,6 +112,9 @@ class Baseline:
     """The history's: per metric, the run each case's score came from."""
     order: Sequence[str | None] = ()
     """The history's runs, oldest first."""
+    scored: int | None = None
+    """How many cases the baseline scored, where ``cases`` holds only this run's (a history
+    read for this run's cases); ``None``: ``cases`` holds all of them."""
 
 
 @dataclass(frozen=True)
@@ -151,7 +154,7 @@ def _history_or_why(kept: KeptRuns | UnreadableStore | None) -> Baseline | NotCo
     """The kept runs as a baseline; why not when they cannot be read or hold no case yet."""
     if isinstance(kept, UnreadableStore):
         return NotCompared(str(kept))
-    if kept is None or not kept.cases:
+    if kept is None or not (kept.cases or kept.stored_cases):
         return NotCompared(NO_HISTORY, unusable=False)
     return history_baseline(kept)
 
@@ -210,7 +213,7 @@ def history_baseline(kept: KeptRuns) -> Baseline:
             verdict = Verdict(entry.status == "passed", entry.threshold, entry.stable)
             cases.verdicts.setdefault(metric, {})[key] = verdict
             runs.setdefault(metric, {})[key] = entry.run
-    return Baseline("history", None, cases, runs=runs, order=kept.runs)
+    return Baseline("history", None, cases, runs=runs, order=kept.runs, scored=kept.stored_cases)
 
 
 def _history_label(baseline: Baseline, compared: Mapping[str, Sequence[str]]) -> Baseline:
@@ -374,7 +377,7 @@ def _turned_failing(before: Verdict, now: Verdict) -> bool:
 def _nothing_shared(baseline: Baseline, scores: CaseScores, changed: set[str]) -> str:
     """Why a baseline that was read has nothing to compare."""
     ours = {key for cases in scores.values() for key in cases}
-    theirs = {key for cases in baseline.cases.scores.values() for key in cases}
+    theirs = _scored_there(baseline)
     other = (
         f"; {len(changed)} of this run's cases have its ids with another question, "
         "ground truth or expected documents (another dataset's content)"
@@ -383,8 +386,15 @@ def _nothing_shared(baseline: Baseline, scores: CaseScores, changed: set[str]) -
     )
     return (
         f"the baseline {baseline.label} has no scored case in common with this run "
-        f"({len(theirs)} scored there, {len(ours)} here{other})"
+        f"({theirs} scored there, {len(ours)} here{other})"
     )
+
+
+def _scored_there(baseline: Baseline) -> int:
+    """How many cases the baseline scored."""
+    if baseline.scored is not None:
+        return baseline.scored
+    return len({key for cases in baseline.cases.scores.values() for key in cases})
 
 
 def unusable_reason(comparison: Comparison | None) -> str | None:

@@ -19,6 +19,7 @@ from .baseline_store import (
     Judged,
     KeptRuns,
     KeptScore,
+    KeptStore,
     StoreUpdate,
     UnreadableStore,
     read_kept,
@@ -37,7 +38,7 @@ from .baselines import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Collection, Iterable, Mapping, Sequence
     from pathlib import Path
 
     from ..config.settings import RegressionSettings
@@ -151,7 +152,7 @@ class NoiseCheck:
     """Quarantined flaky cases (``regression.flaky: quarantine``) that failed, with their failed
     tests: their failures do not fail the run."""
     _path: Path
-    _kept: KeptRuns | None
+    _kept: KeptStore | None
     _judge_identity: str | None
     _run_id: str | None
     _cases: RunCases
@@ -217,24 +218,13 @@ def check_noise(
     needs of them (:class:`RunCases`)."""
     cases = records if isinstance(records, RunCases) else RunCases.of(records)
     path = store_path(output_dir, judge_identity)
-    kept = _kept(path, judge_identity)
-    readable = kept if isinstance(kept, KeptRuns) else None  # an unreadable file starts afresh
-    outcomes = _outcomes_after(readable, cases.outcomes, run_id, settings.flaky_window)
+    readable, history = _history(path, judge_identity, {key for key, _, _ in cases.outcomes})
+    ours = history if isinstance(history, KeptRuns) else None
+    outcomes = _outcomes_after(ours, cases.outcomes, run_id, settings.flaky_window)
     flaky = flaky_cases(outcomes)
-    comparison = None
-    if settings.baseline != "none":
-        baseline = load_baseline(settings.baseline, kept, RunJudge(judge_identity, judge))
-        comparison = compare(
-            baseline,
-            cases.judged,
-            alpha=settings.alpha,
-            min_drop=settings.min_drop,
-            gate=settings.fail,
-            flaky=flaky,
-        )
     quarantine = settings.flaky == "quarantine"
     return NoiseCheck(
-        comparison=comparison,
+        comparison=_comparison(settings, history, cases, RunJudge(judge_identity, judge), flaky),
         flaky=flaky,
         quarantined=_quarantined(cases.failed_tests, flaky) if quarantine else {},
         _path=path,
@@ -246,7 +236,39 @@ def check_noise(
     )
 
 
-def _kept(path: Path, judge_identity: str | None) -> KeptRuns | UnreadableStore | None:
+def _history(
+    path: Path, judge_identity: str | None, keys: Collection[str]
+) -> tuple[KeptStore | None, KeptRuns | UnreadableStore | None]:
+    """The kept file (``None`` when there is none, or it cannot be read: the run starts it
+    afresh), and what it holds of the run's cases ``keys``, or why it cannot be read."""
+    kept = _kept(path, judge_identity)
+    if isinstance(kept, KeptStore):
+        return kept, kept.of(keys)
+    return None, kept
+
+
+def _comparison(
+    settings: RegressionSettings,
+    history: KeptRuns | UnreadableStore | None,
+    cases: RunCases,
+    judge: RunJudge,
+    flaky: Mapping[str, str],
+) -> Comparison | None:
+    """The run compared with its baseline (``history``: what the kept file holds of the run's
+    cases, or why it cannot be read); ``None`` without one."""
+    if settings.baseline == "none":
+        return None
+    return compare(
+        load_baseline(settings.baseline, history, judge),
+        cases.judged,
+        alpha=settings.alpha,
+        min_drop=settings.min_drop,
+        gate=settings.fail,
+        flaky=flaky,
+    )
+
+
+def _kept(path: Path, judge_identity: str | None) -> KeptStore | UnreadableStore | None:
     """What the earlier runs of the judge identity kept; why it cannot be read."""
     try:
         return read_kept(path, judge_identity)

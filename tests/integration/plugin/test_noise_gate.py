@@ -548,16 +548,27 @@ HOSTILE: dict[str, tuple[Maker, str]] = {
         _from_report(lambda t: _edited(t, _other_keys)),
         "has no scored case in common with this run (6 scored there, 6 here)",
     ),
-    "stored endless": (_stored_as(None), "cannot be read: larger than 1 MiB"),
-    "stored truncated": (_stored_as('{"version": 2, "cases": {"c0'), "is not JSON"),
+    "stored endless": (_stored_as(None), "is not JSON Lines"),  # its first line, 64 KB
+    "stored truncated": (
+        _stored_as('{"version": 3, "judge_identity": null}\n{"key": "c0'),
+        "is not JSON Lines",
+    ),
+    "stored without its end": (
+        _stored_as('{"version": 3, "judge_identity": null}\n{"key": "c00"}\n'),
+        "is cut short: it has no last line",
+    ),
     "stored string score": (
         _stored_as(
-            '{"version": 2, "judge_identity": null, "cases": {"c01": {"content": "x", '
-            '"metrics": {"retrieval_recall": {"run": "r1", "score": "high"}}}}}'
+            '{"version": 3, "judge_identity": null}\n{"key": "c01", "case": {"content": "x", '
+            '"metrics": {"retrieval_recall": {"run": "r1", "score": "high"}}}}\n{"runs": []}\n'
         ),
         "case 'c01': metric 'retrieval_recall': score: Input should be a valid number",
     ),
-    "stored list": (_stored_as("[]"), "is not a stored baseline of version 2"),
+    "stored list": (_stored_as("[]"), "is not a stored baseline of version 3"),
+    "stored by an earlier release": (
+        _stored_as('{"version":2,"judge_identity":null,"cases":{},"outcomes":{},"runs":[]}'),
+        "was written by an earlier release (version 2, one JSON text): remove it",
+    ),
 }
 
 

@@ -236,3 +236,100 @@ def test_the_zero_code_tests_of_a_dataset_file_share_their_fixtures(
     result = pytester.runpytest("--rag-dataset", "dataset.json", "--collect-only", "-q")
     assert result.ret == 0 and f"{cases} tests collected" in result.stdout.str()
     assert int((pytester.path / "collected.txt").read_text()) / cases < 3200
+
+
+# What pytest keeps of each failing test to the end of the run (its report, for the
+# terminal's summary), walked from each failure's traceback (``longrepr``).
+KEPT_FAILURES = """
+import gc, json, sys, types
+import pytest
+
+def reachable(root):
+    seen, stack, found = set(), [root], []
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, (type, types.ModuleType, types.FunctionType)):
+            continue
+        seen.add(id(obj))
+        found.append(obj)
+        stack.extend(gc.get_referents(obj))
+    return found
+
+FIRST = []
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    if call.excinfo is not None:  # the traceback pytest's report is made from
+        FIRST.append(call.excinfo.traceback[0].name)
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    failed = config.pluginmanager.get_plugin("terminalreporter").stats["failed"]
+    kept = [reachable(report.longrepr) for report in failed]
+    frames = (types.FrameType, types.TracebackType)
+    config.rootpath.joinpath("kept.json").write_text(json.dumps({
+        "failures": len(failed),
+        "objects": max(sum(gc.is_tracked(o) for o in objects) for objects in kept),
+        "bytes": max(sum(map(sys.getsizeof, objects)) for objects in kept),
+        "frames": sum(isinstance(o, frames) for objects in kept for o in objects),
+        "first": sorted(set(FIRST)),
+    }))
+"""
+
+
+@pytest.mark.parametrize("tb", ["auto", "line", "native"])
+def test_a_failing_test_leaves_its_failures_text_not_its_traceback(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], tb: str
+) -> None:
+    """pytest keeps each failing test's report to the end of the run, and with it its
+    traceback's tree of objects (the exception chain, each entry's source lines, arguments
+    and location: 2.5 KB here, about 3.5 KB in a run of several metrics, 120 MB over 33,000
+    failures). A failure of the plugin's assertion is kept as the text the terminal shows,
+    the same text, compressed. Its traceback starts at the test function, where pytest
+    cuts it to show it, not at pytest's own frames, which it walked again to find it;
+    ``--tb=native`` shows them, and has them."""
+    pytester.makeconftest(KEPT_FAILURES)
+    pytester.makefile(".yaml", **{"eval-config": "metrics:\n  retrieval_recall: null\n"})
+    pytester.makepyfile(test_retrieval=TEST_TAKING_A_CASE)
+    write_dataset(
+        [
+            case(
+                f"c{i}",
+                f"question {i}",
+                answer=f"answer {i}",
+                contexts=[{"text": f"context {i}", "source": f"doc{i}.md"}],
+                expected_contexts=["elsewhere.md"],
+            )
+            for i in range(20)
+        ]
+    )
+    result = pytester.runpytest(
+        "--rag-dataset", "dataset.json", "-p", "no:randomly", f"--tb={tb}", "-rf"
+    )
+    result.assert_outcomes(failed=20)
+    kept = json.loads((pytester.path / "kept.json").read_text())
+    assert kept["failures"] == 20 and kept["frames"] == 0
+    assert kept["first"] == (["from_call"] if tb == "native" else ["test_retrieval"])
+    # The traceback's tree: 12 objects, 2,500 bytes under --tb=auto (9 and 1,750 under line).
+    assert kept["objects"] <= 1 and kept["bytes"] < (1500 if tb == "native" else 700), kept
+    crash = "rag_eval_pytest.RagAssertionError: c19 retrieval_recall 0.00 < 0.80"
+    if tb == "line":
+        result.stdout.fnmatch_lines([f"*test_retrieval.py:4: {crash}"])
+    elif tb == "native":
+        result.stdout.fnmatch_lines(["Traceback (most recent call last):", "*", crash])
+    else:
+        result.stdout.fnmatch_lines(
+            [
+                "_* test_retrieval[[]c19[]] _*",
+                "",
+                "rag_case = <RagCase c19 critical=False>",
+                "",
+                "    def test_retrieval(rag_case):",
+                '>       assert_metric(rag_case, "retrieval_recall")',
+                f"E       {crash}",
+                "E         0 of 1 expected documents retrieved; missing: elsewhere.md",
+                "*",
+                "test_retrieval.py:4: RagAssertionError",
+            ]
+        )
+    result.stdout.fnmatch_lines(["FAILED test_retrieval.py::test_retrieval[[]c19[]] - rag_eval*"])

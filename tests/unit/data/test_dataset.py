@@ -343,3 +343,19 @@ def test_loaded_cases_are_kept_packed_not_as_models(tmp_path: Path) -> None:
         == "Store 1999 refunds within 30 days of purchase."
     )
     assert collection.cases[5].case.expected_contexts == ["a.md", "b.md"]
+
+
+def test_a_case_read_again_is_not_made_again_and_few_models_are_kept(tmp_path: Path) -> None:
+    """A test reads its case some 8 times; each read made the model again from its packed
+    form. The last few cases' models are kept: a case read again is the same model, and
+    reading every case of a large dataset keeps no more than a few."""
+    collection = load_datasets([_many_cases(tmp_path, 200)], now=NOW)
+    first = collection.cases[7]
+    assert first.case is first.case
+    gc.collect()
+    models_before = sum(type(o) is Case for o in gc.get_objects())
+    read = [loaded.case.id for loaded in collection.cases]
+    gc.collect()
+    assert read == [f"c{i:05d}" for i in range(200)]
+    assert sum(type(o) is Case for o in gc.get_objects()) - models_before <= 8
+    assert collection.cases[199].case is collection.cases[199].case

@@ -67,6 +67,17 @@ def test_the_junit_properties_name_the_case_each_score_and_each_threshold_given(
     ]
 
 
+def test_every_tests_junit_properties_share_their_names() -> None:
+    """pytest keeps each test's report, and its properties, to the end of the run: each
+    test's own copy of the names weighed about 300 bytes, 15 MB over 50,000 tests."""
+    names = []
+    for _ in range(2):
+        recorder = ResultRecorder(REFUND)
+        recorder.record(result("faithfulness", 0.9))
+        names.append([name for name, _ in recorder.properties()])
+    assert all(a is b for a, b in zip(*names, strict=True))
+
+
 def test_a_failed_tests_cause_is_decided_from_its_own_results() -> None:
     recorder = ResultRecorder(REFUND)
     recorder.response = RAGResponse(answer="No idea.", contexts=[{"text": "x", "source": "faq.md"}])

@@ -69,7 +69,8 @@ def test_a_run_replaces_what_it_judged_and_leaves_the_rest(tmp_path: Path) -> No
     assert flagged.outcomes["b"] == [["r3", "h", "failed"]]
     path = store_path(tmp_path, "j")
     write_kept(path, flagged)
-    assert read_kept(path, "j") == flagged
+    kept = read_kept(path, "j")
+    assert kept is not None and kept.of() == flagged.model_copy(update={"stored_cases": 2})
     # A case whose question changed is another case: what was kept of it goes.
     edited = record("a", faithfulness=0.5)
     edited.payload["question"] = "another question?"
@@ -81,25 +82,39 @@ def test_a_run_replaces_what_it_judged_and_leaves_the_rest(tmp_path: Path) -> No
     assert payload_content(edited.payload) != content
 
 
+HEADER = b'{"version": 3, "judge_identity": "j"}\n'
+END = b'{"runs": ["r1"]}\n'
+
+
 @pytest.mark.parametrize(
     ("content", "words"),
     [
-        (b"", "is not JSON"),
-        (b'{"version": 2, "cases": {', "is not JSON"),
-        (b"\xff\xfe\x00", "is not JSON"),
-        (b"[]", "is not a stored baseline of version 2"),
-        (b'{"run_id": "r1", "scores": {}}', "is not a stored baseline of version 2"),
+        (b"", "is not JSON Lines"),
+        (HEADER + b'{"key": "c1", "case": {', "is not JSON Lines"),
         (
-            b'{"version": 2, "judge_identity": "j", "cases": {"c1": {"content": "x", '
-            b'"metrics": {"m": {"run": "r1", "score": "high"}}}}}',
+            HEADER + b'{"key": "c1", "case": {"content": "x"}}\n',
+            "is cut short: it has no last line",
+        ),
+        (HEADER + END + END, "holds lines after its last"),
+        (b"\xff\xfe\x00", "is not JSON Lines"),
+        (b"[]", "is not a stored baseline of version 3"),
+        (b'{"run_id": "r1", "scores": {}}', "is not a stored baseline of version 3"),
+        (
+            b'{"version":2,"judge_identity":"j","cases":{},"outcomes":{},"runs":[]}',
+            "was written by an earlier release (version 2, one JSON text): remove it, and the "
+            "next run starts the history afresh",
+        ),
+        (
+            HEADER + b'{"key": "c1", "case": {"content": "x", '
+            b'"metrics": {"m": {"run": "r1", "score": "high"}}}}\n' + END,
             "case 'c1': metric 'm': score: Input should be a valid number (got 'high')",
         ),
         (
-            b'{"version": 2, "judge_identity": "j", "cases": {"c1": {"metrics": {}}}}',
+            HEADER + b'{"key": "c1", "case": {"metrics": {}}}\n' + END,
             "case 'c1': content: Field required",
         ),
         (
-            b'{"version": 2, "judge_identity": "other", "cases": {}}',
+            b'{"version": 3, "judge_identity": "other"}\n' + END,
             "was kept for judge identity other, not this run's (j)",
         ),
     ],
@@ -124,5 +139,10 @@ def test_a_missing_file_is_no_run_yet_and_an_endless_one_is_refused_at_the_limit
     monkeypatch.setattr("rag_eval_pytest.data.reading.MAX_FILE_BYTES", 1024 * 1024)
     path.parent.mkdir()
     path.symlink_to("/dev/zero")
+    with pytest.raises(UnreadableStore, match="is not JSON Lines"):  # its first 64 KB
+        read_kept(path, "j")
+    path.unlink()
+    line = b'{"key": "c", "outcomes": [["r1", "h", "passed"]]}\n'
+    path.write_bytes(HEADER + line * (1024 * 1024 // len(line) + 1) + END)
     with pytest.raises(UnreadableStore, match="cannot be read: larger than 1 MiB"):
         read_kept(path, "j")

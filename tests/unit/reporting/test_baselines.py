@@ -180,7 +180,7 @@ def test_a_failure_at_another_threshold_is_not_newly_failing() -> None:
 def test_load_baseline_from_history_or_a_report(tmp_path: Path) -> None:
     assert load_baseline("history", None) == NotCompared(NO_HISTORY, unusable=False)
     kept = KeptRuns(
-        version=2,
+        version=3,
         judge_identity="j",
         cases={"c0": KeptCase(content="x", metrics={"m": passed_score("r1", 1)})},
     )
@@ -198,7 +198,7 @@ def test_load_baseline_from_history_or_a_report(tmp_path: Path) -> None:
 
 def test_the_history_is_named_by_the_runs_its_compared_scores_came_from() -> None:
     kept = KeptRuns(
-        version=2,
+        version=3,
         judge_identity="j",
         runs=["r9", "r1"],  # oldest first, whatever their names
         cases={

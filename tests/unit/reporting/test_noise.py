@@ -58,7 +58,7 @@ def test_a_case_is_flaky_after_two_flips() -> None:
 def test_outcomes_keep_the_last_window_with_this_run_last() -> None:
     rec = record("a", "failed")
     kept = KeptRuns(
-        version=2,
+        version=3,
         judge_identity=None,
         outcomes={"a": [["r1", "x", "passed"], ["r2", "x", "failed"], "junk", ["r3", "x"]]},
     )
@@ -74,7 +74,7 @@ def test_check_noise_quarantines_a_flaky_failing_case_and_stores_the_run(tmp_pat
     write_kept(
         path,
         KeptRuns(
-            version=2,
+            version=3,
             judge_identity="j",
             outcomes={"a": [[run, hashed, status] for run, status in stored.items()]},
         ),
@@ -88,8 +88,9 @@ def test_check_noise_quarantines_a_flaky_failing_case_and_stores_the_run(tmp_pat
     assert noise.comparison is not None and noise.comparison.not_compared == NO_HISTORY
     assert noise.failing() == ()  # nothing regressed
     noise.store()
-    kept = read_kept(path, "j")
-    assert kept is not None
+    store = read_kept(path, "j")
+    assert store is not None
+    kept = store.of()
     assert kept.cases == {
         "a": KeptCase(
             content=payload_content(record("a").payload),
@@ -117,7 +118,7 @@ def test_a_run_flagged_as_a_regression_keeps_no_score(tmp_path: Path) -> None:
     assert again.comparison is not None and again.comparison.baseline == "history: run r1"
     assert again.failing()
     kept = read_kept(store_path(tmp_path, "j"), "j")
-    assert kept is not None and kept.outcomes["c0"][-1][0] == "r2"  # its outcomes are kept
+    assert kept is not None and kept.of().outcomes["c0"][-1][0] == "r2"  # its outcomes are kept
 
 
 def test_a_stored_baseline_with_a_score_that_is_not_a_number_does_not_end_the_run(
@@ -135,8 +136,10 @@ def test_a_stored_baseline_with_a_score_that_is_not_a_number_does_not_end_the_ru
         entry = {"run": "r1", "score": 0.5, "status": "passed", "threshold": 0.5, "stable": True}
         cases = {key: {"content": "x", "metrics": {"faithfulness": entry}} for key in "ac"}
         cases["b"] = {"content": "x", "metrics": {"faithfulness": entry | {"score": value}}}
-        stored = {"version": 2, "judge_identity": "j", "cases": cases, "outcomes": {}}
-        path.write_text(json.dumps(stored), encoding="utf-8")
+        lines = [{"version": 3, "judge_identity": "j"}]
+        lines += [{"key": key, "case": kept} for key, kept in sorted(cases.items())]
+        lines.append({"runs": ["r1"]})
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
         noise = check_noise(RegressionSettings(), tmp_path, "j", "r2", records)
         # Not compared, with the file, the case and the value named: a gate on a baseline
         # someone edited is no gate (fatal under --rag-fail-on-regression).
@@ -160,8 +163,30 @@ def test_a_run_is_stored_one_case_at_a_time(tmp_path: Path) -> None:
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    kept = read_kept(store_path(tmp_path, "j"), "j")
-    assert kept is not None and len(kept.cases) == 5000 and kept.runs == ["r2"]
+    store = read_kept(store_path(tmp_path, "j"), "j")
+    assert store is not None and store.stored_cases == 5000
+    kept = store.of()
+    assert len(kept.cases) == 5000 and kept.runs == ["r2"]
     assert kept.cases["case-4999"].metrics["faithfulness"].run == "r2"
     assert kept.outcomes["case-0000"][-1][0] == "r2" and len(kept.outcomes["case-0000"]) == 2
     assert peak < 1_000_000  # whole, 10 MB
+
+
+def test_a_run_reads_the_kept_cases_one_at_a_time(tmp_path: Path) -> None:
+    """A run of 10 cases against the 5,000 cases earlier runs kept: the kept file was read
+    whole (its text, its JSON data and its models at once: about 4 KB a case, 40 MB at 10,000
+    cases); it is read a line at a time, and the run keeps what it holds of its own cases."""
+    settings = RegressionSettings()
+    kept = [record(f"case-{i:04d}", faithfulness=0.9) for i in range(5000)]
+    check_noise(settings, tmp_path, "j", "r1", kept).store()
+    subset = [record(f"case-{i:04d}", faithfulness=0.8) for i in range(0, 5000, 500)]
+    tracemalloc.start()
+    try:
+        noise = check_noise(settings, tmp_path, "j", "r2", subset)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert noise.comparison is not None and noise.comparison.baseline == "history: run r1"
+    (change,) = noise.comparison.changes
+    assert (change.metric, change.cases, change.before) == ("faithfulness", 10, 0.9)
+    assert peak < 500_000  # whole, 15 MB
