@@ -24,8 +24,9 @@ outcomes), and a last line with the runs its scores came from. A run reads its o
 lines (:meth:`KeptStore.of`) and writes the next file while it reads the kept one
 (:func:`write_updated`). The file is read up to the size limit of every input file, and
 validated line by line before it is used: a file that holds anything a run does not write (a
-truncated file, a score of NaN or of text, a file of an earlier version) is
-:class:`UnreadableStore`, named with the case and the field.
+truncated file, a score of NaN or of text) is :class:`UnreadableStore`, named with the case
+and the field. A file of version 2 (release 0.1.0: one JSON text) is read whole once and
+rewritten as JSON Lines, its cases kept.
 """
 
 from __future__ import annotations
@@ -130,6 +131,53 @@ class UnreadableStore(ValueError):
     """The kept file is there and cannot be used; the message names it and why."""
 
 
+class _EarlierVersion(Exception):
+    """The kept file is one JSON text of version 2 (release 0.1.0)."""
+
+
+class _KeptV2(_Kept):
+    """A file of version 2: every case in one JSON text."""
+
+    version: Literal[2]
+    judge_identity: str | None
+    runs: list[str | None] = Field(default_factory=list)
+    cases: dict[str, KeptCase] = Field(default_factory=dict)
+    outcomes: dict[str, Any] = Field(default_factory=dict)
+
+
+def _rewritten(path: Path) -> None:
+    """Rewrite a file of version 2 as JSON Lines, its cases kept: read whole this once (as
+    version 2 was read every run). Raises :class:`UnreadableStore` where it cannot be."""
+    fields = _version_2(path).model_dump(exclude={"version"})
+    try:
+        write_kept(path, KeptRuns(version=STORE_VERSION, **fields))
+    except OSError as exc:
+        raise UnreadableStore(
+            f"the stored baseline {path} (version 2) cannot be rewritten as version "
+            f"{STORE_VERSION}: {exc.strerror}"
+        ) from None
+
+
+def _version_2(path: Path) -> _KeptV2:
+    """The cases a file of version 2 keeps; :class:`UnreadableStore` naming the case and the
+    field where it holds anything that version did not write."""
+    try:
+        return _KeptV2.model_validate(json.loads(reading.read_limited(path).decode("utf-8")))
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(map(str, error["loc"]))
+        raise UnreadableStore(
+            f"the stored baseline {path} (version 2): {where}: {error['msg']}"
+        ) from None
+    except FileTooLarge as exc:
+        raise UnreadableStore(f"the stored baseline {path} cannot be read: {exc}") from None
+    except OSError as exc:
+        reason = exc.strerror or exc
+        raise UnreadableStore(f"the stored baseline {path} cannot be read: {reason}") from None
+    except (ValueError, RecursionError):
+        raise UnreadableStore(f"the stored baseline {path} is not JSON") from None
+
+
 def store_path(output_dir: Path, judge_identity: str | None) -> Path:
     """The file of the runs judged by ``judge_identity`` (``None``: runs that used no judge)."""
     material = f"judge:{judge_identity or ''}".encode()
@@ -145,6 +193,9 @@ def read_kept(path: Path, judge_identity: str | None) -> KeptStore | None:
         store = _scanned(path)
     except FileNotFoundError:
         return None
+    except _EarlierVersion:
+        _rewritten(path)
+        store = _scanned(path)
     if store.judge_identity != judge_identity:
         raise UnreadableStore(
             f"the stored baseline {path} was kept for judge identity {store.judge_identity}, "
@@ -258,10 +309,7 @@ def _record(path: Path, line: bytes, *, old: bool = False) -> dict[str, Any]:
     """A line's JSON object; a file of an earlier version (``old``: its first line) is said
     as such."""
     if old and line.startswith(b'{"version":2,'):
-        raise UnreadableStore(
-            f"the stored baseline {path} was written by an earlier release (version 2, one "
-            "JSON text): remove it, and the next run starts the history afresh"
-        )
+        raise _EarlierVersion
     try:
         data = json.loads(line.decode("utf-8"))
     except (ValueError, RecursionError):

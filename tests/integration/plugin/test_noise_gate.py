@@ -6,6 +6,7 @@ compared only on its own cases; judge-flaky cases listed, and quarantined on req
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -565,9 +566,9 @@ HOSTILE: dict[str, tuple[Maker, str]] = {
         "case 'c01': metric 'retrieval_recall': score: Input should be a valid number",
     ),
     "stored list": (_stored_as("[]"), "is not a stored baseline of version 3"),
-    "stored by an earlier release": (
-        _stored_as('{"version":2,"judge_identity":null,"cases":{},"outcomes":{},"runs":[]}'),
-        "was written by an earlier release (version 2, one JSON text): remove it",
+    "stored by an earlier release, not as it writes": (
+        _stored_as('{"version":2,"judge_identity":null,"cases":[],"outcomes":{},"runs":[]}'),
+        "(version 2): cases: Input should be a valid dictionary",
     ),
 }
 
@@ -611,3 +612,28 @@ def test_a_baseline_that_cannot_be_used_is_fatal_under_the_gate_and_said_without
     assert words in report["comparison"]["not_compared"]
     summary = (pytester.path / "results" / "eval_summary.md").read_text(encoding="utf-8")
     assert "> **Not compared with the baseline:** " in summary
+
+
+def _as_version_2(path: Path) -> None:
+    """The kept file as release 0.1.0 wrote it: one JSON text."""
+    header, *lines, trailer = (json.loads(line) for line in path.read_text().splitlines())
+    cases = {line["key"]: line["case"] for line in lines if "case" in line}
+    outcomes = {line["key"]: line["outcomes"] for line in lines if "outcomes" in line}
+    old = {**header, "version": 2, "cases": cases, "outcomes": outcomes, **trailer}
+    path.write_text(json.dumps(old, separators=(",", ":")), encoding="utf-8")
+
+
+def test_the_cases_kept_by_release_0_1_0_are_still_the_baseline(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An upgrade keeps the history: the file of version 2 is read, compared with and
+    rewritten as JSON Lines."""
+    first, _ = run(project, monkeypatch, 0, "--rag-fail-on-regression")
+    assert first.ret == 0
+    path = _stored(project)
+    _as_version_2(path)
+    result, dropped = run(project, monkeypatch, 10, "--rag-fail-on-regression")
+    assert result.ret == 1, result.stdout.str()
+    (change,) = dropped["comparison"]["changes"]
+    assert change["regression"] and change["cases"] == CASES
+    assert json.loads(path.read_text().splitlines()[0])["version"] == 3

@@ -4,6 +4,7 @@ writes refused by name."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -100,9 +101,8 @@ END = b'{"runs": ["r1"]}\n'
         (b"[]", "is not a stored baseline of version 3"),
         (b'{"run_id": "r1", "scores": {}}', "is not a stored baseline of version 3"),
         (
-            b'{"version":2,"judge_identity":"j","cases":{},"outcomes":{},"runs":[]}',
-            "was written by an earlier release (version 2, one JSON text): remove it, and the "
-            "next run starts the history afresh",
+            b'{"version":2,"judge_identity":"j","cases":{"c1":{"metrics":{}}},"runs":[]}',
+            "(version 2): cases.c1.content: Field required",
         ),
         (
             HEADER + b'{"key": "c1", "case": {"content": "x", '
@@ -146,3 +146,17 @@ def test_a_missing_file_is_no_run_yet_and_an_endless_one_is_refused_at_the_limit
     path.write_bytes(HEADER + line * (1024 * 1024 // len(line) + 1) + END)
     with pytest.raises(UnreadableStore, match="cannot be read: larger than 1 MiB"):
         read_kept(path, "j")
+
+
+def test_a_file_of_release_0_1_0_is_read_and_rewritten_as_json_lines(tmp_path: Path) -> None:
+    kept = updated(
+        None, "j", [record("a", faithfulness=0.9)], {"a": [["r1", "h", "passed"]]},
+        run_id="r1", scores=True,
+    )  # fmt: skip
+    path = store_path(tmp_path, "j")
+    path.parent.mkdir()
+    old = kept.model_dump(mode="json", exclude={"stored_cases"}) | {"version": 2}
+    path.write_text(json.dumps(old, separators=(",", ":")), encoding="utf-8")
+    store = read_kept(path, "j")
+    assert store is not None and store.of() == kept.model_copy(update={"stored_cases": 1})
+    assert path.read_text().splitlines()[0] == '{"version":3,"judge_identity":"j"}'
