@@ -196,8 +196,9 @@ def mark_setup_error(call: pytest.CallInfo[None], report: pytest.TestReport) -> 
 class PayloadRelease:
     """Lets go of what pytest would keep of a report to the end of the run and nothing reads,
     once every plugin has seen the report whole: its payloads (the aggregator took them
-    first), and a passed setup or teardown report that prints nothing from the terminal
-    reporter's list of them (:func:`forget_silent_report`)."""
+    first), a passed setup or teardown report that prints nothing from the terminal
+    reporter's list of them (:func:`forget_silent_report`), and a worker's failure of the
+    plugin's assertion kept as its text (:func:`.failures.compact_sent_failure`)."""
 
     def __init__(self, process: AggregatingProcess) -> None:
         self.process = process
@@ -213,6 +214,10 @@ class PayloadRelease:
             stats = getattr(reporter, "stats", None)  # pytest's, or a stand-in's without
             if isinstance(stats, dict):
                 forget_silent_report(stats, report)
+            if report.failed:
+                from .failures import compact_sent_failure
+
+                compact_sent_failure(self.process.config, report)
 
 
 def forget_silent_report(stats: dict[str, list[Any]], report: pytest.TestReport) -> None:

@@ -72,13 +72,38 @@ def _unpacked(data: bytes) -> tuple[str, str | None, str]:
     return decoded[0], decoded[1] if has_marked else None, decoded[2]
 
 
+SENT_MARK = "rag_assertion_failed"
+"""An attribute of a worker's report of a failure of the plugin's assertion: it travels with
+the report (xdist sends a report's attributes), so the aggregating process keeps that failure
+as its text too (:func:`compact_sent_failure`)."""
+
+
 def compact_failure(
     config: pytest.Config, call: pytest.CallInfo[None], report: pytest.TestReport
 ) -> None:
     """Replace a failing report's traceback by its rendered text (:class:`RenderedFailure`)
     when the failure is the plugin's own assertion."""
+    if _assertion_failed(call, report):
+        _compacted(config, report)
+
+
+def mark_failure(call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
+    """On a worker: say in the report whether its failure is the plugin's own assertion (its
+    traceback travels as pytest's objects, and is compacted where it arrives)."""
+    if _assertion_failed(call, report):
+        setattr(report, SENT_MARK, True)
+
+
+def compact_sent_failure(config: pytest.Config, report: pytest.TestReport) -> None:
+    """In the aggregating process, once every plugin has seen a worker's report: its
+    failure of the plugin's assertion kept as its text, as a plain run keeps it."""
+    if report.__dict__.pop(SENT_MARK, False):
+        _compacted(config, report)
+
+
+def _compacted(config: pytest.Config, report: pytest.TestReport) -> None:
     longrepr = report.longrepr
-    if not isinstance(longrepr, ExceptionRepr) or not _assertion_failed(call, report):
+    if not isinstance(longrepr, ExceptionRepr):
         return
     terminal = _terminal_writer(config)
     marked = terminal is not None and terminal.hasmarkup

@@ -231,12 +231,13 @@ class Runner:
     @guarded("pytest_runtest_makereport")
     def _compact_failure(self, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
         """A failure of the plugin's assertion kept to the end of the run as its text, in a
-        plain run; a worker's report is sent on as text, and let go of, anyway."""
-        if self.worker:
-            return
-        from .failures import compact_failure
+        plain run; a worker's report says it is one, and is compacted where it arrives."""
+        from .failures import compact_failure, mark_failure
 
-        compact_failure(self.config, call, report)
+        if self.worker:
+            mark_failure(call, report)
+        else:
+            compact_failure(self.config, call, report)
 
     @guarded("pytest_runtest_makereport")
     def _attach_payload(

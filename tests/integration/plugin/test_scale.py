@@ -277,17 +277,8 @@ def pytest_unconfigure(config):
 """
 
 
-@pytest.mark.parametrize("tb", ["auto", "line", "native"])
-def test_a_failing_test_leaves_its_failures_text_not_its_traceback(
-    pytester: pytest.Pytester, write_dataset: Callable[..., Path], tb: str
-) -> None:
-    """pytest keeps each failing test's report to the end of the run, and with it its
-    traceback's tree of objects (the exception chain, each entry's source lines, arguments
-    and location: 2.5 KB here, about 3.5 KB in a run of several metrics, 120 MB over 33,000
-    failures). A failure of the plugin's assertion is kept as the text the terminal shows,
-    the same text, compressed. Its traceback starts at the test function, where pytest
-    cuts it to show it, not at pytest's own frames, which it walked again to find it;
-    ``--tb=native`` shows them, and has them."""
+def _failing_suite(pytester: pytest.Pytester, write_dataset: Callable[..., Path]) -> None:
+    """20 cases whose retrieval misses the expected document, each failing its test."""
     pytester.makeconftest(KEPT_FAILURES)
     pytester.makefile(".yaml", **{"eval-config": "metrics:\n  retrieval_recall: null\n"})
     pytester.makepyfile(test_retrieval=TEST_TAKING_A_CASE)
@@ -303,6 +294,20 @@ def test_a_failing_test_leaves_its_failures_text_not_its_traceback(
             for i in range(20)
         ]
     )
+
+
+@pytest.mark.parametrize("tb", ["auto", "line", "native"])
+def test_a_failing_test_leaves_its_failures_text_not_its_traceback(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path], tb: str
+) -> None:
+    """pytest keeps each failing test's report to the end of the run, and with it its
+    traceback's tree of objects (the exception chain, each entry's source lines, arguments
+    and location: 2.5 KB here, about 3.5 KB in a run of several metrics, 120 MB over 33,000
+    failures). A failure of the plugin's assertion is kept as the text the terminal shows,
+    the same text, compressed. Its traceback starts at the test function, where pytest
+    cuts it to show it, not at pytest's own frames, which it walked again to find it;
+    ``--tb=native`` shows them, and has them."""
+    _failing_suite(pytester, write_dataset)
     result = pytester.runpytest(
         "--rag-dataset", "dataset.json", "-p", "no:randomly", f"--tb={tb}", "-rf"
     )
@@ -332,4 +337,25 @@ def test_a_failing_test_leaves_its_failures_text_not_its_traceback(
                 "test_retrieval.py:4: RagAssertionError",
             ]
         )
+    result.stdout.fnmatch_lines(["FAILED test_retrieval.py::test_retrieval[[]c19[]] - rag_eval*"])
+
+
+def test_a_workers_failure_is_kept_as_its_text_where_it_arrives(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """Under xdist a worker sends each report to the aggregating process, which kept every
+    failure's traceback as pytest's tree of objects; it keeps the text, as a plain run."""
+    _failing_suite(pytester, write_dataset)
+    result = pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly", "-n", "2")
+    result.assert_outcomes(failed=20)
+    kept = json.loads((pytester.path / "kept.json").read_text())
+    assert kept["failures"] == 20 and kept["objects"] <= 1 and kept["bytes"] < 700, kept
+    crash = "rag_eval_pytest.RagAssertionError: c19 retrieval_recall 0.00 < 0.80"
+    result.stdout.fnmatch_lines(
+        [
+            "*def test_retrieval(rag_case):",
+            f"E       {crash}",
+            "test_retrieval.py:4: RagAssertionError",
+        ]
+    )
     result.stdout.fnmatch_lines(["FAILED test_retrieval.py::test_retrieval[[]c19[]] - rag_eval*"])
