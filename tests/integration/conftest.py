@@ -51,6 +51,8 @@ def _a_library(name: str) -> bool:
         return True
     module = sys.modules.get(name)
     where = getattr(module, "__file__", None) or next(iter(getattr(module, "__path__", ())), "")
+    if not where and "." in name:  # a compiled module's own submodule (torch._C._distributed)
+        return _a_library(name.partition(".")[0])
     library = isinstance(where, str) and where.startswith(LIBRARIES)
     if library:
         _LIBRARY[name] = True
