@@ -412,7 +412,7 @@ def kinds_table(
 # ----------------------------------------------------------------------------- overrides
 
 
-OVERRIDES = ("_unrelated", "_two_kinds", "_wording_only")
+OVERRIDES = ("_wording_only",)
 """The hand-written rules of ``support.SCORE_RULES`` that move a claim's score against the
 support model (the others only name the kind of evidence of a verdict)."""
 
@@ -472,7 +472,7 @@ def _stays(right: int, seen: int) -> str:
     """Whether a hand override stays: no row it sets measures it under
     ``trust.MIN_PRECISION`` (said with how many rows it rests on)."""
     if not seen:
-        return "yes (sets no held-out verdict: nothing measured against it)"
+        return "sets no verdict on these rows: nothing measures it"
     if right / seen < trust.MIN_PRECISION:
         return f"no ({right / seen:.3f})"
     few = "" if seen >= MIN_VERDICTS else f", on fewer than {MIN_VERDICTS} rows"

@@ -32,7 +32,10 @@ and the hard cases), printing each feature's ROC AUC on every set beside it; the
 are scored and printed, never fitted on (see ``fitting.py``). ``--kinds`` (with the held-out
 halves) prints the precision of each kind of evidence behind the faithfulness verdicts and
 the kinds that decide alone; ``--overrides`` the precision of each hand-written rule that
-moves a claim's score against the support model (a rule stays at 0.95 or more).
+moves a claim's score against the support model (a rule stays at 0.95 or more on the
+held-out halves; ``--split tune`` measures it on the tune halves, to report beside them).
+``--vectors DIR`` keeps the sentence vectors on disk for every run (the timings then measure
+no encoding).
 ``--without NAME[,NAME]`` switches checks of the local judge off
 (``judge.local.checks``), to measure what each is worth.
 
@@ -373,6 +376,7 @@ def fresh_embedder(judge: LocalJudge) -> LocalEmbedder:
     loaded = judge.embedder
     other = LocalEmbedder(loaded.device, loaded.batch_size, loaded.model_folder)
     other._model = loaded._loaded()
+    other.cache = loaded.cache  # --vectors: kept on disk for every run
     return other
 
 
@@ -573,8 +577,6 @@ async def ablation_verdicts(judges: ablation.Judges, task: str, row: Row) -> abl
 async def run_ablation(judge: LocalJudge, options: argparse.Namespace) -> None:
     """``--ablate``: every check switched off in turn, on both halves of every set, the
     vectors computed once."""
-    if options.vectors is not None:
-        judge.embedder.use_cache(options.vectors)
 
     def make(off: frozenset[str]) -> ablation.Judges:
         like_this = LocalJudge(
@@ -626,7 +628,8 @@ async def main() -> None:
         "--overrides",
         action="store_true",
         help="the precision of each hand-written rule that moves a claim's score against the "
-        "support model, on the rows whose forced verdict it sets (use the held-out halves)",
+        "support model, on the rows whose forced verdict it sets (the held-out halves decide; "
+        "--split tune for the tune halves)",
     )
     parser.add_argument(
         "--without",
@@ -650,8 +653,8 @@ async def main() -> None:
         "--vectors",
         type=Path,
         default=None,
-        help="with --ablate: keep the sentence vectors in this folder, so that a second run "
-        "encodes nothing",
+        help="keep the sentence vectors in this folder, so that a second run encodes nothing "
+        "(the timings then measure no encoding)",
     )
     parser.add_argument(
         "--hard",
@@ -664,6 +667,8 @@ async def main() -> None:
     off = {name: False for name in options.without.split(",") if name}
     judge = _local_judge(JudgeSettings(kind="local", local={"checks": off}))
     assert isinstance(judge, LocalJudge)
+    if options.vectors is not None:
+        judge.embedder.use_cache(options.vectors)
     await judge.embed(["load the model"])
     if options.ablate:
         await run_ablation(judge, options)

@@ -39,10 +39,6 @@ Matrix = npt.NDArray[np.float32]
 Verdict = Literal["supported", "contradicted", "not mentioned"]
 SHORT_CLAIM_WORDS = 6
 WINDOW_SENTENCES = 3
-# A claim none of whose content words any context holds, and that is this far from every
-# passage in meaning, is about something else ("Banana." against a delivery policy): the
-# logistic model, fitted on answers that are at least on topic, must not call it supported.
-UNRELATED_SIMILARITY = 0.3
 _SHOWN = 140  # characters of the passage quoted in a reason
 CANDIDATES = 5  # passages tried when the closest one conflicts with the claim
 CANDIDATE_MARGIN = 0.25  # how much lower than the closest one's their ranking may be
@@ -432,23 +428,6 @@ class _Scored:
         return round(self.calibration.support - 0.01, 4)
 
 
-def _unrelated(s: _Scored) -> tuple[float, str] | None:
-    """A claim none of whose words any context holds, far from every passage in meaning."""
-    if s.features[2] == 0.0 and s.features[0] < UNRELATED_SIMILARITY:
-        return min(s.p, s.calibration.ambiguous / 2), trust.UNRELATED
-    return None
-
-
-def _two_kinds(s: _Scored) -> tuple[float, str] | None:
-    """A claim that brings facts of two kinds no context states (a name and a number, a
-    number and a date) says more than the contexts, however much of its wording they share:
-    "data is encrypted at rest with AES-256 and in transit with TLS 1.3" against "data is
-    encrypted at rest with AES-256"."""
-    if len({f.kind for f in s.gaps}) >= 2:
-        return min(s.p, s.below), trust.TWO_KINDS
-    return None
-
-
 def _wording_only(s: _Scored) -> tuple[float, str] | None:
     """A number in digits that no context states is a fact the contexts leave out, however
     well they match the rest of the claim ("call +44 20 7946 0959" against "... 0958",
@@ -471,8 +450,6 @@ def _unstated(s: _Scored) -> tuple[float, str] | None:
 
 # The rules that bound a claim's score, in order: the first that applies decides.
 SCORE_RULES: tuple[Callable[[_Scored], tuple[float, str] | None], ...] = (
-    _unrelated,
-    _two_kinds,
     _wording_only,
     _unstated,
 )
@@ -630,8 +607,8 @@ def _scored_verdict(
 
 def _also_scored(basis: str, p: float, model_score: float, calibration: Calibration) -> str:
     """The kind of evidence of a verdict a rule gives: the score's where the model's score
-    alone gives the same verdict outside the unsure band (a claim with facts of two kinds no
-    context states whose score is below the band anyway)."""
+    alone gives the same verdict outside the unsure band (a claim with a number no context
+    states whose score is below the band anyway)."""
     if calibration.unsure is None or calibration.is_unsure(model_score):
         return basis
     scored = _score_basis(model_score, calibration)
