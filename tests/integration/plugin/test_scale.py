@@ -38,22 +38,26 @@ def test_retrieval(rag_case):
 """
 
 
+def recorded_cases(count: int, expected: Callable[[int], str]) -> list[dict[str, object]]:
+    """``count`` pre-recorded cases (``c0000``, ...), each with an answer and one context from
+    its own document, expecting the document ``expected`` names for it."""
+    return [
+        case(
+            f"c{i:04d}",
+            f"question {i}",
+            answer=f"answer {i}",
+            contexts=[{"text": f"context {i}", "source": f"doc{i:04d}.md"}],
+            expected_contexts=[expected(i)],
+        )
+        for i in range(count)
+    ]
+
+
 def passes_over_cases(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path], cases: int
 ) -> int:
     """Passes over the selected cases in a run of ``cases`` pre-recorded cases."""
-    write_dataset(
-        [
-            case(
-                f"c{i:04d}",
-                f"question {i}",
-                answer=f"answer {i}",
-                contexts=[{"text": f"context {i}", "source": f"doc{i}.md"}],
-                expected_contexts=[f"doc{i}.md"],
-            )
-            for i in range(cases)
-        ]
-    )
+    write_dataset(recorded_cases(cases, lambda i: f"doc{i:04d}.md"))
     result = pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly")
     result.assert_outcomes(passed=cases)
     return int((pytester.path / "passes.txt").read_text())
@@ -120,16 +124,7 @@ def calls_in_a_failing_run(
     summary) in a run of ``cases`` pre-recorded cases, 2 of every 3 failing (they
     expect a document none of their contexts comes from)."""
     write_dataset(
-        [
-            case(
-                f"c{i:04d}",
-                f"question {i}",
-                answer=f"answer {i}",
-                contexts=[{"text": f"context {i}", "source": f"doc{i}.md"}],
-                expected_contexts=[f"doc{i}.md" if i % 3 == 0 else "elsewhere.md"],
-            )
-            for i in range(cases)
-        ]
+        recorded_cases(cases, lambda i: f"doc{i:04d}.md" if i % 3 == 0 else "elsewhere.md")
     )
     result = pytester.runpytest("--rag-dataset", "dataset.json", "-p", "no:randomly")
     failed = cases - (cases + 2) // 3
@@ -282,18 +277,7 @@ def _failing_suite(pytester: pytest.Pytester, write_dataset: Callable[..., Path]
     pytester.makeconftest(KEPT_FAILURES)
     pytester.makefile(".yaml", **{"eval-config": "metrics:\n  retrieval_recall: null\n"})
     pytester.makepyfile(test_retrieval=TEST_TAKING_A_CASE)
-    write_dataset(
-        [
-            case(
-                f"c{i}",
-                f"question {i}",
-                answer=f"answer {i}",
-                contexts=[{"text": f"context {i}", "source": f"doc{i}.md"}],
-                expected_contexts=["elsewhere.md"],
-            )
-            for i in range(20)
-        ]
-    )
+    write_dataset(recorded_cases(20, lambda i: "elsewhere.md"))
 
 
 @pytest.mark.parametrize("tb", ["auto", "line", "native"])
@@ -317,7 +301,7 @@ def test_a_failing_test_leaves_its_failures_text_not_its_traceback(
     assert kept["first"] == (["from_call"] if tb == "native" else ["test_retrieval"])
     # The traceback's tree: 12 objects, 2,500 bytes under --tb=auto (9 and 1,750 under line).
     assert kept["objects"] <= 1 and kept["bytes"] < (1500 if tb == "native" else 700), kept
-    crash = "rag_eval_pytest.RagAssertionError: c19 retrieval_recall 0.00 < 0.80"
+    crash = "rag_eval_pytest.RagAssertionError: c0019 retrieval_recall 0.00 < 0.80"
     if tb == "line":
         result.stdout.fnmatch_lines([f"*test_retrieval.py:4: {crash}"])
     elif tb == "native":
@@ -325,9 +309,9 @@ def test_a_failing_test_leaves_its_failures_text_not_its_traceback(
     else:
         result.stdout.fnmatch_lines(
             [
-                "_* test_retrieval[[]c19[]] _*",
+                "_* test_retrieval[[]c0019[]] _*",
                 "",
-                "rag_case = <RagCase c19 critical=False>",
+                "rag_case = <RagCase c0019 critical=False>",
                 "",
                 "    def test_retrieval(rag_case):",
                 '>       assert_metric(rag_case, "retrieval_recall")',
@@ -337,7 +321,7 @@ def test_a_failing_test_leaves_its_failures_text_not_its_traceback(
                 "test_retrieval.py:4: RagAssertionError",
             ]
         )
-    result.stdout.fnmatch_lines(["FAILED test_retrieval.py::test_retrieval[[]c19[]] - rag_eval*"])
+    result.stdout.fnmatch_lines(["FAILED test_retrieval.py::test_retrieval[[]c0019[]] - rag_eval*"])
 
 
 def test_a_workers_failure_is_kept_as_its_text_where_it_arrives(
@@ -350,7 +334,7 @@ def test_a_workers_failure_is_kept_as_its_text_where_it_arrives(
     result.assert_outcomes(failed=20)
     kept = json.loads((pytester.path / "kept.json").read_text())
     assert kept["failures"] == 20 and kept["objects"] <= 1 and kept["bytes"] < 700, kept
-    crash = "rag_eval_pytest.RagAssertionError: c19 retrieval_recall 0.00 < 0.80"
+    crash = "rag_eval_pytest.RagAssertionError: c0019 retrieval_recall 0.00 < 0.80"
     result.stdout.fnmatch_lines(
         [
             "*def test_retrieval(rag_case):",
@@ -358,4 +342,4 @@ def test_a_workers_failure_is_kept_as_its_text_where_it_arrives(
             "test_retrieval.py:4: RagAssertionError",
         ]
     )
-    result.stdout.fnmatch_lines(["FAILED test_retrieval.py::test_retrieval[[]c19[]] - rag_eval*"])
+    result.stdout.fnmatch_lines(["FAILED test_retrieval.py::test_retrieval[[]c0019[]] - rag_eval*"])
