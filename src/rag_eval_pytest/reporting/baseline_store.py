@@ -161,19 +161,15 @@ def _rewritten(path: Path) -> None:
 def _version_2(path: Path) -> _KeptV2:
     """The cases a file of version 2 keeps; :class:`UnreadableStore` naming the case and the
     field where it holds anything that version did not write."""
+    text = b"".join(_limited_lines(path))
     try:
-        return _KeptV2.model_validate(json.loads(reading.read_limited(path).decode("utf-8")))
+        return _KeptV2.model_validate(json.loads(text.decode("utf-8")))
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(map(str, error["loc"]))
         raise UnreadableStore(
             f"the stored baseline {path} (version 2): {where}: {error['msg']}"
         ) from None
-    except FileTooLarge as exc:
-        raise UnreadableStore(f"the stored baseline {path} cannot be read: {exc}") from None
-    except OSError as exc:
-        reason = exc.strerror or exc
-        raise UnreadableStore(f"the stored baseline {path} cannot be read: {reason}") from None
     except (ValueError, RecursionError):
         raise UnreadableStore(f"the stored baseline {path} is not JSON") from None
 
