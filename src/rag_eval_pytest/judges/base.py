@@ -227,6 +227,31 @@ def run_identity(judge: Judge, fingerprint: str | None = None) -> str | None:
     return f"{fingerprint} passes={votes}"
 
 
+class IndexedQuestion(Question[I, O]):
+    """A question answered with one verdict per item of its input (a context, a sentence, a
+    fact), each with its 0-based index: the schema says how many, the answer is checked for
+    exactly ``0..count-1``, and after the corrective re-ask the verdicts whose index matched
+    are kept."""
+
+    listed: ClassVar[str]
+    """The answer's list of verdicts (``verdicts``, ``sentences``)."""
+    items: ClassVar[str]
+    """What its items are, as a message names them (``contexts``)."""
+
+    @abstractmethod
+    def count(self, inputs: I) -> int:
+        """How many items ``inputs`` holds: one verdict each."""
+
+    def answer_lengths(self, inputs: I) -> dict[str, int]:
+        return {self.listed: self.count(inputs)}
+
+    def check(self, inputs: I, output: O) -> list[str]:
+        return check_indexed(getattr(output, self.listed), self.count(inputs), self.items)
+
+    def salvage(self, inputs: I, output: O) -> tuple[O, str] | None:
+        return keep_indexed(output, self.listed, self.count(inputs), self.items)
+
+
 def with_lengths(schema: dict[str, Any], lengths: dict[str, int]) -> None:
     """Say in an object's ``schema`` how many items each of its lists holds."""
     for name, count in lengths.items():

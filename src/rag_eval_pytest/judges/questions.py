@@ -12,7 +12,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from .base import Question, check_indexed, keep_indexed
+from .base import IndexedQuestion, Question
 
 
 class _Model(BaseModel):
@@ -172,12 +172,14 @@ class ContextVerdicts(_Model):
     verdicts: list[ContextVerdict]
 
 
-class ContextUsefulness(Question[ContextsInput, ContextVerdicts]):
+class ContextUsefulness(IndexedQuestion[ContextsInput, ContextVerdicts]):
     """Context precision: for each retrieved context, useful for the ground truth or not."""
 
     name = "context_usefulness"
     input_model: ClassVar[type[BaseModel]] = ContextsInput
     output_model: ClassVar[type[BaseModel]] = ContextVerdicts
+    listed = "verdicts"
+    items = "contexts"
 
     def instructions(self) -> str:
         return (
@@ -193,16 +195,8 @@ class ContextUsefulness(Question[ContextsInput, ContextVerdicts]):
             "contexts": inputs.contexts,
         }
 
-    def answer_lengths(self, inputs: ContextsInput) -> dict[str, int]:
-        return {"verdicts": len(inputs.contexts)}
-
-    def check(self, inputs: ContextsInput, output: ContextVerdicts) -> list[str]:
-        return check_indexed(output.verdicts, len(inputs.contexts), "contexts")
-
-    def salvage(
-        self, inputs: ContextsInput, output: ContextVerdicts
-    ) -> tuple[ContextVerdicts, str] | None:
-        return keep_indexed(output, "verdicts", len(inputs.contexts), "contexts")
+    def count(self, inputs: ContextsInput) -> int:
+        return len(inputs.contexts)
 
 
 # --------------------------------------------------------------------------- context recall
@@ -224,12 +218,14 @@ class Attributions(_Model):
     sentences: list[SentenceAttribution]
 
 
-class GroundTruthAttribution(Question[AttributionInput, Attributions]):
+class GroundTruthAttribution(IndexedQuestion[AttributionInput, Attributions]):
     """Context recall: which ground-truth sentences the contexts support."""
 
     name = "ground_truth_attribution"
     input_model: ClassVar[type[BaseModel]] = AttributionInput
     output_model: ClassVar[type[BaseModel]] = Attributions
+    listed = "sentences"
+    items = "ground-truth sentences"
 
     def instructions(self) -> str:
         return (
@@ -245,20 +241,8 @@ class GroundTruthAttribution(Question[AttributionInput, Attributions]):
             "contexts": inputs.contexts,
         }
 
-    def answer_lengths(self, inputs: AttributionInput) -> dict[str, int]:
-        return {"sentences": len(inputs.ground_truth_sentences)}
-
-    def check(self, inputs: AttributionInput, output: Attributions) -> list[str]:
-        return check_indexed(
-            output.sentences, len(inputs.ground_truth_sentences), "ground-truth sentences"
-        )
-
-    def salvage(
-        self, inputs: AttributionInput, output: Attributions
-    ) -> tuple[Attributions, str] | None:
-        return keep_indexed(
-            output, "sentences", len(inputs.ground_truth_sentences), "ground-truth sentences"
-        )
+    def count(self, inputs: AttributionInput) -> int:
+        return len(inputs.ground_truth_sentences)
 
 
 # --------------------------------------------------------------------------- context relevance
@@ -281,12 +265,14 @@ class SentenceRelevances(_Model):
     sentences: list[SentenceRelevance]
 
 
-class ContextSentenceRelevance(Question[RelevanceInput, SentenceRelevances]):
+class ContextSentenceRelevance(IndexedQuestion[RelevanceInput, SentenceRelevances]):
     """Context relevance: which context sentences are needed to answer the question."""
 
     name = "context_sentence_relevance"
     input_model: ClassVar[type[BaseModel]] = RelevanceInput
     output_model: ClassVar[type[BaseModel]] = SentenceRelevances
+    listed = "sentences"
+    items = "context sentences"
 
     def instructions(self) -> str:
         return (
@@ -298,16 +284,8 @@ class ContextSentenceRelevance(Question[RelevanceInput, SentenceRelevances]):
     def untrusted(self, inputs: RelevanceInput) -> dict[str, str | list[str]]:
         return {"question": inputs.question, "context_sentences": inputs.context_sentences}
 
-    def answer_lengths(self, inputs: RelevanceInput) -> dict[str, int]:
-        return {"sentences": len(inputs.context_sentences)}
-
-    def check(self, inputs: RelevanceInput, output: SentenceRelevances) -> list[str]:
-        return check_indexed(output.sentences, len(inputs.context_sentences), "context sentences")
-
-    def salvage(
-        self, inputs: RelevanceInput, output: SentenceRelevances
-    ) -> tuple[SentenceRelevances, str] | None:
-        return keep_indexed(output, "sentences", len(inputs.context_sentences), "context sentences")
+    def count(self, inputs: RelevanceInput) -> int:
+        return len(inputs.context_sentences)
 
 
 # --------------------------------------------------------------------------- answer correctness
@@ -444,13 +422,15 @@ class FactRetentions(_Model):
     facts: list[FactRetention]
 
 
-class UserFactRetention(Question[RetentionInput, FactRetentions]):
+class UserFactRetention(IndexedQuestion[RetentionInput, FactRetentions]):
     """Knowledge retention: for each fact the user gave in earlier turns, whether the answer
     contradicts it or asks for it again."""
 
     name = "fact_retention"
     input_model: ClassVar[type[BaseModel]] = RetentionInput
     output_model: ClassVar[type[BaseModel]] = FactRetentions
+    listed = "facts"
+    items = "facts"
 
     def instructions(self) -> str:
         return (
@@ -466,16 +446,8 @@ class UserFactRetention(Question[RetentionInput, FactRetentions]):
     def untrusted(self, inputs: RetentionInput) -> dict[str, str | list[str]]:
         return {"facts": inputs.facts, "question": inputs.question, "answer": inputs.answer}
 
-    def answer_lengths(self, inputs: RetentionInput) -> dict[str, int]:
-        return {"facts": len(inputs.facts)}
-
-    def check(self, inputs: RetentionInput, output: FactRetentions) -> list[str]:
-        return check_indexed(output.facts, len(inputs.facts), "facts")
-
-    def salvage(
-        self, inputs: RetentionInput, output: FactRetentions
-    ) -> tuple[FactRetentions, str] | None:
-        return keep_indexed(output, "facts", len(inputs.facts), "facts")
+    def count(self, inputs: RetentionInput) -> int:
+        return len(inputs.facts)
 
 
 # --------------------------------------------------------------------------- test set generation
@@ -609,13 +581,15 @@ class GeneratedVerdicts(_Model):
     questions: list[GeneratedVerdict]
 
 
-class GeneratedCheck(Question[GeneratedCheckInput, GeneratedVerdicts]):
+class GeneratedCheck(IndexedQuestion[GeneratedCheckInput, GeneratedVerdicts]):
     """``rag-eval generate``: is each generated question answerable from its source chunks,
     and its ground truth supported by them? A case that fails is dropped."""
 
     name = "generated_check"
     input_model: ClassVar[type[BaseModel]] = GeneratedCheckInput
     output_model: ClassVar[type[BaseModel]] = GeneratedVerdicts
+    listed = "questions"
+    items = "questions"
 
     def instructions(self) -> str:
         return (
@@ -634,8 +608,10 @@ class GeneratedCheck(Question[GeneratedCheckInput, GeneratedVerdicts]):
             "chunks": inputs.chunks,
         }
 
-    def answer_lengths(self, inputs: GeneratedCheckInput) -> dict[str, int]:
-        return {"questions": len(inputs.questions)}
+    def count(self, inputs: GeneratedCheckInput) -> int:
+        return len(inputs.questions)
 
-    def check(self, inputs: GeneratedCheckInput, output: GeneratedVerdicts) -> list[str]:
-        return check_indexed(output.questions, len(inputs.questions), "questions")
+    def salvage(
+        self, inputs: GeneratedCheckInput, output: GeneratedVerdicts
+    ) -> tuple[GeneratedVerdicts, str] | None:
+        return None  # a case its check left out is not kept half-checked
