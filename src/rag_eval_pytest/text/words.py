@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import re
 from functools import cache, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .lexicon import word_table
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 _TABLES = "rag_eval_pytest.text"
 STOPWORDS = word_table(_TABLES, "stop_words").words("words")
@@ -27,6 +30,11 @@ _TOKEN = re.compile(r"\$?\d+(?:[.,]\d+)*(?:%|st|nd|rd|th|s)?|[^\W\d_]+(?:['’\-
 def tokens(text: str) -> list[str]:
     """Words and numbers of ``text`` in order (hyphenated words and "don't" stay whole)."""
     return _TOKEN.findall(text)
+
+
+def token_matches(text: str) -> Iterator[re.Match[str]]:
+    """The :func:`tokens` of ``text`` with where each stands."""
+    return _TOKEN.finditer(text)
 
 
 @lru_cache(maxsize=65536)

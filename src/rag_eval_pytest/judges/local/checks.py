@@ -403,11 +403,14 @@ def _date_finding(claimed: Date, near: list[Date]) -> Finding:
     return Finding("dates", "gap", f"claims {claimed.show()}; the contexts give no such date")
 
 
-def check_negation(claim: str, evidence: str, covered: float) -> list[Finding]:
+def check_negation(claim: str, evidence: str, covered: float, around: str = "") -> list[Finding]:
     """A claim that negates what its evidence affirms, or the other way round. Only when the
     evidence covers the claim's words (``covered``): otherwise they are different statements
-    and a "not" on one side means nothing."""
-    mine, theirs = negation_cues(claim), negation_cues(evidence)
+    and a "not" on one side means nothing. A name with a denying word in it ("Never Shout
+    Never") denies nothing, where either text, or the passage ``around`` the evidence, writes
+    it inside a sentence."""
+    mine = negation_cues(claim, f"{evidence}\n{around}")
+    theirs = negation_cues(evidence, f"{claim}\n{around}")
     swapped = opposite_terms(claim, evidence)
     if not _one_side_negates(claim, mine, theirs, swapped, covered):
         return []

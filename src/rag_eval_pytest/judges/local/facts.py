@@ -15,8 +15,8 @@ import unicodedata
 from functools import lru_cache
 
 from ...text.lexicon import any_of
-from ...text.names import NAME_STOP, names
-from ...text.words import NEGATIONS, PLACES, STOPWORDS, content_words, stem, tokens
+from ...text.names import DAYS, NAME_STOP, names
+from ...text.words import NEGATIONS, PLACES, STOPWORDS, content_words, stem, token_matches, tokens
 from .tables import table
 
 # A space inside a number that only groups its digits: no-break, thin, narrow no-break and
@@ -94,11 +94,12 @@ _NOT_NEGATING = re.compile(
 )
 
 
-def negation_cues(text: str) -> list[str]:
+def negation_cues(text: str, other: str = "") -> list[str]:
     """The negation words of ``text`` ("not", "never", "n't" forms, "is non-..."), lowercased;
-    idioms such as "not only", "if not" and "no more than" do not count."""
-    words = tokens(_NOT_NEGATING.sub(" ", text))
-    return [words[at].lower().replace("\u2019", "'") for at in _cue_positions(words)]
+    idioms such as "not only", "if not" and "no more than" do not count, nor a word of a name
+    (see :func:`_read_words`; ``other``: the text ``text`` is read against)."""
+    words, named = _read_words(text, other)
+    return [words[at].lower().replace("\u2019", "'") for at in _cue_positions(words, named)]
 
 
 NEGATED_SPAN = 4  # the words after a negation that it negates
@@ -108,9 +109,9 @@ def negated_words(text: str) -> frozenset[str]:
     """The content words a negation of ``text`` negates: the few words after each cue of
     :func:`negation_cues` ("be returned" in "cannot be returned"), the rest of a "non-" word
     ("refundable"); every content word when a negation ends the text."""
-    words = tokens(_NOT_NEGATING.sub(" ", text))
+    words, named = _read_words(text)
     found: set[str] = set()
-    for at in _cue_positions(words):
+    for at in _cue_positions(words, named):
         after = words[at + 1 : at + 1 + NEGATED_SPAN]
         found |= content_words(" ".join(after)) if after else content_words(text)
         if words[at].lower().startswith("non-"):
@@ -118,11 +119,78 @@ def negated_words(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _cue_positions(words: list[str]) -> list[int]:
-    """Where the negation cues of a text's words are."""
+# What ends a sentence or opens a quotation or an aside: a capitalised word after it may open
+# a sentence of its own.
+_OPENING = re.compile(r"[.!?:;\"“”(\[]")
+
+
+def _read_words(text: str, other: str = "") -> tuple[list[str], frozenset[int]]:
+    """The words of ``text`` as the negation cues are read (idioms left out), and where a
+    word is part of a name (:func:`_name_words`)."""
+    matches = list(token_matches(_NOT_NEGATING.sub(" ", text)))
+    return [m.group() for m in matches], _name_words(matches, other)
+
+
+def _name_words(matches: list[re.Match[str]], other: str) -> frozenset[int]:
+    """Which of a text's words (its :func:`token_matches`) are words of a name: capitalised
+    after another word of their sentence ("featured along with Never Shout Never and Hey
+    Monday" names two bands, it denies nothing and gives no day), or opening one before
+    another capitalised word where ``other`` writes the two inside a sentence ("Never Shout
+    Never played" against "with Blur and Never Shout Never")."""
+    words = [m.group() for m in matches]
+
+    def inside(at: int) -> bool:
+        between = matches[at].string[matches[at - 1].end() : matches[at].start()]
+        return at > 0 and not _OPENING.search(between)
+
+    def opens_a_name(at: int) -> bool:
+        follows = at + 1 < len(words) and words[at + 1][0].isupper()
+        return follows and _inside(f"{words[at]} {words[at + 1]}", other)
+
+    named = {
+        at for at, w in enumerate(words) if w[0].isupper() and (inside(at) or opens_a_name(at))
+    }
+    return frozenset(named)
+
+
+_DAY_NAMES = frozenset(DAYS)
+
+
+def without_names(text: str, other: str = "") -> str:
+    """``text`` with the words of its names (:func:`_name_words`, ``other`` the text it is
+    read against) that read as a denial or a day blanked out: "with Never Shout Never", a
+    day after another word of a name ("and Hey Monday")."""
+    matches = list(token_matches(text))
+    named = _name_words(matches, other)
+    blanked = [
+        matches[at]
+        for at in sorted(named)
+        if matches[at].group().lower() in NEGATIONS
+        or (matches[at].group().lower() in _DAY_NAMES and at - 1 in named)
+    ]
+    for match in reversed(blanked):
+        text = text[: match.start()] + " " * len(match.group()) + text[match.end() :]
+    return text
+
+
+def _inside(phrase: str, text: str) -> bool:
+    """Whether ``text`` writes ``phrase`` after another word of the same sentence."""
+    for match in re.finditer(rf"\b{re.escape(phrase)}\b", text):
+        gap = re.search(r"\w(\W*)$", text[: match.start()])
+        if gap and not _OPENING.search(gap.group(1)):
+            return True
+    return False
+
+
+def _cue_positions(words: list[str], named: frozenset[int] = frozenset()) -> list[int]:
+    """Where the negation cues of a text's words are (not at ``named``, capitalised words
+    inside a sentence)."""
     found = []
     before = ""
     for at, word in enumerate(words):
+        if at in named:
+            before = word.lower()
+            continue
         low = word.lower().replace("\u2019", "'")
         # "are non-refundable" is "are not refundable"; "in non-Muslim nations" negates nothing.
         stated = low.startswith("non-") and before in _COPULAS

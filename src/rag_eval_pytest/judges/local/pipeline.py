@@ -123,7 +123,7 @@ def negation(claim: str, passage: str) -> list[Finding]:
     if negates_a_comparison(claim):
         return []
     clause = best_sentence(claim, passage)
-    found = check_negation(claim, clause, coverage(claim, clause))
+    found = check_negation(claim, clause, coverage(claim, clause), passage)
     pieces = CLAUSE.split(claim)
     parts = _read_alone(pieces)
     if not found or not _read_apart(pieces, parts):
@@ -157,4 +157,4 @@ def _read_apart(pieces: list[str], parts: list[str]) -> bool:
 def _negated(part: str, passage: str) -> bool:
     """Whether a clause of the claim conflicts with its own closest clause of the passage."""
     own = best_sentence(part, passage)
-    return bool(check_negation(part, own, coverage(part, own)))
+    return bool(check_negation(part, own, coverage(part, own), passage))

@@ -19,7 +19,7 @@ from ...text.lexicon import any_of
 from ...text.sentences import split_sentences
 from ...text.words import content_words
 from .checks import Finding
-from .facts import negation_cues
+from .facts import negation_cues, without_names
 from .quantities import quantities
 from .roles import SPAN_WORDS, Days, Route, Time, routes, same_place, times, weekdays
 from .tables import table
@@ -109,7 +109,9 @@ def check_days(claim: str, evidence: str) -> list[Finding]:
     the days it happens on, does not ("Tuesday to Saturday" against "Monday to Friday").
     Days in a negated or closing clause ("but not on Sundays", "closed on Mondays") are the
     days it does not happen, on either side; the evidence's days are those of its sentences
-    about what the claim is about (a word in common besides the days)."""
+    about what the claim is about (a word in common besides the days). A name's days and
+    denials ("Hey Monday", "Never Shout Never") are neither."""
+    claim, evidence = without_names(claim, evidence), without_names(evidence, claim)
     about = _about(claim, evidence)
     stated = _days_of(about)
     closing = _on_closed_days(claim, _days_of(about, denied=True))

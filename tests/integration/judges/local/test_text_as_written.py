@@ -148,6 +148,36 @@ def test_a_fact_in_other_words_is_never_decided_wrong_and_its_opposite_is_contra
     assert contradicted.verdict == "contradicted", contradicted.reason
 
 
+# A name can hold a word that denies ("Never Shout Never", "Not Fade Away") or a day ("Hey
+# Monday"): written as the context names it, it denies nothing and gives no day.
+NAMED = [
+    pytest.param(
+        "The last sets were played by The Cab, Never Shout Never and Hey Monday.",
+        "Which band played one of the last sets, with The Cab and Never Shout Never?",
+        "Hey Monday",
+        "Hey Monday did not play one of the last sets.",
+        id="a band named with a day, after one named with a denial",
+    ),
+    pytest.param(
+        "The label reissued Not Fade Away on vinyl in 2019.",
+        "",
+        "Not Fade Away was reissued on vinyl in 2019.",
+        "The label did not reissue Not Fade Away on vinyl in 2019.",
+        id="a title opening the claim with a denial",
+    ),
+]
+
+
+@pytest.mark.parametrize(("context", "question", "right", "wrong"), NAMED)
+def test_a_name_with_a_word_that_denies_denies_nothing(
+    local_judge: Any, context: str, question: str, right: str, wrong: str
+) -> None:
+    [supported] = asyncio.run(local_judge.support([right], [context], question))
+    [contradicted] = asyncio.run(local_judge.support([wrong], [context], question))
+    assert supported.verdict == "supported", supported.reason
+    assert contradicted.verdict == "contradicted", contradicted.reason
+
+
 @pytest.mark.parametrize(
     ("context", "claim"),
     [

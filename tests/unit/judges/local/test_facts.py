@@ -24,6 +24,14 @@ def test_a_bound_is_no_negation_and_a_stated_non_word_is_one() -> None:
     assert negation_cues("It studies Muslims in non-Muslim nations.") == []
 
 
+def test_a_denying_word_of_a_name_denies_nothing() -> None:
+    assert negation_cues("They toured with Never Shout Never in May.") == []
+    assert negation_cues("Not Fade Away was reissued.", "They reissued Not Fade Away.") == []
+    assert negation_cues("Not Fade Away was reissued.") == ["not"]
+    assert negation_cues("No Americans were hurt.", "Two Americans were hurt.") == ["no"]
+    assert negation_cues("The shop is open. Never on Sundays.") == ["never"]
+
+
 def test_a_two_letter_acronym_is_its_name() -> None:
     ships = "We ship to the United Kingdom, Norway and Switzerland."
     assert known_name("UK", ships)
