@@ -33,7 +33,16 @@ ROLE_WORDS = 5  # nor, with more than these, for two terms in each other's place
 
 
 Kind = Literal[
-    "numbers", "dates", "negation", "opposite", "names", "terms", "replaced", "days", "order"
+    "numbers",
+    "dates",
+    "negation",
+    "opposite",
+    "names",
+    "terms",
+    "replaced",
+    "days",
+    "order",
+    "holder",
 ]
 FINDING_KINDS: tuple[Kind, ...] = get_args(Kind)
 """Every kind of finding a check emits, in one order (the support model's features read a
@@ -458,7 +467,7 @@ _ADDRESS = re.compile(
 )
 
 
-def _named(text: str) -> list[str]:
+def named_in(text: str) -> list[str]:
     """The names of ``text`` that have a word of their own, but a unit's ("degrees
     Fahrenheit": the number check reads it)."""
     return [n for n in names(text) if words_of_name(n) and not _unit_name(n)]
@@ -477,7 +486,7 @@ def _name_words(found: list[str]) -> set[str]:
 def missing_name_share(claim: str, contexts: str) -> float:
     """Share of the claim's names that have a word no context contains (0 when it names
     nothing): "Dunbar Castle" beside a context about Tantallon Castle counts as missing."""
-    found = _named(claim)
+    found = named_in(claim)
     if not found:
         return 0.0
     return len(unknown_names(claim, contexts)) / len(found)
@@ -485,7 +494,7 @@ def missing_name_share(claim: str, contexts: str) -> float:
 
 def unknown_names(claim: str, contexts: str) -> list[str]:
     """The claim's names that have a word no context contains ("Lyon", "Garth Brooks")."""
-    return [name for name in _named(claim) if not known_name(name, contexts)]
+    return [name for name in named_in(claim) if not known_name(name, contexts)]
 
 
 # Words that state the opposite of each other: one in the claim where the evidence has the
@@ -547,7 +556,7 @@ def check_swaps(
     # A long claim's words are not one fact's slots: only a replaced name is looked for,
     # and only where the claim copies the passage's other words.
     long = len(content_words(claim)) > SWAP_WORDS
-    own_names = _named(claim) + _first_word_name(claim)
+    own_names = named_in(claim) + _first_word_name(claim)
     missing = _names_unknown(own_names, contexts, said)
     if missing:
         return _replaced_name(claim, missing, own_names, passage, contexts, long)
@@ -602,7 +611,7 @@ def _unnamed_by(sentences: list[str], claim: str) -> list[str]:
     return [
         n
         for text in sentences
-        for n in _named(text)
+        for n in named_in(text)
         if not known_name(n, claim) and not _place_of(n, claim)
     ]
 

@@ -183,21 +183,20 @@ def _inside(phrase: str, text: str) -> bool:
 
 
 def _cue_positions(words: list[str], named: frozenset[int] = frozenset()) -> list[int]:
-    """Where the negation cues of a text's words are (not at ``named``, capitalised words
-    inside a sentence)."""
-    found = []
-    before = ""
-    for at, word in enumerate(words):
-        if at in named:
-            before = word.lower()
-            continue
-        low = word.lower().replace("\u2019", "'")
-        # "are non-refundable" is "are not refundable"; "in non-Muslim nations" negates nothing.
-        stated = low.startswith("non-") and before in _COPULAS
-        if low in NEGATIONS or low.endswith("n't") or stated:
-            found.append(at)
-        before = low
-    return found
+    """Where the negation cues of a text's words are (not at ``named``, words of a name)."""
+    lowered = [word.lower().replace("\u2019", "'") for word in words]
+    return [
+        at
+        for at, low in enumerate(lowered)
+        if at not in named and _is_cue(low, lowered[at - 1] if at else "")
+    ]
+
+
+def _is_cue(low: str, before: str) -> bool:
+    """Whether a lowercased word denies, the word ``before`` it given: "are non-refundable"
+    is "are not refundable"; "in non-Muslim nations" negates nothing."""
+    stated = low.startswith("non-") and before in _COPULAS
+    return low in NEGATIONS or low.endswith("n't") or stated
 
 
 _COPULAS = _NEGATION.words("copulas")

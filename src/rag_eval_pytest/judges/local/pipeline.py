@@ -23,6 +23,7 @@ from .checks import (
     check_swaps,
 )
 from .facts import coverage, negation_cues
+from .holders import check_holders
 from .role_checks import check_days, check_routes, check_times
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ CHECKS: tuple[Check, ...] = (
     Check("dates", lambda r: check_dates(r.claim, r.passage, r.contexts, r.dated)),
     Check("negation", lambda r: negation(r.claim, r.passage)),
     Check("swaps", _swaps),
+    Check("holders", lambda r: check_holders(r.claim, r.contexts)),
 )
 CHECK_NAMES = tuple(check.name for check in CHECKS)
 

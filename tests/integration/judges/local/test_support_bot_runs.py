@@ -16,6 +16,10 @@ RETURNS = (
     "Items can be returned within 30 days of delivery for a full refund. "
     "Refunds are issued within 5 business days."
 )
+PLANS = (
+    "The Pro plan includes phone support and a dedicated manager. "
+    "The Basic plan includes email support only."
+)
 GOOD = [
     case(
         "uk",
@@ -74,6 +78,19 @@ SWAPPED = [
         answer="Refunds are processed within two weeks.",
         contexts=["Refunds are processed within two business days."],
     ),
+    # Phone support is the Pro plan's; the Basic plan's sentence gives email support instead.
+    case(
+        "phone_support",
+        "Which plans include phone support?",
+        answer="Both the Basic and the Pro plan include phone support.",
+        contexts=[PLANS],
+    ),
+    case(
+        "basic_support",
+        "Does the Basic plan include phone support?",
+        answer="Phone support is included in the Basic plan.",
+        contexts=[PLANS],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -101,7 +118,11 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         assert status[swapped["id"]] in ("failed", "not_judged"), swapped["id"]
     # The checks find each swapped fact. A conflict of days has been decided on too few of the
     # benchmark's held-out rows to decide alone: the judge says so and leaves it to an LLM.
-    assert [status[c["id"]] for c in SWAPPED] == ["failed", "not_judged", "failed", "failed"]
+    # So is a fact the context gives another plan: never passed, left to an LLM.
+    assert [status[c["id"]] for c in SWAPPED] == [
+        *("failed", "not_judged", "failed", "failed"),
+        *("not_judged", "not_judged"),
+    ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]
     assert claim["reason"].startswith("unsure (contradicted: days:")

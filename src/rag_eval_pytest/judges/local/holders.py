@@ -1,0 +1,116 @@
+"""The holders check: a fact the claim gives one named thing that the contexts give another
+("The Basic plan includes phone support" where the context says "The Pro plan includes phone
+support" and "The Basic plan includes email support only"; "Both the Basic and the Pro plan
+include phone support" too).
+
+The fact is the claim's words besides the names it gives. It is another thing's when the
+sentences that name this one state another fact in its place (half its words or more, not
+all) and none states it, and every sentence that holds the fact whole names another thing: a
+name the claim does not give, or one it lists beside this one as playing the same part ("the
+Basic and the Pro plan"). A fact no single sentence holds whole, or one a sentence states of
+something it does not name ("It includes phone support"), is left to the support model.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ...text.sentences import split_sentences
+from ...text.words import content_words
+from .checks import Finding, named_in
+from .facts import known_name
+
+MIN_FACT_WORDS = 2
+"""A fact of fewer content words than this ("is from Ohio") is no fact to bind."""
+
+# What lists two names as playing the same part: "A and B", "A, B", "both the A and the B".
+_LISTING = re.compile(r"^\W*(?:(?:and|or|as well as|nor)\W+)?(?:the\W+)?$", re.IGNORECASE)
+
+
+def check_holders(claim: str, contexts: str) -> list[Finding]:
+    """A conflict where a fact the claim gives one of its names is stated, in every sentence
+    of the contexts that holds it whole, of another thing only, while the sentences that name
+    this one state another fact in its place (see the module)."""
+    found = named_in(claim)
+    fact = _fact_of(claim, found, contexts) if found else frozenset()
+    if len(fact) < MIN_FACT_WORDS:
+        return []
+    sentences = split_sentences(contexts)
+    for name in found:
+        rival = _holder_instead(name, fact, _Claim(claim, found), sentences)
+        if rival:
+            return [Finding("holder", "conflict", f"gives {name} what the context gives {rival}")]
+    return []
+
+
+def _fact_of(claim: str, found: list[str], contexts: str) -> frozenset[str]:
+    """The claim's words besides every name it gives (the contexts' too: "Wenling and
+    Xinzheng are both in China" opens with a name and states no fact of words)."""
+    given = found + [n for n in named_in(contexts) if known_name(n, claim)]
+    return content_words(claim) - frozenset().union(*(content_words(n) for n in given))
+
+
+@dataclass(frozen=True)
+class _Claim:
+    """A claim and the names it gives."""
+
+    text: str
+    names: list[str]
+
+
+def _holder_instead(name: str, fact: frozenset[str], claim: _Claim, sentences: list[str]) -> str:
+    """The thing the contexts give ``fact`` instead of ``name`` ("" when none)."""
+    holding = _holding(fact, name, sentences)
+    listed = [other for other in claim.names if _listed(claim.text, name, other)]
+    rivals = [_rivals(s, name, claim.text, listed) for s in holding]
+    return rivals[0][0] if rivals and all(rivals) else ""
+
+
+def _holding(fact: frozenset[str], name: str, sentences: list[str]) -> list[str]:
+    """The sentences that hold ``fact`` whole, where none names ``name`` and one that names
+    it states another fact in its place (none otherwise)."""
+    own = [s for s in sentences if _names(s, name)]
+    if not _stated_otherwise(fact, own):
+        return []
+    return [s for s in sentences if fact <= content_words(s)]
+
+
+def _stated_otherwise(fact: frozenset[str], own: list[str]) -> bool:
+    """Whether a thing's own sentences ``own`` state another fact in the place of ``fact``,
+    and none states ``fact`` itself."""
+    read = [content_words(s) for s in own]
+    return not any(fact <= words for words in read) and any(_in_its_place(fact, w) for w in read)
+
+
+def _names(sentence: str, name: str) -> bool:
+    """Whether ``sentence`` names ``name``, whole or by a part of it ("Marshall" for "Tom
+    Marshall")."""
+    return known_name(name, sentence) or any(known_name(n, name) for n in named_in(sentence))
+
+
+def _in_its_place(fact: frozenset[str], words: frozenset[str]) -> bool:
+    """Whether a sentence of ``words`` states another fact where ``fact`` would stand: it
+    holds half of its words or more, not all ("The Basic plan includes email support only"
+    beside "... plan includes phone support")."""
+    shared = fact & words
+    return len(shared) * 2 >= len(fact) and shared != fact
+
+
+def _listed(claim: str, name: str, other: str) -> bool:
+    """Whether the claim lists ``other`` beside ``name`` ("the Basic and the Pro plan")."""
+    at, there = claim.find(name), claim.find(other)
+    if other == name or min(at, there) < 0:
+        return False
+    first, second = (name, other) if at < there else (other, name)
+    return bool(_LISTING.match(claim[claim.find(first) + len(first) : claim.find(second)]))
+
+
+def _rivals(sentence: str, name: str, claim: str, listed: list[str]) -> list[str]:
+    """The names of ``sentence`` that stand where ``name`` would: not the claim's (but the
+    ones it lists beside ``name``), nor a part of ``name``."""
+    return [
+        n
+        for n in named_in(sentence)
+        if not known_name(n, name) and (n in listed or not known_name(n, claim))
+    ]
