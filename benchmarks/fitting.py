@@ -158,8 +158,9 @@ class Item:
     unstated: str = ""
     compares: bool = False
     bare_no: bool = False
-    hedged: bool = False
-    """Its passage hedges what it states as a fact: supported, it is of that kind."""
+    beyond: str = ""
+    """What it states beyond its passage's sentence (a fact the sentence hedges, or states
+    less widely): supported, it is of that kind (``scope.beyond``)."""
 
     def read(self, cut: float, band: tuple[float, float] | None) -> tuple[bool, str]:
         """(yes, the kind of evidence of its verdict) at the support threshold ``cut`` with
@@ -173,8 +174,8 @@ class Item:
         elif band is not None and not in_band and _scores_alike(kind, yes, self.probability, cut):
             # The score alone gives the rule's verdict outside the band: the score's kind.
             kind = trust.SCORE_SUPPORTED if yes else trust.SCORE_NOT_MENTIONED
-        if yes and kind == trust.SCORE_SUPPORTED and self.hedged:
-            kind = trust.HEDGED
+        if yes and kind == trust.SCORE_SUPPORTED and self.beyond:
+            kind = self.beyond
         if self.compares:
             kind = trust.COMPARISON
         elif self.bare_no and not yes and not kind.startswith("contradicted"):
@@ -205,7 +206,7 @@ async def claim_items(judge: LocalJudge, row: dict[str, Any]) -> list[Item]:
     it is), no band and every kind trusted."""
     from rag_eval_pytest.judges.local.claims import bare_no, compares_two
     from rag_eval_pytest.judges.local.pipeline import closest_sentence
-    from rag_eval_pytest.judges.local.support import hedged
+    from rag_eval_pytest.judges.local.scope import beyond
 
     wide = LocalJudge(
         embedder=judge.embedder, calibration=judge.calibration, checks_off=judge.checks_off
@@ -222,7 +223,7 @@ async def claim_items(judge: LocalJudge, row: dict[str, Any]) -> list[Item]:
             capped = any(f.in_digits or f.kind == "replaced" for f in gaps)
             unstated = next((f for f in gaps if f.kind in ("numbers", "dates")), None)
             said = trust.unstated_basis(unstated) if unstated is not None else ""
-            plain = hedged(claim, closest_sentence(claim, v.evidence))
+            plain = beyond(claim, closest_sentence(claim, v.evidence))
             items.append(Item(v.score, None, "", capped, said, compares, negative, plain))
         else:
             fixed = v.verdict == "supported"

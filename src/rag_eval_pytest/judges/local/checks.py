@@ -22,7 +22,7 @@ from ...text.sentences import split_sentences
 from ...text.words import PLACES, STOPWORDS, content_words, stem, tokens
 from .dates import Date, dates
 from .facts import known_name, negated_words, negation_cues, words_of_name
-from .quantities import CURRENCY_SIGNS, Quantity, quantities, same_value
+from .quantities import CURRENCY_SIGNS, NUMBER_STEMS, Quantity, quantities, same_value
 from .roles import SPAN_WORDS, time_spans, times, weekdays
 from .tables import table
 from .units import dimension_of, same_measure, unit_of
@@ -189,10 +189,95 @@ def _sentence_rival(
     within 30 days of delivery. Refunds are issued within 5 business days.", where the
     window holds 5 days in its other sentence."""
     sentence = _bound_sentence(claimed, claim, evidence)
-    if sentence is None:
+    clause = _bound_clause(claimed, claim, sentence or _alone(evidence))
+    if clause is not None:
+        return _clause_rival(claimed, claim, clause, rough)
+    rival = _rival_in(claimed, claim, sentence, rough) if sentence else None
+    return (rival, sentence) if rival is not None and sentence else None
+
+
+def _alone(evidence: str) -> str | None:
+    """The evidence where it is one sentence."""
+    return evidence if len(split_sentences(evidence)) == 1 else None
+
+
+def _clause_rival(
+    claimed: Quantity, claim: str, clause: str, rough: bool
+) -> tuple[Quantity, str] | None:
+    """(the number, its clause) that counts the claim's thing with another number in the
+    clause the claim's number is bound to."""
+    rival = _rival_in(claimed, claim, clause, rough) or _elided(claimed, clause, rough)
+    return (rival, clause) if rival is not None else None
+
+
+def _elided(claimed: Quantity, clause: str, rough: bool) -> Quantity | None:
+    """A bare number of a clause whose unit the clause before it gives ("Gold members 20"
+    after "Silver members get 8 classes a month"), where the clause states none equal to the
+    claim's."""
+    stated = quantities(clause)
+    if any(_same_amount(claimed, s, rough) for s in stated):
         return None
-    rival = _rival_in(claimed, claim, sentence, rough)
-    return (rival, sentence) if rival is not None else None
+    return next((s for s in stated if not s.unit and not s.money), None)
+
+
+def _bound_clause(claimed: Quantity, claim: str, sentence: str | None) -> str | None:
+    """The clause of a sentence of coordinated clauses, each with a number of the claim's
+    thing and words of its own, that names what the claim's number is about: the one clause
+    that holds the first word of the claim's clause around it ("Students get a 10% discount
+    and seniors a 20% discount": "Students get a 20% discount" is read against its first
+    clause)."""
+    counted = _counting_clauses(claimed, sentence or "")
+    # The claim's own clause around its number: "Labour's 26p" of "UKIP's was 68p, Labour's
+    # 26p, ..." names Labour, not UKIP.
+    around = next((c for c in _CLAUSES.split(claim) if claimed.text in c), claim)
+    return _naming(_words_in_order(around), counted)
+
+
+def _naming(words: list[str], clauses: list[str]) -> str | None:
+    """The clause that alone holds the first of ``words`` (what the claim's clause is about,
+    "Students get a 20% discount"), where one does ("the Green Party spent £534,249" against
+    "UKIP spent ..., the Tories ... and Labour ..." names no clause's thing)."""
+    first = next((w for w in words if w not in NUMBER_STEMS), None)
+    holding = [c for c in clauses if first in content_words(c)]
+    return holding[0] if len(holding) == 1 else None
+
+
+def _counting_clauses(claimed: Quantity, sentence: str) -> list[str]:
+    """The coordinated clauses of a sentence where each counts the claim's thing with words
+    of its own, the first with the claim's unit (none otherwise)."""
+    clauses = _coordinated(sentence)
+    counting = len(clauses) >= 2 and _of_unit_in(claimed, clauses[0])
+    return clauses if counting and all(_counts(claimed, c) for c in clauses) else []
+
+
+def _coordinated(sentence: str) -> list[str]:
+    """The coordinated clauses of a sentence ("between $70k and $85k" is one range)."""
+    ranged = _RANGE.sub(r"\1 to", sentence)
+    return [c for c in _COORDINATED.split(ranged) if c.strip()]
+
+
+def _counts(claimed: Quantity, clause: str) -> bool:
+    """Whether a clause has words of its own and states a number of the claim's thing, or a
+    bare number (whose unit the first clause gives: "... 8 classes a month and Gold members
+    20")."""
+    bare = any(not s.unit for s in quantities(clause))
+    return _worded(clause) and (bare or _of_unit_in(claimed, clause))
+
+
+def _of_unit_in(claimed: Quantity, clause: str) -> bool:
+    """Whether a clause states a number of the claim's thing."""
+    return bool(_of_unit(claimed, quantities(clause), clause))
+
+
+def _worded(clause: str) -> bool:
+    """Whether a clause has a word besides its numbers and their units (not "$20" of a
+    list of prices)."""
+    return bool(content_words(clause) - NUMBER_STEMS - _units_of(clause))
+
+
+def _words_in_order(text: str) -> list[str]:
+    """The content words of ``text`` in the order it gives them."""
+    return [w for t in tokens(text) for w in content_words(t)]
 
 
 def _bound_sentence(claimed: Quantity, claim: str, evidence: str) -> str | None:
@@ -225,7 +310,11 @@ def _of_unit(claimed: Quantity, stated: list[Quantity], text: str) -> list[Quant
 
 
 _ORDINAL = re.compile(r"\d(?:st|nd|rd|th)\b")
-_CLAUSES = re.compile(r"[,;:()]|\band\b|\bbut\b|\bwhile\b", re.IGNORECASE)
+# A comma between digits groups them ("£2,980,815"): it parts no clauses.
+_CLAUSES = re.compile(r",(?!\d)|(?<!\d),|[;:()]|\band\b|\bbut\b|\bwhile\b", re.IGNORECASE)
+# Where a sentence's coordinated clauses part: "..., and ...", "... and ...", "...; ...".
+_COORDINATED = re.compile(r";|,?\s+(?:and|while|whereas)\s+", re.IGNORECASE)
+_RANGE = re.compile(r"\b(between\s+[^\s,;]+)\s+and\b", re.IGNORECASE)
 
 
 def _other_length(claimed: Quantity, equal: list[Quantity], evidence: str) -> Quantity | None:

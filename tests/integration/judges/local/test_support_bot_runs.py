@@ -91,6 +91,20 @@ SWAPPED = [
         answer="Phone support is included in the Basic plan.",
         contexts=[PLANS],
     ),
+    # The seniors' share, read against the students' clause of the same sentence.
+    case(
+        "student_discount",
+        "How much do students save?",
+        answer="Students get a 20% discount.",
+        contexts=["Students get a 10% discount and seniors a 20% discount."],
+    ),
+    # Free above 50 dollars only: "all orders" claims more than the context gives.
+    case(
+        "free_shipping",
+        "Is shipping free?",
+        answer="Shipping is free on all orders.",
+        contexts=["Shipping is free on orders over $50."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -118,10 +132,11 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         assert status[swapped["id"]] in ("failed", "not_judged"), swapped["id"]
     # The checks find each swapped fact. A conflict of days has been decided on too few of the
     # benchmark's held-out rows to decide alone: the judge says so and leaves it to an LLM.
-    # So is a fact the context gives another plan: never passed, left to an LLM.
+    # So are a fact the context gives another plan and one it gives only above a bound:
+    # never passed, left to an LLM.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
-        *("not_judged", "not_judged"),
+        *("not_judged", "not_judged", "failed", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

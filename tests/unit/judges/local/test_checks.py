@@ -328,3 +328,39 @@ def test_another_amount_in_another_unit_is_no_match() -> None:
     water = "Each bottle holds 1000 ml of water."
     [more] = check_numbers("Each bottle holds 1.2 liters of water.", water, water)
     assert more.severity == "gap"
+
+
+SHARES = "Students get a 10% discount and seniors a 20% discount."
+STORAGE = "The Basic plan includes 5 GB of storage and the Pro plan 50 GB."
+
+
+@pytest.mark.parametrize(
+    ("claim", "context", "says"),
+    [
+        ("Students get a 20% discount.", SHARES, "claims 20%; the context says 10%"),
+        ("The Pro plan includes 5 GB of storage.", STORAGE, "claims 5 GB; the context says 50 GB"),
+        (
+            "Gold members get 8 classes a month.",
+            "Silver members get 8 classes a month and Gold members 20.",
+            "claims 8 classes; the context says 20",
+        ),
+    ],
+)
+def test_a_number_is_read_in_the_clause_of_what_it_counts(
+    claim: str, context: str, says: str
+) -> None:
+    [finding] = check_numbers(claim, context, context)
+    assert (finding.severity, finding.message) == ("conflict", says)
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        ("Seniors get a 20% discount.", SHARES),
+        ("The Basic plan includes 5 GB of storage.", STORAGE),
+        ("The analyst role pays $70,000 to $85,000.", "The role pays between $70k and $85k."),
+        ("Plans cost $20.", "Plans cost $10, $20 and $30."),
+    ],
+)
+def test_a_number_its_own_clause_states_is_no_conflict(claim: str, context: str) -> None:
+    assert check_numbers(claim, context, context) == []

@@ -11,11 +11,11 @@ import pytest
 from rag_eval_pytest.judges.local import trust
 from rag_eval_pytest.judges.local.pipeline import Reading, run_checks
 from rag_eval_pytest.judges.local.relevance import RELEVANCE, SENTENCE_RELEVANCE
+from rag_eval_pytest.judges.local.scope import hedged
 from rag_eval_pytest.judges.local.support import (
     DEFAULT_CALIBRATION,
     ClaimSupport,
     Evidence,
-    hedged,
     judge_claim,
 )
 

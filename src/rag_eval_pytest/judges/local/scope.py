@@ -1,0 +1,107 @@
+"""What a claim states beyond its passage's sentence, though the sentence holds its words: as
+a fact where the sentence hedges it ("They may have formed from leftover material"), or more
+widely than the sentence does ("Shipping is free on all orders" against "Shipping is free on
+orders over $50", "The Pro plan costs $20 per month" against "$20 per user per month").
+
+Either leaves a claim its score supports unsure: its words match, what they claim may not.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from ...text.lexicon import any_of
+from ...text.words import STOPWORDS, tokens
+from . import trust
+from .tables import table
+
+_SCOPE = table("scope")
+_UNIVERSAL = _SCOPE.words("universal")
+_CONDITION = re.compile(rf"^(?:{any_of(_SCOPE.phrases('conditions'))})\b")
+
+# What makes a statement a possibility rather than a fact: "They may have formed from
+# leftover material", "a structure possibly built by the Romans", "is thought to date from".
+# "May" capitalised is the month.
+_HEDGE = re.compile(
+    r"\b(?:may|(?i:might|could|possibly|perhaps|probably|likely|unlikely|presumably"
+    r"|reportedly|allegedly|supposedly|apparently|believed|thought to|suspected|suggests?"
+    r"|suggested|appears? to|seems? to))\b"
+)
+
+
+def beyond(claim: str, sentence: str) -> str:
+    """The kind of evidence of a claim the sentence's words support that states more than
+    the sentence (:data:`~.trust.HEDGED`, :data:`~.trust.BROADENED`), else ""."""
+    if hedged(claim, sentence):
+        return trust.HEDGED
+    if broadened(claim, sentence):
+        return trust.BROADENED
+    return ""
+
+
+def hedged(claim: str, sentence: str) -> bool:
+    """Whether the sentence states as a possibility what the claim states as a fact
+    ("Rings typically form from leftover material" against "They may have formed from
+    leftover material"): the words match, the certainty does not."""
+    return bool(_HEDGE.search(sentence)) and not _HEDGE.search(claim)
+
+
+def broadened(claim: str, sentence: str) -> bool:
+    """Whether the claim states of every case what the sentence states of some: a universal
+    word the sentence lacks ("all orders"), or a condition of the sentence the claim leaves
+    out where it copies the words around it ("orders over $50", "$20 per user per month")."""
+    mine = [t.lower() for t in tokens(claim)]
+    theirs = [t.lower() for t in tokens(sentence)]
+    return _every_case(mine, theirs) or any(_a_condition(run) for run in _dropped(mine, theirs))
+
+
+def _every_case(mine: list[str], theirs: list[str]) -> bool:
+    """Whether the claim says "all" (or "every", ...) of a thing the sentence qualifies with
+    a word the claim lacks ("All employees" against "Full-time employees"; not "each
+    notification setting" against "Notification settings", said of every one of them)."""
+    if set(theirs) & _UNIVERSAL:
+        return False
+    said = [mine[at + 1] for at, word in enumerate(mine[:-1]) if word in _UNIVERSAL]
+    return any(_qualified(word, theirs, mine) for word in said)
+
+
+def _qualified(word: str, theirs: list[str], mine: list[str]) -> bool:
+    """Whether the sentence's words ``theirs`` put before ``word`` one that is no stop word
+    and that the claim's words ``mine`` lack."""
+    before = [theirs[at - 1] for at in range(1, len(theirs)) if theirs[at] == word]
+    return any(w not in STOPWORDS and w not in mine for w in before)
+
+
+def _dropped(mine: list[str], theirs: list[str]) -> list[list[str]]:
+    """The runs of the sentence's words that the claim leaves out between the words it
+    copies, in order, and right after the last of them."""
+    kept = _copied(mine, theirs)
+    if len(kept) < _COPIED:
+        return []
+    inside = [theirs[a + 1 : b] for a, b in itertools.pairwise(kept) if 1 < b - a <= _INSIDE + 1]
+    after = theirs[kept[-1] + 1 :]
+    # Right after the copied words, only a condition that opens the rest: "orders over $50",
+    # not "support and costs $20 per month", another fact of the sentence.
+    return [*inside, after] if _CONDITION.match(" ".join(after)) else inside
+
+
+def _copied(mine: list[str], theirs: list[str]) -> list[int]:
+    """Where the sentence has the claim's words, each after the one before it."""
+    at, kept = 0, []
+    for word in mine:
+        if word in theirs[at:]:
+            at = theirs.index(word, at) + 1
+            kept.append(at - 1)
+    return kept
+
+
+_INSIDE = 4  # the most words a left-out condition inside the copied words has
+_COPIED = 3  # the fewest words a claim copies to be read so ("Super Bowl XLVIII" is a name)
+
+
+def _a_condition(run: list[str]) -> bool:
+    """Whether a run of left-out words holds a condition: a phrase of the table and a word
+    that is no stop word ("over $50", "per user")."""
+    opens = any(_CONDITION.match(" ".join(run[at:])) for at in range(len(run)))
+    return opens and any(w not in STOPWORDS for w in run)
