@@ -107,15 +107,71 @@ class _Numbers:
 
 def _number_finding(q: Quantity, seen: _Numbers) -> Finding | None:
     """The finding on one number of the claim: a conflict where the evidence counts its
-    thing with another number, a gap where no context states it, else none."""
+    thing with another number (or gives it per another unit), a gap where no context states
+    it, else none."""
     rough = _approximate(q, seen.claim)
-    own = _sentence_rival(q, seen.claim, seen.evidence, rough)
-    if own is not None:
-        return _number_conflict(q, _as_written(own[0], q.unit, own[1]))
+    return (
+        _rate_finding(q, seen, rough)
+        or _sentence_finding(q, seen, rough)
+        or _near_finding(q, seen, rough)
+    )
+
+
+def _near_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | None:
+    """None where the evidence states the claim's number counting its thing, else the
+    finding on a number it does not (:func:`_unequal_number`)."""
     equal = [s for s in seen.near if _same_amount(q, s, rough)]
     if any(_counts_same(q, s, seen.claim, seen.evidence) for s in equal):
         return None
     return _unequal_number(q, seen, equal, rough)
+
+
+def _sentence_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | None:
+    """A conflict with the number of the claim's thing in the sentence (or the clause) the
+    claim's number is bound to (:func:`_sentence_rival`)."""
+    own = _sentence_rival(q, seen.claim, seen.evidence, rough)
+    return None if own is None else _number_conflict(q, _as_written(own[0], q.unit, own[1]))
+
+
+def _rate_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | None:
+    """A conflict where the claim's number is a rate ("$10 per day") that the evidence gives
+    per another unit ("$10 per hour, up to $40 per day"): with the evidence's number per the
+    claim's unit where it has one, else with its equal number per the other."""
+    mine = _rate(q, seen.claim)
+    said = _rate_said(q, mine, _rates(q, seen) if mine else [], rough)
+    return _number_conflict(q, said, f"{q.text} per {mine}") if said else None
+
+
+def _rates(q: Quantity, seen: _Numbers) -> list[tuple[Quantity, str]]:
+    """The evidence's numbers of the claim's unit, each with what it is given per."""
+    return [(s, _rate(s, seen.evidence)) for s in seen.near if s.unit == q.unit]
+
+
+def _rate_said(q: Quantity, mine: str, theirs: list[tuple[Quantity, str]], rough: bool) -> str:
+    """What the evidence says in place of the claim's rate ("$40 per day"; "" where it
+    gives the claim's number per the claim's unit, or no rate)."""
+    equal = {r for s, r in theirs if _same_amount(q, s, rough)}
+    if mine in equal:
+        return ""
+    said = _per(theirs, {mine}) + _per(theirs, equal - {""})
+    return said[0] if said else ""
+
+
+def _per(theirs: list[tuple[Quantity, str]], rates: set[str]) -> list[str]:
+    """The numbers given per one of ``rates``, as said ("$40 per day")."""
+    return [f"{s.text} per {r}" for s, r in theirs if r in rates]
+
+
+# What makes a number a rate: "$10 per hour", "$40 a day", "3 tablets each morning".
+_RATE = re.compile(r"^\W*(?:per|an?|each|every)\s+([^\W\d_]+)", re.IGNORECASE)
+
+
+def _rate(q: Quantity, text: str) -> str:
+    """What the number ``q`` of ``text`` is given per ("hour" for "$10 per hour"), its unit
+    as :func:`.units.unit_of` names it ("" for no rate)."""
+    at = text.find(q.text)
+    found = _RATE.match(text[at + len(q.text) :]) if at >= 0 else None
+    return (unit_of(found.group(1)) or found.group(1).lower()) if found else ""
 
 
 def _unequal_number(
@@ -170,8 +226,9 @@ def _number_said(q: Quantity, rival: Quantity | None, seen: _Numbers) -> Finding
     return _number_gap(q)
 
 
-def _number_conflict(q: Quantity, says: str) -> Finding:
-    return Finding("numbers", "conflict", f"claims {q.text}; the context says {says}")
+def _number_conflict(q: Quantity, says: str, claims: str = "") -> Finding:
+    message = f"claims {claims or q.text}; the context says {says}"
+    return Finding("numbers", "conflict", message)
 
 
 def _number_gap(q: Quantity) -> Finding:

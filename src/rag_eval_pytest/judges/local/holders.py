@@ -9,6 +9,11 @@ all) and none states it, and every sentence that holds the fact whole names anot
 name the claim does not give, or one it lists beside this one as playing the same part ("the
 Basic and the Pro plan"). A fact no single sentence holds whole, or one a sentence states of
 something it does not name ("It includes phone support"), is left to the support model.
+
+It is another thing's too when a sentence that does not name the claim's thing says the claim
+with another name in its place, give or take one word and with the claim's numbers ("Our
+headquarters are in Lyon." for "Our headquarters are in Paris.", where the contexts name Paris
+elsewhere), and no sentence that names the claim's thing states the claim's words.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from ...text.sentences import split_sentences
 from ...text.words import content_words
 from .checks import Finding, named_in
 from .facts import known_name
+from .quantities import quantities
 
 MIN_FACT_WORDS = 2
 """A fact of fewer content words than this ("is from Ohio") is no fact to bind."""
@@ -29,19 +35,86 @@ _LISTING = re.compile(r"^\W*(?:(?:and|or|as well as|nor)\W+)?(?:the\W+)?$", re.I
 
 
 def check_holders(claim: str, contexts: str) -> list[Finding]:
-    """A conflict where a fact the claim gives one of its names is stated, in every sentence
-    of the contexts that holds it whole, of another thing only, while the sentences that name
-    this one state another fact in its place (see the module)."""
+    """A conflict where a fact the claim gives one of its names the contexts give another
+    thing (see the module)."""
     found = named_in(claim)
+    sentences = split_sentences(contexts) if found else []
+    pair = _held_instead(claim, found, contexts, sentences) or _named_instead(
+        claim, found, contexts, sentences
+    )
+    if pair is None:
+        return []
+    name, rival = pair
+    return [Finding("holder", "conflict", f"gives {name} what the context gives {rival}")]
+
+
+def _held_instead(
+    claim: str, found: list[str], contexts: str, sentences: list[str]
+) -> tuple[str, str] | None:
+    """(the claim's name, the other thing) where every sentence that holds the claim's fact
+    whole names another thing, while the name's own sentences state another fact in its
+    place."""
     fact = _fact_of(claim, found, contexts) if found else frozenset()
     if len(fact) < MIN_FACT_WORDS:
-        return []
-    sentences = split_sentences(contexts)
+        return None
     for name in found:
         rival = _holder_instead(name, fact, _Claim(claim, found), sentences)
         if rival:
-            return [Finding("holder", "conflict", f"gives {name} what the context gives {rival}")]
-    return []
+            return name, rival
+    return None
+
+
+def _named_instead(
+    claim: str, found: list[str], contexts: str, sentences: list[str]
+) -> tuple[str, str] | None:
+    """(the claim's name, the other name) where a sentence that does not name it says the
+    claim with another name in its place ("Our headquarters are in Lyon." for "Our
+    headquarters are in Paris.", "The CEO is John Smith." for "The CEO is Maria Lopez."),
+    the claim's name given elsewhere in the contexts."""
+    for name in (n for n in found if known_name(n, contexts)):
+        rival = _named_instead_of(name, claim, sentences)
+        if rival:
+            return name, rival
+    return None
+
+
+def _named_instead_of(name: str, claim: str, sentences: list[str]) -> str:
+    """The other name a sentence that does not name ``name`` gives in its place, where no
+    sentence that names it states the claim's words ("" when none)."""
+    rest = content_words(claim) - content_words(name)
+    own = [s for s in sentences if _names(s, name)]
+    if not rest or any(rest <= content_words(s) for s in own):
+        return ""
+    return _first_rival(rest, _others(claim, sentences, own), name, claim)
+
+
+def _first_rival(rest: frozenset[str], sentences: list[str], name: str, claim: str) -> str:
+    """The first name one of ``sentences`` gives in the place of ``name`` ("" when none)."""
+    for sentence in sentences:
+        rival = _named_in_place(rest, sentence, name, claim)
+        if rival:
+            return rival
+    return ""
+
+
+def _others(claim: str, sentences: list[str], own: list[str]) -> list[str]:
+    """The sentences not in ``own`` that state every number of the claim."""
+    return [s for s in sentences if s not in own and _numbers_of(claim) <= _numbers_of(s)]
+
+
+def _numbers_of(text: str) -> set[float]:
+    """The values of the numbers of ``text``."""
+    return {q.value for q in quantities(text)}
+
+
+def _named_in_place(rest: frozenset[str], sentence: str, name: str, claim: str) -> str:
+    """The name of ``sentence`` that stands where the claim has ``name``: the sentence's
+    other words are the claim's (``rest``), give or take one ("" when none)."""
+    for rival in _rivals(sentence, name, claim, []):
+        theirs = content_words(sentence) - content_words(rival)
+        if rest <= theirs and len(theirs - rest) <= 1:
+            return rival
+    return ""
 
 
 def _fact_of(claim: str, found: list[str], contexts: str) -> frozenset[str]:

@@ -24,6 +24,7 @@ from .checks import (
 )
 from .facts import coverage, negation_cues
 from .holders import check_holders
+from .quantities import quantities
 from .role_checks import check_days, check_routes, check_times
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ CHECKS: tuple[Check, ...] = (
     Check("days", lambda r: check_days(r.claim, r.passage)),
     Check("routes", lambda r: check_routes(r.claim, r.passage)),
     Check("dates", lambda r: check_dates(r.claim, r.passage, r.contexts, r.dated)),
-    Check("negation", lambda r: negation(r.claim, r.passage)),
+    Check("negation", lambda r: negation(r.claim, r.passage, r.context)),
     Check("swaps", _swaps),
     Check("holders", lambda r: check_holders(r.claim, r.contexts)),
 )
@@ -116,21 +117,52 @@ def _shared(claim: str, text: str) -> tuple[float, int]:
     return coverage(claim, text), len(mine & {t.lower() for t in tokens(text)})
 
 
-def negation(claim: str, passage: str) -> list[Finding]:
+def negation(claim: str, passage: str, context: str = "") -> list[Finding]:
     """A negation conflict of the claim with the passage's clause that shares most of its
     words; for a claim of several clauses, kept only when a clause of the claim that can be
     read alone conflicts with its own closest clause too. A claim copied from a passage whose
     second clause holds the "not" ("... 89 percent, not even close to completion") is read
-    against that clause, not against the first one."""
+    against that clause, not against the first one. Without one, a sentence of the passage's
+    ``context`` that denies the claim's words (:func:`_denied_whole`)."""
     if negates_a_comparison(claim):
         return []
     clause = best_sentence(claim, passage)
     found = check_negation(claim, clause, coverage(claim, clause), passage)
+    if not found:
+        return _denied_whole(claim, context or passage)
+    return found if _kept_by_its_clauses(claim, passage) else []
+
+
+def _kept_by_its_clauses(claim: str, passage: str) -> bool:
+    """Whether a claim's negation conflict stands: a claim of one clause, or of several
+    where one that can be read alone conflicts with its own closest clause too."""
     pieces = CLAUSE.split(claim)
     parts = _read_alone(pieces)
-    if not found or not _read_apart(pieces, parts):
-        return found
-    return found if any(_negated(part, passage) for part in parts) else []
+    return not _read_apart(pieces, parts) or any(_negated(part, passage) for part in parts)
+
+
+def _denied_whole(claim: str, context: str) -> list[Finding]:
+    """A negation conflict with a sentence of the context that the claim's words hold whole
+    and that denies them, where the claim does not ("Sale items cannot be returned." against
+    "Sale items can be returned within 30 days.", which the sentence before it, "Items can be
+    returned within 30 days.", holds closer). A sentence with a word or a number of its own
+    ("Items bought on sale cannot be returned.") says something else."""
+    if negation_cues(claim, context):
+        return []
+    for sentence in split_sentences(context):
+        if _held_whole(sentence, claim) and negation_cues(sentence, claim):
+            return check_negation(claim, sentence, 1.0, context)
+    return []
+
+
+def _held_whole(sentence: str, claim: str) -> bool:
+    """Whether the claim holds every word of a sentence of two content words or more, and
+    every number ("Do not take more than 6 tablets in 24 hours" has numbers of its own
+    beside "Take two tablets every eight hours")."""
+    theirs = content_words(sentence)
+    numbers = {q.value for q in quantities(claim)}
+    own = [q for q in quantities(sentence) if q.value not in numbers]
+    return len(theirs) >= 2 and theirs <= content_words(claim) and not own
 
 
 # "the same", "both": what two things share.

@@ -196,8 +196,23 @@ def _number_at(words: list[str], i: int, currency: str) -> tuple[float | None, i
     of the"), which is not a count worth checking."""
     value = _parse_number(words[i])
     if value is not None:
-        return _scaled(value, words, i + 1, money=bool(currency))
-    return _part_at(words, i) or _words_at(words, i)
+        return _with_part(*_scaled(value, words, i + 1, money=bool(currency)), words)
+    return _part_at(words, i) or _with_part(*_words_at(words, i), words)
+
+
+def _with_part(value: float | None, j: int, words: list[str]) -> tuple[float | None, int]:
+    """The number ``value`` that ends before ``words[j]`` with the part after it: "two and a
+    half hours" is 2.5 hours, "1 and a quarter miles" 1.25 miles."""
+    share = _and_a_part(words[j : j + 3]) if value is not None else None
+    return (value, j) if value is None or share is None else (value + share, j + 3)
+
+
+def _and_a_part(after: list[str]) -> float | None:
+    """The part "and a half" (or "and a quarter", ...) names, ``None`` for other words."""
+    lowered = [w.lower() for w in after]
+    if len(lowered) < 3 or lowered[0] != "and" or lowered[1] not in ARTICLES:
+        return None
+    return PARTS.get(lowered[2])
 
 
 def _words_at(words: list[str], i: int) -> tuple[float | None, int]:

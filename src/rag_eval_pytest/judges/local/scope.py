@@ -102,6 +102,7 @@ _COPIED = 3  # the fewest words a claim copies to be read so ("Super Bowl XLVIII
 
 def _a_condition(run: list[str]) -> bool:
     """Whether a run of left-out words holds a condition: a phrase of the table and a word
-    that is no stop word ("over $50", "per user")."""
+    that is no stop word ("over $50", "per user"); not an alternative the claim leaves out
+    ("$15 per visit, or" before the "$45 a month" it keeps)."""
     opens = any(_CONDITION.match(" ".join(run[at:])) for at in range(len(run)))
-    return opens and any(w not in STOPWORDS for w in run)
+    return opens and "or" not in run and any(w not in STOPWORDS for w in run)

@@ -105,6 +105,27 @@ SWAPPED = [
         answer="Shipping is free on all orders.",
         contexts=["Shipping is free on orders over $50."],
     ),
+    # The sentence closest to it allows returns; the next one denies them for sale items.
+    case(
+        "sale_returns",
+        "Can I return a sale item?",
+        answer="Sale items can be returned within 30 days.",
+        contexts=["Items can be returned within 30 days. Sale items cannot be returned."],
+    ),
+    # The headquarters are in Lyon; Paris is where the sales office is.
+    case(
+        "headquarters",
+        "Where are your headquarters?",
+        answer="Our headquarters are in Paris.",
+        contexts=["Our headquarters are in Lyon. We have a sales office in Paris."],
+    ),
+    # $10 is the hourly price; a day costs $40.
+    case(
+        "parking",
+        "How much is parking for a day?",
+        answer="Parking costs $10 per day.",
+        contexts=["Parking costs $10 per hour, up to $40 per day."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -132,11 +153,12 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         assert status[swapped["id"]] in ("failed", "not_judged"), swapped["id"]
     # The checks find each swapped fact. A conflict of days has been decided on too few of the
     # benchmark's held-out rows to decide alone: the judge says so and leaves it to an LLM.
-    # So are a fact the context gives another plan and one it gives only above a bound:
-    # never passed, left to an LLM.
+    # So are a fact the context gives another plan or place, one it gives only above a bound
+    # and one another sentence denies: never passed, left to an LLM.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
-        *("not_judged", "not_judged", "failed", "not_judged"),
+        *("not_judged", "not_judged", "failed", "not_judged", "not_judged", "not_judged"),
+        "failed",
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

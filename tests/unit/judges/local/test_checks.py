@@ -364,3 +364,15 @@ def test_a_number_is_read_in_the_clause_of_what_it_counts(
 )
 def test_a_number_its_own_clause_states_is_no_conflict(claim: str, context: str) -> None:
     assert check_numbers(claim, context, context) == []
+
+
+PARKING = "Parking costs $10 per hour, up to $40 per day."
+
+
+def test_a_rate_is_compared_per_its_unit() -> None:
+    [day] = check_numbers("Parking costs $10 per day.", PARKING, PARKING)
+    assert day.message == "claims $10 per day; the context says $40 per day"
+    [hour] = check_numbers("Parking costs $40 per hour.", PARKING, PARKING)
+    assert hour.message == "claims $40 per hour; the context says $10 per hour"
+    for claim in ("Parking costs $10 per hour.", "Parking costs $10 an hour.", "It is $40 a day."):
+        assert check_numbers(claim, PARKING, PARKING) == [], claim

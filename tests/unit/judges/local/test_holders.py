@@ -49,3 +49,13 @@ def test_a_fact_of_another_named_thing_is_a_conflict(claim: str, holder: str, ot
 )
 def test_a_fact_no_other_thing_holds_is_no_conflict(claim: str, contexts: str) -> None:
     assert check_holders(claim, contexts) == []
+
+
+OFFICES = "Our headquarters are in Lyon. We have a sales office in Paris."
+
+
+def test_a_claim_with_another_name_in_its_sentences_place_is_a_conflict() -> None:
+    [finding] = check_holders("Our headquarters are in Paris.", OFFICES)
+    assert finding.message == "gives Paris what the context gives Lyon"
+    assert check_holders("We have a sales office in Paris.", OFFICES) == []
+    assert check_holders("Our headquarters are in Lyon.", OFFICES) == []

@@ -66,3 +66,26 @@ def test_a_negated_comparison_is_no_conflict_with_one_of_the_things_compared() -
     # A plain negation of what the passage states is still one.
     [found] = run_checks(reading("Eatza Pizza was not founded in Arizona.", passage))
     assert (found.check, found.kind) == ("negation", "negation")
+
+
+RETURNS = "Items can be returned within 30 days. Sale items cannot be returned."
+
+
+def test_a_sentence_of_the_context_that_denies_the_claims_words_is_a_conflict() -> None:
+    # The closest passage is the first sentence; the second denies what the claim says.
+    claim = "Sale items can be returned within 30 days."
+    found = run_checks(Reading(claim, RETURNS.split(". ")[0] + ".", RETURNS, RETURNS))
+    assert [(f.check, f.kind) for f in found] == [("negation", "negation")]
+
+
+def test_a_denial_with_a_word_or_a_number_of_its_own_is_no_conflict() -> None:
+    dosage = "Adults take 2 tablets every 8 hours. Do not take more than 6 tablets in 24 hours."
+    bought = "Items can be returned within 30 days. Items bought on sale cannot be returned."
+    for claim, context in [
+        ("Items can be returned within 30 days.", RETURNS),
+        ("Sale items can be returned within 30 days.", bought),
+        ("Take 2 tablets every 8 hours.", dosage),
+    ]:
+        first = context.split(". ")[0] + "."
+        found = run_checks(Reading(claim, first, context, context))
+        assert [f for f in found if f.check == "negation"] == [], claim

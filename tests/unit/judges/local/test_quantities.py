@@ -16,6 +16,9 @@ def test_a_part_and_a_count_in_words_are_their_numbers() -> None:
     assert quantities("a dozen eggs") == [Quantity(12.0, "egg", "dozen eggs")]
     assert quantities("half an hour") == [Quantity(0.5, "hour", "half an hour")]
     assert quantities("15 per cent off") == [Quantity(15.0, "percent", "15 per cent")]
+    assert quantities("two and a half hours") == [Quantity(2.5, "hour", "two and a half hours")]
+    assert quantities("1 and a half liters") == [Quantity(1.5, "liter", "1 and a half liters")]
+    assert quantities("two and a pen") == [Quantity(2.0, "", "two")]
 
 
 def test_a_number_before_a_unit_is_no_year_and_a_degree_has_its_scale() -> None:
