@@ -699,6 +699,9 @@ def check_swaps(
     question supplies the other words, but only a name the claim itself gives can be the
     replaced one."""
     said, claim = claim, framed or claim
+    swapped = _names_swapped(said, clause)
+    if swapped:
+        return [swapped]
     # A long claim's words are not one fact's slots: only a replaced name is looked for,
     # and only where the claim copies the passage's other words.
     long = len(content_words(claim)) > SWAP_WORDS
@@ -712,6 +715,38 @@ def check_swaps(
     sequence = _sequence(clause, leave)
     replaced = _replaced_term(claim, said, clause, sequence, leave, contexts)
     return replaced or _reordered(claim, clause, passage, sequence, leave)
+
+
+def _names_swapped(claim: str, clause: str) -> Finding | None:
+    """A conflict where the claim reads as the clause with two of its names in each other's
+    places ("The Pro plan is cheaper than the Basic plan." against "The Basic plan is cheaper
+    than the Pro plan.", "Maria reports to Tom." against "Tom reports to Maria.")."""
+    theirs = _words_in_order(clause)
+    if content_words(claim) != content_words(clause) or _words_in_order(claim) == theirs:
+        return None
+    pair = _swapped_pair(claim, clause, theirs)
+    if pair is None:
+        return None
+    return Finding("order", "conflict", f"the claim puts {pair[0]} where the context has {pair[1]}")
+
+
+def _swapped_pair(claim: str, clause: str, theirs: list[str]) -> tuple[str, str] | None:
+    """The first two of the claim's names the clause gives that, in each other's places,
+    make the claim read as the clause's words ``theirs``."""
+    mine = [n for n in named_in(claim) + _first_word_name(claim) if known_name(n, clause)]
+    return next((p for p in itertools.combinations(mine, 2) if _reads_as(claim, *p, theirs)), None)
+
+
+def _reads_as(claim: str, a: str, b: str, theirs: list[str]) -> bool:
+    """Whether the claim with the names ``a`` and ``b`` (no word in common) in each other's
+    places has the words ``theirs`` in their order."""
+    apart = not content_words(a) & content_words(b)
+    return apart and _words_in_order(_exchanged(claim, a, b)) == theirs
+
+
+def _exchanged(text: str, a: str, b: str) -> str:
+    """``text`` with ``a`` and ``b`` in each other's places."""
+    return text.replace(a, "\x00").replace(b, a).replace("\x00", b)
 
 
 def _first_word_name(claim: str) -> list[str]:

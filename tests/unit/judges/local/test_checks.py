@@ -376,3 +376,16 @@ def test_a_rate_is_compared_per_its_unit() -> None:
     assert hour.message == "claims $40 per hour; the context says $10 per hour"
     for claim in ("Parking costs $10 per hour.", "Parking costs $10 an hour.", "It is $40 a day."):
         assert check_numbers(claim, PARKING, PARKING) == [], claim
+
+
+def test_two_names_in_each_others_places_are_a_conflict() -> None:
+    plans = "The Basic plan is cheaper than the Pro plan."
+    [finding] = check_swaps("The Pro plan is cheaper than the Basic plan.", plans, plans, plans)
+    assert (finding.kind, finding.message) == (
+        "order",
+        "the claim puts Pro where the context has Basic",
+    )
+    assert check_swaps(plans, plans, plans, plans) == []
+    title = "Excuse My French is a 2014 Egyptian film directed by Amr Salama."
+    claim = "The 2014 Egyptian film Excuse My French was directed by Amr Salama."
+    assert check_swaps(claim, title, title, title) == []  # the same facts, another order
