@@ -82,7 +82,7 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
     voucher" against "100 points for a 5 euro voucher" has both numbers, each counting the
     other's thing, and is a conflict. A number no context states is a gap. Times of day are
     :func:`check_times`'s."""
-    seen = _Numbers(claim, evidence, quantities(evidence), quantities(contexts))
+    seen = _Numbers(claim, evidence, quantities(evidence), quantities(contexts), contexts)
     years = {d.year for d in dates(contexts)}
     findings = []
     for q in quantities(claim, time_spans(claim)):
@@ -103,6 +103,7 @@ class _Numbers:
     evidence: str
     near: list[Quantity]
     stated: list[Quantity]
+    contexts: str = ""
 
 
 def _number_finding(q: Quantity, seen: _Numbers) -> Finding | None:
@@ -112,9 +113,33 @@ def _number_finding(q: Quantity, seen: _Numbers) -> Finding | None:
     rough = _approximate(q, seen.claim)
     return (
         _rate_finding(q, seen, rough)
+        or _named_finding(q, seen, rough)
         or _sentence_finding(q, seen, rough)
         or _near_finding(q, seen, rough)
     )
+
+
+def _named_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | None:
+    """A conflict where the claim has words its passage lacks, and the sentences of the
+    contexts that hold every word of the claim count its thing with another number ("The
+    night ferry takes 40 minutes." against "The morning ferry takes 40 minutes. The night
+    ferry stops at two islands and takes 90 minutes."; "The Business plan costs $15 per
+    month." against the Standard plan's sentence and the Business plan's)."""
+    words = content_words(seen.claim)
+    if words <= content_words(seen.evidence):
+        return None
+    own = [s for s in split_sentences(seen.contexts) if words <= content_words(s)]
+    rival = _own_rival(q, own, rough)
+    return None if rival is None else _number_conflict(q, rival.text)
+
+
+def _own_rival(q: Quantity, own: list[str], rough: bool) -> Quantity | None:
+    """The number of the claim's unit the sentences ``own`` give, where none gives the
+    claim's."""
+    stated = [s for sentence in own for s in _of_unit(q, quantities(sentence), sentence)]
+    if not stated or any(_same_amount(q, s, rough) for s in stated):
+        return None
+    return stated[0]
 
 
 def _near_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | None:

@@ -133,6 +133,16 @@ SWAPPED = [
         answer="The Pro plan is cheaper than the Basic plan.",
         contexts=["The Basic plan is cheaper than the Pro plan."],
     ),
+    # $15 is the Standard plan's price, the sentence closest to the claim.
+    case(
+        "business_price",
+        "How much is the Business plan?",
+        answer="The Business plan costs $15 per month.",
+        contexts=[
+            "Our Standard plan costs $15 per month and includes 2 users. "
+            "The Business plan costs $40 per month and includes 10 users."
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -166,7 +176,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("not_judged", "not_judged", "failed", "not_judged", "not_judged", "not_judged"),
-        *("failed", "not_judged"),
+        *("failed", "not_judged", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

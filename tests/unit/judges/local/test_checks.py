@@ -389,3 +389,16 @@ def test_two_names_in_each_others_places_are_a_conflict() -> None:
     title = "Excuse My French is a 2014 Egyptian film directed by Amr Salama."
     claim = "The 2014 Egyptian film Excuse My French was directed by Amr Salama."
     assert check_swaps(claim, title, title, title) == []  # the same facts, another order
+
+
+FERRIES = "The morning ferry takes 40 minutes. The night ferry stops twice and takes 90 minutes."
+
+
+def test_a_number_is_read_in_the_sentence_that_holds_every_word_of_the_claim() -> None:
+    # The closest passage lacks "night": the sentence about the night ferry counts 90 minutes.
+    morning = FERRIES.split(". ")[0] + "."
+    [finding] = check_numbers("The night ferry takes 40 minutes.", morning, FERRIES)
+    assert finding.message == "claims 40 minutes; the context says 90 minutes"
+    night = FERRIES.split(". ")[1]
+    assert check_numbers("The night ferry takes 90 minutes.", night, FERRIES) == []
+    assert check_numbers("The morning ferry takes 40 minutes.", morning, FERRIES) == []
