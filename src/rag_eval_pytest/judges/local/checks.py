@@ -304,24 +304,41 @@ def _elided(claimed: Quantity, clause: str, rough: bool) -> Quantity | None:
 
 def _bound_clause(claimed: Quantity, claim: str, sentence: str | None) -> str | None:
     """The clause of a sentence of coordinated clauses, each with a number of the claim's
-    thing and words of its own, that names what the claim's number is about: the one clause
-    that holds the first word of the claim's clause around it ("Students get a 10% discount
-    and seniors a 20% discount": "Students get a 20% discount" is read against its first
-    clause)."""
+    thing and words of its own, that the claim's clause around its number is about (see
+    :func:`_about`; "Students get a 10% discount and seniors a 20% discount": "Students get
+    a 20% discount" is read against its first clause)."""
     counted = _counting_clauses(claimed, sentence or "")
     # The claim's own clause around its number: "Labour's 26p" of "UKIP's was 68p, Labour's
     # 26p, ..." names Labour, not UKIP.
     around = next((c for c in _CLAUSES.split(claim) if claimed.text in c), claim)
-    return _naming(_words_in_order(around), counted)
+    return _about(_words_in_order(around), counted)
 
 
-def _naming(words: list[str], clauses: list[str]) -> str | None:
-    """The clause that alone holds the first of ``words`` (what the claim's clause is about,
-    "Students get a 20% discount"), where one does ("the Green Party spent £534,249" against
-    "UKIP spent ..., the Tories ... and Labour ..." names no clause's thing)."""
+def _about(words: list[str], clauses: list[str]) -> str | None:
+    """The clause ``words`` are about: the one later clause that alone holds one of them (a
+    later clause leaves out what it shares with the first: "... and 20 minutes from the
+    beach", "... and Gold members 20"), else the one clause that holds the first of them
+    that is no number ("Students get a 20% discount"); ``None`` otherwise ("the Green Party
+    spent ..." against "UKIP spent ..., the Tories ... and Labour ...")."""
+    later = [i for i in _alone_holding(frozenset(words), clauses) if i > 0]
+    if later:
+        return clauses[later[0]] if len(later) == 1 else None
+    return _holding_first(words, clauses)
+
+
+def _holding_first(words: list[str], clauses: list[str]) -> str | None:
+    """The one clause that holds the first of ``words`` that is no number (``None`` where
+    none or several do)."""
     first = next((w for w in words if w not in NUMBER_STEMS), None)
     holding = [c for c in clauses if first in content_words(c)]
     return holding[0] if len(holding) == 1 else None
+
+
+def _alone_holding(words: frozenset[str], clauses: list[str]) -> list[int]:
+    """Which clauses hold one of ``words`` that no other clause holds."""
+    held = [content_words(c) for c in clauses]
+    others = [frozenset().union(*held[:i], *held[i + 1 :]) for i in range(len(held))]
+    return [i for i, (h, o) in enumerate(zip(held, others, strict=True)) if words & h - o]
 
 
 def _counting_clauses(claimed: Quantity, sentence: str) -> list[str]:
@@ -333,17 +350,26 @@ def _counting_clauses(claimed: Quantity, sentence: str) -> list[str]:
 
 
 def _coordinated(sentence: str) -> list[str]:
-    """The coordinated clauses of a sentence ("between $70k and $85k" is one range)."""
+    """The coordinated clauses of a sentence, each with a number: a part without one belongs
+    to the clause before it ("... and 60 in black and white" is one clause; "between $70k
+    and $85k" one range)."""
     ranged = _RANGE.sub(r"\1 to", sentence)
-    return [c for c in _COORDINATED.split(ranged) if c.strip()]
+    clauses: list[str] = []
+    for part in (p for p in _COORDINATED.split(ranged) if p.strip()):
+        if clauses and not quantities(part):
+            clauses[-1] += f" and {part}"
+        else:
+            clauses.append(part)
+    return clauses
 
 
 def _counts(claimed: Quantity, clause: str) -> bool:
-    """Whether a clause has words of its own and states a number of the claim's thing, or a
-    bare number (whose unit the first clause gives: "... 8 classes a month and Gold members
-    20")."""
-    bare = any(not s.unit for s in quantities(clause))
-    return _worded(clause) and (bare or _of_unit_in(claimed, clause))
+    """Whether a clause has words of its own and states one number of the claim's thing, or
+    a bare number (whose unit the first clause gives: "... 8 classes a month and Gold members
+    20"); not a clause of two amounts, which binds neither to its words."""
+    stated = quantities(clause)
+    counting = [s for s in stated if not s.unit or _same_unit(claimed, s, clause)]
+    return _worded(clause) and len(counting) == 1
 
 
 def _of_unit_in(claimed: Quantity, clause: str) -> bool:

@@ -48,6 +48,13 @@ GOOD = [
         answer="You have 30 days from delivery to return an item.",
         contexts=[RETURNS],
     ),
+    # The second clause leaves out "The hotel is": 20 minutes is the beach's.
+    case(
+        "beach",
+        "How far is the hotel from the beach?",
+        answer="The hotel is 20 minutes from the beach.",
+        contexts=["The hotel is 5 minutes from the station and 20 minutes from the beach."],
+    ),
 ]
 SWAPPED = [
     # 30 days in the sentence about returns; 5 business days in the one about refunds.

@@ -402,3 +402,17 @@ def test_a_number_is_read_in_the_sentence_that_holds_every_word_of_the_claim() -
     night = FERRIES.split(". ")[1]
     assert check_numbers("The night ferry takes 90 minutes.", night, FERRIES) == []
     assert check_numbers("The morning ferry takes 40 minutes.", morning, FERRIES) == []
+
+
+HOTEL = "The hotel is 5 minutes from the station and 20 minutes from the beach."
+SCANNER = "The scanner reads 40 pages a minute in colour and 60 in black and white."
+
+
+def test_a_later_clause_that_leaves_out_the_shared_words_binds_its_number() -> None:
+    # The second clause leaves out "The hotel is": what it alone names binds the number.
+    assert check_numbers("The hotel is 20 minutes from the beach.", HOTEL, HOTEL) == []
+    [beach] = check_numbers("The hotel is 5 minutes from the beach.", HOTEL, HOTEL)
+    assert beach.message == "claims 5 minutes; the context says 20 minutes"
+    assert check_numbers("The scanner reads 40 pages a minute in colour.", SCANNER, SCANNER) == []
+    [black] = check_numbers("It reads 40 pages a minute in black and white.", SCANNER, SCANNER)
+    assert black.message == "claims 40 pages; the context says 60"
