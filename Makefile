@@ -75,6 +75,7 @@ test-fast: $(VENV)/.test-deps
 
 lint: $(VENV)/.test-deps
 	$(BIN)/ruff check src tests examples benchmarks
+	$(BIN)/ruff format --check src tests examples benchmarks
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 

@@ -21,9 +21,22 @@ _LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \| (\s*)(\S+)")
 def measure(suite: Path, *extra: str) -> tuple[int, int]:
     """(total top-level import microseconds, microseconds in rag_eval_pytest modules)."""
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         *extra, str(suite)],
-        capture_output=True, text=True, check=False, cwd=suite.parent,
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            *extra,
+            str(suite),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=suite.parent,
     )
     total = ours = 0
     for line in proc.stderr.splitlines():

@@ -37,9 +37,7 @@ print(time.perf_counter() - started)
 
 
 def timed(code: str) -> float:
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return float(proc.stdout.strip().splitlines()[-1])
 
 

@@ -154,8 +154,7 @@ def policy_floor(cases: int, flip: float, seeds: int) -> tuple[float, float, str
         rng = random.Random(seed_of("votes", cases, flip, seed))
         for count in truth(cases, seed):
             votes = [
-                [(s < count) != (rng.random() < flip) for s in range(STATEMENTS)]
-                for _ in range(3)
+                [(s < count) != (rng.random() < flip) for s in range(STATEMENTS)] for _ in range(3)
             ]
             fixed = votes[:2] if votes[0] == votes[1] else votes
             fixed_requests += len(fixed)

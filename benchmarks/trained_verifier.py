@@ -174,8 +174,10 @@ async def measure(verifier: Verifier, data: Path) -> None:
     from sklearn.model_selection import cross_val_predict
 
     judge = _local_judge(JudgeSettings(kind="local"))
-    print("| set (tune half) | judge ROC AUC | verifier ROC AUC (mean / weakest claim) "
-          "| 5-fold CV: judge | 5-fold CV: judge + verifier |")
+    print(
+        "| set (tune half) | judge ROC AUC | verifier ROC AUC (mean / weakest claim) "
+        "| 5-fold CV: judge | 5-fold CV: judge + verifier |"
+    )
     print("|---|---|---|---|---|")
     for name in ("faithbench", "halueval_qa", "lfqa_verification"):
         rows = split([json.loads(line) for line in (data / name / "dev.jsonl").open()], "tune")
