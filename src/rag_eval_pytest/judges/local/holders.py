@@ -69,8 +69,8 @@ def _named_instead(
 ) -> tuple[str, str] | None:
     """(the claim's name, the other name) where a sentence that does not name it says the
     claim with another name in its place ("Our headquarters are in Lyon." for "Our
-    headquarters are in Paris.", "The CEO is John Smith." for "The CEO is Maria Lopez."),
-    the claim's name given elsewhere in the contexts."""
+    headquarters are in Paris.", "The night ferry leaves from Dover." for "The night ferry
+    leaves from Calais."), the claim's name given elsewhere in the contexts."""
     for name in (n for n in found if known_name(n, contexts)):
         rival = _named_instead_of(name, claim, sentences)
         if rival:
