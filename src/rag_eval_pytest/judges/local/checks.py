@@ -667,7 +667,13 @@ _ADDRESS = re.compile(
 def named_in(text: str) -> list[str]:
     """The names of ``text`` that have a word of their own, but a unit's ("degrees
     Fahrenheit": the number check reads it)."""
-    return [n for n in names(text) if words_of_name(n) and not _unit_name(n)]
+    return list(_names_in(text))
+
+
+@lru_cache(maxsize=16384)
+def _names_in(text: str) -> tuple[str, ...]:
+    # Memoised: the checks read the names of the same sentences for every claim and name.
+    return tuple(n for n in names(text) if words_of_name(n) and not _unit_name(n))
 
 
 def _unit_name(name: str) -> bool:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ...text.sentences import split_sentences
 from ...text.words import content_words
@@ -37,15 +38,21 @@ _LISTING = re.compile(r"^\W*(?:(?:and|or|as well as|nor)\W+)?(?:the\W+)?$", re.I
 def check_holders(claim: str, contexts: str) -> list[Finding]:
     """A conflict where a fact the claim gives one of its names the contexts give another
     thing (see the module)."""
+    return list(_holders(claim, contexts))
+
+
+@lru_cache(maxsize=4096)
+def _holders(claim: str, contexts: str) -> tuple[Finding, ...]:
+    # Memoised: it reads all the contexts, whichever passage the claim is checked against.
     found = named_in(claim)
     sentences = split_sentences(contexts) if found else []
     pair = _held_instead(claim, found, contexts, sentences) or _named_instead(
         claim, found, contexts, sentences
     )
     if pair is None:
-        return []
+        return ()
     name, rival = pair
-    return [Finding("holder", "conflict", f"gives {name} what the context gives {rival}")]
+    return (Finding("holder", "conflict", f"gives {name} what the context gives {rival}"),)
 
 
 def _held_instead(
