@@ -311,7 +311,7 @@ def _bound_clause(claimed: Quantity, claim: str, sentence: str | None) -> str | 
     # The claim's own clause around its number: "Labour's 26p" of "UKIP's was 68p, Labour's
     # 26p, ..." names Labour, not UKIP.
     around = next((c for c in _CLAUSES.split(claim) if claimed.text in c), claim)
-    return _about(_words_in_order(around), counted)
+    return _about(_sequence(around), counted)
 
 
 def _about(words: list[str], clauses: list[str]) -> str | None:
@@ -381,11 +381,6 @@ def _worded(clause: str) -> bool:
     """Whether a clause has a word besides its numbers and their units (not "$20" of a
     list of prices)."""
     return bool(content_words(clause) - NUMBER_STEMS - _units_of(clause))
-
-
-def _words_in_order(text: str) -> list[str]:
-    """The content words of ``text`` in the order it gives them."""
-    return [w for t in tokens(text) for w in content_words(t)]
 
 
 def _bound_sentence(claimed: Quantity, claim: str, evidence: str) -> str | None:
@@ -778,8 +773,8 @@ def _names_swapped(claim: str, clause: str) -> Finding | None:
     """A conflict where the claim reads as the clause with two of its names in each other's
     places ("The Pro plan is cheaper than the Basic plan." against "The Basic plan is cheaper
     than the Pro plan.", "Maria reports to Tom." against "Tom reports to Maria.")."""
-    theirs = _words_in_order(clause)
-    if content_words(claim) != content_words(clause) or _words_in_order(claim) == theirs:
+    theirs = _sequence(clause)
+    if content_words(claim) != content_words(clause) or _sequence(claim) == theirs:
         return None
     pair = _swapped_pair(claim, clause, theirs)
     if pair is None:
@@ -798,7 +793,7 @@ def _reads_as(claim: str, a: str, b: str, theirs: list[str]) -> bool:
     """Whether the claim with the names ``a`` and ``b`` (no word in common) in each other's
     places has the words ``theirs`` in their order."""
     apart = not content_words(a) & content_words(b)
-    return apart and _words_in_order(_exchanged(claim, a, b)) == theirs
+    return apart and _sequence(_exchanged(claim, a, b)) == theirs
 
 
 def _exchanged(text: str, a: str, b: str) -> str:
