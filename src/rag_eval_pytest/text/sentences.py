@@ -18,7 +18,7 @@ _ABBREVIATIONS = _TITLES | _WORDS.words("abbreviations")
 
 # A candidate boundary: terminal punctuation, optional closing quotes/brackets, whitespace.
 _BOUNDARY = re.compile(r"([.!?…]+[\"'”’)\]]*)(\s+)")
-_GLUED = re.compile(r"([a-z]{2}[.!?])([A-Z][a-z])")
+_GLUED = re.compile(r"((?:[a-z]{2}|[a-z0-9]{2}[\"'”’)])[.!?][\"'”’)]?)([A-Z][a-z])")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,3}[.)])\s+")
 
 
@@ -60,8 +60,9 @@ def _cleaned(block: str) -> str:
     """A paragraph or list item on one line, without its bullet."""
     block = _LIST_ITEM.sub("", block.strip())
     block = re.sub(r"\s*\n\s*", " ", block)
-    # Sentences glued without a space ("...in the Middle East.Badr Hari was born"), as
-    # scraped text often has them; "U.S.A" and "3.5" do not match.
+    # Sentences glued without a space ("...in the Middle East.Badr Hari was born", "... a
+    # sequel to "Puss in Boots".Puss in Boots is"), as scraped text often has them; "U.S.A"
+    # and "3.5" do not match.
     return _GLUED.sub(r"\1 \2", block)
 
 

@@ -231,6 +231,12 @@ def test_sentences_glued_without_a_space_are_split_but_abbreviations_are_not() -
         "It was big in the Middle East.",
         "Badr Hari was born in 1984.",
     ]
+    # A quotation or a bracket may close the first ("... "Teeth".Jordan is ...").
+    assert split_sentences('She starred in "Teeth".Jordan is a comedy (2010).It won.') == [
+        'She starred in "Teeth".',
+        "Jordan is a comedy (2010).",
+        "It won.",
+    ]
     assert split_sentences("He moved to the U.S. in 2001. Pi is 3.14 e.g. here.") == [
         "He moved to the U.S. in 2001.",
         "Pi is 3.14 e.g. here.",
