@@ -68,14 +68,35 @@ def _spellings() -> dict[str, str]:
 
 @lru_cache(maxsize=8192)
 def content_words(text: str) -> frozenset[str]:
-    """Stemmed words that carry meaning: no stopwords, negations, numbers or short words. A
-    demonym counts as its place ("French", "French-born" -> france). Memoised: a claim's
-    checks read the same passages many times."""
+    """Stemmed words that carry meaning: no stopwords, negations, numbers or short words,
+    but for an acronym ("US", "EU", "IT", in a word alone or a text not all in capitals). A demonym
+    counts as its place ("French", "French-born" -> france). Memoised: a claim's checks read
+    the same passages many times."""
     words: set[str] = set()
-    for t in tokens(text):
-        if _carries_meaning(t):
+    found = tokens(text)
+    shouted = len(found) > 1 and not any(ch.islower() for ch in text)
+    for t in found:
+        if not shouted and _acronym(t):
+            words.add(t.lower())
+        elif _carries_meaning(t):
             words.update(_token_words(t))
     return frozenset(words)
+
+
+def _acronym(token: str) -> bool:
+    """Whether a token is a short acronym that would otherwise read as a stopword or a short
+    word ("US" is not "us"): two or three capitals, not a negation ("NO") nor a time of day
+    ("AM")."""
+    return (
+        2 <= len(token) <= 3
+        and token.isupper()
+        and token.isalpha()
+        and token.lower() not in NEGATIONS
+        and token.lower() not in _TIMES_OF_DAY
+    )
+
+
+_TIMES_OF_DAY = frozenset({"am", "pm"})
 
 
 def _carries_meaning(token: str) -> bool:

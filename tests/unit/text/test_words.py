@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_eval_pytest.text.words import stem
+from rag_eval_pytest.text.words import content_words, stem
 
 
 @pytest.mark.parametrize(
@@ -63,3 +63,10 @@ def test_british_and_american_spellings_are_one_word() -> None:
 )
 def test_a_plural_and_its_singular_are_one_stem(plural: str, singular: str) -> None:
     assert stem(plural) == stem(singular)
+
+
+def test_a_short_acronym_is_a_word_but_a_pronoun_and_a_time_of_day_are_not() -> None:
+    assert content_words("Shipping to the US and the EU") == {"ship", "us", "eu"}
+    assert content_words("Let us know by 10 AM") == {"know"}
+    # A text all in capitals is shouted, not spelled out: its short words stay short words.
+    assert content_words("CALL US NOW") == {"call", "now"}

@@ -317,12 +317,17 @@ def _bound_clause(claimed: Quantity, claim: str, sentence: str | None) -> str | 
 def _about(words: list[str], clauses: list[str]) -> str | None:
     """The clause ``words`` are about: the one later clause that alone holds one of them (a
     later clause leaves out what it shares with the first: "... and 20 minutes from the
-    beach", "... and Gold members 20"), else the one clause that holds the first of them
-    that is no number ("Students get a 20% discount"); ``None`` otherwise ("the Green Party
-    spent ..." against "UKIP spent ..., the Tories ... and Labour ...")."""
-    later = [i for i in _alone_holding(frozenset(words), clauses) if i > 0]
+    beach", "... and Gold members 20"), else the first clause where only it holds one of
+    them ("Shipping to the US takes 3 days and shipping to Canada takes 7 days"), else the
+    one clause that holds the first of them that is no number ("Students get a 20%
+    discount"); ``None`` otherwise ("the Green Party spent ..." against "UKIP spent ..., the
+    Tories ... and Labour ...")."""
+    alone = _alone_holding(frozenset(words), clauses)
+    later = [i for i in alone if i > 0]
     if later:
         return clauses[later[0]] if len(later) == 1 else None
+    if alone:
+        return clauses[0]
     return _holding_first(words, clauses)
 
 

@@ -150,6 +150,13 @@ SWAPPED = [
             "The Business plan costs $40 per month and includes 10 users."
         ],
     ),
+    # 7 days is Canada's; "US" is the country, not the word "us".
+    case(
+        "us_shipping",
+        "How long does shipping to the US take?",
+        answer="Shipping to the US takes 7 days.",
+        contexts=["Shipping to the US takes 3 days and shipping to Canada takes 7 days."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -183,7 +190,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("not_judged", "not_judged", "failed", "not_judged", "not_judged", "not_judged"),
-        *("failed", "not_judged", "failed"),
+        *("failed", "not_judged", "failed", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -422,3 +422,15 @@ def test_a_later_clause_that_leaves_out_the_shared_words_binds_its_number() -> N
     assert check_numbers("The scanner reads 40 pages a minute in colour.", SCANNER, SCANNER) == []
     [black] = check_numbers("It reads 40 pages a minute in black and white.", SCANNER, SCANNER)
     assert black.message == "claims 40 pages; the context says 60"
+
+
+CALLS = "Calls to the EU cost 5 cents a minute and calls to Japan cost 30 cents a minute."
+
+
+def test_a_first_clause_only_it_names_binds_its_number() -> None:
+    # "EU" is an acronym, not a short word: only the first clause names it.
+    [eu] = check_numbers("Calls to the EU cost 30 cents a minute.", CALLS, CALLS)
+    assert eu.message == "claims 30 cents; the context says 5 cents"
+    assert check_numbers("Calls to the EU cost 5 cents a minute.", CALLS, CALLS) == []
+    [japan] = check_numbers("Calls to Japan cost 5 cents a minute.", CALLS, CALLS)
+    assert japan.message == "claims 5 cents; the context says 30 cents"
