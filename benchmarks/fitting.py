@@ -223,7 +223,8 @@ async def claim_items(judge: LocalJudge, row: dict[str, Any]) -> list[Item]:
             capped = any(f.in_digits or f.kind == "replaced" for f in gaps)
             unstated = next((f for f in gaps if f.kind in ("numbers", "dates")), None)
             said = trust.unstated_basis(unstated) if unstated is not None else ""
-            plain = beyond(claim, closest_sentence(claim, v.evidence))
+            shown = closest_sentence(claim, v.evidence)
+            plain = beyond(claim, shown, "\n".join(row["contexts"]))
             items.append(Item(v.score, None, "", capped, said, compares, negative, plain))
         else:
             fixed = v.verdict == "supported"

@@ -69,34 +69,41 @@ def _spellings() -> dict[str, str]:
 @lru_cache(maxsize=8192)
 def content_words(text: str) -> frozenset[str]:
     """Stemmed words that carry meaning: no stopwords, negations, numbers or short words,
-    but for an acronym ("US", "EU", "IT", in a word alone or a text not all in capitals). A demonym
-    counts as its place ("French", "French-born" -> france). Memoised: a claim's checks read
-    the same passages many times."""
-    words: set[str] = set()
+    but for an acronym ("US", "EU", "IT", in a word alone or a text not all in capitals). A
+    demonym counts as its place ("French", "French-born" -> france). Memoised: a claim's
+    checks read the same passages many times."""
     found = tokens(text)
-    shouted = len(found) > 1 and not any(ch.islower() for ch in text)
+    acronyms = _acronyms(found, text)
+    words = {t.lower() for t in acronyms}
     for t in found:
-        if not shouted and _acronym(t):
-            words.add(t.lower())
-        elif _carries_meaning(t):
+        if t not in acronyms and _carries_meaning(t):
             words.update(_token_words(t))
     return frozenset(words)
 
 
+def _acronyms(found: list[str], text: str) -> set[str]:
+    """The tokens ``found`` of ``text`` that are acronyms; none in a text of several words
+    all in capitals (shouted, not spelled out)."""
+    if len(found) > 1 and not any(ch.islower() for ch in text):
+        return set()
+    return {t for t in found if _acronym(t)}
+
+
 def _acronym(token: str) -> bool:
     """Whether a token is a short acronym that would otherwise read as a stopword or a short
-    word ("US" is not "us"): two or three capitals, not a negation ("NO") nor a time of day
-    ("AM")."""
+    word ("US" is not "us"): two or three capitals, not a negation ("NO"), a time of day
+    ("AM") or a reply ("OK")."""
+    low = token.lower()
     return (
         2 <= len(token) <= 3
         and token.isupper()
         and token.isalpha()
-        and token.lower() not in NEGATIONS
-        and token.lower() not in _TIMES_OF_DAY
+        and low not in NEGATIONS
+        and low not in _NOT_ACRONYMS
     )
 
 
-_TIMES_OF_DAY = frozenset({"am", "pm"})
+_NOT_ACRONYMS = word_table(_TABLES, "stop_words").words("not_acronyms")
 
 
 def _carries_meaning(token: str) -> bool:

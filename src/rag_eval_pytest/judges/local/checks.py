@@ -502,13 +502,14 @@ def _approximate(claimed: Quantity, claim: str) -> bool:
 def _same_amount(claimed: Quantity, stated: Quantity, rough: bool = False) -> bool:
     """Whether two quantities are the same amount: in two units of one dimension, the same
     amount converted ("two weeks" and "14 days", "5 miles" and "8 km", "2 liters" and "2000
-    ml": :mod:`.units`); else the same value, or, for an approximate claim, a value within
-    :data:`ROUNDING` of the stated one."""
+    ml": :mod:`.units`); else the same value, or, for an approximate claim or a share ("a
+    third of" and "33%"), a value within :data:`ROUNDING` of the stated one."""
     converted = _converted(claimed, stated)
     if converted is not None:
         return converted
     if same_value(claimed.value, stated.value):
         return True
+    rough = rough or claimed.rough or stated.rough
     return rough and abs(claimed.value - stated.value) <= ROUNDING * abs(stated.value)
 
 

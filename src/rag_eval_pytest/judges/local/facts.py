@@ -50,6 +50,36 @@ def plain_form(text: str) -> str:
     return _BROKEN_WORD.sub("", text) if "-" in text else text
 
 
+def spelled_out(claim: str, contexts: str) -> str:
+    """``claim`` with each acronym in the words the contexts spell it out with: a name no
+    context writes as the acronym ("US": "the United States", "EU": "European Union"), or
+    words a context defines it by where another writes it ("SL" beside "sick leave"). "We
+    deliver to the US" states what "We deliver to the United States" does, and no check
+    should read "US" as a name the context replaced, or "SL" as a word only the sentence
+    that writes it has."""
+    return _ACRONYM.sub(lambda m: _spelling(m.group(0), contexts), claim)
+
+
+def _spelling(acronym: str, contexts: str) -> str:
+    """The words of ``contexts`` ``acronym`` stands for (itself where none spells it out)."""
+    low = acronym.lower()
+    if not re.search(rf"\b{acronym}\b", contexts):
+        return next((name for name in names(contexts) if initials(name) == low), acronym)
+    return _defined(low, contexts) or acronym
+
+
+def _defined(letters: str, contexts: str) -> str:
+    """The first words of ``contexts`` whose initials are ``letters``, none a stop word
+    ("sick leave" for "sl"), or ""."""
+    found = re.search(r"\b" + r"\s+".join(f"{c}[a-z]{{2,}}" for c in letters) + r"\b", contexts)
+    if found is None or set(found.group(0).split()) & STOPWORDS:
+        return ""
+    return found.group(0)
+
+
+_ACRONYM = re.compile(r"\b[A-Z]{2,4}\b")
+
+
 def coverage(claim: str, evidence: str) -> float:
     """Share of the claim's content words found (stemmed) in the evidence; 1.0 when the claim
     has none."""

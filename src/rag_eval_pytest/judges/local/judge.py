@@ -49,7 +49,7 @@ from .claims import (
     yes_no_statement,
 )
 from .embeddings import LocalEmbedder, Vector, shared_embedder
-from .facts import plain_form
+from .facts import plain_form, spelled_out
 from .quantities import without_asides
 from .relevance import (
     RELEVANCE,
@@ -185,7 +185,9 @@ class LocalJudge(Judge):
         contexts, rows = _read_contexts(contexts)
         question = plain_form(question)
         # "0 degrees Celsius (32 degrees Fahrenheit)" states one fact: the aside restates it.
-        claims = [without_asides(plain_form(c)) for c in claims]
+        # "The US" is "the United States" where a context spells it out.
+        joined = "\n".join(contexts)
+        claims = [spelled_out(without_asides(plain_form(c)), joined) for c in claims]
         short = _short(claims, question)
         asked = [question] if any(short) else []
         key = tuple(contexts)

@@ -14,7 +14,17 @@ from functools import lru_cache
 from ...text.words import NEGATIONS, STOPWORDS, stem
 from .dates import date_spans
 from .tables import table
-from .units import ARTICLES, COUNTS, CURRENCIES, PARTS, Measure, dimension_of, measure, unit_of
+from .units import (
+    ARTICLES,
+    COUNTS,
+    CURRENCIES,
+    PARTS,
+    SHARES,
+    Measure,
+    dimension_of,
+    measure,
+    unit_of,
+)
 
 _NUMBERS = table("numbers")
 _UNITS_ONES = _NUMBERS.numbers("ones")
@@ -50,6 +60,8 @@ class Quantity:
     unit: str
     text: str
     money: bool = False
+    rough: bool = False
+    """Whether it is a share of a whole ("a third of"), which a percentage near it states."""
 
     def measure(self) -> Measure | None:
         """The amount in its dimension's base unit (:func:`.units.measure`), ``None`` for
@@ -176,6 +188,9 @@ def _number_words(text: str, skip: tuple[tuple[int, int], ...]) -> list[str]:
 def _quantity_at(words: list[str], i: int) -> tuple[Quantity | None, int]:
     """(the quantity that starts at ``words[i]``, or ``None``; where the next one may
     start)."""
+    share = _share_at(words, i)
+    if share is not None:
+        return share
     currency = _currency_at(words, i)
     value, j = _number_at(words, i, currency)
     if value is None:
@@ -183,6 +198,30 @@ def _quantity_at(words: list[str], i: int) -> tuple[Quantity | None, int]:
     unit, j, width = _unit_at(words, i, j, currency)
     shown = " ".join(words[i : j + width])
     return Quantity(value, unit, shown, bool(currency)), j
+
+
+def _share_at(words: list[str], i: int) -> tuple[Quantity, int] | None:
+    """(the share of a whole that starts at ``words[i]``, as a percentage; the index after
+    it): "half of", "a quarter of", "two thirds of"; ``None`` for other words, and for an
+    ordinal ("the third of May")."""
+    if i > 0 and words[i - 1].lower() == "the":
+        return None
+    low = [w.lower() for w in words[i : i + 3]] + ["", ""]
+    width, value = _share_words(low)
+    if not width:
+        return None
+    return Quantity(value, "percent", " ".join(words[i : i + width]), rough=True), i + width
+
+
+def _share_words(low: list[str]) -> tuple[int, float]:
+    """(how many of the lowercase words ``low`` name a share before "of", the share as a
+    percentage); (0, 0) for none."""
+    if low[0] in SHARES and low[1] == "of":
+        return 1, SHARES[low[0]]
+    share = SHARES.get(low[1].removesuffix("s"), 0.0) if low[2] == "of" else 0.0
+    if not share or low[0] not in _UNITS_ONES:
+        return 0, 0.0
+    return 2, _UNITS_ONES[low[0]] * share
 
 
 def _currency_at(words: list[str], i: int) -> str:

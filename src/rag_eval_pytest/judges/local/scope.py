@@ -1,9 +1,12 @@
 """What a claim states beyond its passage's sentence, though the sentence holds its words: as
 a fact where the sentence hedges it ("They may have formed from leftover material"), or more
 widely than the sentence does ("Shipping is free on all orders" against "Shipping is free on
-orders over $50", "The Pro plan costs $20 per month" against "$20 per user per month").
+orders over $50", "The Pro plan costs $20 per month" against "$20 per user per month"); or
+with a word the sentence lacks and another sentence has, a relation no sentence states ("The
+museum was founded in 1920 by Anna Berg." against "The museum was founded in 1920. Its first
+director was Anna Berg.").
 
-Either leaves a claim its score supports unsure: its words match, what they claim may not.
+Each leaves a claim its score supports unsure: its words match, what they claim may not.
 """
 
 from __future__ import annotations
@@ -12,32 +15,50 @@ import itertools
 import re
 
 from ...text.lexicon import any_of
-from ...text.words import STOPWORDS, tokens
+from ...text.sentences import split_sentences
+from ...text.words import STOPWORDS, content_words, tokens
 from . import trust
 from .tables import table
 
 _SCOPE = table("scope")
 _UNIVERSAL = _SCOPE.words("universal")
+_EXCLUSIVE = _SCOPE.words("exclusive")
 _CONDITION = re.compile(rf"^(?:{any_of(_SCOPE.phrases('conditions'))})\b")
 
 # What makes a statement a possibility rather than a fact: "They may have formed from
-# leftover material", "a structure possibly built by the Romans", "is thought to date from".
+# leftover material", "a structure possibly built by the Romans", "is thought to date from",
+# "8 GB of RAM, upgradable to 16 GB".
 # "May" capitalised is the month.
 _HEDGE = re.compile(
     r"\b(?:may|(?i:might|could|possibly|perhaps|probably|likely|unlikely|presumably"
     r"|reportedly|allegedly|supposedly|apparently|believed|thought to|suspected|suggests?"
-    r"|suggested|appears? to|seems? to))\b"
+    r"|suggested|appears? to|seems? to|upgrade?able|expandable|extendable|optional(?:ly)?))\b"
 )
 
 
-def beyond(claim: str, sentence: str) -> str:
+def beyond(claim: str, sentence: str, contexts: str = "") -> str:
     """The kind of evidence of a claim the sentence's words support that states more than
-    the sentence (:data:`~.trust.HEDGED`, :data:`~.trust.BROADENED`), else ""."""
+    the sentence (:data:`~.trust.HEDGED`, :data:`~.trust.BROADENED`, :data:`~.trust.SPREAD`
+    where another sentence of ``contexts`` has a word of the claim the sentence lacks), else
+    ""."""
     if hedged(claim, sentence):
         return trust.HEDGED
     if broadened(claim, sentence):
         return trust.BROADENED
+    if spread(claim, sentence, contexts):
+        return trust.SPREAD
     return ""
+
+
+def spread(claim: str, sentence: str, contexts: str) -> bool:
+    """Whether a word of the claim that the sentence lacks is in another sentence of the
+    contexts: the claim joins what two sentences say of two things ("Non-members get free
+    entry every day." against "Members get free entry every day. Non-members get free entry
+    on Mondays."), which neither states."""
+    missing = content_words(claim) - content_words(sentence)
+    return bool(missing) and any(
+        missing & content_words(other) for other in split_sentences(contexts) if other != sentence
+    )
 
 
 def hedged(claim: str, sentence: str) -> bool:
@@ -49,11 +70,14 @@ def hedged(claim: str, sentence: str) -> bool:
 
 def broadened(claim: str, sentence: str) -> bool:
     """Whether the claim states of every case what the sentence states of some: a universal
-    word the sentence lacks ("all orders"), or a condition of the sentence the claim leaves
-    out where it copies the words around it ("orders over $50", "$20 per user per month")."""
+    word the sentence lacks ("all orders"), a word that excludes every other case ("Only
+    admins"), or a condition of the sentence the claim leaves out where it copies the words
+    around it ("orders over $50", "$20 per user per month")."""
     mine = [t.lower() for t in tokens(claim)]
     theirs = [t.lower() for t in tokens(sentence)]
-    return _every_case(mine, theirs) or any(_a_condition(run) for run in _dropped(mine, theirs))
+    if _every_case(mine, theirs) or (set(mine) & _EXCLUSIVE) - set(theirs):
+        return True
+    return any(_a_condition(run) for run in _dropped(mine, theirs))
 
 
 def _every_case(mine: list[str], theirs: list[str]) -> bool:

@@ -111,14 +111,14 @@ class Calibration:
 # wrong by its score alone (benchmarks/README.md).
 DEFAULT_CALIBRATION = Calibration(
     weights=(
-        *(0.0, 1.39, 1.14, -1.17, 0.0, -2.18, 0.0, 2.05),
+        *(0.0, 1.28, 1.03, -1.17, 0.0, -2.18, 0.0, 2.08),
         # A conflict of each kind of finding, in FINDING_KINDS order.
-        *(-3.04, -1.52, -1.18, 0.0, -1.21, -0.81, -0.95, -1.48, -1.45, -1.78),
+        *(-3.07, -1.49, -1.16, 0.0, -1.2, -0.94, -0.95, -1.47, -1.43, -1.49),
     ),
-    bias=-2.66,
-    support=0.39,
+    bias=-2.51,
+    support=0.37,
     ambiguous=0.2,
-    unsure=(0.06, 0.79),
+    unsure=(0.07, 0.65),
     # Every other kind of evidence leaves a verdict unsure, whichever way it leans.
     trusted=trust.CLAIM_KINDS,
 )
@@ -539,20 +539,22 @@ def judge_claim(
     gaps = [f for f in findings if f.severity == "gap"]
     unknown = tuple(unknown_names(claim, evidence.all_text))
     scored = _Scored(claim, p, features, gaps, calibration, unknown)
-    return _settled(_scored_support(scored, findings, passage, shown), calibration)
+    supported = _scored_support(scored, findings, passage, shown, evidence.all_text)
+    return _settled(supported, calibration)
 
 
 def _scored_support(
-    scored: _Scored, findings: list[Finding], passage: Passage, shown: str
+    scored: _Scored, findings: list[Finding], passage: Passage, shown: str, contexts: str
 ) -> ClaimSupport:
     """The verdict on a claim no check found in conflict with its passage: its score as the
-    rules bound it decides, and what the contexts do not state opens the reason of a claim
-    they do not support."""
+    rules bound it decides, what it states beyond the sentence ``shown`` (of the contexts'
+    text ``contexts``) names its kind of evidence, and what the contexts do not state opens
+    the reason of a claim they do not support."""
     calibration = scored.calibration
     p, basis = _ruled_score(scored)
     basis = _also_scored(basis or _score_basis(p, calibration), p, scored.p, calibration)
     verdict, reason = _scored_verdict(p, scored.features, passage, shown, calibration)
-    stated = beyond(scored.claim, shown) if verdict == "supported" else ""
+    stated = beyond(scored.claim, shown, contexts) if verdict == "supported" else ""
     basis = stated or basis
     if scored.unstated and verdict != "supported":
         reason = "; ".join(scored.unstated) + "; " + reason

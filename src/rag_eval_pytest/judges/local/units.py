@@ -51,6 +51,7 @@ CURRENCIES = _UNITS.mapping("currencies")
 COUNTS = _UNITS.numbers("counts")
 """Words that count in groups ("dozen": 12)."""
 PARTS = _UNITS.numbers("parts")
+SHARES = _UNITS.numbers("shares")
 """Words that take a part of what follows an article ("half": 0.5)."""
 ARTICLES = _UNITS.words("articles")
 

@@ -157,6 +157,41 @@ SWAPPED = [
         answer="Shipping to the US takes 7 days.",
         contexts=["Shipping to the US takes 3 days and shipping to Canada takes 7 days."],
     ),
+    # Two sentences' facts joined: neither says who founded the museum.
+    case(
+        "founder",
+        "Who founded the museum?",
+        answer="The museum was founded in 1920 by Anna Berg.",
+        contexts=["The museum was founded in 1920. Its first director was Anna Berg."],
+    ),
+    # Every day is the members'; non-members get in free on Mondays.
+    case(
+        "free_entry",
+        "When do non-members get free entry?",
+        answer="Non-members get free entry every day.",
+        contexts=["Members get free entry every day. Non-members get free entry on Mondays."],
+    ),
+    # "Half" is a share: the context's is a quarter.
+    case(
+        "annual_share",
+        "How many users chose the annual plan?",
+        answer="Half of the users chose the annual plan.",
+        contexts=["A quarter of the users chose the annual plan."],
+    ),
+    # 16 GB is an upgrade; the laptop comes with 8.
+    case(
+        "laptop_ram",
+        "How much RAM does the laptop have?",
+        answer="The laptop has 16 GB of RAM.",
+        contexts=["The laptop comes with 8 GB of RAM, upgradable to 16 GB."],
+    ),
+    # Project owners can delete projects too.
+    case(
+        "delete_projects",
+        "Who can delete projects?",
+        answer="Only admins can delete projects.",
+        contexts=["Admins and project owners can delete projects."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -180,17 +215,21 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     }
     for good in GOOD:
         assert status[good["id"]] in ("passed", "not_judged"), good["id"]
+    # "UK" is the context's "United Kingdom", and the hotel's 20 minutes the beach's.
+    assert (status["uk"], status["beach"]) == ("passed", "passed")
     for swapped in SWAPPED:
         assert status[swapped["id"]] in ("failed", "not_judged"), swapped["id"]
     # The checks find each swapped fact. A conflict of days has been decided on too few of the
     # benchmark's held-out rows to decide alone: the judge says so and leaves it to an LLM.
     # So are a fact the context gives another plan or place, one it gives only above a bound,
     # one another sentence denies and two plans in each other's places: never passed, left
-    # to an LLM.
+    # to an LLM; so is a claim that joins what two sentences say, one that states an option
+    # as a fact, and one that excludes what its context does not.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("not_judged", "not_judged", "failed", "not_judged", "not_judged", "not_judged"),
-        *("failed", "not_judged", "failed", "failed"),
+        *("failed", "not_judged", "failed", "failed", "not_judged", "not_judged"),
+        *("failed", "not_judged", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -434,3 +434,11 @@ def test_a_first_clause_only_it_names_binds_its_number() -> None:
     assert check_numbers("Calls to the EU cost 5 cents a minute.", CALLS, CALLS) == []
     [japan] = check_numbers("Calls to Japan cost 5 cents a minute.", CALLS, CALLS)
     assert japan.message == "claims 5 cents; the context says 30 cents"
+
+
+def test_a_share_of_a_whole_is_checked_against_the_share_or_percentage_stated() -> None:
+    plan = "A quarter of the users chose the annual plan."
+    [half] = check_numbers("Half of the users chose the annual plan.", plan, plan)
+    assert half.message == "claims Half; the context says quarter"
+    rent = "33% of the budget goes to rent."
+    assert check_numbers("A third of the budget goes to rent.", rent, rent) == []

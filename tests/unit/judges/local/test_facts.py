@@ -3,7 +3,7 @@ names known to a text."""
 
 from __future__ import annotations
 
-from rag_eval_pytest.judges.local.facts import coverage, known_name, negation_cues
+from rag_eval_pytest.judges.local.facts import coverage, known_name, negation_cues, spelled_out
 
 
 def test_a_claim_in_another_inflection_covers_the_context_s_words() -> None:
@@ -36,3 +36,20 @@ def test_a_two_letter_acronym_is_its_name() -> None:
     ships = "We ship to the United Kingdom, Norway and Switzerland."
     assert known_name("UK", ships)
     assert not known_name("EU", ships)
+
+
+def test_an_acronym_a_context_spells_out_is_read_as_its_words() -> None:
+    ships = "We ship to the United Kingdom, Norway and the United States."
+    assert spelled_out("We ship to the UK and the US.", ships) == (
+        "We ship to the United Kingdom and the United States."
+    )
+    # One the context writes, or spells out nowhere, stays as it is.
+    assert spelled_out("The EU and the UK.", "The UK left the EU.") == "The EU and the UK."
+    assert spelled_out("We ship to the EU.", ships) == "We ship to the EU."
+
+
+def test_an_acronym_a_context_writes_and_another_defines_is_read_as_its_definition() -> None:
+    leave = "Staff receive 12 days of sick leave.\nUnused SL carries over."
+    assert spelled_out("Staff get 12 days of SL.", leave) == "Staff get 12 days of sick leave."
+    # Stop words define nothing: "in the" is not what "IT" stands for.
+    assert spelled_out("Ask IT.", "Ask IT in the morning.") == "Ask IT."

@@ -28,3 +28,16 @@ def test_a_number_before_a_unit_is_no_year_and_a_degree_has_its_scale() -> None:
         Quantity(100.0, "celsius", "100 degrees Celsius")
     ]
     assert quantities("costs \u00a325") == [Quantity(25.0, "pound", "\u00a325", money=True)]
+
+
+def test_a_share_of_a_whole_is_a_percentage_but_an_ordinal_is_not() -> None:
+    assert [(q.value, q.unit) for q in quantities("Half of the users chose it.")] == [
+        (50, "percent")
+    ]
+    assert [q.value for q in quantities("A quarter of staff and two thirds of managers.")] == [
+        25,
+        2 * 33.333,
+    ]
+    assert quantities("Rent is due on the third of May.") == []
+    # "half a dozen" and "half an hour" stay parts of what follows.
+    assert [q.value for q in quantities("half a dozen eggs in half an hour")] == [6.0, 0.5]

@@ -19,6 +19,7 @@ from rag_eval_pytest.judges.local.scope import beyond
             "Items can be returned for a refund.",
             "Items can be returned within 30 days for a refund.",
         ),
+        ("Only admins can delete projects.", "Admins and project owners can delete projects."),
     ],
 )
 def test_a_claim_without_its_sentences_condition_is_stated_more_widely(
@@ -34,6 +35,7 @@ def test_a_claim_without_its_sentences_condition_is_stated_more_widely(
         ("You can change each setting here.", "Settings can be changed here."),
         ("There is a direct flight every day.", "The airline runs a daily direct flight."),
         ("Super Bowl XLVIII", "Smith was named MVP of Super Bowl XLVIII after they won."),
+        ("Only admins can delete projects.", "Only admins can delete projects."),
         (
             "The Pro plan includes phone support.",
             "The Pro plan includes phone support and costs $20 per month.",
@@ -49,3 +51,17 @@ def test_a_fact_its_sentence_hedges_is_of_its_own_kind() -> None:
         "Rings form from leftover material.", "They may have formed from leftover material."
     )
     assert said == trust.HEDGED
+    # An option is no fact of what it comes with.
+    ram = "The laptop comes with 8 GB of RAM, upgradable to 16 GB."
+    assert beyond("The laptop has 16 GB of RAM.", ram) == trust.HEDGED
+
+
+def test_a_claim_that_joins_two_sentences_words_is_supported_across_sentences_only() -> None:
+    library = "The library opened in 1905. Its first librarian was Mary Cole."
+    claim = "The library was opened in 1905 by Mary Cole."
+    assert beyond(claim, "The library opened in 1905.", library) == trust.SPREAD
+    rates = "Adults pay 12 euros. Children pay 6 euros on weekdays."
+    assert beyond("Children pay 12 euros.", "Adults pay 12 euros.", rates) == trust.SPREAD
+    # Every word in the sentence, or a word no other sentence has: nothing beyond it.
+    assert beyond("Adults pay 12 euros.", "Adults pay 12 euros.", rates) == ""
+    assert beyond("Seniors pay 12 euros.", "Adults pay 12 euros.", rates) == ""
