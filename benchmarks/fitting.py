@@ -449,21 +449,28 @@ def _sure(right: int, seen: int) -> bool:
 
 
 def kinds_table(
-    parts: list[tuple[str, list[tuple[list[Read], int]]]], threshold: float
+    parts: list[tuple[str, list[tuple[list[Read], int]]]],
+    threshold: float,
+    shipped: frozenset[str] | None = None,
 ) -> frozenset[str]:
     """Print, per kind of evidence, how many of the decided rows resting on it are right on
-    each set and on all of them (every kind trusted), and return the kinds at or above
-    ``trust.MIN_PRECISION`` on :data:`MIN_VERDICTS` rows or more, on all the sets together
-    and on each set where it rests under that many. ``parts``: each set's rows, each row's
-    items read as (yes, kind) with the shipped band, and its label."""
+    each set and on all of them, and return the kinds at or above ``trust.MIN_PRECISION`` on
+    :data:`MIN_VERDICTS` rows or more, on all the sets together and on each set where it
+    rests under that many. A kind's rows are those it decides beside the ``shipped`` kinds
+    (every kind where ``None``): a row another kind leaves unsure is none of its verdicts.
+    ``parts``: each set's rows, each row's items read as (yes, kind) with the shipped band,
+    and its label."""
     counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
-    for name, rows in parts:
-        for read, label in rows:
-            _, decided, kinds = decide(read, threshold)
-            for kind in kinds if decided is not None else ():
-                for where in (name, "all"):
-                    counts[kind][where][0] += decided == bool(label)
-                    counts[kind][where][1] += 1
+    seen_kinds = {kind for _, rows in parts for read, _ in rows for _, kind in read}
+    for kind in sorted(seen_kinds):
+        beside = None if shipped is None else shipped | {kind}
+        for name, rows in parts:
+            for read, label in rows:
+                _, decided, kinds = decide(read, threshold, beside)
+                if decided is not None and kind in kinds:
+                    for where in (name, "all"):
+                        counts[kind][where][0] += decided == bool(label)
+                        counts[kind][where][1] += 1
     names = [name for name, _ in parts]
     print("\n| kind of evidence | " + " | ".join(names) + " | all | decides alone |")
     print("|---|" + "---|" * (len(names) + 2))

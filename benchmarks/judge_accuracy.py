@@ -528,8 +528,8 @@ async def fit_faithfulness(judge: LocalJudge, sets: list[tuple[str, list[dict[st
 
 async def kinds(judge: LocalJudge, by_task: dict[str, list[tuple[str, list[Row]]]]) -> None:
     """Print, per task, the precision of each kind of evidence behind the verdicts on these
-    rows (the shipped band, every kind trusted), the kinds that decide alone, and each set's
-    decided rows with them and with the shipped ones."""
+    rows (the shipped band; each kind beside the kinds that ship), the kinds that decide
+    alone, and each set's decided rows with them and with the shipped ones."""
     cut, band = judge.calibration.support, judge.calibration.unsure
     shipped = {
         "faithfulness": judge.calibration.trusted,
@@ -550,8 +550,8 @@ async def kinds(judge: LocalJudge, by_task: dict[str, list[tuple[str, list[Row]]
                 read.append((items, int(row["label"])))
             parts.append((name, read))
         threshold = default_threshold(task)
-        print(f"\n{task}: each kind of evidence, right / decided rows resting on it")
-        trusted = fitting.kinds_table(parts, threshold)
+        print(f"\n{task}: each kind of evidence, right / the rows it decides beside the shipped")
+        trusted = fitting.kinds_table(parts, threshold, shipped[task])
         print(f"\n{task}: kinds that decide alone (>= 0.95 on 5+ rows, all and each set):")
         print(f"  {sorted(trusted)}")
         print("  decided rows, accuracy | balanced accuracy | coverage: with these kinds; shipped")

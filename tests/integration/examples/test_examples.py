@@ -114,11 +114,12 @@ def test_the_demo_runs_offline_with_the_local_judge_and_its_report_shows_everyth
     security = next(c for c in report["cases"] if c["id"] == "tc_006")
     assert security["metrics"]["faithfulness"]["score"] > 0
     # "Is my data encrypted?" answered "Yes. ... at rest with AES-256 and in transit with TLS
-    # 1.3.": the yes is supported, only the TLS claim is not, each a best guess the offline
-    # judge leaves to an LLM judge (a score in the unsure band; a number no context states).
+    # 1.3.": the yes is supported (decided: "Customer data is encrypted at rest"), the TLS
+    # claim is not, a best guess the offline judge leaves to an LLM judge (a number no context
+    # states).
     encrypted = next(c for c in report["cases"] if c["id"] == "tc_008")
     evidence = encrypted["metrics"]["faithfulness"]["evidence"]
-    assert [e["verdict"] for e in evidence] == ["unsure", "unsure"], evidence
+    assert [e["verdict"] for e in evidence] == ["supported", "unsure"], evidence
     assert "supported by context 1" in evidence[0]["reason"]
     assert "claims 1.3; the contexts state no such number" in evidence[1]["reason"]
     # The conversations: the follow-ups the app reads with the question before them pass;
