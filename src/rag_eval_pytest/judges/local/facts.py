@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from ...text.lexicon import any_of
 from ...text.names import DAYS, NAME_STOP, names
+from ...text.sentences import split_sentences
 from ...text.words import NEGATIONS, PLACES, STOPWORDS, content_words, stem, token_matches, tokens
 from .tables import table
 
@@ -65,14 +66,26 @@ def _spelling(acronym: str, contexts: str) -> str:
     low = acronym.lower()
     if not re.search(rf"\b{acronym}\b", contexts):
         return next((name for name in names(contexts) if initials(name) == low), acronym)
-    return _defined(low, contexts) or acronym
+    return _defined(acronym, contexts) or acronym
 
 
-def _defined(letters: str, contexts: str) -> str:
-    """The first words of ``contexts`` whose initials are ``letters``, none a stop word
-    ("sick leave" for "sl"), or ""."""
-    found = re.search(r"\b" + r"\s+".join(f"{c}[a-z]{{2,}}" for c in letters) + r"\b", contexts)
-    if found is None or set(found.group(0).split()) & STOPWORDS:
+def _defined(acronym: str, contexts: str) -> str:
+    """The words the contexts define ``acronym`` by: before it in brackets ("sick leave
+    (SL)"), or in a sentence that does not write it, each of four letters or more and no
+    stop word ("sick leave" beside "Unused SL carries over"; not "handles requests" in "HR
+    handles requests"), or ""."""
+    words = r"\s+".join(f"{c}[a-z]{{3,}}" for c in acronym.lower())
+    bracketed = re.search(rf"\b({words})\s*\(\s*{acronym}\s*\)", contexts, re.IGNORECASE)
+    if bracketed is not None:
+        return bracketed.group(1)
+    apart = [s for s in split_sentences(contexts) if acronym not in s]
+    return next(filter(None, (_spelled_in(words, s) for s in apart)), "")
+
+
+def _spelled_in(words: str, sentence: str) -> str:
+    """The words of ``sentence`` the pattern ``words`` finds, none a stop word, or ""."""
+    found = re.search(rf"\b{words}\b", sentence)
+    if found is None or set(found.group(0).lower().split()) & STOPWORDS:
         return ""
     return found.group(0)
 

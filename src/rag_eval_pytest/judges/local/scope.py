@@ -4,7 +4,9 @@ widely than the sentence does ("Shipping is free on all orders" against "Shippin
 orders over $50", "The Pro plan costs $20 per month" against "$20 per user per month"); or
 with a word the sentence lacks and another sentence has, a relation no sentence states ("The
 museum was founded in 1920 by Anna Berg." against "The museum was founded in 1920. Its first
-director was Anna Berg.").
+director was Anna Berg."); or naming a thing by a name the contexts never write, composed of
+their words ("Riverside Dental Clinic" where they name "Lakeside Dental Clinic, on Riverside
+Road").
 
 Each leaves a claim its score supports unsure: its words match, what they claim may not.
 """
@@ -18,6 +20,7 @@ from ...text.lexicon import any_of
 from ...text.sentences import split_sentences
 from ...text.words import STOPWORDS, content_words, tokens
 from . import trust
+from .checks import named_in
 from .tables import table
 
 _SCOPE = table("scope")
@@ -39,14 +42,16 @@ _HEDGE = re.compile(
 def beyond(claim: str, sentence: str, contexts: str = "") -> str:
     """The kind of evidence of a claim the sentence's words support that states more than
     the sentence (:data:`~.trust.HEDGED`, :data:`~.trust.BROADENED`, :data:`~.trust.SPREAD`
-    where another sentence of ``contexts`` has a word of the claim the sentence lacks), else
-    ""."""
+    where another sentence of ``contexts`` has a word of the claim the sentence lacks,
+    :data:`~.trust.COMPOSED`), else ""."""
     if hedged(claim, sentence):
         return trust.HEDGED
     if broadened(claim, sentence):
         return trust.BROADENED
     if spread(claim, sentence, contexts):
         return trust.SPREAD
+    if composed(claim, contexts):
+        return trust.COMPOSED
     return ""
 
 
@@ -59,6 +64,25 @@ def spread(claim: str, sentence: str, contexts: str) -> bool:
     return bool(missing) and any(
         missing & content_words(other) for other in split_sentences(contexts) if other != sentence
     )
+
+
+def composed(claim: str, contexts: str) -> bool:
+    """Whether the claim gives a name of two words or more that no context writes, word for
+    word, though the contexts hold each of its words ("Riverside Dental Clinic" beside
+    "Lakeside Dental Clinic, on Riverside Road"): a name made of their words, not one they give.
+    Punctuation and case aside ("Kenneth "Ken" Leung", "Love/Hate")."""
+    written = f" {_spelled(contexts)} "
+    return any(
+        len(name.split()) > 1
+        and f" {_spelled(name)} " not in written
+        and content_words(name) <= content_words(contexts)
+        for name in named_in(claim)
+    )
+
+
+def _spelled(text: str) -> str:
+    """The words of ``text``, lowercase, one space apart."""
+    return " ".join(t.lower() for t in tokens(text))
 
 
 def hedged(claim: str, sentence: str) -> bool:

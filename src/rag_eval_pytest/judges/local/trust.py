@@ -25,6 +25,7 @@ MIN_PRECISION = 0.95
 HEDGED = "supported: stated as a fact where the context hedges"
 BROADENED = "supported: stated more widely than the context"
 SPREAD = "supported: its words only across sentences"
+COMPOSED = "supported: a name the contexts do not write"
 SCORE_SUPPORTED = "supported: score above the band"
 SCORE_NOT_MENTIONED = "not mentioned: score below the band"
 IN_BAND = "score in the unsure band"

@@ -192,6 +192,13 @@ SWAPPED = [
         answer="Only admins can delete projects.",
         contexts=["Admins and project owners can delete projects."],
     ),
+    # No clinic of that name: the Lakeside one is on Riverside Road.
+    case(
+        "clinic_name",
+        "Which clinic is open on Saturdays?",
+        answer="The Riverside Dental Clinic is open on Saturdays.",
+        contexts=["Lakeside Dental Clinic, on Riverside Road, is open on Saturdays."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -224,12 +231,13 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # So are a fact the context gives another plan or place, one it gives only above a bound,
     # one another sentence denies and two plans in each other's places: never passed, left
     # to an LLM; so is a claim that joins what two sentences say, one that states an option
-    # as a fact, and one that excludes what its context does not.
+    # as a fact, one that excludes what its context does not, and one that names a thing by a
+    # name its context never writes.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("not_judged", "not_judged", "failed", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "failed", "failed", "not_judged", "not_judged"),
-        *("failed", "not_judged", "not_judged"),
+        *("failed", "not_judged", "not_judged", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -51,5 +51,10 @@ def test_an_acronym_a_context_spells_out_is_read_as_its_words() -> None:
 def test_an_acronym_a_context_writes_and_another_defines_is_read_as_its_definition() -> None:
     leave = "Staff receive 12 days of sick leave.\nUnused SL carries over."
     assert spelled_out("Staff get 12 days of SL.", leave) == "Staff get 12 days of sick leave."
-    # Stop words define nothing: "in the" is not what "IT" stands for.
+    # Stop words define nothing ("in the" is not what "IT" stands for), nor words of the
+    # sentence that writes it, unless they bracket it.
     assert spelled_out("Ask IT.", "Ask IT in the morning.") == "Ask IT."
+    hr = "HR handles requests for leave."
+    assert spelled_out("Ask HR about leave.", hr) == "Ask HR about leave."
+    defined = "Human resources (HR) handles requests."
+    assert spelled_out("Ask HR.", defined) == "Ask Human resources."

@@ -65,3 +65,13 @@ def test_a_claim_that_joins_two_sentences_words_is_supported_across_sentences_on
     # Every word in the sentence, or a word no other sentence has: nothing beyond it.
     assert beyond("Adults pay 12 euros.", "Adults pay 12 euros.", rates) == ""
     assert beyond("Seniors pay 12 euros.", "Adults pay 12 euros.", rates) == ""
+
+
+def test_a_name_the_contexts_never_write_though_they_hold_its_words_is_composed() -> None:
+    clinic = "Lakeside Dental Clinic, on Riverside Road, is open on Saturdays."
+    claim = "The Riverside Dental Clinic is open on Saturdays."
+    assert beyond(claim, clinic, clinic) == trust.COMPOSED
+    # The name as written, or written with other punctuation, is the contexts' own.
+    assert beyond("The Lakeside Dental Clinic is open on Saturdays.", clinic, clinic) == ""
+    nickname = 'Kenneth "Ken" Leung played the doctor.'
+    assert beyond("Kenneth Ken Leung played the doctor.", nickname, nickname) == ""
