@@ -18,6 +18,7 @@ from .units import (
     ARTICLES,
     COUNTS,
     CURRENCIES,
+    LABELS,
     PARTS,
     SHARES,
     Measure,
@@ -175,14 +176,23 @@ def _quantities(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[Quantity,
 
 def _number_words(text: str, skip: tuple[tuple[int, int], ...]) -> list[str]:
     """The words of ``text`` outside its dates and the spans ``skip``, a number word joined
-    to what it counts apart."""
+    to what it counts apart, and :data:`_PAUSE` where punctuation parts two words: no number
+    counts what follows it ("Terminal 1; flights to Madrid" counts no flights)."""
     taken = [*date_spans(text), *skip]
-    return [
-        word
-        for m in _QUANTITY_TOKEN.finditer(text)
-        if not any(s <= m.start() < e for s, e in taken)
-        for word in _number_apart(m.group(0))
-    ]
+    words: list[str] = []
+    end = 0
+    for m in _QUANTITY_TOKEN.finditer(text):
+        if words and _PUNCTUATION.search(text, end, m.start()):
+            words.append(_PAUSE)
+        end = m.end()
+        if not any(s <= m.start() < e for s, e in taken):
+            words += _number_apart(m.group(0))
+    return words
+
+
+_PAUSE = "|"
+"""The word that stands for punctuation between two words of a text's numbers."""
+_PUNCTUATION = re.compile(r"[;:,.!?()]")
 
 
 def _quantity_at(words: list[str], i: int) -> tuple[Quantity | None, int]:
@@ -197,7 +207,21 @@ def _quantity_at(words: list[str], i: int) -> tuple[Quantity | None, int]:
         return None, j
     unit, j, width = _unit_at(words, i, j, currency)
     shown = " ".join(words[i : j + width])
+    if not unit and _labels(words, i):
+        # "Terminal 2", "Room 101": the name before the number is what it counts.
+        unit, shown = LABEL + words[i - 1].lower(), f"{words[i - 1]} {shown}"
     return Quantity(value, unit, shown, bool(currency)), j
+
+
+LABEL = "#"
+"""What opens the unit of a number a name labels ("#terminal" of "Terminal 2")."""
+
+
+def _labels(words: list[str], i: int) -> bool:
+    """Whether the word before the number ``words[i]`` names what the number labels
+    ("Terminal 2", "gate 12"; not "Cardiff Blues 23", a score): a word of the units table's
+    labels."""
+    return i > 0 and words[i][:1].isdigit() and words[i - 1].lower() in LABELS
 
 
 def _share_at(words: list[str], i: int) -> tuple[Quantity, int] | None:
@@ -323,7 +347,7 @@ def _word_unit(words: list[str], i: int, j: int) -> str:
 def _next_unit(words: list[str], j: int) -> str:
     """The unit the word ``words[j]`` names, if it may be one (no number, stopword or
     negation)."""
-    if j >= len(words):
+    if j >= len(words) or words[j] == _PAUSE:
         return ""
     word = words[j].lower()
     if word[0].isdigit() or word in STOPWORDS or word in NEGATIONS:

@@ -52,6 +52,7 @@ COUNTS = _UNITS.numbers("counts")
 """Words that count in groups ("dozen": 12)."""
 PARTS = _UNITS.numbers("parts")
 SHARES = _UNITS.numbers("shares")
+LABELS = _UNITS.words("labels")
 """Words that take a part of what follows an article ("half": 0.5)."""
 ARTICLES = _UNITS.words("articles")
 

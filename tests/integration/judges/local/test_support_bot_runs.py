@@ -199,6 +199,13 @@ SWAPPED = [
         answer="The Riverside Dental Clinic is open on Saturdays.",
         contexts=["Lakeside Dental Clinic, on Riverside Road, is open on Saturdays."],
     ),
+    # Terminal 2 is the Madrid flights'.
+    case(
+        "terminal",
+        "Which terminal does the Rome flight leave from?",
+        answer="The flight to Rome leaves from Terminal 2.",
+        contexts=["Flights to Rome leave from Terminal 1; flights to Madrid from Terminal 2."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -237,7 +244,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("failed", "not_judged", "failed", "failed"),
         *("not_judged", "not_judged", "failed", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "failed", "failed", "not_judged", "not_judged"),
-        *("failed", "not_judged", "not_judged", "not_judged"),
+        *("failed", "not_judged", "not_judged", "not_judged", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

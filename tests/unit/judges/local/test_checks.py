@@ -442,3 +442,10 @@ def test_a_share_of_a_whole_is_checked_against_the_share_or_percentage_stated() 
     assert half.message == "claims Half; the context says quarter"
     rent = "33% of the budget goes to rent."
     assert check_numbers("A third of the budget goes to rent.", rent, rent) == []
+
+
+def test_a_labelled_number_is_checked_against_its_own_clause() -> None:
+    flights = "Flights to Rome leave from Terminal 1; flights to Madrid from Terminal 2."
+    [rome] = check_numbers("The flight to Rome leaves from Terminal 2.", flights, flights)
+    assert rome.message == "claims Terminal 2; the context says Terminal 1"
+    assert check_numbers("The flight to Madrid leaves from Terminal 2.", flights, flights) == []

@@ -41,3 +41,14 @@ def test_a_share_of_a_whole_is_a_percentage_but_an_ordinal_is_not() -> None:
     assert quantities("Rent is due on the third of May.") == []
     # "half a dozen" and "half an hour" stay parts of what follows.
     assert [q.value for q in quantities("half a dozen eggs in half an hour")] == [6.0, 0.5]
+
+
+def test_a_number_a_label_names_counts_that_label_and_punctuation_ends_a_unit() -> None:
+    gates = quantities("Flights to Rome leave from Terminal 1; flights to Madrid from Terminal 2.")
+    assert [(q.text, q.unit) for q in gates] == [
+        ("Terminal 1", "#terminal"),
+        ("Terminal 2", "#terminal"),
+    ]
+    # A number after another name is no label ("Cardiff Blues 23" is a score), and no unit
+    # is read across a comma.
+    assert [q.unit for q in quantities("Gloucester 33, Cardiff Blues 23")] == ["", ""]
