@@ -788,6 +788,38 @@ def _names_swapped(claim: str, clause: str) -> Finding | None:
     return Finding("order", "conflict", f"the claim puts {pair[0]} where the context has {pair[1]}")
 
 
+def words_swapped(claim: str, sentence: str) -> Finding | None:
+    """A conflict where the claim reads as the sentence with two of its words, apart, in each
+    other's places ("The bridge is closed to cars but open to cyclists." against "The bridge
+    is closed to cyclists but open to cars."). Two neighbours exchanged are a reordering ("The
+    vaccine is stored" for "Store the vaccine"), and a passive against an active ("by") says
+    the same in the other order: neither is one."""
+    mine, theirs = _sequence(claim), _sequence(sentence)
+    if len(mine) != len(theirs) or set(mine) != set(theirs) or _passive(claim, sentence):
+        return None
+    pair = _exchanged_apart(mine, theirs)
+    if pair is None:
+        return None
+    return Finding("order", "conflict", f"the claim puts {pair[0]} where the context has {pair[1]}")
+
+
+def _exchanged_apart(mine: list[str], theirs: list[str]) -> tuple[str, str] | None:
+    """(the claim's word, the sentence's) where ``mine`` is ``theirs`` with two words that
+    are not neighbours exchanged, else ``None``."""
+    apart = [i for i, (a, b) in enumerate(zip(mine, theirs, strict=True)) if a != b]
+    if len(apart) != 2 or apart[1] - apart[0] < 2 or mine[apart[0]] != theirs[apart[1]]:
+        return None
+    return mine[apart[0]], theirs[apart[0]]
+
+
+def _passive(claim: str, sentence: str) -> bool:
+    """Whether one of the two says "by" and the other not (a passive against an active)."""
+    return bool(_BY.search(claim)) != bool(_BY.search(sentence))
+
+
+_BY = re.compile(r"\bby\b", re.IGNORECASE)
+
+
 def _swapped_pair(claim: str, clause: str, theirs: list[str]) -> tuple[str, str] | None:
     """The first two of the claim's names the clause gives that, in each other's places,
     make the claim read as the clause's words ``theirs``."""

@@ -21,6 +21,7 @@ from .checks import (
     check_negation,
     check_numbers,
     check_swaps,
+    words_swapped,
 )
 from .facts import coverage, negation_cues
 from .holders import check_holders
@@ -56,10 +57,15 @@ class Check:
 def _swaps(reading: Reading) -> list[Finding]:
     if negates_a_comparison(reading.claim):  # the two things compared, in either order
         return []
+    sentence = closest_sentence(reading.claim, reading.passage)
     clause = best_sentence(reading.claim, reading.passage)
     if LISTED.search(reading.claim):  # "black, navy and red": the list's commas part no clauses
-        clause = closest_sentence(reading.claim, reading.passage)
-    return check_swaps(reading.claim, clause, reading.context, reading.contexts, reading.framed)
+        clause = sentence
+    found = check_swaps(reading.claim, clause, reading.context, reading.contexts, reading.framed)
+    # Two words in each other's places across the sentence's clauses ("closed to cars but
+    # open to cyclists"), which the clause alone does not hold.
+    swapped = None if found else words_swapped(reading.claim, sentence)
+    return found or ([swapped] if swapped else [])
 
 
 CHECKS: tuple[Check, ...] = (

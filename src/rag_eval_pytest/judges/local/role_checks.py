@@ -176,11 +176,33 @@ def _bound_days(claim: str, about: list[str]) -> list[Finding]:
 
 
 def _clauses_about(clause: str, theirs: list[str]) -> list[str]:
-    """The clauses about the claim's clause's thing: those sharing most of its words ("the
-    flea market opens", not "the farmers' market opens")."""
-    topic = content_words(clause) - _DAY_WORDS
+    """The clauses about the claim's clause's thing: the one later clause that alone holds
+    one of its words or numbers (it leaves out what it shares with the first: "... and from
+    8 am to 8 pm at weekends"), else those sharing most of its words ("the flea market opens",
+    not "the farmers' market opens")."""
+    topic = _topic_words(clause)
+    alone = _alone_holding(topic, [_topic_words(c) for c in theirs])
+    if len(alone) == 1:
+        return [theirs[alone[0]]]
+    return _sharing_most(topic, theirs)
+
+
+def _sharing_most(topic: frozenset[str], theirs: list[str]) -> list[str]:
+    """The clauses that share most of the words ``topic`` (none where none shares one)."""
     shared = [len(content_words(c) & topic) for c in theirs]
     return [c for c, n in zip(theirs, shared, strict=True) if n and n == max(shared)]
+
+
+def _alone_holding(topic: frozenset[str], held: list[frozenset[str]]) -> list[int]:
+    """The later clauses (not the first) whose words ``held`` hold a word of ``topic`` that
+    no other clause holds."""
+    others = [frozenset().union(*held[:i], *held[i + 1 :]) for i in range(len(held))]
+    return [i for i in range(1, len(held)) if topic & held[i] - others[i]]
+
+
+def _topic_words(text: str) -> frozenset[str]:
+    """The content words of ``text`` but the days', and its numbers."""
+    return (content_words(text) - _DAY_WORDS) | frozenset(re.findall(r"\d+", text))
 
 
 def _unbound_days(clause: str, bound: list[str]) -> list[Finding]:
@@ -211,10 +233,10 @@ def _day_clauses(text: str) -> list[str]:
 
 
 def _split_at_and(clause: str) -> list[str]:
-    """The clause's sides of "and" where each has words of its own besides days, else the
-    clause."""
+    """The clause's sides of "and" where each has words or numbers of its own besides days
+    ("open 24 hours on weekdays and from 8 am to 8 pm at weekends"), else the clause."""
     parts = _AND.split(clause)
-    own = all(content_words(p) - _DAY_WORDS for p in parts)
+    own = all(content_words(p) - _DAY_WORDS or re.search(r"\d", p) for p in parts)
     return parts if len(parts) > 1 and own else [clause]
 
 

@@ -206,6 +206,20 @@ SWAPPED = [
         answer="The flight to Rome leaves from Terminal 2.",
         contexts=["Flights to Rome leave from Terminal 1; flights to Madrid from Terminal 2."],
     ),
+    # 24 hours is the weekdays'; at weekends the gym opens from 8 am to 8 pm.
+    case(
+        "gym_weekends",
+        "Is the gym open all day at weekends?",
+        answer="The gym is open 24 hours at weekends.",
+        contexts=["The gym is open 24 hours on weekdays and from 8 am to 8 pm at weekends."],
+    ),
+    # Cars and cyclists in each other's places.
+    case(
+        "bridge",
+        "Can I cycle over the bridge?",
+        answer="The bridge is closed to cars but open to cyclists.",
+        contexts=["The bridge is closed to cyclists but open to cars."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -239,12 +253,13 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # one another sentence denies and two plans in each other's places: never passed, left
     # to an LLM; so is a claim that joins what two sentences say, one that states an option
     # as a fact, one that excludes what its context does not, and one that names a thing by a
-    # name its context never writes.
+    # name its context never writes; and, days again, two words in each other's places.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("not_judged", "not_judged", "failed", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "failed", "failed", "not_judged", "not_judged"),
-        *("failed", "not_judged", "not_judged", "not_judged", "failed"),
+        *("failed", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
+        "not_judged",
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -13,6 +13,7 @@ from rag_eval_pytest.judges.local.checks import (
     missing_name_share,
     stated_amount_words,
     unknown_names,
+    words_swapped,
 )
 from rag_eval_pytest.judges.local.claims import split_claims
 from rag_eval_pytest.judges.local.dates import Date, dates
@@ -449,3 +450,16 @@ def test_a_labelled_number_is_checked_against_its_own_clause() -> None:
     [rome] = check_numbers("The flight to Rome leaves from Terminal 2.", flights, flights)
     assert rome.message == "claims Terminal 2; the context says Terminal 1"
     assert check_numbers("The flight to Madrid leaves from Terminal 2.", flights, flights) == []
+
+
+def test_two_words_apart_in_each_others_places_are_swapped_but_neighbours_are_reordered() -> None:
+    bridge = "The bridge is closed to cyclists but open to cars."
+    swapped = words_swapped("The bridge is closed to cars but open to cyclists.", bridge)
+    assert swapped is not None
+    assert swapped.message == "the claim puts car where the context has cyclist"
+    assert (
+        words_swapped("The vaccine is stored at 2-8 degrees.", "Store the vaccine at 2-8 degrees.")
+        is None
+    )
+    # A passive says the same in the other order.
+    assert words_swapped("The cat is chased by the dog.", "The dog chases the cat.") is None

@@ -126,3 +126,12 @@ def test_days_are_bound_to_the_clause_of_their_own_thing() -> None:
     markets = "The farmers' market opens on Saturdays, while the flea market opens on Sundays."
     assert check_days("The flea market opens on Saturdays.", markets)
     assert check_days("The flea market opens on Sundays.", markets) == []
+
+
+def test_days_a_later_clause_gives_with_its_own_times_are_that_clauses() -> None:
+    gym = "The gym is open 24 hours on weekdays and from 8 am to 8 pm at weekends."
+    [weekends] = check_days("The gym is open 24 hours at weekends.", gym)
+    assert weekends.message == "claims weekends for gym; the context says weekdays"
+    # The later clause leaves out "The gym is open": its times say which days it is about.
+    assert check_days("The gym is open from 8 am to 8 pm at weekends.", gym) == []
+    assert check_days("The gym is open 24 hours on weekdays.", gym) == []
