@@ -59,11 +59,45 @@ def spread(claim: str, sentence: str, contexts: str) -> bool:
     """Whether a word of the claim that the sentence lacks is in another sentence of the
     contexts: the claim joins what two sentences say of two things ("Non-members get free
     entry every day." against "Members get free entry every day. Non-members get free entry
-    on Mondays."), which neither states."""
+    on Mondays."), which neither states; or, the sentence holding every word, what two of its
+    clauses say (:func:`_across_clauses`)."""
     missing = content_words(claim) - content_words(sentence)
-    return bool(missing) and any(
+    if not missing:
+        return _across_clauses(claim, sentence)
+    return any(
         missing & content_words(other) for other in split_sentences(contexts) if other != sentence
     )
+
+
+def _across_clauses(claim: str, sentence: str) -> bool:
+    """Whether the claim puts a later clause's subject to a word only the first clause holds,
+    where a semicolon or a contrast parts them ("The first floor has the cafe." against "The
+    cafe is on the ground floor; the first floor has meeting rooms."). Not a later clause that
+    leaves out the first one's subject ("The bridge is open to cars." against "The bridge is
+    closed to cyclists but open to cars."), nor a claim with a number, whose clause the number
+    check binds."""
+    clauses = _CONTRASTED.split(sentence)
+    ordered = _ordered_words(claim)
+    if len(clauses) < 2 or not ordered or re.search(r"\d", claim):
+        return False
+    held = [content_words(c) & frozenset(ordered) for c in clauses]
+    return _subject_elsewhere(ordered[0], held)
+
+
+def _ordered_words(text: str) -> list[str]:
+    """The content words of ``text`` in order."""
+    return [w for t in tokens(text) for w in sorted(content_words(t))]
+
+
+def _subject_elsewhere(subject: str, held: list[frozenset[str]]) -> bool:
+    """Whether a later clause, not the first, holds the claim's first word ``subject`` and
+    the first clause holds a word of the claim that clause does not (``held``: the claim's
+    words each clause holds)."""
+    later = next((h for h in held[1:] if subject in h), None)
+    return subject not in held[0] and later is not None and bool(held[0] - later)
+
+
+_CONTRASTED = re.compile(r";|\bbut\b|\bwhile\b|\bwhereas\b", re.IGNORECASE)
 
 
 def composed(claim: str, contexts: str) -> bool:

@@ -220,6 +220,13 @@ SWAPPED = [
         answer="The bridge is closed to cars but open to cyclists.",
         contexts=["The bridge is closed to cyclists but open to cars."],
     ),
+    # The cafe is the ground floor's; the first floor's clause gives it meeting rooms.
+    case(
+        "cafe_floor",
+        "Where is the cafe?",
+        answer="The first floor has the cafe.",
+        contexts=["The cafe is on the ground floor; the first floor has meeting rooms."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -259,7 +266,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "failed", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "failed", "failed", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
-        "not_judged",
+        *("not_judged", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -75,3 +75,12 @@ def test_a_name_the_contexts_never_write_though_they_hold_its_words_is_composed(
     assert beyond("The Lakeside Dental Clinic is open on Saturdays.", clinic, clinic) == ""
     nickname = 'Kenneth "Ken" Leung played the doctor.'
     assert beyond("Kenneth Ken Leung played the doctor.", nickname, nickname) == ""
+
+
+def test_a_claim_that_puts_a_later_clauses_subject_to_the_first_clauses_word_is_spread() -> None:
+    floors = "The cafe is on the ground floor; the first floor has meeting rooms."
+    assert beyond("The first floor has the cafe.", floors, floors) == trust.SPREAD
+    assert beyond("The first floor has meeting rooms.", floors, floors) == ""
+    # A later clause that leaves out the first one's subject shares it.
+    bridge = "The bridge is closed to cyclists but open to cars."
+    assert beyond("The bridge is open to cars.", bridge, bridge) == ""
