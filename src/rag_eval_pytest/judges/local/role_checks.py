@@ -34,7 +34,42 @@ def check_times(claim: str, evidence: str, contexts: str) -> list[Finding]:
     against "9 am": am and pm compare exactly); a time no context states is a gap."""
     near = times(evidence)
     findings = [_time_finding(said, near, contexts) for said in times(claim)]
-    return [finding for finding in findings if finding is not None]
+    found = [finding for finding in findings if finding is not None]
+    return found or _closed_all_day(claim, evidence, near)
+
+
+def _closed_all_day(claim: str, evidence: str, near: tuple[Time, ...]) -> list[Finding]:
+    """A claim that says a thing is closed, at no time of day, where the evidence's sentence
+    about it gives it hours ("The store is closed on Christmas Eve." against "On Christmas
+    Eve the store closes at 2 pm."): it is open part of the day. An opposite, not a number:
+    "closed for cleaning" may be part of the day too."""
+    if not near or not _CLOSED.search(claim) or times(claim):
+        return []
+    hours = _hours_of(content_words(claim) - _CLOSING_WORDS, evidence)
+    if hours is None:
+        return []
+    message = f"claims it is closed; the context gives its hours ({times(hours)[0].text})"
+    return [Finding("opposite", "conflict", message)]
+
+
+def _hours_of(topic: frozenset[str], evidence: str) -> str | None:
+    """The evidence's first sentence that holds every word of ``topic`` and gives hours
+    ("closes at 2 pm")."""
+    return next(
+        (
+            s
+            for s in split_sentences(evidence)
+            if topic <= content_words(s) and times(s) and _HOURS.search(s)
+        ),
+        None,
+    )
+
+
+_CLOSED = re.compile(r"\b(?:is|are|will be|remains?|stays?)\s+closed\b", re.IGNORECASE)
+_HOURS = re.compile(
+    r"\b(?:clos(?:es|ing)|opens?|opening|open)\s+(?:at|until|till|from|between)\b", re.IGNORECASE
+)
+_CLOSING_WORDS = content_words("closed closes closing open opens")
 
 
 def _time_finding(said: Time, near: tuple[Time, ...], contexts: str) -> Finding | None:

@@ -227,6 +227,13 @@ SWAPPED = [
         answer="The first floor has the cafe.",
         contexts=["The cafe is on the ground floor; the first floor has meeting rooms."],
     ),
+    # Open until 2 pm on Christmas Eve, not closed.
+    case(
+        "christmas_eve",
+        "Is the store open on Christmas Eve?",
+        answer="The store is closed on Christmas Eve.",
+        contexts=["On Christmas Eve the store closes at 2 pm."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -260,13 +267,14 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # one another sentence denies and two plans in each other's places: never passed, left
     # to an LLM; so is a claim that joins what two sentences say, one that states an option
     # as a fact, one that excludes what its context does not, and one that names a thing by a
-    # name its context never writes; and, days again, two words in each other's places.
+    # name its context never writes; and, days again, two words in each other's places, and
+    # a thing said closed on a day its context gives hours for.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("not_judged", "not_judged", "failed", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "failed", "failed", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
-        *("not_judged", "not_judged"),
+        *("not_judged", "not_judged", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

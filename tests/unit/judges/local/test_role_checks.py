@@ -135,3 +135,13 @@ def test_days_a_later_clause_gives_with_its_own_times_are_that_clauses() -> None
     # The later clause leaves out "The gym is open": its times say which days it is about.
     assert check_days("The gym is open from 8 am to 8 pm at weekends.", gym) == []
     assert check_days("The gym is open 24 hours on weekdays.", gym) == []
+
+
+def test_a_thing_said_closed_where_its_sentence_gives_it_hours_is_an_opposite() -> None:
+    store = "On Christmas Eve the store closes at 2 pm. The store is closed on Christmas Day."
+    [eve] = check_times("The store is closed on Christmas Eve.", store, store)
+    assert (eve.kind, eve.message) == (
+        "opposite",
+        "claims it is closed; the context gives its hours (closes at 2 pm)",
+    )
+    assert check_times("The store is closed on Christmas Day.", store, store) == []
