@@ -110,6 +110,9 @@ def _number_finding(q: Quantity, seen: _Numbers) -> Finding | None:
     """The finding on one number of the claim: a conflict where the evidence counts its
     thing with another number (or gives it per another unit), a gap where no context states
     it, else none."""
+    bounded = _bounded_finding(q, seen)
+    if bounded is not None:
+        return bounded or None
     rough = _approximate(q, seen.claim)
     return (
         _rate_finding(q, seen, rough)
@@ -117,6 +120,66 @@ def _number_finding(q: Quantity, seen: _Numbers) -> Finding | None:
         or _sentence_finding(q, seen, rough)
         or _near_finding(q, seen, rough)
     )
+
+
+def _bounded_finding(q: Quantity, seen: _Numbers) -> Finding | Literal[False] | None:
+    """For a number the claim gives as a bound ("more than half", "under 1.5 kg"), against
+    the evidence's plain numbers of its thing: ``False`` (no finding) where one is within the
+    bound, a conflict where none is; ``None`` (read it as a value) for a number given as no
+    bound, or where the evidence states none plain ("Orders over 50 euros")."""
+    bound = _bound(q, seen.claim) if q.unit else None
+    plain = _plain_numbers(q, seen) if bound else []
+    if bound is None or not plain:
+        return None
+    if _any_within(bound[0], q, plain):
+        return False
+    return _number_conflict(q, plain[0].text, f"{bound[1]} {q.text}")
+
+
+def _plain_numbers(q: Quantity, seen: _Numbers) -> list[Quantity]:
+    """The evidence's numbers of the claim's number's thing that it gives as no bound."""
+    return [s for s in _of_unit(q, seen.near, seen.evidence) if _bound(s, seen.evidence) is None]
+
+
+def _any_within(side: str, claimed: Quantity, stated: list[Quantity]) -> bool:
+    """Whether one of the stated amounts lies on the ``side`` of the claim's bound."""
+    return any(_within(side, claimed, s) for s in stated)
+
+
+def _bound(q: Quantity, text: str) -> tuple[str, str] | None:
+    """(the side, the words) of the bound ``text`` puts right before the number ``q`` ("more
+    than": above), ``None`` for none."""
+    at = text.find(q.text)
+    before = text[:at].lower() if at > 0 else ""
+    for side, words in _BOUNDS.items():
+        found = next((w for w in words if re.search(rf"\b{re.escape(w)}\s*$", before)), None)
+        if found:
+            return side, found
+    return None
+
+
+def _within(side: str, claimed: Quantity, stated: Quantity) -> bool:
+    """Whether the stated amount lies on the ``side`` of the claim's bound."""
+    mine, theirs = _comparable(claimed, stated)
+    return {
+        "above": theirs > mine,
+        "at_least": theirs >= mine,
+        "below": theirs < mine,
+        "at_most": theirs <= mine,
+    }[side]
+
+
+def _comparable(claimed: Quantity, stated: Quantity) -> tuple[float, float]:
+    """The two amounts in one unit: their dimension's base unit, else as written."""
+    a, b = claimed.measure(), stated.measure()
+    if a is not None and b is not None and a.dimension == b.dimension:
+        return a.value, b.value
+    return claimed.value, stated.value
+
+
+_BOUNDS = {
+    side: table("numbers").phrases(side) for side in ("above", "at_least", "below", "at_most")
+}
 
 
 def _named_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | None:

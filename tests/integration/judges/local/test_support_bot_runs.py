@@ -55,6 +55,13 @@ GOOD = [
         answer="The hotel is 20 minutes from the beach.",
         contexts=["The hotel is 5 minutes from the station and 20 minutes from the beach."],
     ),
+    # A bound that the context's weight is within.
+    case(
+        "laptop_weight",
+        "How heavy is the laptop?",
+        answer="The laptop weighs under 1.5 kg.",
+        contexts=["The laptop weighs 1.3 kg."],
+    ),
 ]
 SWAPPED = [
     # 30 days in the sentence about returns; 5 business days in the one about refunds.

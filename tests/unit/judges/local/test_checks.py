@@ -463,3 +463,18 @@ def test_two_words_apart_in_each_others_places_are_swapped_but_neighbours_are_re
     )
     # A passive says the same in the other order.
     assert words_swapped("The cat is chased by the dog.", "The dog chases the cat.") is None
+
+
+def test_a_number_given_as_a_bound_is_stated_by_a_plain_number_within_it() -> None:
+    renewed = "62% of customers renewed their subscription."
+    assert check_numbers("More than half of customers renewed.", renewed, renewed) == []
+    [fewer] = check_numbers("Fewer than half of customers renewed.", renewed, renewed)
+    assert fewer.message == "claims fewer than half; the context says 62%"
+    laptop = "The laptop weighs 1.3 kg."
+    assert check_numbers("The laptop weighs under 1.5 kg.", laptop, laptop) == []
+    [over] = check_numbers("The laptop weighs over 1.5 kg.", laptop, laptop)
+    assert over.message == "claims over 1.5 kg; the context says 1.3 kg"
+    # Against the context's own bound, the two numbers are compared.
+    orders = "Orders over 50 euros ship free."
+    [bound] = check_numbers("Shipping is free over 30 euros.", orders, orders)
+    assert bound.message == "claims 30 euros; the context says 50 euros"
