@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 from ...text.lexicon import any_of
 from ...text.names import MONTHS, names
@@ -26,6 +27,9 @@ from .quantities import CURRENCY_SIGNS, NUMBER_STEMS, Quantity, quantities, same
 from .roles import SPAN_WORDS, time_spans, times, weekdays
 from .tables import table
 from .units import dimension_of, same_measure, unit_of
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 _UNITS = table("units")
 SWAP_WORDS = 8  # claims with more content words are not checked for a replaced term
@@ -417,14 +421,14 @@ def _counting_clauses(claimed: Quantity, sentence: str) -> list[str]:
     return clauses if counting and all(_counts(claimed, c) for c in clauses) else []
 
 
-def _coordinated(sentence: str) -> list[str]:
-    """The coordinated clauses of a sentence, each with a number: a part without one belongs
-    to the clause before it ("... and 60 in black and white" is one clause; "between $70k
-    and $85k" one range)."""
+def _coordinated(sentence: str, holds: Callable[[str], Sequence[object]] = quantities) -> list[str]:
+    """The coordinated clauses of a sentence, each with a number (or what ``holds`` finds: a
+    date): a part without one belongs to the clause before it ("... and 60 in black and
+    white" is one clause; "between $70k and $85k" one range)."""
     ranged = _RANGE.sub(r"\1 to", sentence)
     clauses: list[str] = []
     for part in (p for p in _COORDINATED.split(ranged) if p.strip()):
-        if clauses and not quantities(part):
+        if clauses and not holds(part):
             clauses[-1] += f" and {part}"
         else:
             clauses.append(part)
@@ -660,9 +664,41 @@ def check_dates(claim: str, evidence: str, contexts: str, dated: str = "") -> li
     where it was signed)."""
     stated = dates(contexts)
     near = dates(evidence) or dates(dated)
-    return [
+    found = [
         _date_finding(d, near) for d in dates(claim) if not any(d.compatible(s) for s in stated)
     ]
+    return found or _clause_dates(claim, evidence)
+
+
+def _clause_dates(claim: str, evidence: str) -> list[Finding]:
+    """A conflict where a sentence of the evidence gives the claim's date to another clause
+    than the one the claim is about ("The London office opened in 2015." against "Our London
+    office opened in 2010 and our Paris office in 2015."; see :func:`_about`)."""
+    words = _sequence(claim)
+    for sentence in split_sentences(evidence):
+        found = _unbound_date(claim, _about(words, _dated_clauses(sentence)))
+        if found is not None:
+            return [found]
+    return []
+
+
+def _unbound_date(claim: str, clause: str | None) -> Finding | None:
+    """A conflict with the dates of the clause the claim is about where none can be one of
+    the claim's."""
+    theirs = dates(clause) if clause else []
+    wrong = [d for d in dates(claim) if not _any_compatible(d, theirs)] if theirs else []
+    return _date_finding(wrong[0], theirs) if wrong else None
+
+
+def _any_compatible(claimed: Date, theirs: list[Date]) -> bool:
+    """Whether one of the dates ``theirs`` may be the claim's."""
+    return any(claimed.compatible(t) for t in theirs)
+
+
+def _dated_clauses(sentence: str) -> list[str]:
+    """The coordinated clauses of a sentence, each with a date (none for one clause)."""
+    clauses = [c for c in _coordinated(sentence, dates) if dates(c)]
+    return clauses if len(clauses) > 1 else []
 
 
 def _date_finding(claimed: Date, near: list[Date]) -> Finding:

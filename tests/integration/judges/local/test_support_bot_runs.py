@@ -241,6 +241,13 @@ SWAPPED = [
         answer="The store is closed on Christmas Eve.",
         contexts=["On Christmas Eve the store closes at 2 pm."],
     ),
+    # 2015 is the Paris office's year.
+    case(
+        "london_office",
+        "When did the London office open?",
+        answer="The London office opened in 2015.",
+        contexts=["Our London office opened in 2010 and our Paris office in 2015."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -281,7 +288,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "failed", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "failed", "failed", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
-        *("not_judged", "not_judged", "not_judged"),
+        *("not_judged", "not_judged", "not_judged", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -478,3 +478,11 @@ def test_a_number_given_as_a_bound_is_stated_by_a_plain_number_within_it() -> No
     orders = "Orders over 50 euros ship free."
     [bound] = check_numbers("Shipping is free over 30 euros.", orders, orders)
     assert bound.message == "claims 30 euros; the context says 50 euros"
+
+
+def test_a_date_another_clause_of_the_sentence_gives_is_no_date_of_the_claims() -> None:
+    offices = "Our London office opened in 2010 and our Paris office in 2015."
+    [london] = check_dates("The London office opened in 2015.", offices, offices)
+    assert london.message == "claims 2015; the context says 2010"
+    assert check_dates("The Paris office opened in 2015.", offices, offices) == []
+    assert check_dates("The London office opened in 2010.", offices, offices) == []
