@@ -25,7 +25,7 @@ from .tables import table
 
 _SCOPE = table("scope")
 _UNIVERSAL = _SCOPE.words("universal")
-_EXCLUSIVE = _SCOPE.words("exclusive")
+_EXCLUSIVE = _SCOPE.words("exclusive") | _SCOPE.words("together")
 _CONDITION = re.compile(rf"^(?:{any_of(_SCOPE.phrases('conditions'))})\b")
 
 # What makes a statement a possibility rather than a fact: "They may have formed from
@@ -81,7 +81,7 @@ def _across_clauses(claim: str, sentence: str) -> bool:
     if len(clauses) < 2 or not ordered or re.search(r"\d", claim):
         return False
     held = [content_words(c) & frozenset(ordered) for c in clauses]
-    return _subject_elsewhere(ordered[0], held)
+    return _subject_elsewhere(ordered[0], held) or _predicate_elsewhere(ordered, clauses, held)
 
 
 def _ordered_words(text: str) -> list[str]:
@@ -95,6 +95,28 @@ def _subject_elsewhere(subject: str, held: list[frozenset[str]]) -> bool:
     words each clause holds)."""
     later = next((h for h in held[1:] if subject in h), None)
     return subject not in held[0] and later is not None and bool(held[0] - later)
+
+
+def _predicate_elsewhere(
+    ordered: list[str], clauses: list[str], held: list[frozenset[str]]
+) -> bool:
+    """Whether the claim gives the first clause's subject what a later clause says of its own
+    subject ("The Dublin flight is delayed by two hours." against "The Dublin flight is on
+    time; the Cork flight is delayed by two hours."): that clause holds words of the claim the
+    first does not, and opens with a word the claim lacks. A later clause that leaves out the
+    subject opens with the claim's words ("... but open to cars")."""
+    if ordered[0] not in held[0]:
+        return False
+    return any(
+        words - held[0] and _opens_apart(clause, ordered)
+        for clause, words in zip(clauses[1:], held[1:], strict=True)
+    )
+
+
+def _opens_apart(clause: str, ordered: list[str]) -> bool:
+    """Whether the clause's first content word is none of the claim's words ``ordered``."""
+    own = _ordered_words(clause)
+    return bool(own) and own[0] not in ordered
 
 
 _CONTRASTED = re.compile(r";|\bbut\b|\bwhile\b|\bwhereas\b", re.IGNORECASE)
@@ -129,8 +151,9 @@ def hedged(claim: str, sentence: str) -> bool:
 def broadened(claim: str, sentence: str) -> bool:
     """Whether the claim states of every case what the sentence states of some: a universal
     word the sentence lacks ("all orders"), a word that excludes every other case ("Only
-    admins"), or a condition of the sentence the claim leaves out where it copies the words
-    around it ("orders over $50", "$20 per user per month")."""
+    admins") or takes two together ("both days"), or a condition of the sentence the claim
+    leaves out where it copies the words around it ("orders over $50", "$20 per user per
+    month")."""
     mine = [t.lower() for t in tokens(claim)]
     theirs = [t.lower() for t in tokens(sentence)]
     if _every_case(mine, theirs) or (set(mine) & _EXCLUSIVE) - set(theirs):

@@ -248,6 +248,20 @@ SWAPPED = [
         answer="The London office opened in 2015.",
         contexts=["Our London office opened in 2010 and our Paris office in 2015."],
     ),
+    # The delay is the Cork flight's.
+    case(
+        "dublin_flight",
+        "Is the Dublin flight delayed?",
+        answer="The Dublin flight is delayed by two hours.",
+        contexts=["The Dublin flight is on time; the Cork flight is delayed by two hours."],
+    ),
+    # Lunch on day one only.
+    case(
+        "lunch",
+        "Is lunch included?",
+        answer="Lunch is included on both days.",
+        contexts=["Lunch is included on day one; on day two participants buy their own lunch."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -289,7 +303,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
         *("failed", "not_judged", "failed", "failed", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
-        *("not_judged", "not_judged", "not_judged", "failed"),
+        *("not_judged", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

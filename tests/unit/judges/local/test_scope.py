@@ -84,3 +84,12 @@ def test_a_claim_that_puts_a_later_clauses_subject_to_the_first_clauses_word_is_
     # A later clause that leaves out the first one's subject shares it.
     bridge = "The bridge is closed to cyclists but open to cars."
     assert beyond("The bridge is open to cars.", bridge, bridge) == ""
+
+
+def test_a_claim_that_gives_the_first_clauses_subject_a_later_clauses_fact_is_spread() -> None:
+    flights = "The Dublin flight is on time; the Cork flight is delayed by two hours."
+    assert beyond("The Dublin flight is delayed by two hours.", flights, flights) == trust.SPREAD
+    assert beyond("The Cork flight is delayed by two hours.", flights, flights) == ""
+    # "Both" takes two things together where the sentence gives one.
+    lunch = "Lunch is included on day one; on day two participants buy their own lunch."
+    assert beyond("Lunch is included on both days.", lunch, lunch) == trust.BROADENED
