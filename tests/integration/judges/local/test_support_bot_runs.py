@@ -262,6 +262,13 @@ SWAPPED = [
         answer="Lunch is included on both days.",
         contexts=["Lunch is included on day one; on day two participants buy their own lunch."],
     ),
+    # Opened, not closed.
+    case(
+        "bridge_opening",
+        "What did the mayor do in May?",
+        answer="The mayor, Lena Vogel, closed the bridge.",
+        contexts=["The bridge was opened by the mayor, Lena Vogel, in May."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -304,6 +311,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("failed", "not_judged", "failed", "failed", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
+        "not_judged",
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -486,3 +486,12 @@ def test_a_date_another_clause_of_the_sentence_gives_is_no_date_of_the_claims() 
     assert london.message == "claims 2015; the context says 2010"
     assert check_dates("The Paris office opened in 2015.", offices, offices) == []
     assert check_dates("The London office opened in 2010.", offices, offices) == []
+
+
+def test_closed_where_the_context_says_opened_is_an_opposite() -> None:
+    opened = "The bridge was opened by the mayor in May."
+    [finding] = check_negation("The mayor closed the bridge in May.", opened, 1.0)
+    assert (finding.kind, finding.message) == (
+        "opposite",
+        "the claim says \u201cclosed\u201d; the context says \u201copened\u201d",
+    )
