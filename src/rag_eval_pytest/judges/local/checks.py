@@ -86,16 +86,22 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
     voucher" against "100 points for a 5 euro voucher" has both numbers, each counting the
     other's thing, and is a conflict. A number no context states is a gap. Times of day are
     :func:`check_times`'s."""
+    if compared_with(claim, evidence):
+        return []  # the numbers are another thing's: this one's only by working them out
     seen = _Numbers(claim, evidence, quantities(evidence), quantities(contexts), contexts)
     years = {d.year for d in dates(contexts)}
-    findings = []
-    for q in quantities(claim, time_spans(claim)):
-        if re.fullmatch(r"\d{4}", q.text.split()[0]) and q.value in years:
-            continue  # "(1494-1547): King of France" against "12 September 1494"
-        finding = _number_finding(q, seen)
-        if finding is not None:
-            findings.append(finding)
-    return findings
+    found = (_number_finding(q, seen) for q in _claimed_numbers(claim, years))
+    return [finding for finding in found if finding is not None]
+
+
+def _claimed_numbers(claim: str, years: set[int]) -> list[Quantity]:
+    """The claim's numbers but its times of day and a year a context dates ("(1494-1547):
+    King of France" against "12 September 1494")."""
+    return [
+        q
+        for q in quantities(claim, time_spans(claim))
+        if not (re.fullmatch(r"\d{4}", q.text.split()[0]) and q.value in years)
+    ]
 
 
 @dataclass(frozen=True)
@@ -124,6 +130,27 @@ def _number_finding(q: Quantity, seen: _Numbers) -> Finding | None:
         or _sentence_finding(q, seen, rough)
         or _near_finding(q, seen, rough)
     )
+
+
+def compared_with(claim: str, sentence: str) -> bool:
+    """Whether the claim is about a thing the sentence names only as what it compares
+    another with ("The Rome team has 40 people." against "Our Madrid team has grown to 40
+    people, twice the size of the Rome team."): its numbers are the other thing's, and the
+    compared thing's only by working them out."""
+    found = COMPARING.search(sentence)
+    ordered = [w for t in tokens(claim) for w in sorted(content_words(t))]
+    if found is None or not ordered:
+        return False
+    before, after = sentence[: found.start()], sentence[found.end() :]
+    return ordered[0] in content_words(after) and ordered[0] not in content_words(before)
+
+
+COMPARING = re.compile(
+    r"\b(?:twice|half|double|triple|\w+ times)\s+(?:the\s+\w+\s+of|as\s+\w+\s+as)\b",
+    re.IGNORECASE,
+)
+"""A phrase that compares one thing with another by a factor ("twice the size of", "three
+times as large as", "half the price of")."""
 
 
 def _bounded_finding(q: Quantity, seen: _Numbers) -> Finding | Literal[False] | None:

@@ -6,7 +6,8 @@ with a word the sentence lacks and another sentence has, a relation no sentence 
 museum was founded in 1920 by Anna Berg." against "The museum was founded in 1920. Its first
 director was Anna Berg."); or naming a thing by a name the contexts never write, composed of
 their words ("Riverside Dental Clinic" where they name "Lakeside Dental Clinic, on Riverside
-Road").
+Road"); or about a thing the sentence only compares another with ("twice the size of the Rome
+team", :func:`~.checks.compared_with`).
 
 Each leaves a claim its score supports unsure: its words match, what they claim may not.
 """
@@ -20,7 +21,7 @@ from ...text.lexicon import any_of
 from ...text.sentences import split_sentences
 from ...text.words import STOPWORDS, content_words, tokens
 from . import trust
-from .checks import named_in
+from .checks import compared_with, named_in
 from .tables import table
 
 _SCOPE = table("scope")
@@ -43,7 +44,7 @@ def beyond(claim: str, sentence: str, contexts: str = "") -> str:
     """The kind of evidence of a claim the sentence's words support that states more than
     the sentence (:data:`~.trust.HEDGED`, :data:`~.trust.BROADENED`, :data:`~.trust.SPREAD`
     where another sentence of ``contexts`` has a word of the claim the sentence lacks,
-    :data:`~.trust.COMPOSED`), else ""."""
+    :data:`~.trust.COMPOSED`, :data:`~.trust.COMPARED`), else ""."""
     if hedged(claim, sentence):
         return trust.HEDGED
     if broadened(claim, sentence):
@@ -52,6 +53,8 @@ def beyond(claim: str, sentence: str, contexts: str = "") -> str:
         return trust.SPREAD
     if composed(claim, contexts):
         return trust.COMPOSED
+    if compared_with(claim, sentence):
+        return trust.COMPARED
     return ""
 
 

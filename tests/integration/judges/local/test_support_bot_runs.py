@@ -55,6 +55,13 @@ GOOD = [
         answer="The hotel is 20 minutes from the beach.",
         contexts=["The hotel is 5 minutes from the station and 20 minutes from the beach."],
     ),
+    # Twice the size of the Rome team: 20, worked out. Never failed; an LLM reads it.
+    case(
+        "rome_team",
+        "How big is the Rome team?",
+        answer="The Rome team has 20 people.",
+        contexts=["Our Madrid team has grown to 40 people, twice the size of the Rome team."],
+    ),
     # A bound that the context's weight is within.
     case(
         "laptop_weight",
@@ -269,6 +276,13 @@ SWAPPED = [
         answer="The mayor, Lena Vogel, closed the bridge.",
         contexts=["The bridge was opened by the mayor, Lena Vogel, in May."],
     ),
+    # 40 is the Madrid team's.
+    case(
+        "rome_size",
+        "How big is the Rome team?",
+        answer="Our Rome team has 40 people.",
+        contexts=["Our Madrid team has grown to 40 people, twice the size of the Rome team."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -311,7 +325,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("failed", "not_judged", "failed", "failed", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
-        "not_judged",
+        *("not_judged", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

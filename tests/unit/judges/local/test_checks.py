@@ -495,3 +495,11 @@ def test_closed_where_the_context_says_opened_is_an_opposite() -> None:
         "opposite",
         "the claim says \u201cclosed\u201d; the context says \u201copened\u201d",
     )
+
+
+def test_a_number_of_a_thing_the_context_only_compares_with_is_no_conflict() -> None:
+    teams = "Our Madrid team has grown to 40 people, twice the size of the Rome team."
+    # 20 is what twice the size works out to: only reading the comparison settles it.
+    assert check_numbers("The Rome team has 20 people.", teams, teams) == []
+    [madrid] = check_numbers("Our Madrid team has 30 people.", teams, teams)
+    assert madrid.message == "claims 30 people; the context says 40 people"

@@ -93,3 +93,12 @@ def test_a_claim_that_gives_the_first_clauses_subject_a_later_clauses_fact_is_sp
     # "Both" takes two things together where the sentence gives one.
     lunch = "Lunch is included on day one; on day two participants buy their own lunch."
     assert beyond("Lunch is included on both days.", lunch, lunch) == trust.BROADENED
+
+
+def test_a_claim_about_a_thing_the_sentence_only_compares_with_is_of_its_own_kind() -> None:
+    teams = "Our Madrid team has grown to 40 people, twice the size of the Rome team."
+    assert beyond("Our Rome team has 40 people.", teams, teams) == trust.COMPARED
+    assert beyond("Our Madrid team has 40 people.", teams, teams) == ""
+    # A share of a whole compares nothing.
+    users = "Half of the users chose the annual plan."
+    assert beyond("Half of the users chose the annual plan.", users, users) == ""
