@@ -132,13 +132,18 @@ def _number_finding(q: Quantity, seen: _Numbers) -> Finding | None:
     )
 
 
+def ordered_words(text: str) -> list[str]:
+    """The content words of ``text`` in order, a word said again each time."""
+    return [w for t in tokens(text) for w in sorted(content_words(t))]
+
+
 def compared_with(claim: str, sentence: str) -> bool:
     """Whether the claim is about a thing the sentence names only as what it compares
     another with ("The Rome team has 40 people." against "Our Madrid team has grown to 40
     people, twice the size of the Rome team."): its numbers are the other thing's, and the
     compared thing's only by working them out."""
     found = COMPARING.search(sentence)
-    ordered = [w for t in tokens(claim) for w in sorted(content_words(t))]
+    ordered = ordered_words(claim)
     if found is None or not ordered:
         return False
     before, after = sentence[: found.start()], sentence[found.end() :]
@@ -416,7 +421,7 @@ def _about(words: list[str], clauses: list[str]) -> str | None:
     one clause that holds the first of them that is no number ("Students get a 20%
     discount"); ``None`` otherwise ("the Green Party spent ..." against "UKIP spent ..., the
     Tories ... and Labour ...")."""
-    alone = _alone_holding(frozenset(words), clauses)
+    alone = alone_holding(frozenset(words), list(map(content_words, clauses)))
     later = [i for i in alone if i > 0]
     if later:
         return clauses[later[0]] if len(later) == 1 else None
@@ -433,9 +438,9 @@ def _holding_first(words: list[str], clauses: list[str]) -> str | None:
     return holding[0] if len(holding) == 1 else None
 
 
-def _alone_holding(words: frozenset[str], clauses: list[str]) -> list[int]:
-    """Which clauses hold one of ``words`` that no other clause holds."""
-    held = [content_words(c) for c in clauses]
+def alone_holding(words: frozenset[str], held: list[frozenset[str]]) -> list[int]:
+    """Which clauses, whose words are ``held``, hold one of ``words`` that no other clause
+    holds."""
     others = [frozenset().union(*held[:i], *held[i + 1 :]) for i in range(len(held))]
     return [i for i, (h, o) in enumerate(zip(held, others, strict=True)) if words & h - o]
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ...text.lexicon import any_of
 from ...text.sentences import split_sentences
 from ...text.words import content_words
-from .checks import Finding
+from .checks import Finding, alone_holding
 from .facts import negation_cues, without_names
 from .quantities import quantities
 from .roles import SPAN_WORDS, Days, Route, Time, routes, same_place, times, weekdays
@@ -216,7 +216,7 @@ def _clauses_about(clause: str, theirs: list[str]) -> list[str]:
     8 am to 8 pm at weekends"), else those sharing most of its words ("the flea market opens",
     not "the farmers' market opens")."""
     topic = _topic_words(clause)
-    alone = _alone_holding(topic, [_topic_words(c) for c in theirs])
+    alone = [i for i in alone_holding(topic, [_topic_words(c) for c in theirs]) if i > 0]
     if len(alone) == 1:
         return [theirs[alone[0]]]
     return _sharing_most(topic, theirs)
@@ -226,13 +226,6 @@ def _sharing_most(topic: frozenset[str], theirs: list[str]) -> list[str]:
     """The clauses that share most of the words ``topic`` (none where none shares one)."""
     shared = [len(content_words(c) & topic) for c in theirs]
     return [c for c, n in zip(theirs, shared, strict=True) if n and n == max(shared)]
-
-
-def _alone_holding(topic: frozenset[str], held: list[frozenset[str]]) -> list[int]:
-    """The later clauses (not the first) whose words ``held`` hold a word of ``topic`` that
-    no other clause holds."""
-    others = [frozenset().union(*held[:i], *held[i + 1 :]) for i in range(len(held))]
-    return [i for i in range(1, len(held)) if topic & held[i] - others[i]]
 
 
 def _topic_words(text: str) -> frozenset[str]:

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import itertools
 import re
+from functools import lru_cache
 
 from ...text.lexicon import any_of
 from ...text.sentences import split_sentences
 from ...text.words import STOPWORDS, content_words, tokens
 from . import trust
-from .checks import compared_with, named_in
+from .checks import compared_with, named_in, ordered_words
 from .tables import table
 
 _SCOPE = table("scope")
@@ -80,16 +81,11 @@ def _across_clauses(claim: str, sentence: str) -> bool:
     closed to cyclists but open to cars."), nor a claim with a number, whose clause the number
     check binds."""
     clauses = _CONTRASTED.split(sentence)
-    ordered = _ordered_words(claim)
+    ordered = ordered_words(claim)
     if len(clauses) < 2 or not ordered or re.search(r"\d", claim):
         return False
     held = [content_words(c) & frozenset(ordered) for c in clauses]
     return _subject_elsewhere(ordered[0], held) or _predicate_elsewhere(ordered, clauses, held)
-
-
-def _ordered_words(text: str) -> list[str]:
-    """The content words of ``text`` in order."""
-    return [w for t in tokens(text) for w in sorted(content_words(t))]
 
 
 def _subject_elsewhere(subject: str, held: list[frozenset[str]]) -> bool:
@@ -118,7 +114,7 @@ def _predicate_elsewhere(
 
 def _opens_apart(clause: str, ordered: list[str]) -> bool:
     """Whether the clause's first content word is none of the claim's words ``ordered``."""
-    own = _ordered_words(clause)
+    own = ordered_words(clause)
     return bool(own) and own[0] not in ordered
 
 
@@ -139,8 +135,10 @@ def composed(claim: str, contexts: str) -> bool:
     )
 
 
+@lru_cache(maxsize=4096)
 def _spelled(text: str) -> str:
-    """The words of ``text``, lowercase, one space apart."""
+    """The words of ``text``, lowercase, one space apart. Memoised: every claim reads all
+    the contexts' words."""
     return " ".join(t.lower() for t in tokens(text))
 
 
