@@ -124,12 +124,35 @@ def _number_finding(q: Quantity, seen: _Numbers) -> Finding | None:
     if bounded is not None:
         return bounded or None
     rough = _approximate(q, seen.claim)
-    return (
-        _rate_finding(q, seen, rough)
-        or _named_finding(q, seen, rough)
+    # A rate first: "$10 per day" against "$10 per hour, up to $40 per day".
+    return _rate_finding(q, seen, rough) or _value_finding(q, seen, rough)
+
+
+def _value_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | None:
+    """The finding on a number the claim gives as a value: a conflict with the number of
+    its thing that its passage's words, sentence or clause bind to it, but a gap where the
+    other number is no rival value of it (:func:`_no_rival_value`)."""
+    found = (
+        _named_finding(q, seen, rough)
         or _sentence_finding(q, seen, rough)
         or _near_finding(q, seen, rough)
     )
+    if found is not None and found.severity == "conflict" and _no_rival_value(q, seen):
+        return _number_gap(q)
+    return found
+
+
+def _no_rival_value(q: Quantity, seen: _Numbers) -> bool:
+    """Whether another number of the evidence is no rival value of the claim's, whatever it
+    counts: the claim denies ("A 3-day delay won't be reported" against "a payment one day
+    late will not be reported": both may hold), or the evidence gives the claim's thing as a
+    bound the claim's number lies within ("your $15,000 claim" against "claims over
+    $10,000", "a 60-day trip" against "trips longer than 45 days"): the claim applies a rule
+    to a case, which only reading both settles."""
+    if negation_cues(seen.claim):
+        return True
+    stated = _of_unit(q, seen.near, seen.evidence)
+    return any(_within(side, s, q) for s in stated for side in _sides(s, seen.evidence))
 
 
 def ordered_words(text: str) -> list[str]:
@@ -186,12 +209,27 @@ def _bound(q: Quantity, text: str) -> tuple[str, str] | None:
     """(the side, the words) of the bound ``text`` puts right before the number ``q`` ("more
     than": above), ``None`` for none."""
     at = text.find(q.text)
-    before = text[:at].lower() if at > 0 else ""
-    for side, words in _BOUNDS.items():
-        found = next((w for w in words if re.search(rf"\b{re.escape(w)}\s*$", before)), None)
-        if found:
-            return side, found
-    return None
+    return _bound_before(text[:at] if at > 0 else "")
+
+
+def _sides(q: Quantity, text: str) -> list[str]:
+    """The side of each bound ``text`` puts before any of its writings of the number ``q``
+    ("up to 45 days ... longer than 45 days ... the first 45 days": at most, above)."""
+    found = (_bound_before(text[: m.start()]) for m in re.finditer(re.escape(q.text), text))
+    return [bound[0] for bound in found if bound is not None]
+
+
+def _bound_before(before: str) -> tuple[str, str] | None:
+    """(the side, the words) of the bound that ends ``before``, ``None`` for none."""
+    before = before.lower()
+    ending = [
+        (side, w)
+        for side, words in _BOUNDS.items()
+        for w in words
+        if re.search(rf"\b{re.escape(w)}\s*$", before)
+    ]
+    # The longest: "never more than" is at most, not "more than"'s above.
+    return max(ending, key=lambda found: len(found[1]), default=None)
 
 
 def _within(side: str, claimed: Quantity, stated: Quantity) -> bool:
@@ -275,10 +313,28 @@ def _rate_said(q: Quantity, mine: str, theirs: list[tuple[Quantity, str]], rough
     """What the evidence says in place of the claim's rate ("$40 per day"; "" where it
     gives the claim's number per the claim's unit, or no rate)."""
     equal = {r for s, r in theirs if _same_amount(q, s, rough)}
-    if mine in equal:
+    if _rate_held(mine, equal, {r for _, r in theirs}):
         return ""
     said = _per(theirs, {mine}) + _per(theirs, equal - {""})
     return said[0] if said else ""
+
+
+def _rate_held(mine: str, equal: set[str], given: set[str]) -> bool:
+    """Whether the evidence gives the claim's amount per the claim's rate ``mine`` (its
+    equal amounts are given per ``equal``, its amounts per ``given``): as said, or read
+    into it: per nothing where another amount is given per the claim's unit ("$9,450 per
+    year for residents and $27,600 for others": $27,600 a year), or per another thing the
+    claim names in its own words, where neither is a unit ("$15 per user" against "$15 per
+    seat"; "$10 per hour" against "$10 per day" stays a conflict)."""
+    elided = "" in equal and mine in given
+    return mine in equal or elided or _other_words_for(mine, equal, given)
+
+
+def _other_words_for(mine: str, equal: set[str], given: set[str]) -> bool:
+    """Whether the claim's rate, no unit and per nothing the evidence gives, may name in
+    other words the thing its equal amount is given per, no unit either."""
+    countable = {r for r in equal if r and dimension_of(r) is None}
+    return bool(countable) and dimension_of(mine) is None and mine not in given
 
 
 def _per(theirs: list[tuple[Quantity, str]], rates: set[str]) -> list[str]:
@@ -410,7 +466,15 @@ def _bound_clause(claimed: Quantity, claim: str, sentence: str | None) -> str | 
     # The claim's own clause around its number: "Labour's 26p" of "UKIP's was 68p, Labour's
     # 26p, ..." names Labour, not UKIP.
     around = next((c for c in _CLAUSES.split(claim) if claimed.text in c), claim)
-    return _about(_sequence(around), counted)
+    return _about(_sequence(around) + _hyphenated(around), counted)
+
+
+def _hyphenated(text: str) -> list[str]:
+    """The words of ``text`` that two or three of its words joined by hyphens make ("out of
+    state" is "out-of-state"), as :func:`content_words` reads them."""
+    words = tokens(text)
+    joined = {"-".join(words[i : i + n]) for n in (2, 3) for i in range(len(words) - n + 1)}
+    return sorted(content_words(" ".join(joined)))
 
 
 def _about(words: list[str], clauses: list[str]) -> str | None:
@@ -977,7 +1041,7 @@ def _first_word_name(claim: str) -> list[str]:
     if (
         first
         and first[0][:1].isupper()
-        and first[0].lower() not in STOPWORDS
+        and re.split(r"['’]", first[0])[0].lower() not in STOPWORDS  # "They're"
         and not re.match(r"\W*\w+,", claim)
     ):
         return first

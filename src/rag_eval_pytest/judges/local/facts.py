@@ -310,9 +310,26 @@ def _known_word(word: str, text: str, known: frozenset[str]) -> bool:
     spells the word out."""
     low = re.sub(r"['’]s$", "", word).lower()
     low = low if low.isascii() else unaccented(low)
-    if not low or low in NAME_STOP or low in known or PLACES.get(low, low) in known:
-        return True
-    return _spelled_out(word, low, text)
+    return _plainly_known(low, known) or _spelled_out(word, low, text) or _clipped(low, known)
+
+
+def _plainly_known(low: str, known: frozenset[str]) -> bool:
+    """Whether a lowercased word of a name is no name's or among the text's words ``known``
+    (a place by any of its names)."""
+    return not low or low in NAME_STOP or low in known or PLACES.get(low, low) in known
+
+
+CLIPPED_LETTERS = 5
+"""The least letters of a word clipped from a longer one ("Physio" of "Physiotherapy")."""
+
+
+def _clipped(low: str, known: frozenset[str]) -> bool:
+    """Whether the word, of :data:`CLIPPED_LETTERS` letters or more, starts a word of the
+    text nearly twice its length or longer ("physio" of "physiotherapy", "admin" of
+    "administration"; not "roberts" of "robertson")."""
+    return len(low) >= CLIPPED_LETTERS and any(
+        w.startswith(low) and len(w) >= 2 * len(low) - 1 for w in known
+    )
 
 
 def _spelled_out(word: str, low: str, text: str) -> bool:

@@ -428,11 +428,17 @@ UNRELATED_PROBABILITY = 0.2
 _ANSWERS_IT = (trust.RESTATES_QUESTION, trust.DIRECT_ANSWER)
 
 
+def restates(features: list[float]) -> bool:
+    """Whether an answer with these features (:func:`answer_features`) restates its question
+    and gives what it asks for."""
+    similarity, covered, found = features
+    return similarity >= RESTATING_SIMILARITY and covered == 1.0 and found == 1.0
+
+
 def _rating_basis(features: list[float], p: float, direct: bool, model: LogisticModel) -> str:
     """The kind of evidence of an answer's rating: a restatement that gives what the
     question asks for, a short direct answer, a score far below the cut, else the score."""
-    similarity, covered, found = features
-    if similarity >= RESTATING_SIMILARITY and covered == 1.0 and found == 1.0:
+    if restates(features):
         return trust.RESTATES_QUESTION
     if direct:
         return trust.DIRECT_ANSWER

@@ -101,12 +101,43 @@ def _beats_all(said: Time, other: Time, equal: list[Time]) -> bool:
 
 def _beats(said: Time, other: Time, mine: Time) -> bool:
     """Whether ``other`` holds the place of ``said`` better than ``mine``: more of its
-    clause's words with a role as close, or its role where ``mine`` has the other one."""
+    clause's words with a role as close, or its role where ``mine`` has the other one; never
+    where ``mine`` has the claim's days and ``other`` others, always where ``other`` has
+    them and ``mine`` others, with a role as close ("weekends from 8:00" holds "At weekends
+    the pool opens at 8 am", not "weekdays from 6:30")."""
     role, mine_role = _role_match(said, other), _role_match(said, mine)
+    by_days = _days_place(said, other, mine)
+    if by_days is not None:
+        return by_days and role >= mine_role
+    return _beats_by_words(said, other, mine, role, mine_role)
+
+
+def _beats_by_words(said: Time, other: Time, mine: Time, role: int, mine_role: int) -> bool:
+    """More of the claim's clause words with a role as close, or its role where ``mine``
+    has the other one."""
     words, mine_words = len(said.words & other.words), len(said.words & mine.words)
     return (words > mine_words and role >= mine_role) or (
         role == 1 and mine_role == -1 and words >= mine_words
     )
+
+
+# The days a time's clause names ("weekends", "Sundays"), as its words are read.
+DAY_WORDS = content_words(" ".join(table("roles").phrases("day_words"))) - {"day", "week", "everi"}
+
+
+def _days_place(said: Time, other: Time, mine: Time) -> bool | None:
+    """Whether the days of the times' clauses say ``other`` holds the place of ``said``
+    (True: it has the claim's days and ``mine`` others) or not (False: the other way
+    round); ``None`` where they do not tell."""
+    days, mine_days, other_days = (t.words & DAY_WORDS for t in (said, mine, other))
+    if _other_days(days, mine_days, other_days):
+        return False
+    return True if _other_days(days, other_days, mine_days) else None
+
+
+def _other_days(days: frozenset[str], holding: frozenset[str], others: frozenset[str]) -> bool:
+    """Whether ``holding`` has some of the claim's ``days`` and ``others`` only other days."""
+    return bool(days & holding and others and not days & others)
 
 
 def _quoted(time: Time) -> str:

@@ -45,6 +45,8 @@ _TIME = re.compile(
     re.IGNORECASE,
 )
 _JOINT = re.compile(r"\s*(?:[-–—]|(to|until|till)\s)\s*", re.IGNORECASE)
+# What joins the end of a span to its start after "between" ("between 8:00 and 11:00").
+_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _DAY_PARTS = content_words(" ".join(_ROLES.phrases("day_parts")))
 _CLAUSE = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:and|but|while|whereas)\b(?!\s*\d)", re.IGNORECASE)
 
@@ -113,12 +115,24 @@ def _placed(
     before it across a joint ("9am-5pm", "9 am to 6 pm")."""
     role, lead = stated.role, ""
     if found and not role:
-        joint = _JOINT.fullmatch(text, found[-1][0][1], stated.start)
-        if joint:
-            role, lead = "end", f"{joint.group(1)} " if joint.group(1) else ""
+        role, lead = _span_end(text, found[-1], stated) or (role, lead)
     written = text[stated.start : stated.end]
     time = _time(text, stated.start, stated.minutes, stated.exact, role, written, lead)
     return (stated.start, stated.end), time
+
+
+def _span_end(
+    text: str, before: tuple[tuple[int, int], Time], stated: _Stated
+) -> tuple[str, str] | None:
+    """("end", the joint's word) where the time ``stated`` follows the time ``before``
+    across a joint ("9am-5pm", "9 am to 6 pm"), or across "and" after "between" (a start:
+    "between 8:00 and 11:00"); ``None`` otherwise."""
+    after = before[0][1]
+    joint = _JOINT.fullmatch(text, after, stated.start)
+    if joint:
+        return "end", f"{joint.group(1)} " if joint.group(1) else ""
+    between = before[1].role == "start" and _AND.fullmatch(text, after, stated.start)
+    return ("end", "") if between else None
 
 
 def _stated(m: re.Match[str]) -> list[_Stated]:

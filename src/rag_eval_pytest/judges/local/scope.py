@@ -28,7 +28,10 @@ from .tables import table
 _SCOPE = table("scope")
 _UNIVERSAL = _SCOPE.words("universal")
 _EXCLUSIVE = _SCOPE.words("exclusive") | _SCOPE.words("together")
-_CONDITION = re.compile(rf"^(?:{any_of(_SCOPE.phrases('conditions'))})\b")
+_CONDITION = re.compile(
+    rf"^(?:{any_of(_SCOPE.phrases('conditions'))}"
+    rf"|for (?:[\w'-]+ ){{1,3}}(?:{any_of(_SCOPE.phrases('restricting'))}))\b"
+)
 
 # What makes a statement a possibility rather than a fact: "They may have formed from
 # leftover material", "a structure possibly built by the Romans", "is thought to date from",
@@ -211,4 +214,11 @@ def _a_condition(run: list[str]) -> bool:
     that is no stop word ("over $50", "per user"); not an alternative the claim leaves out
     ("$15 per visit, or" before the "$45 a month" it keeps)."""
     opens = any(_CONDITION.match(" ".join(run[at:])) for at in range(len(run)))
-    return opens and "or" not in run and any(w not in STOPWORDS for w in run)
+    return opens and not _alternative(run) and any(w not in STOPWORDS for w in run)
+
+
+def _alternative(run: list[str]) -> bool:
+    """Whether a run of words holds "or" that is no bound's ("four or more days")."""
+    return any(
+        w == "or" and run[at + 1 : at + 2] not in (["more"], ["less"]) for at, w in enumerate(run)
+    )

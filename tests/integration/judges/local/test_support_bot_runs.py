@@ -69,6 +69,57 @@ GOOD = [
         answer="The laptop weighs under 1.5 kg.",
         contexts=["The laptop weighs 1.3 kg."],
     ),
+    # The year's price of the first clause read into the second's.
+    case(
+        "child_membership",
+        "How much is membership for children?",
+        answer="Children pay £40 a year.",
+        contexts=["Membership costs £80 per year for adults and £40 for children."],
+    ),
+    # The weekends' hours are the second clause's.
+    case(
+        "weekend_gym",
+        "When can I train on a Saturday?",
+        answer="At weekends the Hillside gym opens at 7 am and closes at 4 pm.",
+        contexts=[
+            "The Hillside gym is open weekdays from 5:30 to 22:00 and weekends from 7:00 to "
+            "16:00. Towels cost 2 euros."
+        ],
+    ),
+    # "between ... and" is the span "from ... to".
+    case(
+        "desk_hours",
+        "When is the library desk staffed?",
+        answer="The library desk is staffed between 10 am and 3 pm.",
+        contexts=["The library desk is staffed from 10:00 to 15:00."],
+    ),
+    # "Admin" is the start of "Administration".
+    case(
+        "admin_office",
+        "Where is the admin office?",
+        answer="Admin is in room B12 on the first floor.",
+        contexts=[
+            "The Administration Office is on the first floor, room B12. "
+            "The Finance Office is on the ground floor."
+        ],
+    ),
+    # A case the context's bound covers: never failed, an LLM reads it.
+    case(
+        "long_stay",
+        "I am staying 20 nights. Do I get the long-stay rate?",
+        answer="Yes. A 20-night stay gets the long-stay rate.",
+        contexts=["Stays longer than 14 nights get the long-stay rate."],
+    ),
+    # Another number, denied: no rival value of the claim's.
+    case(
+        "late_parcel",
+        "My parcel is 2 days late. Is the shipping fee refunded?",
+        answer="No, a parcel that is 2 days late does not get its shipping fee refunded.",
+        contexts=[
+            "The shipping fee is refunded when a parcel arrives 5 or more days late. "
+            "A parcel one day late gets a voucher instead."
+        ],
+    ),
 ]
 SWAPPED = [
     # 30 days in the sentence about returns; 5 business days in the one about refunds.
@@ -283,6 +334,16 @@ SWAPPED = [
         answer="Our Rome team has 40 people.",
         contexts=["Our Madrid team has grown to 40 people, twice the size of the Rome team."],
     ),
+    # The condition "for members who have joined the loyalty scheme" left out.
+    case(
+        "missed_class",
+        "Is a missed class charged?",
+        answer="The first missed class in any month is always free of charge.",
+        contexts=[
+            "The first missed class in any month is free of charge for members who have "
+            "joined the loyalty scheme. Later missed classes cost 5 euros."
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -325,7 +386,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("failed", "not_judged", "failed", "failed", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
-        *("not_judged", "not_judged"),
+        *("not_judged", "not_judged", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

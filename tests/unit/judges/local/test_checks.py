@@ -503,3 +503,22 @@ def test_a_number_of_a_thing_the_context_only_compares_with_is_no_conflict() -> 
     assert check_numbers("The Rome team has 20 people.", teams, teams) == []
     [madrid] = check_numbers("Our Madrid team has 30 people.", teams, teams)
     assert madrid.message == "claims 30 people; the context says 40 people"
+
+
+def test_a_pronoun_contracted_opening_a_claim_is_no_name() -> None:
+    context = "Backups of EU workspaces are stored in Dublin and destroyed after 35 days."
+    claim = "They're destroyed after 35 days."
+    assert check_swaps(claim, context, context, context) == []
+
+
+def test_the_same_price_per_another_word_for_the_same_thing_is_no_conflict() -> None:
+    plans = "The Team plan costs $12 per seat billed annually, or $15 per seat billed monthly."
+    assert check_numbers("Team is $15 per user seat each month.", plans, plans) == []
+    # A unit is no other word for another: per hour against per day stays a conflict.
+    [hour] = check_numbers("Team is $15 per hour.", plans, plans)
+    assert hour.severity == "conflict"
+
+
+def test_never_more_than_is_an_upper_bound() -> None:
+    fees = "Each transfer costs 1.5% with a minimum fee of $0.25 and a maximum of $15."
+    assert check_numbers("The fee is never more than $15.", fees, fees) == []
