@@ -35,6 +35,8 @@ from rag_eval_pytest.metrics.registry import default_threshold
 LICENCES: dict[str, tuple[str, bool]] = {
     "halueval_qa": ("MIT (knowledge text from HotpotQA and Wikipedia, CC BY-SA 4.0)", True),
     "hard_cases": ("the project's own (written for it, shipped with it)", True),
+    "own_answer_relevance": ("the project's own (written for it, shipped with it)", True),
+    "own_context_relevance": ("the project's own (written for it, shipped with it)", True),
     "lfqa_verification": ("none stated: research and evaluation only", False),
     "faithbench": ("CC BY-NC-SA 4.0: non-commercial", False),
     "trec_dl_answer_relevance": ("MS MARCO terms: non-commercial research", False),

@@ -39,6 +39,11 @@ no encoding).
 ``--without NAME[,NAME]`` switches checks of the local judge off
 (``judge.local.checks``), to measure what each is worth.
 
+The project's own sets under ``benchmarks/data`` (the HaluEval sample and the two relevance
+sets written for the project, ``own_answer_relevance`` and ``own_context_relevance``) are read
+beside ``--data``'s where it has no set of their name; ``--fit`` fits the relevance models on
+the tune halves of the relevance sets that may be fitted on (``relevance_fitting.py``).
+
 The *hard-cases* set (``data/hard_cases.jsonl``, ``--hard``) is hand-written and hand-labelled:
 every row, each scored by its own ``task`` metric (answer correctness against its
 ``ground_truth`` too), reported with the accuracy on each label and per ``failure_class``, and
@@ -76,6 +81,7 @@ from typing import Any
 import ablation  # benchmarks/ablation.py, beside this script
 import fitting  # benchmarks/fitting.py, beside this script
 import numpy as np
+import relevance_fitting  # benchmarks/relevance_fitting.py, beside this script
 
 from rag_eval_pytest.data.response import Context
 from rag_eval_pytest.engine.session import measure
@@ -498,6 +504,15 @@ def _balanced(preds: list[bool], labels: list[int]) -> float:
     return fitting.balanced(preds, labels)
 
 
+def set_files(data: Path) -> list[Path]:
+    """The ``<set>/dev.jsonl`` files of ``data``, and the project's own sets of
+    ``benchmarks/data`` (the HaluEval sample and the relevance sets written for the project)
+    where ``data`` has no set of that name."""
+    files = {path.parent.name: path for path in (HERE / "data").glob("*/dev.jsonl")}
+    files.update({path.parent.name: path for path in data.glob("*/dev.jsonl")})
+    return [files[name] for name in sorted(files)]
+
+
 def hard_rows(path: Path, task: str) -> list[dict[str, Any]]:
     """The hard cases of one task: a set of their own, split by question as the others."""
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
@@ -524,6 +539,18 @@ async def fit_faithfulness(judge: LocalJudge, sets: list[tuple[str, list[dict[st
     cut = fitting.support_threshold(parts, fitting_sets)
     band = fitting.band_of(parts, fitting_sets, cut)
     print(f"\nthe fitted calibration: weights={weights}, bias={bias}, support={cut}, unsure={band}")
+
+
+async def fit_relevance(
+    judge: LocalJudge, task: str, sets: list[tuple[str, list[dict[str, Any]]]]
+) -> None:
+    """Fit the relevance model of ``task``, its cut and its band on the rows of the sets that
+    may be fitted on (of the relevance sets, the hard cases), the others printed beside."""
+    parts = [
+        (name, [await relevance_fitting.read_row(judge, task, r) for r in rows])
+        for name, rows in sets
+    ]
+    relevance_fitting.fit(task, parts)
 
 
 async def kinds(judge: LocalJudge, by_task: dict[str, list[tuple[str, list[Row]]]]) -> None:
@@ -568,7 +595,7 @@ def halves_of(data: Path, hard: Path, wanted: set[str], limit: int) -> list[abla
     """The tune and held-out halves of every set (``wanted``: those named), each row with
     its task; the hard cases as one set, each task's rows split by question."""
     halves = []
-    for path in sorted(data.glob("*/dev.jsonl")):
+    for path in set_files(data):
         name = path.parent.name
         if wanted and name not in wanted:
             continue
@@ -704,7 +731,7 @@ async def main() -> None:
         "| overlap baseline: ROC AUC | rows/s | peak memory |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for path in sorted(options.data.glob("*/dev.jsonl")):
+    for path in set_files(options.data):
         name = path.parent.name
         if wanted and name not in wanted:
             continue
@@ -774,6 +801,9 @@ async def main() -> None:
             )
     if options.fit and "faithfulness" in by_task:
         await fit_faithfulness(like(judge, fresh_embedder(judge)), by_task["faithfulness"])
+    for task in ("answer_relevance", "context_relevance"):
+        if options.fit and task in by_task:
+            await fit_relevance(like(judge, fresh_embedder(judge)), task, by_task[task])
     if options.kinds:
         await kinds(like(judge, fresh_embedder(judge)), by_task)
     if options.overrides and "faithfulness" in by_task:
