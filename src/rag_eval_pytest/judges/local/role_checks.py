@@ -21,7 +21,7 @@ from ...text.words import content_words
 from .checks import Finding, alone_holding
 from .facts import negation_cues, without_names
 from .quantities import quantities
-from .roles import SPAN_WORDS, Days, Route, Time, routes, same_place, times, weekdays
+from .roles import DAY_WORDS, SPAN_WORDS, Days, Route, Time, routes, same_place, times, weekdays
 from .tables import table
 
 if TYPE_CHECKING:
@@ -119,10 +119,6 @@ def _beats_by_words(said: Time, other: Time, mine: Time, role: int, mine_role: i
     return (words > mine_words and role >= mine_role) or (
         role == 1 and mine_role == -1 and words >= mine_words
     )
-
-
-# The days a time's clause names ("weekends", "Sundays"), as its words are read.
-DAY_WORDS = content_words(" ".join(table("roles").phrases("day_words"))) - {"day", "week", "everi"}
 
 
 def _days_place(said: Time, other: Time, mine: Time) -> bool | None:
