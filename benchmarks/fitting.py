@@ -21,7 +21,7 @@ the local judge's verdicts (the part of ``judge_accuracy.py`` behind ``--fit`` a
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
@@ -322,7 +322,7 @@ def support_threshold(parts: list[Part], fitting: list[bool]) -> float:
     both rules are printed with how often their choice moves by more than 0.03 when
     :data:`LEFT_OUT` tune rows of each fitting set are left out at random."""
     threshold = default_threshold("faithfulness")
-    candidates = [round(0.05 + 0.01 * i, 2) for i in range(86)]
+    candidates = CUTS
     # hits[set][row, cut]: whether the row's forced verdict at the cut is right.
     hits = [
         np.array(
@@ -343,11 +343,7 @@ def support_threshold(parts: list[Part], fitting: list[bool]) -> float:
         ),
     }
     print("\nfaithfulness: forced balanced accuracy by support threshold")
-    print("  | threshold | fitting sets pooled | " + " | ".join(n for n, _ in parts) + " |")
-    shown = [_pooled_curve(hits, labels, full, used)]
-    shown += [_balanced_curve(hits[i], labels[i], full[i]) for i in range(len(parts))]
-    for k in range(0, len(candidates), 5):
-        print(f"  | {candidates[k]:.2f} | " + " | ".join(f"{c[k]:.3f}" for c in shown) + " |")
+    print_curves("threshold", [n for n, _ in parts], hits, labels, used)
     rng = np.random.default_rng(0)
     kept = [
         [np.sort(rng.choice(len(y), max(1, len(y) - LEFT_OUT), replace=False)) for y in labels]
@@ -363,6 +359,51 @@ def support_threshold(parts: list[Part], fitting: list[bool]) -> float:
             f" {moved:.0%} of {THRESHOLD_TRIALS} trials"
         )
     return choices[f"averaged over {SMOOTHING} steps each side"]
+
+
+CUTS = [round(0.05 + 0.01 * i, 2) for i in range(86)]
+"""The thresholds a fit chooses among."""
+
+
+def print_curves(
+    head: str, names: list[str], hits: list[np.ndarray], labels: list[np.ndarray], used: list[int]
+) -> np.ndarray:
+    """Print the balanced accuracy at every fifth of :data:`CUTS` of the sets ``used``
+    pooled and of each set (``hits[set][row, cut]``: whether the row's forced verdict at the
+    cut is right), and return the pooled curve."""
+    full = [np.arange(len(y)) for y in labels]
+    shown = [_pooled_curve(hits, labels, full, used)]
+    shown += [_balanced_curve(hits[i], labels[i], full[i]) for i in range(len(names))]
+    print(f"  | {head} | fitting sets pooled | " + " | ".join(names) + " |")
+    for k in range(0, len(CUTS), 5):
+        print(f"  | {CUTS[k]:.2f} | " + " | ".join(f"{c[k]:.3f}" for c in shown) + " |")
+    return shown[0]
+
+
+def stable_cut(pooled: np.ndarray) -> float:
+    """The cut whose pooled balanced accuracy, averaged over :data:`SMOOTHING` steps each
+    side, is highest (ties: the middle one)."""
+    return CUTS[_best(_smoothed(pooled))]
+
+
+def widened_band(
+    cut: float, wrong_below: Callable[[float], bool], wrong_from: Callable[[float], bool]
+) -> tuple[float, float]:
+    """The band ``[low, high)`` around ``cut``, widened from the ends of the scale towards
+    the cut in steps of 0.01 while ``wrong_below(low)`` (a row decided wrong by a score
+    below ``low``) and ``wrong_from(high)`` (by a score from ``high``) stay false."""
+    grid = [round(0.01 * i, 2) for i in range(101)]
+    low = 0.0
+    for edge in (g for g in grid if 0 < g <= cut):
+        if wrong_below(edge):
+            break
+        low = edge
+    high = 1.01
+    for edge in (g for g in reversed(grid) if g > cut):
+        if wrong_from(edge):
+            break
+        high = edge
+    return low, high
 
 
 SMOOTHING = 8
@@ -421,17 +462,11 @@ def band_of(parts: list[Part], fitting: list[bool], cut: float) -> tuple[float, 
                 count += decided is not None and decided != bool(label) and kind in kinds
         return count
 
-    grid = [round(0.01 * i, 2) for i in range(101)]
-    low = 0.0
-    for edge in (g for g in grid if 0 < g <= cut):
-        if wrong((edge, 2.0), trust.SCORE_NOT_MENTIONED):
-            break
-        low = edge
-    high = 1.01
-    for edge in (g for g in reversed(grid) if g > cut):
-        if wrong((-1.0, edge), trust.SCORE_SUPPORTED):
-            break
-        high = edge
+    low, high = widened_band(
+        cut,
+        lambda edge: wrong((edge, 2.0), trust.SCORE_NOT_MENTIONED) > 0,
+        lambda edge: wrong((-1.0, edge), trust.SCORE_SUPPORTED) > 0,
+    )
     print(
         f"\nfaithfulness: the unsure band [{low:.2f}, {high:.2f}) (no row of a fitting set decided"
     )

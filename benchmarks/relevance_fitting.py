@@ -119,25 +119,19 @@ def fit(task: str, parts: list[Part]) -> Fitted:
     return fitted
 
 
-CUTS = [round(0.05 + 0.01 * i, 2) for i in range(86)]
-
-
 def _cut(
     task: str, parts: list[Part], used: list[int], weights: tuple[float, ...], bias: float
 ) -> float:
     hits = [
-        np.array([[r.forced(weights, bias, c) == bool(r.label) for c in CUTS] for r in rows])
+        np.array(
+            [[r.forced(weights, bias, c) == bool(r.label) for c in fitting.CUTS] for r in rows]
+        )
         for _, rows in parts
     ]
     labels = [np.array([r.label for r in rows]) for _, rows in parts]
-    full = [np.arange(len(y)) for y in labels]
     print(f"  {task}: forced balanced accuracy by cut")
-    print("  | cut | fitting sets pooled | " + " | ".join(n for n, _ in parts) + " |")
-    shown = [fitting._pooled_curve(hits, labels, full, used)]
-    shown += [fitting._balanced_curve(hits[i], labels[i], full[i]) for i in range(len(parts))]
-    for k in range(0, len(CUTS), 5):
-        print(f"  | {CUTS[k]:.2f} | " + " | ".join(f"{c[k]:.3f}" for c in shown) + " |")
-    cut = CUTS[fitting._best(fitting._smoothed(shown[0]))]
+    pooled = fitting.print_curves("cut", [n for n, _ in parts], hits, labels, used)
+    cut = fitting.stable_cut(pooled)
     print(
         f"  the pooled balanced accuracy averaged over {fitting.SMOOTHING} steps each side: {cut}"
     )
@@ -155,17 +149,9 @@ def _band(
             for r in fitted
         )
 
-    grid = [round(0.01 * i, 2) for i in range(101)]
-    low = 0.0
-    for edge in (g for g in grid if 0 < g <= cut):
-        if wrong((edge, 2.0), "no"):
-            break
-        low = edge
-    high = 1.01
-    for edge in (g for g in reversed(grid) if g > cut):
-        if wrong((-1.0, edge), "yes"):
-            break
-        high = edge
+    low, high = fitting.widened_band(
+        cut, lambda edge: wrong((edge, 2.0), "no"), lambda edge: wrong((-1.0, edge), "yes")
+    )
     print(f"  the unsure band [{low:.2f}, {high:.2f}) (no fitted row decided wrong by its score)")
     for name, rows in parts:
         said = [(r.by_score(weights, bias, (low, high)), r.label) for r in rows]
