@@ -48,6 +48,14 @@ class Row:
             for f, rule in zip(self.features, self.answers, strict=True)
         )
 
+    def share(self, weights: tuple[float, ...], bias: float, cut: float) -> float:
+        """The context relevance metric's score: the share of the row's sentences needed."""
+        needed = [
+            rule or logistic(weights, bias, f) >= cut
+            for f, rule in zip(self.features, self.answers, strict=True)
+        ]
+        return sum(needed) / len(needed) if needed else 0.0
+
     def by_score(self, weights: tuple[float, ...], bias: float, band: tuple[float, float]) -> str:
         """ "yes" or "no" where its score alone, outside ``band``, decides the row (no rule
         does), else ""."""
@@ -116,7 +124,26 @@ def fit(task: str, parts: list[Part]) -> Fitted:
     band = _band(parts, used, weights, bias, cut)
     fitted = Fitted(weights, bias, cut, band)
     print(f"  the fitted {task} model: {fitted}")
+    if task == "context_relevance":
+        _metric_thresholds(parts, used, fitted)
     return fitted
+
+
+def _metric_thresholds(parts: list[Part], used: list[int], fitted: Fitted) -> None:
+    """Print the context relevance metric's balanced accuracy by its threshold (the share of
+    needed sentences from which a passage passes), with the fitted sentence model: its
+    default, 0.1, is a rule (one sentence in ten), not chosen here."""
+    hits = []
+    for _, rows in parts:
+        shares = [r.share(fitted.weights, fitted.bias, fitted.support) for r in rows]
+        right = [
+            [(v >= t) == bool(r.label) for t in fitting.CUTS]
+            for v, r in zip(shares, rows, strict=True)
+        ]
+        hits.append(np.array(right))
+    labels = [np.array([r.label for r in rows]) for _, rows in parts]
+    print("  context_relevance: the metric's balanced accuracy by its threshold")
+    fitting.print_curves("threshold", [n for n, _ in parts], hits, labels, used)
 
 
 def _cut(

@@ -69,7 +69,7 @@ class LocalJudgeSettings(_Section):
         ge=0,
         le=1,
         description="Relevance score from which a context sentence counts as needed for the "
-        "question (context relevance; default: calibrated, 0.65).",
+        "question (context relevance; default: calibrated, 0.46).",
     )
     unsure: Literal["escalate", "pass", "fail", "not_judged"] = Field(
         "not_judged",

@@ -1,13 +1,15 @@
 """Relevance without an LLM: of an answer to its question, of a context sentence to a question.
 
-Both are logistic models on a few signals, fitted on the dev halves of human-labelled sets
-(``benchmarks/judge_accuracy.py --fit``). For an answer: the embedding similarity of question
-and answer, the share of the question's content words the answer contains, and whether it
-holds the kind of thing the question asks for (see :func:`expected_type_found`). For a context
-sentence: its similarity to the question, and a rule for a short sentence that answers it
-(:func:`answers_question`). Similarity alone rewards being on topic; these sets' negatives are
-on topic. A probability in a model's calibrated unsure band makes the verdict a best guess
-only (an LLM judge decides it in a cascade); the rule's verdicts are never unsure.
+Both are logistic models on a few signals, fitted on the tune halves of the project's own
+human-labelled sets (``benchmarks/judge_accuracy.py --fit``). For an answer: the embedding
+similarity of question and answer, the share of the question's content words the answer
+contains, and whether it holds the kind of thing the question asks for (see
+:func:`expected_type_found`). For a context sentence: its similarity to the question, and a
+rule for a short sentence that answers it (:func:`answers_question`). Similarity alone rewards
+being on topic; these sets' negatives are on topic. A verdict is decided only where its kind
+of evidence is right often enough on the held-out halves (:mod:`.trust`); every other one,
+and one whose probability falls in a model's unsure band, is a best guess only (an LLM judge
+decides it in a cascade).
 """
 
 from __future__ import annotations
@@ -92,23 +94,23 @@ class LogisticModel:
         return replace(self, support=support, unsure=band)
 
 
-# Fitted on the tune halves of TREC DL and WikiQA, which may only measure: no set the project
-# may fit on has relevance labels but the hard cases' few rows (benchmarks/README.md). Only
-# the kinds of evidence right often enough on the held-out halves decide alone
-# (trust.ANSWER_KINDS: an answer that restates its question and gives what it asks for, a
-# score far below the cut; trust.SENTENCE_KINDS: none): every other verdict of these models
-# is a best guess, for an LLM judge to decide, and their bands only say how far it is from
-# the cut.
+# Fitted on the tune halves of the project's own relevance sets and hard cases
+# (``benchmarks/judge_accuracy.py --fit``; TREC DL and WikiQA may only measure, and are
+# printed beside them). Only the kinds of evidence right often enough on the held-out halves
+# decide alone (trust.ANSWER_KINDS: an answer that restates its question and gives what it
+# asks for; trust.SENTENCE_KINDS: none): every other verdict of these models is a best guess,
+# for an LLM judge to decide, and the answer model's band only says how far it is from the
+# cut. The sentence model's fitted band is not set: no verdict of its score decides alone.
 RELEVANCE = LogisticModel(
-    weights=(2.68, 0.59, 0.69),
-    bias=-2.15,
-    support=0.57,
+    weights=(2.05, 1.11, 1.67),
+    bias=-3.05,
+    support=0.41,
     shown_at=0.7,
-    unsure=(0.53, 0.64),
+    unsure=(0.23, 0.71),
     trusted=trust.ANSWER_KINDS,
 )
 SENTENCE_RELEVANCE = LogisticModel(
-    weights=(1.72,), bias=-0.46, support=0.65, trusted=trust.SENTENCE_KINDS
+    weights=(2.01,), bias=-1.42, support=0.46, trusted=trust.SENTENCE_KINDS
 )
 
 _WORDS = table("relevance")

@@ -1,7 +1,7 @@
 """The local judge's unsure answer relevance through a real pytest run. The shipped judge
-trusts two kinds of relevance evidence only (right on 95 % of the benchmark's held-out rows
-they decide: an answer that restates its question and gives what it asks for, and one far
-below the cut): every other rating is a best guess, not judged with the bounds 0 and 1, and
+trusts one kind of relevance evidence only (right on 95 % of the benchmark's held-out rows it
+decides: an answer that restates its question and gives what it asks for): every other
+rating, one far below the cut too, is a best guess, not judged with the bounds 0 and 1, and
 the run says the cases need an LLM judge and is not green. A judge whose every kind decides (a
 ``rag_judge`` of the user's) leaves unsure only an answer whose probability falls in the
 band, with the band's edges as its bounds, and decides a clear one."""
@@ -15,7 +15,7 @@ import pytest
 
 from tests.helpers import case, read_report
 
-QUESTION = "How do employees request time off?"
+QUESTION = "How is time off requested?"
 CONTEXT = "Employees request time off through the HR portal. They get 20 days per year."
 TESTS = """
 from rag_eval_pytest import assert_relevant
@@ -23,24 +23,19 @@ from rag_eval_pytest import assert_relevant
 def test_on_topic(rag_case):
     assert_relevant(rag_case)
 """
-NEEDS = "1 case needs an LLM judge to decide: answer_relevance (1)"
+
+
+def asked(key: str, answer: str, question: str = QUESTION) -> dict[str, object]:
+    return case(key, question, answer=answer, contexts=[CONTEXT])
 
 
 CASES = [
-    case(
-        "how",
-        QUESTION,
-        answer="Employees request time off through the HR portal.",
-        contexts=[CONTEXT],
-    ),
-    # On topic, but how many days is not how to ask for them: probability 0.55, in the band
-    # [0.53, 0.64) (the answer above: 0.75).
-    case(
-        "days",
-        QUESTION,
-        answer="Employees get 20 days of paid time off per year.",
-        contexts=[CONTEXT],
-    ),
+    # Close to the question, with every word of it and the means it asks for: decided.
+    asked("restates", "Time off is requested through the HR portal."),
+    # The means, in other words: probability 0.45, in the band [0.23, 0.71), above the cut.
+    asked("portal", "Employees use the HR portal to ask for days off."),
+    # On topic, but how many days is not how to ask for them: probability 0.17, below the band.
+    asked("days", "Employees get 20 days of paid time off per year."),
 ]
 DECIDING = """
 from dataclasses import replace
@@ -57,40 +52,51 @@ def rag_judge():
 """
 
 
+def run(pytester: pytest.Pytester, *options: str) -> tuple[pytest.RunResult, dict[str, dict]]:
+    pytester.makepyfile(test_rag=TESTS)
+    result = pytester.runpytest("--rag-dataset=dataset.json", "-p", "no:randomly", *options)
+    cases = read_report(pytester)["cases"]
+    return result, {c["id"]: c["metrics"]["answer_relevance"] for c in cases}
+
+
 def test_the_shipped_judge_leaves_a_rating_of_an_unmeasured_kind_to_an_llm_judge(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
     write_dataset(CASES)
-    pytester.makepyfile(test_rag=TESTS)
-    result = pytester.runpytest(
-        "--rag-dataset=dataset.json", "--rag-judge=local", "-p", "no:randomly"
-    )
-    result.assert_outcomes(skipped=2)  # never passed
+    result, rated = run(pytester, "--rag-judge=local")
+    result.assert_outcomes(passed=1, skipped=2)  # the unsure ones: never passed
     assert result.ret == 1
     result.stdout.fnmatch_lines(
         ["not checked: 2 cases need an LLM judge to decide: answer_relevance (2)*"]
     )
-    clear = {c["id"]: c for c in read_report(pytester)["cases"]}["how"]["metrics"]
-    rated = clear["answer_relevance"]
-    assert (rated["status"], rated["cause"], rated["bounds"]) == ("not_judged", "unsure", [0, 1])
-    assert rated["details"]["decided_score"] >= 0.7  # its best guess: relevant
-    assert "a kind of evidence not right often enough to decide alone" in rated["reason"]
+    assert (rated["restates"]["status"], rated["restates"]["bounds"]) == ("passed", None)
+    portal, days = rated["portal"], rated["days"]
+    for unsure in (portal, days):
+        assert (unsure["status"], unsure["cause"], unsure["bounds"]) == (
+            "not_judged",
+            "unsure",
+            [0, 1],
+        )
+    assert portal["details"]["decided_score"] >= 0.7 > days["details"]["decided_score"]
+    # In the band, or below it: beyond the band's edges the score decides nothing alone.
+    assert "unsure (score " in portal["reason"]
+    assert "a kind of evidence not right often enough to decide alone" in days["reason"]
 
 
 def test_an_answer_in_the_relevance_band_is_unsure_and_a_clear_one_decided(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
     write_dataset(CASES)
-    pytester.makepyfile(test_rag=TESTS)
     pytester.makeconftest(DECIDING)
-    result = pytester.runpytest("--rag-dataset=dataset.json", "-p", "no:randomly")
-    result.assert_outcomes(passed=1, skipped=1)  # the unsure one: skipped, never passed
+    result, rated = run(pytester)
+    result.assert_outcomes(passed=1, failed=1, skipped=1)  # the unsure one: never passed
     assert result.ret == 1
-    result.stdout.fnmatch_lines([f"not checked: {NEEDS}*"])
-    cases = {c["id"]: c for c in read_report(pytester)["cases"]}
-    decided = cases["how"]["metrics"]["answer_relevance"]
-    assert (decided["status"], decided["unsure"], decided["bounds"]) == ("passed", 0, None)
-    unsure = cases["days"]["metrics"]["answer_relevance"]
+    result.stdout.fnmatch_lines(
+        ["not checked: 1 case needs an LLM judge to decide: answer_relevance (1)*"]
+    )
+    assert (rated["restates"]["status"], rated["restates"]["unsure"]) == ("passed", 0)
+    assert (rated["days"]["status"], rated["days"]["unsure"]) == ("failed", 0)
+    unsure = rated["portal"]
     assert (unsure["status"], unsure["cause"], unsure["unsure"]) == ("not_judged", "unsure", 1)
     low, high = unsure["bounds"]
     assert low < 0.7 <= high
@@ -98,28 +104,26 @@ def test_an_answer_in_the_relevance_band_is_unsure_and_a_clear_one_decided(
     assert unsure["evidence"][0]["verdict"] == "unsure"
 
 
-DAYS = "How many days off do employees get per year?"
-
-
-def test_the_shipped_judge_decides_a_restating_answer_and_one_about_something_else(
+def test_an_answer_about_something_else_is_left_to_an_llm_judge_however_far_below(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
+    # Far below the cut is right on 31 of 35 held-out rows (7 of 9 on the project's own set,
+    # whose wrong answers are on the question's topic): it leans, it does not decide.
+    days = "How many days off do employees get per year?"
     write_dataset(
         [
-            case(
-                "restates", DAYS, answer="Employees get 20 days off per year.", contexts=[CONTEXT]
-            ),
-            case("elsewhere", DAYS, answer="Bananas are yellow.", contexts=[CONTEXT]),
+            asked("restates", "Employees get 20 days off per year.", days),
+            asked("elsewhere", "Bananas are yellow.", days),
         ]
     )
-    pytester.makepyfile(test_rag=TESTS)
-    result = pytester.runpytest(
-        "--rag-dataset=dataset.json", "--rag-judge=local", "-p", "no:randomly"
-    )
-    result.assert_outcomes(passed=1, failed=1)  # nothing left for an LLM judge
+    result, rated = run(pytester, "--rag-judge=local")
+    result.assert_outcomes(passed=1, skipped=1)
     assert result.ret == 1
-    assert "need an LLM judge" not in result.stdout.str()
-    cases = {c["id"]: c["metrics"]["answer_relevance"] for c in read_report(pytester)["cases"]}
-    restates, elsewhere = cases["restates"], cases["elsewhere"]
-    assert (restates["status"], restates["unsure"], restates["bounds"]) == ("passed", 0, None)
-    assert (elsewhere["status"], elsewhere["unsure"], elsewhere["bounds"]) == ("failed", 0, None)
+    result.stdout.fnmatch_lines(
+        ["not checked: 1 case needs an LLM judge to decide: answer_relevance (1)*"]
+    )
+    assert (rated["restates"]["status"], rated["restates"]["unsure"]) == ("passed", 0)
+    elsewhere = rated["elsewhere"]
+    assert (elsewhere["status"], elsewhere["bounds"]) == ("not_judged", [0, 1])
+    assert elsewhere["details"]["decided_score"] < 0.3
+    assert "unsure (not relevant: score far below the cut" in elsewhere["reason"]

@@ -108,7 +108,7 @@ def test_its_name_and_identity_say_what_decides_its_verdicts() -> None:
     assert with_nli.model == "all-MiniLM-L6-v2 + rules + nli-deberta"
     identity = with_nli.identity()
     assert identity is not None
-    assert identity["thresholds"] == "relevance=0.65 nli=0.7"
+    assert identity["thresholds"] == "relevance=0.46 nli=0.7"
     assert identity["calibration"] == stable_repr(with_nli.calibration)
     assert identity != local(support_threshold=0.5).identity()
 
