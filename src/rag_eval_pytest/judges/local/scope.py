@@ -51,7 +51,7 @@ def beyond(claim: str, sentence: str, contexts: str = "") -> str:
     :data:`~.trust.COMPOSED`, :data:`~.trust.COMPARED`), else ""."""
     if hedged(claim, sentence):
         return trust.HEDGED
-    if broadened(claim, sentence):
+    if broadened(claim, sentence) or _every_case_elsewhere(claim, sentence, contexts):
         return trust.BROADENED
     if spread(claim, sentence, contexts):
         return trust.SPREAD
@@ -173,6 +173,28 @@ def _every_case(mine: list[str], theirs: list[str]) -> bool:
         return False
     said = [mine[at + 1] for at, word in enumerate(mine[:-1]) if word in _UNIVERSAL]
     return any(_qualified(word, theirs, mine) for word in said)
+
+
+def _every_case_elsewhere(claim: str, sentence: str, contexts: str) -> bool:
+    """Whether the claim says "every" (or "all", ...) of a thing another sentence of the
+    contexts qualifies ("Every replacement is £15." where the sentence it is read against
+    says where cards are replaced, and another "The first replacement costs £15 and any
+    further replacements cost £25")."""
+    mine = [t.lower() for t in tokens(claim)]
+    said = [mine[at + 1] for at, word in enumerate(mine[:-1]) if word in _UNIVERSAL]
+    if not said:
+        return False
+    others = [[t.lower() for t in tokens(o)] for o in split_sentences(contexts) if o != sentence]
+    return any(
+        _qualified(word, theirs, mine) and not _qualified_by(word, theirs, _UNIVERSAL)
+        for word in said
+        for theirs in others
+    )
+
+
+def _qualified_by(word: str, theirs: list[str], words: frozenset[str]) -> bool:
+    """Whether the sentence's words ``theirs`` put one of ``words`` right before ``word``."""
+    return any(theirs[at - 1] in words for at in range(1, len(theirs)) if theirs[at] == word)
 
 
 def _qualified(word: str, theirs: list[str], mine: list[str]) -> bool:

@@ -102,3 +102,20 @@ def test_a_claim_about_a_thing_the_sentence_only_compares_with_is_of_its_own_kin
     # A share of a whole compares nothing.
     users = "Half of the users chose the annual plan."
     assert beyond("Half of the users chose the annual plan.", users, users) == ""
+
+
+def test_every_case_of_a_thing_another_sentence_qualifies_is_stated_more_widely() -> None:
+    # Read against the sentence about where cards are replaced, "every replacement" says of
+    # all of them what the price sentence says of the first.
+    contexts = (
+        "Lost student cards can be replaced at the Campus Card Office. The first replacement "
+        "costs £15 and any further replacements cost £25. Payment is by card only."
+    )
+    sentence = "Lost student cards can be replaced at the Campus Card Office."
+    claim = "Every replacement is £15, paid by card at the Campus Card Office."
+    assert beyond(claim, sentence, contexts) == trust.BROADENED
+    # Not where the other sentence says it of every one too.
+    every = (
+        "Lost student cards can be replaced at the Campus Card Office. Every replacement costs £15."
+    )
+    assert beyond(claim, sentence, every) == ""
