@@ -97,12 +97,14 @@ def metric_threshold(m: MetricSummary) -> str:
 
 def metric_status(m: MetricSummary) -> str:
     """The gate's status, else whether the cases met their own thresholds ("FAIL (2 of 5
-    cases)"), else "-"."""
+    cases)"; "NOT JUDGED" where no case was judged: nothing passed), else "-"."""
     if m.status is not None:
         return m.status
     if not m.case_thresholds:
         return "-"
     held = m.passed + m.failed
+    if not held and m.not_judged:
+        return "NOT JUDGED"
     return f"FAIL ({m.failed} of {held} cases)" if m.failed else "PASS"
 
 

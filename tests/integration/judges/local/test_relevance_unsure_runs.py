@@ -83,6 +83,20 @@ def test_the_shipped_judge_leaves_a_rating_of_an_unmeasured_kind_to_an_llm_judge
     assert "a kind of evidence not right often enough to decide alone" in days["reason"]
 
 
+def test_a_metric_whose_every_case_is_unsure_reads_not_judged_never_pass(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    write_dataset(CASES[1:])
+    result, _ = run(pytester, "--rag-judge=local")
+    result.assert_outcomes(skipped=2)
+    assert result.ret == 1
+    [row] = [line for line in result.outlines if line.startswith("Answer Relevance")]
+    assert row.split()[-2:] == ["NOT", "JUDGED"], row
+    # Nothing passed: the reports' metric table says so too.
+    report = (pytester.path / "results" / "eval_report.md").read_text()
+    assert "| Answer Relevance | n/a (2 not judged) | 0.70 per case | NOT JUDGED |" in report
+
+
 def test_an_answer_in_the_relevance_band_is_unsure_and_a_clear_one_decided(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
