@@ -147,3 +147,56 @@ def test_an_identifier_plan_or_name_the_user_established_is_kept_or_the_turn_fai
     assert "claims 99999; the user said 12345" in reasons["order"]
     assert "claims the Basic plan; the user named Pro" in reasons["plan"]
     assert "calls the user Maria; the user said their name is Anna" in reasons["name"]
+
+
+def test_a_route_a_day_a_time_an_address_or_a_denial_the_user_gave_is_kept_or_the_turn_fails(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """Each of these answers put something else in the place of what the user said and
+    passed with the local judge: the route turned round, another day, another time of the
+    same thing, the user's address written wrong, a negated allergy. The answers beside them
+    keep the facts, or speak of other things (boarding, the clinic's hours, both plans), and
+    pass."""
+    flight = "I'm flying from Boston to Denver on Friday. Is my flight on time?"
+    visit = "My appointment is on Tuesday at 3 pm. Can I bring my son?"
+    email = "My email is anna@example.com. Can you resend the receipt?"
+    allergy = "I'm allergic to penicillin. What can I take for my sore throat?"
+    pro = "I'm on the Pro plan. How much is it?"
+    write_dataset(
+        [
+            chat("route", flight, "Your flight from Denver to Boston on Friday is on time."),
+            chat("day", flight, "Your Saturday flight to Denver is on time."),
+            chat("route-kept", flight, "Your Friday flight from Boston lands in Denver at 3 pm."),
+            chat("time", visit, "Your appointment is on Tuesday at 4 pm."),
+            chat("time-kept", visit, "Your appointment on Tuesday at 3 pm is confirmed."),
+            chat("other-time", visit, "The clinic opens at 8 am on Tuesday."),
+            chat("address", email, "We sent the receipt to ana@example.com."),
+            chat("address-kept", email, "You can also reach us at support@shop.com."),
+            chat(
+                "allergy",
+                allergy,
+                "Since you are not allergic to penicillin, amoxicillin is fine.",
+            ),
+            chat(
+                "allergy-kept",
+                allergy,
+                "If you are not sure about an allergy, ask your pharmacist first.",
+            ),
+            chat("plans", pro, "The Pro plan costs $20 per month and the Basic plan $10."),
+        ]
+    )
+    pytester.makepyfile(test_chat=TEST)
+    result = pytester.runpytest(
+        "--rag-dataset", "dataset.json", "-p", "no:randomly", "--rag-judge=local"
+    )
+    failing = {"route", "day", "time", "address", "allergy"}
+    result.assert_outcomes(passed=6, failed=5)
+    cases = {c["key"]: c for c in read_report(pytester)["cases"]}
+    assert {k for k, c in cases.items() if c["status"] == "failed"} == failing
+    reasons = {
+        k: cases[k]["metrics"]["knowledge_retention"]["evidence"][0]["reason"] for k in failing
+    }
+    assert "claims Saturday; the user said Friday" in reasons["day"]
+    assert "4 pm" in reasons["time"] and "3 pm" in reasons["time"]
+    address = "writes the address ana@example.com; the user gave anna@example.com"
+    assert address in reasons["address"]

@@ -4,14 +4,17 @@ model, no embeddings.
 
 * **Contradicted:** a statement of the answer (its questions aside) that shares a content
   word with the fact (a unit such as "EUR" aside: "The fee is 5 EUR" and "I paid 30 EUR"
-  are about different things) and that the checks of :mod:`.checks` find in conflict with
-  it: a number counting the same unit, a date, a name in the fact's place ("You live in
-  Paris" after "I live in Lyon"), a negation ("You do not have a business account"); and a
-  number without a unit bound to the same words as the user's ("Order 4471" after "My order
-  number is 4417": both follow "order"), or a code ("AB-9999" after "AB-1234"); another
-  capitalised name before the same noun ("the Basic plan" after "the Pro plan"); and, over
-  the whole answer, the user called by another name than the one they gave ("Thanks,
-  Maria!" after "My name is Anna.").
+  are about different things) and that the judge's checks (:mod:`.pipeline`) find in
+  conflict with it: a number counting the same unit, a date, a day, a route turned round, a
+  name in the fact's place ("You live in Paris" after "I live in Lyon"), a negation ("You do
+  not have a business account"), also of a clause that states it rather than a condition
+  (:func:`_negations`), a time only where the statement is about the fact's own thing
+  (:func:`_not_read`); and a number without a unit bound to the same words as the user's
+  ("Order 4471" after "My order number is 4417": both follow "order"), or a code ("AB-9999"
+  after "AB-1234"); another capitalised name before the same noun ("the Basic plan" after
+  "the Pro plan"); and, over the whole answer, the user called by another name than the one
+  they gave ("Thanks, Maria!" after "My name is Anna."), or the user's e-mail address written
+  a letter or two wrong.
 * **Asked again:** a question of the answer, put to the user ("you", "your"), at least half
   of whose content words (generic ones such as "help" or "else" aside) are the fact's
   ("What is your order number?" after "My order number is 4417").
@@ -33,9 +36,11 @@ from ...text.sentences import split_sentences
 from ...text.shorten import shorten
 from ...text.words import content_words, tokens
 from ..questions import FactRetention, FactRetentions, RetentionInput, RetentionVerdict
-from .checks import Finding, check_dates, check_negation, check_numbers, check_swaps
+from .checks import Finding, check_negation
 from .claims import split_claims
+from .pipeline import Reading, run_checks
 from .quantities import Quantity, quantities, same_value
+from .roles import times
 from .tables import table
 
 BOUND_WORDS = 3
@@ -74,7 +79,7 @@ def _kept_or_not(
 ) -> tuple[RetentionVerdict, str]:
     """The verdict on one fact and why: the user called by another name, a statement in
     conflict with it, a question it answers, or none of these."""
-    misnamed = called_otherwise(answer, fact)
+    misnamed = called_otherwise(answer, fact) or _another_address(answer, fact)
     if misnamed is not None:
         return "contradicted", misnamed
     conflict = _contradiction(fact, stated)
@@ -107,15 +112,74 @@ def conflicts(claim: str, fact: str) -> list[Finding]:
     if not shared:
         return []
     found = (
-        check_numbers(claim, fact, fact)
-        + check_dates(claim, fact, fact)
-        + check_negation(claim, fact, len(shared) / max(1, len(content_words(claim))))
-        + check_swaps(claim, claim, fact, fact)
+        run_checks(Reading(claim, fact, fact, fact), skip=_not_read(claim, fact))
+        + _negations(claim, fact)
         + _identifiers(claim, fact)
         + _codes(claim, fact)
         + _named_kinds(claim, fact)
     )
     return [f for f in found if f.severity == "conflict"]
+
+
+def _negations(claim: str, fact: str) -> list[Finding]:
+    """A negation of the fact in the claim, or in one of its clauses that states it ("Since
+    you are not allergic to penicillin, amoxicillin is fine" after "I'm allergic to
+    penicillin"), not one that opens a condition ("If you are not allergic ...")."""
+    parts = [claim, *(c for c in _CLAUSE.split(claim) if c.strip() and not _CONDITION.match(c))]
+    for part in parts:
+        words = content_words(part)
+        covered = len(words & content_words(fact)) / max(1, len(words))
+        found = check_negation(part, fact, covered)
+        if found:
+            return found
+    return []
+
+
+_CLAUSE = re.compile(r",|;|\bbut\b", re.IGNORECASE)
+_CONDITION = re.compile(rf"\s*(?i:{any_of(_WORDS.phrases('conditions'))})\b")
+
+# An e-mail address.
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+TYPO_EDITS = 2
+"""The most letters an address may differ by from the user's and still be the user's,
+written wrong (``ana@example.com`` for ``anna@example.com``)."""
+
+
+def _another_address(answer: str, fact: str) -> str | None:
+    """The answer's e-mail address that is the user's written wrong (a letter or two apart),
+    with why; ``None`` when there is none. An address further apart is another's (a support
+    desk's)."""
+    given = [a.lower() for a in _EMAIL.findall(fact)]
+    for address in _EMAIL.findall(answer):
+        if address.lower() in given:
+            continue
+        near = next((g for g in given if _edits(address.lower(), g) <= TYPO_EDITS), None)
+        if near is not None:
+            return f"the answer writes the address {address}; the user gave {near}"
+    return None
+
+
+def _edits(one: str, other: str) -> int:
+    """The Levenshtein distance between two strings."""
+    row = list(range(len(other) + 1))
+    for i, a in enumerate(one, 1):
+        previous, row[0] = row[0], i
+        for j, b in enumerate(other, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (a != b))
+    return row[-1]
+
+
+def _not_read(claim: str, fact: str) -> frozenset[str]:
+    """The checks a fact the user gave is not read with: a negation, read clause by clause
+    (:func:`_negations`); and a time but where the statement holds every word of the fact and
+    none of its times ("Your flight leaves at 10 am" after "My flight leaves at 9 am"), as a
+    time of the answer is as often another event's ("Boarding for your 9 am flight starts at
+    8:15 am", "Your flight leaves at 9 am, boarding at 8:15 am")."""
+    given = times(fact)
+    kept = any(said.same(time) for said in times(claim) for time in given)
+    if content_words(fact) <= content_words(claim) and not kept:
+        return frozenset({"negation"})
+    return frozenset({"times", "negation"})
 
 
 # An identifier written with a digit in it: "12345", "#12345", "AB-1234", "INV-2024-001".
@@ -181,9 +245,15 @@ def _named_kinds(claim: str, fact: str) -> list[Finding]:
     Pro plan" (a capitalised name before the same noun)."""
     findings = []
     theirs = {noun: name for name, noun in _NAMED_KIND.findall(fact)}
-    for name, noun in _NAMED_KIND.findall(claim):
+    mine = _NAMED_KIND.findall(claim)
+    # A claim that names the user's kind too compares or lists them ("The Pro plan costs $20
+    # and the Basic plan $10").
+    named = {(name.lower(), noun) for name, noun in mine}
+    for name, noun in mine:
         rival = theirs.get(noun)
-        if rival is not None and rival.lower() != name.lower() and name != "I":
+        if rival is None or (rival.lower(), noun) in named:
+            continue
+        if rival.lower() != name.lower() and name != "I":
             findings.append(
                 Finding("names", "conflict", f"claims the {name} {noun}; the context names {rival}")
             )
