@@ -79,7 +79,7 @@ def _kept_or_not(
 ) -> tuple[RetentionVerdict, str]:
     """The verdict on one fact and why: the user called by another name, a statement in
     conflict with it, a question it answers, or none of these."""
-    misnamed = called_otherwise(answer, fact) or _another_address(answer, fact)
+    misnamed = _misnamed(answer, fact)
     if misnamed is not None:
         return "contradicted", misnamed
     conflict = _contradiction(fact, stated)
@@ -91,6 +91,11 @@ def _kept_or_not(
             f"the answer asks \u201c{shorten(question, 80)}\u201d, which the fact answers"
         )
     return "kept", "no statement of the answer conflicts with it"
+
+
+def _misnamed(answer: str, fact: str) -> str | None:
+    """Why the answer calls the user, or writes their address, otherwise than they did."""
+    return called_otherwise(answer, fact) or _another_address(answer, fact)
 
 
 def _contradiction(fact: str, stated: list[str]) -> str | None:
@@ -150,13 +155,18 @@ def _another_address(answer: str, fact: str) -> str | None:
     with why; ``None`` when there is none. An address further apart is another's (a support
     desk's)."""
     given = [a.lower() for a in _EMAIL.findall(fact)]
-    for address in _EMAIL.findall(answer):
-        if address.lower() in given:
-            continue
-        near = next((g for g in given if _edits(address.lower(), g) <= TYPO_EDITS), None)
-        if near is not None:
-            return f"the answer writes the address {address}; the user gave {near}"
-    return None
+    wrong = next(((a, g) for a in _EMAIL.findall(answer) if (g := _mistyped(a, given))), None)
+    if wrong is None:
+        return None
+    return f"the answer writes the address {wrong[0]}; the user gave {wrong[1]}"
+
+
+def _mistyped(address: str, given: list[str]) -> str | None:
+    """The user's address (of ``given``) that ``address`` is a letter or two apart from."""
+    written = address.lower()
+    if written in given:
+        return None
+    return next((g for g in given if _edits(written, g) <= TYPO_EDITS), None)
 
 
 def _edits(one: str, other: str) -> int:
@@ -243,21 +253,27 @@ _ADDRESS = re.compile(
 def _named_kinds(claim: str, fact: str) -> list[Finding]:
     """Another name in the place of the user's: "the Basic plan" where the user is on "the
     Pro plan" (a capitalised name before the same noun)."""
-    findings = []
     theirs = {noun: name for name, noun in _NAMED_KIND.findall(fact)}
     mine = _NAMED_KIND.findall(claim)
     # A claim that names the user's kind too compares or lists them ("The Pro plan costs $20
     # and the Basic plan $10").
     named = {(name.lower(), noun) for name, noun in mine}
-    for name, noun in mine:
-        rival = theirs.get(noun)
-        if rival is None or (rival.lower(), noun) in named:
-            continue
-        if rival.lower() != name.lower() and name != "I":
-            findings.append(
-                Finding("names", "conflict", f"claims the {name} {noun}; the context names {rival}")
-            )
-    return findings
+    return [
+        Finding("names", "conflict", f"claims the {name} {noun}; the context names {rival}")
+        for name, noun in mine
+        if (rival := _rival_kind(name, noun, theirs, named))
+    ]
+
+
+def _rival_kind(
+    name: str, noun: str, theirs: dict[str, str], named: set[tuple[str, str]]
+) -> str | None:
+    """The user's name for ``noun`` where the claim's ``name`` is another and the claim does
+    not name the user's too."""
+    rival = theirs.get(noun)
+    if rival is None or (rival.lower(), noun) in named:
+        return None
+    return None if name == "I" or rival.lower() == name.lower() else rival
 
 
 def called_otherwise(answer: str, fact: str) -> str | None:

@@ -51,7 +51,7 @@ def beyond(claim: str, sentence: str, contexts: str = "") -> str:
     :data:`~.trust.COMPOSED`, :data:`~.trust.COMPARED`), else ""."""
     if hedged(claim, sentence):
         return trust.HEDGED
-    if broadened(claim, sentence) or _every_case_elsewhere(claim, sentence, contexts):
+    if _stated_widely(claim, sentence, contexts):
         return trust.BROADENED
     if spread(claim, sentence, contexts):
         return trust.SPREAD
@@ -171,8 +171,11 @@ def _every_case(mine: list[str], theirs: list[str]) -> bool:
     notification setting" against "Notification settings", said of every one of them)."""
     if set(theirs) & _UNIVERSAL:
         return False
-    said = [mine[at + 1] for at, word in enumerate(mine[:-1]) if word in _UNIVERSAL]
-    return any(_qualified(word, theirs, mine) for word in said)
+    return any(_qualified(word, theirs, mine) for word in _said_of_every(mine))
+
+
+def _stated_widely(claim: str, sentence: str, contexts: str) -> bool:
+    return broadened(claim, sentence) or _every_case_elsewhere(claim, sentence, contexts)
 
 
 def _every_case_elsewhere(claim: str, sentence: str, contexts: str) -> bool:
@@ -180,16 +183,27 @@ def _every_case_elsewhere(claim: str, sentence: str, contexts: str) -> bool:
     contexts qualifies ("Every replacement is £15." where the sentence it is read against
     says where cards are replaced, and another "The first replacement costs £15 and any
     further replacements cost £25")."""
-    mine = [t.lower() for t in tokens(claim)]
-    said = [mine[at + 1] for at, word in enumerate(mine[:-1]) if word in _UNIVERSAL]
-    if not said:
-        return False
-    others = [[t.lower() for t in tokens(o)] for o in split_sentences(contexts) if o != sentence]
+    mine = _lowered(claim)
+    others = [_lowered(o) for o in split_sentences(contexts) if o != sentence]
     return any(
-        _qualified(word, theirs, mine) and not _qualified_by(word, theirs, _UNIVERSAL)
-        for word in said
+        _qualified_elsewhere(word, theirs, mine)
+        for word in _said_of_every(mine)
         for theirs in others
     )
+
+
+def _lowered(text: str) -> list[str]:
+    return [t.lower() for t in tokens(text)]
+
+
+def _said_of_every(mine: list[str]) -> list[str]:
+    """The words right after a universal word ("all", "every", ...) of the words ``mine``."""
+    return [mine[at + 1] for at, word in enumerate(mine[:-1]) if word in _UNIVERSAL]
+
+
+def _qualified_elsewhere(word: str, theirs: list[str], mine: list[str]) -> bool:
+    """Whether a sentence's words ``theirs`` qualify ``word`` and say it of no universal."""
+    return _qualified(word, theirs, mine) and not _qualified_by(word, theirs, _UNIVERSAL)
 
 
 def _qualified_by(word: str, theirs: list[str], words: frozenset[str]) -> bool:
