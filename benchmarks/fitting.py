@@ -39,6 +39,7 @@ LICENCES: dict[str, tuple[str, bool]] = {
     "own_context_relevance": ("the project's own (written for it, shipped with it)", True),
     # The checks were mended after reading its wrong verdicts: it measures them, never fits.
     "support_bot_answers": ("the project's own (written for it, shipped with it)", False),
+    "support_bot_answers_more": ("the project's own (written for it, shipped with it)", False),
     "lfqa_verification": ("none stated: research and evaluation only", False),
     "faithbench": ("CC BY-NC-SA 4.0: non-commercial", False),
     "trec_dl_answer_relevance": ("MS MARCO terms: non-commercial research", False),

@@ -70,8 +70,16 @@ def _capitalised(word: str) -> bool:
 
 
 def _opens(words: list[str], index: int) -> bool:
-    """Whether the word opens its sentence, and no capitalised word follows it."""
-    return index == 0 and not (index + 1 < len(words) and words[index + 1][:1].isupper())
+    """Whether the word opens its sentence, and no capitalised word follows it or it is a
+    verb that opens an instruction ("Tap Settings")."""
+    if index != 0:
+        return False
+    followed = index + 1 < len(words) and words[index + 1][:1].isupper()
+    return not followed or words[index].lower() in INSTRUCTIONS
+
+
+INSTRUCTIONS = word_table(_TABLES, "names").words("instructions")
+"""Verbs that open an instruction: a sentence's first word among them names nothing."""
 
 
 def _acronym(word: str) -> bool:

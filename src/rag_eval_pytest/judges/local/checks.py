@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, get_args
 
 from ...text.lexicon import any_of
-from ...text.names import MONTHS, names
+from ...text.names import INSTRUCTIONS, MONTHS, names
 from ...text.sentences import split_sentences
 from ...text.words import PLACES, STOPWORDS, content_words, stem, tokens
 from .dates import Date, dates
@@ -524,11 +524,28 @@ def _coordinated(sentence: str, holds: Callable[[str], Sequence[object]] = quant
     ranged = _RANGE.sub(r"\1 to", sentence)
     clauses: list[str] = []
     for part in (p for p in _COORDINATED.split(ranged) if p.strip()):
-        if clauses and not holds(part):
+        if clauses and _continues(clauses[-1], part, holds):
             clauses[-1] += f" and {part}"
         else:
             clauses.append(part)
     return clauses
+
+
+def _continues(before: str, part: str, holds: Callable[[str], Sequence[object]]) -> bool:
+    """Whether ``part`` belongs to the clause ``before`` it: it has no number (or what
+    ``holds`` finds) of its own, or it lists a second amount of the same thing."""
+    return not holds(part) or _listed_amounts(before, part)
+
+
+def _listed_amounts(before: str, part: str) -> bool:
+    """Whether ``part`` opens with an amount right after the one ``before`` ends with: two
+    amounts of one thing ("alerts at 80% and 100% of your allowance"), not a clause of its
+    own ("10% off for students and 20% off for seniors")."""
+    return bool(_ENDS_WITH_AMOUNT.search(before) and _OPENS_WITH_AMOUNT.match(part))
+
+
+_ENDS_WITH_AMOUNT = re.compile(r"\d[%\d.,]*\s*$")
+_OPENS_WITH_AMOUNT = re.compile(r"\s*[$€£]?\d")
 
 
 def _counts(claimed: Quantity, clause: str) -> bool:
@@ -1036,16 +1053,27 @@ def _exchanged(text: str, a: str, b: str) -> str:
 
 def _first_word_name(claim: str) -> list[str]:
     """The claim's first word where it may be a name ("Melbourne is ..."): capitalised, no
-    stop word, and not an opening followed by a comma ("Firstly, ...")."""
-    first = tokens(claim)[:1]
+    stop word, not an opening followed by a comma ("Firstly, ..."), nor a verb or an adverb
+    followed by a determiner, a pronoun or "not" ("Scan the QR code", "Unfortunately not"),
+    nor a verb that opens an instruction ("Tap ...")."""
+    first = tokens(claim)[:2]
     if (
         first
         and first[0][:1].isupper()
         and re.split(r"['’]", first[0])[0].lower() not in STOPWORDS  # "They're"
         and not re.match(r"\W*\w+,", claim)
+        and not _opens_no_name(first)
     ):
-        return first
+        return first[:1]
     return []
+
+
+def _opens_no_name(first: list[str]) -> bool:
+    """Whether a claim's first words (one or two) are a verb or an adverb, not a name."""
+    return first[-1].lower() in _AFTER_NO_NAME or first[0].lower() in INSTRUCTIONS
+
+
+_AFTER_NO_NAME = table("claims").words("after_no_name")
 
 
 def _names_unknown(own_names: list[str], contexts: str, said: str) -> list[str]:

@@ -120,6 +120,33 @@ GOOD = [
             "A parcel one day late gets a voucher instead."
         ],
     ),
+    # Two amounts of one thing: 50% is a reminder's as much as 90% is.
+    case(
+        "reminders",
+        "Do you remind me before my storage is full?",
+        answer="Yes, an email reminder goes out once you have used 50% of your storage.",
+        contexts=["Email reminders are sent at 50% and 90% of your storage quota."],
+    ),
+    # A verb that opens an instruction, and an adverb that opens an answer, are no names.
+    case(
+        "instruction",
+        "How do I connect to Wi-Fi?",
+        answer="Tap Settings, select Wi-Fi and choose your network.",
+        contexts=["On iOS and Android, open Settings, select Wi-Fi and choose your network."],
+    ),
+    case(
+        "adverb",
+        "Can I get a refund on a sale item?",
+        answer="Sadly not, sale items cannot be refunded.",
+        contexts=["At our Northgate and Riverside stores, sale items cannot be refunded."],
+    ),
+    # "no heavier than" is at most, not "heavier than".
+    case(
+        "no_heavier",
+        "Do you ship small parcels?",
+        answer="Parcels no heavier than 2 kg ship for $4.",
+        contexts=["Parcels between 1 and 2 kg ship for $4. Heavier parcels ship for $9."],
+    ),
 ]
 SWAPPED = [
     # 30 days in the sentence about returns; 5 business days in the one about refunds.

@@ -522,3 +522,40 @@ def test_the_same_price_per_another_word_for_the_same_thing_is_no_conflict() -> 
 def test_never_more_than_is_an_upper_bound() -> None:
     fees = "Each transfer costs 1.5% with a minimum fee of $0.25 and a maximum of $15."
     assert check_numbers("The fee is never more than $15.", fees, fees) == []
+
+
+def test_no_heavier_than_is_an_upper_bound() -> None:
+    bags = "Bags weighing between 23 and 32 kg incur an overweight fee of $75."
+    assert check_numbers("A bag no heavier than 32 kg pays the $75 fee.", bags, bags) == []
+    # Without "no", a bag over the range's top.
+    [heavier] = check_numbers("A bag heavier than 32 kg pays the $75 fee.", bags, bags)
+    assert heavier.message == "claims heavier than 32 kg; the context says 32 kg"
+
+
+def test_two_amounts_of_one_thing_are_both_its_own() -> None:
+    # "at 80% and 100% of your allowance": 80% is the allowance's as much as 100% is.
+    alerts = "Data usage alerts are sent by text at 80% and 100% of your allowance."
+    assert check_numbers("An alert is sent at 80% of your allowance.", alerts, alerts) == []
+    [other] = check_numbers("An alert is sent at 90% of your allowance.", alerts, alerts)
+    assert other.severity == "conflict"
+    # Two clauses of their own still bind their own amounts.
+    off = "Students get 10% off and seniors get 20% off."
+    [seniors] = check_numbers("Students get 20% off.", off, off)
+    assert seniors.severity == "conflict"
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Scan the QR code to install the eSIM profile.",
+        "Unfortunately not, they are not accredited for university credit.",
+        "Tap Settings, select Wi-Fi and choose your network.",
+    ],
+)
+def test_an_instruction_or_an_adverb_that_opens_a_claim_names_nothing(claim: str) -> None:
+    context = (
+        "On iOS and Android, install the eSIM profile by scanning the QR code, then open "
+        "Settings, select Wi-Fi and choose your network. Certificates are not accredited for "
+        "university credit."
+    )
+    assert check_swaps(claim, context, context, context) == []
