@@ -15,7 +15,9 @@ from ..values import http_url, numbers_not_bools
 
 ENTRY_POINT_GROUP = "rag_eval.judges"
 BUILTIN_KINDS = ("auto", "anthropic", "openai", "local", "cascade")
-LOCAL_CHECKS = ("numbers", "times", "days", "routes", "dates", "negation", "swaps", "holders")
+LOCAL_CHECKS = (
+    *("numbers", "times", "days", "routes", "dates", "negation", "swaps", "holders", "items"),
+)
 """The local judge's checks, by name, in the order they run (``judges/local/pipeline.py``)."""
 REMOVED_CHECKS = ("day_times", "names", "binding")
 """Checks the local judge had: switching each off changed no verdict of the benchmark sets'

@@ -49,8 +49,11 @@ Kind = Literal[
     "holder",
 ]
 FINDING_KINDS: tuple[Kind, ...] = get_args(Kind)
-"""Every kind of finding a check emits, in one order (the support model's features read a
-conflict of each)."""
+"""Every kind of finding a check emits as a conflict, in one order (the support model's
+features read a conflict of each)."""
+GapKind = Literal["items"]
+"""The kinds of finding that are only ever a gap: an item of a list no context gives
+(:mod:`.items`)."""
 
 
 @dataclass(frozen=True)
@@ -60,10 +63,11 @@ class Finding:
     replaced by another: a long claim is read for nothing else), terms (a name or a word of a
     short claim replaced by another), replaced (a word no context holds in the place of the
     passage's: another thing, or the same thing in other words), days (of the week) or order
-    (the ends of a route, or the claim's words in each other's places); ``severity``:
+    (the ends of a route, or the claim's words in each other's places), items (of a list,
+    a gap only); ``severity``:
     conflict (the contexts say otherwise) or gap (they do not say it)."""
 
-    kind: Kind
+    kind: Kind | GapKind
     severity: Literal["conflict", "gap"]
     message: str
     in_digits: bool = False

@@ -25,6 +25,7 @@ from .checks import (
 )
 from .facts import coverage, negation_cues
 from .holders import check_holders
+from .items import check_items
 from .quantities import quantities
 from .role_checks import check_days, check_routes, check_times
 
@@ -77,6 +78,7 @@ CHECKS: tuple[Check, ...] = (
     Check("negation", lambda r: negation(r.claim, r.passage, r.context)),
     Check("swaps", _swaps),
     Check("holders", lambda r: check_holders(r.claim, r.contexts)),
+    Check("items", lambda r: check_items(r.claim, r.contexts)),
 )
 CHECK_NAMES = tuple(check.name for check in CHECKS)
 

@@ -434,10 +434,16 @@ def _wording_only(s: _Scored) -> tuple[float, str] | None:
     well they match the rest of the claim ("call +44 20 7946 0959" against "... 0958",
     "available 12 hours a day" against "24/7"), and so is a replaced word: never supported
     by its wording alone (a total the answer computed from the contexts' numbers, a
-    synonym, would be right: only reading both settles it)."""
-    if s.p >= s.calibration.support and any(f.in_digits or f.kind == "replaced" for f in s.gaps):
+    synonym, would be right: only reading both settles it), and so is an item a list adds."""
+    if s.p >= s.calibration.support and any(f.in_digits or f.kind in _WORDED for f in s.gaps):
         return s.below, trust.WORDING_ONLY
     return None
+
+
+# The gaps that keep a claim from being supported by its wording alone, besides a number in
+# digits: a replaced word, an item added to a list the contexts give ("black, navy, olive and
+# red" against "black, navy and olive").
+_WORDED = frozenset({"replaced", "items"})
 
 
 def _unstated(s: _Scored) -> tuple[float, str] | None:

@@ -371,6 +371,13 @@ SWAPPED = [
             "joined the loyalty scheme. Later missed classes cost 5 euros."
         ],
     ),
+    # Red is a colour the jacket does not come in.
+    case(
+        "jacket_colours",
+        "Which colours does the Trail jacket come in?",
+        answer="The Trail jacket comes in black, navy, olive and red.",
+        contexts=["The Trail jacket comes in black, navy and olive. It is waterproof."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -406,14 +413,14 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # is a claim that joins what two sentences say, one that states an option as a fact, one
     # that excludes what its context does not, and one that names a thing by a name its
     # context never writes; and, days again, two words in each other's places, and a thing
-    # said closed on a day its context gives hours for.
+    # said closed on a day its context gives hours for; and a colour added to a list.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
         *("failed", "not_judged", "failed", "failed", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
-        *("not_judged", "not_judged", "not_judged"),
+        *("not_judged", "not_judged", "not_judged", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]
