@@ -23,6 +23,8 @@ NEGATIONS = word_table(_TABLES, "negations").words("words")
 # Places and their demonyms: "The French-born painter" states that the painter is from France.
 _DEMONYMS = word_table(_TABLES, "demonyms").groups("places")
 PLACES = {word: place for place, adjectives in _DEMONYMS.items() for word in (place, *adjectives)}
+PLACE_ALIASES = word_table(_TABLES, "demonyms").groups("aliases")
+"""Places by their other names ("united kingdom": "britain", "uk")."""
 
 _TOKEN = re.compile(r"\$?\d+(?:[.,]\d+)*(?:%|st|nd|rd|th|s)?|[^\W\d_]+(?:['’\-][^\W\d_]+)*")
 

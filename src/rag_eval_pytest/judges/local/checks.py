@@ -979,7 +979,7 @@ def check_swaps(
     # A long claim's words are not one fact's slots: only a replaced name is looked for,
     # and only where the claim copies the passage's other words.
     long = len(content_words(claim)) > SWAP_WORDS
-    own_names = named_in(claim) + _first_word_name(claim)
+    own_names = named_in(claim) + _first_word_name(claim, contexts)
     missing = _names_unknown(own_names, contexts, said)
     if missing:
         return _replaced_name(claim, missing, own_names, passage, contexts, long)
@@ -1039,7 +1039,9 @@ _BY = re.compile(r"\bby\b", re.IGNORECASE)
 def _swapped_pair(claim: str, clause: str, theirs: list[str]) -> tuple[str, str] | None:
     """The first two of the claim's names the clause gives that, in each other's places,
     make the claim read as the clause's words ``theirs``."""
-    mine = [n for n in named_in(claim) + _first_word_name(claim) if known_name(n, clause)]
+    # The first word as a name the clause gives ("Paris is bigger than Lyon."): none of its
+    # words is read as a common word of the clause here.
+    mine = [n for n in named_in(claim) + _first_word_name(claim, "") if known_name(n, clause)]
     return next((p for p in itertools.combinations(mine, 2) if _reads_as(claim, *p, theirs)), None)
 
 
@@ -1055,26 +1057,33 @@ def _exchanged(text: str, a: str, b: str) -> str:
     return text.replace(a, "\x00").replace(b, a).replace("\x00", b)
 
 
-def _first_word_name(claim: str) -> list[str]:
+def _first_word_name(claim: str, contexts: str) -> list[str]:
     """The claim's first word where it may be a name ("Melbourne is ..."): capitalised, no
     stop word, not an opening followed by a comma ("Firstly, ..."), nor a verb or an adverb
     followed by a determiner, a pronoun or "not" ("Scan the QR code", "Unfortunately not"),
-    nor a verb that opens an instruction ("Tap ...")."""
+    nor a verb that opens an instruction ("Tap ..."), nor a word the contexts write in
+    another form ("Toppings are ..." beside "topped with")."""
     first = tokens(claim)[:2]
     if (
         first
         and first[0][:1].isupper()
         and re.split(r"['’]", first[0])[0].lower() not in STOPWORDS  # "They're"
         and not re.match(r"\W*\w+,", claim)
-        and not _opens_no_name(first)
+        and not _opens_no_name(first, contexts)
     ):
         return first[:1]
     return []
 
 
-def _opens_no_name(first: list[str]) -> bool:
-    """Whether a claim's first words (one or two) are a verb or an adverb, not a name."""
-    return first[-1].lower() in _AFTER_NO_NAME or first[0].lower() in INSTRUCTIONS
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(t) for t in tokens(text))
+
+
+def _opens_no_name(first: list[str], contexts: str) -> bool:
+    """Whether a claim's first words (one or two) are a verb or an adverb, or a word the
+    contexts write in another form, not a name."""
+    opening = first[-1].lower() in _AFTER_NO_NAME or first[0].lower() in INSTRUCTIONS
+    return opening or stem(first[0]) in _stems(contexts)
 
 
 _AFTER_NO_NAME = table("claims").words("after_no_name")

@@ -17,7 +17,16 @@ from functools import lru_cache
 from ...text.lexicon import any_of
 from ...text.names import DAYS, NAME_STOP, names
 from ...text.sentences import split_sentences
-from ...text.words import NEGATIONS, PLACES, STOPWORDS, content_words, stem, token_matches, tokens
+from ...text.words import (
+    NEGATIONS,
+    PLACE_ALIASES,
+    PLACES,
+    STOPWORDS,
+    content_words,
+    stem,
+    token_matches,
+    tokens,
+)
 from .tables import table
 
 # A space inside a number that only groups its digits: no-break, thin, narrow no-break and
@@ -268,7 +277,19 @@ def lower_words(text: str) -> frozenset[str]:
         words.update(_hyphen_parts(word))
     words.update(PLACES[w] for w in list(words) if w in PLACES)
     words.update(unaccented(w) for w in list(words) if not w.isascii())
+    words.update(_aliases(text.lower()))
     return frozenset(words)
+
+
+def _aliases(text: str) -> set[str]:
+    """The words of the other names of the places ``text`` names ("britain" beside "the
+    United Kingdom", "united" and "kingdom" beside "Britain")."""
+    found: set[str] = set()
+    for place, others in PLACE_ALIASES.items():
+        names = [place, *others]
+        if any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text) for n in names):
+            found.update(w for n in names for w in n.split())
+    return found
 
 
 def _written_words(text: str) -> set[str]:

@@ -131,14 +131,62 @@ def negation(claim: str, passage: str, context: str = "") -> list[Finding]:
     read alone conflicts with its own closest clause too. A claim copied from a passage whose
     second clause holds the "not" ("... 89 percent, not even close to completion") is read
     against that clause, not against the first one. Without one, a sentence of the passage's
-    ``context`` that denies the claim's words (:func:`_denied_whole`)."""
-    if negates_a_comparison(claim):
+    ``context`` that denies the claim's words (:func:`_denied_whole`), or a denial put aside
+    the passage's clause (:func:`_denied_aside`). None where the passage denies what the
+    claim denies (:func:`_denies_alike`)."""
+    if negates_a_comparison(claim) or _denies_alike(claim, passage):
         return []
     clause = best_sentence(claim, passage)
     found = check_negation(claim, clause, coverage(claim, clause), passage)
     if not found:
-        return _denied_whole(claim, context or passage)
+        return _denied_elsewhere(claim, passage, context)
     return found if _kept_by_its_clauses(claim, passage) else []
+
+
+def _denied_elsewhere(claim: str, passage: str, context: str) -> list[Finding]:
+    """A negation conflict the claim's closest clause does not hold: a sentence that denies
+    the claim's words whole, or a denial put aside the clause."""
+    return _denied_whole(claim, context or passage) or _denied_aside(claim, passage)
+
+
+def _denies_alike(claim: str, passage: str) -> bool:
+    """Whether the passage denies what the claim denies ("Your line manager, not HR, approves
+    leave." against "Leave is approved by your line manager, not HR.")."""
+    mine = _denied_words(claim)
+    return bool(mine) and mine <= _denied_words(passage)
+
+
+def _denied_words(text: str) -> frozenset[str]:
+    """The content words a "not" denies, to the next punctuation ("not HR, ...": HR)."""
+    return frozenset().union(*(content_words(m.group(1)) for m in _NOT.finditer(text)))
+
+
+_NOT = re.compile(r"\bnot\s+([^,.;:!?]+)", re.IGNORECASE)
+
+
+def _denied_aside(claim: str, passage: str) -> list[Finding]:
+    """A negation conflict with a denial the passage puts aside its clause ("Leave is
+    approved by your line manager, not HR." against "Leave is approved by HR."): the claim,
+    which denies nothing, holds the denied words, and the clause before the denial holds its
+    other words ("HR answers questions about leave" says something else)."""
+    if negation_cues(claim, passage):
+        return []
+    mine = content_words(claim)
+    for aside in _ASIDE.finditer(passage):
+        denied = content_words(aside.group("denied"))
+        before = content_words(passage[: aside.start()].split(".")[-1])
+        if denied and denied <= mine and mine - denied <= before:
+            said = f"\u201cnot {aside.group('denied')}\u201d"
+            return [
+                Finding(
+                    "negation", "conflict", f"the claim affirms what the context negates ({said})"
+                )
+            ]
+    return []
+
+
+# A denial put aside a clause: ", not HR", ", but not on Sundays".
+_ASIDE = re.compile(r",\s*(?:but\s+)?not\s+(?P<denied>[^,.;:!?]+)", re.IGNORECASE)
 
 
 def _kept_by_its_clauses(claim: str, passage: str) -> bool:

@@ -140,6 +140,19 @@ GOOD = [
         answer="Sadly not, sale items cannot be refunded.",
         contexts=["At our Northgate and Riverside stores, sale items cannot be refunded."],
     ),
+    # Britain is the United Kingdom; "Toppings" opens the answer as a word, not a name.
+    case(
+        "britain",
+        "Where do you ship?",
+        answer="We ship to Britain, France and Spain.",
+        contexts=["We ship to the United Kingdom, France and Spain."],
+    ),
+    case(
+        "toppings",
+        "What is on the Hawaiian pizza?",
+        answer="Toppings are cheese, ham and pineapple.",
+        contexts=["The Hawaiian pizza is topped with cheese, ham and pineapple."],
+    ),
     # "no heavier than" is at most, not "heavier than".
     case(
         "no_heavier",
@@ -371,6 +384,13 @@ SWAPPED = [
             "joined the loyalty scheme. Later missed classes cost 5 euros."
         ],
     ),
+    # The context says leave is approved by the line manager, "not HR".
+    case(
+        "leave_hr",
+        "Who approves leave?",
+        answer="Leave is approved by HR.",
+        contexts=["Leave is approved by your line manager, not HR."],
+    ),
     # Red is a colour the jacket does not come in.
     case(
         "jacket_colours",
@@ -413,14 +433,15 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # is a claim that joins what two sentences say, one that states an option as a fact, one
     # that excludes what its context does not, and one that names a thing by a name its
     # context never writes; and, days again, two words in each other's places, and a thing
-    # said closed on a day its context gives hours for; and a colour added to a list.
+    # said closed on a day its context gives hours for; a denial put aside its clause ("not
+    # HR"); and a colour added to a list.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
         *("failed", "not_judged", "failed", "failed", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
-        *("not_judged", "not_judged", "not_judged", "not_judged"),
+        *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -559,3 +559,19 @@ def test_an_instruction_or_an_adverb_that_opens_a_claim_names_nothing(claim: str
         "university credit."
     )
     assert check_swaps(claim, context, context, context) == []
+
+
+def test_a_place_is_known_by_its_other_names() -> None:
+    assert missing_name_share("We ship to Britain.", "We ship to the United Kingdom.") == 0.0
+    assert missing_name_share("We ship to Holland.", "We ship to the Netherlands.") == 0.0
+    # "us" is no name of a place.
+    assert missing_name_share("We ship to America.", "Contact us for shipping.") == 1.0
+
+
+def test_a_first_word_the_contexts_write_in_another_form_is_no_name() -> None:
+    pizza = "The Hawaiian pizza is topped with cheese, ham and pineapple."
+    assert check_swaps("Toppings are cheese, ham and pineapple.", pizza, pizza, pizza) == []
+    # A first word that is a name still swaps with another ("Lyon is bigger than Paris.").
+    cities = "Lyon is bigger than Paris."
+    [swapped] = check_swaps("Paris is bigger than Lyon.", cities, cities, cities)
+    assert swapped.severity == "conflict"

@@ -90,3 +90,20 @@ def test_a_denial_with_a_word_or_a_number_of_its_own_is_no_conflict() -> None:
         first = context.split(". ")[0] + "."
         found = run_checks(Reading(claim, first, context, context))
         assert [f for f in found if f.check == "negation"] == [], claim
+
+
+def negations(claim: str, context: str) -> list[str]:
+    return [f.kind for f in run_checks(Reading(claim, context, context, context))]
+
+
+def test_a_denial_put_aside_its_clause_is_a_conflict_with_the_claim_that_affirms_it() -> None:
+    leave = "Leave is approved by your line manager, not HR."
+    assert negations("Leave is approved by HR.", leave) == ["negation"]
+    # The same denial, and a claim about something else HR does: no conflict.
+    assert negations("Your line manager, not HR, approves leave.", leave) == []
+    assert negations("HR answers questions about leave.", leave) == []
+
+
+def test_a_fee_waived_where_the_context_charges_it_is_an_opposite() -> None:
+    fee = "The booking fee of $5 is charged on every order."
+    assert negations("The $5 booking fee is waived on every order.", fee)[0] == "opposite"
