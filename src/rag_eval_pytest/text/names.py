@@ -54,9 +54,18 @@ def _sentence_names(sentence: str) -> list[str]:
 def _name_word(words: list[str], index: int) -> bool:
     """Whether ``words[index]`` is a word of a name: capitalised and no stopword or month
     (a sentence's first word only when a capitalised word follows it: "Alexandre Dumas wrote
-    ...", not "Refunds are ..."), or an acronym."""
+    ...", not "Refunds are ..."), an acronym, or a capital letter after a name word ("Plan
+    A")."""
     word = words[index]
-    return (_capitalised(word) and not _opens(words, index)) or _acronym(word)
+    if (_capitalised(word) and not _opens(words, index)) or _acronym(word):
+        return True
+    return _letter_after_name(words, index)
+
+
+def _letter_after_name(words: list[str], index: int) -> bool:
+    """A capital letter after a name word ends the name: "Plan A", "Terminal B"."""
+    word = words[index]
+    return len(word) == 1 and word.isupper() and index > 0 and _name_word(words, index - 1)
 
 
 def _capitalised(word: str) -> bool:

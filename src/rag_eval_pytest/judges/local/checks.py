@@ -995,8 +995,8 @@ def _names_swapped(claim: str, clause: str) -> Finding | None:
     """A conflict where the claim reads as the clause with two of its names in each other's
     places ("The Pro plan is cheaper than the Basic plan." against "The Basic plan is cheaper
     than the Pro plan.", "Maria reports to Tom." against "Tom reports to Maria.")."""
-    theirs = _sequence(clause)
-    if content_words(claim) != content_words(clause) or _sequence(claim) == theirs:
+    theirs = _named_sequence(clause)
+    if content_words(claim) != content_words(clause) or _named_sequence(claim) == theirs:
         return None
     pair = _swapped_pair(claim, clause, theirs)
     if pair is None:
@@ -1046,10 +1046,21 @@ def _swapped_pair(claim: str, clause: str, theirs: list[str]) -> tuple[str, str]
 
 
 def _reads_as(claim: str, a: str, b: str, theirs: list[str]) -> bool:
-    """Whether the claim with the names ``a`` and ``b`` (no word in common) in each other's
-    places has the words ``theirs`` in their order."""
-    apart = not content_words(a) & content_words(b)
-    return apart and _sequence(_exchanged(claim, a, b)) == theirs
+    """Whether the claim with the names ``a`` and ``b`` (neither within the other: "Plan A"
+    and "Plan B", not "Pro" and "Pro plan") in each other's places has the words ``theirs``
+    in their order."""
+    apart = a not in b and b not in a
+    return apart and _named_sequence(_exchanged(claim, a, b)) == theirs
+
+
+def _named_sequence(text: str) -> list[str]:
+    """:func:`_sequence` with the capital letters that end names kept in their places ("Plan
+    A has more than Plan B": plan, a, b)."""
+    words: list[str] = []
+    for t in tokens(text):
+        found = [t.lower()] if len(t) == 1 and t.isupper() else _sequence(t)
+        words.extend(w for w in found if w not in words)
+    return words
 
 
 def _exchanged(text: str, a: str, b: str) -> str:

@@ -76,7 +76,7 @@ def _time_finding(said: Time, near: tuple[Time, ...], contexts: str) -> Finding 
     """A conflict with the evidence's time in the claim's time's place, else a gap where no
     context states it."""
     equal = [t for t in near if said.same(t)]
-    rival = _rival(said, near, equal)
+    rival = _other_time(said, near, equal)
     if rival is not None:
         message = f"claims {_quoted(said)}; the context says {_quoted(rival)}"
         return Finding("numbers", "conflict", message)
@@ -92,6 +92,20 @@ def _rival(said: Time, near: tuple[Time, ...], equal: list[Time]) -> Time | None
     return max(
         better, key=lambda t: (_role_match(said, t), len(said.words & t.words)), default=None
     )
+
+
+def _other_time(said: Time, near: tuple[Time, ...], equal: list[Time]) -> Time | None:
+    """The evidence's time in the claim's time's place that says otherwise: another time
+    (:func:`_rival`), or the same one at the other end of its span (:func:`_turned_round`)."""
+    return _rival(said, near, equal) or _turned_round(said, equal)
+
+
+def _turned_round(said: Time, equal: list[Time]) -> Time | None:
+    """The evidence's equal time where each equal time has the other role, about the claim's
+    thing: "before 3 pm" against "Check-in is after 3 pm", "closes at 9 pm" against "opens at
+    9 pm"."""
+    turned = [t for t in equal if _role_match(said, t) == -1 and said.words & t.words]
+    return turned[0] if turned and len(turned) == len(equal) else None
 
 
 def _beats_all(said: Time, other: Time, equal: list[Time]) -> bool:
@@ -256,8 +270,22 @@ def _sharing_most(topic: frozenset[str], theirs: list[str]) -> list[str]:
 
 
 def _topic_words(text: str) -> frozenset[str]:
-    """The content words of ``text`` but the days', and its numbers."""
-    return (content_words(text) - _DAY_WORDS) | frozenset(re.findall(r"\d+", text))
+    """The content words of ``text`` but the days', its numbers, and the end of a span its
+    verb gives its days ("starts on Sunday ... and ends on Friday")."""
+    return (content_words(text) - _DAY_WORDS) | frozenset(re.findall(r"\d+", text)) | _ends(text)
+
+
+def _ends(text: str) -> frozenset[str]:
+    """The ends of a span the verbs of ``text`` name: "<start>" for "opens", "starts",
+    "begins", "<end>" for "closes", "ends"."""
+    words = content_words(text)
+    return frozenset(end for end, verbs in _SPAN_ENDS.items() if words & verbs)
+
+
+_SPAN_ENDS = {
+    "<start>": content_words("open start begin"),
+    "<end>": content_words("close end"),
+}
 
 
 def _unbound_days(clause: str, bound: list[str]) -> list[Finding]:
@@ -291,7 +319,7 @@ def _split_at_and(clause: str) -> list[str]:
     """The clause's sides of "and" where each has words or numbers of its own besides days
     ("open 24 hours on weekdays and from 8 am to 8 pm at weekends"), else the clause."""
     parts = _AND.split(clause)
-    own = all(content_words(p) - _DAY_WORDS or re.search(r"\d", p) for p in parts)
+    own = all(content_words(p) - _DAY_WORDS or re.search(r"\d", p) or _ends(p) for p in parts)
     return parts if len(parts) > 1 and own else [clause]
 
 

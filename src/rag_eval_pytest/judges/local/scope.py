@@ -175,7 +175,33 @@ def _every_case(mine: list[str], theirs: list[str]) -> bool:
 
 
 def _stated_widely(claim: str, sentence: str, contexts: str) -> bool:
-    return broadened(claim, sentence) or _every_case_elsewhere(claim, sentence, contexts)
+    return (
+        broadened(claim, sentence)
+        or _every_case_elsewhere(claim, sentence, contexts)
+        or _more_of(claim, sentence)
+    )
+
+
+def _more_of(claim: str, sentence: str) -> bool:
+    """Whether the claim says of more of a thing than the sentence does: a stronger word of
+    how many before the same word ("Most orders" against "Some orders")."""
+    theirs = _quantified(_lowered(sentence))
+    return any(
+        word in theirs and rank > theirs[word]
+        for word, rank in _quantified(_lowered(claim)).items()
+    )
+
+
+def _quantified(words: list[str]) -> dict[str, int]:
+    """The words after a word of how many, each with that word's rank (:data:`_HOW_MANY`)."""
+    return {
+        words[at + 1]: _HOW_MANY.index(word)
+        for at, word in enumerate(words[:-1])
+        if word in _HOW_MANY
+    }
+
+
+_HOW_MANY = _SCOPE.phrases("quantities")
 
 
 def _every_case_elsewhere(claim: str, sentence: str, contexts: str) -> bool:

@@ -391,6 +391,39 @@ SWAPPED = [
         answer="Leave is approved by HR.",
         contexts=["Leave is approved by your line manager, not HR."],
     ),
+    # Each of these was decided supported: the plans in each other's places; "before" where
+    # the context says "after"; a "but not" left out; "most" where it says "some"; the day the
+    # sale starts given as the day it ends.
+    case(
+        "plans_swapped",
+        "Which plan has more storage?",
+        answer="Plan A has more storage than Plan B.",
+        contexts=["Plan B has more storage than Plan A."],
+    ),
+    case(
+        "check_in_before",
+        "When is check-in?",
+        answer="Check-in is before 3 pm.",
+        contexts=["Check-in is after 3 pm."],
+    ),
+    case(
+        "street_parking",
+        "Can I park on the street?",
+        answer="You can park on the street.",
+        contexts=["You can park on the street during the day but not overnight."],
+    ),
+    case(
+        "most_orders",
+        "How fast do orders ship?",
+        answer="Most orders ship within 2 days.",
+        contexts=["Some orders ship within 2 days; most take a week."],
+    ),
+    case(
+        "sale_ends",
+        "When does the sale end?",
+        answer="The sale ends on Sunday at midnight.",
+        contexts=["The sale starts on Sunday at midnight and ends on Friday."],
+    ),
     # Red is a colour the jacket does not come in.
     case(
         "jacket_colours",
@@ -442,6 +475,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("failed", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
+        *("failed", "not_judged", "not_judged", "failed", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -575,3 +575,11 @@ def test_a_first_word_the_contexts_write_in_another_form_is_no_name() -> None:
     cities = "Lyon is bigger than Paris."
     [swapped] = check_swaps("Paris is bigger than Lyon.", cities, cities, cities)
     assert swapped.severity == "conflict"
+
+
+def test_two_names_that_differ_by_their_letter_in_each_other_s_places_are_a_conflict() -> None:
+    plans = "Plan B has more storage than Plan A."
+    [swapped] = check_swaps("Plan A has more storage than Plan B.", plans, plans, plans)
+    assert swapped.kind == "order"
+    assert check_swaps(plans, plans, plans, plans) == []
+    assert names("Plan A has more storage than Plan B.") == ["Plan A", "Plan B"]

@@ -145,3 +145,22 @@ def test_a_thing_said_closed_where_its_sentence_gives_it_hours_is_an_opposite() 
         "claims it is closed; the context gives its hours (closes at 2 pm)",
     )
     assert check_times("The store is closed on Christmas Day.", store, store) == []
+
+
+def test_the_same_time_at_the_other_end_of_a_span_is_a_conflict() -> None:
+    check_in = "Check-in is after 3 pm."
+    [turned] = check_times("Check-in is before 3 pm.", check_in, check_in)
+    said = "claims \u201cbefore 3 pm\u201d; the context says \u201cafter 3 pm\u201d"
+    assert turned.message == said
+    assert check_times("Check-in is after 3 pm.", check_in, check_in) == []
+    # The same time at either end of one span is no conflict.
+    shop = "The shop is open from 9 am to 9 pm."
+    assert check_times("The shop is open until 9 pm.", shop, shop) == []
+
+
+def test_a_day_is_bound_to_the_end_of_the_span_its_verb_names() -> None:
+    sale = "The sale starts on Sunday at midnight and ends on Friday."
+    [day] = check_days("The sale ends on Sunday.", sale)
+    assert day.message == "claims Sunday for sale; the context says Friday"
+    assert check_days("The sale ends on Friday.", sale) == []
+    assert check_days("The sale starts on Sunday.", sale) == []

@@ -119,3 +119,11 @@ def test_every_case_of_a_thing_another_sentence_qualifies_is_stated_more_widely(
         "Lost student cards can be replaced at the Campus Card Office. Every replacement costs £15."
     )
     assert beyond(claim, sentence, every) == ""
+
+
+def test_a_stronger_word_of_how_many_or_a_dropped_exception_is_stated_more_widely() -> None:
+    orders = "Some orders ship within 2 days; most take a week."
+    assert beyond("Most orders ship within 2 days.", orders) == trust.BROADENED
+    assert beyond("Some orders ship within 2 days.", orders) == ""
+    street = "You can park on the street during the day but not overnight."
+    assert beyond("You can park on the street.", street) == trust.BROADENED
