@@ -82,13 +82,29 @@ def _across_clauses(claim: str, sentence: str) -> bool:
     cafe is on the ground floor; the first floor has meeting rooms."). Not a later clause that
     leaves out the first one's subject ("The bridge is open to cars." against "The bridge is
     closed to cyclists but open to cars."), nor a claim with a number, whose clause the number
-    check binds."""
-    clauses = _CONTRASTED.split(sentence)
+    check binds. Clauses joined by "and" are read for a predicate only ("Wi-Fi is free in
+    all rooms." against "Wi-Fi is free in the lobby and costs $5 per day in rooms.")."""
     ordered = ordered_words(claim)
-    if len(clauses) < 2 or not ordered or re.search(r"\d", claim):
+    if not ordered or re.search(r"\d", claim):
         return False
+    clauses = _CONTRASTED.split(sentence)
+    if len(clauses) < 2:
+        return _predicate_after_and(ordered, sentence)
     held = [content_words(c) & frozenset(ordered) for c in clauses]
     return _subject_elsewhere(ordered[0], held) or _predicate_elsewhere(ordered, clauses, held)
+
+
+def _predicate_after_and(ordered: list[str], sentence: str) -> bool:
+    """:func:`_predicate_elsewhere` over the sentence's clauses joined by "and", each of two
+    content words or more (not "Tea and coffee are free", one subject of two things)."""
+    clauses = _AND.split(sentence)
+    if len(clauses) < 2 or any(len(content_words(c)) < 2 for c in clauses):
+        return False
+    held = [content_words(c) & frozenset(ordered) for c in clauses]
+    return _predicate_elsewhere(ordered, clauses, held)
+
+
+_AND = re.compile(r"\band\b", re.IGNORECASE)
 
 
 def _subject_elsewhere(subject: str, held: list[frozenset[str]]) -> bool:

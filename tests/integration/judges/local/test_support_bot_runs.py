@@ -424,6 +424,13 @@ SWAPPED = [
         answer="The sale ends on Sunday at midnight.",
         contexts=["The sale starts on Sunday at midnight and ends on Friday."],
     ),
+    # Free is the lobby's; in rooms Wi-Fi costs $5 a day.
+    case(
+        "wifi_rooms",
+        "Is Wi-Fi free?",
+        answer="Wi-Fi is free in all rooms.",
+        contexts=["Wi-Fi is free in the lobby and costs $5 per day in rooms."],
+    ),
     # Red is a colour the jacket does not come in.
     case(
         "jacket_colours",
@@ -475,7 +482,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("failed", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
-        *("failed", "not_judged", "not_judged", "failed", "not_judged"),
+        *("failed", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

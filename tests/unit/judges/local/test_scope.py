@@ -127,3 +127,11 @@ def test_a_stronger_word_of_how_many_or_a_dropped_exception_is_stated_more_widel
     assert beyond("Some orders ship within 2 days.", orders) == ""
     street = "You can park on the street during the day but not overnight."
     assert beyond("You can park on the street.", street) == trust.BROADENED
+
+
+def test_a_predicate_of_the_first_of_two_clauses_joined_by_and_given_the_second_is_spread() -> None:
+    wifi = "Wi-Fi is free in the lobby and costs $5 per day in rooms."
+    assert beyond("Wi-Fi is free in all rooms.", wifi, wifi) == trust.SPREAD
+    assert beyond("Wi-Fi is free in the lobby.", wifi, wifi) == ""
+    # One subject of two things is no two clauses.
+    assert beyond("Tea is free.", "Tea and coffee are free.", "Tea and coffee are free.") == ""
