@@ -90,8 +90,35 @@ def _across_clauses(claim: str, sentence: str) -> bool:
     clauses = _CONTRASTED.split(sentence)
     if len(clauses) < 2:
         return _predicate_after_and(ordered, sentence)
+    return _across_contrasted(ordered, clauses)
+
+
+def _across_contrasted(ordered: list[str], clauses: list[str]) -> bool:
+    """Whether the claim's words ``ordered`` join what clauses parted by a contrast say of
+    their own things: a later clause's subject, predicate or thing given the first's."""
     held = [content_words(c) & frozenset(ordered) for c in clauses]
-    return _subject_elsewhere(ordered[0], held) or _predicate_elsewhere(ordered, clauses, held)
+    return (
+        _subject_elsewhere(ordered[0], held)
+        or _predicate_elsewhere(ordered, clauses, held)
+        or _item_elsewhere(frozenset(ordered), clauses, held)
+    )
+
+
+def _item_elsewhere(
+    ordered: frozenset[str], clauses: list[str], held: list[frozenset[str]]
+) -> bool:
+    """Whether the claim gives the first clause's fact a thing a later clause says something
+    else of ("Staff and visitors can park in the garage." against "Only staff can park in the
+    garage; visitors use the street."): the later clause alone holds some of the claim's
+    words and words of its own besides, and the first clause holds the claim's others. A
+    later clause that only leaves out the first one's words says nothing else ("... but open
+    to cars")."""
+    for clause, words in zip(clauses[1:], held[1:], strict=True):
+        only_here = words - held[0]
+        own = content_words(clause) - ordered
+        if only_here and own and ordered - only_here <= held[0]:
+            return True
+    return False
 
 
 def _predicate_after_and(ordered: list[str], sentence: str) -> bool:

@@ -431,6 +431,13 @@ SWAPPED = [
         answer="Wi-Fi is free in all rooms.",
         contexts=["Wi-Fi is free in the lobby and costs $5 per day in rooms."],
     ),
+    # Cash is the card sentence's other clause, which says it is not accepted.
+    case(
+        "cash_or_card",
+        "How do I pay?",
+        answer="You can pay by cash or card at the counter.",
+        contexts=["You can pay by card at the counter; cash is not accepted."],
+    ),
     # Red is a colour the jacket does not come in.
     case(
         "jacket_colours",
@@ -483,6 +490,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
+        "not_judged",
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

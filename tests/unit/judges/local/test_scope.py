@@ -135,3 +135,31 @@ def test_a_predicate_of_the_first_of_two_clauses_joined_by_and_given_the_second_
     assert beyond("Wi-Fi is free in the lobby.", wifi, wifi) == ""
     # One subject of two things is no two clauses.
     assert beyond("Tea is free.", "Tea and coffee are free.", "Tea and coffee are free.") == ""
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentence"),
+    [
+        (
+            "Staff and visitors can park in the garage.",
+            "Only staff can park in the garage; visitors use the street.",
+        ),
+        (
+            "The upgrade adds a second screen and more memory.",
+            "The upgrade adds more memory; a second screen is sold separately.",
+        ),
+        (
+            "You can pay by cash or card at the counter.",
+            "You can pay by card at the counter; cash is not accepted.",
+        ),
+    ],
+)
+def test_a_thing_a_later_clause_says_something_else_of_is_spread(claim: str, sentence: str) -> None:
+    assert beyond(claim, sentence, sentence) == trust.SPREAD
+
+
+def test_a_later_clause_that_only_leaves_words_out_or_a_claim_of_both_clauses_is_not() -> None:
+    bridge = "The bridge is closed to cyclists but open to cars."
+    assert beyond("The bridge is open to cars.", bridge, bridge) == ""
+    garage = "Staff can park in the garage; visitors use the street."
+    assert beyond("Staff can park in the garage and visitors use the street.", garage, garage) == ""
