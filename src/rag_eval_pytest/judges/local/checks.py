@@ -831,17 +831,55 @@ def check_negation(claim: str, evidence: str, covered: float, around: str = "") 
     evidence covers the claim's words (``covered``): otherwise they are different statements
     and a "not" on one side means nothing. A name with a denying word in it ("Never Shout
     Never") denies nothing, where either text, or the passage ``around`` the evidence, writes
-    it inside a sentence."""
+    it inside a sentence. A claim about what the evidence excepts is read against the
+    exception (:func:`_against_exception`)."""
     mine = negation_cues(claim, f"{evidence}\n{around}")
     theirs = negation_cues(evidence, f"{claim}\n{around}")
     swapped = opposite_terms(claim, evidence)
+    excepted = _excepted(claim, evidence)
+    if excepted is not None:
+        return _against_exception(excepted, bool(mine or swapped or theirs))
     if not _one_side_negates(claim, mine, theirs, swapped, covered):
         return []
+    return _negation_finding(claim, evidence, mine, theirs, swapped)
+
+
+def _negation_finding(
+    claim: str, evidence: str, mine: list[str], theirs: list[str], swapped: list[tuple[str, str]]
+) -> list[Finding]:
+    """The conflict of a claim one side of which negates the other: an opposite word, or a
+    negation (:func:`_negated`)."""
     if swapped and not mine and not theirs:
         said, stated = swapped[0]
         message = f"the claim says \u201c{said}\u201d; the context says \u201c{stated}\u201d"
         return [Finding("opposite", "conflict", message)]
     return _negated(claim, evidence, mine, theirs, bool(swapped))
+
+
+def _excepted(claim: str, evidence: str) -> str | None:
+    """What the evidence excepts that the claim is about, where the claim's other words are
+    the evidence's ("The gym is closed on public holidays." against "The gym is open every
+    day except public holidays."), else ``None``."""
+    opposed = content_words(" ".join(word for word, _ in opposite_terms(claim, evidence)))
+    mine, theirs = content_words(claim), content_words(evidence)
+    for m in _EXCEPT.finditer(evidence):
+        words = content_words(m.group(1))
+        if words and words <= mine and mine - words - opposed <= theirs:
+            return m.group(0)
+    return None
+
+
+def _against_exception(excepted: str, turned: bool) -> list[Finding]:
+    """A claim about what the evidence excepts agrees where it turns the evidence's fact
+    round (an opposite word or a negation: "closed on public holidays"), and conflicts where
+    it states that fact of it ("open on public holidays")."""
+    if turned:
+        return []
+    message = f"the claim states it of what the context excepts (\u201c{excepted}\u201d)"
+    return [Finding("negation", "conflict", message)]
+
+
+_EXCEPT = re.compile(r"\b(?:except|excluding|other than|apart from)\s+([^,.;:!?]+)", re.I)
 
 
 def _one_side_negates(

@@ -583,3 +583,16 @@ def test_two_names_that_differ_by_their_letter_in_each_other_s_places_are_a_conf
     assert swapped.kind == "order"
     assert check_swaps(plans, plans, plans, plans) == []
     assert names("Plan A has more storage than Plan B.") == ["Plan A", "Plan B"]
+
+
+def test_what_the_context_excepts_turned_round_agrees_and_stated_of_it_conflicts() -> None:
+    gym = "The gym is open every day except public holidays."
+    ratio = 1.0
+    assert check_negation("The gym is closed on public holidays.", gym, ratio) == []
+    [stated] = check_negation("The gym is open on public holidays.", gym, ratio)
+    assert stated.message == (
+        "the claim states it of what the context excepts (\u201cexcept public holidays\u201d)"
+    )
+    # Another day than the excepted one is an opposite still.
+    [other] = check_negation("The gym is closed on Sundays.", gym, ratio)
+    assert other.kind == "opposite"
