@@ -1048,13 +1048,23 @@ def words_swapped(claim: str, sentence: str) -> Finding | None:
     is closed to cyclists but open to cars."). Two neighbours exchanged are a reordering ("The
     vaccine is stored" for "Store the vaccine"), and a passive against an active ("by") says
     the same in the other order: neither is one."""
-    mine, theirs = _sequence(claim), _sequence(sentence)
+    mine = _sequence(claim)
+    theirs = _trimmed(_sequence(sentence), mine)
     if len(mine) != len(theirs) or set(mine) != set(theirs) or _passive(claim, sentence):
         return None
     pair = _exchanged_apart(mine, theirs)
     if pair is None:
         return None
     return Finding("order", "conflict", f"the claim puts {pair[0]} where the context has {pair[1]}")
+
+
+def _trimmed(theirs: list[str], mine: list[str]) -> list[str]:
+    """The sentence's words ``theirs`` without those after the last of the claim's words
+    ``mine``: a condition the claim leaves out says nothing of the order ("The regional train
+    is faster than the express train on Sundays."). Words between the claim's are kept ("the
+    capital city of Australia" is no "Australia's capital" turned round)."""
+    held = [i for i, w in enumerate(theirs) if w in mine]
+    return theirs[: held[-1] + 1] if held else theirs
 
 
 def _exchanged_apart(mine: list[str], theirs: list[str]) -> tuple[str, str] | None:

@@ -438,6 +438,13 @@ SWAPPED = [
         answer="You can pay by cash or card at the counter.",
         contexts=["You can pay by card at the counter; cash is not accepted."],
     ),
+    # The trains in each other's places, before a condition the answer leaves out.
+    case(
+        "express_train",
+        "Which train is faster?",
+        answer="The express train is faster than the regional train.",
+        contexts=["The regional train is faster than the express train on Sundays."],
+    ),
     # Red is a colour the jacket does not come in.
     case(
         "jacket_colours",
@@ -490,7 +497,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
-        "not_judged",
+        *("not_judged", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -596,3 +596,12 @@ def test_what_the_context_excepts_turned_round_agrees_and_stated_of_it_conflicts
     # Another day than the excepted one is an opposite still.
     [other] = check_negation("The gym is closed on Sundays.", gym, ratio)
     assert other.kind == "opposite"
+
+
+def test_two_words_in_each_other_s_places_before_a_condition_the_claim_leaves_out() -> None:
+    trains = "The regional train is faster than the express train on Sundays."
+    swapped = words_swapped("The express train is faster than the regional train.", trains)
+    assert swapped is not None and swapped.kind == "order"
+    # Words between the claim's are kept: an inversion is no swap.
+    capital = "Canberra is the capital city of Australia."
+    assert words_swapped("Australia's capital is Canberra.", capital) is None
