@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from ...text.lexicon import any_of
 from ...text.sentences import split_sentences
-from ...text.words import STOPWORDS, content_words, tokens
+from ...text.words import STOPWORDS, content_words, stem, tokens
 from . import trust
 from .checks import compared_with, named_in, ordered_words
 from .tables import table
@@ -90,13 +90,27 @@ def _across_clauses(claim: str, sentence: str) -> bool:
     clauses = _CONTRASTED.split(sentence)
     if len(clauses) < 2:
         return _predicate_after_and(ordered, sentence)
-    return _across_contrasted(ordered, clauses)
+    return _across_contrasted([*ordered, *_light_verbs(claim)], clauses)
+
+
+def _light_verbs(text: str) -> list[str]:
+    """The stems of the verbs of ``text`` that are stop words but say what a clause is about
+    ("free to use" against "using it costs $3 a month")."""
+    return sorted({stem(t) for t in tokens(text) if t.lower() in _LIGHT_VERBS})
+
+
+_LIGHT_VERBS = _SCOPE.words("light_verbs")
+
+
+def _clause_words(clause: str) -> frozenset[str]:
+    """A clause's content words and its light verbs (:func:`_light_verbs`)."""
+    return content_words(clause) | frozenset(_light_verbs(clause))
 
 
 def _across_contrasted(ordered: list[str], clauses: list[str]) -> bool:
     """Whether the claim's words ``ordered`` join what clauses parted by a contrast say of
     their own things: a later clause's subject, predicate or thing given the first's."""
-    held = [content_words(c) & frozenset(ordered) for c in clauses]
+    held = [_clause_words(c) & frozenset(ordered) for c in clauses]
     return (
         _subject_elsewhere(ordered[0], held)
         or _predicate_elsewhere(ordered, clauses, held)
@@ -115,7 +129,7 @@ def _item_elsewhere(
     to cars")."""
     for clause, words in zip(clauses[1:], held[1:], strict=True):
         only_here = words - held[0]
-        own = content_words(clause) - ordered
+        own = _clause_words(clause) - ordered
         if only_here and own and ordered - only_here <= held[0]:
             return True
     return False

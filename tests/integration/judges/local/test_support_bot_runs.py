@@ -445,6 +445,13 @@ SWAPPED = [
         answer="The express train is faster than the regional train.",
         contexts=["The regional train is faster than the express train on Sundays."],
     ),
+    # Using the app costs $3 a month.
+    case(
+        "free_app",
+        "Is the app free?",
+        answer="The app is free to download and free to use.",
+        contexts=["The app is free to download; using it costs $3 a month."],
+    ),
     # Red is a colour the jacket does not come in.
     case(
         "jacket_colours",
@@ -497,7 +504,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
-        *("not_judged", "not_judged"),
+        *("not_judged", "not_judged", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

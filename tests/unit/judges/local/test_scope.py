@@ -163,3 +163,9 @@ def test_a_later_clause_that_only_leaves_words_out_or_a_claim_of_both_clauses_is
     assert beyond("The bridge is open to cars.", bridge, bridge) == ""
     garage = "Staff can park in the garage; visitors use the street."
     assert beyond("Staff can park in the garage and visitors use the street.", garage, garage) == ""
+
+
+def test_a_stop_word_verb_that_says_what_a_later_clause_is_about_counts() -> None:
+    app = "The app is free to download; using it costs $3 a month."
+    assert beyond("The app is free to download and free to use.", app, app) == trust.SPREAD
+    assert beyond("The app is free to download.", app, app) == ""
