@@ -40,20 +40,19 @@ class Row:
         passage is relevant when one sentence is)."""
         return max(self.features, key=lambda f: f[0])
 
-    def forced(self, weights: tuple[float, ...], bias: float, cut: float) -> bool:
-        if self.declines:
-            return False
-        return any(
-            rule or logistic(weights, bias, f) >= cut
-            for f, rule in zip(self.features, self.answers, strict=True)
-        )
-
-    def share(self, weights: tuple[float, ...], bias: float, cut: float) -> float:
-        """The context relevance metric's score: the share of the row's sentences needed."""
-        needed = [
+    def needed(self, weights: tuple[float, ...], bias: float, cut: float) -> list[bool]:
+        """Per item: whether a rule or its probability at the cut makes it relevant."""
+        return [
             rule or logistic(weights, bias, f) >= cut
             for f, rule in zip(self.features, self.answers, strict=True)
         ]
+
+    def forced(self, weights: tuple[float, ...], bias: float, cut: float) -> bool:
+        return not self.declines and any(self.needed(weights, bias, cut))
+
+    def share(self, weights: tuple[float, ...], bias: float, cut: float) -> float:
+        """The context relevance metric's score: the share of the row's sentences needed."""
+        needed = self.needed(weights, bias, cut)
         return sum(needed) / len(needed) if needed else 0.0
 
     def by_score(self, weights: tuple[float, ...], bias: float, band: tuple[float, float]) -> str:

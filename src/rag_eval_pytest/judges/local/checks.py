@@ -1134,15 +1134,11 @@ def _first_word_name(claim: str, contexts: str) -> list[str]:
     return []
 
 
-def _stems(text: str) -> frozenset[str]:
-    return frozenset(stem(t) for t in tokens(text))
-
-
 def _opens_no_name(first: list[str], contexts: str) -> bool:
     """Whether a claim's first words (one or two) are a verb or an adverb, or a word the
     contexts write in another form, not a name."""
     opening = first[-1].lower() in _AFTER_NO_NAME or first[0].lower() in INSTRUCTIONS
-    return opening or stem(first[0]) in _stems(contexts)
+    return opening or bool(content_words(first[0]) & content_words(contexts))
 
 
 _AFTER_NO_NAME = table("claims").words("after_no_name")

@@ -38,7 +38,7 @@ from ...text.words import content_words, tokens
 from ..questions import FactRetention, FactRetentions, RetentionInput, RetentionVerdict
 from .checks import Finding, check_negation
 from .claims import split_claims
-from .pipeline import Reading, run_checks
+from .pipeline import CLAUSE, Reading, run_checks
 from .quantities import Quantity, quantities, same_value
 from .roles import times
 from .tables import table
@@ -130,7 +130,7 @@ def _negations(claim: str, fact: str) -> list[Finding]:
     """A negation of the fact in the claim, or in one of its clauses that states it ("Since
     you are not allergic to penicillin, amoxicillin is fine" after "I'm allergic to
     penicillin"), not one that opens a condition ("If you are not allergic ...")."""
-    parts = [claim, *(c for c in _CLAUSE.split(claim) if c.strip() and not _CONDITION.match(c))]
+    parts = [claim, *(c for c in CLAUSE.split(claim) if c.strip() and not _CONDITION.match(c))]
     for part in parts:
         words = content_words(part)
         covered = len(words & content_words(fact)) / max(1, len(words))
@@ -140,7 +140,6 @@ def _negations(claim: str, fact: str) -> list[Finding]:
     return []
 
 
-_CLAUSE = re.compile(r",|;|\bbut\b", re.IGNORECASE)
 _CONDITION = re.compile(rf"\s*(?i:{any_of(_WORDS.phrases('conditions'))})\b")
 
 # An e-mail address.

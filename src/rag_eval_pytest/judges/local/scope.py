@@ -215,8 +215,7 @@ def broadened(claim: str, sentence: str) -> bool:
     admins") or takes two together ("both days"), or a condition of the sentence the claim
     leaves out where it copies the words around it ("orders over $50", "$20 per user per
     month")."""
-    mine = [t.lower() for t in tokens(claim)]
-    theirs = [t.lower() for t in tokens(sentence)]
+    mine, theirs = _lowered(claim), _lowered(sentence)
     if _every_case(mine, theirs) or (set(mine) & _EXCLUSIVE) - set(theirs):
         return True
     return any(_a_condition(run) for run in _dropped(mine, theirs))
