@@ -135,6 +135,17 @@ _WHO = re.compile(
     rf"|{any_of(_WORDS.phrases('who_nouns'))})\b",
     re.I,
 )
+# Words that name no one and nothing, only the kind of thing asked for ("the person responsible
+# for approving them", "the relevant team", "in due course"): what is asked is not found in them.
+_VAGUE = re.compile(
+    rf"\b(?:(?:{any_of(_WORDS.phrases('vague_before'))})\s+)?"
+    rf"(?:(?:{any_of(_WORDS.phrases('who_determiners'))})\s+"
+    rf"(?:{any_of(_WORDS.phrases('vague_qualifiers'))})\s+[\w-]+"
+    rf"|(?:{any_of(_WORDS.phrases('who_determiners'))})\s+"
+    rf"(?:{any_of(_WORDS.phrases('vague_holders'))})\s+(?:{any_of(_WORDS.phrases('vague_after'))})"
+    rf"|{any_of(_WORDS.phrases('vague_phrases'))})\b",
+    re.I,
+)
 # Words ending like a role noun that are not one.
 _NOT_WHO = _WORDS.words("not_who")
 # What answers "how is it done": the means or manner ("encrypted with AES-256", "by hand").
@@ -145,7 +156,7 @@ _WHY = re.compile(rf"\b({any_of(_WORDS.phrases('causes'))})\b", re.I)
 _WHERE = re.compile(
     rf"\b({any_of(_WORDS.phrases('where_prepositions'))})\s+"
     rf"({any_of(_WORDS.phrases('where_determiners'))})\s+"
-    rf"(?!(?:{any_of(_WORDS.phrases('not_places'))})\b)[a-z]",
+    rf"(?!(?:{any_of(_WORDS.phrases('not_places'))})\b)([a-z][\w-]*)",
     re.I,
 )
 
@@ -247,6 +258,7 @@ def expected_type_found(question: str, answer: str) -> float:
     for "how is it done", a cause for "why", names or a list for "which payment methods",
     a number, a time or a date for "what is the return window" (:func:`asked_for`)."""
     kind = asked_for(question)[0]
+    answer = _VAGUE.sub(" ", answer)
     if kind.startswith("item"):
         return _items_found(kind, answer)
     match = _WH.search(question)
@@ -295,16 +307,28 @@ def _cause_found(question: str, answer: str) -> bool:
 
 
 def _place_found(question: str, answer: str) -> bool:
-    return bool(names(answer)) or bool(_WHERE.search(answer))
+    """A name, or a place the question does not give ("in the garage", not "at the office"
+    for "Where is the office?")."""
+    asked = content_words(question)
+    return _new_name(question, answer) or any(
+        stem(m.group(3)) not in asked for m in _WHERE.finditer(answer)
+    )
 
 
 def _who_found(question: str, answer: str) -> bool:
     """A name, or a person's role the question does not give."""
     asked = content_words(question)
-    return bool(names(answer)) or any(
+    return _new_name(question, answer) or any(
         m.group(1).lower() not in _NOT_WHO and stem(m.group(1)) not in asked
         for m in _WHO.finditer(answer)
     )
+
+
+def _new_name(question: str, answer: str) -> bool:
+    """Whether the answer names something the question does not ("Atacama Desert" gives no
+    place for "Where is the Atacama Desert?")."""
+    asked = content_words(question)
+    return any(not content_words(name) <= asked for name in names(answer))
 
 
 # What shows an answer holds what each wh-word asks for; who, whom and whose: a person.

@@ -136,6 +136,40 @@ def test_an_answer_that_restates_the_subject_without_an_answer_is_not_relevant(
     assert "does not contain what the question asks for" in result.reason
 
 
+@pytest.mark.parametrize(
+    ("question", "vague", "given"),
+    [
+        (
+            "Who signs off on new suppliers?",
+            "New suppliers are signed off by the appropriate team.",
+            "New suppliers are signed off by the procurement team.",
+        ),
+        (
+            "When are the exam results published?",
+            "Exam results are published in due course.",
+            "Exam results are published in August.",
+        ),
+        (
+            "Where are spare keys kept?",
+            "Spare keys are kept at the usual place.",
+            "Spare keys are kept at the front desk.",
+        ),
+        (
+            "Where is the museum shop?",
+            "The museum shop is in the museum.",
+            "The museum shop is in the east wing.",
+        ),
+    ],
+)
+def test_an_answer_in_words_that_fit_any_question_does_not_give_what_it_asks(
+    deciding: Any, question: str, vague: str, given: str
+) -> None:
+    result = answer_relevance(deciding, question, vague)
+    assert "does not contain what the question asks for" in result.reason, result.reason
+    answered = answer_relevance(deciding, question, given)
+    assert "does not contain what the question asks for" not in answered.reason
+
+
 def test_opening_hours_answer_when_a_place_opens(deciding: Any) -> None:
     result = answer_relevance(
         deciding, "When is the store open?", "The store is open from 9 am to 5 pm on weekdays."

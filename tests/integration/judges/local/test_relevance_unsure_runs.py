@@ -141,3 +141,29 @@ def test_an_answer_about_something_else_is_left_to_an_llm_judge_however_far_belo
     assert (elsewhere["status"], elsewhere["bounds"]) == ("not_judged", [0, 1])
     assert elsewhere["details"]["decided_score"] < 0.3
     assert "unsure (not relevant: score far below the cut" in elsewhere["reason"]
+
+
+def test_an_answer_that_restates_the_question_but_names_no_one_is_not_decided_relevant(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    # Every word of the question and a "who" or a "how" in words that fit any question:
+    # nothing asked for is given, so the restatement does not decide the case.
+    expenses = "Who approves expense reports?"
+    write_dataset(
+        [
+            asked("manager", "Expense reports are approved by your line manager.", expenses),
+            asked(
+                "evasive",
+                "Expense reports are approved by the person responsible for approving them.",
+                expenses,
+            ),
+            asked("channel", "Time off is requested through the appropriate channel."),
+        ]
+    )
+    result, rated = run(pytester, "--rag-judge=local")
+    result.assert_outcomes(passed=1, skipped=2)
+    assert result.ret == 1
+    assert (rated["manager"]["status"], rated["manager"]["unsure"]) == ("passed", 0)
+    for evasive in (rated["evasive"], rated["channel"]):
+        assert (evasive["status"], evasive["cause"]) == ("not_judged", "unsure")
+        assert "does not contain what the question asks for" in evasive["reason"]
