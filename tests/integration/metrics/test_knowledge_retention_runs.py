@@ -149,6 +149,21 @@ def test_an_identifier_plan_or_name_the_user_established_is_kept_or_the_turn_fai
     assert "calls the user Maria; the user said their name is Anna" in reasons["name"]
 
 
+def failing_with_local_judge(
+    pytester: pytest.Pytester, passed: int, failed: set[str]
+) -> dict[str, str]:
+    """Run the written dataset's conversations with the local judge, check that exactly the
+    ``failed`` cases fail, and give the reason of each one's first retention verdict."""
+    pytester.makepyfile(test_chat=TEST)
+    result = pytester.runpytest(
+        "--rag-dataset", "dataset.json", "-p", "no:randomly", "--rag-judge=local"
+    )
+    result.assert_outcomes(passed=passed, failed=len(failed))
+    cases = {c["key"]: c for c in read_report(pytester)["cases"]}
+    assert {k for k, c in cases.items() if c["status"] == "failed"} == failed
+    return {k: cases[k]["metrics"]["knowledge_retention"]["evidence"][0]["reason"] for k in failed}
+
+
 def test_a_route_a_day_a_time_an_address_or_a_denial_the_user_gave_is_kept_or_the_turn_fails(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
@@ -185,18 +200,31 @@ def test_a_route_a_day_a_time_an_address_or_a_denial_the_user_gave_is_kept_or_th
             chat("plans", pro, "The Pro plan costs $20 per month and the Basic plan $10."),
         ]
     )
-    pytester.makepyfile(test_chat=TEST)
-    result = pytester.runpytest(
-        "--rag-dataset", "dataset.json", "-p", "no:randomly", "--rag-judge=local"
-    )
     failing = {"route", "day", "time", "address", "allergy"}
-    result.assert_outcomes(passed=6, failed=5)
-    cases = {c["key"]: c for c in read_report(pytester)["cases"]}
-    assert {k for k, c in cases.items() if c["status"] == "failed"} == failing
-    reasons = {
-        k: cases[k]["metrics"]["knowledge_retention"]["evidence"][0]["reason"] for k in failing
-    }
+    reasons = failing_with_local_judge(pytester, passed=6, failed=failing)
     assert "claims Saturday; the user said Friday" in reasons["day"]
     assert "4 pm" in reasons["time"] and "3 pm" in reasons["time"]
     address = "writes the address ana@example.com; the user gave anna@example.com"
     assert address in reasons["address"]
+
+
+def test_a_count_the_user_gave_told_another_way_is_kept_or_the_turn_fails(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """How many nights or how many times: "a 2-night stay" after "3 nights" (the only word
+    the two share is the thing counted) and "one charge" after "charged twice" (a count of
+    the thing against a count of times) passed with the local judge. The answers beside them
+    keep the count, in words or as a count of things, and pass."""
+    stay = "My booking at the lake hotel is for 3 nights. Is breakfast included?"
+    charged = "I was charged $49.99 twice for my subscription. Can you fix it?"
+    write_dataset(
+        [
+            chat("nights", stay, "Your 2-night stay includes breakfast."),
+            chat("nights-kept", stay, "Your three-night stay includes breakfast."),
+            chat("charges", charged, "I see one charge of $49.99 on your account."),
+            chat("charges-kept", charged, "I see two charges of $49.99; I will refund one."),
+        ]
+    )
+    reasons = failing_with_local_judge(pytester, passed=2, failed={"nights", "charges"})
+    assert "2 night" in reasons["nights"] and "3 nights" in reasons["nights"]
+    assert "claims one charge; the user said twice" in reasons["charges"]

@@ -1180,11 +1180,13 @@ def _unnamed_by(sentences: list[str], claim: str) -> list[str]:
 
 def _left_to_other_checks(said: str, clause: str) -> frozenset[str]:
     """The words that give times and days their place ("runs from 10 pm", "starts at 10
-    pm"), the time check's and the day check's, not terms; what a number counts ("12
-    kilometers" against "12 km"), the number check's; an address's words
-    ("/etc/app/config.yaml"), which a replaced word is not."""
+    pm"), the time check's and the day check's, not terms; the numbers of either and what
+    they count ("12 kilometers" against "12 km", "3 times" against "three times"), the number
+    check's (a word the claim counts nothing with stays: "Every building" against "Each of
+    the three buildings"); an address's words ("/etc/app/config.yaml"), which a replaced word
+    is not."""
     leave = SPAN_WORDS if times(said) or weekdays(said) else frozenset()
-    leave |= _units_of(said)
+    leave |= _units_of(said) | (_units_of(clause) - content_words(said))
     return leave | content_words(" ".join(_ADDRESS.findall(f"{said} {clause}")))
 
 

@@ -3,15 +3,17 @@ each fact the user gave, and the answer's questions against those facts. Determi
 model, no embeddings.
 
 * **Contradicted:** a statement of the answer (its questions aside) that shares a content
-  word with the fact (a unit such as "EUR" aside: "The fee is 5 EUR" and "I paid 30 EUR"
-  are about different things) and that the judge's checks (:mod:`.pipeline`) find in
+  word with the fact (a unit that measures, such as "EUR", aside: "The fee is 5 EUR" and "I
+  paid 30 EUR" are about different things; a thing counted is not: "a 2-night stay" after
+  "3 nights") and that the judge's checks (:mod:`.pipeline`) find in
   conflict with it: a number counting the same unit, a date, a day, a route turned round, a
   name in the fact's place ("You live in Paris" after "I live in Lyon"), a negation ("You do
   not have a business account"), also of a clause that states it rather than a condition
   (:func:`_negations`), a time only where the statement is about the fact's own thing
   (:func:`_not_read`); and a number without a unit bound to the same words as the user's
   ("Order 4471" after "My order number is 4417": both follow "order"), or a code ("AB-9999"
-  after "AB-1234"); another capitalised name before the same noun ("the Basic plan" after
+  after "AB-1234"); a count of times against a count of the thing ("one charge" after "I
+  was charged twice"); another capitalised name before the same noun ("the Basic plan" after
   "the Pro plan"); and, over the whole answer, the user called by another name than the one
   they gave ("Thanks, Maria!" after "My name is Anna."), or the user's e-mail address written
   a letter or two wrong.
@@ -42,6 +44,7 @@ from .pipeline import CLAUSE, Reading, run_checks
 from .quantities import Quantity, quantities, same_value
 from .roles import times
 from .tables import table
+from .units import CURRENCIES, dimension_of
 
 BOUND_WORDS = 3
 """The words before a number without a unit that say what it identifies ("order number is
@@ -111,8 +114,9 @@ def _contradiction(fact: str, stated: list[str]) -> str | None:
 def conflicts(claim: str, fact: str) -> list[Finding]:
     """The conflicts the checks find between a statement of the answer and a fact the user
     gave; none when the two share no content word (units aside)."""
-    # The unit words as written ("EUR"), not as compared ("euro").
-    units = frozenset().union(*(content_words(q.text) for q in quantities(claim) if q.unit))
+    # The unit words as written ("EUR"), not as compared ("euro"); a thing counted ("3
+    # nights", "one charge") is what both are about.
+    units = frozenset().union(*(content_words(q.text) for q in quantities(claim) if _measures(q)))
     shared = (content_words(claim) & content_words(fact)) - units
     if not shared:
         return []
@@ -120,10 +124,21 @@ def conflicts(claim: str, fact: str) -> list[Finding]:
         run_checks(Reading(claim, fact, fact, fact), skip=_not_read(claim, fact))
         + _negations(claim, fact)
         + _identifiers(claim, fact)
+        + _counts(claim, fact)
         + _codes(claim, fact)
         + _named_kinds(claim, fact)
     )
     return [f for f in found if f.severity == "conflict"]
+
+
+def _measures(quantity: Quantity) -> bool:
+    """Whether a quantity's unit measures (a currency, a length, a length of time) rather than
+    names what is counted ("nights", "charges")."""
+    unit = quantity.unit
+    return bool(unit) and (dimension_of(unit) is not None or unit in _CURRENCY_NAMES)
+
+
+_CURRENCY_NAMES = frozenset(CURRENCIES.values())
 
 
 def _negations(claim: str, fact: str) -> list[Finding]:
@@ -312,6 +327,54 @@ def _identifiers(claim: str, fact: str) -> list[Finding]:
                 Finding("numbers", "conflict", f"claims {q.text}; the context says {rival.text}")
             )
     return findings
+
+
+def _counts(claim: str, fact: str) -> list[Finding]:
+    """How many times a thing happened, told one way in the claim and another in the fact:
+    "I see one charge" after "I was charged twice" (a count of the thing against a count of
+    times, the same stem bound to both). Two counts of the same unit are the number check's,
+    two numbers without a unit :func:`_identifiers`'."""
+    theirs = _counted(fact)
+    findings = []
+    for q, words in _counted(claim):
+        told = _told_otherwise(q, words, theirs)
+        if told is not None:
+            message = f"claims {q.text}; the context says {told.text}"
+            findings.append(Finding("numbers", "conflict", message))
+    return findings
+
+
+def _told_otherwise(
+    q: Quantity, words: frozenset[str], theirs: list[tuple[Quantity, frozenset[str]]]
+) -> Quantity | None:
+    """The fact's count of what ``q`` counts, told the other way, where none of them has
+    ``q``'s value."""
+    told = [s for s, bound in theirs if _same_thing(q, words, s, bound)]
+    if any(same_value(q.value, s.value) for s in told):
+        return None
+    return told[0] if told else None
+
+
+def _same_thing(q: Quantity, words: frozenset[str], s: Quantity, bound: frozenset[str]) -> bool:
+    """Whether two counts count the same thing, one as a number of times and the other of
+    things (two of the same unit are the number check's)."""
+    return bool(words & bound) and s.unit != q.unit
+
+
+def _counted(text: str) -> list[tuple[Quantity, frozenset[str]]]:
+    """The counts of ``text`` with what they count: a number of times ("twice", "three
+    times") counts the words before it, a number of things ("two charges") its things."""
+    found = []
+    for q in quantities(text):
+        if q.unit == _TIMES or q.text.lower() in _REPEATS:
+            found.append((q, _bound(text, q.text.split()[0])))
+        elif not _measures(q):
+            found.append((q, content_words(q.unit)))
+    return found
+
+
+_TIMES = "time"
+_REPEATS = _WORDS.words("repeats")
 
 
 def _bound_numbers(text: str) -> list[tuple[Quantity, frozenset[str]]]:

@@ -141,6 +141,16 @@ def test_a_replaced_ending_of_up_to_three_words_is_found() -> None:
     assert "software" in finding.message and "failed" in finding.message
 
 
+def test_a_number_written_another_way_is_no_replaced_word() -> None:
+    # "3" and "three" are the number check's: the word after them is no term in their place.
+    context = "Your card was declined three times."
+    claim = "Your card was declined 3 times today."
+    assert check_swaps(claim, context, context, context) == []
+    campus = "Each of the three buildings on the campus has its own cafeteria."
+    [finding] = check_swaps("Every building on the campus has its own gym.", campus, campus, campus)
+    assert "gym" in finding.message and "cafeteria" in finding.message
+
+
 def test_a_number_no_context_states_is_a_gap() -> None:
     [finding] = check_numbers("Refunds take 24 hours.", REFUNDS, REFUNDS)
     assert finding.severity == "gap"

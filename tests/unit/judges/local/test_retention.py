@@ -82,6 +82,10 @@ def test_the_reason_says_what_the_answer_said_and_what_the_user_said() -> None:
         # the user called by another name than the one they gave
         ("My name is Anna.", "Thanks, Maria! Your order has shipped."),
         ("I'm Anna, a customer since 2019.", "Hi Maria, your order has shipped."),
+        # a count of the thing the two are about, or of times against a count of things
+        ("We need 2 rooms for the wedding.", "I have reserved 3 rooms for you."),
+        ("The engineer visited twice about the leak.", "The engineer made one visit."),
+        ("My card was declined three times.", "Your card was declined twice."),
     ],
 )
 def test_an_identifier_plan_or_name_other_than_the_users_is_a_conflict(
@@ -100,6 +104,10 @@ def test_an_identifier_plan_or_name_other_than_the_users_is_a_conflict(
         ("I'm on the Pro plan.", "Our Basic support team will call you."),  # another noun
         ("My name is Anna.", "Thanks, Anna! Your order has shipped."),
         ("My name is Anna.", "Thanks for waiting. Your order has shipped."),
+        ("We need 2 rooms for the wedding.", "Each room has 2 beds."),  # beds, not rooms
+        ("The engineer visited twice about the leak.", "Both visits are logged."),
+        ("My card was declined three times.", "Your card was declined 3 times today."),
+        ("My order number is 4417.", "You have 2 orders with us."),  # a count, no number
     ],
 )
 def test_the_same_identifier_plan_or_name_or_another_thing_keeps_the_fact(
