@@ -13,7 +13,8 @@ model, no embeddings.
   (:func:`_not_read`); and a number without a unit bound to the same words as the user's
   ("Order 4471" after "My order number is 4417": both follow "order"), or a code ("AB-9999"
   after "AB-1234"); a count of times against a count of the thing ("one charge" after "I
-  was charged twice"); another capitalised name before the same noun ("the Basic plan" after
+  was charged twice"); the user's home placed elsewhere ("As a Quebec resident" after "I
+  live in Ontario"); another capitalised name before the same noun ("the Basic plan" after
   "the Pro plan"); and, over the whole answer, the user called by another name than the one
   they gave ("Thanks, Maria!" after "My name is Anna."), or the user's e-mail address written
   a letter or two wrong.
@@ -40,6 +41,7 @@ from ...text.words import content_words, tokens
 from ..questions import FactRetention, FactRetentions, RetentionInput, RetentionVerdict
 from .checks import Finding, check_negation
 from .claims import split_claims
+from .facts import known_name
 from .pipeline import CLAUSE, Reading, run_checks
 from .quantities import Quantity, quantities, same_value
 from .roles import times
@@ -97,8 +99,35 @@ def _kept_or_not(
 
 
 def _misnamed(answer: str, fact: str) -> str | None:
-    """Why the answer calls the user, or writes their address, otherwise than they did."""
-    return called_otherwise(answer, fact) or _another_address(answer, fact)
+    """Why the answer calls the user, writes their address, or places their home otherwise
+    than they did."""
+    return (
+        called_otherwise(answer, fact) or _another_address(answer, fact) or _elsewhere(answer, fact)
+    )
+
+
+_PLACE = r"([A-Z][\w'’-]*(?:\s+(?:of\s+)?[A-Z][\w'’-]*)*)"
+_HOME_GIVEN = re.compile(rf"\b(?i:{any_of(_WORDS.phrases('home_given'))})\s+(?:the\s+)?{_PLACE}")
+_HOME_SAID = re.compile(
+    rf"\b(?i:{any_of(_WORDS.phrases('home_said_before'))})\s+(?:the\s+)?{_PLACE}"
+    rf"|\b(?i:as|you're|you\s+are)\s+an?\s+{_PLACE}\s+"
+    rf"(?i:{any_of(_WORDS.phrases('home_said_after'))})\b"
+)
+
+
+def _elsewhere(answer: str, fact: str) -> str | None:
+    """Why the answer places the user's home elsewhere than ``fact`` did ("As a Quebec
+    resident, ..." after "I live in Ontario."): a place no word of which, nor any other name
+    of it, is the user's."""
+    given = _HOME_GIVEN.search(fact)
+    if given is None:
+        return None
+    home = given.group(1)
+    for said in _HOME_SAID.finditer(answer):
+        place = said.group(1) or said.group(2)
+        if not known_name(place, home) and not known_name(home, place):
+            return f"the answer places the user in {place}; the user said they live in {home}"
+    return None
 
 
 def _contradiction(fact: str, stated: list[str]) -> str | None:

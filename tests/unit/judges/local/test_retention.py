@@ -86,6 +86,9 @@ def test_the_reason_says_what_the_answer_said_and_what_the_user_said() -> None:
         ("We need 2 rooms for the wedding.", "I have reserved 3 rooms for you."),
         ("The engineer visited twice about the leak.", "The engineer made one visit."),
         ("My card was declined three times.", "Your card was declined twice."),
+        # the user's home placed elsewhere
+        ("I'm based in New York.", "Since you live in New Jersey, the tax differs."),
+        ("We live in Lyon.", "As residents of Paris, you get a reduced fare."),
     ],
 )
 def test_an_identifier_plan_or_name_other_than_the_users_is_a_conflict(
@@ -108,6 +111,8 @@ def test_an_identifier_plan_or_name_other_than_the_users_is_a_conflict(
         ("The engineer visited twice about the leak.", "Both visits are logged."),
         ("My card was declined three times.", "Your card was declined 3 times today."),
         ("My order number is 4417.", "You have 2 orders with us."),  # a count, no number
+        ("I live in the United Kingdom.", "As a British resident, you pay VAT."),
+        ("I'm based in New York.", "Residents of New Jersey pay another tax."),  # not the user
     ],
 )
 def test_the_same_identifier_plan_or_name_or_another_thing_keeps_the_fact(
