@@ -7,12 +7,18 @@ local tier. Then everything waiting for the case goes to the LLM tier in one cal
 :meth:`~.base.Judge.ask_many`, which an LLM judge's runtime asks as one request (a
 :mod:`.bundle`): one request per case where there was one per metric. A question asked again
 with more votes (``judge.passes: auto``) is asked alone, as the votes are per question.
+
+A case's metrics may also start one after another: measured ahead of its test while an
+earlier test still teaches what its test function asks for (a test that evaluates its metrics
+one at a time). Their questions carry :data:`HELD`, which that teaching test's end sets; until
+then what waits for the case is not asked, so the metrics started later join it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +35,9 @@ Waiting = tuple["Question[Any, Any]", "BaseModel", "asyncio.Future[JudgeOutcome[
 SETTLING_TURNS = 3
 """Turns of the event loop a case's questions are given to reach the cascade before what
 waits is asked: the metrics of a case start together, each asking as it starts."""
+HELD: contextvars.ContextVar[asyncio.Event | None] = contextvars.ContextVar("held", default=None)
+"""Set, while a test still teaches the metrics its function's other cases will measure, on
+the work started ahead for those cases: what waits for a case is asked once it is set."""
 
 
 @dataclass
@@ -84,6 +93,9 @@ class Gathering:
 
     async def _flush(self, case: str, found: _Case) -> None:
         """Let the case's other questions reach the cascade, then ask what waits."""
+        held = HELD.get()
+        if held is not None:  # more of the case's metrics may start: they join
+            await held.wait()
         for _ in range(SETTLING_TURNS):
             await asyncio.sleep(0)
         found.flushing = None

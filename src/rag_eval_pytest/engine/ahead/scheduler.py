@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from ...judges.gathering import HELD
 from ...metrics.conversation import split_aggregate
 from ...metrics.registry import get_metric, metric_class, requirements
 from .plan import function_id, judge_group
@@ -73,6 +74,10 @@ class Scheduler:
         self._group_judges: dict[str, Judge | None] = {}
         self._groups_seen: set[str] = set()
         self._scheduled: set[tuple[str, str, str]] = set()
+        # Set as the test teaching its function's metrics ends; what was started ahead with
+        # them holds its judge questions until then (a cascade asks a case's together).
+        self._teaching: asyncio.Event | None = None
+        self._teaching_case = ""
         self._warmed = False
 
     # ------------------------------------------------------------------ the protocol
@@ -101,7 +106,16 @@ class Scheduler:
             return
         if function not in self._group_judges and _judged(new):
             self._resolve(function, test)  # the judge this test used
+        self._teaches(test)
         self._reschedule(function, new)
+
+    def _teaches(self, test: CaseTest) -> None:
+        """The running test teaches its function's metrics: what is started ahead for the
+        other cases holds its judge questions until it ends."""
+        if self._teaching is None:
+            self._teaching = asyncio.Event()
+        teaching = self.plan.by_node.get(test.item.nodeid)
+        self._teaching_case = teaching.case if teaching is not None else ""
 
     def _newly_known(self, function: str, requests: list[PlannedMetric]) -> list[PlannedMetric]:
         """The ``requests`` not known yet of the test function, now known."""
@@ -122,15 +136,24 @@ class Scheduler:
         )
 
     def finished(self, case: str) -> bool:
+        self._taught()
         left = self.unfinished.get(case)
         if left is None:  # not counted (a worker's plan, a test the plan does not know)
             return False
         self.unfinished[case] = left - 1 if left > 1 else 0
         return left <= 1
 
+    def _taught(self) -> None:
+        """A test that taught its function's metrics is over: the questions of the work
+        started ahead with them may be asked (:data:`~...judges.gathering.HELD`)."""
+        teaching, self._teaching = self._teaching, None
+        if teaching is not None:
+            self.session.loop.call_soon(teaching.set)
+
     def stop(self) -> None:
         if self._stopped:
             return
+        self._taught()
         self._stopped = True
         if self._started:
             self.session.loop.run(self.tasks.cancel())
@@ -195,7 +218,14 @@ class Scheduler:
         limiter = self.session.case_limiter
         progress = self.session.progress
         for test in tests:
-            task = asyncio.ensure_future(self._prefetch(test, limiter))
+            # The tasks made here carry the hold, but for the teaching test's own case: that
+            # test waits for them.
+            teaching = self._teaching if test.case != self._teaching_case else None
+            held = HELD.set(teaching)
+            try:
+                task = asyncio.ensure_future(self._prefetch(test, limiter))
+            finally:
+                HELD.reset(held)
             progress.track(test.case, task)
             self.tasks.keep(task)
 

@@ -163,3 +163,42 @@ def test_a_second_run_reads_each_cases_request_from_the_judge_cache(
         asked.append(len(word_judge.calls))
     assert asked == [1, 0]
     assert read_report(pytester)["summary"]["usage"]["cache_hits"] == 1
+
+
+def test_a_test_asking_its_metrics_one_at_a_time_still_asks_each_later_case_once(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """A test module that evaluates its metrics one after another: the first test teaches
+    the plugin what its function asks for, and the other cases' metrics, started ahead while
+    it runs, hold their questions for the LLM judge until it ends: one request per later
+    case, with both metrics' tasks. The first test's own questions go as it asks them."""
+    truth = "Employees request time off through the HR portal."
+    write_dataset(
+        [
+            {**UNSURE_CASE, "id": f"leave-{i}", "ground_truth": truth, "question": question}
+            for i, question in enumerate(
+                [
+                    UNSURE_CASE["question"],
+                    "How does staff ask for leave?",
+                    "How can staff book leave?",
+                ]
+            )
+        ]
+    )
+    pytester.makefile(".yaml", **{"eval-config": CASCADE})
+    pytester.makepyfile(
+        test_rag="""
+from rag_eval_pytest import evaluate
+
+def test_one_at_a_time(rag_case):
+    for metric in ("faithfulness", "answer_relevance"):
+        assert evaluate(rag_case, metric).judged
+"""
+    )
+    word_judge.calls.clear()
+    result = pytester.runpytest("--rag-dataset=dataset.json", "--rag-no-cache", "-p", "no:randomly")
+    result.assert_outcomes(passed=3)
+    bundles = [p for p in word_judge.calls if "This request holds 2 tasks" in p]
+    assert len(bundles) == 2  # the later two cases
+    assert len(word_judge.calls) == 4  # and the first test's two questions, one by one
+    assert read_report(pytester)["summary"]["usage"]["judge_calls"] == 4
