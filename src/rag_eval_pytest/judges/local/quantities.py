@@ -30,6 +30,8 @@ from .units import (
 _NUMBERS = table("numbers")
 _UNITS_ONES = _NUMBERS.numbers("ones")
 _TENS = _NUMBERS.numbers("tens")
+_ORDINALS = _NUMBERS.numbers("ordinals")
+_ORDINAL_DETERMINERS = _NUMBERS.words("ordinal_determiners")
 _SCALES = _NUMBERS.numbers("scales") | COUNTS
 # Number words, which the local judge compares as numbers ("Two years." and "2 years") rather
 # than as words; not those rarely a count ("one of them", "below zero").
@@ -260,7 +262,39 @@ def _number_at(words: list[str], i: int, currency: str) -> tuple[float | None, i
     value = _parse_number(words[i])
     if value is not None:
         return _with_part(*_scaled(value, words, i + 1, money=bool(currency)), words)
-    return _part_at(words, i) or _with_part(*_words_at(words, i), words)
+    return _part_at(words, i) or _ordinal_at(words, i) or _with_part(*_words_at(words, i), words)
+
+
+def _ordinal_at(words: list[str], i: int) -> tuple[float, int] | None:
+    """(the value, the index after it) of an ordinal written in words after "the" or a
+    possessive and before what it orders ("the second floor" is the 2nd floor, "the
+    twenty-first day"); ``None`` for other words ("a second screen", "the third of May", "the
+    second half")."""
+    value = _ordinal_word(words[i].lower())
+    if value is None or i == 0 or words[i - 1].lower() not in _ORDINAL_DETERMINERS:
+        return None
+    return (value, i + 1) if _orders(words, i + 1) else None
+
+
+def _orders(words: list[str], j: int) -> bool:
+    """Whether ``words[j]`` is what an ordinal before it orders: a noun, not a part of the
+    whole ("the first half") or a number ("the first ten years" counts years)."""
+    ordered = _next_unit(words, j)
+    return bool(ordered) and ordered not in _HALVES and _word_number(words, j) is None
+
+
+def _ordinal_word(word: str) -> float | None:
+    """The value of "second" or "twenty-first" (``None`` for another word)."""
+    tens, _, ones = word.rpartition("-")
+    if not tens:
+        return float(_ORDINALS[word]) if word in _ORDINALS else None
+    if tens in _TENS and _ORDINALS.get(ones, 10) < 10:
+        return float(_TENS[tens] + _ORDINALS[ones])
+    return None
+
+
+_HALVES = frozenset(unit_of(share) for share in (*SHARES, *PARTS))
+"""What an ordinal before it does not count: "the first half" is a part of the whole."""
 
 
 def _with_part(value: float | None, j: int, words: list[str]) -> tuple[float | None, int]:

@@ -54,6 +54,8 @@ def test_numbers_match_across_notations() -> None:
         ("The trail is 8 kilometres long.", "The trail is 5 km long."),
         ("Payments are due on the 15th.", "Payments are due on the 1st of each month."),
         ("It costs about $35 a month.", "It costs $24.99."),  # beyond an approximation
+        ("The study rooms are on the fourth floor.", "Study rooms are on the 3rd floor."),
+        ("Turn left at the first traffic light.", "Turn left at the 2nd traffic light."),
     ],
 )
 def test_an_amount_in_another_notation_is_compared_as_the_same_thing(
@@ -76,6 +78,8 @@ def test_an_amount_in_another_notation_is_compared_as_the_same_thing(
         ("The warranty covers two years.", "The warranty covers 24 months."),
         ("The plan costs about $25 per month.", "The plan costs $24.99 per month."),
         ("Each box contains a dozen eggs.", "Each box contains 12 eggs."),
+        ("The study rooms are on the third floor.", "Study rooms are on the 3rd floor."),
+        ("Turn left at the 2nd traffic light.", "Turn left at the second traffic light."),
     ],
 )
 def test_the_same_amount_in_another_notation_is_no_finding(claim: str, context: str) -> None:

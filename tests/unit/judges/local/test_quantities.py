@@ -30,6 +30,26 @@ def test_a_number_before_a_unit_is_no_year_and_a_degree_has_its_scale() -> None:
     assert quantities("costs \u00a325") == [Quantity(25.0, "pound", "\u00a325", money=True)]
 
 
+def test_an_ordinal_in_words_orders_what_follows_it_as_its_digits_do() -> None:
+    assert quantities("The office is on the second floor.") == [
+        Quantity(2.0, "floor", "second floor")
+    ]
+    assert quantities("the 2nd floor") == [Quantity(2.0, "floor", "2nd floor")]
+    assert quantities("your twenty-first order") == [Quantity(21.0, "order", "twenty-first order")]
+    # What an ordinal orders is counted after it, or is a part of the whole.
+    assert quantities("in the first ten years") == [Quantity(10.0, "year", "ten years")]
+    assert quantities("in the second half") == []
+    # Another one, an opening word, a date, a unit of time: no ordinal.
+    for text in (
+        "Buy a second screen.",
+        "First, open Settings.",
+        "Rent is due on the third of May.",
+        "Wait a second.",
+        "It is due on the first.",
+    ):
+        assert quantities(text) == [], text
+
+
 def test_a_share_of_a_whole_is_a_percentage_but_an_ordinal_is_not() -> None:
     assert [(q.value, q.unit) for q in quantities("Half of the users chose it.")] == [
         (50, "percent")
