@@ -190,13 +190,33 @@ def _bounded_finding(q: Quantity, seen: _Numbers) -> Finding | Literal[False] | 
     the evidence's plain numbers of its thing: ``False`` (no finding) where one is within the
     bound, a conflict where none is; ``None`` (read it as a value) for a number given as no
     bound, or where the evidence states none plain ("Orders over 50 euros")."""
+    found = _claims_bound(q, seen)
+    if found is None:
+        return None
+    side, words, plain = found
+    if _any_within(side, q, plain):
+        return False
+    return _number_conflict(q, plain[0].text, f"{words} {q.text}")
+
+
+def _claims_bound(q: Quantity, seen: _Numbers) -> tuple[str, str, list[Quantity]] | None:
+    """(the side, the words of the bound the claim gives its number, the evidence's plain
+    numbers of its thing); ``None`` where there is no bound or no plain number to read it by."""
     bound = _bound(q, seen.claim) if q.unit else None
     plain = _plain_numbers(q, seen) if bound else []
     if bound is None or not plain:
         return None
-    if _any_within(bound[0], q, plain):
-        return False
-    return _number_conflict(q, plain[0].text, f"{bound[1]} {q.text}")
+    side = _side_of(bound, q, seen)
+    return None if side is None else (side, bound[1], plain)
+
+
+def _side_of(bound: tuple[str, str], q: Quantity, seen: _Numbers) -> str | None:
+    """The side of the claim's bound: the most for "up to 6 devices", which only the same
+    number states; ``None`` where the evidence writes that most as a bound too (read as a
+    value: whose most it is, the clause says)."""
+    if bound[1] not in _MAXIMUM:
+        return bound[0]
+    return None if _any_within(_MOST, q, _of_unit(q, seen.near, seen.evidence)) else _MOST
 
 
 def _plain_numbers(q: Quantity, seen: _Numbers) -> list[Quantity]:
@@ -244,6 +264,7 @@ def _within(side: str, claimed: Quantity, stated: Quantity) -> bool:
         "at_least": theirs >= mine,
         "below": theirs < mine,
         "at_most": theirs <= mine,
+        _MOST: same_value(theirs, mine),
     }[side]
 
 
@@ -258,6 +279,9 @@ def _comparable(claimed: Quantity, stated: Quantity) -> tuple[float, float]:
 _BOUNDS = {
     side: table("numbers").phrases(side) for side in ("above", "at_least", "below", "at_most")
 }
+_MAXIMUM = frozenset(table("numbers").phrases("maximum"))
+_MOST = "most"
+"""The side of a claim's "up to 6 devices": the most, which the context's same number states."""
 
 
 def _named_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | None:

@@ -459,6 +459,20 @@ SWAPPED = [
         answer="The Trail jacket comes in black, navy, olive and red.",
         contexts=["The Trail jacket comes in black, navy and olive. It is waterproof."],
     ),
+    # Up to 6 devices is the Family plan's most; the Solo plan covers 1 device.
+    case(
+        "solo_devices",
+        "How many devices does the Solo plan cover?",
+        answer="You can use the Solo plan on up to 6 devices.",
+        contexts=["The Family plan covers up to 6 devices; the Solo plan covers 1 device."],
+    ),
+    # The second floor is the pharmacy's, the third the clinic's.
+    case(
+        "third_floor",
+        "Where is the pharmacy?",
+        answer="The pharmacy is on the third floor.",
+        contexts=["The pharmacy is on the 2nd floor; the clinic is on the 3rd floor."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -495,7 +509,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # that excludes what its context does not, and one that names a thing by a name its
     # context never writes; and, days again, two words in each other's places, and a thing
     # said closed on a day its context gives hours for; a denial put aside its clause ("not
-    # HR"); and a colour added to a list.
+    # HR"); a colour added to a list; and another plan's most. An ordinal in words against
+    # the context's digits is a conflict of numbers, decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -504,7 +519,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
-        *("not_judged", "not_judged", "not_judged"),
+        *("not_judged", "not_judged", "not_judged", "not_judged", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

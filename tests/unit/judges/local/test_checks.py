@@ -533,6 +533,20 @@ def test_the_same_price_per_another_word_for_the_same_thing_is_no_conflict() -> 
     assert hour.severity == "conflict"
 
 
+def test_up_to_is_the_most_a_thing_has_not_any_amount_below_it() -> None:
+    devices = "The Family plan covers up to 6 devices; the Solo plan covers 1 device."
+    [solo] = check_numbers("You can use the Solo plan on up to 6 devices.", devices, devices)
+    assert solo.severity in ("gap", "conflict"), solo  # 1 device is another most
+    assert check_numbers("The Family plan covers up to 6 devices.", devices, devices) == []
+    days = "Standard delivery takes 3 business days."
+    [most] = check_numbers("Delivery takes up to 5 business days.", days, days)
+    assert most.severity == "conflict"
+    ranged = "Standard delivery takes 3 to 5 business days."
+    assert check_numbers("Delivery takes up to 5 business days.", ranged, ranged) == []
+    bags = "Each passenger may check 2 bags."
+    assert check_numbers("You can check up to 2 bags.", bags, bags) == []
+
+
 def test_never_more_than_is_an_upper_bound() -> None:
     fees = "Each transfer costs 1.5% with a minimum fee of $0.25 and a maximum of $15."
     assert check_numbers("The fee is never more than $15.", fees, fees) == []
