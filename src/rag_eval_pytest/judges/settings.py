@@ -16,7 +16,8 @@ from ..values import http_url, numbers_not_bools
 ENTRY_POINT_GROUP = "rag_eval.judges"
 BUILTIN_KINDS = ("auto", "anthropic", "openai", "local", "cascade")
 LOCAL_CHECKS = (
-    *("numbers", "times", "days", "routes", "dates", "negation", "swaps", "holders", "items"),
+    *("numbers", "times", "days", "routes", "dates", "negation", "swaps", "holders", "agents"),
+    "items",
 )
 """The local judge's checks, by name, in the order they run (``judges/local/pipeline.py``)."""
 REMOVED_CHECKS = ("day_times", "names", "binding")

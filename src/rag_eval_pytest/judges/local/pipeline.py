@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ...text.sentences import split_sentences
 from ...text.words import content_words, tokens
+from .agents import check_agents
 from .checks import (
     Finding,
     check_dates,
@@ -78,6 +79,7 @@ CHECKS: tuple[Check, ...] = (
     Check("negation", lambda r: negation(r.claim, r.passage, r.context)),
     Check("swaps", _swaps),
     Check("holders", lambda r: check_holders(r.claim, r.contexts)),
+    Check("agents", lambda r: check_agents(r.claim, r.contexts)),
     Check("items", lambda r: check_items(r.claim, r.contexts)),
 )
 CHECK_NAMES = tuple(check.name for check in CHECKS)

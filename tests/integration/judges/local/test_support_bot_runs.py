@@ -466,6 +466,13 @@ SWAPPED = [
         answer="You can use the Solo plan on up to 6 devices.",
         contexts=["The Family plan covers up to 6 devices; the Solo plan covers 1 device."],
     ),
+    # The team lead approves; HR logs.
+    case(
+        "leave_logged",
+        "Who logs leave requests?",
+        answer="Your team lead logs leave requests.",
+        contexts=["Leave requests are approved by your team lead, then logged by HR."],
+    ),
     # The second floor is the pharmacy's, the third the clinic's.
     case(
         "third_floor",
@@ -509,7 +516,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # that excludes what its context does not, and one that names a thing by a name its
     # context never writes; and, days again, two words in each other's places, and a thing
     # said closed on a day its context gives hours for; a denial put aside its clause ("not
-    # HR"); a colour added to a list; and another plan's most. An ordinal in words against
+    # HR"); a colour added to a list; another plan's most; and an act given to the doer of
+    # another. An ordinal in words against
     # the context's digits is a conflict of numbers, decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
@@ -519,7 +527,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
-        *("not_judged", "not_judged", "not_judged", "not_judged", "failed"),
+        *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]
