@@ -31,6 +31,7 @@ from .dates import dates
 from .quantities import quantities
 from .support import SHORT_CLAIM_WORDS, logistic
 from .tables import table
+from .units import dimension_of, unit_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -117,7 +118,8 @@ _WORDS = table("relevance")
 _HOW_MUCH = any_of(_WORDS.phrases("how_much"))
 _WH = re.compile(
     rf"\b(who|whom|whose|when|where|why|what year|what time|how ({_HOW_MUCH})"
-    r"|how (is|are|was|were))\b",
+    r"|how (is|are|was|were)"
+    rf"|what (?:{any_of(_WORDS.phrases('place_nouns'))}))\b",
     re.I,
 )
 # What answers "when": a time of day, a day, a season or a frequency ("9 am to 5 pm on
@@ -283,15 +285,34 @@ def _amount_found(answer: str) -> float:
 
 def _wh_asked(match: re.Match[str]) -> str:
     """The wh-words of a question, "how" read as "how done" ("how is it done": the means)
-    or "how many" (a number: "how long", "how old")."""
+    or "how many" (a number: "how long", "how old"), "what city" as "where"."""
     wh = match.group(0).lower()
     if wh.startswith("how"):
         return "how done" if match.group(3) else "how many"
-    return wh
+    return "where" if wh.startswith("what ") and wh not in _FOUND else wh
 
 
 def _when_found(question: str, answer: str) -> bool:
-    return bool(dates(answer)) or bool(_WHEN.search(answer))
+    """A date, a time of day, a day, a season, a frequency, or a length of time ("after 5
+    days")."""
+    return bool(dates(answer)) or bool(_WHEN.search(answer)) or _lasts(answer)
+
+
+def _lasts(answer: str) -> bool:
+    """Whether the answer gives a length of time: a number with a unit of time, or one word
+    between them ("5 business days")."""
+    return any(
+        dimension_of(q.unit) == "duration"
+        or dimension_of(unit_of(_word_after(q.text, answer))) == "duration"
+        for q in quantities(answer)
+    )
+
+
+def _word_after(text: str, answer: str) -> str:
+    """The word after ``text`` in ``answer`` ("" for none)."""
+    at = answer.find(text)
+    following = answer[at + len(text) :].split() if at >= 0 else []
+    return following[0].strip(".,;:!?").lower() if following else ""
 
 
 def _means_found(question: str, answer: str) -> bool:

@@ -159,6 +159,28 @@ def test_an_answer_that_restates_the_subject_without_an_answer_is_not_relevant(
             "The museum shop is in the museum.",
             "The museum shop is in the east wing.",
         ),
+        # "after", "during" give no time by themselves; a length of time does.
+        (
+            "When is the next train?",
+            "The next train leaves after the current one.",
+            "The next train leaves after 6 pm.",
+        ),
+        (
+            "When do refunds arrive?",
+            "Refunds arrive during the refund period.",
+            "Refunds arrive after 5 business days.",
+        ),
+        (
+            "What is the return window?",
+            "The return window is the period during which returns are accepted.",
+            "The return window is 30 days.",
+        ),
+        # "What city" asks where.
+        (
+            "What city is the head office in?",
+            "The head office is in the city.",
+            "The head office is in Leeds.",
+        ),
     ],
 )
 def test_an_answer_in_words_that_fit_any_question_does_not_give_what_it_asks(
