@@ -320,7 +320,14 @@ def _means_found(question: str, answer: str) -> bool:
 
 
 def _number_found(question: str, answer: str) -> bool:
+    """A number, or a date ("how old", "what year"); only a number for "how much" and "how
+    many" (a year is no price: "The Pro plan cost was raised in 2023.")."""
+    if _COUNTED.search(question):
+        return bool(quantities(answer))
     return bool(quantities(answer) or dates(answer))
+
+
+_COUNTED = re.compile(r"\bhow (?:much|many)\b", re.IGNORECASE)
 
 
 def _cause_found(question: str, answer: str) -> bool:
@@ -337,12 +344,20 @@ def _place_found(question: str, answer: str) -> bool:
 
 
 def _who_found(question: str, answer: str) -> bool:
-    """A name, or a person's role the question does not give."""
+    """A name, or a person's role the question does not give; only a name where the question
+    gives the role and asks who holds it ("Who is the CEO of Acme?": "the board" is none)."""
+    if _NAMED_ROLE.search(question):
+        return _new_name(question, answer)
     asked = content_words(question)
     return _new_name(question, answer) or any(
         m.group(1).lower() not in _NOT_WHO and stem(m.group(1)) not in asked
         for m in _WHO.finditer(answer)
     )
+
+
+_NAMED_ROLE = re.compile(
+    r"\bwho\s+(?:is|are|was|were)\s+(?:the|your|our|my|their|its)\b", re.IGNORECASE
+)
 
 
 def _new_name(question: str, answer: str) -> bool:

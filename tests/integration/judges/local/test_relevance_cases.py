@@ -175,6 +175,17 @@ def test_an_answer_that_restates_the_subject_without_an_answer_is_not_relevant(
             "The return window is the period during which returns are accepted.",
             "The return window is 30 days.",
         ),
+        # A year is no price; a body that appoints someone is not who holds the role.
+        (
+            "How much does the Pro plan cost?",
+            "The Pro plan cost was raised in 2023.",
+            "The Pro plan costs $12 a month.",
+        ),
+        (
+            "Who is the CEO of Acme?",
+            "The CEO of Acme is appointed by the board.",
+            "The CEO of Acme is Maria Lopez.",
+        ),
         # "What city" asks where.
         (
             "What city is the head office in?",
