@@ -31,7 +31,7 @@ from .dates import dates
 from .quantities import quantities
 from .support import SHORT_CLAIM_WORDS, logistic
 from .tables import table
-from .units import dimension_of, unit_of
+from .units import CURRENCIES, dimension_of, unit_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -263,11 +263,39 @@ def expected_type_found(question: str, answer: str) -> float:
     answer = _VAGUE.sub(" ", answer)
     if kind.startswith("item"):
         return _items_found(kind, answer)
+    if _asks_a_price(question, kind):
+        return 1.0 if _price_found(answer) else 0.0
+    return _wh_found(question, answer, kind)
+
+
+def _wh_found(question: str, answer: str, kind: str) -> float:
+    """What the question's wh-word asks for, found or not (0.5: it asks for no kind)."""
     match = _WH.search(question)
     if match is None:
         return _amount_found(answer) if kind == "amount" else 0.5
     found = _FOUND.get(_wh_asked(match), _who_found)(question, answer)
     return 1.0 if found else 0.0
+
+
+def _asks_a_price(question: str, kind: str) -> bool:
+    """Whether the question asks for a price ("How much is the late fee?", "What is the
+    deposit?")."""
+    return bool(_PRICE.search(question)) and (kind == "amount" or bool(_COUNTED.search(question)))
+
+
+# A question about a price ("How much is the late fee?", "What is the deposit?").
+_PRICE = re.compile(rf"\b(?:{any_of(_WORDS.phrases('price_nouns'))})\b", re.IGNORECASE)
+_FREE = re.compile(rf"\b(?:{any_of(_WORDS.phrases('free'))})\b", re.IGNORECASE)
+
+
+def _price_found(answer: str) -> bool:
+    """An amount of money, a share, or "free" answers a question about a price."""
+    return bool(_FREE.search(answer)) or any(
+        q.money or q.unit in _CURRENCY_NAMES or q.unit == "percent" for q in quantities(answer)
+    )
+
+
+_CURRENCY_NAMES = frozenset(CURRENCIES.values())
 
 
 def _items_found(kind: str, answer: str) -> float:

@@ -186,6 +186,12 @@ def test_an_answer_that_restates_the_subject_without_an_answer_is_not_relevant(
             "The CEO of Acme is appointed by the board.",
             "The CEO of Acme is Maria Lopez.",
         ),
+        # A length of time is no price.
+        (
+            "How much is the late fee?",
+            "The late fee is charged after 10 days.",
+            "The late fee is $15.",
+        ),
         # "What city" asks where.
         (
             "What city is the head office in?",
