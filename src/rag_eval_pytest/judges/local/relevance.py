@@ -28,7 +28,7 @@ from ...text.words import content_words, stem
 from . import trust
 from .claims import yes_no_statement
 from .dates import dates
-from .quantities import quantities
+from .quantities import Quantity, quantities
 from .support import SHORT_CLAIM_WORDS, logistic
 from .tables import table
 from .units import CURRENCIES, dimension_of, unit_of
@@ -272,7 +272,7 @@ def _wh_found(question: str, answer: str, kind: str) -> float:
     """What the question's wh-word asks for, found or not (0.5: it asks for no kind)."""
     match = _WH.search(question)
     if match is None:
-        return _amount_found(answer) if kind == "amount" else 0.5
+        return _amount_found(question, answer) if kind == "amount" else 0.5
     found = _FOUND.get(_wh_asked(match), _who_found)(question, answer)
     return 1.0 if found else 0.0
 
@@ -306,9 +306,30 @@ def _items_found(kind: str, answer: str) -> float:
     return 0.0 if kind == "items" else 0.5
 
 
-def _amount_found(answer: str) -> float:
-    """A number, a time or a date answers "what is the return window"."""
-    return 1.0 if quantities(answer) or dates(answer) or _WHEN.search(answer) else 0.0
+def _amount_found(question: str, answer: str) -> float:
+    """A number of an amount, a time or a date answers "what is the return window"; a
+    count of another thing does not ("The speed limit is enforced by 12 cameras.")."""
+    amounts = [q for q in quantities(answer) if _an_amount(q, question)]
+    return 1.0 if amounts or dates(answer) or _WHEN.search(answer) else 0.0
+
+
+def _an_amount(q: Quantity, question: str) -> bool:
+    """Whether ``q`` is an amount, not a count of things the question does not name ("12
+    cameras" for "What is the speed limit?"): a bare number, money, a share, a measure, a
+    unit ("30 mph"), or a count of the question's own thing."""
+    if _counts_its_thing(q, question) or q.money or q.unit in _CURRENCY_NAMES:
+        return True
+    written = q.text.split()[-1].lower()  # "12 cameras": things counted, "30 mph" a unit
+    return q.unit == "percent" or dimension_of(q.unit) is not None or not written.endswith("s")
+
+
+def _counts_its_thing(q: Quantity, question: str) -> bool:
+    """Whether ``q`` is a bare number, or counts a thing the question names ("120 rooms" for
+    "How many rooms ...?"), people or times."""
+    return not q.unit or q.unit in _COUNTERS or stem(q.unit) in content_words(question)
+
+
+_COUNTERS = frozenset(unit_of(word) for word in _WORDS.words("counters"))
 
 
 def _wh_asked(match: re.Match[str]) -> str:
@@ -349,10 +370,17 @@ def _means_found(question: str, answer: str) -> bool:
 
 def _number_found(question: str, answer: str) -> bool:
     """A number, or a date ("how old", "what year"); only a number for "how much" and "how
-    many" (a year is no price: "The Pro plan cost was raised in 2023.")."""
+    many" (a year is no price: "The Pro plan cost was raised in 2023."), and for "how many",
+    one that counts what it asks about ("The hotel has rooms on 5 floors." counts no
+    rooms)."""
+    if _MANY.search(question):
+        return any(_counts_its_thing(q, question) for q in quantities(answer))
     if _COUNTED.search(question):
-        return bool(quantities(answer))
+        return any(_an_amount(q, question) for q in quantities(answer))
     return bool(quantities(answer) or dates(answer))
+
+
+_MANY = re.compile(r"\bhow many\b", re.IGNORECASE)
 
 
 _COUNTED = re.compile(r"\bhow (?:much|many)\b", re.IGNORECASE)

@@ -12,6 +12,7 @@ one amount.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .tables import table
@@ -60,8 +61,9 @@ ARTICLES = _UNITS.words("articles")
 def unit_of(word: str) -> str:
     """A unit word normalised for comparison: lowercase, singular ("days" -> "day"), written
     out ("km" -> "kilometer", "feet" -> "foot"), spelled one way ("metre" -> "meter"); a
-    currency by its name ("€", "EUR" and "euros" -> "euro")."""
-    word = word.lower()
+    currency by its name ("€", "EUR" and "euros" -> "euro"); a possessive as its noun ("one
+    month's notice" counts months)."""
+    word = re.sub(r"['\u2019]s?$", "", word.lower())
     if word in CURRENCIES or word in ALIASES:
         return CURRENCIES.get(word) or ALIASES[word]
     word = _singular(word)

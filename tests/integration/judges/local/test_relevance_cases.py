@@ -192,6 +192,22 @@ def test_an_answer_that_restates_the_subject_without_an_answer_is_not_relevant(
             "The late fee is charged after 10 days.",
             "The late fee is $15.",
         ),
+        # A number that counts another thing than the one asked about.
+        (
+            "How many rooms does the hotel have?",
+            "The hotel has rooms on 5 floors.",
+            "The hotel has 120 rooms.",
+        ),
+        (
+            "What is the speed limit?",
+            "The speed limit is enforced by 12 cameras.",
+            "The speed limit is 30 mph.",
+        ),
+        (
+            "How many people live in the town?",
+            "People in the town live in 3 districts.",
+            "About 12,000 people live in the town.",
+        ),
         # "What city" asks where.
         (
             "What city is the head office in?",

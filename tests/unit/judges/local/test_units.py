@@ -22,6 +22,7 @@ from rag_eval_pytest.judges.local.units import dimension_of, measure, same_measu
         ("Fahrenheit", "fahrenheit", "temperature"),
         ("fortnight", "fortnight", "duration"),
         ("months", "month", "duration"),
+        ("month's", "month", "duration"),  # one month's notice
         ("points", "point", None),
         ("EUR", "euro", None),
     ],
