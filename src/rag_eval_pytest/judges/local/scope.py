@@ -227,7 +227,22 @@ def _every_case(mine: list[str], theirs: list[str]) -> bool:
     notification setting" against "Notification settings", said of every one of them)."""
     if set(theirs) & _UNIVERSAL:
         return False
-    return any(_qualified(word, theirs, mine) for word in _said_of_every(mine))
+    return any(
+        _qualified(word, theirs, mine) or _restricted_after(word, theirs, mine)
+        for word in _said_of_every(mine)
+    )
+
+
+def _restricted_after(word: str, theirs: list[str], mine: list[str]) -> bool:
+    """Whether the sentence's words ``theirs`` restrict ``word`` right after it with words
+    the claim lacks: a participle or a condition ("guests booking directly", "orders over
+    $50" against "all guests", "all orders")."""
+    after = [at + 1 for at in range(len(theirs) - 1) if stem(theirs[at]) == stem(word)]
+    return any(
+        theirs[at] not in mine
+        and (theirs[at].endswith("ing") or bool(_CONDITION.match(" ".join(theirs[at:]))))
+        for at in after
+    )
 
 
 def _stated_widely(claim: str, sentence: str, contexts: str) -> bool:

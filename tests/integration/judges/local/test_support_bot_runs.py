@@ -473,6 +473,13 @@ SWAPPED = [
         answer="Your team lead logs leave requests.",
         contexts=["Leave requests are approved by your team lead, then logged by HR."],
     ),
+    # Breakfast is included only for guests who book directly.
+    case(
+        "breakfast_all",
+        "Is breakfast included?",
+        answer="Breakfast is included for all guests.",
+        contexts=["Breakfast is included for guests booking directly; others pay $15."],
+    ),
     # The second floor is the pharmacy's, the third the clinic's.
     case(
         "third_floor",
@@ -517,7 +524,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # context never writes; and, days again, two words in each other's places, and a thing
     # said closed on a day its context gives hours for; a denial put aside its clause ("not
     # HR"); a colour added to a list; another plan's most; and an act given to the doer of
-    # another. An ordinal in words against
+    # another; "all" guests where the context restricts them. An ordinal in words against
     # the context's digits is a conflict of numbers, decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
@@ -527,7 +534,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
-        *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged", "failed"),
+        *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
+        "failed",
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

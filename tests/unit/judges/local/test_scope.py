@@ -20,6 +20,12 @@ from rag_eval_pytest.judges.local.scope import beyond
             "Items can be returned within 30 days for a refund.",
         ),
         ("Only admins can delete projects.", "Admins and project owners can delete projects."),
+        # "all" of a thing the sentence restricts right after it.
+        (
+            "Breakfast is included for all guests.",
+            "Breakfast is included for guests booking directly; others pay $15.",
+        ),
+        ("Every customer gets a free month.", "Customers paying annually get a free month."),
     ],
 )
 def test_a_claim_without_its_sentences_condition_is_stated_more_widely(
@@ -36,6 +42,7 @@ def test_a_claim_without_its_sentences_condition_is_stated_more_widely(
         ("There is a direct flight every day.", "The airline runs a daily direct flight."),
         ("Super Bowl XLVIII", "Smith was named MVP of Super Bowl XLVIII after they won."),
         ("Only admins can delete projects.", "Only admins can delete projects."),
+        ("All guests get breakfast.", "Guests get breakfast every morning."),
         (
             "The Pro plan includes phone support.",
             "The Pro plan includes phone support and costs $20 per month.",
