@@ -190,7 +190,8 @@ def check_days(claim: str, evidence: str) -> list[Finding]:
     claim, evidence = without_names(claim, evidence), without_names(evidence, claim)
     about = _about(claim, evidence)
     stated = _days_of(about)
-    closing = _on_closed_days(claim, _days_of(about, denied=True))
+    denied = _days_of(about, denied=True)
+    closing = _on_closed_days(claim, denied) or _closed_on_open_days(claim, stated, denied)
     if closing or not stated:
         return closing
     return _unknown_days(claim, stated) or _bound_days(claim, about)
@@ -226,6 +227,18 @@ def _on_closed_days(claim: str, denied: list[Days]) -> list[Finding]:
         if said.days & closed:
             says = " and ".join(dict.fromkeys(f"not on {d.text}" for d in denied))
             return [Finding("days", "conflict", f"claims {said.text}; the context says {says}")]
+    return []
+
+
+def _closed_on_open_days(claim: str, stated: list[Days], denied: list[Days]) -> list[Finding]:
+    """The days the claim says it does not happen on ("closed on Saturdays") that the
+    evidence says it happens on and never denies ("open on Saturday mornings and closed on
+    Sundays")."""
+    open_days, closed = _union(stated), _union(denied)
+    for said in _affirmed(claim, denied=True):
+        if said.days & open_days and not said.days & closed:
+            message = f"claims not on {said.text}; the context says {_listed(stated)}"
+            return [Finding("days", "conflict", message)]
     return []
 
 
@@ -347,12 +360,20 @@ def _about(claim: str, evidence: str) -> list[str]:
 
 def _affirmed(text: str, denied: bool = False) -> list[Days]:
     """The days of the clauses of ``text`` that say something happens (``denied``: that it
-    does not, a negated or closing clause)."""
+    does not, a negated or closing clause; "open on Saturday mornings and closed on Sundays"
+    is two)."""
     return [
         days
-        for clause in _DAY_CLAUSE.split(text)
-        if clause and denied == bool(negation_cues(clause) or _CLOSING.search(clause))
-        for days in weekdays(clause)
+        for part in _clauses(text)
+        if denied == bool(negation_cues(part) or _CLOSING.search(part))
+        for days in weekdays(part)
+    ]
+
+
+def _clauses(text: str) -> list[str]:
+    """The clauses of ``text``, split at "and" too where each side has words of its own."""
+    return [
+        part for clause in _DAY_CLAUSE.split(text) for part in _split_at_and(clause or "") if part
     ]
 
 

@@ -81,16 +81,27 @@ def _across_clauses(claim: str, sentence: str) -> bool:
     where a semicolon or a contrast parts them ("The first floor has the cafe." against "The
     cafe is on the ground floor; the first floor has meeting rooms."). Not a later clause that
     leaves out the first one's subject ("The bridge is open to cars." against "The bridge is
-    closed to cyclists but open to cars."), nor a claim with a number, whose clause the number
-    check binds. Clauses joined by "and" are read for a predicate only ("Wi-Fi is free in
-    all rooms." against "Wi-Fi is free in the lobby and costs $5 per day in rooms.")."""
+    closed to cyclists but open to cars."); of a claim with a number, whose clause the number
+    check binds, only a thing a later clause says something else of. Clauses joined by "and"
+    are read for a predicate only ("Wi-Fi is free in all rooms." against "Wi-Fi is free in
+    the lobby and costs $5 per day in rooms.")."""
     ordered = ordered_words(claim)
-    if not ordered or re.search(r"\d", claim):
-        return False
     clauses = _CONTRASTED.split(sentence)
+    if not ordered or re.search(r"\d", claim):
+        # The number check binds the clause; a thing a later clause says else of is still
+        # not the first's ("The $50 fee covers cleaning, linen and towels." against "The $50
+        # fee covers cleaning and linen; towels cost $5 extra.").
+        return len(clauses) > 1 and _item_elsewhere(
+            frozenset(ordered), clauses, _held(ordered, clauses)
+        )
     if len(clauses) < 2:
         return _predicate_after_and(ordered, sentence)
     return _across_contrasted([*ordered, *_light_verbs(claim)], clauses)
+
+
+def _held(ordered: list[str], clauses: list[str]) -> list[frozenset[str]]:
+    """The claim's words ``ordered`` each clause holds."""
+    return [_clause_words(c) & frozenset(ordered) for c in clauses]
 
 
 def _light_verbs(text: str) -> list[str]:
@@ -110,7 +121,7 @@ def _clause_words(clause: str) -> frozenset[str]:
 def _across_contrasted(ordered: list[str], clauses: list[str]) -> bool:
     """Whether the claim's words ``ordered`` join what clauses parted by a contrast say of
     their own things: a later clause's subject, predicate or thing given the first's."""
-    held = [_clause_words(c) & frozenset(ordered) for c in clauses]
+    held = _held(ordered, clauses)
     return (
         _subject_elsewhere(ordered[0], held)
         or _predicate_elsewhere(ordered, clauses, held)

@@ -480,6 +480,19 @@ SWAPPED = [
         answer="Breakfast is included for all guests.",
         contexts=["Breakfast is included for guests booking directly; others pay $15."],
     ),
+    # Towels cost extra; the clinic is open on Saturday mornings.
+    case(
+        "towels_included",
+        "What does the cleaning fee cover?",
+        answer="The $50 fee covers cleaning, linen and towels.",
+        contexts=["The $50 fee covers cleaning and linen; towels cost $5 extra."],
+    ),
+    case(
+        "closed_saturday",
+        "Is the clinic open on Saturday?",
+        answer="The clinic is closed on Saturdays.",
+        contexts=["The clinic is open on Saturday mornings and closed on Sundays."],
+    ),
     # The second floor is the pharmacy's, the third the clinic's.
     case(
         "third_floor",
@@ -524,7 +537,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # context never writes; and, days again, two words in each other's places, and a thing
     # said closed on a day its context gives hours for; a denial put aside its clause ("not
     # HR"); a colour added to a list; another plan's most; and an act given to the doer of
-    # another; "all" guests where the context restricts them. An ordinal in words against
+    # another; "all" guests where the context restricts them; an item another clause prices;
+    # a day said closed that the context says open. An ordinal in words against
     # the context's digits is a conflict of numbers, decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
@@ -535,7 +549,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
-        "failed",
+        *("not_judged", "not_judged", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

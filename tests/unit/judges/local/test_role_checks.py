@@ -91,6 +91,12 @@ def test_days_of_the_week() -> None:
     store = "The store opens at 9 am, Monday to Saturday. It is closed on Sundays."
     [sunday] = check_days("The store is open on Sundays.", store)
     assert sunday.message == "claims Sundays; the context says not on Sundays"
+    # A day said closed where the context says open, each clause of "and" its own.
+    clinic = "The clinic is open on Saturday mornings and closed on Sundays."
+    [saturday] = check_days("The clinic is closed on Saturdays.", clinic)
+    assert saturday.message == "claims not on Saturdays; the context says Saturday"
+    assert check_days("The clinic is open on Saturday mornings.", clinic) == []
+    assert check_days("The clinic is closed on Sundays.", clinic) == []
     # Days of a sentence about something else say nothing of the claim's.
     assert check_days("The report is due on Friday.", "Meetings are on Mondays.") == []
 

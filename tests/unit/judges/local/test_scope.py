@@ -159,6 +159,11 @@ def test_a_predicate_of_the_first_of_two_clauses_joined_by_and_given_the_second_
             "You can pay by cash or card at the counter.",
             "You can pay by card at the counter; cash is not accepted.",
         ),
+        # With a number, whose clause the number check binds, too.
+        (
+            "The $50 fee covers cleaning, linen and towels.",
+            "The $50 fee covers cleaning and linen; towels cost $5 extra.",
+        ),
     ],
 )
 def test_a_thing_a_later_clause_says_something_else_of_is_spread(claim: str, sentence: str) -> None:
@@ -168,6 +173,8 @@ def test_a_thing_a_later_clause_says_something_else_of_is_spread(claim: str, sen
 def test_a_later_clause_that_only_leaves_words_out_or_a_claim_of_both_clauses_is_not() -> None:
     bridge = "The bridge is closed to cyclists but open to cars."
     assert beyond("The bridge is open to cars.", bridge, bridge) == ""
+    fee = "The $50 fee covers cleaning and linen; towels cost $5 extra."
+    assert beyond("The $50 fee covers cleaning and linen.", fee, fee) == ""
     garage = "Staff can park in the garage; visitors use the street."
     assert beyond("Staff can park in the garage and visitors use the street.", garage, garage) == ""
 
