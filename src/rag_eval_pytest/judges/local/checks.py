@@ -490,11 +490,22 @@ def _bound_clause(claimed: Quantity, claim: str, sentence: str | None) -> str | 
     thing and words of its own, that the claim's clause around its number is about (see
     :func:`_about`; "Students get a 10% discount and seniors a 20% discount": "Students get
     a 20% discount" is read against its first clause)."""
+    if _after_then(claim, sentence or ""):
+        return None  # "6.2% after two years" is the later clause's, whatever its words
     counted = _counting_clauses(claimed, sentence or "")
     # The claim's own clause around its number: "Labour's 26p" of "UKIP's was 68p, Labour's
     # 26p, ..." names Labour, not UKIP.
     around = next((c for c in _CLAUSES.split(claim) if claimed.text in c), claim)
     return _about(_sequence(around) + _hyphenated(around), counted)
+
+
+def _after_then(claim: str, sentence: str) -> bool:
+    """Whether the sentence goes on with ", then" and the claim says what comes later."""
+    return bool(_THEN.search(sentence)) and bool(_LATER.search(claim))
+
+
+_THEN = re.compile(r",\s+then\s+", re.IGNORECASE)
+_LATER = re.compile(r"\b(?:after|then|later|afterwards|thereafter|from|once)\b", re.IGNORECASE)
 
 
 def _hyphenated(text: str) -> list[str]:
@@ -629,7 +640,9 @@ _ORDINAL = re.compile(r"\d(?:st|nd|rd|th)\b")
 # A comma between digits groups them ("£2,980,815"): it parts no clauses.
 _CLAUSES = re.compile(r",(?!\d)|(?<!\d),|[;:()]|\band\b|\bbut\b|\bwhile\b", re.IGNORECASE)
 # Where a sentence's coordinated clauses part: "..., and ...", "... and ...", "...; ...".
-_COORDINATED = re.compile(r";|,?\s+(?:and|while|whereas)\s+", re.IGNORECASE)
+_COORDINATED = re.compile(r";|,?\s+(?:and|while|whereas)\s+|,\s+then\s+", re.IGNORECASE)
+"""What parts the coordinated clauses of a sentence: "Students get 10% and seniors 20%",
+"4.5% for two years, then 6.2% variable"."""
 _RANGE = re.compile(r"\b(between\s+[^\s,;]+)\s+and\b", re.IGNORECASE)
 
 

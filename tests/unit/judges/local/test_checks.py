@@ -560,6 +560,17 @@ def test_no_heavier_than_is_an_upper_bound() -> None:
     assert heavier.message == "claims heavier than 32 kg; the context says 32 kg"
 
 
+def test_a_clause_after_then_binds_its_own_amount() -> None:
+    rates = "The fixed rate is 4.5% for two years, then 6.2% variable."
+    [fixed] = check_numbers("The fixed rate is 6.2% for two years.", rates, rates)
+    assert fixed.message == "claims 6.2%; the context says 4.5%"
+    [variable] = check_numbers("The variable rate is 4.5%.", rates, rates)
+    assert variable.message == "claims 4.5%; the context says 6.2%"
+    assert check_numbers("The fixed rate is 4.5% for two years.", rates, rates) == []
+    # What comes after is the later clause's, whatever its words.
+    assert check_numbers("The rate is 6.2% after two years.", rates, rates) == []
+
+
 def test_two_amounts_of_one_thing_are_both_its_own() -> None:
     # "at 80% and 100% of your allowance": 80% is the allowance's as much as 100% is.
     alerts = "Data usage alerts are sent by text at 80% and 100% of your allowance."
