@@ -194,7 +194,7 @@ def check_days(claim: str, evidence: str) -> list[Finding]:
     closing = _on_closed_days(claim, denied) or _closed_on_open_days(claim, stated, denied)
     if closing or not stated:
         return closing
-    return _unknown_days(claim, stated) or _bound_days(claim, about)
+    return _unknown_days(claim, stated) or _bound_days(claim, about) or _how_often(claim, about)
 
 
 def _days_of(sentences: list[str], denied: bool = False) -> list[Days]:
@@ -262,6 +262,47 @@ def _bound_days(claim: str, about: list[str]) -> list[Finding]:
         if found:
             return found
     return []
+
+
+def _how_often(claim: str, about: list[str]) -> list[Finding]:
+    """A day the claim gives every other week where the clause about its thing gives it
+    every week, or the other way round ("Rubbish is collected every other Tuesday." against
+    "Rubbish is collected every Tuesday; recycling every other Friday.")."""
+    theirs = [c for sentence in about for c in _day_clauses(sentence)]
+    for clause in _day_clauses(claim):
+        other = _other_often(clause, _clauses_about(clause, theirs))
+        if other is not None:
+            message = f"claims {_often(clause)}; the context says {_often(other)}"
+            return [Finding("days", "conflict", message)]
+    return []
+
+
+def _other_often(clause: str, bound: list[str]) -> str | None:
+    """The first of the clauses about the claim's clause's thing that gives one of its days
+    as often otherwise."""
+    return next((b for b in bound if _as_often(clause, b)), None)
+
+
+def _as_often(clause: str, bound: str) -> bool:
+    """Whether the two clauses share a day and one gives it every other week, the other not
+    (true: they differ)."""
+    shared = _union(_affirmed(clause)) & _union(_affirmed(bound))
+    return bool(shared) and _alternate(clause) != _alternate(bound)
+
+
+_ALTERNATE = re.compile(
+    r"\b(?:every other|every second|alternate|fortnightly|biweekly)\b", re.IGNORECASE
+)
+
+
+def _alternate(clause: str) -> bool:
+    return bool(_ALTERNATE.search(clause))
+
+
+def _often(clause: str) -> str:
+    """How often a clause says its days come: "every other Tuesday", "every Tuesday"."""
+    days = _listed(_affirmed(clause))
+    return f"every other {days}" if _alternate(clause) else f"every {days}"
 
 
 def _clauses_about(clause: str, theirs: list[str]) -> list[str]:

@@ -97,6 +97,13 @@ def test_days_of_the_week() -> None:
     assert saturday.message == "claims not on Saturdays; the context says Saturday"
     assert check_days("The clinic is open on Saturday mornings.", clinic) == []
     assert check_days("The clinic is closed on Sundays.", clinic) == []
+    # Every week against every other week, each clause's own thing.
+    bins = "Rubbish is collected every Tuesday; recycling every other Friday."
+    [fortnight] = check_days("Rubbish is collected every other Tuesday.", bins)
+    assert fortnight.message == "claims every other Tuesday; the context says every Tuesday"
+    [weekly] = check_days("Recycling is collected every Friday.", bins)
+    assert weekly.message == "claims every Friday; the context says every other Friday"
+    assert check_days("Recycling is collected every other Friday.", bins) == []
     # Days of a sentence about something else say nothing of the claim's.
     assert check_days("The report is due on Friday.", "Meetings are on Mondays.") == []
 
