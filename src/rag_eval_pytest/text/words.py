@@ -43,7 +43,8 @@ def token_matches(text: str) -> Iterator[re.Match[str]]:
 def stem(word: str) -> str:
     """The stem of ``word``: the Snowball English stemmer's (Porter2: "buildings" and
     "building", "cities" and "city", "refunds" and "refunded" meet), one spelling for British
-    and American English on top ("colour" and "color", "organised" and "organized")."""
+    and American English on top ("colour" and "color", "organised" and "organized"), and an
+    irregular plural's singular ("children" and "child")."""
     stemmed = _snowball(word.lower().replace("’", "'").strip("'-"))
     return _spellings().get(stemmed, stemmed)
 

@@ -208,7 +208,7 @@ def test_a_route_a_day_a_time_an_address_or_a_denial_the_user_gave_is_kept_or_th
     assert address in reasons["address"]
 
 
-def test_a_count_or_a_home_the_user_gave_told_another_way_is_kept_or_the_turn_fails(
+def test_a_count_a_size_or_a_home_the_user_gave_told_another_way_is_kept_or_the_turn_fails(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
     """How many nights or how many times: "a 2-night stay" after "3 nights" (the only word
@@ -219,19 +219,23 @@ def test_a_count_or_a_home_the_user_gave_told_another_way_is_kept_or_the_turn_fa
     stay = "My booking at the lake hotel is for 3 nights. Is breakfast included?"
     charged = "I was charged $49.99 twice for my subscription. Can you fix it?"
     ontario = "I live in Ontario. Which sales tax do I pay on the upgrade?"
+    jacket = "I ordered a size M blue jacket last week. Where is it?"
     write_dataset(
         [
             chat("nights", stay, "Your 2-night stay includes breakfast."),
             chat("nights-kept", stay, "Your three-night stay includes breakfast."),
             chat("charges", charged, "I see one charge of $49.99 on your account."),
             chat("charges-kept", charged, "I see two charges of $49.99; I will refund one."),
+            chat("size", jacket, "Your size L blue jacket has shipped."),
+            chat("size-kept", jacket, "Your size M blue jacket has shipped."),
             chat("home", ontario, "As a Quebec resident, you pay QST on top of GST."),
             chat("home-kept", ontario, "Quebec residents pay QST; in Ontario you pay HST."),
         ]
     )
-    failed = {"nights", "charges", "home"}
-    reasons = failing_with_local_judge(pytester, passed=3, failed=failed)
+    failed = {"nights", "charges", "home", "size"}
+    reasons = failing_with_local_judge(pytester, passed=4, failed=failed)
     assert "2 night" in reasons["nights"] and "3 nights" in reasons["nights"]
     assert "claims one charge; the user said twice" in reasons["charges"]
     home = "places the user in Quebec; the user said they live in Ontario"
     assert home in reasons["home"]
+    assert "claims size L; the user said size M" in reasons["size"]

@@ -14,10 +14,12 @@ model, no embeddings.
   ("Order 4471" after "My order number is 4417": both follow "order"), or a code ("AB-9999"
   after "AB-1234"); a count of times against a count of the thing ("one charge" after "I
   was charged twice"); the user's home placed elsewhere ("As a Quebec resident" after "I
-  live in Ontario"); another capitalised name before the same noun ("the Basic plan" after
-  "the Pro plan"); and, over the whole answer, the user called by another name than the one
-  they gave ("Thanks, Maria!" after "My name is Anna."), or the user's e-mail address written
-  a letter or two wrong.
+  live in Ontario"); another letter after a noun the user labelled by one, in a statement
+  said to the user ("your size L jacket" after "size M"); another capitalised name before the
+  same noun ("the Basic plan" after "the Pro plan"); and, over the whole answer, the user
+  called by another name than the one they gave ("Thanks, Maria!" after "My name is
+  Anna."), or the user's e-mail address written a letter or two wrong. A word the user did
+  not say in the place of theirs is news, not a contradiction.
 * **Asked again:** a question of the answer, put to the user ("you", "your"), at least half
   of whose content words (generic ones such as "help" or "else" aside) are the fact's
   ("What is your order number?" after "My order number is 4417").
@@ -37,7 +39,7 @@ import re
 from ...text.lexicon import any_of
 from ...text.sentences import split_sentences
 from ...text.shorten import shorten
-from ...text.words import content_words, tokens
+from ...text.words import STOPWORDS, content_words, tokens
 from ..questions import FactRetention, FactRetentions, RetentionInput, RetentionVerdict
 from .checks import Finding, check_negation
 from .claims import split_claims
@@ -156,8 +158,48 @@ def conflicts(claim: str, fact: str) -> list[Finding]:
         + _counts(claim, fact)
         + _codes(claim, fact)
         + _named_kinds(claim, fact)
+        + _lettered(claim, fact)
     )
-    return [f for f in found if f.severity == "conflict"]
+    return [f for f in found if _contradicts(f)]
+
+
+def _contradicts(finding: Finding) -> bool:
+    """Whether a finding contradicts the user: a conflict, but a word the user did not say
+    in the place of theirs ("has shipped" for "last week"), which is news (the faithfulness
+    judge reads it as a gap too)."""
+    return finding.severity == "conflict" and finding.kind != "replaced"
+
+
+# A thing labelled by a letter or two after its noun: "size M", "gate B", "group AB".
+_LETTERED = re.compile(r"\b([A-Za-z]{3,})\s+([A-Z]{1,2})\b(?![\w'’-])")
+
+
+def _lettered(claim: str, fact: str) -> list[Finding]:
+    """Another letter after the noun the user labelled by one ("your jacket in size L" after
+    "size M"), in a statement said to the user, where it does not give the user's letter
+    too ("Group A boards first" says nothing of the user's group B)."""
+    if not _addressed(claim):
+        return []
+    theirs = {noun: letter for noun, letter in _labels(fact) if noun not in STOPWORDS}
+    mine = _labels(claim)
+    return [
+        Finding(
+            "names", "conflict", f"claims {noun} {letter}; the context says {noun} {theirs[noun]}"
+        )
+        for noun, letter in mine
+        if _another_letter(noun, letter, theirs, set(mine))
+    ]
+
+
+def _another_letter(
+    noun: str, letter: str, theirs: dict[str, str], given: set[tuple[str, str]]
+) -> bool:
+    return noun in theirs and letter != theirs[noun] and (noun, theirs[noun]) not in given
+
+
+def _labels(text: str) -> list[tuple[str, str]]:
+    """(the noun, lowercased; its letters) of each thing ``text`` labels by letters."""
+    return [(noun.lower(), letter) for noun, letter in _LETTERED.findall(text)]
 
 
 def _measures(quantity: Quantity) -> bool:

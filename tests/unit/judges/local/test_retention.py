@@ -89,6 +89,10 @@ def test_the_reason_says_what_the_answer_said_and_what_the_user_said() -> None:
         # the user's home placed elsewhere
         ("I'm based in New York.", "Since you live in New Jersey, the tax differs."),
         ("We live in Lyon.", "As residents of Paris, you get a reduced fare."),
+        # a count in an irregular plural, a letter of a size or a group said to the user
+        ("I'm travelling with two children.", "Your booking for one child is confirmed."),
+        ("I ordered the blue jacket in size M.", "Your blue jacket in size L has shipped."),
+        ("I'm in group B.", "You are in group A, which boards first."),
     ],
 )
 def test_an_identifier_plan_or_name_other_than_the_users_is_a_conflict(
@@ -113,6 +117,9 @@ def test_an_identifier_plan_or_name_other_than_the_users_is_a_conflict(
         ("My order number is 4417.", "You have 2 orders with us."),  # a count, no number
         ("I live in the United Kingdom.", "As a British resident, you pay VAT."),
         ("I'm based in New York.", "Residents of New Jersey pay another tax."),  # not the user
+        ("I'm travelling with two children.", "Your booking for two children is confirmed."),
+        ("I ordered the blue jacket in size M.", "Size M and size L cost the same."),
+        ("I'm in group B.", "Group A boards first."),  # said of group A, not of the user
     ],
 )
 def test_the_same_identifier_plan_or_name_or_another_thing_keeps_the_fact(
