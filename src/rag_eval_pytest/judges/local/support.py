@@ -111,12 +111,12 @@ class Calibration:
 # wrong by its score alone (benchmarks/README.md).
 DEFAULT_CALIBRATION = Calibration(
     weights=(
-        *(0.0, 1.31, 1.06, -0.51, 0.0, -2.28, 0.0, 1.7),
+        *(0.0, 1.33, 1.06, -0.53, 0.0, -2.31, 0.0, 1.63),
         # A conflict of each kind of finding, in FINDING_KINDS order.
-        *(-3.04, -1.76, -1.35, -0.56, -1.15, -1.04, -0.75, -1.29, -1.77, -0.54),
+        *(-3.13, -1.77, -1.35, -0.56, -1.15, -1.05, -0.73, -1.74, -1.84, -0.55),
     ),
-    bias=-2.36,
-    support=0.39,
+    bias=-2.32,
+    support=0.37,
     ambiguous=0.2,
     unsure=(0.08, 0.71),
     # Every other kind of evidence leaves a verdict unsure, whichever way it leans.
