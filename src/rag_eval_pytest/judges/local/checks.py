@@ -490,13 +490,29 @@ def _bound_clause(claimed: Quantity, claim: str, sentence: str | None) -> str | 
     thing and words of its own, that the claim's clause around its number is about (see
     :func:`_about`; "Students get a 10% discount and seniors a 20% discount": "Students get
     a 20% discount" is read against its first clause)."""
-    if _after_then(claim, sentence or ""):
+    read = sentence or ""
+    if _after_then(claim, read):
         return None  # "6.2% after two years" is the later clause's, whatever its words
-    counted = _counting_clauses(claimed, sentence or "")
+    counted = _alternatives(_counting_clauses(claimed, read), read)
     # The claim's own clause around its number: "Labour's 26p" of "UKIP's was 68p, Labour's
     # 26p, ..." names Labour, not UKIP.
     around = next((c for c in _CLAUSES.split(claim) if claimed.text in c), claim)
     return _about(_sequence(around) + _hyphenated(around), counted)
+
+
+def _alternatives(clauses: list[str], sentence: str) -> list[str]:
+    """Clauses parted by "or" say the first one's words before its number each ("The battery
+    lasts up to 10 hours of video playback or 15 hours of web browsing": the battery lasts 15
+    hours of web browsing): each later clause is given them, so that only its own words bind
+    a claim to it."""
+    stated = quantities(clauses[0]) if len(clauses) > 1 and _OR.search(sentence) else []
+    if not stated:
+        return clauses
+    prefix = clauses[0][: max(0, clauses[0].find(stated[0].text))]
+    return [clauses[0], *(f"{prefix}{c}" for c in clauses[1:])]
+
+
+_OR = re.compile(r"\bor\b", re.IGNORECASE)
 
 
 def _after_then(claim: str, sentence: str) -> bool:
@@ -640,9 +656,10 @@ _ORDINAL = re.compile(r"\d(?:st|nd|rd|th)\b")
 # A comma between digits groups them ("£2,980,815"): it parts no clauses.
 _CLAUSES = re.compile(r",(?!\d)|(?<!\d),|[;:()]|\band\b|\bbut\b|\bwhile\b", re.IGNORECASE)
 # Where a sentence's coordinated clauses part: "..., and ...", "... and ...", "...; ...".
-_COORDINATED = re.compile(r";|,?\s+(?:and|while|whereas)\s+|,\s+then\s+", re.IGNORECASE)
+_COORDINATED = re.compile(r";|,?\s+(?:and|or|while|whereas)\s+|,\s+then\s+", re.IGNORECASE)
 """What parts the coordinated clauses of a sentence: "Students get 10% and seniors 20%",
-"4.5% for two years, then 6.2% variable"."""
+"10 hours of video playback or 15 hours of web browsing", "4.5% for two years, then 6.2%
+variable"."""
 _RANGE = re.compile(r"\b(between\s+[^\s,;]+)\s+and\b", re.IGNORECASE)
 
 

@@ -493,6 +493,15 @@ SWAPPED = [
         answer="The clinic is closed on Saturdays.",
         contexts=["The clinic is open on Saturday mornings and closed on Sundays."],
     ),
+    # 15 hours is web browsing's, video playback's 10.
+    case(
+        "battery_video",
+        "How long does the battery last?",
+        answer="The battery lasts up to 15 hours of video playback.",
+        contexts=[
+            "The battery lasts up to 10 hours of video playback or 15 hours of web browsing."
+        ],
+    ),
     # The second floor is the pharmacy's, the third the clinic's.
     case(
         "third_floor",
@@ -538,8 +547,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # said closed on a day its context gives hours for; a denial put aside its clause ("not
     # HR"); a colour added to a list; another plan's most; and an act given to the doer of
     # another; "all" guests where the context restricts them; an item another clause prices;
-    # a day said closed that the context says open. An ordinal in words against
-    # the context's digits is a conflict of numbers, decided.
+    # a day said closed that the context says open. An ordinal in words against the context's
+    # digits, and another alternative's amount, are conflicts of numbers, decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -549,7 +558,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
-        *("not_judged", "not_judged", "failed"),
+        *("not_judged", "not_judged", "failed", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

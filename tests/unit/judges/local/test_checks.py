@@ -571,6 +571,15 @@ def test_a_clause_after_then_binds_its_own_amount() -> None:
     assert check_numbers("The rate is 6.2% after two years.", rates, rates) == []
 
 
+def test_clauses_parted_by_or_bind_their_own_amounts_and_share_the_subject() -> None:
+    battery = "The battery lasts up to 10 hours of video playback or 15 hours of web browsing."
+    [video] = check_numbers("The battery lasts up to 15 hours of video playback.", battery, battery)
+    assert video.message == "claims 15 hours; the context says 10 hours"
+    assert check_numbers("The battery lasts 15 hours of web browsing.", battery, battery) == []
+    # Without the words of either alternative, neither binds the claim.
+    assert check_numbers("The battery lasts up to 15 hours.", battery, battery) == []
+
+
 def test_two_amounts_of_one_thing_are_both_its_own() -> None:
     # "at 80% and 100% of your allowance": 80% is the allowance's as much as 100% is.
     alerts = "Data usage alerts are sent by text at 80% and 100% of your allowance."
