@@ -401,7 +401,8 @@ def _place_found(question: str, answer: str) -> bool:
 
 def _who_found(question: str, answer: str) -> bool:
     """A name, or a person's role the question does not give; only a name where the question
-    gives the role and asks who holds it ("Who is the CEO of Acme?": "the board" is none)."""
+    gives the role and asks who holds it ("Who is the conductor of the orchestra?": "chosen
+    by the musicians" is none)."""
     if _NAMED_ROLE.search(question):
         return _new_name(question, answer)
     asked = content_words(question)

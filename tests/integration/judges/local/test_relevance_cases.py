@@ -182,9 +182,9 @@ def test_an_answer_that_restates_the_subject_without_an_answer_is_not_relevant(
             "The Pro plan costs $12 a month.",
         ),
         (
-            "Who is the CEO of Acme?",
-            "The CEO of Acme is appointed by the board.",
-            "The CEO of Acme is Maria Lopez.",
+            "Who is the conductor of the orchestra?",
+            "The conductor of the orchestra is chosen by the musicians.",
+            "The conductor of the orchestra is Elena Varga.",
         ),
         # A length of time is no price.
         (
