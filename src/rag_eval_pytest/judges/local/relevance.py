@@ -31,7 +31,7 @@ from .dates import dates
 from .quantities import Quantity, quantities
 from .support import SHORT_CLAIM_WORDS, logistic
 from .tables import table
-from .units import CURRENCIES, dimension_of, unit_of
+from .units import CURRENCY_NAMES, dimension_of, measures, unit_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -291,11 +291,8 @@ _FREE = re.compile(rf"\b(?:{any_of(_WORDS.phrases('free'))})\b", re.IGNORECASE)
 def _price_found(answer: str) -> bool:
     """An amount of money, a share, or "free" answers a question about a price."""
     return bool(_FREE.search(answer)) or any(
-        q.money or q.unit in _CURRENCY_NAMES or q.unit == "percent" for q in quantities(answer)
+        q.money or q.unit in CURRENCY_NAMES or q.unit == "percent" for q in quantities(answer)
     )
-
-
-_CURRENCY_NAMES = frozenset(CURRENCIES.values())
 
 
 def _items_found(kind: str, answer: str) -> float:
@@ -317,10 +314,9 @@ def _an_amount(q: Quantity, question: str) -> bool:
     """Whether ``q`` is an amount, not a count of things the question does not name ("12
     cameras" for "What is the speed limit?"): a bare number, money, a share, a measure, a
     unit ("30 mph"), or a count of the question's own thing."""
-    if _counts_its_thing(q, question) or q.money or q.unit in _CURRENCY_NAMES:
+    if _counts_its_thing(q, question) or q.money or q.unit == "percent" or measures(q.unit):
         return True
-    written = q.text.split()[-1].lower()  # "12 cameras": things counted, "30 mph" a unit
-    return q.unit == "percent" or dimension_of(q.unit) is not None or not written.endswith("s")
+    return not q.text.split()[-1].lower().endswith("s")  # "12 cameras" counts, "30 mph" not
 
 
 def _counts_its_thing(q: Quantity, question: str) -> bool:

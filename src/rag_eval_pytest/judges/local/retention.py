@@ -48,7 +48,7 @@ from .pipeline import CLAUSE, Reading, run_checks
 from .quantities import Quantity, quantities, same_value
 from .roles import times
 from .tables import table
-from .units import CURRENCIES, dimension_of
+from .units import measures
 
 BOUND_WORDS = 3
 """The words before a number without a unit that say what it identifies ("order number is
@@ -147,7 +147,9 @@ def conflicts(claim: str, fact: str) -> list[Finding]:
     gave; none when the two share no content word (units aside)."""
     # The unit words as written ("EUR"), not as compared ("euro"); a thing counted ("3
     # nights", "one charge") is what both are about.
-    units = frozenset().union(*(content_words(q.text) for q in quantities(claim) if _measures(q)))
+    units = frozenset().union(
+        *(content_words(q.text) for q in quantities(claim) if measures(q.unit))
+    )
     shared = (content_words(claim) & content_words(fact)) - units
     if not shared:
         return []
@@ -200,16 +202,6 @@ def _another_letter(
 def _labels(text: str) -> list[tuple[str, str]]:
     """(the noun, lowercased; its letters) of each thing ``text`` labels by letters."""
     return [(noun.lower(), letter) for noun, letter in _LETTERED.findall(text)]
-
-
-def _measures(quantity: Quantity) -> bool:
-    """Whether a quantity's unit measures (a currency, a length, a length of time) rather than
-    names what is counted ("nights", "charges")."""
-    unit = quantity.unit
-    return bool(unit) and (dimension_of(unit) is not None or unit in _CURRENCY_NAMES)
-
-
-_CURRENCY_NAMES = frozenset(CURRENCIES.values())
 
 
 def _negations(claim: str, fact: str) -> list[Finding]:
@@ -439,7 +431,7 @@ def _counted(text: str) -> list[tuple[Quantity, frozenset[str]]]:
     for q in quantities(text):
         if q.unit == _TIMES or q.text.lower() in _REPEATS:
             found.append((q, _bound(text, q.text.split()[0])))
-        elif not _measures(q):
+        elif not measures(q.unit):
             found.append((q, content_words(q.unit)))
     return found
 

@@ -49,6 +49,8 @@ ALIASES = _UNITS.mapping("aliases")
 """Units written short or in another form, as the unit they name ("km": "kilometer")."""
 CURRENCIES = _UNITS.mapping("currencies")
 """Currencies by sign, code or name ("€", "eur": "euro")."""
+CURRENCY_NAMES = frozenset(CURRENCIES.values())
+"""The currencies as units are compared ("euro", "dollar")."""
 COUNTS = _UNITS.numbers("counts")
 """Words that count in groups ("dozen": 12)."""
 PARTS = _UNITS.numbers("parts")
@@ -95,6 +97,12 @@ def dimension_of(unit: str) -> str | None:
     """The dimension a unit measures ("mile": "length"), ``None`` for another unit."""
     known = _MEASURED.get(unit)
     return known.dimension if known else None
+
+
+def measures(unit: str) -> bool:
+    """Whether a unit measures, a currency or a unit of a dimension ("euro", "kilometer"),
+    rather than names what is counted ("night", "charge")."""
+    return unit in CURRENCY_NAMES or dimension_of(unit) is not None
 
 
 def measure(value: float, unit: str) -> Measure | None:
