@@ -566,9 +566,10 @@ def alone_holding(words: frozenset[str], held: list[frozenset[str]]) -> list[int
 
 def _counting_clauses(claimed: Quantity, sentence: str) -> list[str]:
     """The coordinated clauses of a sentence where each counts the claim's thing with words
-    of its own, the first with the claim's unit (none otherwise)."""
+    of its own, the first with the claim's unit, or a bare number for a claim's bare number
+    ("Call reception on 100 and the night manager on 400"); none otherwise."""
     clauses = _coordinated(sentence)
-    counting = len(clauses) >= 2 and _of_unit_in(claimed, clauses[0])
+    counting = len(clauses) >= 2 and (not claimed.unit or _of_unit_in(claimed, clauses[0]))
     return clauses if counting and all(_counts(claimed, c) for c in clauses) else []
 
 

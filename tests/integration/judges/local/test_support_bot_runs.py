@@ -509,6 +509,16 @@ SWAPPED = [
         answer="The pharmacy is on the third floor.",
         contexts=["The pharmacy is on the 2nd floor; the clinic is on the 3rd floor."],
     ),
+    # Reception is on 100; 400 is the night manager's.
+    case(
+        "reception_extension",
+        "What number do I call?",
+        answer="Call reception on extension 400.",
+        contexts=[
+            "After 10 pm, call the night manager on extension 400; before that, call"
+            " reception on 100."
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -548,7 +558,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # HR"); a colour added to a list; another plan's most; and an act given to the doer of
     # another; "all" guests where the context restricts them; an item another clause prices;
     # a day said closed that the context says open. An ordinal in words against the context's
-    # digits, and another alternative's amount, are conflicts of numbers, decided.
+    # digits, another alternative's amount and another clause's bare number are conflicts of
+    # numbers, decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -558,7 +569,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
-        *("not_judged", "not_judged", "failed", "failed"),
+        *("not_judged", "not_judged", "failed", "failed", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -580,6 +580,21 @@ def test_clauses_parted_by_or_bind_their_own_amounts_and_share_the_subject() -> 
     assert check_numbers("The battery lasts up to 15 hours.", battery, battery) == []
 
 
+def test_clauses_bind_their_own_bare_numbers() -> None:
+    # A number without a unit is bound to its clause as one with a unit is.
+    phones = "Call reception on 100 and the night manager on 400."
+    [reception] = check_numbers("Call reception on 400.", phones, phones)
+    assert reception.message == "claims 400; the context says 100"
+    assert check_numbers("Call the night manager on 400.", phones, phones) == []
+    # A time of day in the other clause leaves its number alone.
+    night = (
+        "After 10 pm, call the night manager on extension 400; before that, call reception on 100."
+    )
+    [extension] = check_numbers("Call reception on extension 400.", night, night)
+    assert extension.severity == "conflict"
+    assert check_numbers("Call reception on extension 100.", night, night) == []
+
+
 def test_two_amounts_of_one_thing_are_both_its_own() -> None:
     # "at 80% and 100% of your allowance": 80% is the allowance's as much as 100% is.
     alerts = "Data usage alerts are sent by text at 80% and 100% of your allowance."
