@@ -189,14 +189,56 @@ def _bounded_finding(q: Quantity, seen: _Numbers) -> Finding | Literal[False] | 
     """For a number the claim gives as a bound ("more than half", "under 1.5 kg"), against
     the evidence's plain numbers of its thing: ``False`` (no finding) where one is within the
     bound, a conflict where none is; ``None`` (read it as a value) for a number given as no
-    bound, or where the evidence states none plain ("Orders over 50 euros")."""
+    bound, or where the evidence states none plain ("Orders over 50 euros"), but a gap where
+    it gives the same number only as a bound of the other side (:func:`_opposite_bound`)."""
     found = _claims_bound(q, seen)
     if found is None:
-        return None
+        return _opposite_bound(q, seen)
     side, words, plain = found
     if _any_within(side, q, plain):
         return False
     return _number_conflict(q, plain[0].text, f"{words} {q.text}")
+
+
+def _opposite_bound(q: Quantity, seen: _Numbers) -> Finding | None:
+    """A gap where the claim gives its number as a bound and the evidence gives the same
+    number of its thing only as bounds that no amount within the claim's meets ("Expenses
+    over $500" against "Expenses up to $500 are approved by your line manager"): the context
+    says nothing of the claim's amounts, or says them otherwise."""
+    bound = _bound(q, seen.claim)
+    if bound is None:
+        return None
+    theirs = _equal_bounds(q, seen)  # none for a number without a unit
+    if not theirs or not all(_apart(bound[0], side) for side, _ in theirs):
+        return None
+    message = f"claims {bound[1]} {q.text}; the context says {theirs[0][1]} {q.text}"
+    return Finding("numbers", "gap", message, True)
+
+
+def _equal_bounds(q: Quantity, seen: _Numbers) -> list[tuple[str, str]]:
+    """The bounds the evidence puts before each writing of its numbers equal to ``q``, of
+    its thing."""
+    equal = [s for s in _of_unit(q, seen.near, seen.evidence) if same_value(s.value, q.value)]
+    return [b for s in equal for b in _bounds_of(s, seen.evidence)]
+
+
+def _bounds_of(q: Quantity, text: str) -> list[tuple[str, str]]:
+    """(the side, the words) of each bound ``text`` puts before a writing of the number
+    ``q``, or one ``None`` where a writing of it has none."""
+    return [
+        _bound_before(text[: m.start()]) or ("", "") for m in re.finditer(re.escape(q.text), text)
+    ]
+
+
+def _apart(mine: str, theirs: str) -> bool:
+    """Whether no amount lies on both sides of one number: above it and at most it, at
+    least it and below it, above and below it."""
+    return frozenset((mine, theirs)) in _APART
+
+
+_APART = frozenset(
+    frozenset(pair) for pair in (("above", "at_most"), ("at_least", "below"), ("above", "below"))
+)
 
 
 def _claims_bound(q: Quantity, seen: _Numbers) -> tuple[str, str, list[Quantity]] | None:

@@ -519,6 +519,16 @@ SWAPPED = [
             " reception on 100."
         ],
     ),
+    # The line manager approves up to $500; above that is the finance director's.
+    case(
+        "expenses_over",
+        "Who approves my expenses?",
+        answer="Expenses over $500 are approved by your line manager.",
+        contexts=[
+            "Expenses up to $500 are approved by your line manager; anything above that"
+            " requires sign-off from the finance director."
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -559,7 +569,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # another; "all" guests where the context restricts them; an item another clause prices;
     # a day said closed that the context says open. An ordinal in words against the context's
     # digits, another alternative's amount and another clause's bare number are conflicts of
-    # numbers, decided.
+    # numbers, decided; an amount the context bounds on the other side is left to an LLM.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -569,7 +579,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
-        *("not_judged", "not_judged", "failed", "failed", "failed"),
+        *("not_judged", "not_judged", "failed", "failed", "failed", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -580,6 +580,26 @@ def test_clauses_parted_by_or_bind_their_own_amounts_and_share_the_subject() -> 
     assert check_numbers("The battery lasts up to 15 hours.", battery, battery) == []
 
 
+def test_a_bound_the_context_gives_the_other_side_of_is_a_gap() -> None:
+    expenses = (
+        "Expenses up to $500 are approved by your line manager; anything above that requires"
+        " sign-off from the finance director."
+    )
+    [over] = check_numbers(
+        "Expenses over $500 are approved by your line manager.", expenses, expenses
+    )
+    assert (over.kind, over.severity) == ("numbers", "gap")
+    assert over.message == "claims over $500; the context says up to $500"
+    assert check_numbers("Expenses up to $500 go to your line manager.", expenses, expenses) == []
+    bags = "Checked bags of up to 23 kg are included."
+    [heavy] = check_numbers("Bags of more than 23 kg are included.", bags, bags)
+    assert heavy.severity == "gap"
+    # A bound of the same side, or one that meets the claim's, leaves it alone.
+    orders = "Orders over $50 ship free."
+    assert check_numbers("Orders over $50 ship free.", orders, orders) == []
+    assert check_numbers("Orders of at least $50 ship free.", orders, orders) == []
+
+
 def test_clauses_bind_their_own_bare_numbers() -> None:
     # A number without a unit is bound to its clause as one with a unit is.
     phones = "Call reception on 100 and the night manager on 400."
