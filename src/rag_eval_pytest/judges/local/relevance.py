@@ -262,7 +262,7 @@ def expected_type_found(question: str, answer: str) -> float:
     kind = asked_for(question)[0]
     answer = _VAGUE.sub(" ", answer)
     if kind.startswith("item"):
-        return _items_found(kind, answer)
+        return _items_found(question, answer, kind)
     if _asks_a_price(question, kind):
         return 1.0 if _price_found(answer) else 0.0
     return _wh_found(question, answer, kind)
@@ -295,12 +295,24 @@ def _price_found(answer: str) -> bool:
     )
 
 
-def _items_found(kind: str, answer: str) -> float:
-    """Names or a list answer "which payment methods"; "which gas" asks for one thing, maybe
-    a common noun."""
-    if names(answer) or _LIST.search(answer):
+def _items_found(question: str, answer: str, kind: str) -> float:
+    """Names the question does not give, or a list, answer "which payment methods" ("Leeds"
+    gives no platform for "Which platform does the Leeds train leave from?"); "which gas"
+    asks for one thing, maybe a common noun."""
+    if _new_name(question, answer) or _LIST.search(answer) or _labelled(question, answer):
         return 1.0
     return 0.0 if kind == "items" else 0.5
+
+
+def _labelled(question: str, answer: str) -> bool:
+    """Whether the answer labels the thing "which X" asks for by a number or a letter
+    ("platform 4", "the 3rd floor", "gate B")."""
+    asked = asked_for(question)[1]
+    numbered = any(content_words(q.unit.lstrip("#")) & asked for q in quantities(answer))
+    return numbered or any(content_words(m.group(1)) & asked for m in _LETTERED.finditer(answer))
+
+
+_LETTERED = re.compile(r"\b([A-Za-z]+)\s+[A-Z]{1,2}\b(?![\w'’-])")
 
 
 def _amount_found(question: str, answer: str) -> float:

@@ -1,9 +1,10 @@
-"""A context sentence's relevance score as the report shows it: the threshold at one half,
-and a sentence that answers the question by the rule."""
+"""What an answer gives for what its question asks, and a context sentence's relevance score as
+the report shows it: the threshold at one half, and a sentence that answers the question by
+the rule."""
 
 from __future__ import annotations
 
-from rag_eval_pytest.judges.local.relevance import SentenceScore
+from rag_eval_pytest.judges.local.relevance import SentenceScore, expected_type_found
 
 
 def test_a_sentence_score_shows_the_relevance_threshold_as_one_half() -> None:
@@ -14,3 +15,21 @@ def test_a_sentence_score_shows_the_relevance_threshold_as_one_half() -> None:
     # A sentence that answers the question by the rule is relevant and shown at the cut.
     assert SentenceScore(0.30, answers=True).relevant(0.60)
     assert SentenceScore(0.30, answers=True).shown(0.60) == 0.5
+
+
+def test_which_x_is_answered_by_a_label_or_a_new_name_not_by_the_questions_own() -> None:
+    platform = "Which platform does the Leeds train leave from?"
+    assert expected_type_found(platform, "The Leeds train leaves from platform 4.") == 1.0
+    assert expected_type_found(platform, "It leaves from the usual platform.") == 0.5
+    # "Leeds" is the question's name, not the platform.
+    assert expected_type_found(platform, "The Leeds train leaves from the usual platform.") == 0.5
+    gate = "Which gate does the Oslo flight leave from?"
+    assert expected_type_found(gate, "The Oslo flight leaves from gate B.") == 1.0
+    assert expected_type_found("Which floor is the clinic on?", "On the third floor.") == 1.0
+
+
+def test_a_reason_in_words_that_fit_any_question_is_no_cause() -> None:
+    why = "Why was my card declined?"
+    assert expected_type_found(why, "Your card was declined because it has expired.") == 1.0
+    assert expected_type_found(why, "Your card was declined for a reason.") == 0.0
+    assert expected_type_found(why, "It was declined for various reasons.") == 0.0
