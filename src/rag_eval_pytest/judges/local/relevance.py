@@ -351,8 +351,16 @@ def _wh_asked(match: re.Match[str]) -> str:
 
 def _when_found(question: str, answer: str) -> bool:
     """A date, a time of day, a day, a season, a frequency, or a length of time ("after 5
-    days")."""
-    return bool(dates(answer)) or bool(_WHEN.search(answer)) or _lasts(answer)
+    days"); not a word of the question ("spring" of "When does the spring term start?")."""
+    asked = content_words(question)
+    timed = any(_not_asked(m.group(0), asked) for m in _WHEN.finditer(answer))
+    return bool(dates(answer)) or timed or _lasts(answer)
+
+
+def _not_asked(found: str, asked: frozenset[str]) -> bool:
+    """Whether ``found`` has a word the question does not, or none ("9 am")."""
+    words = content_words(found)
+    return not words or not words <= asked
 
 
 def _lasts(answer: str) -> bool:

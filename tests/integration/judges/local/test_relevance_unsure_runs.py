@@ -169,11 +169,11 @@ def test_an_answer_that_restates_the_question_but_names_no_one_is_not_decided_re
         assert "does not contain what the question asks for" in evasive["reason"]
 
 
-def test_a_restatement_whose_platform_or_reason_is_vague_is_not_decided_relevant(
+def test_a_restatement_whose_platform_reason_or_time_is_vague_is_not_decided_relevant(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
     # "Leeds" is the question's own name, not the platform it asks for; "for a reason" gives
-    # none. A platform's number is what "which platform" asks for.
+    # no reason, "as usual" no time. A platform's number is what "which platform" asks for.
     platform = "Which platform does the Leeds train leave from?"
     declined = "Why was my card declined?"
     write_dataset(
@@ -182,12 +182,16 @@ def test_a_restatement_whose_platform_or_reason_is_vague_is_not_decided_relevant
             asked("usual", "The Leeds train leaves from the usual platform.", platform),
             asked("expired", "Your card was declined because it has expired.", declined),
             asked("a_reason", "Your card was declined for a reason.", declined),
+            # "spring" is the question's word, not the time it asks for.
+            asked(
+                "as_usual", "The spring term starts as usual.", "When does the spring term start?"
+            ),
         ]
     )
     result, rated = run(pytester, "--rag-judge=local")
-    result.assert_outcomes(passed=2, skipped=2)
+    result.assert_outcomes(passed=2, skipped=3)
     for decided in (rated["numbered"], rated["expired"]):
         assert (decided["status"], decided["unsure"]) == ("passed", 0)
-    for vague in (rated["usual"], rated["a_reason"]):
+    for vague in (rated["usual"], rated["a_reason"], rated["as_usual"]):
         assert (vague["status"], vague["cause"]) == ("not_judged", "unsure")
     assert "does not contain what the question asks for" in rated["a_reason"]["reason"]

@@ -33,3 +33,17 @@ def test_a_reason_in_words_that_fit_any_question_is_no_cause() -> None:
     assert expected_type_found(why, "Your card was declined because it has expired.") == 1.0
     assert expected_type_found(why, "Your card was declined for a reason.") == 0.0
     assert expected_type_found(why, "It was declined for various reasons.") == 0.0
+
+
+def test_a_time_given_by_another_is_no_time() -> None:
+    when = "When is the deadline for tax returns?"
+    assert expected_type_found(when, "The deadline for tax returns is 31 January.") == 1.0
+    assert expected_type_found(when, "The deadline is the same as last year.") == 0.0
+    assert expected_type_found("When did you move?", "We moved last year.") == 1.0
+
+
+def test_a_time_word_of_the_question_is_no_time_the_answer_gives() -> None:
+    spring = "When does the spring term start?"
+    assert expected_type_found(spring, "The spring term starts as usual.") == 0.0
+    assert expected_type_found(spring, "The spring term starts on 8 January.") == 1.0
+    assert expected_type_found("When is the shop open?", "The shop opens in spring.") == 1.0
