@@ -260,12 +260,23 @@ def expected_type_found(question: str, answer: str) -> float:
     for "how is it done", a cause for "why", names or a list for "which payment methods",
     a number, a time or a date for "what is the return window" (:func:`asked_for`)."""
     kind = asked_for(question)[0]
-    answer = _VAGUE.sub(" ", answer)
+    answer = _own_numbers_removed(question, _VAGUE.sub(" ", answer))
     if kind.startswith("item"):
         return _items_found(question, answer, kind)
     if _asks_a_price(question, kind):
         return 1.0 if _price_found(answer) else 0.0
     return _wh_found(question, answer, kind)
+
+
+def _own_numbers_removed(question: str, answer: str) -> str:
+    """The answer without the numbers the question gives ("737" of "How many seats does a
+    Boeing 737 have?", "1975" of "Who founded Microsoft in 1975?"): the answer repeats them,
+    it does not give them."""
+    own = frozenset(_NUMBER.findall(question))
+    return _NUMBER.sub(lambda m: " " if m.group(0) in own else m.group(0), answer)
+
+
+_NUMBER = re.compile(r"(?<![\w.,:])\d+(?:[.,:]\d+)*(?![\w.,:]?\d)")
 
 
 def _wh_found(question: str, answer: str, kind: str) -> float:
@@ -319,7 +330,7 @@ def _amount_found(question: str, answer: str) -> float:
     """A number of an amount, a time or a date answers "what is the return window"; a
     count of another thing does not ("The speed limit is enforced by 12 cameras.")."""
     amounts = [q for q in quantities(answer) if _an_amount(q, question)]
-    return 1.0 if amounts or dates(answer) or _WHEN.search(answer) else 0.0
+    return 1.0 if amounts or dates(answer) or _time_found(question, answer) else 0.0
 
 
 def _an_amount(q: Quantity, question: str) -> bool:
@@ -352,9 +363,14 @@ def _wh_asked(match: re.Match[str]) -> str:
 def _when_found(question: str, answer: str) -> bool:
     """A date, a time of day, a day, a season, a frequency, or a length of time ("after 5
     days"); not a word of the question ("spring" of "When does the spring term start?")."""
+    return bool(dates(answer)) or _time_found(question, answer) or _lasts(answer)
+
+
+def _time_found(question: str, answer: str) -> bool:
+    """A time of day, a day, a season or a frequency the question does not give ("spring" of
+    "When does the spring term start?", "daily" of "What is the daily limit?")."""
     asked = content_words(question)
-    timed = any(_not_asked(m.group(0), asked) for m in _WHEN.finditer(answer))
-    return bool(dates(answer)) or timed or _lasts(answer)
+    return any(_not_asked(m.group(0), asked) for m in _WHEN.finditer(answer))
 
 
 def _not_asked(found: str, asked: frozenset[str]) -> bool:

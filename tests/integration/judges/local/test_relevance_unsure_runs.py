@@ -169,29 +169,37 @@ def test_an_answer_that_restates_the_question_but_names_no_one_is_not_decided_re
         assert "does not contain what the question asks for" in evasive["reason"]
 
 
-def test_a_restatement_whose_platform_reason_or_time_is_vague_is_not_decided_relevant(
+PLATFORM = "Which platform does the Leeds train leave from?"
+DECLINED = "Why was my card declined?"
+SEATS = "How many seats does a Boeing 737 have?"
+FOUNDED = "Who founded Microsoft in 1975?"
+# (key, answer, question, whether the answer gives what the question asks for)
+GIVEN_OR_NOT = [
+    ("numbered", "The Leeds train leaves from platform 4.", PLATFORM, True),
+    # "Leeds" is the question's own name, not the platform it asks for.
+    ("usual", "The Leeds train leaves from the usual platform.", PLATFORM, False),
+    ("expired", "Your card was declined because it has expired.", DECLINED, True),
+    ("a_reason", "Your card was declined for a reason.", DECLINED, False),
+    # "spring" is the question's word, not the time it asks for.
+    ("as_usual", "The spring term starts as usual.", "When does the spring term start?", False),
+    ("counted", "A Boeing 737 has about 160 seats.", SEATS, True),
+    # "737" and "1975" are the question's; "two people" names no one.
+    ("a_lot", "A Boeing 737 has a lot of seats.", SEATS, False),
+    ("named", "Microsoft was founded in 1975 by Bill Gates and Paul Allen.", FOUNDED, True),
+    ("two_people", "Microsoft was founded in 1975 by two people.", FOUNDED, False),
+]
+
+
+def test_a_restatement_that_gives_nothing_the_question_asks_for_is_not_decided_relevant(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
-    # "Leeds" is the question's own name, not the platform it asks for; "for a reason" gives
-    # no reason, "as usual" no time. A platform's number is what "which platform" asks for.
-    platform = "Which platform does the Leeds train leave from?"
-    declined = "Why was my card declined?"
-    write_dataset(
-        [
-            asked("numbered", "The Leeds train leaves from platform 4.", platform),
-            asked("usual", "The Leeds train leaves from the usual platform.", platform),
-            asked("expired", "Your card was declined because it has expired.", declined),
-            asked("a_reason", "Your card was declined for a reason.", declined),
-            # "spring" is the question's word, not the time it asks for.
-            asked(
-                "as_usual", "The spring term starts as usual.", "When does the spring term start?"
-            ),
-        ]
-    )
+    write_dataset([asked(key, answer, question) for key, answer, question, _ in GIVEN_OR_NOT])
     result, rated = run(pytester, "--rag-judge=local")
-    result.assert_outcomes(passed=2, skipped=3)
-    for decided in (rated["numbered"], rated["expired"]):
-        assert (decided["status"], decided["unsure"]) == ("passed", 0)
-    for vague in (rated["usual"], rated["a_reason"], rated["as_usual"]):
-        assert (vague["status"], vague["cause"]) == ("not_judged", "unsure")
-    assert "does not contain what the question asks for" in rated["a_reason"]["reason"]
+    result.assert_outcomes(passed=4, skipped=5)
+    for key, _, _, given in GIVEN_OR_NOT:
+        if given:
+            assert (rated[key]["status"], rated[key]["unsure"]) == ("passed", 0), key
+        else:
+            assert (rated[key]["status"], rated[key]["cause"]) == ("not_judged", "unsure"), key
+    for key in ("a_reason", "a_lot", "two_people"):
+        assert "does not contain what the question asks for" in rated[key]["reason"]

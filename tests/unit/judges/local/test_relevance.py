@@ -47,3 +47,23 @@ def test_a_time_word_of_the_question_is_no_time_the_answer_gives() -> None:
     assert expected_type_found(spring, "The spring term starts as usual.") == 0.0
     assert expected_type_found(spring, "The spring term starts on 8 January.") == 1.0
     assert expected_type_found("When is the shop open?", "The shop opens in spring.") == 1.0
+
+
+def test_a_number_or_a_time_the_question_gives_is_not_what_it_asks_for() -> None:
+    seats = "How many seats does a Boeing 737 have?"
+    assert expected_type_found(seats, "A Boeing 737 has a lot of seats.") == 0.0
+    assert expected_type_found(seats, "A Boeing 737 has about 160 seats.") == 1.0
+    moved = "When is the 3 pm meeting moved to?"
+    assert expected_type_found(moved, "The 3 pm meeting has been moved.") == 0.0
+    assert expected_type_found(moved, "The 3 pm meeting has been moved to 4 pm.") == 1.0
+    limit = "What is the daily limit for ATM withdrawals?"
+    assert expected_type_found(limit, "The daily limit is set daily.") == 0.0
+    assert expected_type_found(limit, "The daily limit is $500.") == 1.0
+
+
+def test_people_named_by_nouns_that_fit_anyone_are_no_answer_to_who() -> None:
+    who = "Who founded the company?"
+    for vague in ("two people", "a group of friends", "a colleague"):
+        assert expected_type_found(who, f"The company was founded by {vague}.") == 0.0
+    assert expected_type_found(who, "The company was founded by two engineers.") == 1.0
+    assert expected_type_found(who, "It was founded by the research team.") == 1.0
