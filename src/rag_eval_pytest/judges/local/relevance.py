@@ -419,7 +419,13 @@ _COUNTED = re.compile(r"\bhow (?:much|many)\b", re.IGNORECASE)
 
 
 def _cause_found(question: str, answer: str) -> bool:
-    return bool(_WHY.search(answer))
+    """A cause in words the question does not give ("because it has expired"; not "Trains
+    are delayed because of the delays.")."""
+    asked = content_words(question) | _CAUSE_WORDS
+    return any(content_words(answer[m.end() :]) - asked for m in _WHY.finditer(answer))
+
+
+_CAUSE_WORDS = frozenset(content_words(" ".join(_WORDS.phrases("causes"))))
 
 
 def _place_found(question: str, answer: str) -> bool:

@@ -67,3 +67,9 @@ def test_people_named_by_nouns_that_fit_anyone_are_no_answer_to_who() -> None:
         assert expected_type_found(who, f"The company was founded by {vague}.") == 0.0
     assert expected_type_found(who, "The company was founded by two engineers.") == 1.0
     assert expected_type_found(who, "It was founded by the research team.") == 1.0
+
+
+def test_a_cause_in_the_questions_own_words_is_no_cause() -> None:
+    why = "Why are trains delayed today?"
+    assert expected_type_found(why, "Trains are delayed today because of the delays.") == 0.0
+    assert expected_type_found(why, "Trains are delayed because of a signal failure.") == 1.0
