@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from ...text.lexicon import any_of
 from ...text.names import names
-from ...text.words import content_words, stem
+from ...text.words import content_words, stem, tokens
 from . import trust
 from .claims import yes_no_statement
 from .dates import dates
@@ -397,7 +397,9 @@ def _word_after(text: str, answer: str) -> str:
 
 
 def _means_found(question: str, answer: str) -> bool:
-    return bool(_HOW.search(answer))
+    """A means in words the question does not give ("by bank transfer"; not "encrypted
+    with encryption" or "using an encryption method")."""
+    return any(_new_words(answer[m.end() :], question) for m in _HOW.finditer(answer))
 
 
 def _number_found(question: str, answer: str) -> bool:
@@ -421,11 +423,27 @@ _COUNTED = re.compile(r"\bhow (?:much|many)\b", re.IGNORECASE)
 def _cause_found(question: str, answer: str) -> bool:
     """A cause in words the question does not give ("because it has expired"; not "Trains
     are delayed because of the delays.")."""
-    asked = content_words(question) | _CAUSE_WORDS
-    return any(content_words(answer[m.end() :]) - asked for m in _WHY.finditer(answer))
+    return any(_new_words(answer[m.end() :], question) for m in _WHY.finditer(answer))
 
 
-_CAUSE_WORDS = frozenset(content_words(" ".join(_WORDS.phrases("causes"))))
+def _new_words(text: str, question: str) -> bool:
+    """Whether ``text`` has a word that is neither the question's (its stem, or a word it
+    begins the same way: "delivery" of "delivered") nor one that fits any means or cause ("a
+    method", "the reason")."""
+    asked = content_words(question) | _EMPTY_WORDS
+    starts = {w[:_SAME_START] for w in tokens(question.lower()) if len(w) >= _SAME_START}
+    return any(
+        stem(w) not in asked and w[:_SAME_START] not in starts
+        for w in tokens(text.lower())
+        if content_words(w)
+    )
+
+
+_EMPTY_WORDS = frozenset(
+    content_words(" ".join(_WORDS.phrases("causes") + _WORDS.phrases("empty_means")))
+)
+_SAME_START = 6
+"""The letters two words begin with alike that make them one ("encryption", "encrypted")."""
 
 
 def _place_found(question: str, answer: str) -> bool:

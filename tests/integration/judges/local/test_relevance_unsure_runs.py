@@ -187,7 +187,8 @@ GIVEN_OR_NOT = [
     ("a_lot", "A Boeing 737 has a lot of seats.", SEATS, False),
     ("named", "Microsoft was founded in 1975 by Bill Gates and Paul Allen.", FOUNDED, True),
     ("two_people", "Microsoft was founded in 1975 by two people.", FOUNDED, False),
-    # A cause in the question's own words.
+    # A means and a cause in the question's own words.
+    ("encryption", "The data is encrypted with encryption.", "How is the data encrypted?", False),
     ("delays", "Trains are delayed today because of the delays.", "Why are trains delayed?", False),
 ]
 
@@ -197,7 +198,7 @@ def test_a_restatement_that_gives_nothing_the_question_asks_for_is_not_decided_r
 ) -> None:
     write_dataset([asked(key, answer, question) for key, answer, question, _ in GIVEN_OR_NOT])
     result, rated = run(pytester, "--rag-judge=local")
-    result.assert_outcomes(passed=4, skipped=6)
+    result.assert_outcomes(passed=4, skipped=7)
     for key, _, _, given in GIVEN_OR_NOT:
         if given:
             assert (rated[key]["status"], rated[key]["unsure"]) == ("passed", 0), key
