@@ -28,7 +28,7 @@ from ...text.words import content_words, stem, tokens
 from . import trust
 from .claims import yes_no_statement
 from .dates import dates
-from .quantities import Quantity, quantities
+from .quantities import LABEL, Quantity, quantities
 from .support import SHORT_CLAIM_WORDS, logistic
 from .tables import table
 from .units import CURRENCY_NAMES, dimension_of, measures, unit_of
@@ -329,8 +329,13 @@ _LETTERED = re.compile(r"\b([A-Za-z]+)\s+[A-Z]{1,2}\b(?![\w'’-])")
 def _amount_found(question: str, answer: str) -> float:
     """A number of an amount, a time or a date answers "what is the return window"; a
     count of another thing does not ("The speed limit is enforced by 12 cameras.")."""
-    amounts = [q for q in quantities(answer) if _an_amount(q, question)]
+    amounts = [q for q in _numbers(answer) if _an_amount(q, question)]
     return 1.0 if amounts or dates(answer) or _time_found(question, answer) else 0.0
+
+
+def _numbers(answer: str) -> list[Quantity]:
+    """The answer's numbers but labels ("section 4", "page 2"): a label is no amount."""
+    return [q for q in quantities(answer) if not q.unit.startswith(LABEL)]
 
 
 def _an_amount(q: Quantity, question: str) -> bool:
@@ -406,12 +411,13 @@ def _number_found(question: str, answer: str) -> bool:
     """A number, or a date ("how old", "what year"); only a number for "how much" and "how
     many" (a year is no price: "The Pro plan cost was raised in 2023."), and for "how many",
     one that counts what it asks about ("The hotel has rooms on 5 floors." counts no
-    rooms)."""
+    rooms). A label is none ("section 4": :func:`_numbers`)."""
+    numbers = _numbers(answer)
     if _MANY.search(question):
-        return any(_counts_its_thing(q, question) for q in quantities(answer))
+        return any(_counts_its_thing(q, question) for q in numbers)
     if _COUNTED.search(question):
-        return any(_an_amount(q, question) for q in quantities(answer))
-    return bool(quantities(answer) or dates(answer))
+        return any(_an_amount(q, question) for q in numbers)
+    return bool(numbers or dates(answer))
 
 
 _MANY = re.compile(r"\bhow many\b", re.IGNORECASE)

@@ -187,6 +187,13 @@ GIVEN_OR_NOT = [
     ("a_lot", "A Boeing 737 has a lot of seats.", SEATS, False),
     ("named", "Microsoft was founded in 1975 by Bill Gates and Paul Allen.", FOUNDED, True),
     ("two_people", "Microsoft was founded in 1975 by two people.", FOUNDED, False),
+    # A label is no amount.
+    (
+        "section",
+        "The return window is explained in section 4.",
+        "What is the return window?",
+        False,
+    ),
     # A means and a cause in the question's own words.
     ("encryption", "The data is encrypted with encryption.", "How is the data encrypted?", False),
     ("delays", "Trains are delayed today because of the delays.", "Why are trains delayed?", False),
@@ -198,7 +205,7 @@ def test_a_restatement_that_gives_nothing_the_question_asks_for_is_not_decided_r
 ) -> None:
     write_dataset([asked(key, answer, question) for key, answer, question, _ in GIVEN_OR_NOT])
     result, rated = run(pytester, "--rag-judge=local")
-    result.assert_outcomes(passed=4, skipped=7)
+    result.assert_outcomes(passed=4, skipped=8)
     for key, _, _, given in GIVEN_OR_NOT:
         if given:
             assert (rated[key]["status"], rated[key]["unsure"]) == ("passed", 0), key

@@ -73,6 +73,11 @@ DELIVERED = "How are parcels delivered?"
         (ENCRYPTED, "The data is encrypted with AES-256.", 1.0),
         (DELIVERED, "Parcels are delivered by a delivery service.", 0.0),
         (DELIVERED, "Parcels are delivered by DHL.", 1.0),
+        # A label is no amount.
+        ("What is the return window?", "It is explained in section 4 of our policy.", 0.0),
+        ("What is the return window?", "The return window is listed on page 2.", 0.0),
+        ("What is the return window?", "The return window is 30 days.", 1.0),
+        ("How old is the house?", "Its age is given in paragraph 3.", 0.0),
     ],
 )
 def test_what_an_answer_gives_for_what_its_question_asks(
