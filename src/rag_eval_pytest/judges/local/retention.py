@@ -152,12 +152,13 @@ def conflicts(claim: str, fact: str) -> list[Finding]:
     )
     shared = (content_words(claim) & content_words(fact)) - units
     if not shared:
-        return []
+        return _ages(claim, fact)  # "As you are 57" after "I am 67 years old"
     found = (
         run_checks(Reading(claim, fact, fact, fact), skip=_not_read(claim, fact))
         + _negations(claim, fact)
         + _identifiers(claim, fact)
         + _counts(claim, fact)
+        + _ages(claim, fact)
         + _codes(claim, fact)
         + _named_kinds(claim, fact)
         + _lettered(claim, fact)
@@ -264,9 +265,10 @@ def _not_read(claim: str, fact: str) -> frozenset[str]:
     8:15 am", "Your flight leaves at 9 am, boarding at 8:15 am")."""
     given = times(fact)
     kept = any(said.same(time) for said in times(claim) for time in given)
+    skipped = {"numbers"} if _ages_alone(claim, fact) else set()
     if content_words(fact) <= content_words(claim) and not kept:
-        return frozenset({"negation"})
-    return frozenset({"times", "negation"})
+        return frozenset({"negation", *skipped})
+    return frozenset({"times", "negation", *skipped})
 
 
 # An identifier written with a digit in it: "12345", "#12345", "AB-1234", "INV-2024-001".
@@ -390,6 +392,73 @@ def _identifiers(claim: str, fact: str) -> list[Finding]:
                 Finding("numbers", "conflict", f"claims {q.text}; the context says {rival.text}")
             )
     return findings
+
+
+def _ages(claim: str, fact: str) -> list[Finding]:
+    """Another age for the one the user gave, bound to the same words: "As your son is 14"
+    after "My son is 8 years old" (an age in years, or a number without a unit)."""
+    theirs = _aged(fact, _given_ages(fact))
+    mine = _aged(claim, _ages_or_bare(claim)) if theirs else []
+    rivals = ((q, _rival_number(q, words, theirs)) for q, words in mine)
+    return [
+        Finding("numbers", "conflict", f"claims {q.text}; the context says {rival.text}")
+        for q, rival in rivals
+        if rival is not None
+    ]
+
+
+def _ages_or_bare(text: str) -> list[Quantity]:
+    """The ages ``text`` gives, and its numbers without a unit ("As your son is 14")."""
+    return [q for q in quantities(text) if not q.unit or _an_age(q, text)]
+
+
+def _given_ages(text: str) -> list[Quantity]:
+    """The ages ``text`` gives."""
+    return [q for q in quantities(text) if _an_age(q, text)]
+
+
+def _aged(text: str, ages: list[Quantity]) -> list[tuple[Quantity, frozenset[str]]]:
+    """Each of ``ages`` with the words it is the age of."""
+    return [(q, _age_bound(text, q)) for q in ages]
+
+
+def _an_age(q: Quantity, text: str) -> bool:
+    """Whether ``q`` is an age in ``text``: a number of years followed by "old" ("8 years
+    old", "an 8-year-old")."""
+    if q.unit == "year-old":
+        return True
+    at = text.find(q.text)
+    return q.unit == "year" and at >= 0 and bool(_OLD.match(text[at + len(q.text) :]))
+
+
+_OLD = re.compile(r"[\s-]*old\b", re.IGNORECASE)
+
+
+def _age_bound(text: str, q: Quantity) -> frozenset[str]:
+    """The words an age is of: those before it, the noun after "8-year-old", and the user
+    where "I" or "you" says it ("I am 67 years old", "As you are 57")."""
+    found = re.search(rf"(?<![\w.]){re.escape(q.text.split()[0])}(?![\w.])", text)
+    if found is None:
+        return frozenset()
+    before = tokens(text[: found.start()])[-BOUND_WORDS:]
+    noun = _AGED_NOUN.match(text[found.end() :]) if q.unit == "year-old" else None
+    user = {_USER} if {w.lower() for w in before} & _THE_USER else set()
+    return content_words(" ".join(before + ([noun.group(1)] if noun else []))) | user
+
+
+_AGED_NOUN = re.compile(r"[\s-]*years?[\s-]*old\s+(\w+)", re.IGNORECASE)
+
+
+_THE_USER = frozenset({"i", "i'm", "you", "you're"})
+_USER = "the user"
+
+
+def _ages_alone(claim: str, fact: str) -> bool:
+    """Whether the fact's amounts are all ages and the claim gives none: "Your car is under
+    warranty for 5 years" says nothing of "My car is 3 years old"."""
+    ages = _given_ages(fact)
+    alone = len(ages) == len([q for q in quantities(fact) if q.unit])
+    return bool(ages) and alone and not _given_ages(claim)
 
 
 def _counts(claim: str, fact: str) -> list[Finding]:

@@ -93,6 +93,11 @@ def test_the_reason_says_what_the_answer_said_and_what_the_user_said() -> None:
         ("I'm travelling with two children.", "Your booking for one child is confirmed."),
         ("I ordered the blue jacket in size M.", "Your blue jacket in size L has shipped."),
         ("I'm in group B.", "You are in group A, which boards first."),
+        # another age of the same one, the user's own too
+        ("My son is 8 years old.", "As your son is 14, he pays the adult fare."),
+        ("I have an 8-year-old daughter.", "Your daughter, 11, can join the club."),
+        ("My son is 8 years old.", "Your 12-year-old son can join the teen club."),
+        ("I am 67 years old.", "As you are 57, you do not get the senior discount."),
     ],
 )
 def test_an_identifier_plan_or_name_other_than_the_users_is_a_conflict(
@@ -120,6 +125,11 @@ def test_an_identifier_plan_or_name_other_than_the_users_is_a_conflict(
         ("I'm travelling with two children.", "Your booking for two children is confirmed."),
         ("I ordered the blue jacket in size M.", "Size M and size L cost the same."),
         ("I'm in group B.", "Group A boards first."),  # said of group A, not of the user
+        ("My son is 8 years old.", "Since your son is 8, he travels free."),
+        ("My son is 8 years old.", "Your son's ticket costs 14 euros."),  # a price
+        ("I have an 8-year-old daughter.", "Children aged 5 to 12 join the kids club."),
+        ("I am 67 years old.", "As you are 67, you get the senior discount."),
+        ("My car is 3 years old.", "Your car is under warranty for 5 years."),  # no age
     ],
 )
 def test_the_same_identifier_plan_or_name_or_another_thing_keeps_the_fact(
