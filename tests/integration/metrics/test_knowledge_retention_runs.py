@@ -208,23 +208,27 @@ def test_a_route_a_day_a_time_an_address_or_a_denial_the_user_gave_is_kept_or_th
     assert address in reasons["address"]
 
 
-def test_a_count_a_size_an_age_or_a_home_the_user_gave_told_another_way_is_kept_or_the_turn_fails(
+def test_a_count_a_size_a_colour_an_age_or_a_home_the_user_gave_told_otherwise_fails_the_turn(
     pytester: pytest.Pytester, write_dataset: Callable[..., Path]
 ) -> None:
     """How many nights or how many times: "a 2-night stay" after "3 nights" (the only word
     the two share is the thing counted) and "one charge" after "charged twice" (a count of
     the thing against a count of times) passed with the local judge; so did "As a Quebec
-    resident" after "I live in Ontario", and "As your son is 14" after "My son is 8 years
-    old". The answers beside them keep the count, in words or as a count of things, speak of
-    another province's residents, or of a length of time and not an age, and pass."""
+    resident" after "I live in Ontario", "As your son is 14" after "My son is 8 years old",
+    and "Your grey sofa" after "I ordered the blue sofa". The answers beside them keep the
+    count, in words or as a count of things, the colour, speak of another province's
+    residents, or of a length of time and not an age, and pass."""
     stay = "My booking at the lake hotel is for 3 nights. Is breakfast included?"
     charged = "I was charged $49.99 twice for my subscription. Can you fix it?"
     ontario = "I live in Ontario. Which sales tax do I pay on the upgrade?"
     jacket = "I ordered a size M blue jacket last week. Where is it?"
+    sofa = "I ordered the blue sofa last week. When will it arrive?"
     son = "My son is 8 years old. Which fare does he pay?"
     car = "My car is 3 years old. Is the repair covered?"
     write_dataset(
         [
+            chat("colour", sofa, "Your grey sofa will arrive on Monday."),
+            chat("colour-kept", sofa, "Your blue sofa will arrive on Monday."),
             chat("age", son, "As your son is 14, he pays the adult fare."),
             chat("age-kept", car, "Your car is under warranty for 5 years, so it is covered."),
             chat("nights", stay, "Your 2-night stay includes breakfast."),
@@ -237,11 +241,12 @@ def test_a_count_a_size_an_age_or_a_home_the_user_gave_told_another_way_is_kept_
             chat("home-kept", ontario, "Quebec residents pay QST; in Ontario you pay HST."),
         ]
     )
-    failed = {"nights", "charges", "home", "size", "age"}
-    reasons = failing_with_local_judge(pytester, passed=5, failed=failed)
+    failed = {"nights", "charges", "home", "size", "age", "colour"}
+    reasons = failing_with_local_judge(pytester, passed=6, failed=failed)
     assert "2 night" in reasons["nights"] and "3 nights" in reasons["nights"]
     assert "claims one charge; the user said twice" in reasons["charges"]
     home = "places the user in Quebec; the user said they live in Ontario"
     assert home in reasons["home"]
     assert "claims size L; the user said size M" in reasons["size"]
     assert "claims 14; the user said 8 years" in reasons["age"]
+    assert "claims grey sofa; the user said blue" in reasons["colour"]

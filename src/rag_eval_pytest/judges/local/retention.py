@@ -39,7 +39,7 @@ import re
 from ...text.lexicon import any_of
 from ...text.sentences import split_sentences
 from ...text.shorten import shorten
-from ...text.words import STOPWORDS, content_words, tokens
+from ...text.words import STOPWORDS, content_words, stem, tokens
 from ..questions import FactRetention, FactRetentions, RetentionInput, RetentionVerdict
 from .checks import Finding, check_negation
 from .claims import split_claims
@@ -162,6 +162,7 @@ def conflicts(claim: str, fact: str) -> list[Finding]:
         + _codes(claim, fact)
         + _named_kinds(claim, fact)
         + _lettered(claim, fact)
+        + _other_kinds(claim, fact)
     )
     return [f for f in found if _contradicts(f)]
 
@@ -192,6 +193,37 @@ def _lettered(claim: str, fact: str) -> list[Finding]:
         for noun, letter in mine
         if _another_letter(noun, letter, theirs, set(mine))
     ]
+
+
+def _other_kinds(claim: str, fact: str) -> list[Finding]:
+    """Another kind of the user's thing, of a group of kinds that exclude each other, in a
+    statement said to the user: "Your grey sofa" after "I ordered the blue sofa", "your
+    personal account" after "I have a business account" (the same noun after each); not
+    where the statement names the user's kind too."""
+    theirs = dict((noun, kind) for kind, noun in _kinds_of(fact))
+    mine = _kinds_of(claim) if _addressed(claim) else []
+    return [
+        Finding("names", "conflict", f"claims {kind} {noun}; the context says {theirs[noun]}")
+        for kind, noun in mine
+        if _excludes(kind, theirs.get(noun, kind)) and (theirs[noun], noun) not in mine
+    ]
+
+
+def _kinds_of(text: str) -> list[tuple[str, str]]:
+    """(the kind, the stem of the noun after it) of each word of :data:`_KINDS` before a
+    noun."""
+    return [(kind.lower(), stem(noun)) for kind, noun in _KIND_BEFORE.findall(text)]
+
+
+def _excludes(one: str, other: str) -> bool:
+    """Whether two words are kinds of one group that exclude each other."""
+    return one != other and any(one in kinds and other in kinds for kinds in _KINDS)
+
+
+_KINDS = tuple(frozenset(kinds) for kinds in _WORDS.groups("exclusive_kinds").values())
+_KIND_BEFORE = re.compile(
+    rf"\b({any_of(sorted(frozenset().union(*_KINDS)))})\s+([a-z][\w-]*)", re.IGNORECASE
+)
 
 
 def _another_letter(

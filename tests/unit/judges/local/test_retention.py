@@ -98,6 +98,10 @@ def test_the_reason_says_what_the_answer_said_and_what_the_user_said() -> None:
         ("I have an 8-year-old daughter.", "Your daughter, 11, can join the club."),
         ("My son is 8 years old.", "Your 12-year-old son can join the teen club."),
         ("I am 67 years old.", "As you are 57, you do not get the senior discount."),
+        # another kind of the user's thing, of kinds that exclude each other
+        ("I ordered the blue sofa.", "Your grey sofa will arrive on Monday."),
+        ("I have a business account.", "For your personal account, open Settings."),
+        ("I booked a double room.", "Your single room is ready."),
     ],
 )
 def test_an_identifier_plan_or_name_other_than_the_users_is_a_conflict(
@@ -130,6 +134,11 @@ def test_an_identifier_plan_or_name_other_than_the_users_is_a_conflict(
         ("I have an 8-year-old daughter.", "Children aged 5 to 12 join the kids club."),
         ("I am 67 years old.", "As you are 67, you get the senior discount."),
         ("My car is 3 years old.", "Your car is under warranty for 5 years."),  # no age
+        ("I ordered the blue sofa.", "Your blue sofa will arrive on Monday."),
+        ("I ordered the blue sofa.", "Your sofa and the grey cushions arrive on Monday."),
+        ("I ordered the blue sofa.", "The grey sofa is out of stock."),  # not said to the user
+        ("I have a business account.", "Your business account and a personal account differ."),
+        ("I booked a double room.", "Your double room has a large bed."),  # another noun
     ],
 )
 def test_the_same_identifier_plan_or_name_or_another_thing_keeps_the_fact(
