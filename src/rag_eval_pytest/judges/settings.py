@@ -57,7 +57,7 @@ class LocalJudgeSettings(_Section):
         ge=0,
         le=1,
         description="Support score from which a claim is supported (default: calibrated, "
-        "0.37). Higher is stricter.",
+        "0.39). Higher is stricter.",
     )
     ambiguous_threshold: float | None = Field(
         None,

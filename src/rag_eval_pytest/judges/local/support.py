@@ -111,12 +111,12 @@ class Calibration:
 # wrong by its score alone (benchmarks/README.md).
 DEFAULT_CALIBRATION = Calibration(
     weights=(
-        *(0.0, 1.32, 1.06, -0.53, 0.0, -2.31, 0.0, 1.64),
+        *(0.0, 1.32, 1.07, -0.54, 0.0, -2.31, 0.0, 1.65),
         # A conflict of each kind of finding, in FINDING_KINDS order.
-        *(-3.18, -1.77, -1.36, -0.56, -1.15, -1.05, -0.74, -1.73, -1.85, -0.55),
+        *(-3.23, -1.78, -1.36, -0.55, -1.15, -1.04, -0.74, -1.75, -1.85, -0.54),
     ),
     bias=-2.32,
-    support=0.37,
+    support=0.39,
     ambiguous=0.2,
     unsure=(0.08, 0.71),
     # Every other kind of evidence leaves a verdict unsure, whichever way it leans.
