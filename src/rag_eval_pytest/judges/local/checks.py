@@ -23,7 +23,7 @@ from ...text.sentences import split_sentences
 from ...text.words import PLACES, STOPWORDS, content_words, stem, tokens
 from .dates import Date, dates
 from .facts import known_name, negated_words, negation_cues, words_of_name
-from .quantities import CURRENCY_SIGNS, NUMBER_STEMS, Quantity, quantities, same_value
+from .quantities import CURRENCY_SIGNS, NUMBER_STEMS, Quantity, is_ordinal, quantities, same_value
 from .roles import SPAN_WORDS, time_spans, times, weekdays
 from .tables import table
 from .units import dimension_of, same_measure, unit_of
@@ -93,9 +93,13 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
     if compared_with(claim, evidence):
         return []  # the numbers are another thing's: this one's only by working them out
     seen = _Numbers(claim, evidence, quantities(evidence), quantities(contexts), contexts)
-    years = {d.year for d in dates(contexts)}
-    found = (_number_finding(q, seen) for q in _claimed_numbers(claim, years))
+    found = (_number_finding(q, seen) for q in _claimed_numbers(claim, _years(contexts)))
     return [finding for finding in found if finding is not None]
+
+
+def _years(contexts: str) -> set[int]:
+    """The years the contexts' dates give."""
+    return {d.year for d in dates(contexts) if d.year is not None}
 
 
 def _claimed_numbers(claim: str, years: set[int]) -> list[Quantity]:
@@ -536,10 +540,87 @@ def _bound_clause(claimed: Quantity, claim: str, sentence: str | None) -> str | 
     if _after_then(claim, read):
         return None  # "6.2% after two years" is the later clause's, whatever its words
     counted = _alternatives(_counting_clauses(claimed, read), read)
-    # The claim's own clause around its number: "Labour's 26p" of "UKIP's was 68p, Labour's
-    # 26p, ..." names Labour, not UKIP.
+    return _named_clause(claimed, claim, counted) or _about(_around(claimed, claim), counted)
+
+
+def _around(claimed: Quantity, claim: str) -> list[str]:
+    """The words of the claim's own clause around its number: "Labour's 26p" of "UKIP's was
+    68p, Labour's 26p, ..." names Labour, not UKIP."""
     around = next((c for c in _CLAUSES.split(claim) if claimed.text in c), claim)
-    return _about(_sequence(around) + _hyphenated(around), counted)
+    return _sequence(around) + _hyphenated(around)
+
+
+def _named_clause(claimed: Quantity, claim: str, clauses: list[str]) -> str | None:
+    """The clause the claim's numbers name (:func:`_numbered`, :func:`_elided_own`)."""
+    return _numbered(claimed, claim, clauses) or _elided_own(claimed, claim, clauses)
+
+
+def _elided_own(claimed: Quantity, claim: str, clauses: list[str]) -> str | None:
+    """The one clause of numbers alone ("and above £50,270 at 40%") that states the claim's
+    number: it says nothing else, so the claim's words are its first clause's, elided."""
+    own = [c for c in clauses[1:] if not _worded(c) and _holds_one_of([claimed], claim, c)]
+    return own[0] if len(own) == 1 else None
+
+
+def _numbered(claimed: Quantity, claim: str, clauses: list[str]) -> str | None:
+    """The one clause that holds the claim's numbers that name it ("The 16-inch model weighs
+    1.4 kg." against "The 14-inch model weighs 1.4 kg and the 16-inch model weighs 2.1 kg.";
+    "Income above £50,270 is taxed at 20%." against "... and above £50,270 at 40%"): a claim
+    whose numbers are of two units or more names its clause by its first one, and says the
+    later ones of it. Each is read with the bound before it ("over $1,000" is not "up to
+    $1,000")."""
+    naming = _naming_numbers(claimed, claim)
+    holding = [i for i, c in enumerate(clauses) if _holds_one_of(naming, claim, c)]
+    return clauses[holding[0]] if len(holding) == 1 and len(clauses) > 1 else None
+
+
+def _naming_numbers(claimed: Quantity, claim: str) -> list[Quantity]:
+    """The claim's numbers that name the clause ``claimed`` is read in: those before it of
+    other units, or itself where it is the first, names a thing ("the 500 W model") and a
+    number of another unit follows."""
+    stated = quantities(claim)
+    at = _index_of(claimed, stated)
+    if at > 0:
+        return _of_other_units(claimed, stated[:at])
+    naming = bool(_of_other_units(claimed, stated[1:])) and _names_a_thing(claimed, claim)
+    return [claimed] if naming else []
+
+
+def _index_of(claimed: Quantity, stated: list[Quantity]) -> int:
+    """Where ``claimed`` is among ``stated`` (0 when not there)."""
+    return next((i for i, q in enumerate(stated) if q.text == claimed.text), 0)
+
+
+def _of_other_units(claimed: Quantity, stated: list[Quantity]) -> list[Quantity]:
+    """The numbers of ``stated`` with a unit other than the claim's number's."""
+    return [q for q in stated if q.unit and q.unit != claimed.unit]
+
+
+def _names_a_thing(q: Quantity, claim: str) -> bool:
+    """Whether the amount is said of the noun right after it ("the 16-inch model", "the 500
+    W model"; not "6.2% for two years")."""
+    last = q.text.split()[-1]
+    found = _FOLLOWED.match(claim, claim.find(last) + len(last))
+    return found is not None and bool(content_words(found.group(1)))
+
+
+_FOLLOWED = re.compile(r"[\s-]*([A-Za-z][\w'-]*)")
+
+
+def _holds_one_of(numbers: list[Quantity], claim: str, clause: str) -> bool:
+    """Whether the clause states one of the claim's ``numbers``, in its unit and with the
+    same bound before it."""
+    return any(
+        s.unit == q.unit and same_value(s.value, q.value) and _side(q, claim) == _side(s, clause)
+        for q in numbers
+        for s in quantities(clause)
+    )
+
+
+def _side(q: Quantity, text: str) -> str:
+    """The side of the bound ``text`` puts before ``q`` ("" for none)."""
+    bound = _bound(q, text)
+    return bound[0] if bound else ""
 
 
 def _alternatives(clauses: list[str], sentence: str) -> list[str]:
@@ -652,7 +733,8 @@ def _counts(claimed: Quantity, clause: str) -> bool:
     20"); not a clause of two amounts, which binds neither to its words."""
     stated = quantities(clause)
     counting = [s for s in stated if not s.unit or _same_unit(claimed, s, clause)]
-    return _worded(clause) and len(counting) == 1
+    # Another amount names the clause as words do ("and above £50,270 at 40%").
+    return (_worded(clause) or len(stated) > len(counting)) and len(counting) == 1
 
 
 def _of_unit_in(claimed: Quantity, clause: str) -> bool:
@@ -797,12 +879,19 @@ def _same_amount(claimed: Quantity, stated: Quantity, rough: bool = False) -> bo
 def _counts_same(claimed: Quantity, stated: Quantity, claim: str, evidence: str) -> bool:
     """Whether an equal number of the evidence counts what the claim's counts: no unit on
     either side, the same unit or another of its dimension ("5 miles" and "8 km"), or either's
-    unit among the three words after the other's number ("30 calendar days" and "30 days")."""
+    unit among the three words after the other's number ("30 calendar days" and "30 days"),
+    or both ordinals ("the 1st" and "the first day")."""
+    if _one_kind(claimed, stated):
+        return True
+    return _same_unit(claimed, stated, evidence) or _same_unit(stated, claimed, claim)
+
+
+def _one_kind(claimed: Quantity, stated: Quantity) -> bool:
+    """Whether two numbers count one kind of thing whatever their words: one has no unit,
+    their units are of one dimension, or both are ordinals."""
     if not claimed.unit or not stated.unit or _converted(claimed, stated) is not None:
         return True
-    if _same_unit(claimed, stated, evidence):
-        return True
-    return _same_unit(stated, claimed, claim)
+    return is_ordinal(claimed) and is_ordinal(stated)
 
 
 def _same_unit(claimed: Quantity, stated: Quantity, evidence: str) -> bool:
@@ -887,13 +976,20 @@ def check_dates(claim: str, evidence: str, contexts: str, dated: str = "") -> li
 def _clause_dates(claim: str, evidence: str) -> list[Finding]:
     """A conflict where a sentence of the evidence gives the claim's date to another clause
     than the one the claim is about ("The London office opened in 2015." against "Our London
-    office opened in 2010 and our Paris office in 2015."; see :func:`_about`)."""
-    words = _sequence(claim)
+    office opened in 2010 and our Paris office in 2015."; see :func:`_about`). The names of
+    months are the dates' own words, not what a clause is about. A claim of several dates
+    is read date by date by :func:`check_dates`' other rules only."""
+    if len(dates(claim)) != 1:
+        return []
+    words = [w for w in _sequence(claim) if w not in _MONTH_WORDS]
     for sentence in split_sentences(evidence):
         found = _unbound_date(claim, _about(words, _dated_clauses(sentence)))
         if found is not None:
             return [found]
     return []
+
+
+_MONTH_WORDS = frozenset(content_words(" ".join(MONTHS)))
 
 
 def _unbound_date(claim: str, clause: str | None) -> Finding | None:

@@ -28,6 +28,9 @@ _DAY_MONTH_YEAR = re.compile(
 )
 _MONTH_DAY_YEAR = re.compile(r"\b([A-Z][a-z]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
 _MONTH_YEAR = re.compile(r"\b([A-Z][a-z]+)\.?,?\s+(\d{4})\b")
+# A day of a month without its year ("15 March", "the 1st of May", "March 15").
+_DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([A-Z][a-z]+)\b")
+_MONTH_DAY = re.compile(r"\b([A-Z][a-z]+)\s+(\d{1,2})(?:st|nd|rd|th)?\b(?![.,:]?\d)")
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 # "03/15/2025", "15/03/2025", "15.03.2025": the order of day and month is known when one of
 # them is above 12 (or the dots, which only day-first writing uses); else only the year is.
@@ -37,9 +40,10 @@ _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)s?\b")
 
 @dataclass(frozen=True)
 class Date:
-    """A date as precise as it was written: year, optional month and day."""
+    """A date as precise as it was written: year, optional month and day; a day of a month
+    written without its year ("15 March") has none."""
 
-    year: int
+    year: int | None
     month: int | None = None
     day: int | None = None
 
@@ -47,11 +51,13 @@ class Date:
         if self.month is None:
             return str(self.year)
         month = _MONTH_NAMES[self.month - 1]
-        return f"{self.day} {month} {self.year}" if self.day else f"{month} {self.year}"
+        shown = f"{self.day} {month}" if self.day else month
+        return shown if self.year is None else f"{shown} {self.year}"
 
     def compatible(self, other: Date) -> bool:
-        """Whether the two can be the same date (one may be less precise than the other)."""
-        if self.year != other.year:
+        """Whether the two can be the same date (one may be less precise than the other, or
+        give no year)."""
+        if not _same_or_unknown(self.year, other.year):
             return False
         if self.month is None or other.month is None:
             return True
@@ -126,6 +132,28 @@ def _month_year(m: re.Match[str]) -> Date | None:
     return Date(int(m.group(2)), month) if month else None
 
 
+def _day_month(m: re.Match[str]) -> Date | None:
+    month = MONTHS.get(m.group(2).lower())
+    return _day_of(month, m.group(1), m)
+
+
+def _month_day(m: re.Match[str]) -> Date | None:
+    month = MONTHS.get(m.group(1).lower())
+    return _day_of(month, m.group(2), m)
+
+
+def _day_of(month: int | None, day: str, m: re.Match[str]) -> Date | None:
+    """A day of a month without its year, but one of several days ("2-3 September",
+    "September 2 and 3"), which is not read as one date."""
+    several = _BEFORE_DAY.search(m.string, 0, m.start()) or _AFTER_DAY.match(m.string, m.end())
+    return Date(None, month, int(day)) if month and _day(day) and not several else None
+
+
+_JOINED = r"(?:[-\u2013]|to|and|&|,|or)"
+_BEFORE_DAY = re.compile(rf"\d(?:st|nd|rd|th)?\s*{_JOINED}\s*$")
+_AFTER_DAY = re.compile(rf"\s*{_JOINED}\s*\d")
+
+
 def _year(m: re.Match[str]) -> Date | None:
     """A year, but for a number followed by a unit it measures in ("2000 ml", "1500 km")."""
     after = _WORD.match(m.string, m.end())
@@ -144,5 +172,7 @@ _DATE_FORMS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Date | None]
     (_DAY_MONTH_YEAR, _day_month_year),
     (_MONTH_DAY_YEAR, _month_day_year),
     (_MONTH_YEAR, _month_year),
+    (_DAY_MONTH, _day_month),
+    (_MONTH_DAY, _month_day),
     (_YEAR, _year),
 )

@@ -283,6 +283,11 @@ def _orders(words: list[str], j: int) -> bool:
     return bool(ordered) and ordered not in _HALVES and _word_number(words, j) is None
 
 
+def is_ordinal(q: Quantity) -> bool:
+    """Whether ``q`` orders rather than counts: "1st", "the first day"."""
+    return q.unit == "ordinal" or _ordinal_word(q.text.split()[0].lower()) is not None
+
+
 def _ordinal_word(word: str) -> float | None:
     """The value of "second" or "twenty-first" (``None`` for another word)."""
     tens, _, ones = word.rpartition("-")

@@ -160,6 +160,15 @@ GOOD = [
         answer="Parcels no heavier than 2 kg ship for $4.",
         contexts=["Parcels between 1 and 2 kg ship for $4. Heavier parcels ship for $9."],
     ),
+    # "the 1st" is "the first day", not the 5th that follows.
+    case(
+        "rent_first",
+        "When is rent due?",
+        answer="Rent is due on the 1st of each month.",
+        contexts=[
+            "Rent is payable on the first day of every month; a late fee applies after the 5th."
+        ],
+    ),
 ]
 SWAPPED = [
     # 30 days in the sentence about returns; 5 business days in the one about refunds.
@@ -529,6 +538,26 @@ SWAPPED = [
             " requires sign-off from the finance director."
         ],
     ),
+    # 1 February is when applications open; they close on 15 March (no year written).
+    case(
+        "applications_close",
+        "When is the deadline?",
+        answer="Applications close on 1 February.",
+        contexts=["Applications open on 1 February and close on 15 March."],
+    ),
+    # 1.4 kg is the 14-inch model's weight; 20% the lower band's rate.
+    case(
+        "model_weight",
+        "How heavy is the 16-inch model?",
+        answer="The 16-inch model weighs 1.4 kg.",
+        contexts=["The 14-inch model weighs 1.4 kg and the 16-inch model weighs 2.1 kg."],
+    ),
+    case(
+        "tax_band",
+        "What is the tax rate on high incomes?",
+        answer="Income above £50,270 is taxed at 20%.",
+        contexts=["Income above £12,570 is taxed at 20%, and above £50,270 at 40%."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -569,7 +598,9 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # another; "all" guests where the context restricts them; an item another clause prices;
     # a day said closed that the context says open. An ordinal in words against the context's
     # digits, another alternative's amount and another clause's bare number are conflicts of
-    # numbers, decided; an amount the context bounds on the other side is left to an LLM.
+    # numbers, decided; an amount the context bounds on the other side is left to an LLM. A
+    # date of another clause (without its year), and an amount of the clause another number
+    # of the claim names, are conflicts, decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -580,6 +611,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("failed", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "failed", "failed", "failed", "not_judged"),
+        *("failed", "failed", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

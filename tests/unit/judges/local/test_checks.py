@@ -600,6 +600,35 @@ def test_a_bound_the_context_gives_the_other_side_of_is_a_gap() -> None:
     assert check_numbers("Orders of at least $50 ship free.", orders, orders) == []
 
 
+def test_a_clause_is_bound_by_another_number_of_the_claim() -> None:
+    # "16-inch" names the clause as a word would, "£50,270" the elided one.
+    models = "The 14-inch model weighs 1.4 kg and the 16-inch model weighs 2.1 kg."
+    [heavier] = check_numbers("The 16-inch model weighs 1.4 kg.", models, models)
+    assert heavier.message == "claims 1.4 kg; the context says 2.1 kg"
+    assert check_numbers("The 16-inch model weighs 2.1 kg.", models, models) == []
+    # Two numbers of one unit compare: neither names a clause.
+    assert check_numbers("The 14-inch model is lighter than the 16-inch one.", models, models) == []
+    tax = "Income above £12,570 is taxed at 20%, and above £50,270 at 40%."
+    [band] = check_numbers("Income above £50,270 is taxed at 20%.", tax, tax)
+    assert band.message == "claims 20%; the context says 40%"
+    assert check_numbers("Income above £12,570 is taxed at 20%.", tax, tax) == []
+
+
+def test_an_ordinal_in_digits_is_the_one_in_words() -> None:
+    rent = "Rent is payable on the first day of every month; a late fee applies after the 5th."
+    assert check_numbers("Rent is due on the 1st of each month.", rent, rent) == []
+
+
+def test_a_clause_is_bound_by_a_date_without_its_year() -> None:
+    dated = "Applications open on 1 February and close on 15 March."
+    [opens] = check_dates("Applications open on 15 March.", dated, dated)
+    assert opens.message == "claims 15 March; the context says 1 February"
+    assert check_dates("Applications close on 15 March.", dated, dated) == []
+    # A claim of two dates is not read against one clause.
+    due = "Tax is payable in two instalments: the first by 30 June and the second by 30 November."
+    assert check_dates("One part is due by June 30 and the other by November 30.", due, due) == []
+
+
 def test_clauses_bind_their_own_bare_numbers() -> None:
     # A number without a unit is bound to its clause as one with a unit is.
     phones = "Call reception on 100 and the night manager on 400."

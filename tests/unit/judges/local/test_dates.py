@@ -10,3 +10,16 @@ def test_dates_written_in_digits_are_read_where_their_order_is_known() -> None:
     assert dates("on 15/03/2025") == [Date(2025, 3, 15)]
     assert dates("on 15.03.2025") == [Date(2025, 3, 15)]
     assert dates("on 03/04/2025") == [Date(2025)]  # March 4 or 3 April: the year is known
+
+
+def test_a_day_of_a_month_without_its_year_is_a_date_of_no_year() -> None:
+    assert dates("Applications close on 15 March.") == [Date(None, 3, 15)]
+    assert dates("on March 15 and") == [Date(None, 3, 15)]
+    assert dates("the 4th of July") == [Date(None, 7, 4)]
+    assert Date(None, 3, 15).compatible(Date(2025, 3, 15))
+    assert not Date(None, 3, 15).compatible(Date(None, 2, 1))
+    assert Date(None, 3, 15).show() == "15 March"
+    # One of several days is no date of its own.
+    assert dates("held on 2-3 September") == []
+    assert dates("on September 2 and 3") == []
+    assert dates("on 3, 4 or 5 May") == []
