@@ -24,7 +24,7 @@ from ..text.sentences import split_sentences
 from ..text.shorten import shorten
 from ..text.words import content_words
 from .base import Evidence, Measurement, Metric, Requirement
-from .judged import details, not_judged
+from .judged import details, not_judged, unsure_listed
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -120,29 +120,57 @@ class KnowledgeRetention(Metric):
 def _measurement(
     facts: list[tuple[int, str]], verdicts: FactRetentions, outcome: JudgeOutcome[Any]
 ) -> Measurement:
+    """The share of the facts kept. A fact the judge was unsure of (the local judge's: kept,
+    for an LLM judge to decide) counts as its verdict in the score, and the bounds say what
+    the score would be were each one forgotten."""
     ordered = sorted(verdicts.facts, key=lambda v: v.index)
-    forgotten = [v for v in ordered if v.verdict != "kept"]
-    kept = len(ordered) - len(forgotten)
+    unsure = {v.index for v in ordered} & set(outcome.unsure)
+    kept = sum(1 for v in ordered if v.verdict == "kept")
     return Measurement(
         score=kept / len(ordered),
-        reason=_reason(facts, ordered, kept),
+        reason=_reason(facts, ordered, kept) + _unsure_part(facts, unsure),
         # What was forgotten first: the failure message shows the first lines.
-        evidence=[
-            _fact_evidence(facts, v)
-            for v in [*forgotten, *(v for v in ordered if v.verdict == "kept")]
-        ],
+        evidence=_evidence(facts, ordered, unsure),
         usage=outcome.usage,
         warnings=list(outcome.notes),
         details=details(outcome),
+        unsure=len(unsure),
+        bounds=_bounds(ordered, unsure, kept),
     )
 
 
-def _fact_evidence(facts: list[tuple[int, str]], verdict: FactRetention) -> Evidence:
+def _evidence(
+    facts: list[tuple[int, str]], ordered: list[FactRetention], unsure: set[int]
+) -> list[Evidence]:
+    """Each fact's verdict, the forgotten ones first."""
+    forgotten = [v for v in ordered if v.verdict != "kept"]
+    kept = [v for v in ordered if v.verdict == "kept"]
+    return [_fact_evidence(facts, v, v.index in unsure) for v in [*forgotten, *kept]]
+
+
+def _unsure_part(facts: list[tuple[int, str]], unsure: set[int]) -> str:
+    """The part of the reason that names the facts the judge was unsure of ("" for none)."""
+    return unsure_listed([facts[i][1] for i in sorted(unsure)], "fact") if unsure else ""
+
+
+def _bounds(
+    ordered: list[FactRetention], unsure: set[int], kept: int
+) -> tuple[float, float] | None:
+    """The score were each unsure fact kept (its verdict) and were each one forgotten."""
+    if not unsure:
+        return None
+    doubted = sum(1 for v in ordered if v.index in unsure and v.verdict == "kept")
+    return (kept - doubted) / len(ordered), kept / len(ordered)
+
+
+def _fact_evidence(
+    facts: list[tuple[int, str]], verdict: FactRetention, unsure: bool = False
+) -> Evidence:
     turn, fact = facts[verdict.index]
     return Evidence(
         kind="user_fact",
         text=fact,
-        verdict=verdict.verdict,
+        verdict="unsure" if unsure else verdict.verdict,
         reason=f"said in turn {turn}; {verdict.reason}",
     )
 

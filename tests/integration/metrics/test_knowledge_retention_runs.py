@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests import word_judge
 from tests.helpers import read_report
 from tests.word_judge import CONFTEST as WORD_JUDGE
 
@@ -250,3 +251,48 @@ def test_a_count_a_size_a_colour_an_age_or_a_home_the_user_gave_told_otherwise_f
     assert "claims size L; the user said size M" in reasons["size"]
     assert "claims 14; the user said 8 years" in reasons["age"]
     assert "claims grey sofa; the user said blue" in reasons["colour"]
+
+
+CASCADE = "judge:\n  kind: cascade\n  then:\n    kind: tests.word_judge:word_judge\n    passes: 1\n"
+
+
+def test_a_thing_the_answer_may_name_otherwise_is_left_to_an_llm_judge(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """ "your Honda Civic" after "My car is a Toyota Corolla" passed with the local judge,
+    which cannot tell another car from the same one called otherwise. Now the turn is not
+    judged and the run says it needs an LLM judge; a cascade asks its LLM judge about that
+    turn alone. An answer that names the user's car passes, decided locally."""
+    car = "My car is a 2019 Toyota Corolla. When is its next service?"
+    write_dataset(
+        [
+            chat("other-car", car, "For your Honda Civic, the service is due now."),
+            chat("same-car", car, "For your Toyota Corolla, the service is due in May."),
+        ]
+    )
+    pytester.makepyfile(test_chat=TEST)
+    args = ["--rag-dataset", "dataset.json", "-p", "no:randomly", "--rag-no-cache"]
+    result = pytester.runpytest(*args, "--rag-judge=local")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*1 case needs an LLM judge to decide: knowledge_retention (1)*"])
+    report = {c["key"]: c for c in read_report(pytester)["cases"]}
+    assert report["other-car"]["metrics"]["knowledge_retention"]["status"] == "not_judged"
+    other = report["other-car"]["turns"][1]["metrics"]["knowledge_retention"]
+    assert (other["status"], other["unsure"], other["bounds"]) == ("not_judged", 1, [0, 1])
+    [fact] = other["evidence"]
+    assert fact["verdict"] == "unsure"
+    assert "names Honda Civic; the user named Toyota Corolla" in fact["reason"]
+    assert report["same-car"]["metrics"]["knowledge_retention"]["status"] == "passed"
+
+    word_judge.calls.clear()
+    pytester.makefile(".yaml", **{"eval-config": CASCADE})
+    result = pytester.runpytest(*args)
+    asked = [p for p in word_judge.calls if "Toyota Corolla" in p]
+    assert len(asked) == 1 and "Honda Civic" in asked[0]  # the doubted turn alone
+    turns = {
+        c["key"]: c["turns"][1]["metrics"]["knowledge_retention"]
+        for c in read_report(pytester)["cases"]
+    }
+    assert turns["other-car"]["status"] in ("passed", "failed")
+    assert (turns["other-car"]["details"]["tiers"], turns["other-car"]["unsure"]) == ({"llm": 1}, 0)
+    assert turns["same-car"]["details"]["tiers"] == {"local": 1}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from rag_eval_pytest.judges.base import JudgeOutcome
 from rag_eval_pytest.judges.questions import FactRetention, FactRetentions
 from rag_eval_pytest.metrics.knowledge_retention import KnowledgeRetention, user_facts
 from tests.unit.metrics.fakes import FixedJudge, make_sample, measure
@@ -59,3 +60,18 @@ def test_nothing_to_retain_is_not_judged_never_a_score() -> None:
     assert (asked.score, asked.cause) == (None, "data")
     assert "state no fact" in asked.reason
     assert fixed.asked == []  # the judge is not asked
+
+
+def test_a_fact_the_judge_is_unsure_of_counts_as_kept_and_bounds_the_score() -> None:
+    value = FactRetentions(
+        facts=[
+            FactRetention(index=0, verdict="kept", reason="r0"),
+            FactRetention(index=1, verdict="kept", reason="unsure: names Paris"),
+        ]
+    )
+    fixed = FixedJudge({"fact_retention": JudgeOutcome(value, unsure=(1,))})
+    sample = dataclasses.replace(make_sample(answer="Your Paris flat ..."), history=HISTORY)
+    result = measure(KnowledgeRetention(), sample, fixed)
+    assert (result.score, result.bounds, result.unsure) == (1.0, (0.5, 1.0), 1)
+    assert result.reason == ('2 of 2 facts the user gave kept; 1 fact unsure: "I live in Lyon."')
+    assert [e.verdict for e in result.evidence] == ["kept", "unsure"]

@@ -58,7 +58,7 @@ from .relevance import (
     answer_relevance,
     sentence_relevance,
 )
-from .retention import retention
+from .retention import retention_of
 from .support import (
     DEFAULT_CALIBRATION,
     SHORT_CLAIM_WORDS,
@@ -325,8 +325,8 @@ class LocalJudge(Judge):
         _, wrong = _parted(list(zip(said, answer_in_truth, strict=True)))
         return _equivalent(matching, missing, wrong)
 
-    async def _retention(self, inputs: Any) -> FactRetentions:
-        return retention(inputs)
+    async def _retention(self, inputs: Any) -> tuple[FactRetentions, tuple[int, ...]]:
+        return retention_of(inputs)
 
 
 def _embedder(

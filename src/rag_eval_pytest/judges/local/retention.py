@@ -23,13 +23,19 @@ model, no embeddings.
 * **Asked again:** a question of the answer, put to the user ("you", "your"), at least half
   of whose content words (generic ones such as "help" or "else" aside) are the fact's
   ("What is your order number?" after "My order number is 4417").
+* **Unsure** (kept, for an LLM judge to decide; :func:`retention_of`): a fact the user gave
+  in the first person with a name, where the answer names the user's thing otherwise ("your
+  Honda Civic" after "My car is a Toyota Corolla", "On your Mac" after "I use Windows 11"),
+  and a fact with a day of the week, where a statement said to the user gives another day
+  ("See you Thursday at 3 pm." after "My appointment is on Tuesday at 3 pm."): the checks
+  cannot tell another thing of the user's from the same thing called otherwise.
 
 Limits: a fact is compared with each statement on its own, without coreference ("it", "that
 one"); a contradiction in other words ("You are based in the capital" after "I live in
-Lyon") or of a term that is no name ("a personal account" after "a business account") is
-not found; two numbers of one unit in related statements about different things ("You paid
-5 EUR for shipping" after "I paid 30 EUR for the jacket") are a conflict; a question that
-asks for the fact in other words ("Where are you based?") is not found.
+Lyon") or of a term the table of kinds does not hold ("a family account" after "a business
+account") is not found; two numbers of one unit in related statements about different
+things ("You paid 5 EUR for shipping" after "I paid 30 EUR for the jacket") are a conflict; a
+question that asks for the fact in other words ("Where are you based?") is not found.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from __future__ import annotations
 import re
 
 from ...text.lexicon import any_of
+from ...text.names import names
 from ...text.sentences import split_sentences
 from ...text.shorten import shorten
 from ...text.words import STOPWORDS, content_words, stem, tokens
@@ -62,14 +69,84 @@ _AS_THE_USER = tuple(_WORDS.mapping("as_the_user").items())
 
 def retention(inputs: RetentionInput) -> FactRetentions:
     """One verdict per fact of ``inputs``, in order."""
+    return retention_of(inputs)[0]
+
+
+def retention_of(inputs: RetentionInput) -> tuple[FactRetentions, tuple[int, ...]]:
+    """One verdict per fact of ``inputs``, in order, and the facts it is unsure of: a fact
+    kept where the answer may name the user's thing otherwise (:func:`_doubt`)."""
     sentences = split_sentences(inputs.answer)
     asked = _questions_to_the_user(sentences)
     stated = _statements(sentences)
     verdicts = []
+    unsure = []
     for index, fact in enumerate(inputs.facts):
         verdict, reason = _kept_or_not(fact, inputs.answer, stated, asked)
+        doubt = _doubt(fact, stated) if verdict == "kept" else None
+        if doubt is not None:
+            unsure.append(index)
+            reason = f"unsure (kept, for an LLM judge to decide): {doubt}"
         verdicts.append(FactRetention(index=index, verdict=verdict, reason=reason))
-    return FactRetentions(facts=verdicts)
+    return FactRetentions(facts=verdicts), tuple(unsure)
+
+
+def _doubt(fact: str, stated: list[str]) -> str | None:
+    """Why a kept fact is in doubt: a statement said to the user names their thing otherwise
+    (a name after "your" none of the fact's, where the user gave theirs by name) or gives
+    another day of the week than the fact's; ``None`` for none."""
+    for claim in (c for c in stated if _addressed(c)):
+        found = _named_otherwise(claim, fact) or _another_day(claim, fact)
+        if found is not None:
+            return f"the answer says \u201c{shorten(claim, 80)}\u201d: {found}"
+    return None
+
+
+def _named_otherwise(claim: str, fact: str) -> str | None:
+    """A name after "your" that is none of the names the user gave of their own things."""
+    given = names(fact) if _FIRST_PERSON.search(fact) else []
+    other = next((n for n in _yours(claim) if given and not _one_of(n, given)), None)
+    return None if other is None else f"names {other}; the user named {given[0]}"
+
+
+def _yours(claim: str) -> list[str]:
+    """The names the statement puts after "your" ("your Honda Civic")."""
+    return [m.group(1) for m in _YOUR_NAME.finditer(claim)]
+
+
+def _one_of(name: str, given: list[str]) -> bool:
+    """Whether ``name`` is one of the names ``given``, or part of one ("Corolla")."""
+    return any(known_name(name, g) for g in given)
+
+
+def _another_day(claim: str, fact: str) -> str | None:
+    """Another day of the week than the fact's, where the statement gives none of the
+    fact's and shares a word or a time of day with it ("See you Thursday at 3 pm." after "My
+    appointment is on Tuesday at 3 pm."; not "You can check in online from Thursday." after
+    "I'm flying to Denver on Friday.")."""
+    theirs, mine = _weekdays(fact), _weekdays(claim)
+    if not (theirs and mine) or mine & theirs or not _shares(claim, fact):
+        return None
+    return f"claims {min(mine)}; the user said {min(theirs)}"
+
+
+def _weekdays(text: str) -> set[str]:
+    """The days of the week ``text`` names ("Tuesday")."""
+    return {day.capitalize() for day in _WEEKDAY.findall(text)}
+
+
+def _shares(claim: str, fact: str) -> bool:
+    """Whether a statement shares a content word (days aside) or a time of day with a fact."""
+    days = content_words(" ".join(_WEEKDAY.findall(f"{claim} {fact}")))
+    if (content_words(claim) & content_words(fact)) - days:
+        return True
+    return any(said.same(time) for said in times(claim) for time in times(fact))
+
+
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|my|My|we|We|our|Our)\b")
+_YOUR_NAME = re.compile(r"\b[Yy]our\s+((?:[A-Z][\w'’-]*)(?:\s+[A-Z0-9][\w'’-]*)*)")
+_WEEKDAY = re.compile(
+    r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b", re.IGNORECASE
+)
 
 
 def _questions_to_the_user(sentences: list[str]) -> list[str]:

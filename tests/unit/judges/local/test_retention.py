@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_eval_pytest.judges.local.retention import retention
+from rag_eval_pytest.judges.local.retention import retention, retention_of
 from rag_eval_pytest.judges.questions import RetentionInput
 
 FACTS = [
@@ -146,3 +146,26 @@ def test_the_same_identifier_plan_or_name_or_another_thing_keeps_the_fact(
 ) -> None:
     found = retention(RetentionInput(facts=[fact], question="Any news?", answer=answer))
     assert found.facts[0].verdict == "kept", found.facts[0].reason
+
+
+@pytest.mark.parametrize(
+    ("fact", "answer", "doubted"),
+    [
+        # the user's thing named otherwise, in a statement said to the user
+        ("My car is a 2019 Toyota Corolla.", "For your Honda Civic, the service is due.", True),
+        ("I use Windows 11.", "On your Mac, open System Settings.", True),
+        ("My car is a 2019 Toyota Corolla.", "For your Corolla, the service is due.", False),
+        ("My car is a 2019 Toyota Corolla.", "The Honda Civic has a recall.", False),
+        # another day of the week for the fact's own thing (a shared word or time)
+        ("My appointment is on Tuesday at 3 pm.", "See you Thursday at 3 pm.", True),
+        ("My appointment is on Tuesday at 3 pm.", "See you on Tuesday!", False),
+        ("I'm flying to Denver on Friday.", "You can check in online from Thursday.", False),
+    ],
+)
+def test_a_fact_the_answer_may_name_otherwise_is_kept_but_unsure(
+    fact: str, answer: str, doubted: bool
+) -> None:
+    found, unsure = retention_of(RetentionInput(facts=[fact], question="?", answer=answer))
+    assert found.facts[0].verdict == "kept"
+    assert unsure == ((0,) if doubted else ())
+    assert found.facts[0].reason.startswith("unsure") == doubted
