@@ -266,12 +266,32 @@ def _stated_widely(claim: str, sentence: str, contexts: str) -> bool:
 
 def _more_of(claim: str, sentence: str) -> bool:
     """Whether the claim says of more of a thing than the sentence does: a stronger word of
-    how many before the same word ("Most orders" against "Some orders")."""
+    how many before the same word ("Most orders" against "Some orders"), or none before a
+    word the sentence restricts ("Pets are not allowed." against "We welcome dogs under 10 kg;
+    other pets are not allowed.")."""
     theirs = _quantified(_lowered(sentence))
-    return any(
-        word in theirs and rank > theirs[word]
-        for word, rank in _quantified(_lowered(claim)).items()
+    mine = _lowered(claim)
+    stronger = any(
+        word in theirs and rank > theirs[word] for word, rank in _quantified(mine).items()
     )
+    return stronger or _bare_where_restricted(mine, _lowered(sentence))
+
+
+def _bare_where_restricted(mine: list[str], theirs: list[str]) -> bool:
+    """Whether the claim says a word bare (after no word of its own kind, nor one that
+    restricts it) that the sentence never says bare, and says after a restricting word
+    ("other pets", "other food" beside "Baby food")."""
+    restricted = {theirs[at + 1] for at, word in enumerate(theirs[:-1]) if word in _RESTRICTING}
+    return bool((restricted - _bare(theirs)) & _bare(mine))
+
+
+def _bare(words: list[str]) -> set[str]:
+    """The words said bare: first, or after a stop word that restricts nothing ("the")."""
+    return {
+        word
+        for at, word in enumerate(words)
+        if at == 0 or (words[at - 1] in STOPWORDS and words[at - 1] not in _RESTRICTING)
+    }
 
 
 def _quantified(words: list[str]) -> dict[str, int]:
@@ -284,6 +304,7 @@ def _quantified(words: list[str]) -> dict[str, int]:
 
 
 _HOW_MANY = _SCOPE.phrases("quantities")
+_RESTRICTING = _SCOPE.words("restricting_before")
 
 
 def _every_case_elsewhere(claim: str, sentence: str, contexts: str) -> bool:

@@ -558,6 +558,13 @@ SWAPPED = [
         answer="Income above £50,270 is taxed at 20%.",
         contexts=["Income above £12,570 is taxed at 20%, and above £50,270 at 40%."],
     ),
+    # Small dogs are welcome; only other pets are not.
+    case(
+        "no_pets",
+        "Can I bring my pet?",
+        answer="Pets are not allowed.",
+        contexts=["We welcome dogs under 10 kg; other pets are not allowed."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -600,7 +607,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # digits, another alternative's amount and another clause's bare number are conflicts of
     # numbers, decided; an amount the context bounds on the other side is left to an LLM. A
     # date of another clause (without its year), and an amount of the clause another number
-    # of the claim names, are conflicts, decided.
+    # of the claim names, are conflicts, decided; a thing said of "other pets" said of every
+    # pet is left to an LLM.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -611,7 +619,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("failed", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "failed", "failed", "failed", "not_judged"),
-        *("failed", "failed", "failed"),
+        *("failed", "failed", "failed", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -134,6 +134,10 @@ def test_a_stronger_word_of_how_many_or_a_dropped_exception_is_stated_more_widel
     assert beyond("Some orders ship within 2 days.", orders) == ""
     street = "You can park on the street during the day but not overnight."
     assert beyond("You can park on the street.", street) == trust.BROADENED
+    # A thing the sentence says only after a word that restricts it, said bare.
+    pets = "We welcome dogs under 10 kg; other pets are not allowed."
+    assert beyond("Pets are not allowed.", pets) == trust.BROADENED
+    assert beyond("Other pets are not allowed.", pets) == ""
 
 
 def test_a_predicate_of_the_first_of_two_clauses_joined_by_and_given_the_second_is_spread() -> None:
