@@ -278,11 +278,24 @@ def _more_of(claim: str, sentence: str) -> bool:
 
 
 def _bare_where_restricted(mine: list[str], theirs: list[str]) -> bool:
-    """Whether the claim says a word bare (after no word of its own kind, nor one that
+    """Whether the claim (three words or more: "band" answers a question) says a word bare
+    (after no word of its own kind, nor one that
     restricts it) that the sentence never says bare, and says after a restricting word
-    ("other pets", "other food" beside "Baby food")."""
+    ("other pets", "other food" beside "Baby food") or after two kinds of it ("Standard
+    shipping is free; express shipping costs $9.")."""
     restricted = {theirs[at + 1] for at, word in enumerate(theirs[:-1]) if word in _RESTRICTING}
-    return bool((restricted - _bare(theirs)) & _bare(mine))
+    never_bare = (restricted | _contrasted(theirs)) - _bare(theirs)
+    return len(mine) >= _COPIED and bool(never_bare & _bare(mine))
+
+
+def _contrasted(words: list[str]) -> set[str]:
+    """The words said after two different words of their own kind ("standard shipping" and
+    "express shipping", "full-price items" and "sale items"): each is some of its kind."""
+    kinds: dict[str, set[str]] = {}
+    for before, word in itertools.pairwise(words):
+        if before not in STOPWORDS and word not in STOPWORDS:
+            kinds.setdefault(word, set()).add(before)
+    return {word for word, before in kinds.items() if len(before) > 1}
 
 
 def _bare(words: list[str]) -> set[str]:

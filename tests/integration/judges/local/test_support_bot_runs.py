@@ -565,6 +565,19 @@ SWAPPED = [
         answer="Pets are not allowed.",
         contexts=["We welcome dogs under 10 kg; other pets are not allowed."],
     ),
+    # Only standard shipping is free; only new customers get the discount.
+    case(
+        "shipping_free",
+        "Is shipping free?",
+        answer="Shipping is free.",
+        contexts=["Standard shipping is free; express shipping costs $9."],
+    ),
+    case(
+        "all_customers",
+        "Is there a discount?",
+        answer="Customers get 20% off their first order.",
+        contexts=["New customers get 20% off their first order."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -607,8 +620,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # digits, another alternative's amount and another clause's bare number are conflicts of
     # numbers, decided; an amount the context bounds on the other side is left to an LLM. A
     # date of another clause (without its year), and an amount of the clause another number
-    # of the claim names, are conflicts, decided; a thing said of "other pets" said of every
-    # pet is left to an LLM.
+    # of the claim names, are conflicts, decided; a thing said of "other pets", "standard
+    # shipping" or "new customers" said of every one is left to an LLM.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -619,7 +632,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("failed", "not_judged", "not_judged", "failed", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "failed", "failed", "failed", "not_judged"),
-        *("failed", "failed", "failed", "not_judged"),
+        *("failed", "failed", "failed", "not_judged", "not_judged", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -138,6 +138,14 @@ def test_a_stronger_word_of_how_many_or_a_dropped_exception_is_stated_more_widel
     pets = "We welcome dogs under 10 kg; other pets are not allowed."
     assert beyond("Pets are not allowed.", pets) == trust.BROADENED
     assert beyond("Other pets are not allowed.", pets) == ""
+    # ... a word that restricts it, or two kinds of it, or a condition the claim leaves out.
+    shipping = "Standard shipping is free; express shipping costs $9."
+    assert beyond("Shipping is free for every order.", shipping) == trust.BROADENED
+    assert beyond("Standard shipping is free.", shipping) == ""
+    new = "New customers get 20% off their first order."
+    assert beyond("Customers get 20% off their first order.", new) == trust.BROADENED
+    signed = "New customers get 20% off their first order when they sign up for the newsletter."
+    assert beyond("New customers get 20% off their first order.", signed) == trust.BROADENED
 
 
 def test_a_predicate_of_the_first_of_two_clauses_joined_by_and_given_the_second_is_spread() -> None:
