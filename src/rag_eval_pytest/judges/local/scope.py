@@ -229,7 +229,18 @@ def broadened(claim: str, sentence: str) -> bool:
     mine, theirs = _lowered(claim), _lowered(sentence)
     if _every_case(mine, theirs) or (set(mine) & _EXCLUSIVE) - set(theirs):
         return True
-    return any(_a_condition(run) for run in _dropped(mine, theirs))
+    parts = [_lowered(part) for part in _SEMICOLON.split(sentence)]
+    return any(_leaves_out_a_condition(mine, part) for part in parts)
+
+
+def _leaves_out_a_condition(mine: list[str], theirs: list[str]) -> bool:
+    """Whether the claim leaves out a condition of the sentence's clause ``theirs`` where it
+    copies the words around it, or one that opens or closes what it copies."""
+    inside, edges = _dropped(mine, theirs)
+    return any(_a_condition(run) for run in inside) or bool(edges)
+
+
+_SEMICOLON = re.compile(r";")
 
 
 def _every_case(mine: list[str], theirs: list[str]) -> bool:
@@ -360,17 +371,50 @@ def _qualified(word: str, theirs: list[str], mine: list[str]) -> bool:
     return any(w not in STOPWORDS and w not in mine for w in before)
 
 
-def _dropped(mine: list[str], theirs: list[str]) -> list[list[str]]:
+def _dropped(mine: list[str], theirs: list[str]) -> tuple[list[list[str]], list[list[str]]]:
     """The runs of the sentence's words that the claim leaves out between the words it
-    copies, in order, and right after the last of them."""
+    copies, in order; and those before the first of them and after the last that restrict
+    them (:func:`_restricting`, :func:`_opening`)."""
     kept = _copied(mine, theirs)
     if len(kept) < _COPIED:
-        return []
+        return [], []
     inside = [theirs[a + 1 : b] for a, b in itertools.pairwise(kept) if 1 < b - a <= _INSIDE + 1]
-    after = theirs[kept[-1] + 1 :]
-    # Right after the copied words, only a condition that opens the rest: "orders over $50",
-    # not "support and costs $20 per month", another fact of the sentence.
-    return [*inside, after] if _CONDITION.match(" ".join(after)) else inside
+    after, before = theirs[kept[-1] + 1 :], theirs[: kept[0]]
+    edges = [
+        run for run, kept_out in ((after, _restricting), (before, _opening)) if kept_out(run, mine)
+    ]
+    return inside, edges
+
+
+def _opening(run: list[str], mine: list[str]) -> bool:
+    """Whether the words before those the claim copies open a condition ("After probation,
+    employees can work remotely")."""
+    return bool(run) and run[0] in _OPENING and len(run) <= _SHORT
+
+
+def _restricting(run: list[str], mine: list[str]) -> bool:
+    """Whether the words after those the claim copies restrict what they say: a condition
+    that opens the rest ("orders over $50"; not "support and costs $20 per month", another
+    fact of the sentence), or a short phrase (up to :data:`_SHORT` words, one clause) that
+    holds "only" or a condition in its first three words ("for stays under 90 days", "in the
+    flexible rate only"), or follows a claim whose last three words hold a word of what is
+    allowed or given ("free for hotel guests", "open to visitors on weekday mornings")."""
+    if _CONDITION.match(" ".join(run)):
+        return _a_condition(run)
+    short = 0 < len(run) <= _SHORT and not set(run) & _CLAUSE_BREAKS
+    return short and (bool(set(mine[-3:]) & _GIVEN) or _early_condition(run))
+
+
+def _early_condition(run: list[str]) -> bool:
+    """Whether "only" or a condition is among a run's first three words or anywhere in it
+    ("only")."""
+    early = any(_CONDITION.match(" ".join(run[at:])) for at in range(min(3, len(run))))
+    return early or "only" in run
+
+
+_CLAUSE_BREAKS = frozenset({"and", "but", "or", ";", ","})
+_OPENING = _SCOPE.words("opening_conditions")
+_GIVEN = _SCOPE.words("given")
 
 
 def _copied(mine: list[str], theirs: list[str]) -> list[int]:
@@ -384,6 +428,7 @@ def _copied(mine: list[str], theirs: list[str]) -> list[int]:
 
 
 _INSIDE = 4  # the most words a left-out condition inside the copied words has
+_SHORT = _INSIDE + 2  # the most words of a condition that opens or closes what is copied
 _COPIED = 3  # the fewest words a claim copies to be read so ("Super Bowl XLVIII" is a name)
 
 

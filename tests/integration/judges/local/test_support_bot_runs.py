@@ -578,6 +578,19 @@ SWAPPED = [
         answer="Customers get 20% off their first order.",
         contexts=["New customers get 20% off their first order."],
     ),
+    # The gym is free for hotel guests only; remote work comes after probation.
+    case(
+        "gym_free",
+        "Is the gym free?",
+        answer="The gym is free.",
+        contexts=["The gym is free for hotel guests; day passes cost $15."],
+    ),
+    case(
+        "remote_work",
+        "Can I work remotely?",
+        answer="Employees can work remotely two days a week.",
+        contexts=["After probation, employees can work remotely two days a week."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -621,7 +634,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # numbers, decided; an amount the context bounds on the other side is left to an LLM. A
     # date of another clause (without its year), and an amount of the clause another number
     # of the claim names, are conflicts, decided; a thing said of "other pets", "standard
-    # shipping" or "new customers" said of every one is left to an LLM.
+    # shipping" or "new customers" said of every one is left to an LLM, and so is a claim
+    # that leaves out whom a thing is free for, or the condition that opens its sentence.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -633,6 +647,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "failed", "failed", "failed", "not_judged"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "not_judged"),
+        *("not_judged", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -187,6 +187,30 @@ def test_every_case_of_a_thing_another_sentence_qualifies_is_stated_more_widely(
             trust.BROADENED,
             id="condition-dropped",
         ),
+        pytest.param(
+            "The gym is free.",
+            "The gym is free for hotel guests; day passes cost $15.",
+            trust.BROADENED,
+            id="free-for-whom",
+        ),
+        pytest.param(
+            "Employees can work remotely two days a week.",
+            "After probation, employees can work remotely two days a week.",
+            trust.BROADENED,
+            id="opening-condition",
+        ),
+        pytest.param(
+            "Breakfast is included.",
+            "Breakfast is included in the flexible rate only.",
+            trust.BROADENED,
+            id="only",
+        ),
+        pytest.param(
+            "The gym is free for hotel guests.",
+            "The gym is free for hotel guests; day passes cost $15.",
+            "",
+            id="free-for-whom-kept",
+        ),
     ],
 )
 def test_a_stronger_word_of_how_many_or_a_dropped_restriction_is_stated_more_widely(
