@@ -152,15 +152,34 @@ def _value_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | None:
 
 def _no_rival_value(q: Quantity, seen: _Numbers) -> bool:
     """Whether another number of the evidence is no rival value of the claim's, whatever it
-    counts: the claim denies ("A 3-day delay won't be reported" against "a payment one day
+    counts: the claim gives a total its evidence's numbers add up to (:func:`_a_total`), the
+    claim denies ("A 3-day delay won't be reported" against "a payment one day
     late will not be reported": both may hold), or the evidence gives the claim's thing as a
     bound the claim's number lies within ("your $15,000 claim" against "claims over
     $10,000", "a 60-day trip" against "trips longer than 45 days"): the claim applies a rule
     to a case, which only reading both settles."""
-    if negation_cues(seen.claim):
+    if negation_cues(seen.claim) or _a_total(q, seen):
         return True
     stated = _of_unit(q, seen.near, seen.evidence)
     return any(_within(side, s, q) for s in stated for side in _sides(s, seen.evidence))
+
+
+def _a_total(q: Quantity, seen: _Numbers) -> bool:
+    """Whether the claim gives its number as a total ("15 rooms in total") that two numbers
+    or more of the evidence add up to ("10 double rooms and 5 suites"): a sum the judge does
+    not check is of one thing."""
+    if not _TOTAL.search(seen.claim):
+        return False
+    counts = [s.value for s in seen.near if not s.money or q.money]
+    return any(same_value(q.value, total) for total in _running_sums(counts))
+
+
+def _running_sums(values: list[float]) -> list[float]:
+    """The sums of two or more neighbouring values."""
+    return [sum(values[a:b]) for a in range(len(values)) for b in range(a + 2, len(values) + 1)]
+
+
+_TOTAL = re.compile(r"\b(?:in total|total|altogether|in all|combined|overall)\b", re.IGNORECASE)
 
 
 def ordered_words(text: str) -> list[str]:

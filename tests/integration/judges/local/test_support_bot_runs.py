@@ -169,6 +169,13 @@ GOOD = [
             "Rent is payable on the first day of every month; a late fee applies after the 5th."
         ],
     ),
+    # 15 is the context's 10 and 5 added up.
+    case(
+        "rooms_total",
+        "How many rooms does the hotel have?",
+        answer="There are 15 rooms in total.",
+        contexts=["The hotel has 10 double rooms and 5 suites."],
+    ),
 ]
 SWAPPED = [
     # 30 days in the sentence about returns; 5 business days in the one about refunds.

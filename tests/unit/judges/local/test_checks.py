@@ -614,6 +614,17 @@ def test_a_clause_is_bound_by_another_number_of_the_claim() -> None:
     assert check_numbers("Income above £12,570 is taxed at 20%.", tax, tax) == []
 
 
+def test_a_total_the_contexts_numbers_add_up_to_is_no_conflict() -> None:
+    rooms = "The hotel has 10 double rooms and 5 suites."
+    [total] = check_numbers("There are 15 rooms in total.", rooms, rooms)
+    assert (total.severity, total.message) == (
+        "gap",
+        "claims 15 rooms; the contexts state no such number",
+    )
+    [wrong] = check_numbers("There are 20 rooms in total.", rooms, rooms)
+    assert wrong.severity == "conflict"
+
+
 def test_an_ordinal_in_digits_is_the_one_in_words() -> None:
     rent = "Rent is payable on the first day of every month; a late fee applies after the 5th."
     assert check_numbers("Rent is due on the 1st of each month.", rent, rent) == []
