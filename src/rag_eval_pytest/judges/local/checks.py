@@ -152,26 +152,69 @@ def _value_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | None:
 
 def _no_rival_value(q: Quantity, seen: _Numbers) -> bool:
     """Whether another number of the evidence is no rival value of the claim's, whatever it
-    counts: the claim gives a total its evidence's numbers add up to (:func:`_a_total`), the
-    claim denies ("A 3-day delay won't be reported" against "a payment one day
-    late will not be reported": both may hold), or the evidence gives the claim's thing as a
-    bound the claim's number lies within ("your $15,000 claim" against "claims over
-    $10,000", "a 60-day trip" against "trips longer than 45 days"): the claim applies a rule
-    to a case, which only reading both settles."""
-    if negation_cues(seen.claim) or _a_total(q, seen):
+    counts: the claim gives a number it works out (:func:`_worked_out`), the claim denies ("A
+    3-day delay won't be reported" against "a payment one day late will not be reported":
+    both may hold), or the evidence gives the claim's thing as a bound the claim's number lies
+    within ("your $15,000 claim" against "claims over $10,000", "a 60-day trip" against
+    "trips longer than 45 days"): the claim applies a rule to a case, which only reading both
+    settles."""
+    if negation_cues(seen.claim) or _worked_out(q, seen):
         return True
     stated = _of_unit(q, seen.near, seen.evidence)
     return any(_within(side, s, q) for s in stated for side in _sides(s, seen.evidence))
 
 
-def _a_total(q: Quantity, seen: _Numbers) -> bool:
-    """Whether the claim gives its number as a total ("15 rooms in total") that two numbers
-    or more of the evidence add up to ("10 double rooms and 5 suites"): a sum the judge does
-    not check is of one thing."""
-    if not _TOTAL.search(seen.claim):
-        return False
-    counts = [s.value for s in seen.near if not s.money or q.money]
-    return any(same_value(q.value, total) for total in _running_sums(counts))
+def _worked_out(q: Quantity, seen: _Numbers) -> bool:
+    """Whether the claim's number is worked out from the evidence's: a total that two numbers
+    or more of it add up to ("15 rooms in total" against "10 double rooms and 5 suites"), or
+    one of them divided or multiplied by another the claim states too ("three instalments of
+    £400" against "£1,200, which can be paid in 3 instalments"). The judge does not check
+    that the sum or the product is of one thing."""
+    theirs = [s.value for s in seen.near if not s.money or q.money]
+    sums = _running_sums(theirs) if _TOTAL.search(seen.claim) else []
+    worked = [*sums, *_products(q, seen), *_rate_times_count(q, seen)]
+    return any(same_value(q.value, v) for v in worked)
+
+
+def _rate_times_count(q: Quantity, seen: _Numbers) -> list[float]:
+    """Where the claim gives its number per a unit it counts too ("$150 a month for 6
+    months", "three instalments of £400"), the evidence's numbers divided by that count: the
+    whole the rate is worked out from ("$900 over 6 months")."""
+    per = _per_unit(q, seen.claim)
+    if not per:
+        return []
+    counts = [c.value for c in quantities(seen.claim) if c.unit == per and c.value]
+    return [s.value / n for s in seen.near for n in counts]
+
+
+def _per_unit(q: Quantity, claim: str) -> str:
+    """The unit ``q`` is given per in the claim: "a month" after it, or "of" before it after a
+    count ("three instalments of £400"); "" for none."""
+    at = claim.find(q.text)
+    after = _PER.match(claim, at + len(q.text)) if at >= 0 else None
+    if after is not None:
+        return unit_of(after.group(1))
+    before = _COUNT_OF.search(claim[: max(at, 0)])
+    return unit_of(before.group(1)) if before is not None else ""
+
+
+_PER = re.compile(r"\s+(?:a|an|per|each|every)\s+([a-z]+)", re.IGNORECASE)
+_COUNT_OF = re.compile(r"([a-z]+)\s+of\s+$", re.IGNORECASE)
+
+
+def _products(q: Quantity, seen: _Numbers) -> list[float]:
+    """The numbers the claim states beside ``q`` that the evidence states too, each divided
+    and multiplied by each other one: the claim shows its working ("£1,200, payable in three
+    instalments of £400")."""
+    theirs = [s.value for s in seen.near]
+    mine = {c.value for c in quantities(seen.claim)} - {q.value, 0.0, 1.0}
+    shown = mine.intersection(theirs)  # the claim shows its working: both numbers
+    return [worked for a in shown for worked in _by_each(a, shown - {a})]
+
+
+def _by_each(value: float, factors: set[float]) -> list[float]:
+    """``value`` divided and multiplied by each of ``factors``."""
+    return [value / b for b in factors] + [value * b for b in factors]
 
 
 def _running_sums(values: list[float]) -> list[float]:

@@ -172,8 +172,52 @@ def _quantities(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[Quantity,
     while i < len(words):
         quantity, i = _quantity_at(words, i)
         if quantity is not None:
+            quantity, i = _compound(quantity, words, i)
             found.append(quantity)
     return tuple(found)
+
+
+def _compound(first: Quantity, words: list[str], i: int) -> tuple[Quantity, int]:
+    """(the amount, the index after it) of ``first`` and the smaller part of it that follows
+    ("2 h 30 min", "1 hour and 15 minutes", "1 m 80 cm": 2.5 hours, 1.25 hours, 1.8 m); else
+    ``first`` as it is."""
+    j = _next_number(first, words, i)
+    second, k = _quantity_at(words, j) if j is not None else (None, i)
+    if second is None or not _smaller_part(first, second):
+        return first, i
+    joined = " and " if "and" in (w.lower() for w in words[i:k]) else " "
+    text = f"{first.text}{joined}{second.text}"
+    return Quantity(_joined_value(first, second), first.unit, text, False), k
+
+
+def _joined_value(first: Quantity, second: Quantity) -> float:
+    """``first`` and its smaller part ``second``, in ``first``'s unit."""
+    one, other = first.measure(), second.measure()
+    if one is None or other is None:
+        return first.value
+    return first.value * (one.value + other.value) / one.value
+
+
+def _next_number(first: Quantity, words: list[str], i: int) -> int | None:
+    """Where the number right after ``first`` starts, past its unit and an "and"; ``None``
+    where another word comes first."""
+    own = set(first.text.split()) | {"and"}
+    for j in range(i, min(i + 4, len(words))):
+        if _parse_number(words[j]) is not None:
+            return j
+        if words[j] not in own and words[j].lower() != "and":
+            return None
+    return None
+
+
+def _smaller_part(first: Quantity, second: Quantity) -> bool:
+    """Whether ``second`` is a part of ``first``'s unit it follows: of its dimension, in a
+    smaller unit, less than one of ``first``'s units ("30 min" after "2 h")."""
+    one, other = first.measure(), second.measure()
+    if one is None or other is None or one.dimension != other.dimension or not first.value:
+        return False
+    unit_size = one.value / first.value
+    return first.value.is_integer() and 0 < other.value < unit_size
 
 
 def _number_words(text: str, skip: tuple[tuple[int, int], ...]) -> list[str]:

@@ -176,6 +176,19 @@ GOOD = [
         answer="There are 15 rooms in total.",
         contexts=["The hotel has 10 double rooms and 5 suites."],
     ),
+    # 2 h 30 min is two and a half hours; £400 is £1,200 in three instalments.
+    case(
+        "flight_time",
+        "How long is the flight?",
+        answer="The flight takes about two and a half hours.",
+        contexts=["Flight time is 2 h 30 min."],
+    ),
+    case(
+        "instalments",
+        "How can I pay for the course?",
+        answer="The course costs £1,200, payable in three instalments of £400.",
+        contexts=["The course fee is £1,200, which can be paid in 3 instalments."],
+    ),
 ]
 SWAPPED = [
     # 30 days in the sentence about returns; 5 business days in the one about refunds.

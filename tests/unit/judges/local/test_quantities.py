@@ -72,3 +72,13 @@ def test_a_number_a_label_names_counts_that_label_and_punctuation_ends_a_unit() 
     # A number after another name is no label ("Cardiff Blues 23" is a score), and no unit
     # is read across a comma.
     assert [q.unit for q in quantities("Gloucester 33, Cardiff Blues 23")] == ["", ""]
+
+
+def test_an_amount_and_its_smaller_part_are_one_amount() -> None:
+    [flight] = quantities("Flight time is 2 h 30 min.")
+    assert (flight.value, flight.unit, flight.text) == (2.5, "hour", "2 h 30 min")
+    [walk] = quantities("It takes 1 hour and 15 minutes.")
+    assert (walk.value, walk.text) == (1.25, "1 hour and 15 minutes")
+    # No part of it: a larger unit after, or more than one of the first unit.
+    assert len(quantities("2 hours, then 3 days")) == 2
+    assert len(quantities("1 hour 90 minutes")) == 2
