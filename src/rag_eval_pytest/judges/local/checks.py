@@ -180,11 +180,13 @@ def _rate_times_count(q: Quantity, seen: _Numbers) -> list[float]:
     """Where the claim gives its number per a unit it counts too ("$150 a month for 6
     months", "three instalments of £400"), the evidence's numbers divided by that count: the
     whole the rate is worked out from ("$900 over 6 months")."""
-    per = _per_unit(q, seen.claim)
-    if not per:
-        return []
-    counts = [c.value for c in quantities(seen.claim) if c.unit == per and c.value]
+    counts = _counts_of(_per_unit(q, seen.claim), seen.claim)
     return [s.value / n for s in seen.near for n in counts]
+
+
+def _counts_of(unit: str, claim: str) -> list[float]:
+    """The claim's numbers of ``unit`` but 0 (none for no unit)."""
+    return [c.value for c in quantities(claim) if unit and c.unit == unit and c.value]
 
 
 def _per_unit(q: Quantity, claim: str) -> str:
