@@ -356,6 +356,21 @@ def _counts_its_thing(q: Quantity, question: str) -> bool:
 _COUNTERS = frozenset(unit_of(word) for word in _WORDS.words("counters"))
 
 
+def _counts_how_many(q: Quantity, question: str, answer: str) -> bool:
+    """Whether ``q`` counts how many of what the question asks about there are."""
+    return _counts_its_thing(q, question) and not _each(q, answer)
+
+
+def _each(q: Quantity, answer: str) -> bool:
+    """Whether ``q`` counts each one of the things, not how many there are ("rooms for 2
+    people each"; "200 calories per serving" is a rate, which may be the answer)."""
+    at = answer.find(q.text)
+    return at >= 0 and bool(_EACH.match(answer, at + len(q.text)))
+
+
+_EACH = re.compile(r"\s+(?:[a-z]+\s+)?(?:each|apiece)\b", re.IGNORECASE)
+
+
 def _wh_asked(match: re.Match[str]) -> str:
     """The wh-words of a question, "how" read as "how done" ("how is it done": the means)
     or "how many" (a number: "how long", "how old"), "what city" as "where"."""
@@ -414,7 +429,7 @@ def _number_found(question: str, answer: str) -> bool:
     rooms). A label is none ("section 4": :func:`_numbers`)."""
     numbers = _numbers(answer)
     if _MANY.search(question):
-        return any(_counts_its_thing(q, question) for q in numbers)
+        return any(_counts_how_many(q, question, answer) for q in numbers)
     if _COUNTED.search(question):
         return any(_an_amount(q, question) for q in numbers)
     return bool(numbers or dates(answer))

@@ -78,6 +78,9 @@ DELIVERED = "How are parcels delivered?"
         ("What is the return window?", "The return window is listed on page 2.", 0.0),
         ("What is the return window?", "The return window is 30 days.", 1.0),
         ("How old is the house?", "Its age is given in paragraph 3.", 0.0),
+        # A number of each one is no count of them.
+        ("How many rooms does the hotel have?", "It has rooms for 2 people each.", 0.0),
+        ("How many rooms does the hotel have?", "The hotel has 120 rooms.", 1.0),
     ],
 )
 def test_what_an_answer_gives_for_what_its_question_asks(
