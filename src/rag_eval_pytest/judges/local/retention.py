@@ -114,8 +114,10 @@ def _yours(claim: str) -> list[str]:
 
 
 def _one_of(name: str, given: list[str]) -> bool:
-    """Whether ``name`` is one of the names ``given``, or part of one ("Corolla")."""
-    return any(known_name(name, g) for g in given)
+    """Whether ``name`` is one of the names ``given``, part of one ("Corolla"), or shares a
+    word with one ("your Windows PC" after "I use Windows 11")."""
+    words = set(name.split())
+    return any(known_name(name, g) or words & set(g.split()) for g in given)
 
 
 def _another_day(claim: str, fact: str) -> str | None:
@@ -142,6 +144,7 @@ def _shares(claim: str, fact: str) -> bool:
     return any(said.same(time) for said in times(claim) for time in times(fact))
 
 
+_EVERY_DAY = re.compile(r"\b(?:every day|daily|each day|seven days a week|7 days a week)\b", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|my|My|we|We|our|Our)\b")
 _YOUR_NAME = re.compile(r"\b[Yy]our\s+((?:[A-Z][\w'’-]*)(?:\s+[A-Z0-9][\w'’-]*)*)")
 _WEEKDAY = re.compile(
@@ -371,13 +374,21 @@ def _not_read(claim: str, fact: str) -> frozenset[str]:
     (:func:`_negations`); and a time but where the statement holds every word of the fact and
     none of its times ("Your flight leaves at 10 am" after "My flight leaves at 9 am"), as a
     time of the answer is as often another event's ("Boarding for your 9 am flight starts at
-    8:15 am", "Your flight leaves at 9 am, boarding at 8:15 am")."""
+    8:15 am", "Your flight leaves at 9 am, boarding at 8:15 am"); and the numbers and days
+    :func:`_not_theirs` leaves out."""
     given = times(fact)
     kept = any(said.same(time) for said in times(claim) for time in given)
-    skipped = {"numbers"} if _ages_alone(claim, fact) else set()
+    skipped = _not_theirs(claim, fact)
     if content_words(fact) <= content_words(claim) and not kept:
         return frozenset({"negation", *skipped})
     return frozenset({"times", "negation", *skipped})
+
+
+def _not_theirs(claim: str, fact: str) -> set[str]:
+    """The numbers where the fact's are ages and the claim gives none (:func:`_ages_alone`),
+    and the days where the claim says "every day", which holds the user's."""
+    skipped = {"numbers"} if _ages_alone(claim, fact) else set()
+    return skipped | ({"days"} if _EVERY_DAY.search(claim) else set())
 
 
 # An identifier written with a digit in it: "12345", "#12345", "AB-1234", "INV-2024-001".

@@ -134,6 +134,7 @@ def test_an_identifier_plan_or_name_other_than_the_users_is_a_conflict(
         ("I have an 8-year-old daughter.", "Children aged 5 to 12 join the kids club."),
         ("I am 67 years old.", "As you are 67, you get the senior discount."),
         ("My car is 3 years old.", "Your car is under warranty for 5 years."),  # no age
+        ("I'm flying to Denver on Friday.", "Flights to Denver leave every day at 9 am."),
         ("I ordered the blue sofa.", "Your blue sofa will arrive on Monday."),
         ("I ordered the blue sofa.", "Your sofa and the grey cushions arrive on Monday."),
         ("I ordered the blue sofa.", "The grey sofa is out of stock."),  # not said to the user
@@ -156,6 +157,7 @@ def test_the_same_identifier_plan_or_name_or_another_thing_keeps_the_fact(
         ("I use Windows 11.", "On your Mac, open System Settings.", True),
         ("My car is a 2019 Toyota Corolla.", "For your Corolla, the service is due.", False),
         ("My car is a 2019 Toyota Corolla.", "The Honda Civic has a recall.", False),
+        ("I use Windows 11.", "Open Settings on your Windows PC.", False),
         # another day of the week for the fact's own thing (a shared word or time)
         ("My appointment is on Tuesday at 3 pm.", "See you Thursday at 3 pm.", True),
         ("My appointment is on Tuesday at 3 pm.", "See you on Tuesday!", False),
