@@ -385,10 +385,24 @@ def _not_read(claim: str, fact: str) -> frozenset[str]:
 
 
 def _not_theirs(claim: str, fact: str) -> set[str]:
-    """The numbers where the fact's are ages and the claim gives none (:func:`_ages_alone`),
-    and the days where the claim says "every day", which holds the user's."""
-    skipped = {"numbers"} if _ages_alone(claim, fact) else set()
-    return skipped | ({"days"} if _EVERY_DAY.search(claim) else set())
+    """The numbers where the fact's are ages and the claim gives none (:func:`_ages_alone`)
+    or where the claim measures its amount against the user's ("costs $450, within your
+    budget" after "My budget is $500"), and the days where the claim says "every day", which
+    holds the user's."""
+    numbers = _ages_alone(claim, fact) or _against_theirs(claim, fact)
+    return ({"numbers"} if numbers else set()) | ({"days"} if _EVERY_DAY.search(claim) else set())
+
+
+def _against_theirs(claim: str, fact: str) -> bool:
+    """Whether the claim puts a bound before the user's thing ("within your budget")."""
+    said = content_words(fact)
+    return any(content_words(m.group(1)) & said for m in _WITHIN_YOURS.finditer(claim))
+
+
+_WITHIN_YOURS = re.compile(
+    r"\b(?:within|under|below|over|above|inside|beyond|less than|more than)\s+your\s+(\w+)",
+    re.IGNORECASE,
+)
 
 
 # An identifier written with a digit in it: "12345", "#12345", "AB-1234", "INV-2024-001".

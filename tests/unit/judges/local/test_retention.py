@@ -135,6 +135,7 @@ def test_an_identifier_plan_or_name_other_than_the_users_is_a_conflict(
         ("I am 67 years old.", "As you are 67, you get the senior discount."),
         ("My car is 3 years old.", "Your car is under warranty for 5 years."),  # no age
         ("I'm flying to Denver on Friday.", "Flights to Denver leave every day at 9 am."),
+        ("My budget is $500.", "This laptop costs $450, within your budget."),
         ("I ordered the blue sofa.", "Your blue sofa will arrive on Monday."),
         ("I ordered the blue sofa.", "Your sofa and the grey cushions arrive on Monday."),
         ("I ordered the blue sofa.", "The grey sofa is out of stock."),  # not said to the user
