@@ -53,7 +53,7 @@ from .claims import split_claims
 from .facts import known_name
 from .pipeline import CLAUSE, Reading, run_checks
 from .quantities import Quantity, quantities, same_value
-from .roles import times
+from .roles import times, weekdays
 from .tables import table
 from .units import measures
 
@@ -128,28 +128,29 @@ def _another_day(claim: str, fact: str) -> str | None:
     theirs, mine = _weekdays(fact), _weekdays(claim)
     if not (theirs and mine) or mine & theirs or not _shares(claim, fact):
         return None
-    return f"claims {min(mine)}; the user said {min(theirs)}"
+    return f"claims {_said_days(claim)}; the user said {_said_days(fact)}"
 
 
-def _weekdays(text: str) -> set[str]:
-    """The days of the week ``text`` names ("Tuesday")."""
-    return {day.capitalize() for day in _WEEKDAY.findall(text)}
+def _weekdays(text: str) -> frozenset[int]:
+    """The days of the week ``text`` names (:func:`.roles.weekdays`; 0 is Monday)."""
+    return frozenset().union(*(said.days for said in weekdays(text)))
+
+
+def _said_days(text: str) -> str:
+    """The days of the week as ``text`` writes them ("Tuesday")."""
+    return ", ".join(said.text for said in weekdays(text))
 
 
 def _shares(claim: str, fact: str) -> bool:
     """Whether a statement shares a content word (days aside) or a time of day with a fact."""
-    days = content_words(" ".join(_WEEKDAY.findall(f"{claim} {fact}")))
+    days = content_words(" ".join(said.text for said in weekdays(f"{claim} {fact}")))
     if (content_words(claim) & content_words(fact)) - days:
         return True
     return any(said.same(time) for said in times(claim) for time in times(fact))
 
 
-_EVERY_DAY = re.compile(r"\b(?:every day|daily|each day|seven days a week|7 days a week)\b", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|my|My|we|We|our|Our)\b")
 _YOUR_NAME = re.compile(r"\b[Yy]our\s+((?:[A-Z][\w'’-]*)(?:\s+[A-Z0-9][\w'’-]*)*)")
-_WEEKDAY = re.compile(
-    r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b", re.IGNORECASE
-)
 
 
 def _questions_to_the_user(sentences: list[str]) -> list[str]:
@@ -387,10 +388,11 @@ def _not_read(claim: str, fact: str) -> frozenset[str]:
 def _not_theirs(claim: str, fact: str) -> set[str]:
     """The numbers where the fact's are ages and the claim gives none (:func:`_ages_alone`)
     or where the claim measures its amount against the user's ("costs $450, within your
-    budget" after "My budget is $500"), and the days where the claim says "every day", which
-    holds the user's."""
+    budget" after "My budget is $500"), and the days where the claim's hold the user's ("every
+    day" holds Friday)."""
     numbers = _ages_alone(claim, fact) or _against_theirs(claim, fact)
-    return ({"numbers"} if numbers else set()) | ({"days"} if _EVERY_DAY.search(claim) else set())
+    days = bool(_weekdays(fact)) and _weekdays(fact) <= _weekdays(claim)
+    return ({"numbers"} if numbers else set()) | ({"days"} if days else set())
 
 
 def _against_theirs(claim: str, fact: str) -> bool:
