@@ -292,7 +292,7 @@ def _equal_bounds(q: Quantity, seen: _Numbers) -> list[tuple[str, str]]:
 
 def _bounds_of(q: Quantity, text: str) -> list[tuple[str, str]]:
     """(the side, the words) of each bound ``text`` puts before a writing of the number
-    ``q``, or one ``None`` where a writing of it has none."""
+    ``q``, ``("", "")`` where a writing of it has none."""
     return [
         _bound_before(text[: m.start()]) or ("", "") for m in re.finditer(re.escape(q.text), text)
     ]
@@ -349,8 +349,7 @@ def _bound(q: Quantity, text: str) -> tuple[str, str] | None:
 def _sides(q: Quantity, text: str) -> list[str]:
     """The side of each bound ``text`` puts before any of its writings of the number ``q``
     ("up to 45 days ... longer than 45 days ... the first 45 days": at most, above)."""
-    found = (_bound_before(text[: m.start()]) for m in re.finditer(re.escape(q.text), text))
-    return [bound[0] for bound in found if bound is not None]
+    return [side for side, _ in _bounds_of(q, text) if side]
 
 
 def _bound_before(before: str) -> tuple[str, str] | None:
