@@ -224,7 +224,7 @@ def _running_sums(values: list[float]) -> list[float]:
     return [sum(values[a:b]) for a in range(len(values)) for b in range(a + 2, len(values) + 1)]
 
 
-_TOTAL = re.compile(r"\b(?:in total|total|altogether|in all|combined|overall)\b", re.IGNORECASE)
+_TOTAL = re.compile(rf"\b(?:{any_of(table('numbers').phrases('totals'))})\b", re.IGNORECASE)
 
 
 def ordered_words(text: str) -> list[str]:

@@ -368,7 +368,7 @@ def _each(q: Quantity, answer: str) -> bool:
     return at >= 0 and bool(_EACH.match(answer, at + len(q.text)))
 
 
-_EACH = re.compile(r"\s+(?:[a-z]+\s+)?(?:each|apiece)\b", re.IGNORECASE)
+_EACH = re.compile(rf"\s+(?:[a-z]+\s+)?(?:{any_of(_WORDS.phrases('each_one'))})\b", re.IGNORECASE)
 
 
 def _wh_asked(match: re.Match[str]) -> str:

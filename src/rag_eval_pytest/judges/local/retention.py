@@ -401,10 +401,17 @@ def _against_theirs(claim: str, fact: str) -> bool:
     return any(content_words(m.group(1)) & said for m in _WITHIN_YOURS.finditer(claim))
 
 
-_WITHIN_YOURS = re.compile(
-    r"\b(?:within|under|below|over|above|inside|beyond|less than|more than)\s+your\s+(\w+)",
-    re.IGNORECASE,
-)
+# A bound before the user's thing: the number table's words of a bound ("under", "more
+# than", ...), and "within".
+_BOUND_WORDS = [
+    *(
+        w
+        for side in ("above", "at_least", "below", "at_most")
+        for w in table("numbers").phrases(side)
+    ),
+    "within",
+]
+_WITHIN_YOURS = re.compile(rf"\b(?:{any_of(_BOUND_WORDS)})\s+your\s+(\w+)", re.IGNORECASE)
 
 
 # An identifier written with a digit in it: "12345", "#12345", "AB-1234", "INV-2024-001".

@@ -412,7 +412,7 @@ def _early_condition(run: list[str]) -> bool:
     return early or "only" in run
 
 
-_CLAUSE_BREAKS = frozenset({"and", "but", "or", ";", ","})
+_CLAUSE_BREAKS = frozenset({"and", "but", "or"})  # tokens: punctuation is gone
 _OPENING = _SCOPE.words("opening_conditions")
 _GIVEN = _SCOPE.words("given")
 
