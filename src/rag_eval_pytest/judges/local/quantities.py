@@ -327,6 +327,15 @@ def _orders(words: list[str], j: int) -> bool:
     return bool(ordered) and ordered not in _HALVES and _word_number(words, j) is None
 
 
+def letter_labels(text: str) -> list[tuple[str, str]]:
+    """(the noun, lowercased; its letters) of each thing ``text`` labels by a letter or two
+    after its noun: "size M", "gate B", "group AB"."""
+    return [(noun.lower(), letter) for noun, letter in _LETTERED.findall(text)]
+
+
+_LETTERED = re.compile(r"\b([A-Za-z]{3,})\s+([A-Z]{1,2})\b(?![\w'’-])")
+
+
 def is_ordinal(q: Quantity) -> bool:
     """Whether ``q`` orders rather than counts: "1st", "the first day"."""
     return q.unit == "ordinal" or _ordinal_word(q.text.split()[0].lower()) is not None

@@ -28,7 +28,7 @@ from ...text.words import content_words, stem, tokens
 from . import trust
 from .claims import yes_no_statement
 from .dates import dates
-from .quantities import LABEL, Quantity, quantities
+from .quantities import LABEL, Quantity, letter_labels, quantities
 from .support import SHORT_CLAIM_WORDS, logistic
 from .tables import table
 from .units import CURRENCY_NAMES, dimension_of, measures, unit_of
@@ -320,10 +320,7 @@ def _labelled(question: str, answer: str) -> bool:
     ("platform 4", "the 3rd floor", "gate B")."""
     asked = asked_for(question)[1]
     numbered = any(content_words(q.unit.lstrip("#")) & asked for q in quantities(answer))
-    return numbered or any(content_words(m.group(1)) & asked for m in _LETTERED.finditer(answer))
-
-
-_LETTERED = re.compile(r"\b([A-Za-z]+)\s+[A-Z]{1,2}\b(?![\w'’-])")
+    return numbered or any(content_words(noun) & asked for noun, _ in letter_labels(answer))
 
 
 def _amount_found(question: str, answer: str) -> float:

@@ -52,7 +52,7 @@ from .checks import Finding, check_negation
 from .claims import split_claims
 from .facts import known_name
 from .pipeline import CLAUSE, Reading, run_checks
-from .quantities import Quantity, quantities, same_value
+from .quantities import Quantity, letter_labels, quantities, same_value
 from .roles import times, weekdays
 from .tables import table
 from .units import measures
@@ -255,18 +255,14 @@ def _contradicts(finding: Finding) -> bool:
     return finding.severity == "conflict" and finding.kind != "replaced"
 
 
-# A thing labelled by a letter or two after its noun: "size M", "gate B", "group AB".
-_LETTERED = re.compile(r"\b([A-Za-z]{3,})\s+([A-Z]{1,2})\b(?![\w'’-])")
-
-
 def _lettered(claim: str, fact: str) -> list[Finding]:
     """Another letter after the noun the user labelled by one ("your jacket in size L" after
     "size M"), in a statement said to the user, where it does not give the user's letter
     too ("Group A boards first" says nothing of the user's group B)."""
     if not _addressed(claim):
         return []
-    theirs = {noun: letter for noun, letter in _labels(fact) if noun not in STOPWORDS}
-    mine = _labels(claim)
+    theirs = {noun: letter for noun, letter in letter_labels(fact) if noun not in STOPWORDS}
+    mine = letter_labels(claim)
     return [
         Finding(
             "names", "conflict", f"claims {noun} {letter}; the context says {noun} {theirs[noun]}"
@@ -311,11 +307,6 @@ def _another_letter(
     noun: str, letter: str, theirs: dict[str, str], given: set[tuple[str, str]]
 ) -> bool:
     return noun in theirs and letter != theirs[noun] and (noun, theirs[noun]) not in given
-
-
-def _labels(text: str) -> list[tuple[str, str]]:
-    """(the noun, lowercased; its letters) of each thing ``text`` labels by letters."""
-    return [(noun.lower(), letter) for noun, letter in _LETTERED.findall(text)]
 
 
 def _negations(claim: str, fact: str) -> list[Finding]:
