@@ -265,7 +265,36 @@ def _bounded_finding(q: Quantity, seen: _Numbers) -> Finding | Literal[False] | 
     side, words, plain = found
     if _any_within(side, q, plain):
         return False
+    stated = _stated_bound(q, (side, words), seen)
+    if stated is not None:
+        return stated
     return _number_conflict(q, plain[0].text, f"{words} {q.text}")
+
+
+def _stated_bound(
+    q: Quantity, bound: tuple[str, str], seen: _Numbers
+) -> Finding | Literal[False] | None:
+    """The claim's bound read against the evidence's bounds of its thing on the same side
+    ("Orders over $50 ship free." against "Orders over $50 ship free; smaller orders pay
+    $4.99."): ``False`` where one is the claim's, a gap where the claim's lies within one
+    (a rule applied to a narrower case: "over $60" against "over $50"), a conflict where
+    the claim's reaches past all of them ("over $40"); ``None`` where the evidence bounds
+    none of its thing on that side."""
+    theirs = _bounded_on(bound[0], q, seen)
+    if any(same_value(s.value, q.value) for s, _ in theirs):
+        return False
+    if any(_within(bound[0], s, q) for s, _ in theirs):
+        return _number_gap(q)
+    if not theirs:
+        return None
+    return _number_conflict(q, f"{theirs[0][1]} {theirs[0][0].text}", f"{bound[1]} {q.text}")
+
+
+def _bounded_on(side: str, q: Quantity, seen: _Numbers) -> list[tuple[Quantity, str]]:
+    """The evidence's numbers of the claim's thing that it bounds on ``side``, each with the
+    words of its bound."""
+    stated = [(s, _bounds_of(s, seen.evidence)) for s in _of_unit(q, seen.near, seen.evidence)]
+    return [(s, words) for s, bounds in stated for their, words in bounds if their == side]
 
 
 def _opposite_bound(q: Quantity, seen: _Numbers) -> Finding | None:

@@ -189,6 +189,13 @@ GOOD = [
         answer="The course costs £1,200, payable in three instalments of £400.",
         contexts=["The course fee is £1,200, which can be paid in 3 instalments."],
     ),
+    # The context's own words: its "over $50" holds, whatever its plain $4.99 counts.
+    case(
+        "free_shipping_over",
+        "Which orders ship free?",
+        answer="Orders over $50 ship free.",
+        contexts=["Orders over $50 ship free; smaller orders pay $4.99."],
+    ),
 ]
 SWAPPED = [
     # 30 days in the sentence about returns; 5 business days in the one about refunds.

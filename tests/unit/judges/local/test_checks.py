@@ -600,6 +600,21 @@ def test_a_bound_the_context_gives_the_other_side_of_is_a_gap() -> None:
     assert check_numbers("Orders of at least $50 ship free.", orders, orders) == []
 
 
+def test_a_bound_the_context_states_on_the_same_side_holds_beside_its_plain_numbers() -> None:
+    shipping = "Orders over $50 ship free; smaller orders pay $4.99."
+    # The context's own words: its plain $4.99 is another clause's.
+    assert check_numbers("Orders over $50 ship free.", shipping, shipping) == []
+    assert check_numbers("Orders of more than $50 ship free.", shipping, shipping) == []
+    # A narrower case of the rule is for a reader to work out; a wider one breaks it.
+    [narrower] = check_numbers("Orders over $60 ship free.", shipping, shipping)
+    assert narrower.severity == "gap"
+    [wider] = check_numbers("Orders over $40 ship free.", shipping, shipping)
+    assert (wider.severity, wider.message) == (
+        "conflict",
+        "claims over $40; the context says over $50",
+    )
+
+
 def test_a_clause_is_bound_by_another_number_of_the_claim() -> None:
     # "16-inch" names the clause as a word would, "£50,270" the elided one.
     models = "The 14-inch model weighs 1.4 kg and the 16-inch model weighs 2.1 kg."
