@@ -128,12 +128,49 @@ def _number_finding(q: Quantity, seen: _Numbers) -> Finding | None:
     """The finding on one number of the claim: a conflict where the evidence counts its
     thing with another number (or gives it per another unit), a gap where no context states
     it, else none."""
+    if _witnessed(q, seen):
+        return None
     bounded = _bounded_finding(q, seen)
     if bounded is not None:
         return bounded or None
     rough = _approximate(q, seen.claim)
     # A rate first: "$10 per day" against "$10 per hour, up to $40 per day".
     return _rate_finding(q, seen, rough) or _value_finding(q, seen, rough)
+
+
+def _witnessed(q: Quantity, seen: _Numbers) -> bool:
+    """Whether one clause of the evidence says the claim's clause around its number: every
+    word of it and every number of it, each with the same bound ("Bike rental costs 8 euros
+    per hour or 30 euros per day." against itself: 8 euros is the hour's, whatever the day's
+    clause says). No other clause can then bind the number otherwise."""
+    mine = _clause_of(q, seen.claim)
+    words, numbers = content_words(mine), quantities(mine)
+    return any(
+        words <= content_words(theirs) and _all_stated(numbers, mine, theirs)
+        for sentence in split_sentences(seen.evidence)
+        for theirs in _coordinated(sentence)
+    )
+
+
+def _clause_of(q: Quantity, claim: str) -> str:
+    """The coordinated clause of the claim that states ``q`` (the claim where none does)."""
+    stating = (c for c in _coordinated(claim) if any(s.text == q.text for s in quantities(c)))
+    return next(stating, claim)
+
+
+def _all_stated(numbers: list[Quantity], mine: str, theirs: str) -> bool:
+    """Whether the clause ``theirs`` states each of ``numbers`` (of the claim's clause
+    ``mine``) as itself: the same amount of the same thing, with the same bound before it and
+    given per the same unit."""
+    stated = quantities(theirs)
+    return all(any(_as_itself(q, mine, s, theirs) for s in stated) for q in numbers)
+
+
+def _as_itself(q: Quantity, mine: str, s: Quantity, theirs: str) -> bool:
+    """Whether ``s`` of ``theirs`` states ``q`` of ``mine`` as itself (:func:`_all_stated`)."""
+    same_thing = q.unit == s.unit or _converted(q, s) is not None
+    said = (_side(q, mine), _rate(q, mine)) == (_side(s, theirs), _rate(s, theirs))
+    return same_thing and said and _same_amount(q, s)
 
 
 def _value_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | None:
@@ -748,20 +785,35 @@ def _hyphenated(text: str) -> list[str]:
 
 
 def _about(words: list[str], clauses: list[str]) -> str | None:
-    """The clause ``words`` are about: the one later clause that alone holds one of them (a
-    later clause leaves out what it shares with the first: "... and 20 minutes from the
-    beach", "... and Gold members 20"), else the first clause where only it holds one of
-    them ("Shipping to the US takes 3 days and shipping to Canada takes 7 days"), else the
-    one clause that holds the first of them that is no number ("Students get a 20%
+    """The clause ``words`` are about: the one later clause that alone holds one of them,
+    where it leaves out what it shares with the first ("... and 20 minutes from the beach",
+    "... and Gold members 20"; :func:`_later_about`), else the first clause where only it
+    holds one of them ("Shipping to the US takes 3 days and shipping to Canada takes 7
+    days"), else the one clause that holds the first of them that is no number ("Students get a 20%
     discount"); ``None`` otherwise ("the Green Party spent ..." against "UKIP spent ..., the
     Tories ... and Labour ...")."""
     alone = alone_holding(frozenset(words), list(map(content_words, clauses)))
     later = [i for i in alone if i > 0]
     if later:
-        return clauses[later[0]] if len(later) == 1 else None
+        return _later_about(words, [clauses[i] for i in later])
     if alone:
         return clauses[0]
     return _holding_first(words, clauses)
+
+
+def _later_about(words: list[str], later: list[str]) -> str | None:
+    """The one later clause that alone holds one of ``words``, where it leaves out what it
+    shares with the first (:func:`_leaves_out`); ``None`` otherwise."""
+    return later[0] if len(later) == 1 and _leaves_out(words, later[0]) else None
+
+
+def _leaves_out(words: list[str], clause: str) -> bool:
+    """Whether a later clause is one that leaves out what it shares with the first: of its
+    own words, as many or more are the claim's ``words`` as not ("and Gold members 20"; not
+    "and the 2016 film Train to Busan, as man in suit 2, ..." for a claim of the actor's birth,
+    whose one word in it, "Kim", is another's name)."""
+    own = content_words(clause)
+    return len(own & set(words)) >= len(own - set(words))
 
 
 def _holding_first(words: list[str], clauses: list[str]) -> str | None:

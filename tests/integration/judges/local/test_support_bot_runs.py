@@ -196,6 +196,22 @@ GOOD = [
         answer="Orders over $50 ship free.",
         contexts=["Orders over $50 ship free; smaller orders pay $4.99."],
     ),
+    # The context's own sentence of two amounts: each is its own clause's.
+    case(
+        "bike_rates",
+        "How much is bike rental?",
+        answer="Bike rental costs 8 euros per hour or 30 euros per day.",
+        contexts=["Bike rental costs 8 euros per hour or 30 euros per day."],
+    ),
+    case(
+        "card_replacement",
+        "How much is a new student card?",
+        answer="The first replacement costs £15 and any further replacements cost £25.",
+        contexts=[
+            "Lost student cards can be replaced at the Campus Card Office. The first"
+            " replacement costs £15 and any further replacements cost £25."
+        ],
+    ),
 ]
 SWAPPED = [
     # 30 days in the sentence about returns; 5 business days in the one about refunds.

@@ -500,6 +500,22 @@ def test_a_date_another_clause_of_the_sentence_gives_is_no_date_of_the_claims() 
     assert london.message == "claims 2015; the context says 2010"
     assert check_dates("The Paris office opened in 2015.", offices, offices) == []
     assert check_dates("The London office opened in 2010.", offices, offices) == []
+    [paris] = check_dates("The Paris office opened in 2010.", offices, offices)
+    assert paris.message == "claims 2010; the context says 2015"
+
+
+def test_a_later_clause_of_its_own_words_does_not_take_a_claim_by_one_of_them() -> None:
+    # "Lee" of the later clause is another's name: the birth date is the first clause's.
+    singer = (
+        "Lee Min-jae (; born March 4, 1988) is a South Korean singer, best known for his role in"
+        ' the musical "Blue Harbour", and the 2014 film "Last Ferry", in which he sang with Lee'
+        " Hana."
+    )
+    claim = (
+        "Lee Min-jae (; born March 4, 1988) is a South Korean singer, best known for his role in"
+        ' the musical "Blue Harbour".'
+    )
+    assert check_dates(claim, singer, singer) == []
 
 
 def test_closed_where_the_context_says_opened_is_an_opposite() -> None:
@@ -613,6 +629,32 @@ def test_a_bound_the_context_states_on_the_same_side_holds_beside_its_plain_numb
         "conflict",
         "claims over $40; the context says over $50",
     )
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Bike rental costs 8 euros per hour or 30 euros per day.",
+        "The car comes with a 7-inch screen and an optional 10-inch screen.",
+        "Spending up to $1,000 earns 1% cashback, and over $1,000 2%.",
+        "The 55-inch TV costs $699 and the 65-inch TV costs $999 in the sale.",
+        "The first replacement costs £15 and any further replacements cost £25.",
+    ],
+)
+def test_a_sentence_of_several_amounts_is_no_conflict_with_itself(sentence: str) -> None:
+    assert check_numbers(sentence, sentence, sentence) == []
+
+
+def test_a_clause_the_evidence_says_whole_binds_its_numbers_but_hides_no_swap() -> None:
+    bikes = "Bike rental costs 8 euros per hour or 30 euros per day."
+    hour, day = check_numbers(
+        "Bike rental costs 30 euros per hour or 8 euros per day.", bikes, bikes
+    )
+    assert hour.message == "claims 30 euros per hour; the context says 8 euros per hour"
+    assert day.message == "claims 8 euros per day; the context says 30 euros per day"
+    tvs = "The 55-inch TV costs $699 and the 65-inch TV costs $999 in the sale."
+    [price] = check_numbers("The 65-inch TV costs $699 and the 55-inch TV costs $999.", tvs, tvs)
+    assert price.severity == "conflict"
 
 
 def test_a_clause_is_bound_by_another_number_of_the_claim() -> None:
