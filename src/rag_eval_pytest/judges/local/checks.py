@@ -22,8 +22,16 @@ from ...text.names import INSTRUCTIONS, MONTHS, names
 from ...text.sentences import split_sentences
 from ...text.words import PLACES, STOPWORDS, content_words, stem, tokens
 from .dates import Date, dates
-from .facts import known_name, negated_words, negation_cues, words_of_name
-from .quantities import CURRENCY_SIGNS, NUMBER_STEMS, Quantity, is_ordinal, quantities, same_value
+from .facts import known_name, negated_words, negation_cues, said_words, words_of_name
+from .neighbours import neighbours
+from .quantities import (
+    CURRENCY_SIGNS,
+    NUMBER_STEMS,
+    Quantity,
+    is_ordinal,
+    quantities,
+    same_value,
+)
 from .roles import SPAN_WORDS, time_spans, times, weekdays
 from .tables import table
 from .units import dimension_of, same_measure, unit_of
@@ -92,9 +100,40 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
     :func:`check_times`'s."""
     if compared_with(claim, evidence):
         return []  # the numbers are another thing's: this one's only by working them out
+    repeating = _repeating_clauses(claim)
+    if repeating:
+        return [f for clause in repeating for f in check_numbers(clause, evidence, contexts)]
+    return _amount_findings(claim, evidence, contexts) + _unstated_versions(claim, contexts)
+
+
+def _amount_findings(claim: str, evidence: str, contexts: str) -> list[Finding]:
+    """The findings on each amount of the claim (:func:`_number_finding`)."""
     seen = _Numbers(claim, evidence, quantities(evidence), quantities(contexts), contexts)
     found = (_number_finding(q, seen) for q in _claimed_numbers(claim, _years(contexts)))
     return [finding for finding in found if finding is not None]
+
+
+def _unstated_versions(claim: str, contexts: str) -> list[Finding]:
+    """Gaps for the claim's numbers of three parts or more ("version 8.4.0", "10.0.2"), which
+    no amount reads, that no context writes."""
+    written = set(_VERSION.findall(contexts))
+    return [
+        Finding("numbers", "gap", f"claims {v}; the contexts state no such number", True)
+        for v in dict.fromkeys(_VERSION.findall(claim))
+        if v not in written
+    ]
+
+
+_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?![\w.]*\d)", re.IGNORECASE)
+
+
+def _repeating_clauses(claim: str) -> list[str]:
+    """The coordinated clauses of a claim that states one number twice or more, in two of
+    them ("$500 on the Standard plan and $500 on the Plus plan"): each is read alone, so that
+    each writing of the number is read in its own clause; none for any other claim."""
+    clauses = _coordinated(claim)
+    written = [q.text for clause in clauses for q in set(quantities(clause))]
+    return clauses if len(written) > len(set(written)) else []
 
 
 def _years(contexts: str) -> set[int]:
@@ -139,23 +178,29 @@ def _number_finding(q: Quantity, seen: _Numbers) -> Finding | None:
 
 
 def _witnessed(q: Quantity, seen: _Numbers) -> bool:
-    """Whether one clause of the evidence says the claim's clause around its number: every
-    word of it and every number of it, each with the same bound ("Bike rental costs 8 euros
-    per hour or 30 euros per day." against itself: 8 euros is the hour's, whatever the day's
-    clause says). No other clause can then bind the number otherwise."""
-    mine = _clause_of(q, seen.claim)
-    words, numbers = content_words(mine), quantities(mine)
-    return any(
-        words <= content_words(theirs) and _all_stated(numbers, mine, theirs)
-        for sentence in split_sentences(seen.evidence)
-        for theirs in _coordinated(sentence)
+    """Whether one clause of the evidence says each clause of the claim that states its
+    number: every word of it and every number of it, each with the same bound ("Bike rental
+    costs 8 euros per hour or 30 euros per day." against itself: 8 euros is the hour's,
+    whatever the day's clause says). No other clause can then bind the number otherwise; a
+    number the claim states twice is read in both of its clauses ("$500 on the Standard plan
+    and $500 on the Plus plan")."""
+    theirs = [c for sentence in split_sentences(seen.evidence) for c in _coordinated(sentence)]
+    mine = _clauses_of(q, seen.claim)
+    return all(any(_says_whole(clause, their) for their in theirs) for clause in mine)
+
+
+def _clauses_of(q: Quantity, claim: str) -> list[str]:
+    """The coordinated clauses of the claim that state ``q`` (the claim where none does)."""
+    stating = [c for c in _coordinated(claim) if any(s.text == q.text for s in quantities(c))]
+    return stating or [claim]
+
+
+def _says_whole(mine: str, theirs: str) -> bool:
+    """Whether the clause ``theirs`` holds every word and every number of ``mine``, each
+    number with no other words next to it (:func:`_as_itself`)."""
+    return content_words(mine) <= content_words(theirs) and _all_stated(
+        quantities(mine), mine, theirs
     )
-
-
-def _clause_of(q: Quantity, claim: str) -> str:
-    """The coordinated clause of the claim that states ``q`` (the claim where none does)."""
-    stating = (c for c in _coordinated(claim) if any(s.text == q.text for s in quantities(c)))
-    return next(stating, claim)
 
 
 def _all_stated(numbers: list[Quantity], mine: str, theirs: str) -> bool:
@@ -170,21 +215,33 @@ def _as_itself(q: Quantity, mine: str, s: Quantity, theirs: str) -> bool:
     """Whether ``s`` of ``theirs`` states ``q`` of ``mine`` as itself (:func:`_all_stated`)."""
     same_thing = q.unit == s.unit or _converted(q, s) is not None
     said = (_side(q, mine), _rate(q, mine)) == (_side(s, theirs), _rate(s, theirs))
-    return same_thing and said and _same_amount(q, s)
+    apart = _neighbours_left(neighbours(q, mine), neighbours(s, theirs))
+    return same_thing and said and not apart and _same_amount(q, s)
+
+
+def _neighbours_left(mine: tuple[str, str], theirs: tuple[str, str]) -> bool:
+    """Whether the claim's amount has a word next to it that the other has not there."""
+    return any(m and m != t for m, t in zip(mine, theirs, strict=True))
 
 
 def _value_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | None:
     """The finding on a number the claim gives as a value: a conflict with the number of
     its thing that its passage's words, sentence or clause bind to it, but a gap where the
     other number is no rival value of it (:func:`_no_rival_value`)."""
-    found = (
-        _named_finding(q, seen, rough)
-        or _sentence_finding(q, seen, rough)
-        or _near_finding(q, seen, rough)
-    )
+    found = _bound_finding(q, seen, rough) or _near_finding(q, seen, rough)
     if found is not None and found.severity == "conflict" and _no_rival_value(q, seen):
         return _number_gap(q)
     return found
+
+
+def _bound_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | None:
+    """A conflict with the number of the claim's thing that its passage's words, sentence,
+    clause or the word next to it bind to it."""
+    return (
+        _named_finding(q, seen, rough)
+        or _sentence_finding(q, seen, rough)
+        or _neighbour_finding(q, seen, rough)
+    )
 
 
 def _no_rival_value(q: Quantity, seen: _Numbers) -> bool:
@@ -480,6 +537,87 @@ def _own_rival(q: Quantity, own: list[str], rough: bool) -> Quantity | None:
     if not stated or any(_same_amount(q, s, rough) for s in stated):
         return None
     return stated[0]
+
+
+def _neighbour_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | None:
+    """A conflict where a clause of the evidence states the claim's amount and another of its
+    unit, and the word the claim writes next to its amount is the other's neighbour, not its
+    own ("The phone stores 128 GB." against "The phone stores 64 GB, expandable to 128 GB";
+    "a 20-year draw period" against "a 10-year draw period followed by a 20-year repayment
+    period"). Within one clause nothing is left out, so the neighbour binds."""
+    mine = neighbours(q, seen.claim)
+    for clause in (c for s in split_sentences(seen.evidence) for c in _coordinated(s)):
+        rival = _neighbours_rival(q, mine, clause, rough)
+        if rival is not None:
+            return _number_conflict(q, rival.text)
+    return None
+
+
+def _neighbours_rival(
+    q: Quantity, mine: tuple[str, str], clause: str, rough: bool
+) -> Quantity | None:
+    """The amount of ``clause`` that has a neighbour of the claim's amount (``mine``) on the
+    same side and none other on the other side, where the clause's equal amount has neither;
+    ``None`` where the clause does not state the claim's amount beside another."""
+    equal, others = _equal_and_other(q, clause, rough)
+    if not (equal and others) or _AMOUNTS_LISTED.search(clause):
+        return None  # "at 80% and 100% of your allowance": the words are both amounts
+    if not _all_neighboured_otherwise(mine, equal, clause):
+        return None  # the claim's own words next to it
+    return _first_neighboured_alike(mine, others, clause)
+
+
+def _first_neighboured_alike(
+    mine: tuple[str, str], others: list[Quantity], clause: str
+) -> Quantity | None:
+    """The first of ``others`` with the claim's amount's neighbours (:func:`_neighboured_alike`)."""
+    return next((s for s in others if _neighboured_alike(mine, neighbours(s, clause))), None)
+
+
+def _equal_and_other(
+    q: Quantity, clause: str, rough: bool
+) -> tuple[list[Quantity], list[Quantity]]:
+    """The clause's amounts of the claim's thing: those equal to the claim's, and the others."""
+    stated = _of_unit(q, quantities(clause), clause)
+    equal = [s for s in stated if _same_amount(q, s, rough)]
+    return equal, [s for s in stated if s not in equal]
+
+
+def _all_neighboured_otherwise(mine: tuple[str, str], equal: list[Quantity], clause: str) -> bool:
+    """Whether each of the clause's amounts equal to the claim's has other words next to it
+    (:func:`_neighboured_otherwise`)."""
+    return all(_neighboured_otherwise(mine, neighbours(s, clause)) for s in equal)
+
+
+# Two amounts side by side, one word at most after the first: "$10, $20 and $30", "at 80%
+# and 100% of", "between $70k and $85k", "5 days or 10 days".
+_AMOUNTS_LISTED = re.compile(
+    rf"\d[\d.,%]*\s*(?:[A-Za-z]+\s*)?(?:,|\band\b|\bor\b|\bto\b|[-–])\s*[{CURRENCY_SIGNS}]?\d",
+    re.IGNORECASE,
+)
+
+
+def _neighboured_otherwise(mine: tuple[str, str], theirs: tuple[str, str]) -> bool:
+    """Whether the context's equal amount has another word next to it than the claim's, and
+    none of the claim's."""
+    other = any(t and t != m for m, t in zip(mine, theirs, strict=True))
+    return other and not _shares_neighbour(mine, theirs)
+
+
+def _shares_neighbour(mine: tuple[str, str], theirs: tuple[str, str]) -> bool:
+    """Whether two amounts have a neighbour in common on one side."""
+    return any(m and m == t for m, t in zip(mine, theirs, strict=True))
+
+
+def _neighboured_alike(mine: tuple[str, str], theirs: tuple[str, str]) -> bool:
+    """Whether two amounts share a neighbour on one side and differ on neither: "costs $40 a
+    day" is not "costs $10 an hour"."""
+    return _shares_neighbour(mine, theirs) and not _neighbours_differ(mine, theirs)
+
+
+def _neighbours_differ(mine: tuple[str, str], theirs: tuple[str, str]) -> bool:
+    """Whether two amounts have other words next to them on one side."""
+    return any(m and t and m != t for m, t in zip(mine, theirs, strict=True))
 
 
 def _near_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | None:
@@ -874,8 +1012,9 @@ _OPENS_WITH_AMOUNT = re.compile(r"\s*[$€£]?\d")
 def _counts(claimed: Quantity, clause: str) -> bool:
     """Whether a clause has words of its own and states one number of the claim's thing, or
     a bare number (whose unit the first clause gives: "... 8 classes a month and Gold members
-    20"); not a clause of two amounts, which binds neither to its words."""
-    stated = quantities(clause)
+    20"); not a clause of two amounts, which binds neither to its words. Its times of day
+    are no numbers of it ("the fourth Tuesday from 7:00 to 10:00")."""
+    stated = quantities(clause, time_spans(clause))
     counting = [s for s in stated if not s.unit or _same_unit(claimed, s, clause)]
     # Another amount names the clause as words do ("and above £50,270 at 40%").
     return (_worded(clause) or len(stated) > len(counting)) and len(counting) == 1
@@ -1239,7 +1378,7 @@ def _negated(
     # A negation negates the words after it: "Sale items are final sale and cannot be
     # returned" does not negate "They are final sale".
     negated, other = (claim, evidence) if mine else (evidence, claim)
-    if not swapped and not negated_words(negated) & content_words(other):
+    if not swapped and not negated_words(negated) & said_words(other):
         return []
     if mine:
         message = f"the claim says \u201c{mine[0]}\u201d; the context states it without negation"

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ...text.names import MONTH_NUMBERS, MONTHS
+from .tables import table
 from .units import dimension_of, unit_of
 
 if TYPE_CHECKING:
@@ -155,14 +156,27 @@ _AFTER_DAY = re.compile(rf"\s*{_JOINED}\s*\d")
 
 
 def _year(m: re.Match[str]) -> Date | None:
-    """A year, but for a number followed by a unit it measures in ("2000 ml", "1500 km")."""
+    """A year, but for a number followed by a unit it measures in ("2000 ml", "1500 km"), or
+    by a plural it counts where no word of time or article comes before ("below 2003 euros",
+    "a score of 2000 points"; not "the 2016 elections", "in 2003 prices rose")."""
     after = _WORD.match(m.string, m.end())
     if after is not None and dimension_of(unit_of(after.group(1))):
+        return None
+    if after is not None and _counts(after.group(1), m.string[: m.start()]):
         return None
     return Date(int(m.group(1)))
 
 
+def _counts(word: str, before: str) -> bool:
+    """Whether a number before ``word`` counts it: a plural in lower case, after no word of
+    :data:`_YEAR_BEFORE`."""
+    plural = word.islower() and len(word) > 3 and unit_of(word) != word
+    last = re.findall(r"[^\W\d_]+", before[-20:].lower())
+    return plural and not (last and last[-1] in _YEAR_BEFORE)
+
+
 _WORD = re.compile(r"\s+([^\W\d_]+)")
+_YEAR_BEFORE = frozenset(table("numbers").words("year_before"))
 
 
 # The forms of a date, most precise first: a date inside one found before is part of it.

@@ -165,10 +165,17 @@ def negated_words(text: str) -> frozenset[str]:
     found: set[str] = set()
     for at in _cue_positions(words, named):
         after = words[at + 1 : at + 1 + NEGATED_SPAN]
-        found |= content_words(" ".join(after)) if after else content_words(text)
+        found |= said_words(" ".join(after)) if after else said_words(text)
         if words[at].lower().startswith("non-"):
             found |= content_words(words[at][4:])
     return frozenset(found)
+
+
+def said_words(text: str) -> frozenset[str]:
+    """The content words of ``text`` and its numbers as written ("$7,500", "1st"): what a
+    negation can deny ("The minimum loan amount is not $7,500.")."""
+    numbers = {w.strip(".,;:").lower() for w in tokens(text) if any(c.isdigit() for c in w)}
+    return content_words(text) | numbers
 
 
 # What ends a sentence or opens a quotation or an aside: a capitalised word after it may open

@@ -96,7 +96,9 @@ def run_checks(reading: Reading, skip: frozenset[str] = frozenset()) -> list[Fin
     ]
 
 
-CLAUSE = re.compile(r"\s*(?:[,;:\u2013\u2014]|\s-\s|\bbut\b|\bwhile\b|\bwhereas\b)\s*")
+CLAUSE = re.compile(
+    r"\s*(?:(?<!\d)[,:]|[,:](?!\d)|[;\u2013\u2014]|\s-\s|\bbut\b|\bwhile\b|\bwhereas\b)\s*"
+)
 # Three or more items: "black, navy and olive", "Visa, Mastercard, or PayPal".
 LISTED = re.compile(
     r"\b[^\W\d_][\w-]*,\s+(?:[^\W\d_][\w-]*\s+)?[^\W\d_][\w-]*,?\s+(?:and|or)\s+[^\W\d_]"

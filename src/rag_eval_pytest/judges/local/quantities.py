@@ -24,6 +24,7 @@ from .units import (
     Measure,
     dimension_of,
     measure,
+    same_measure,
     unit_of,
 )
 
@@ -461,15 +462,24 @@ def _number_apart(token: str) -> list[str]:
 
 
 _ASIDE = re.compile(
-    r"(\d[^\W\d_]*(?:\s+[^\W\d_]+){0,2})\s*"
+    r"((?<![\w.,])\d[\d.,]*[^\W\d_]*(?:\s+[^\W\d_]+){0,2})\s*"
     r"\((?:about |approx\.? |roughly |or |i\.e\.,? )?\$?\d[^()]*\)"
 )
 
 
 def without_asides(text: str) -> str:
     """``text`` without the parenthetical restatements of a number it gives ("0 degrees
-    Celsius (32 degrees Fahrenheit)", "5 km (3 miles)"): the same fact, converted."""
-    return _ASIDE.sub(lambda m: m.group(1), text)
+    Celsius (32 degrees Fahrenheit)", "5 km (3 miles)"): the same fact, converted. An aside
+    that converts to another amount stays, a fact of its own ("12 kilometres (15 miles)")."""
+    return _ASIDE.sub(lambda m: m.group(0) if _restates_otherwise(m) else m.group(1), text)
+
+
+def _restates_otherwise(aside: re.Match[str]) -> bool:
+    """Whether the aside gives an amount of the number's dimension that is not its amount."""
+    before, inside = quantities(aside.group(1)), quantities(aside.group(0)[len(aside.group(1)) :])
+    if not before or not inside:
+        return False
+    return same_measure(before[0].value, before[0].unit, inside[0].value, inside[0].unit) is False
 
 
 def same_value(a: float, b: float) -> bool:

@@ -634,6 +634,43 @@ SWAPPED = [
         answer="Employees can work remotely two days a week.",
         contexts=["After probation, employees can work remotely two days a week."],
     ),
+    # 128 GB is what the phone expands to; it stores 64 GB.
+    case(
+        "phone_storage",
+        "How much does the phone store?",
+        answer="The phone stores 128 GB.",
+        contexts=["The phone stores 64 GB, expandable to 128 GB with a memory card."],
+    ),
+    # $500 is the Standard plan's excess; the Plus plan's is $250.
+    case(
+        "excess_twice",
+        "What is the excess?",
+        answer="The excess is $500 on the Standard plan and $500 on the Plus plan.",
+        contexts=["The excess is $500 on the Standard plan and $250 on the Plus plan."],
+    ),
+    # "not $7,500" denies the context's amount.
+    case(
+        "loan_minimum",
+        "What is the smallest loan?",
+        answer="The minimum loan amount is not $7,500.",
+        contexts=["The minimum loan amount is $7,500."],
+    ),
+    # 2003 euros is an amount, not a year; 8.4.0 is a version no context gives.
+    case(
+        "approval_limit",
+        "Who signs purchase orders?",
+        answer="Purchase orders below 2003 euros are signed by the team lead.",
+        contexts=[
+            "Purchase orders below 2,000 euros are signed by the team lead, and larger ones by"
+            " procurement."
+        ],
+    ),
+    case(
+        "sdk_version",
+        "Which SDK version added streaming?",
+        answer="Node.js SDK version 8.4.0 added support for streaming responses.",
+        contexts=["Node.js SDK version 4.2.0 added support for streaming responses."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -679,6 +716,9 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # of the claim names, are conflicts, decided; a thing said of "other pets", "standard
     # shipping" or "new customers" said of every one is left to an LLM, and so is a claim
     # that leaves out whom a thing is free for, or the condition that opens its sentence.
+    # An amount moved to the place of another in its clause, one a claim says twice and
+    # another four-digit amount are conflicts, decided; a denied amount and a version no
+    # context gives are left to an LLM.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -690,7 +730,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "not_judged", "not_judged", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "failed", "failed", "failed", "not_judged"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "not_judged"),
-        *("not_judged", "not_judged"),
+        *("not_judged", "not_judged", "failed", "failed", "not_judged", "failed"),
+        "not_judged",
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

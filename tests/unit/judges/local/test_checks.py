@@ -657,6 +657,78 @@ def test_a_clause_the_evidence_says_whole_binds_its_numbers_but_hides_no_swap() 
     assert price.severity == "conflict"
 
 
+@pytest.mark.parametrize(
+    ("claim", "context", "message"),
+    [
+        # The word next to the amount binds it within one clause.
+        (
+            "The phone stores 128 GB.",
+            "The phone stores 64 GB, expandable to 128 GB with a memory card.",
+            "claims 128 GB; the context says 64 GB",
+        ),
+        (
+            "HELOCs have a 20-year draw period.",
+            "HELOCs have a 10-year draw period followed by a 20-year repayment period.",
+            "claims 20 year; the context says 10 year",
+        ),
+        (
+            "After the 60-day period, all data is deleted within 60 days.",
+            "After the 60-day period, all data is deleted within 30 days.",
+            "claims 60 days; the context says 30 days",
+        ),
+        # A number said twice is read in each of its clauses.
+        (
+            "The excess is $500 on the Standard plan and $500 on the Plus plan.",
+            "The excess is $500 on the Standard plan and $250 on the Plus plan.",
+            "claims $500; the context says $250",
+        ),
+        # Times of day are no amounts of a clause: the fourth Tuesday is the south side's.
+        (
+            "The south side is swept on the second Tuesday, 7 to 10 am.",
+            "The north side is swept on the second Tuesday from 7:00 to 10:00 and the south"
+            " side on the fourth Tuesday from 7:00 to 10:00.",
+            "claims second Tuesday; the context says fourth Tuesday",
+        ),
+    ],
+)
+def test_an_amount_moved_to_another_amounts_place_is_a_conflict(
+    claim: str, context: str, message: str
+) -> None:
+    assert [f.message for f in check_numbers(claim, context, context)] == [message]
+
+
+def test_words_next_to_amounts_bind_nothing_in_a_list_or_per_another_unit() -> None:
+    plans = "Plans cost $10, $20 and $30."
+    assert check_numbers("Plans cost $20.", plans, plans) == []
+    parking = "Parking costs $10 per hour, up to $40 per day."
+    assert check_numbers("Parking costs $40 a day.", parking, parking) == []
+    phone = "The phone stores 64 GB, expandable to 128 GB with a memory card."
+    assert check_numbers("The phone stores 64 GB.", phone, phone) == []
+    assert check_numbers("It is expandable to 128 GB.", phone, phone) == []
+
+
+def test_a_number_of_three_parts_no_context_writes_is_a_gap() -> None:
+    sdk = "Node.js SDK version 4.2.0 added support for streaming responses."
+    [version] = check_numbers("SDK version 8.4.0 added streaming responses.", sdk, sdk)
+    assert (version.severity, version.message) == (
+        "gap",
+        "claims 8.4.0; the contexts state no such number",
+    )
+    assert check_numbers("Version 4.2.0 added streaming.", sdk, sdk) == []
+
+
+def test_a_four_digit_number_that_counts_a_plural_is_an_amount_not_a_year() -> None:
+    orders = "Purchase orders below 2,000 euros are signed by the team lead."
+    [euros] = check_numbers(
+        "Purchase orders below 2003 euros are signed by the team lead.", orders, orders
+    )
+    assert euros.severity == "conflict"
+    assert [q.text for q in quantities("a score of 2000 points per query")] == ["2000 points"]
+    # After a word of time or an article, it stays a year.
+    assert dates("the 2016 elections") == [Date(2016)]
+    assert dates("In 2003 prices rose.") == [Date(2003)]
+
+
 def test_a_clause_is_bound_by_another_number_of_the_claim() -> None:
     # "16-inch" names the clause as a word would, "£50,270" the elided one.
     models = "The 14-inch model weighs 1.4 kg and the 16-inch model weighs 2.1 kg."

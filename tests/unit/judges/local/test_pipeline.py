@@ -108,3 +108,11 @@ def test_a_denial_put_aside_its_clause_is_a_conflict_with_the_claim_that_affirms
 def test_a_fee_waived_where_the_context_charges_it_is_an_opposite() -> None:
     fee = "The booking fee of $5 is charged on every order."
     assert negations("The $5 booking fee is waived on every order.", fee)[0] == "opposite"
+
+
+def test_a_claim_that_denies_the_contexts_amount_is_a_negation() -> None:
+    # "not $7,500": the amount is what is denied, and "$7,500" is one amount, not "$7" and "500".
+    loan = "The minimum loan amount is $7,500."
+    assert negations("The minimum loan amount is not $7,500.", loan) == ["negation"]
+    assert negations("The minimum loan amount is not $5,000.", loan) != []
+    assert negations(loan, loan) == []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rag_eval_pytest.judges.local.quantities import Quantity, quantities
+from rag_eval_pytest.judges.local.quantities import Quantity, quantities, without_asides
 
 
 def test_a_number_word_joined_to_what_it_counts_is_a_number() -> None:
@@ -82,3 +82,12 @@ def test_an_amount_and_its_smaller_part_are_one_amount() -> None:
     # No part of it: a larger unit after, or more than one of the first unit.
     assert len(quantities("2 hours, then 3 days")) == 2
     assert len(quantities("1 hour 90 minutes")) == 2
+
+
+def test_an_aside_that_converts_to_another_amount_is_kept() -> None:
+    assert without_asides("The trail is 12 kilometres (7.5 miles) long.") == (
+        "The trail is 12 kilometres long."
+    )
+    # 15 miles is not 12 kilometres: a fact of its own, for the number check to read.
+    wrong = "The trail is 12 kilometres (15 miles) long."
+    assert without_asides(wrong) == wrong
