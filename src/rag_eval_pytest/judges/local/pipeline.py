@@ -143,8 +143,26 @@ def negation(claim: str, passage: str, context: str = "") -> list[Finding]:
     clause = best_sentence(claim, passage)
     found = check_negation(claim, clause, coverage(claim, clause), passage)
     if not found:
-        return _denied_elsewhere(claim, passage, context)
+        return _clause_denied(claim, passage) or _denied_elsewhere(claim, passage, context)
     return found if _kept_by_its_clauses(claim, passage) else []
+
+
+def _clause_denied(claim: str, passage: str) -> list[Finding]:
+    """The negation conflict of a clause of the claim that can be read alone with its own
+    closest clause, where the claim whole shares too few words with any one clause ("The
+    pharmacy is not on the 1st floor, next to the lifts." against "The pharmacy is on the
+    1st floor, next to the lifts.")."""
+    pieces = CLAUSE.split(claim)
+    parts = _read_alone(pieces)
+    if not _read_apart(pieces, parts):
+        return []
+    return next((found for part in parts if (found := _negation_of(part, passage))), [])
+
+
+def _negation_of(part: str, passage: str) -> list[Finding]:
+    """The negation conflict of a clause of the claim with its own closest clause."""
+    own = best_sentence(part, passage)
+    return check_negation(part, own, coverage(part, own), passage)
 
 
 def _denied_elsewhere(claim: str, passage: str, context: str) -> list[Finding]:
@@ -250,5 +268,4 @@ def _read_apart(pieces: list[str], parts: list[str]) -> bool:
 
 def _negated(part: str, passage: str) -> bool:
     """Whether a clause of the claim conflicts with its own closest clause of the passage."""
-    own = best_sentence(part, passage)
-    return bool(check_negation(part, own, coverage(part, own), passage))
+    return bool(_negation_of(part, passage))
