@@ -103,7 +103,19 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
     repeating = _repeating_clauses(claim)
     if repeating:
         return [f for clause in repeating for f in check_numbers(clause, evidence, contexts)]
-    return _amount_findings(claim, evidence, contexts) + _unstated_versions(claim, contexts)
+    found = _amount_findings(claim, evidence, contexts) + _unstated_versions(claim, contexts)
+    return found or _clause_findings(claim, evidence, contexts)
+
+
+def _clause_findings(claim: str, evidence: str, contexts: str) -> list[Finding]:
+    """The findings on each coordinated clause of the claim read alone, where each has a
+    number ("The introductory price is $15 a month for six months, then $9 a month." against
+    "... $9 a month for six months, then $15 a month.": a claim that goes on with ", then"
+    gives each of its numbers to the later clause, read whole)."""
+    clauses = _coordinated(claim)
+    if len(clauses) < 2 or not all(quantities(c) for c in clauses):
+        return []
+    return [f for clause in clauses for f in check_numbers(clause, evidence, contexts)]
 
 
 def _amount_findings(claim: str, evidence: str, contexts: str) -> list[Finding]:
@@ -1261,8 +1273,10 @@ def _clause_dates(claim: str, evidence: str) -> list[Finding]:
     than the one the claim is about ("The London office opened in 2015." against "Our London
     office opened in 2010 and our Paris office in 2015."; see :func:`_about`). The names of
     months are the dates' own words, not what a clause is about. A claim of several dates
-    is read date by date by :func:`check_dates`' other rules only."""
-    if len(dates(claim)) != 1:
+    is read clause by clause (:func:`_each_clause_dates`)."""
+    if len(dates(claim)) > 1:
+        return _each_clause_dates(claim, evidence)
+    if not dates(claim):
         return []
     words = [w for w in _sequence(claim) if w not in _MONTH_WORDS]
     for sentence in split_sentences(evidence):
@@ -1270,6 +1284,14 @@ def _clause_dates(claim: str, evidence: str) -> list[Finding]:
         if found is not None:
             return [found]
     return []
+
+
+def _each_clause_dates(claim: str, evidence: str) -> list[Finding]:
+    """The conflicts of each clause of a claim of several dates that gives one ("The north
+    bridge was built in 1932 and the south bridge in 1887." against "... in 1887 and the south
+    bridge in 1932."), each read as a claim of its own."""
+    parts = [p for p in _dated_clauses(claim) if len(dates(p)) == 1]
+    return [f for part in parts for f in _clause_dates(part, evidence)] if len(parts) > 1 else []
 
 
 _MONTH_WORDS = frozenset(content_words(" ".join(MONTHS)))

@@ -671,6 +671,26 @@ SWAPPED = [
         answer="Node.js SDK version 8.4.0 added support for streaming responses.",
         contexts=["Node.js SDK version 4.2.0 added support for streaming responses."],
     ),
+    # The answer's first clause denies the context's; the years and the prices are swapped
+    # between the clauses.
+    case(
+        "pharmacy_denied",
+        "Where is the pharmacy?",
+        answer="The pharmacy is not on the 1st floor, next to the lifts.",
+        contexts=["The pharmacy is on the 1st floor, next to the lifts."],
+    ),
+    case(
+        "bridge_years",
+        "When were the bridges built?",
+        answer="The north bridge was built in 1932 and the south bridge in 1887.",
+        contexts=["The north bridge was built in 1887 and the south bridge in 1932."],
+    ),
+    case(
+        "intro_price",
+        "What does the subscription cost?",
+        answer="The introductory price is $15 a month for six months, then $9 a month.",
+        contexts=["The introductory price is $9 a month for six months, then $15 a month."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -718,7 +738,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # that leaves out whom a thing is free for, or the condition that opens its sentence.
     # An amount moved to the place of another in its clause, one a claim says twice and
     # another four-digit amount are conflicts, decided; a denied amount and a version no
-    # context gives are left to an LLM.
+    # context gives are left to an LLM; so is a clause that denies the context's; dates and
+    # prices swapped between the clauses are conflicts, decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -731,7 +752,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "failed", "failed", "failed", "not_judged"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "failed", "failed", "not_judged", "failed"),
-        "not_judged",
+        *("not_judged", "not_judged", "failed", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -518,6 +518,27 @@ def test_a_later_clause_of_its_own_words_does_not_take_a_claim_by_one_of_them() 
     assert check_dates(claim, singer, singer) == []
 
 
+def test_a_claim_of_several_dates_is_read_clause_by_clause() -> None:
+    bridges = "The north bridge was built in 1887 and the south bridge in 1932."
+    north, south = check_dates(
+        "The north bridge was built in 1932 and the south bridge in 1887.", bridges, bridges
+    )
+    assert (north.message, south.message) == (
+        "claims 1932; the context says 1887",
+        "claims 1887; the context says 1932",
+    )
+    assert check_dates(bridges, bridges, bridges) == []
+
+
+def test_each_clause_of_a_claim_then_clause_is_read_alone() -> None:
+    price = "The introductory price is $9 a month for six months, then $15 a month."
+    swapped = "The introductory price is $15 a month for six months, then $9 a month."
+    assert [f.message for f in check_numbers(swapped, price, price)][0] == (
+        "claims $15; the context says $9"
+    )
+    assert check_numbers(price, price, price) == []
+
+
 def test_closed_where_the_context_says_opened_is_an_opposite() -> None:
     opened = "The bridge was opened by the mayor in May."
     [finding] = check_negation("The mayor closed the bridge in May.", opened, 1.0)

@@ -116,3 +116,13 @@ def test_a_claim_that_denies_the_contexts_amount_is_a_negation() -> None:
     assert negations("The minimum loan amount is not $7,500.", loan) == ["negation"]
     assert negations("The minimum loan amount is not $5,000.", loan) != []
     assert negations(loan, loan) == []
+
+
+def test_a_clause_of_the_claim_that_denies_its_own_clause_is_a_negation() -> None:
+    # The claim whole shares too few words with either clause; its first clause denies the
+    # context's first.
+    ward = "The pharmacy is on the 1st floor, next to the lifts."
+    assert negations("The pharmacy is not on the 1st floor, next to the lifts.", ward) == [
+        "negation"
+    ]
+    assert negations(ward, ward) == []
