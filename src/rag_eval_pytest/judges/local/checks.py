@@ -1276,8 +1276,11 @@ def _clause_dates(claim: str, evidence: str) -> list[Finding]:
     is read clause by clause (:func:`_each_clause_dates`)."""
     if len(dates(claim)) > 1:
         return _each_clause_dates(claim, evidence)
-    if not dates(claim):
-        return []
+    return _one_date_clause(claim, evidence) if dates(claim) else []
+
+
+def _one_date_clause(claim: str, evidence: str) -> list[Finding]:
+    """The conflict of a claim of one date with the dates of the clause it is about."""
     words = [w for w in _sequence(claim) if w not in _MONTH_WORDS]
     for sentence in split_sentences(evidence):
         found = _unbound_date(claim, _about(words, _dated_clauses(sentence)))

@@ -533,9 +533,8 @@ def test_a_claim_of_several_dates_is_read_clause_by_clause() -> None:
 def test_each_clause_of_a_claim_then_clause_is_read_alone() -> None:
     price = "The introductory price is $9 a month for six months, then $15 a month."
     swapped = "The introductory price is $15 a month for six months, then $9 a month."
-    assert [f.message for f in check_numbers(swapped, price, price)][0] == (
-        "claims $15; the context says $9"
-    )
+    [first] = check_numbers(swapped, price, price)
+    assert first.message == "claims $15; the context says $9"
     assert check_numbers(price, price, price) == []
 
 
