@@ -369,20 +369,21 @@ def _bounded_finding(q: Quantity, seen: _Numbers) -> Finding | Literal[False] | 
     if found is None:
         return _opposite_bound(q, seen)
     side, words, plain = found
-    if _any_within(side, q, plain):
-        return False
     stated = _stated_bound(q, (side, words), seen)
     if stated is not None:
         return stated
+    if _any_within(side, q, plain):
+        return False
     return _number_conflict(q, plain[0].text, f"{words} {q.text}")
 
 
 def _stated_bound(
     q: Quantity, bound: tuple[str, str], seen: _Numbers
 ) -> Finding | Literal[False] | None:
-    """The claim's bound read against the evidence's bounds of its thing on the same side
-    ("Orders over $50 ship free." against "Orders over $50 ship free; smaller orders pay
-    $4.99."): ``False`` where one is the claim's, a gap where the claim's lies within one
+    """The claim's bound read against the evidence's bounds of its thing on the same side,
+    before its plain amounts ("Orders over $50 ship free." against "Orders over $50 ship free;
+    smaller orders pay $4.99."; "below 199.9%" against "below 99.95%, ... a 10% credit"):
+    ``False`` where one is the claim's, a gap where the claim's lies within one
     (a rule applied to a narrower case: "over $60" against "over $50"), a conflict where
     the claim's reaches past all of them ("over $40"); ``None`` where the evidence bounds
     none of its thing on that side."""
@@ -556,43 +557,62 @@ def _neighbour_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | No
     unit, and the word the claim writes next to its amount is the other's neighbour, not its
     own ("The phone stores 128 GB." against "The phone stores 64 GB, expandable to 128 GB";
     "a 20-year draw period" against "a 10-year draw period followed by a 20-year repayment
-    period"). Within one clause nothing is left out, so the neighbour binds."""
+    period"). Within one clause nothing is left out, so the neighbour binds. Where the
+    evidence's sentence closest to the claim states the claim's amount nowhere, the one amount
+    of a clause of it with its neighbours binds it as well ("recommended from age 12" against
+    "recommended from age 6. Children under 12 ...")."""
     mine = neighbours(q, seen.claim)
-    for clause in (c for s in split_sentences(seen.evidence) for c in _coordinated(s)):
-        rival = _neighbours_rival(q, mine, clause, rough)
-        if rival is not None:
-            return _number_conflict(q, rival.text)
+    sentences = split_sentences(seen.evidence)
+    closest = max(sentences, key=lambda t: len(content_words(seen.claim) & content_words(t)))
+    for sentence in sentences:
+        nowhere = sentence == closest and not any(
+            _same_amount(q, s, rough) for s in quantities(sentence)
+        )
+        for clause in _coordinated(sentence):
+            rival = _neighbours_rival(q, mine, clause, rough, nowhere)
+            if rival is not None:
+                return _number_conflict(q, rival.text)
     return None
 
 
 def _neighbours_rival(
-    q: Quantity, mine: tuple[str, str], clause: str, rough: bool
+    q: Quantity, mine: tuple[str, str], clause: str, rough: bool, nowhere: bool
 ) -> Quantity | None:
     """The amount of ``clause`` that has a neighbour of the claim's amount (``mine``) on the
-    same side and none other on the other side, where the clause's equal amount has neither;
-    ``None`` where the clause does not state the claim's amount beside another."""
+    same side and none other on the other side, where the clause's equal amount has neither
+    or, where the evidence states the claim's amount ``nowhere``, where it is the one such
+    amount; ``None`` where the clause states no other amount."""
     equal, others = _equal_and_other(q, clause, rough)
-    if not (equal and others) or _AMOUNTS_LISTED.search(clause):
+    if not (others and (equal or nowhere)) or _AMOUNTS_LISTED.search(clause):
         return None  # "at 80% and 100% of your allowance": the words are both amounts
     if not _all_neighboured_otherwise(mine, equal, clause):
         return None  # the claim's own words next to it
-    return _first_neighboured_alike(mine, others, clause)
+    return _first_neighboured_alike(mine, others, clause, alone=not equal)
 
 
 def _first_neighboured_alike(
-    mine: tuple[str, str], others: list[Quantity], clause: str
+    mine: tuple[str, str], others: list[Quantity], clause: str, alone: bool = False
 ) -> Quantity | None:
-    """The first of ``others`` with the claim's amount's neighbours (:func:`_neighboured_alike`)."""
-    return next((s for s in others if _neighboured_alike(mine, neighbours(s, clause))), None)
+    """The first of ``others`` with the claim's amount's neighbours (:func:`_neighboured_alike`);
+    with ``alone``, the only one, else none."""
+    alike = [s for s in others if _neighboured_alike(mine, neighbours(s, clause))]
+    return alike[0] if alike and not (alone and len(alike) > 1) else None
 
 
 def _equal_and_other(
     q: Quantity, clause: str, rough: bool
 ) -> tuple[list[Quantity], list[Quantity]]:
-    """The clause's amounts of the claim's thing: those equal to the claim's, and the others."""
-    stated = _of_unit(q, quantities(clause), clause)
+    """The clause's amounts of the claim's thing (bare numbers for a bare number): those
+    equal to the claim's, and the others."""
+    stated = _of_its_thing(q, clause)
     equal = [s for s in stated if _same_amount(q, s, rough)]
     return equal, [s for s in stated if s not in equal]
+
+
+def _of_its_thing(q: Quantity, clause: str) -> list[Quantity]:
+    """The clause's amounts of the claim's thing, or its bare numbers for a bare number."""
+    found = quantities(clause)
+    return _of_unit(q, found, clause) if q.unit else [s for s in found if not s.unit]
 
 
 def _all_neighboured_otherwise(mine: tuple[str, str], equal: list[Quantity], clause: str) -> bool:
@@ -1324,7 +1344,7 @@ def _date_finding(claimed: Date, near: list[Date]) -> Finding:
     if near:
         message = f"claims {claimed.show()}; the context says {near[0].show()}"
         return Finding("dates", "conflict", message)
-    return Finding("dates", "gap", f"claims {claimed.show()}; the contexts give no such date")
+    return Finding("dates", "gap", f"claims {claimed.show()}; the contexts give no such date", True)
 
 
 def check_negation(claim: str, evidence: str, covered: float, around: str = "") -> list[Finding]:

@@ -25,13 +25,13 @@ _MONTH_NAMES = [name.capitalize() for name in sorted(MONTH_NUMBERS, key=MONTH_NU
 # ----------------------------------------------------------------------------- dates
 
 _DAY_MONTH_YEAR = re.compile(
-    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([A-Z][a-z]+)\.?,?\s+(\d{4})\b"
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([A-Za-z][a-z]+)\.?,?\s+(\d{4})\b"
 )
-_MONTH_DAY_YEAR = re.compile(r"\b([A-Z][a-z]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
-_MONTH_YEAR = re.compile(r"\b([A-Z][a-z]+)\.?,?\s+(\d{4})\b")
+_MONTH_DAY_YEAR = re.compile(r"\b([A-Za-z][a-z]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
+_MONTH_YEAR = re.compile(r"\b([A-Za-z][a-z]+)\.?,?\s+(\d{4})\b")
 # A day of a month without its year ("15 March", "the 1st of May", "March 15").
-_DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([A-Z][a-z]+)\b")
-_MONTH_DAY = re.compile(r"\b([A-Z][a-z]+)\s+(\d{1,2})(?:st|nd|rd|th)?\b(?![.,:]?\d)")
+_DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([A-Za-z][a-z]+)\b")
+_MONTH_DAY = re.compile(r"\b([A-Za-z][a-z]+)\s+(\d{1,2})(?:st|nd|rd|th)?\b(?![.,:]?\d)")
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 # "03/15/2025", "15/03/2025", "15.03.2025": the order of day and month is known when one of
 # them is above 12 (or the dots, which only day-first writing uses); else only the year is.
@@ -115,13 +115,25 @@ def _numeric_date(m: re.Match[str]) -> Date | None:
 
 
 def _day_month_year(m: re.Match[str]) -> Date | None:
-    month = MONTHS.get(m.group(2).lower())
+    month = _month(m.group(2))
     return Date(int(m.group(3)), month, int(m.group(1))) if month and _day(m.group(1)) else None
 
 
 def _month_day_year(m: re.Match[str]) -> Date | None:
-    month = MONTHS.get(m.group(1).lower())
+    month = _month(m.group(1))
     return Date(int(m.group(3)), month, int(m.group(2))) if month and _day(m.group(2)) else None
+
+
+def _month(word: str) -> int | None:
+    """The number of the month ``word`` names: capitalised, or in lower case in a text that
+    writes it so ("on july 11"), but for a lower-case word that is also a verb ("may",
+    "march", "mar")."""
+    if word.islower() and word in _VERBS:
+        return None
+    return MONTHS.get(word.lower())
+
+
+_VERBS = frozenset({"may", "march", "mar"})
 
 
 def _day(digits: str) -> bool:
@@ -129,17 +141,17 @@ def _day(digits: str) -> bool:
 
 
 def _month_year(m: re.Match[str]) -> Date | None:
-    month = MONTHS.get(m.group(1).lower())
+    month = _month(m.group(1))
     return Date(int(m.group(2)), month) if month else None
 
 
 def _day_month(m: re.Match[str]) -> Date | None:
-    month = MONTHS.get(m.group(2).lower())
+    month = _month(m.group(2))
     return _day_of(month, m.group(1), m)
 
 
 def _month_day(m: re.Match[str]) -> Date | None:
-    month = MONTHS.get(m.group(1).lower())
+    month = _month(m.group(1))
     return _day_of(month, m.group(2), m)
 
 

@@ -11,7 +11,7 @@ claim and its evidence (:mod:`.role_checks`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -48,7 +48,9 @@ _JOINT = re.compile(r"\s*(?:[-–—]|(to|until|till)\s)\s*", re.IGNORECASE)
 # What joins the end of a span to its start after "between" ("between 8:00 and 11:00").
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _DAY_PARTS = content_words(" ".join(_ROLES.phrases("day_parts")))
-_CLAUSE = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:and|but|while|whereas)\b(?!\s*\d)", re.IGNORECASE)
+_CLAUSE = re.compile(
+    r"[,;()]|(?<!\d):|:(?!\d)|\s[-–—]\s|\b(?:and|but|while|whereas)\b(?!\s*\d)", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,8 @@ def _placed(
         role, lead = _span_end(text, found[-1], stated) or (role, lead)
     written = text[stated.start : stated.end]
     time = _time(text, stated.start, stated.minutes, stated.exact, role, written, lead)
+    if role == "end" and found:  # a span's end is of its start's clause too ("10 am to 4 pm")
+        time = replace(time, words=time.words | found[-1][1].words)
     return (stated.start, stated.end), time
 
 

@@ -691,6 +691,34 @@ SWAPPED = [
         answer="The introductory price is $15 a month for six months, then $9 a month.",
         contexts=["The introductory price is $9 a month for six months, then $15 a month."],
     ),
+    # 8 pm ends the weekdays' span; the weekend's ends at 4 pm.
+    case(
+        "weekend_chat",
+        "When is chat open at weekends?",
+        answer="Weekend chat coverage, Saturday and Sunday 10:00 a.m. to 8:00 p.m.",
+        contexts=[
+            "Live chat support is staffed Monday to Friday from 8:00 a.m. to 8:00 p.m. Eastern"
+            " Time. Weekend chat coverage, Saturday and Sunday 10:00 a.m. to 4:00 p.m. Eastern"
+            " Time, is available to Business and Enterprise customers."
+        ],
+    ),
+    # "age 6" is the sealants' age; the answer's 12 is the check-ups'.
+    case(
+        "sealant_age",
+        "From what age are fissure sealants recommended?",
+        answer="Fissure sealants are £30 per tooth and are recommended from age 12.",
+        contexts=[
+            "Fissure sealants are £30 per tooth and are recommended from age 6. Children under"
+            " 12 receive their first check-up free of charge."
+        ],
+    ),
+    # A year-like number where the context gives a phone number.
+    case(
+        "emergency_number",
+        "What number do I call in an emergency?",
+        answer="For life-threatening emergencies, dial 1998.",
+        contexts=["For life-threatening emergencies, such as severe swelling, dial 999."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -739,7 +767,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # An amount moved to the place of another in its clause, one a claim says twice and
     # another four-digit amount are conflicts, decided; a denied amount and a version no
     # context gives are left to an LLM; so is a clause that denies the context's; dates and
-    # prices swapped between the clauses are conflicts, decided.
+    # prices swapped between the clauses are conflicts, decided; so are the end of another
+    # span of days and another thing's age; a year no context gives is left to an LLM.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -752,7 +781,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "failed", "failed", "failed", "not_judged"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "failed", "failed", "not_judged", "failed"),
-        *("not_judged", "not_judged", "failed", "failed"),
+        *("not_judged", "not_judged", "failed", "failed", "failed", "failed"),
+        "not_judged",
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

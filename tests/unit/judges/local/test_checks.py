@@ -727,6 +727,33 @@ def test_words_next_to_amounts_bind_nothing_in_a_list_or_per_another_unit() -> N
     assert check_numbers("It is expandable to 128 GB.", phone, phone) == []
 
 
+def test_the_one_amount_next_to_the_claims_word_binds_a_number_the_passage_lacks() -> None:
+    sealants = "Fissure sealants are £30 per tooth and are recommended from age 6."
+    others = sealants + " Children under 12 receive their first check-up free of charge."
+    [age] = check_numbers(
+        "Fissure sealants are £30 per tooth and are recommended from age 12.", sealants, others
+    )
+    assert age.message == "claims 12; the context says 6"
+
+
+def test_a_bound_the_context_states_is_read_before_its_plain_amounts() -> None:
+    uptime = (
+        "If monthly uptime falls below 99.95%, customers receive a 10% service credit; below"
+        " 99.0%, the credit increases to 25%."
+    )
+    [wider] = check_numbers(
+        "If uptime falls below 199.9%, customers get a 10% credit.", uptime, uptime
+    )
+    assert wider.message == "claims below 199.9%; the context says below 99.95%"
+
+
+def test_a_year_no_context_gives_is_a_gap_in_digits() -> None:
+    # Never supported by its wording alone: "dial 1998" where the context says "dial 999".
+    emergencies = "For life-threatening emergencies, dial 999."
+    [year] = check_dates("For life-threatening emergencies, dial 1998.", emergencies, emergencies)
+    assert (year.severity, year.in_digits) == ("gap", True)
+
+
 def test_a_number_of_three_parts_no_context_writes_is_a_gap() -> None:
     sdk = "Node.js SDK version 4.2.0 added support for streaming responses."
     [version] = check_numbers("SDK version 8.4.0 added streaming responses.", sdk, sdk)

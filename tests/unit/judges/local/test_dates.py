@@ -23,3 +23,11 @@ def test_a_day_of_a_month_without_its_year_is_a_date_of_no_year() -> None:
     assert dates("held on 2-3 September") == []
     assert dates("on September 2 and 3") == []
     assert dates("on 3, 4 or 5 May") == []
+
+
+def test_a_month_in_lower_case_is_read_but_for_a_verb() -> None:
+    # A text written in lower case ("on july 11") dates as a capitalised one does.
+    assert dates("the rematch is on july 11 in las vegas") == [Date(None, 7, 11)]
+    assert dates("in june 2015") == [Date(2015, 6)]
+    assert dates("you may 5 times a day") == []
+    assert dates("march 5 miles north") == []

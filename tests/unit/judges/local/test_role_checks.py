@@ -177,3 +177,20 @@ def test_a_day_is_bound_to_the_end_of_the_span_its_verb_names() -> None:
     assert day.message == "claims Sunday for sale; the context says Friday"
     assert check_days("The sale ends on Friday.", sale) == []
     assert check_days("The sale starts on Sunday.", sale) == []
+
+
+def test_the_end_of_a_span_is_read_with_the_days_of_its_start() -> None:
+    # "to 4 pm" is the weekend's as much as "10 am" is; "10:00" parts no clause.
+    chat = (
+        "Live chat is staffed Monday to Friday from 8:00 a.m. to 8:00 p.m. Eastern Time."
+        " Weekend chat coverage, Saturday and Sunday 10:00 a.m. to 4:00 p.m. Eastern Time."
+    )
+    [end] = check_times("Weekend chat, Saturday and Sunday 10:00 a.m. to 8:00 p.m.", chat, chat)
+    assert end.message == "claims \u201cto 8 pm\u201d; the context says \u201cto 4 pm\u201d"
+    assert (
+        check_times("Weekend chat, Saturday and Sunday 10:00 a.m. to 4:00 p.m.", chat, chat) == []
+    )
+    assert [t.words for t in times("Saturday and Sunday 10:00 a.m. to 4:00 p.m.")] == [
+        frozenset({"sunday"}),
+        frozenset({"sunday"}),
+    ]
