@@ -566,7 +566,7 @@ def _neighbour_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | No
     closest = max(sentences, key=lambda t: len(content_words(seen.claim) & content_words(t)))
     for sentence in sentences:
         nowhere = sentence == closest and not any(
-            _same_amount(q, s, rough) for s in quantities(sentence)
+            _same_amount(q, s, rough) for s in _of_its_thing(q, sentence)
         )
         for clause in _coordinated(sentence):
             rival = _neighbours_rival(q, mine, clause, rough, nowhere)

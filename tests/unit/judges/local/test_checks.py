@@ -734,6 +734,11 @@ def test_the_one_amount_next_to_the_claims_word_binds_a_number_the_passage_lacks
         "Fissure sealants are £30 per tooth and are recommended from age 12.", sealants, others
     )
     assert age.message == "claims 12; the context says 6"
+    # £30 is a price, not the bare age 30.
+    [priced] = check_numbers(
+        "Fissure sealants are £30 per tooth and are recommended from age 30.", sealants, others
+    )
+    assert priced.message == "claims 30; the context says 6"
 
 
 def test_a_bound_the_context_states_is_read_before_its_plain_amounts() -> None:
