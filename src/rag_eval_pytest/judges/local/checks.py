@@ -209,10 +209,10 @@ def _clauses_of(q: Quantity, claim: str) -> list[str]:
 
 def _says_whole(mine: str, theirs: str) -> bool:
     """Whether the clause ``theirs`` holds every word and every number of ``mine``, each
-    number with no other words next to it (:func:`_as_itself`)."""
-    return content_words(mine) <= content_words(theirs) and _all_stated(
-        quantities(mine), mine, theirs
-    )
+    number with no other words next to it (:func:`_as_itself`); a number in words is its
+    number ("eight euros" is "8 euros")."""
+    words = content_words(mine) - NUMBER_STEMS
+    return words <= content_words(theirs) and _all_stated(quantities(mine), mine, theirs)
 
 
 def _all_stated(numbers: list[Quantity], mine: str, theirs: str) -> bool:

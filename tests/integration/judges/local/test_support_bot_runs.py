@@ -196,7 +196,13 @@ GOOD = [
         answer="Orders over $50 ship free.",
         contexts=["Orders over $50 ship free; smaller orders pay $4.99."],
     ),
-    # The context's own sentence of two amounts: each is its own clause's.
+    # The context's own sentence of two amounts: each is its own clause's, in words too.
+    case(
+        "kayak_rates",
+        "How much is kayak hire?",
+        answer="Kayak hire costs twelve dollars per hour or 45 dollars per day.",
+        contexts=["Kayak hire costs 12 dollars per hour or 45 dollars per day."],
+    ),
     case(
         "bike_rates",
         "How much is bike rental?",

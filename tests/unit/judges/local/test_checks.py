@@ -667,6 +667,11 @@ def test_a_sentence_of_several_amounts_is_no_conflict_with_itself(sentence: str)
 
 def test_a_clause_the_evidence_says_whole_binds_its_numbers_but_hides_no_swap() -> None:
     bikes = "Bike rental costs 8 euros per hour or 30 euros per day."
+    # A number in words is its number.
+    assert (
+        check_numbers("Bike rental costs eight euros per hour or 30 euros per day.", bikes, bikes)
+        == []
+    )
     hour, day = check_numbers(
         "Bike rental costs 30 euros per hour or 8 euros per day.", bikes, bikes
     )
