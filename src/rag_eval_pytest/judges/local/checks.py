@@ -1280,12 +1280,55 @@ def check_dates(claim: str, evidence: str, contexts: str, dated: str = "") -> li
     8 December 1984". The rival date is the evidence's, else that of ``dated`` (the closest
     passage that gives a date: "The treaty was signed in 1994" beside the passage about
     where it was signed)."""
-    stated = dates(contexts)
-    near = dates(evidence) or dates(dated)
-    found = [
+    found = _undated(claim, dates(contexts), dates(evidence) or dates(dated))
+    return found or _clause_dates(claim, evidence) or _closest_dated(claim, contexts)
+
+
+def _undated(claim: str, stated: list[Date], near: list[Date]) -> list[Finding]:
+    """The findings on the claim's dates that none of ``stated`` can be."""
+    return [
         _date_finding(d, near) for d in dates(claim) if not any(d.compatible(s) for s in stated)
     ]
-    return found or _clause_dates(claim, evidence)
+
+
+_CLOSE = 0.6
+"""The least share of a claim's words the sentence closest to it holds to bind its date."""
+_SHARED_WORDS = 3
+"""... and the fewest of them."""
+
+
+def _closest_dated(claim: str, contexts: str) -> list[Finding]:
+    """A conflict where the claim's one date is not that of the dated sentence of the
+    contexts closest to it, which holds most of its words, and no sentence as close gives
+    it ("The Strain premiered on FX on July 26, 2014." against "... premiered on FX on July
+    13, 2014." beside a list of 2014's episodes): a date stated elsewhere is another event's."""
+    claimed = dates(claim)
+    closest = _closest_dated_sentences(claim, contexts) if len(claimed) == 1 else []
+    if not closest or any(_gives(claimed[0], t) for t in closest):
+        return []
+    return [_date_finding(claimed[0], dates(closest[0]))]
+
+
+def _closest_dated_sentences(claim: str, contexts: str) -> list[str]:
+    """The dated sentences of the contexts that share most of the claim's words, where they
+    hold enough of them (:data:`_CLOSE`, :data:`_SHARED_WORDS`)."""
+    words = frozenset(content_words(claim) - _MONTH_WORDS)
+    shared = _dated_shares(words, contexts)
+    share = max(shared.values(), default=0)
+    if share < max(_SHARED_WORDS, _CLOSE * len(words)):
+        return []
+    return [t for t, n in shared.items() if n == share]
+
+
+def _dated_shares(words: frozenset[str], contexts: str) -> dict[str, int]:
+    """How many of ``words`` each dated sentence of the contexts holds."""
+    dated = (t for t in split_sentences(contexts) if dates(t))
+    return {t: len(words & content_words(t)) for t in dated}
+
+
+def _gives(claimed: Date, sentence: str) -> bool:
+    """Whether a sentence gives a date that can be the claim's."""
+    return any(claimed.compatible(d) for d in dates(sentence))
 
 
 def _clause_dates(claim: str, evidence: str) -> list[Finding]:

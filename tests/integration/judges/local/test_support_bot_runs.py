@@ -725,6 +725,16 @@ SWAPPED = [
         answer="For life-threatening emergencies, dial 1998.",
         contexts=["For life-threatening emergencies, such as severe swelling, dial 999."],
     ),
+    # 2011 is the second album's year; the band was formed in 2008.
+    case(
+        "band_formed",
+        "When was the band formed?",
+        answer="Harbour Lights is a Canadian pop band formed in Halifax, Nova Scotia in 2011.",
+        contexts=[
+            "Harbour Lights is a Canadian pop band formed in Halifax, Nova Scotia in 2008. Their"
+            " second album came out in 2011."
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -774,7 +784,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # another four-digit amount are conflicts, decided; a denied amount and a version no
     # context gives are left to an LLM; so is a clause that denies the context's; dates and
     # prices swapped between the clauses are conflicts, decided; so are the end of another
-    # span of days and another thing's age; a year no context gives is left to an LLM.
+    # span of days and another thing's age; a year no context gives is left to an LLM; a
+    # year the closest sentence gives otherwise is a conflict, decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -788,7 +799,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("failed", "failed", "failed", "not_judged", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "failed", "failed", "not_judged", "failed"),
         *("not_judged", "not_judged", "failed", "failed", "failed", "failed"),
-        "not_judged",
+        *("not_judged", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

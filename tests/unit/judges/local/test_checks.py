@@ -538,6 +538,21 @@ def test_each_clause_of_a_claim_then_clause_is_read_alone() -> None:
     assert check_numbers(price, price, price) == []
 
 
+def test_a_date_is_read_against_the_dated_sentence_closest_to_the_claim() -> None:
+    # 2014 elsewhere is another event's: the premiere's date is the closest sentence's.
+    strain = (
+        "The Strain is a horror drama series that premiered on FX on July 13, 2014. Its"
+        " episodes of 2014 drew strong ratings."
+    )
+    [premiere] = check_dates(
+        "The Strain is a horror drama series that premiered on FX on July 26, 2014.", strain, strain
+    )
+    assert premiere.message == "claims 26 July 2014; the context says 13 July 2014"
+    assert check_dates("The Strain premiered on FX on July 13, 2014.", strain, strain) == []
+    # Two words in common bind no date: "Ratings rose on July 26, 2014." says something else.
+    assert check_dates("Ratings rose on July 26, 2014.", strain, strain) == []
+
+
 def test_closed_where_the_context_says_opened_is_an_opposite() -> None:
     opened = "The bridge was opened by the mayor in May."
     [finding] = check_negation("The mayor closed the bridge in May.", opened, 1.0)
