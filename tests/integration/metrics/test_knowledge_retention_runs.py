@@ -296,3 +296,29 @@ def test_a_thing_the_answer_may_name_otherwise_is_left_to_an_llm_judge(
     assert turns["other-car"]["status"] in ("passed", "failed")
     assert (turns["other-car"]["details"]["tiers"], turns["other-car"]["unsure"]) == ({"llm": 1}, 0)
     assert turns["same-car"]["details"]["tiers"] == {"local": 1}
+
+
+def test_an_answer_that_offers_what_the_user_turned_down_is_left_to_an_llm_judge(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """ "We will send you email updates weekly." after "I don't want email updates." passed
+    with the local judge. Now the turn is not judged: the answer offers what the user turned
+    down, which only reading both settles. An answer that keeps to the wish passes."""
+    updates = "I don't want email updates. Where is my order?"
+    write_dataset(
+        [
+            chat(
+                "offered", updates, "Your order has shipped. We will send you email updates weekly."
+            ),
+            chat("kept", updates, "Your order has shipped. We won't send you email updates."),
+        ]
+    )
+    pytester.makepyfile(test_chat=TEST)
+    args = ["--rag-dataset", "dataset.json", "-p", "no:randomly", "--rag-no-cache"]
+    result = pytester.runpytest(*args, "--rag-judge=local")
+    result.assert_outcomes(passed=1, skipped=1)
+    report = {c["key"]: c for c in read_report(pytester)["cases"]}
+    [fact] = report["offered"]["turns"][1]["metrics"]["knowledge_retention"]["evidence"]
+    assert fact["verdict"] == "unsure"
+    assert "offers what the user turned down" in fact["reason"]
+    assert report["kept"]["metrics"]["knowledge_retention"]["status"] == "passed"

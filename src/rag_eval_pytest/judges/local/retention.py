@@ -50,7 +50,7 @@ from ...text.words import STOPWORDS, content_words, stem, tokens
 from ..questions import FactRetention, FactRetentions, RetentionInput, RetentionVerdict
 from .checks import Finding, check_negation
 from .claims import split_claims
-from .facts import known_name
+from .facts import known_name, negated_words, negation_cues
 from .pipeline import CLAUSE, Reading, run_checks
 from .quantities import Quantity, letter_labels, quantities, same_value
 from .roles import times, weekdays
@@ -92,13 +92,33 @@ def retention_of(inputs: RetentionInput) -> tuple[FactRetentions, tuple[int, ...
 
 def _doubt(fact: str, stated: list[str]) -> str | None:
     """Why a kept fact is in doubt: a statement said to the user names their thing otherwise
-    (a name after "your" none of the fact's, where the user gave theirs by name) or gives
-    another day of the week than the fact's; ``None`` for none."""
+    (a name after "your" none of the fact's, where the user gave theirs by name), gives
+    another day of the week than the fact's, or offers what the user turned down
+    (:func:`_unwanted`); ``None`` for none."""
     for claim in (c for c in stated if _addressed(c)):
-        found = _named_otherwise(claim, fact) or _another_day(claim, fact)
+        found = _doubted(claim, fact)
         if found is not None:
             return f"the answer says \u201c{shorten(claim, 80)}\u201d: {found}"
     return None
+
+
+def _doubted(claim: str, fact: str) -> str | None:
+    """Why one statement said to the user puts the fact in doubt (:func:`_doubt`)."""
+    return _named_otherwise(claim, fact) or _another_day(claim, fact) or _unwanted(claim, fact)
+
+
+def _unwanted(claim: str, fact: str) -> str | None:
+    """What the statement offers that the user turned down, where it denies nothing itself
+    ("We will send you email updates weekly." after "I don't want email updates.")."""
+    if not _FIRST_PERSON.search(fact) or negation_cues(claim):
+        return None
+    declined = negated_words(fact) - _WISHES
+    if not declined or not declined <= content_words(claim):
+        return None
+    return f"offers what the user turned down (\u201c{shorten(fact, 60)}\u201d)"
+
+
+_WISHES = frozenset(stem(w) for w in _WORDS.words("wishes"))
 
 
 def _named_otherwise(claim: str, fact: str) -> str | None:

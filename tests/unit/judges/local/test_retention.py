@@ -163,6 +163,10 @@ def test_the_same_identifier_plan_or_name_or_another_thing_keeps_the_fact(
         ("My appointment is on Tuesday at 3 pm.", "See you Thursday at 3 pm.", True),
         ("My appointment is on Tuesday at 3 pm.", "See you on Tuesday!", False),
         ("I'm flying to Denver on Friday.", "You can check in online from Thursday.", False),
+        # what the user turned down, offered
+        ("I don't want email updates.", "We will send you email updates weekly.", True),
+        ("I don't want email updates.", "We won't send you email updates.", False),
+        ("I don't want email updates.", "Your order ships today.", False),
     ],
 )
 def test_a_fact_the_answer_may_name_otherwise_is_kept_but_unsure(
