@@ -1404,8 +1404,40 @@ def check_negation(claim: str, evidence: str, covered: float, around: str = "") 
     if excepted is not None:
         return _against_exception(excepted, bool(mine or swapped or theirs))
     if not _one_side_negates(claim, mine, theirs, swapped, covered):
-        return []
+        return _both_deny(claim, evidence, covered, (mine, theirs))
     return _negation_finding(claim, evidence, mine, theirs, swapped)
+
+
+def _both_deny(
+    claim: str, evidence: str, covered: float, cues: tuple[list[str], list[str]]
+) -> list[Finding]:
+    """Where both sides deny something (``cues``: each side's), the claim denying more
+    (:func:`_denied_more`); nothing otherwise."""
+    mine, theirs = cues
+    return _denied_more(claim, evidence, covered, mine[0]) if mine and theirs else []
+
+
+def _denied_more(claim: str, evidence: str, covered: float, cue: str) -> list[Finding]:
+    """Where both sides deny something, a conflict where the claim also denies words the
+    evidence states without denying them ("The first player is not automatically suspended
+    without pay." against "The first player is automatically suspended without pay."; "SLA
+    credits are not applied to the next invoice and cannot be redeemed for cash." against
+    "... are applied to the next invoice and cannot be redeemed for cash.")."""
+    extra = _denied_words(claim) - _denied_words(evidence)
+    if covered < _COVERED or not extra or not extra <= said_words(evidence):
+        return []
+    message = f"the claim says \u201c{cue}\u201d; the context states it without negation"
+    return [Finding("negation", "conflict", message)]
+
+
+_COVERED = 0.6
+"""The least share of the claim's words its evidence holds for a negation to count."""
+
+
+def _denied_words(text: str) -> frozenset[str]:
+    """The words each clause of ``text`` denies (:func:`.facts.negated_words`): a denial does
+    not reach past a comma ("Regrettably not, lockers cannot be rented" denies no locker)."""
+    return frozenset().union(*(negated_words(part) for part in re.split(r"[,;:]", text)))
 
 
 def _negation_finding(
@@ -1455,7 +1487,7 @@ def _one_side_negates(
     if swapped:  # "open" against "closed" negates; "not open" against "closed" does not
         covered = min(1.0, covered + len(swapped) / max(1, size))
     negative = bool(mine) != bool(swapped)
-    return negative != bool(theirs) and covered >= 0.6 and size >= 2
+    return negative != bool(theirs) and covered >= _COVERED and size >= 2
 
 
 def _negated(

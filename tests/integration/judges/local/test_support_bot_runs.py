@@ -735,6 +735,13 @@ SWAPPED = [
             " second album came out in 2011."
         ],
     ),
+    # The context denies only the cash; the answer denies the invoice too.
+    case(
+        "credits_denied",
+        "How are SLA credits paid?",
+        answer="SLA credits are not applied to the next invoice and cannot be redeemed for cash.",
+        contexts=["SLA credits are applied to the next invoice and cannot be redeemed for cash."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -785,7 +792,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # context gives are left to an LLM; so is a clause that denies the context's; dates and
     # prices swapped between the clauses are conflicts, decided; so are the end of another
     # span of days and another thing's age; a year no context gives is left to an LLM; a
-    # year the closest sentence gives otherwise is a conflict, decided.
+    # year the closest sentence gives otherwise is a conflict, decided; a denial beside the
+    # context's own is left to an LLM.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -799,7 +807,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("failed", "failed", "failed", "not_judged", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "failed", "failed", "not_judged", "failed"),
         *("not_judged", "not_judged", "failed", "failed", "failed", "failed"),
-        *("not_judged", "failed"),
+        *("not_judged", "failed", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -553,6 +553,26 @@ def test_a_date_is_read_against_the_dated_sentence_closest_to_the_claim() -> Non
     assert check_dates("Ratings rose on July 26, 2014.", strain, strain) == []
 
 
+def test_a_claim_that_denies_more_than_its_context_denies_is_a_negation() -> None:
+    fights = "The first player to start a fight is automatically suspended without pay."
+    [more] = check_negation(
+        "The first player to start a fight is not automatically suspended without pay.", fights, 1.0
+    )
+    assert more.message == "the claim says \u201cnot\u201d; the context states it without negation"
+    credits = "SLA credits are applied to the next invoice and cannot be redeemed for cash."
+    assert check_negation(
+        "SLA credits are not applied to the next invoice and cannot be redeemed for cash.",
+        credits,
+        1.0,
+    )
+    assert check_negation(fights, fights, 1.0) == []
+    # A denial does not reach past its comma: "not," answers the question.
+    lockers = "At the Eastside and Harbour pools, lockers cannot be rented overnight."
+    assert (
+        check_negation("Regrettably not, lockers cannot be rented overnight.", lockers, 1.0) == []
+    )
+
+
 def test_closed_where_the_context_says_opened_is_an_opposite() -> None:
     opened = "The bridge was opened by the mayor in May."
     [finding] = check_negation("The mayor closed the bridge in May.", opened, 1.0)
