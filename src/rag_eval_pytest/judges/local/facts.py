@@ -139,9 +139,14 @@ def phrase_coverage(
 _NEGATION = table("negation")
 # Phrases with a negation word that negate nothing ("not only", "if not impossible"), and
 # bounds ("no more than 5 projects" is "up to 5 projects").
+# A bound is followed by an amount: "no more than 5 projects", "not later than two weeks",
+# "no bigger than a shoebox"; "is not larger than the Economy room" denies a comparison.
+_AMOUNT_NEXT = (
+    rf"(?=\s+(?:[$€£]?\d|(?:{any_of((*table('numbers').numbers('ones'), 'a', 'an', 'half'))})\b))"
+)
 _NOT_NEGATING = re.compile(
     rf"\b({any_of(_NEGATION.phrases('idioms'))}"
-    rf"|(?:no|not) (?:{any_of(_NEGATION.phrases('bounds'))}) than)\b",
+    rf"|(?:no|not) (?:{any_of(_NEGATION.phrases('bounds'))}) than{_AMOUNT_NEXT})\b",
     re.IGNORECASE,
 )
 

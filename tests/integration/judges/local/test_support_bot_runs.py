@@ -742,6 +742,13 @@ SWAPPED = [
         answer="SLA credits are not applied to the next invoice and cannot be redeemed for cash.",
         contexts=["SLA credits are applied to the next invoice and cannot be redeemed for cash."],
     ),
+    # "not larger than the Economy room" denies the comparison; it is no bound.
+    case(
+        "room_size",
+        "Is the Standard room larger?",
+        answer="The Standard room is not larger than the Economy room.",
+        contexts=["The Standard room is larger than the Economy room."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -793,7 +800,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # prices swapped between the clauses are conflicts, decided; so are the end of another
     # span of days and another thing's age; a year no context gives is left to an LLM; a
     # year the closest sentence gives otherwise is a conflict, decided; a denial beside the
-    # context's own is left to an LLM.
+    # context's own is left to an LLM, and so is a denied comparison.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -807,7 +814,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("failed", "failed", "failed", "not_judged", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "failed", "failed", "not_judged", "failed"),
         *("not_judged", "not_judged", "failed", "failed", "failed", "failed"),
-        *("not_judged", "failed", "not_judged"),
+        *("not_judged", "failed", "not_judged", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -22,6 +22,9 @@ def test_a_bound_is_no_negation_and_a_stated_non_word_is_one() -> None:
     assert negation_cues("It is no longer available.") == ["no"]
     assert negation_cues("Digital goods are non-refundable.") == ["non-refundable"]
     assert negation_cues("It studies Muslims in non-Muslim nations.") == []
+    # A bound is followed by an amount; a comparison of two things is denied.
+    assert negation_cues("Bags no bigger than a shoebox fly free.") == []
+    assert negation_cues("The Standard room is not larger than the Economy room.") == ["not"]
 
 
 def test_a_denying_word_of_a_name_denies_nothing() -> None:
