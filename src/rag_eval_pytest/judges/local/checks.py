@@ -1607,7 +1607,7 @@ def check_swaps(
     question supplies the other words, but only a name the claim itself gives can be the
     replaced one."""
     said, claim = claim, framed or claim
-    swapped = _names_swapped(said, clause)
+    swapped = _names_in_places(said, clause, passage)
     if swapped:
         return [swapped]
     # A long claim's words are not one fact's slots: only a replaced name is looked for,
@@ -1636,6 +1636,57 @@ def _names_swapped(claim: str, clause: str) -> Finding | None:
     if pair is None:
         return None
     return Finding("order", "conflict", f"the claim puts {pair[0]} where the context has {pair[1]}")
+
+
+def _names_in_places(claim: str, clause: str, passage: str) -> Finding | None:
+    """Two names of the claim in each other's places (:func:`_names_swapped`,
+    :func:`_names_exchanged`)."""
+    return _names_swapped(claim, clause) or _names_exchanged(claim, passage)
+
+
+def _names_exchanged(claim: str, passage: str) -> Finding | None:
+    """A conflict where two names of the claim have each other's word before them in a
+    sentence of the passage that holds both ("a documentary film by Rudy Giuliani about Kevin
+    Keating" against "... by Kevin Keating about Rudy Giuliani"; "of the genus Asteraceae in
+    the family Chrysanthemum" against "of the genus Chrysanthemum in the family Asteraceae"),
+    however many other words the two differ by."""
+    mine = _words_before_names(claim)
+    for sentence in split_sentences(passage):
+        pair = _exchanged_pair(mine, _words_before_names(sentence))
+        if pair is not None:
+            return Finding(
+                "order", "conflict", f"the claim puts {pair[0]} where the context has {pair[1]}"
+            )
+    return None
+
+
+def _exchanged_pair(mine: dict[str, str], theirs: dict[str, str]) -> tuple[str, str] | None:
+    """Two names each with the other's word before it in ``theirs`` (the words before each
+    name: ``mine`` the claim's), else ``None``."""
+    both = [n for n in mine if theirs.get(n, mine[n]) != mine[n]]
+    pairs = ((a, b) for a in both for b in both if _each_others(a, b, mine, theirs))
+    return next(pairs, None)
+
+
+def _each_others(a: str, b: str, mine: dict[str, str], theirs: dict[str, str]) -> bool:
+    """Whether names ``a`` and ``b`` have each other's word before them."""
+    return mine[a] == theirs[b] and mine[b] == theirs[a]
+
+
+def _words_before_names(text: str) -> dict[str, str]:
+    """The word right before the first writing of each name of ``text``, where it is a word
+    of no name, in lower case, with no punctuation between ("by" before "Kevin Keating")."""
+    found = {}
+    for name in dict.fromkeys(named_in(text)):
+        written = re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text)
+        before = _WORD_BEFORE.search(text, 0, written.start()) if written else None
+        if before is not None:
+            found[name] = before.group(1)
+    return found
+
+
+# A word in lower case right before a name, with only spaces between.
+_WORD_BEFORE = re.compile(r"\b([a-z]+)\s+$")
 
 
 def words_swapped(claim: str, sentence: str) -> Finding | None:

@@ -749,6 +749,19 @@ SWAPPED = [
         answer="The Standard room is not larger than the Economy room.",
         contexts=["The Standard room is larger than the Economy room."],
     ),
+    # The film is by Kevin Keating, about Rudy Giuliani: the two names change places.
+    case(
+        "film_maker",
+        "Who made Giuliani Time?",
+        answer=(
+            "Giuliani Time is a 2005 documentary film by Rudy Giuliani about Kevin Keating,"
+            " former Mayor of New York City."
+        ),
+        contexts=[
+            "Giuliani Time is a 2005 documentary film by Kevin Keating about Rudy Giuliani,"
+            " former Mayor of New York City."
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -800,7 +813,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # prices swapped between the clauses are conflicts, decided; so are the end of another
     # span of days and another thing's age; a year no context gives is left to an LLM; a
     # year the closest sentence gives otherwise is a conflict, decided; a denial beside the
-    # context's own is left to an LLM, and so is a denied comparison.
+    # context's own is left to an LLM, and so are a denied comparison and two names with
+    # each other's word before them.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -814,7 +828,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("failed", "failed", "failed", "not_judged", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "failed", "failed", "not_judged", "failed"),
         *("not_judged", "not_judged", "failed", "failed", "failed", "failed"),
-        *("not_judged", "failed", "not_judged", "not_judged"),
+        *("not_judged", "failed", "not_judged", "not_judged", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -412,6 +412,18 @@ def test_two_names_in_each_others_places_are_a_conflict() -> None:
     assert check_swaps(claim, title, title, title) == []  # the same facts, another order
 
 
+def test_two_names_with_each_others_word_before_them_are_a_conflict() -> None:
+    film = "Giuliani Time is a 2005 documentary film by Kevin Keating about Rudy Giuliani."
+    claim = (
+        "Giuliani Time is a 2005 documentary film by Rudy Giuliani about Kevin Keating, a mayor."
+    )
+    [swap] = check_swaps(claim, film, film, film)
+    assert swap.message == "the claim puts Rudy Giuliani where the context has Kevin Keating"
+    # Another order with the same word before each name is no swap.
+    keating = "Kevin Keating made a documentary film about Rudy Giuliani in 2005."
+    assert check_swaps(keating, film, film, film) == []
+
+
 FERRIES = "The morning ferry takes 40 minutes. The night ferry stops twice and takes 90 minutes."
 
 
