@@ -1651,13 +1651,16 @@ def _names_exchanged(claim: str, passage: str) -> Finding | None:
     the family Chrysanthemum" against "of the genus Chrysanthemum in the family Asteraceae"),
     however many other words the two differ by."""
     mine = _words_before_names(claim)
-    for sentence in split_sentences(passage):
-        pair = _exchanged_pair(mine, _words_before_names(sentence))
-        if pair is not None:
-            return Finding(
-                "order", "conflict", f"the claim puts {pair[0]} where the context has {pair[1]}"
-            )
-    return None
+    theirs = [_words_before_names(sentence) for sentence in split_sentences(passage)]
+    pair = next(filter(None, (_exchanged_pair(mine, words) for words in theirs)), None)
+    if pair is None or any(_as_the_claim(mine, words, pair) for words in theirs):
+        return None  # "One-way rentals from Porto to Lisbon ..." is there as well
+    return Finding("order", "conflict", f"the claim puts {pair[0]} where the context has {pair[1]}")
+
+
+def _as_the_claim(mine: dict[str, str], theirs: dict[str, str], pair: tuple[str, str]) -> bool:
+    """Whether a sentence has the pair's two names with the claim's words before them."""
+    return all(theirs.get(name) == mine[name] for name in pair)
 
 
 def _exchanged_pair(mine: dict[str, str], theirs: dict[str, str]) -> tuple[str, str] | None:

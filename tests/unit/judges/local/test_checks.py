@@ -419,9 +419,13 @@ def test_two_names_with_each_others_word_before_them_are_a_conflict() -> None:
     )
     [swap] = check_swaps(claim, film, film, film)
     assert swap.message == "the claim puts Rudy Giuliani where the context has Kevin Keating"
-    # Another order with the same word before each name is no swap.
+    # Another order with the same word before each name is no swap, nor is one another
+    # sentence of the passage says.
     keating = "Kevin Keating made a documentary film about Rudy Giuliani in 2005."
     assert check_swaps(keating, film, film, film) == []
+    rentals = "Rentals from Lisbon to Porto carry a $90 fee. Rentals from Porto to Lisbon are free."
+    going = "Going from Porto to Lisbon costs nothing extra, unlike the other way round."
+    assert check_swaps(going, rentals, rentals, rentals) == []
 
 
 FERRIES = "The morning ferry takes 40 minutes. The night ferry stops twice and takes 90 minutes."
