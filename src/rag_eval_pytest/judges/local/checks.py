@@ -1377,9 +1377,28 @@ def _any_compatible(claimed: Date, theirs: list[Date]) -> bool:
 
 
 def _dated_clauses(sentence: str) -> list[str]:
-    """The coordinated clauses of a sentence, each with a date (none for one clause)."""
-    clauses = [c for c in _coordinated(sentence, dates) if dates(c)]
+    """The coordinated clauses of a sentence, each with a date (none for one clause); a
+    clause a comma opens before a word in lower case is one too, where it has a date of its
+    own ("He reached the final in 1988, won the doubles title in 1984, and ...")."""
+    parts = [p for c in _coordinated(sentence, dates) for p in _comma_clauses(c)]
+    clauses = [c for c in parts if dates(c)]
     return clauses if len(clauses) > 1 else []
+
+
+def _comma_clauses(clause: str) -> list[str]:
+    """A clause parted where a comma comes before a word in lower case, each part with a
+    date of its own ("June 1, 1926" is one date); a part without one stays with the part
+    before it."""
+    parts: list[str] = []
+    for part in _COMMA_CLAUSE.split(clause):
+        if parts and not dates(part):
+            parts[-1] += f", {part}"
+        else:
+            parts.append(part)
+    return parts
+
+
+_COMMA_CLAUSE = re.compile(r",\s+(?=[a-z])")
 
 
 def _date_finding(claimed: Date, near: list[Date]) -> Finding:

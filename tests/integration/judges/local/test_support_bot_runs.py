@@ -762,6 +762,19 @@ SWAPPED = [
             " former Mayor of New York City."
         ],
     ),
+    # The years of the first two clauses, parted by a comma alone, change places.
+    case(
+        "career_years",
+        "When did he reach the final?",
+        answer=(
+            "He reached the singles final at the French Open in 1984, won the doubles title in"
+            " 1988, and helped France win the Davis Cup in 1991."
+        ),
+        contexts=[
+            "He reached the singles final at the French Open in 1988, won the doubles title in"
+            " 1984, and helped France win the Davis Cup in 1991."
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -814,7 +827,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # span of days and another thing's age; a year no context gives is left to an LLM; a
     # year the closest sentence gives otherwise is a conflict, decided; a denial beside the
     # context's own is left to an LLM, and so are a denied comparison and two names with
-    # each other's word before them.
+    # each other's word before them; years swapped between clauses a comma parts are a
+    # conflict, decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -828,7 +842,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("failed", "failed", "failed", "not_judged", "not_judged", "not_judged"),
         *("not_judged", "not_judged", "failed", "failed", "not_judged", "failed"),
         *("not_judged", "not_judged", "failed", "failed", "failed", "failed"),
-        *("not_judged", "failed", "not_judged", "not_judged", "not_judged"),
+        *("not_judged", "failed", "not_judged", "not_judged", "not_judged", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -544,6 +544,11 @@ def test_a_claim_of_several_dates_is_read_clause_by_clause() -> None:
         "claims 1887; the context says 1932",
     )
     assert check_dates(bridges, bridges, bridges) == []
+    # A clause a comma opens before a word in lower case is read alone too.
+    career = "She reached the final in 1988, won the doubles title in 1984, and retired in 1991."
+    swapped = "She reached the final in 1984, won the doubles title in 1988, and retired in 1991."
+    assert len(check_dates(swapped, career, career)) == 2
+    assert check_dates(career, career, career) == []
 
 
 def test_each_clause_of_a_claim_then_clause_is_read_alone() -> None:
