@@ -245,14 +245,21 @@ def _held_whole(sentence: str, claim: str) -> bool:
 
 # "the same", "both": what two things share.
 _SHARED = re.compile(r"\b(?:same|both)\b", re.IGNORECASE)
+# What names two things before "same": "Eatza Pizza and Your Pie ... the same state", "they",
+# "the two"; not "Deposits ... are not credited the same day", one thing on one day.
+_TWO_THINGS = re.compile(r"\b(?:and|both|they|two|either|neither)\b", re.IGNORECASE)
 
 
 def negates_a_comparison(claim: str) -> bool:
     """Whether the claim negates what two things share ("Eatza Pizza and Your Pie were not
     founded in the same state", "they are not both vegan"): true or false only by putting
     two facts together, so a passage that states one of them ("Eatza Pizza was founded in
-    Arizona") does not contradict it."""
-    return bool(negation_cues(claim)) and bool(_SHARED.search(claim))
+    Arizona") does not contradict it. "The same" compares only after words that name two
+    things ("Deposits are not credited the same day." compares nothing)."""
+    shared = _SHARED.search(claim)
+    if not negation_cues(claim) or shared is None:
+        return False
+    return shared.group(0).lower() == "both" or bool(_TWO_THINGS.search(claim, 0, shared.start()))
 
 
 def _read_alone(pieces: list[str]) -> list[str]:

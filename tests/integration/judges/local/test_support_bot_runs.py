@@ -775,6 +775,16 @@ SWAPPED = [
             " 1984, and helped France win the Davis Cup in 1991."
         ],
     ),
+    # "the same day" of one thing compares nothing: the "not" denies the context.
+    case(
+        "same_day",
+        "When are mobile cheque deposits credited?",
+        answer="Mobile cheque deposits made before 4 p.m. on a business day are not credited the"
+        " same day.",
+        contexts=[
+            "Mobile cheque deposits made before 4 p.m. on a business day are credited the same day."
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -828,7 +838,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # year the closest sentence gives otherwise is a conflict, decided; a denial beside the
     # context's own is left to an LLM, and so are a denied comparison and two names with
     # each other's word before them; years swapped between clauses a comma parts are a
-    # conflict, decided.
+    # conflict, decided; a denial of "the same day" is left to an LLM.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -843,6 +853,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "failed", "failed", "not_judged", "failed"),
         *("not_judged", "not_judged", "failed", "failed", "failed", "failed"),
         *("not_judged", "failed", "not_judged", "not_judged", "not_judged", "failed"),
+        "not_judged",
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

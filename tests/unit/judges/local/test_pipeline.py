@@ -68,6 +68,10 @@ def test_a_negated_comparison_is_no_conflict_with_one_of_the_things_compared() -
     # A plain negation of what the passage states is still one.
     [found] = run_checks(reading("Eatza Pizza was not founded in Arizona.", passage))
     assert (found.check, found.kind) == ("negation", "negation")
+    # "The same day" of one thing compares nothing: the denial is one.
+    deposits = "Cheque deposits made before 4 pm on a business day are credited the same day."
+    denied = "Cheque deposits made before 4 pm on a business day are not credited the same day."
+    assert negations(denied, deposits) == ["negation"]
 
 
 RETURNS = "Items can be returned within 30 days. Sale items cannot be returned."
