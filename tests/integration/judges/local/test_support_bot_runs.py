@@ -785,6 +785,22 @@ SWAPPED = [
             "Mobile cheque deposits made before 4 p.m. on a business day are credited the same day."
         ],
     ),
+    # 15 miles is no restatement of 12 kilometres; "below 199.9%" reaches past "below 99.95%".
+    case(
+        "trail_miles",
+        "How long is the trail?",
+        answer="The trail is 12 kilometres (15 miles) long.",
+        contexts=["The trail is 12 kilometres (7.5 miles) long."],
+    ),
+    case(
+        "uptime_credit",
+        "When do I get a service credit?",
+        answer="If monthly uptime falls below 199.9%, customers receive a 10% service credit.",
+        contexts=[
+            "If monthly uptime falls below 99.95%, customers receive a 10% service credit; below"
+            " 99.0%, the credit increases to 25%."
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -838,7 +854,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # year the closest sentence gives otherwise is a conflict, decided; a denial beside the
     # context's own is left to an LLM, and so are a denied comparison and two names with
     # each other's word before them; years swapped between clauses a comma parts are a
-    # conflict, decided; a denial of "the same day" is left to an LLM.
+    # conflict, decided; a denial of "the same day" is left to an LLM; an aside of another
+    # amount and a bound past the context's are conflicts, decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -853,7 +870,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "failed", "failed", "not_judged", "failed"),
         *("not_judged", "not_judged", "failed", "failed", "failed", "failed"),
         *("not_judged", "failed", "not_judged", "not_judged", "not_judged", "failed"),
-        "not_judged",
+        *("not_judged", "failed", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]
