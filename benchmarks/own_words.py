@@ -30,7 +30,7 @@ from rag_eval_pytest.metrics.base import MetricResult, Services
 from rag_eval_pytest.metrics.registry import default_threshold, get_metric
 from rag_eval_pytest.text.sentences import split_sentences
 
-OWN_DATA = Path(__file__).resolve().parent / "data"
+HARD_CASES = ja.HERE / "data" / "hard_cases.jsonl"
 CLAUSE_WORDS = 4
 """The fewest words of a clause parted by ";" tried on its own."""
 
@@ -57,18 +57,11 @@ def own_sentences(contexts: list[str]) -> list[str]:
 
 
 def set_files(data: Path, names: list[str]) -> list[Path]:
-    """The files of the named sets: ``<data>/<set>/dev.jsonl``, the project's own sets under
-    ``benchmarks/data`` and the hard cases."""
-    files = []
-    for name in names:
-        own = OWN_DATA / name
-        if name == "hard_cases":
-            files.append(OWN_DATA / "hard_cases.jsonl")
-        elif own.is_dir():
-            files += sorted(own.glob("*.jsonl"))
-        else:
-            files.append(data / name / "dev.jsonl")
-    return files
+    """The files of the named sets, found as ``judge_accuracy.py`` finds them (``<data>/<set>/
+    dev.jsonl``, else the project's own under ``benchmarks/data``), and the hard cases."""
+    found = {path.parent.name: path for path in ja.set_files(data)}
+    found["hard_cases"] = HARD_CASES
+    return [found[name] for name in names if name in found]
 
 
 async def verdict(judge: LocalJudge, answer: str, contexts: list[str]) -> str:
@@ -103,7 +96,7 @@ def main() -> int:
         "lfqa_verification,faithbench",
     )
     args = parser.parse_args()
-    files = [f for f in set_files(args.data, args.sets.split(",")) if f.exists()]
+    files = set_files(args.data, args.sets.split(","))
     counts = asyncio.run(run(files))
     total = sum(counts.values())
     print(
