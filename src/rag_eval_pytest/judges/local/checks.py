@@ -23,7 +23,12 @@ from ...text.sentences import split_sentences
 from ...text.words import PLACES, STOPWORDS, content_words, stem, tokens
 from .dates import Date, dates
 from .facts import known_name, negated_words, negation_cues, said_words, words_of_name
-from .neighbours import neighbours
+from .neighbours import (
+    adds_a_neighbour,
+    neighboured_alike,
+    neighboured_otherwise,
+    neighbours,
+)
 from .quantities import (
     CURRENCY_SIGNS,
     NUMBER_STEMS,
@@ -227,13 +232,8 @@ def _as_itself(q: Quantity, mine: str, s: Quantity, theirs: str) -> bool:
     """Whether ``s`` of ``theirs`` states ``q`` of ``mine`` as itself (:func:`_all_stated`)."""
     same_thing = q.unit == s.unit or _converted(q, s) is not None
     said = (_side(q, mine), _rate(q, mine)) == (_side(s, theirs), _rate(s, theirs))
-    apart = _neighbours_left(neighbours(q, mine), neighbours(s, theirs))
+    apart = adds_a_neighbour(neighbours(q, mine), neighbours(s, theirs))
     return same_thing and said and not apart and _same_amount(q, s)
-
-
-def _neighbours_left(mine: tuple[str, str], theirs: tuple[str, str]) -> bool:
-    """Whether the claim's amount has a word next to it that the other has not there."""
-    return any(m and m != t for m, t in zip(mine, theirs, strict=True))
 
 
 def _value_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | None:
@@ -593,9 +593,9 @@ def _neighbours_rival(
 def _first_neighboured_alike(
     mine: tuple[str, str], others: list[Quantity], clause: str, alone: bool = False
 ) -> Quantity | None:
-    """The first of ``others`` with the claim's amount's neighbours (:func:`_neighboured_alike`);
+    """The first of ``others`` with the claim's amount's neighbours (:func:`neighboured_alike`);
     with ``alone``, the only one, else none."""
-    alike = [s for s in others if _neighboured_alike(mine, neighbours(s, clause))]
+    alike = [s for s in others if neighboured_alike(mine, neighbours(s, clause))]
     return alike[0] if alike and not (alone and len(alike) > 1) else None
 
 
@@ -617,8 +617,8 @@ def _of_its_thing(q: Quantity, clause: str) -> list[Quantity]:
 
 def _all_neighboured_otherwise(mine: tuple[str, str], equal: list[Quantity], clause: str) -> bool:
     """Whether each of the clause's amounts equal to the claim's has other words next to it
-    (:func:`_neighboured_otherwise`)."""
-    return all(_neighboured_otherwise(mine, neighbours(s, clause)) for s in equal)
+    (:func:`neighboured_otherwise`)."""
+    return all(neighboured_otherwise(mine, neighbours(s, clause)) for s in equal)
 
 
 # Two amounts side by side, one word at most after the first: "$10, $20 and $30", "at 80%
@@ -627,29 +627,6 @@ _AMOUNTS_LISTED = re.compile(
     rf"\d[\d.,%]*\s*(?:[A-Za-z]+\s*)?(?:,|\band\b|\bor\b|\bto\b|[-–])\s*[{CURRENCY_SIGNS}]?\d",
     re.IGNORECASE,
 )
-
-
-def _neighboured_otherwise(mine: tuple[str, str], theirs: tuple[str, str]) -> bool:
-    """Whether the context's equal amount has another word next to it than the claim's, and
-    none of the claim's."""
-    other = any(t and t != m for m, t in zip(mine, theirs, strict=True))
-    return other and not _shares_neighbour(mine, theirs)
-
-
-def _shares_neighbour(mine: tuple[str, str], theirs: tuple[str, str]) -> bool:
-    """Whether two amounts have a neighbour in common on one side."""
-    return any(m and m == t for m, t in zip(mine, theirs, strict=True))
-
-
-def _neighboured_alike(mine: tuple[str, str], theirs: tuple[str, str]) -> bool:
-    """Whether two amounts share a neighbour on one side and differ on neither: "costs $40 a
-    day" is not "costs $10 an hour"."""
-    return _shares_neighbour(mine, theirs) and not _neighbours_differ(mine, theirs)
-
-
-def _neighbours_differ(mine: tuple[str, str], theirs: tuple[str, str]) -> bool:
-    """Whether two amounts have other words next to them on one side."""
-    return any(m and t and m != t for m, t in zip(mine, theirs, strict=True))
 
 
 def _near_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | None:

@@ -4,7 +4,7 @@ expandable to 128 GB", "draw" after "10-year" in "a 10-year draw period followed
 
 Within one clause nothing is left out, so the word next to an amount binds it: the numbers
 check reads a claim's amount as moved to another's place when its neighbour is the other's
-(:mod:`.checks`).
+(:mod:`.checks`). Two amounts' neighbours, each a pair (before, after), are compared here.
 """
 
 from __future__ import annotations
@@ -106,3 +106,34 @@ def _counted(found: list[re.Match[str]], at: int) -> bool:
 
 def _has_digit(word: str) -> bool:
     return any(c.isdigit() for c in word)
+
+
+# ----------------------------------------------------------------------------- two amounts
+
+
+def adds_a_neighbour(mine: tuple[str, str], theirs: tuple[str, str]) -> bool:
+    """Whether the claim's amount has a word next to it that the other has not there."""
+    return any(m and m != t for m, t in zip(mine, theirs, strict=True))
+
+
+def neighboured_otherwise(mine: tuple[str, str], theirs: tuple[str, str]) -> bool:
+    """Whether the context's equal amount has another word next to it than the claim's, and
+    none of the claim's."""
+    other = any(t and t != m for m, t in zip(mine, theirs, strict=True))
+    return other and not shares_a_neighbour(mine, theirs)
+
+
+def shares_a_neighbour(mine: tuple[str, str], theirs: tuple[str, str]) -> bool:
+    """Whether two amounts have a neighbour in common on one side."""
+    return any(m and m == t for m, t in zip(mine, theirs, strict=True))
+
+
+def neighboured_alike(mine: tuple[str, str], theirs: tuple[str, str]) -> bool:
+    """Whether two amounts share a neighbour on one side and differ on neither: "costs $40 a
+    day" is not "costs $10 an hour"."""
+    return shares_a_neighbour(mine, theirs) and not neighbours_differ(mine, theirs)
+
+
+def neighbours_differ(mine: tuple[str, str], theirs: tuple[str, str]) -> bool:
+    """Whether two amounts have other words next to them on one side."""
+    return any(m and t and m != t for m, t in zip(mine, theirs, strict=True))
