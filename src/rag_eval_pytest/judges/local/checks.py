@@ -105,22 +105,34 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
     :func:`check_times`'s."""
     if compared_with(claim, evidence):
         return []  # the numbers are another thing's: this one's only by working them out
-    repeating = _repeating_clauses(claim)
-    if repeating:
-        return [f for clause in repeating for f in check_numbers(clause, evidence, contexts)]
+    clauses = _numbered_clauses(claim)
+    if _repeats_a_number(clauses):
+        return _each_clause(clauses, evidence, contexts)
     found = _amount_findings(claim, evidence, contexts) + _unstated_versions(claim, contexts)
-    return found or _clause_findings(claim, evidence, contexts)
+    return found or _each_clause(clauses, evidence, contexts)
 
 
-def _clause_findings(claim: str, evidence: str, contexts: str) -> list[Finding]:
-    """The findings on each coordinated clause of the claim read alone, where each has a
-    number ("The introductory price is $15 a month for six months, then $9 a month." against
-    "... $9 a month for six months, then $15 a month.": a claim that goes on with ", then"
-    gives each of its numbers to the later clause, read whole)."""
+def _numbered_clauses(claim: str) -> list[str]:
+    """The claim's coordinated clauses where it has two or more and each has a number; none
+    otherwise."""
     clauses = _coordinated(claim)
-    if len(clauses) < 2 or not all(quantities(c) for c in clauses):
-        return []
+    return clauses if len(clauses) > 1 and all(quantities(c) for c in clauses) else []
+
+
+def _each_clause(clauses: list[str], evidence: str, contexts: str) -> list[Finding]:
+    """The findings on each of the claim's clauses of numbers read alone
+    (:func:`_numbered_clauses`): a number the claim states twice is read in each of its clauses
+    ("$500 on the Standard plan and $500 on the Plus plan"), and a claim whose whole finds
+    nothing is read clause by clause ("The introductory price is $15 a month for six months,
+    then $9 a month." against "... $9 a month for six months, then $15 a month.": read whole,
+    ", then" gives each of its numbers to the later clause)."""
     return [f for clause in clauses for f in check_numbers(clause, evidence, contexts)]
+
+
+def _repeats_a_number(clauses: list[str]) -> bool:
+    """Whether two of the claim's clauses state one number as written."""
+    written = [q.text for clause in clauses for q in set(quantities(clause))]
+    return len(written) > len(set(written))
 
 
 def _amount_findings(claim: str, evidence: str, contexts: str) -> list[Finding]:
@@ -142,15 +154,6 @@ def _unstated_versions(claim: str, contexts: str) -> list[Finding]:
 
 
 _VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?![\w.]*\d)", re.IGNORECASE)
-
-
-def _repeating_clauses(claim: str) -> list[str]:
-    """The coordinated clauses of a claim that states one number twice or more, in two of
-    them ("$500 on the Standard plan and $500 on the Plus plan"): each is read alone, so that
-    each writing of the number is read in its own clause; none for any other claim."""
-    clauses = _coordinated(claim)
-    written = [q.text for clause in clauses for q in set(quantities(clause))]
-    return clauses if len(written) > len(set(written)) else []
 
 
 def _years(contexts: str) -> set[int]:
