@@ -566,7 +566,7 @@ def _neighbour_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | No
     "recommended from age 6. Children under 12 ...")."""
     mine = neighbours(q, seen.claim)
     sentences = split_sentences(seen.evidence)
-    closest = max(sentences, key=lambda t: len(content_words(seen.claim) & content_words(t)))
+    closest = _closest_by_words(seen.claim, sentences)
     for sentence in sentences:
         nowhere = sentence == closest and not any(
             _same_amount(q, s, rough) for s in _of_its_thing(q, sentence)
@@ -1043,6 +1043,12 @@ def _worded(clause: str) -> bool:
     return bool(content_words(clause) - NUMBER_STEMS - _units_of(clause))
 
 
+def _closest_by_words(text: str, sentences: list[str]) -> str:
+    """The first of ``sentences`` that shares most content words with ``text``."""
+    words = content_words(text)
+    return max(sentences, key=lambda t: len(words & content_words(t)))
+
+
 def _bound_sentence(claimed: Quantity, claim: str, evidence: str) -> str | None:
     """The evidence's sentence closest to the claim's clause around its number, where the
     evidence has several and that one shares two words of the clause besides the number's."""
@@ -1050,7 +1056,7 @@ def _bound_sentence(claimed: Quantity, claim: str, evidence: str) -> str | None:
     if len(sentences) < 2:
         return None
     clause = next((c for c in _CLAUSES.split(claim) if claimed.text in c), claim)
-    closest = max(sentences, key=lambda t: len(content_words(clause) & content_words(t)))
+    closest = _closest_by_words(clause, sentences)
     shared = content_words(clause) & content_words(closest)
     if len(shared - content_words(claimed.text)) < 2:
         return None  # too few words in common to bind the number to that sentence
