@@ -1684,13 +1684,19 @@ def _each_others(a: str, b: str, mine: dict[str, str], theirs: dict[str, str]) -
 def _words_before_names(text: str) -> dict[str, str]:
     """The word right before the first writing of each name of ``text``, where it is a word
     of no name, in lower case, with no punctuation between ("by" before "Kevin Keating")."""
-    found = {}
+    return dict(_read_words_before_names(text))
+
+
+@lru_cache(maxsize=4096)
+def _read_words_before_names(text: str) -> tuple[tuple[str, str], ...]:
+    # Memoised: every claim of a case reads the same passage's sentences.
+    found = []
     for name in dict.fromkeys(named_in(text)):
         written = re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text)
         before = _WORD_BEFORE.search(text, 0, written.start()) if written else None
         if before is not None:
-            found[name] = before.group(1)
-    return found
+            found.append((name, before.group(1)))
+    return tuple(found)
 
 
 # A word in lower case right before a name, with only spaces between.
