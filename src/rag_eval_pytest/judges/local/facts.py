@@ -27,6 +27,7 @@ from ...text.words import (
     token_matches,
     tokens,
 )
+from .quantities import in_digits
 from .tables import table
 
 # A space inside a number that only groups its digits: no-break, thin, narrow no-break and
@@ -283,10 +284,12 @@ _IDENTIFIER = re.compile(r"[^\W_]+(?:['’\-.][^\W_]+)*")
 def lower_words(text: str) -> frozenset[str]:
     """Every word of ``text`` lowercased, without possessive "'s" (for name look-ups), with
     identifiers as written ("aes-256", "gpt-4o"), the parts of hyphenated words ("french",
-    "born"), and the places that demonyms name ("french" -> "france")."""
+    "born"), numbers in words also in digits ("tier-two" -> "tier-2"), and the places that
+    demonyms name ("french" -> "france")."""
     words = _written_words(text)
     for word in list(words):
         words.update(_hyphen_parts(word))
+        words.add(in_digits(word))
     words.update(PLACES[w] for w in list(words) if w in PLACES)
     words.update(unaccented(w) for w in list(words) if not w.isascii())
     words.update(_aliases(text.lower()))
@@ -348,8 +351,11 @@ def _known_word(word: str, text: str, known: frozenset[str]) -> bool:
 
 def _plainly_known(low: str, known: frozenset[str]) -> bool:
     """Whether a lowercased word of a name is no name's or among the text's words ``known``
-    (a place by any of its names)."""
-    return not low or low in NAME_STOP or low in known or PLACES.get(low, low) in known
+    (a place by any of its names, a number in digits or in words: "Tier-two" beside
+    "Tier-2", "Terminal Two" beside "Terminal 2")."""
+    if not low or low in NAME_STOP or low in known or PLACES.get(low, low) in known:
+        return True
+    return in_digits(low) in known
 
 
 CLIPPED_LETTERS = 5

@@ -114,7 +114,7 @@ class _Spelled:
     def add(self, word: str) -> bool:
         """Add a number word ("twenty-five", "five", "twenty") or a scale ("hundred"); false
         for another word."""
-        value = _number_word(word)
+        value = number_word(word)
         if value is not None:
             self.current += value
             return True
@@ -127,7 +127,7 @@ class _Spelled:
         return False
 
 
-def _number_word(word: str) -> float | None:
+def number_word(word: str) -> float | None:
     """The value of "twenty-five", "five" or "twenty" (``None`` for another word)."""
     parts = word.split("-")
     if len(parts) == 2 and parts[0] in _TENS and parts[1] in _UNITS_ONES:
@@ -135,6 +135,27 @@ def _number_word(word: str) -> float | None:
     if word in _UNITS_ONES:
         return _UNITS_ONES[word]
     return _TENS.get(word)
+
+
+def in_digits(word: str) -> str:
+    """``word`` with its number words in digits, the whole word ("twenty-five" -> "25") or
+    each of its hyphen-joined parts ("Tier-two" -> "Tier-2", "two" -> "2"); unchanged where
+    it has none."""
+    whole = number_word(word.lower())
+    if whole is not None:
+        return f"{whole:g}"
+    parts = word.split("-")
+    values = [number_word(part.lower()) for part in parts]
+    return "-".join(p if v is None else f"{v:g}" for p, v in zip(parts, values, strict=True))
+
+
+def numbers_in_digits(text: str) -> str:
+    """``text`` with the number words of its hyphenated words in digits (:func:`in_digits`):
+    read for its words, "the Tier-two team" holds "tier" as "the Tier-2 team" does."""
+    return _HYPHENATED.sub(lambda m: in_digits(m.group(0)), text) if "-" in text else text
+
+
+_HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 
 
 def _joins_ones(word: str, words: list[str], j: int, used: int) -> bool:
@@ -254,9 +275,11 @@ def _quantity_at(words: list[str], i: int) -> tuple[Quantity | None, int]:
         return None, j
     unit, j, width = _unit_at(words, i, j, currency)
     shown = " ".join(words[i : j + width])
-    if not unit and _labels(words, i):
-        # "Terminal 2", "Room 101": the name before the number is what it counts.
-        unit, shown = LABEL + words[i - 1].lower(), f"{words[i - 1]} {shown}"
+    if _labels(words, i) and (not unit or _named(words[i - 1])):
+        # "Terminal 2", "Room 101": the name before the number is what it counts; a name's
+        # number before a noun counts no more of it ("the Tier-2 team" is one team).
+        unit, j = LABEL + words[i - 1].lower(), i + 1
+        shown = f"{words[i - 1]} {words[i]}"
     return Quantity(value, unit, shown, bool(currency)), j
 
 
@@ -266,9 +289,16 @@ LABEL = "#"
 
 def _labels(words: list[str], i: int) -> bool:
     """Whether the word before the number ``words[i]`` names what the number labels
-    ("Terminal 2", "gate 12"; not "Cardiff Blues 23", a score): a word of the units table's
-    labels."""
-    return i > 0 and words[i][:1].isdigit() and words[i - 1].lower() in LABELS
+    ("Terminal 2", "gate 12", "Building Two"; not "Cardiff Blues 23", a score): a word of
+    the units table's labels, before digits or, in a name, before a number word."""
+    if i == 0 or words[i - 1].lower() not in LABELS:
+        return False
+    return words[i][:1].isdigit() or (_named(words[i - 1]) and _named(words[i]))
+
+
+def _named(word: str) -> bool:
+    """Whether a word is written as a name's ("Building", "Two")."""
+    return word[:1].isupper()
 
 
 def _share_at(words: list[str], i: int) -> tuple[Quantity, int] | None:
@@ -458,7 +488,14 @@ def _number_apart(token: str) -> list[str]:
     low = rest.lower()
     if first.lower() in _UNITS_ONES and low.isalpha() and low not in _NO_UNIT:
         return [first, rest]
+    if _labelled_number(first, low):
+        return [first, rest.capitalize()]  # "Tier-two" is "Tier Two", as "Tier-2" is "Tier 2"
     return [token]
+
+
+def _labelled_number(first: str, low: str) -> bool:
+    """Whether a hyphenated word is a name's label and its number in words ("Tier-two")."""
+    return first.lower() in LABELS and _named(first) and number_word(low) is not None
 
 
 _ASIDE = re.compile(

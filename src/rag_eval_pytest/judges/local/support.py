@@ -28,7 +28,7 @@ from .checks import FINDING_KINDS, Finding, missing_name_share, stated_amount_wo
 from .dates import dates
 from .facts import phrase_coverage, word_pairs
 from .pipeline import LISTED, Reading, closest_sentence, run_checks
-from .quantities import NUMBER_STEMS
+from .quantities import NUMBER_STEMS, numbers_in_digits
 from .roles import DAY_WORDS, day_words
 from .scope import beyond
 
@@ -146,7 +146,7 @@ class Evidence:
 
     def __post_init__(self) -> None:
         self.all_text = "\n".join(self.contexts)
-        self.all_words = content_words(self.all_text)
+        self.all_words = content_words(numbers_in_digits(self.all_text))
         self.all_pairs = word_pairs(self.all_text)
 
     @classmethod
@@ -187,7 +187,7 @@ def _windows(lone: list[bool]) -> list[tuple[int, int]]:
 
 def _window_words(parts: list[str], windows: list[tuple[int, int]]) -> list[frozenset[str]]:
     """The content words of each window: the union of its sentences'."""
-    own = [content_words(part) for part in parts]
+    own = [content_words(numbers_in_digits(part)) for part in parts]
     return [
         own[start] if size == 1 else frozenset().union(*own[start : start + size])
         for start, size in windows
@@ -255,7 +255,11 @@ def claim_features(
     left out."""
     similarities = evidence.vectors @ claim_vector
     # "Two years." holds 2 years, "5 miles" 8 km: the number check's
-    words = content_words(claim) - NUMBER_STEMS - stated_amount_words(claim, evidence.all_text)
+    words = (
+        content_words(numbers_in_digits(claim))
+        - NUMBER_STEMS
+        - stated_amount_words(claim, evidence.all_text)
+    )
     seen_by, all_seen = _seen_words(words, evidence)
     covered = [_share(words, seen) for seen in seen_by]
     # The best passage is close in meaning *and* shares the claim's words.

@@ -218,6 +218,13 @@ GOOD = [
             " replacement costs £15 and any further replacements cost £25."
         ],
     ),
+    # A name's number in words is its number in digits.
+    case(
+        "refund_tier",
+        "Which team handles refunds?",
+        answer="The Tier-two team handles refunds.",
+        contexts=["Refunds are handled by the Tier-2 support team."],
+    ),
 ]
 SWAPPED = [
     # 30 days in the sentence about returns; 5 business days in the one about refunds.
@@ -801,6 +808,13 @@ SWAPPED = [
             " 99.0%, the credit increases to 25%."
         ],
     ),
+    # A name's number in words against the context's digits: another block.
+    case(
+        "locker_block",
+        "Where are the lockers?",
+        answer="Lockers for day visitors are in Block Three.",
+        contexts=["Lockers for day visitors are in Block 7 on the ground floor."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -855,7 +869,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # context's own is left to an LLM, and so are a denied comparison and two names with
     # each other's word before them; years swapped between clauses a comma parts are a
     # conflict, decided; a denial of "the same day" is left to an LLM; an aside of another
-    # amount and a bound past the context's are conflicts, decided.
+    # amount and a bound past the context's are conflicts, decided; so is a name's number in
+    # words against the context's digits.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -870,7 +885,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "failed", "failed", "not_judged", "failed"),
         *("not_judged", "not_judged", "failed", "failed", "failed", "failed"),
         *("not_judged", "failed", "not_judged", "not_judged", "not_judged", "failed"),
-        *("not_judged", "failed", "failed"),
+        *("not_judged", "failed", "failed", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

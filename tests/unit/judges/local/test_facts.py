@@ -41,6 +41,14 @@ def test_a_two_letter_acronym_is_its_name() -> None:
     assert not known_name("EU", ships)
 
 
+def test_a_number_in_a_name_is_known_in_words_or_in_digits() -> None:
+    assert known_name("Tier-two", "Refunds are handled by the Tier-2 support team.")
+    assert known_name("Tier-2", "Refunds are handled by the Tier-two support team.")
+    assert known_name("Terminal Two", "Flights to Oslo leave from Terminal 2.")
+    assert not known_name("Tier-three", "Refunds are handled by the Tier-2 support team.")
+    assert not known_name("Terminal Three", "Flights to Oslo leave from Terminal 2.")
+
+
 def test_an_acronym_a_context_spells_out_is_read_as_its_words() -> None:
     ships = "We ship to the United Kingdom, Norway and the United States."
     assert spelled_out("We ship to the UK and the US.", ships) == (

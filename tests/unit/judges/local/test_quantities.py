@@ -74,6 +74,26 @@ def test_a_number_a_label_names_counts_that_label_and_punctuation_ends_a_unit() 
     assert [q.unit for q in quantities("Gloucester 33, Cardiff Blues 23")] == ["", ""]
 
 
+def test_a_name_s_number_in_words_or_before_a_noun_is_its_label() -> None:
+    read = [
+        quantities(text)
+        for text in (
+            "The pharmacy is in Building Two.",
+            "The Tier-two team handles refunds.",
+            "The Tier-2 team handles refunds.",
+        )
+    ]
+    assert [[(q.value, q.unit) for q in found] for found in read] == [
+        [(2.0, "#building")],
+        [(2.0, "#tier")],
+        [(2.0, "#tier")],
+    ]
+    # Not a name's: a number word after a label word in lower case counts what follows.
+    assert [(q.value, q.unit) for q in quantities("We booked room two nights ago.")] == [
+        (2.0, "night")
+    ]
+
+
 def test_an_amount_and_its_smaller_part_are_one_amount() -> None:
     [flight] = quantities("Flight time is 2 h 30 min.")
     assert (flight.value, flight.unit, flight.text) == (2.5, "hour", "2 h 30 min")
