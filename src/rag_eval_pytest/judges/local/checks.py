@@ -1460,14 +1460,25 @@ def _negation_finding(
 def _excepted(claim: str, evidence: str) -> str | None:
     """What the evidence excepts that the claim is about, where the claim's other words are
     the evidence's ("The gym is closed on public holidays." against "The gym is open every
-    day except public holidays."), else ``None``."""
+    day except public holidays."), else ``None``: a claim that excepts it too ("The gym is not
+    open every day except public holidays.") is read as a whole."""
+    if _EXCEPT.search(claim):
+        return None
     opposed = content_words(" ".join(word for word, _ in opposite_terms(claim, evidence)))
     mine, theirs = content_words(claim), content_words(evidence)
     for m in _EXCEPT.finditer(evidence):
-        words = content_words(m.group(1))
-        if words and words <= mine and mine - words - opposed <= theirs:
+        if _about_exception(content_words(m.group(1)), mine, theirs | opposed):
             return m.group(0)
     return None
+
+
+def _about_exception(
+    excepted: frozenset[str], mine: frozenset[str], theirs: frozenset[str]
+) -> bool:
+    """Whether a claim of the words ``mine`` is about what the evidence excepts: it holds the
+    exception's words, and ``theirs`` (the evidence's words and the claim's opposite words)
+    its other words."""
+    return bool(excepted) and excepted <= mine and mine - excepted <= theirs
 
 
 def _against_exception(excepted: str, turned: bool) -> list[Finding]:
@@ -1487,8 +1498,9 @@ def _one_side_negates(
     claim: str, mine: list[str], theirs: list[str], swapped: list[tuple[str, str]], covered: float
 ) -> bool:
     """Whether one side negates (or states the opposite of) what the other states, of a
-    claim of two content words or more whose words the evidence covers."""
-    size = len(content_words(claim))
+    claim of two content words or numbers or more ("The walk is not 8 km each way.") whose
+    words the evidence covers."""
+    size = len(said_words(claim))
     if swapped:  # "open" against "closed" negates; "not open" against "closed" does not
         covered = min(1.0, covered + len(swapped) / max(1, size))
     negative = bool(mine) != bool(swapped)
@@ -1503,7 +1515,7 @@ def _negated(
     # A negation negates the words after it: "Sale items are final sale and cannot be
     # returned" does not negate "They are final sale".
     negated, other = (claim, evidence) if mine else (evidence, claim)
-    if not swapped and not negated_words(negated) & said_words(other):
+    if not swapped and not negated_words(negated, other) & said_words(other):
         return []
     if mine:
         message = f"the claim says \u201c{mine[0]}\u201d; the context states it without negation"

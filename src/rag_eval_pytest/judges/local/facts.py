@@ -145,11 +145,23 @@ _NEGATION = table("negation")
 _AMOUNT_NEXT = (
     rf"(?=\s+(?:[$€£]?\d|(?:{any_of((*table('numbers').numbers('ones'), 'a', 'an', 'half'))})\b))"
 )
-_NOT_NEGATING = re.compile(
-    rf"\b({any_of(_NEGATION.phrases('idioms'))}"
-    rf"|(?:no|not) (?:{any_of(_NEGATION.phrases('bounds'))}) than{_AMOUNT_NEXT})\b",
-    re.IGNORECASE,
+_BOUNDS = rf"(?:no|not) (?:{any_of(_NEGATION.phrases('bounds'))}) than{_AMOUNT_NEXT}"
+_NOT_NEGATING = re.compile(rf"\b({any_of(_NEGATION.phrases('idioms'))}|{_BOUNDS})\b", re.I)
+_LIMITS = _NEGATION.phrases("limits")
+_NOT_NEGATING_A_LIMIT = re.compile(
+    rf"\b({any_of([i for i in _NEGATION.phrases('idioms') if i not in _LIMITS])}|{_BOUNDS})\b",
+    re.I,
 )
+# A limit the other text states undenied: "only" or "just", no "not" before it.
+_LIMIT = re.compile(rf"(?<!\bnot )\b(?:{any_of(w.split()[-1] for w in _LIMITS)})\b", re.I)
+
+
+def _idioms_read_out(text: str, other: str) -> str:
+    """``text`` with its idioms blanked out, but for a "not only" or "not just" that denies a
+    limit ``other`` states ("is not only covered if ..." against "is only covered if ...")."""
+    if other and _LIMIT.search(other) and not _LIMIT.search(text):
+        return _NOT_NEGATING_A_LIMIT.sub(" ", text)
+    return _NOT_NEGATING.sub(" ", text)
 
 
 def negation_cues(text: str, other: str = "") -> list[str]:
@@ -163,11 +175,12 @@ def negation_cues(text: str, other: str = "") -> list[str]:
 NEGATED_SPAN = 4  # the words after a negation that it negates
 
 
-def negated_words(text: str) -> frozenset[str]:
+def negated_words(text: str, other: str = "") -> frozenset[str]:
     """The content words a negation of ``text`` negates: the few words after each cue of
     :func:`negation_cues` ("be returned" in "cannot be returned"), the rest of a "non-" word
-    ("refundable"); every content word when a negation ends the text."""
-    words, named = _read_words(text)
+    ("refundable"); every content word when a negation ends the text (``other``: the text
+    ``text`` is read against)."""
+    words, named = _read_words(text, other)
     found: set[str] = set()
     for at in _cue_positions(words, named):
         after = words[at + 1 : at + 1 + NEGATED_SPAN]
@@ -192,7 +205,7 @@ _OPENING = re.compile(r"[.!?:;\"“”(\[]")
 def _read_words(text: str, other: str = "") -> tuple[list[str], frozenset[int]]:
     """The words of ``text`` as the negation cues are read (idioms left out), and where a
     word is part of a name (:func:`_name_words`)."""
-    matches = list(token_matches(_NOT_NEGATING.sub(" ", text)))
+    matches = list(token_matches(_idioms_read_out(text, other)))
     return [m.group() for m in matches], _name_words(matches, other)
 
 

@@ -24,7 +24,7 @@ from .checks import (
     check_swaps,
     words_swapped,
 )
-from .facts import coverage, negation_cues
+from .facts import coverage, negation_cues, said_words
 from .holders import check_holders
 from .items import check_items
 from .quantities import quantities
@@ -138,9 +138,9 @@ def negation(claim: str, passage: str, context: str = "") -> list[Finding]:
     ``context`` that denies the claim's words (:func:`_denied_whole`), or a denial put aside
     the passage's clause (:func:`_denied_aside`). None where the passage denies what the
     claim denies (:func:`_denies_alike`)."""
-    if negates_a_comparison(claim) or _denies_alike(claim, passage):
-        return []
     clause = best_sentence(claim, passage)
+    if _compares_apart(claim, clause) or _denies_alike(claim, passage):
+        return []
     found = check_negation(claim, clause, coverage(claim, clause), passage)
     if not found:
         return _clause_denied(claim, passage) or _denied_elsewhere(claim, passage, context)
@@ -179,8 +179,9 @@ def _denies_alike(claim: str, passage: str) -> bool:
 
 
 def _denied_words(text: str) -> frozenset[str]:
-    """The content words a "not" denies, to the next punctuation ("not HR, ...": HR)."""
-    return frozenset().union(*(content_words(m.group(1)) for m in _NOT.finditer(text)))
+    """The content words and numbers a "not" denies, to the next punctuation ("not HR, ...":
+    HR; "not have between 3 and 100 seats": 3, 100, seats)."""
+    return frozenset().union(*(said_words(m.group(1)) for m in _NOT.finditer(text)))
 
 
 _NOT = re.compile(r"\bnot\s+([^,.;:!?]+)", re.IGNORECASE)
@@ -262,9 +263,21 @@ def negates_a_comparison(claim: str) -> bool:
     return shared.group(0).lower() == "both" or bool(_TWO_THINGS.search(claim, 0, shared.start()))
 
 
+def _compares_apart(claim: str, clause: str) -> bool:
+    """Whether the claim negates what two things share (:func:`negates_a_comparison`) that
+    its closest clause does not say they share: "Eatza Pizza and Your Pie were not founded in
+    the same state" against a sentence of each, not "Lunch is not provided on both days."
+    against "Lunch is provided on both days.", which denies the clause."""
+    if not negates_a_comparison(claim):
+        return False
+    shared = {m.group(0).lower() for m in _SHARED.finditer(claim)}
+    return not shared & {m.group(0).lower() for m in _SHARED.finditer(clause)}
+
+
 def _read_alone(pieces: list[str]) -> list[str]:
-    """The clauses that can be read alone: two content words or more."""
-    return [c for c in pieces if len(content_words(c)) >= 2]
+    """The clauses that can be read alone: two content words or numbers or more ("the
+    excess is not $1,000")."""
+    return [c for c in pieces if len(said_words(c)) >= 2]
 
 
 def _read_apart(pieces: list[str], parts: list[str]) -> bool:

@@ -815,6 +815,32 @@ SWAPPED = [
         answer="Lockers for day visitors are in Block Three.",
         contexts=["Lockers for day visitors are in Block 7 on the ground floor."],
     ),
+    # A denial of the context's own sentence: of what it says two things share, of its
+    # "only", of an amount in a clause of its own, of what it says beside its exception.
+    case(
+        "centres_closed",
+        "Are the centres open on public holidays?",
+        answer="Both centres are not closed on public holidays.",
+        contexts=["Both centres are closed on public holidays. They reopen the next morning."],
+    ),
+    case(
+        "flood_cover",
+        "Is flood damage covered?",
+        answer="Flood damage from rising water is not only covered with the Flood Endorsement.",
+        contexts=["Flood damage from rising water is only covered with the Flood Endorsement."],
+    ),
+    case(
+        "water_excess",
+        "What is the excess for escape of water?",
+        answer="For escape of water claims, such as burst pipes, the excess is not $1,000.",
+        contexts=["For escape of water claims, such as burst pipes, the excess is $1,000."],
+    ),
+    case(
+        "gym_days",
+        "When is the gym open?",
+        answer="The gym is not open daily except bank holidays.",
+        contexts=["The gym is open daily except bank holidays."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -870,7 +896,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # each other's word before them; years swapped between clauses a comma parts are a
     # conflict, decided; a denial of "the same day" is left to an LLM; an aside of another
     # amount and a bound past the context's are conflicts, decided; so is a name's number in
-    # words against the context's digits.
+    # words against the context's digits; a denial of the context's own sentence is left
+    # to an LLM.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -886,6 +913,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "failed", "failed", "failed", "failed"),
         *("not_judged", "failed", "not_judged", "not_judged", "not_judged", "failed"),
         *("not_judged", "failed", "failed", "failed"),
+        *("not_judged", "not_judged", "not_judged", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

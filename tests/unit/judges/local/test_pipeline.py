@@ -130,3 +130,49 @@ def test_a_clause_of_the_claim_that_denies_its_own_clause_is_a_negation() -> Non
         "negation"
     ]
     assert negations(ward, ward) == []
+
+
+def test_a_denial_of_what_the_context_says_two_things_share_is_a_negation() -> None:
+    # The clause says "both" too: the claim denies it, it does not compare two facts.
+    lunch = "Lunch is provided on both days."
+    assert negations("Lunch is not provided on both days.", lunch) == ["negation"]
+    drop = "After-hours key drop is available at both locations."
+    assert negations("After-hours key drop is not available at both locations.", drop) == [
+        "negation"
+    ]
+    assert negations(lunch, lunch) == []
+
+
+def test_not_only_denies_the_limit_the_context_states() -> None:
+    phone = "Phone support is only available for Enterprise customers."
+    assert negations("Phone support is not only available for Enterprise customers.", phone) == [
+        "negation"
+    ]
+    # With its second half, or against a context with no limit, it is the idiom.
+    fast = "The new router is fast and cheap."
+    assert negations("The new router is not only fast but also cheap.", fast) == []
+
+
+def test_a_denied_amount_is_a_claim_s_word_and_a_context_s_other_denial_is_no_alibi() -> None:
+    # "not 8 km": the amount is what it denies, in a claim of one other content word.
+    walk = "The walk is 8 km each way."
+    assert negations("The walk is not 8 km each way.", walk) == ["negation"]
+    # The context's "do not count toward the seat total" denies no 3 and no 100 seats.
+    seats = (
+        "Team workspaces can have between 3 and 100 seats. Guests are free and do not count"
+        " toward the seat total."
+    )
+    assert negations("Team workspaces can not have between 3 and 100 seats.", seats) == ["negation"]
+    # A clause of a denied amount is read alone.
+    excess = "For escape of water claims, such as burst pipes, the excess is $1,000."
+    assert negations(
+        "For escape of water claims, such as burst pipes, the excess is not $1,000.", excess
+    ) == ["negation"]
+
+
+def test_a_claim_that_keeps_the_context_s_exception_and_denies_the_rest_is_a_negation() -> None:
+    pool = "The pool is open daily except bank holidays."
+    assert negations("The pool is not open daily except bank holidays.", pool) == ["negation"]
+    # What the context excepts, turned round, is no negation.
+    assert "negation" not in negations("The pool is closed on bank holidays.", pool)
+    assert negations(pool, pool) == []
