@@ -377,7 +377,8 @@ def _bounded_finding(q: Quantity, seen: _Numbers) -> Finding | Literal[False] | 
         return stated
     if _any_within(side, q, plain):
         return False
-    return _number_conflict(q, plain[0].text, f"{words} {q.text}")
+    closest = min(plain, key=lambda s: abs(s.value - q.value))
+    return _number_conflict(q, closest.text, f"{words} {q.text}")
 
 
 def _stated_bound(
@@ -724,10 +725,11 @@ def _near_rivals(
     q: Quantity, seen: _Numbers, equal: list[Quantity]
 ) -> tuple[list[Quantity], Quantity | None]:
     """(the evidence's numbers of the claim's thing, the rival of the claim's number: the
-    first of them, else the claim's number counting another length of time)."""
+    first of them closest to it ("over 32 kg" against "between 23 and 32 kg": 32 kg), else the
+    claim's number counting another length of time)."""
     rivals = _of_unit(q, seen.near, seen.evidence)
     if rivals:
-        return rivals, rivals[0]
+        return rivals, min(rivals, key=lambda s: abs(s.value - q.value))
     # "two weeks" against "two business days": the same number, another amount
     same_number = [s for s in seen.near if same_value(q.value, s.value)]
     return rivals, _other_length(q, [*equal, *same_number], seen.evidence)
@@ -744,10 +746,17 @@ def _stated_after_all(
     evidence or another context gives it; with one, a passage that lists several amounts of
     the claim's unit binds none of them to the claim's thing when another context states the
     claim's ("UKIP spent £2,956,737, the Tories £2,980,815 ..., the Green Party £534,249"
-    against two sentences of amounts)."""
+    against two sentences of amounts); a range's ends are one fact, no list ("1 to 5
+    business days")."""
     if rival is None:
         return equal or bool(elsewhere)
-    return len({s.value for s in rivals}) > 1 and any(s.unit == q.unit for s in elsewhere)
+    return _a_list(rivals) and any(s.unit == q.unit for s in elsewhere)
+
+
+def _a_list(amounts: list[Quantity]) -> bool:
+    """Whether ``amounts`` are several of a list: two values or more but for a range's
+    start."""
+    return len({s.value for s in amounts if not s.opens_range}) > 1
 
 
 def _number_said(q: Quantity, rival: Quantity | None, seen: _Numbers) -> Finding:

@@ -8,7 +8,7 @@ between a claim and its evidence (:mod:`.checks`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ...text.words import NEGATIONS, STOPWORDS, stem
@@ -66,6 +66,9 @@ class Quantity:
     money: bool = False
     rough: bool = False
     """Whether it is a share of a whole ("a third of"), which a percentage near it states."""
+    opens_range: bool = False
+    """Whether it is the start of a range whose end is the next quantity ("1" of "1 to 5
+    business days"): one fact with its end, not an amount of a list."""
 
     def measure(self) -> Measure | None:
         """The amount in its dimension's base unit (:func:`.units.measure`), ``None`` for
@@ -189,14 +192,39 @@ def quantities(text: str, skip: tuple[tuple[int, int], ...] = ()) -> list[Quanti
 @lru_cache(maxsize=4096)
 def _quantities(text: str, skip: tuple[tuple[int, int], ...]) -> tuple[Quantity, ...]:
     words = _number_words(text, skip)
-    found: list[Quantity] = []
+    found: list[tuple[int, Quantity]] = []
     i = 0
     while i < len(words):
+        start = i
         quantity, i = _quantity_at(words, i)
         if quantity is not None:
             quantity, i = _compound(quantity, words, i)
-            found.append(quantity)
-    return tuple(found)
+            found.append((start, quantity))
+    return tuple(_range_start(found, k, words) for k in range(len(found)))
+
+
+_RANGE_WORDS = frozenset({"to", "and", "or"})
+"""What joins the two ends of a range ("1 to 5 business days", "between 3 and 100 seats"),
+one of them alone (not a fraction's slash: "4371⁄2 grains", "3/4 cup")."""
+
+
+def _range_start(found: list[tuple[int, Quantity]], k: int, words: list[str]) -> Quantity:
+    """The ``k``-th quantity, with the unit of the next where it has none and starts a range
+    that ends in it ("1 to 5 business days": 1 business day, as "3 to 5 business days" has
+    3): a range's start counts what its end counts."""
+    start, quantity = found[k]
+    if quantity.unit or k + 1 == len(found):
+        return quantity
+    end_at, end = found[k + 1]
+    if _joins_a_range(words[start + 1 : end_at], end.unit):
+        return replace(quantity, unit=end.unit, money=end.money, opens_range=True)
+    return quantity
+
+
+def _joins_a_range(between: list[str], unit: str) -> bool:
+    """Whether the words ``between`` two numbers join them as a range of the second's
+    ``unit``, a unit and no label ("Terminal 1 to Terminal 2" are two terminals)."""
+    return bool(unit) and unit[0] != LABEL and len(between) == 1 and between[0] in _RANGE_WORDS
 
 
 def _compound(first: Quantity, words: list[str], i: int) -> tuple[Quantity, int]:

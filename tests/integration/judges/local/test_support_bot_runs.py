@@ -841,6 +841,16 @@ SWAPPED = [
         answer="The gym is not open daily except bank holidays.",
         contexts=["The gym is open daily except bank holidays."],
     ),
+    # Another start of the range; the claim's 3 is another sentence's time of day.
+    case(
+        "wire_days",
+        "How long do incoming wires take?",
+        answer="Incoming wires from abroad usually take 3 to 5 business days to arrive.",
+        contexts=[
+            "Wires sent before 3 p.m. ET on a business day are processed the same day.",
+            "Incoming wires from abroad usually take 1 to 5 business days to arrive.",
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -897,7 +907,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # conflict, decided; a denial of "the same day" is left to an LLM; an aside of another
     # amount and a bound past the context's are conflicts, decided; so is a name's number in
     # words against the context's digits; a denial of the context's own sentence is left
-    # to an LLM.
+    # to an LLM; a range with another start is a conflict of numbers, decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -913,7 +923,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "failed", "failed", "failed", "failed"),
         *("not_judged", "failed", "not_judged", "not_judged", "not_judged", "failed"),
         *("not_judged", "failed", "failed", "failed"),
-        *("not_judged", "not_judged", "not_judged", "not_judged"),
+        *("not_judged", "not_judged", "not_judged", "not_judged", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

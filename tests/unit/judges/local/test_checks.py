@@ -652,6 +652,16 @@ def test_no_heavier_than_is_an_upper_bound() -> None:
     assert heavier.message == "claims heavier than 32 kg; the context says 32 kg"
 
 
+def test_a_range_with_another_start_is_a_conflict_whatever_else_the_contexts_say() -> None:
+    wires = "Incoming wires from abroad usually take 1 to 5 business days to arrive."
+    contexts = f"Domestic transfers take 3 business days. {wires}"
+    [start] = check_numbers("Incoming wires take 3 to 5 business days.", wires, contexts)
+    assert start.message == "claims 3; the context says 1"
+    assert (
+        check_numbers("Incoming wires take between 1 and 5 business days.", wires, contexts) == []
+    )
+
+
 def test_a_clause_after_then_binds_its_own_amount() -> None:
     rates = "The fixed rate is 4.5% for two years, then 6.2% variable."
     [fixed] = check_numbers("The fixed rate is 6.2% for two years.", rates, rates)

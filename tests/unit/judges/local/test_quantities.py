@@ -94,6 +94,18 @@ def test_a_name_s_number_in_words_or_before_a_noun_is_its_label() -> None:
     ]
 
 
+def test_a_range_s_start_counts_what_its_end_counts() -> None:
+    for text, unit in [
+        ("Wires take 1 to 5 business days.", "business"),
+        ("Workspaces have between 3 and 100 seats.", "seat"),
+        ("Delivery takes 2 or 3 weeks.", "week"),
+    ]:
+        assert {q.unit for q in quantities(text)} == {unit}, text
+    # Not across a fraction's slash, nor to a label.
+    assert [q.unit for q in quantities("Add 3/4 cup of milk.")] == ["", "cup"]
+    assert [q.unit for q in quantities("Walk from Gate 1 to Gate 5.")] == ["#gate", "#gate"]
+
+
 def test_an_amount_and_its_smaller_part_are_one_amount() -> None:
     [flight] = quantities("Flight time is 2 h 30 min.")
     assert (flight.value, flight.unit, flight.text) == (2.5, "hour", "2 h 30 min")
