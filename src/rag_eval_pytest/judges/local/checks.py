@@ -1450,8 +1450,11 @@ _COVERED = 0.6
 
 def _denied_words(text: str) -> frozenset[str]:
     """The words each clause of ``text`` denies (:func:`.facts.negated_words`): a denial does
-    not reach past a comma ("Regrettably not, lockers cannot be rented" denies no locker)."""
-    return frozenset().union(*(negated_words(part) for part in re.split(r"[,;:]", text)))
+    not reach past a comma ("Regrettably not, lockers cannot be rented" denies no locker),
+    nor past its few words: two denials are read alike ("shouldn't go in any of your
+    household bins" denies what "must not be placed in any household bin" does)."""
+    parts = re.split(r"[,;:]", text)
+    return frozenset().union(*(negated_words(part, further=False) for part in parts))
 
 
 def _negation_finding(

@@ -153,7 +153,9 @@ _NOT_NEGATING_A_LIMIT = re.compile(
     re.I,
 )
 # A limit the other text states undenied: "only" or "just", no "not" before it.
-_LIMIT = re.compile(rf"(?<!\bnot )\b(?:{any_of(w.split()[-1] for w in _LIMITS)})\b", re.I)
+_LIMIT = re.compile(
+    rf"(?<!\bnot )(?<!\bnot the )\b(?:{any_of(w.split()[-1] for w in _LIMITS)})\b", re.I
+)
 
 
 def _idioms_read_out(text: str, other: str) -> str:
@@ -173,18 +175,34 @@ def negation_cues(text: str, other: str = "") -> list[str]:
 
 
 NEGATED_SPAN = 4  # the words after a negation that it negates
+FARTHEST_NEGATED = 8
+"""How far a negation reaches where its first words say nothing ("has not made it out of
+icu" denies "icu")."""
 
 
-def negated_words(text: str, other: str = "") -> frozenset[str]:
+def _first_said(after: list[str]) -> frozenset[str]:
+    """What a negation denies of the words ``after`` it: the content words and numbers of
+    the first :data:`NEGATED_SPAN`, else of as many more as it takes to reach one."""
+    said = said_words(" ".join(after[:NEGATED_SPAN]))
+    for end in range(NEGATED_SPAN + 1, len(after) + 1):
+        if said:
+            break
+        said = said_words(" ".join(after[:end]))
+    return said
+
+
+def negated_words(text: str, other: str = "", *, further: bool = True) -> frozenset[str]:
     """The content words a negation of ``text`` negates: the few words after each cue of
-    :func:`negation_cues` ("be returned" in "cannot be returned"), the rest of a "non-" word
-    ("refundable"); every content word when a negation ends the text (``other``: the text
-    ``text`` is read against)."""
+    :func:`negation_cues` ("be returned" in "cannot be returned"), further where those say
+    nothing (:func:`_first_said`; not ``further``: the few words only), the rest of a "non-"
+    word ("refundable"); every content word when a negation ends the text (``other``: the
+    text ``text`` is read against)."""
     words, named = _read_words(text, other)
+    reach = FARTHEST_NEGATED if further else NEGATED_SPAN
     found: set[str] = set()
     for at in _cue_positions(words, named):
-        after = words[at + 1 : at + 1 + NEGATED_SPAN]
-        found |= said_words(" ".join(after)) if after else said_words(text)
+        after = words[at + 1 : at + 1 + reach]
+        found |= _first_said(after) if after else said_words(text)
         if words[at].lower().startswith("non-"):
             found |= content_words(words[at][4:])
     return frozenset(found)

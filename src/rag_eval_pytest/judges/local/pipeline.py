@@ -139,12 +139,28 @@ def negation(claim: str, passage: str, context: str = "") -> list[Finding]:
     the passage's clause (:func:`_denied_aside`). None where the passage denies what the
     claim denies (:func:`_denies_alike`)."""
     clause = best_sentence(claim, passage)
-    if _compares_apart(claim, clause) or _denies_alike(claim, passage):
+    if _compares_apart(claim, closest_sentence(claim, passage)) or _denies_alike(claim, passage):
         return []
-    found = check_negation(claim, clause, coverage(claim, clause), passage)
+    found = _closest_denied(claim, clause, passage)
     if not found:
         return _clause_denied(claim, passage) or _denied_elsewhere(claim, passage, context)
     return found if _kept_by_its_clauses(claim, passage) else []
+
+
+def _closest_denied(claim: str, clause: str, passage: str) -> list[Finding]:
+    """The negation conflict of the claim with its closest clause, else with its closest
+    sentence whole (:func:`_sentence_denied`)."""
+    found = check_negation(claim, clause, coverage(claim, clause), passage)
+    return found or _sentence_denied(claim, passage)
+
+
+def _sentence_denied(claim: str, passage: str) -> list[Finding]:
+    """The negation conflict of a claim of several clauses with its closest sentence whole,
+    whose every clause the claim holds and no one clause of which holds enough of the claim
+    ("Ricky Dene Gervais (born 25 June 1961) is not an English comedian, actor, writer,
+    producer, director, singer, and musician.")."""
+    sentence = closest_sentence(claim, passage)
+    return check_negation(claim, sentence, coverage(claim, sentence), passage)
 
 
 def _clause_denied(claim: str, passage: str) -> list[Finding]:
@@ -263,15 +279,15 @@ def negates_a_comparison(claim: str) -> bool:
     return shared.group(0).lower() == "both" or bool(_TWO_THINGS.search(claim, 0, shared.start()))
 
 
-def _compares_apart(claim: str, clause: str) -> bool:
+def _compares_apart(claim: str, sentence: str) -> bool:
     """Whether the claim negates what two things share (:func:`negates_a_comparison`) that
-    its closest clause does not say they share: "Eatza Pizza and Your Pie were not founded in
-    the same state" against a sentence of each, not "Lunch is not provided on both days."
-    against "Lunch is provided on both days.", which denies the clause."""
+    its closest sentence does not say they share: "Eatza Pizza and Your Pie were not founded
+    in the same state" against a sentence of each, not "Lunch is not provided on both days."
+    against "Lunch is provided on both days.", which denies the sentence."""
     if not negates_a_comparison(claim):
         return False
     shared = {m.group(0).lower() for m in _SHARED.finditer(claim)}
-    return not shared & {m.group(0).lower() for m in _SHARED.finditer(clause)}
+    return not shared & {m.group(0).lower() for m in _SHARED.finditer(sentence)}
 
 
 def _read_alone(pieces: list[str]) -> list[str]:

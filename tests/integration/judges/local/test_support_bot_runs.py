@@ -851,6 +851,24 @@ SWAPPED = [
             "Incoming wires from abroad usually take 1 to 5 business days to arrive.",
         ],
     ),
+    # A denial of a long sentence, no one clause of which holds enough of the claim; one
+    # whose first words after the "not" say nothing.
+    case(
+        "gervais",
+        "Who is Ricky Gervais?",
+        answer="Ricky Dene Gervais (born 25 June 1961) is not an English comedian, actor,"
+        " writer, producer, director, singer, and musician.",
+        contexts=[
+            "Ricky Dene Gervais (born 25 June 1961) is an English comedian, actor, writer,"
+            " producer, director, singer, and musician."
+        ],
+    ),
+    case(
+        "capped",
+        "Who was Lena?",
+        answer="Lena was not one of the most capped players in the club's history.",
+        contexts=["Lena was one of the most capped players in the club's history."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -907,7 +925,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # conflict, decided; a denial of "the same day" is left to an LLM; an aside of another
     # amount and a bound past the context's are conflicts, decided; so is a name's number in
     # words against the context's digits; a denial of the context's own sentence is left
-    # to an LLM; a range with another start is a conflict of numbers, decided.
+    # to an LLM; a range with another start is a conflict of numbers, decided; a denial of a
+    # long sentence is left to an LLM.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -923,7 +942,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "failed", "failed", "failed", "failed"),
         *("not_judged", "failed", "not_judged", "not_judged", "not_judged", "failed"),
         *("not_judged", "failed", "failed", "failed"),
-        *("not_judged", "not_judged", "not_judged", "not_judged", "failed"),
+        *("not_judged", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
+        "not_judged",
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

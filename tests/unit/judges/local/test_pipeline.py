@@ -176,3 +176,27 @@ def test_a_claim_that_keeps_the_context_s_exception_and_denies_the_rest_is_a_neg
     # What the context excepts, turned round, is no negation.
     assert "negation" not in negations("The pool is closed on bank holidays.", pool)
     assert negations(pool, pool) == []
+
+
+def test_a_denial_of_a_long_sentence_is_read_against_the_sentence_whole() -> None:
+    # No one clause of the sentence holds enough of the claim; the sentence does.
+    gervais = (
+        "Ricky Dene Gervais (born 25 June 1961) is an English comedian, actor, writer,"
+        " producer, director, singer, and musician."
+    )
+    denied = gervais.replace(" is an ", " is not an ")
+    assert negations(denied, gervais) == ["negation"]
+    # A negation reaches past words that say nothing ("made it out of") to what it denies.
+    icu = "She has made it out of icu, opened her eyes and started a long rehabilitation."
+    assert negations(icu.replace("has made", "has not made"), icu) == ["negation"]
+
+
+def test_two_denials_are_read_alike_and_not_the_only_one_is_no_denial_of_another() -> None:
+    bins = "Batteries must not be placed in any household bin."
+    assert negations("Batteries shouldn't go in any of your household bins.", bins) == []
+    aces = "Villegas hit an ace on a day which saw five hole-in-ones."
+    assert "negation" not in negations("His ace was not the only one of the day.", aces)
+    only = "Paris is the only city to host the games three times."
+    assert negations("Paris is not the only city to host the games three times.", only) == [
+        "negation"
+    ]
