@@ -1276,7 +1276,37 @@ def check_dates(claim: str, evidence: str, contexts: str, dated: str = "") -> li
     passage that gives a date: "The treaty was signed in 1994" beside the passage about
     where it was signed)."""
     found = _undated(claim, dates(contexts), dates(evidence) or dates(dated))
-    return found or _clause_dates(claim, evidence) or _closest_dated(claim, contexts)
+    found = found or _clause_dates(claim, evidence) or _closest_dated(claim, contexts)
+    return found or _year_span(claim, evidence)
+
+
+# A span of years: "from 1991 to 1995", "between 1991 and 1995", "1991-1995".
+_YEAR_SPAN = re.compile(
+    r"\b(?:(?:from|between)\s+)?(1\d{3}|20\d{2})\s*(?:to|and|until|till|through|[-\u2013])\s*"
+    r"(1\d{3}|20\d{2})\b",
+    re.IGNORECASE,
+)
+
+
+def _year_span(claim: str, evidence: str) -> list[Finding]:
+    """A conflict where the claim's span of years shares one end with a span of the
+    evidence's and not the other ("from 1994 to 1995" against "from 1991 to 1995", the 1994
+    of which another clause gives: "defeated for re-election in 1994")."""
+    theirs = [m.groups() for m in _YEAR_SPAN.finditer(evidence)]
+    for span in (m.groups() for m in _YEAR_SPAN.finditer(claim)):
+        other = _other_span(span, theirs)
+        if other is not None:
+            message = f"claims {span[0]} to {span[1]}; the context says {other[0]} to {other[1]}"
+            return [Finding("dates", "conflict", message)]
+    return []
+
+
+def _other_span(span: tuple[str, ...], theirs: list[tuple[str, ...]]) -> tuple[str, ...] | None:
+    """The evidence's span of years that shares one end with the claim's ``span`` and not
+    the other; none where the evidence gives the claim's span."""
+    if span in theirs:
+        return None
+    return next((t for t in theirs if (t[0] == span[0]) != (t[1] == span[1])), None)
 
 
 def _undated(claim: str, stated: list[Date], near: list[Date]) -> list[Finding]:

@@ -869,6 +869,16 @@ SWAPPED = [
         answer="Lena was not one of the most capped players in the club's history.",
         contexts=["Lena was one of the most capped players in the club's history."],
     ),
+    # A span of years with another start, which another clause gives.
+    case(
+        "governor_years",
+        "When was she governor?",
+        answer="Richards served as Governor of Texas from 1994 to 1995.",
+        contexts=[
+            "Richards served as Governor of Texas from 1991 to 1995 and was defeated for"
+            " re-election in 1994."
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -926,7 +936,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # amount and a bound past the context's are conflicts, decided; so is a name's number in
     # words against the context's digits; a denial of the context's own sentence is left
     # to an LLM; a range with another start is a conflict of numbers, decided; a denial of a
-    # long sentence is left to an LLM.
+    # long sentence is left to an LLM; a span of years with another start is a conflict of
+    # dates, decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -943,7 +954,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "failed", "not_judged", "not_judged", "not_judged", "failed"),
         *("not_judged", "failed", "failed", "failed"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
-        "not_judged",
+        *("not_judged", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -534,6 +534,17 @@ def test_a_later_clause_of_its_own_words_does_not_take_a_claim_by_one_of_them() 
     assert check_dates(claim, singer, singer) == []
 
 
+def test_a_span_of_years_with_another_start_or_end_is_a_conflict() -> None:
+    # The claim's 1994 is the sentence's other year: the span's start is the conflict.
+    governor = "She served as governor from 1991 to 1995 and lost re-election in 1994."
+    [span] = check_dates("She served as governor from 1994 to 1995.", governor, governor)
+    assert span.message == "claims 1994 to 1995; the context says 1991 to 1995"
+    show = "The show ran on ITV from 1985 till 1988, and again in 1993."
+    [end] = check_dates("The show ran on ITV from 1985 till 1993.", show, show)
+    assert end.message == "claims 1985 to 1993; the context says 1985 to 1988"
+    assert check_dates("She was governor between 1991 and 1995.", governor, governor) == []
+
+
 def test_a_claim_of_several_dates_is_read_clause_by_clause() -> None:
     bridges = "The north bridge was built in 1887 and the south bridge in 1932."
     north, south = check_dates(
