@@ -170,8 +170,14 @@ def negation_cues(text: str, other: str = "") -> list[str]:
     """The negation words of ``text`` ("not", "never", "n't" forms, "is non-..."), lowercased;
     idioms such as "not only", "if not" and "no more than" do not count, nor a word of a name
     (see :func:`_read_words`; ``other``: the text ``text`` is read against)."""
+    return list(_cues(text, other))
+
+
+@lru_cache(maxsize=8192)
+def _cues(text: str, other: str) -> tuple[str, ...]:
+    """:func:`negation_cues`, memoised: a claim's checks read the same texts many times."""
     words, named = _read_words(text, other)
-    return [words[at].lower().replace("\u2019", "'") for at in _cue_positions(words, named)]
+    return tuple(words[at].lower().replace("\u2019", "'") for at in _cue_positions(words, named))
 
 
 NEGATED_SPAN = 4  # the words after a negation that it negates

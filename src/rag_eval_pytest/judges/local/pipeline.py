@@ -151,15 +151,17 @@ def _closest_denied(claim: str, clause: str, passage: str) -> list[Finding]:
     """The negation conflict of the claim with its closest clause, else with its closest
     sentence whole (:func:`_sentence_denied`)."""
     found = check_negation(claim, clause, coverage(claim, clause), passage)
-    return found or _sentence_denied(claim, passage)
+    return found or _sentence_denied(claim, clause, passage)
 
 
-def _sentence_denied(claim: str, passage: str) -> list[Finding]:
+def _sentence_denied(claim: str, clause: str, passage: str) -> list[Finding]:
     """The negation conflict of a claim of several clauses with its closest sentence whole,
     whose every clause the claim holds and no one clause of which holds enough of the claim
     ("Ricky Dene Gervais (born 25 June 1961) is not an English comedian, actor, writer,
     producer, director, singer, and musician.")."""
     sentence = closest_sentence(claim, passage)
+    if sentence == clause:  # read already
+        return []
     return check_negation(claim, sentence, coverage(claim, sentence), passage)
 
 
