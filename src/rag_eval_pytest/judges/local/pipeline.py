@@ -155,14 +155,22 @@ def _closest_denied(claim: str, clause: str, passage: str) -> list[Finding]:
 
 
 def _sentence_denied(claim: str, clause: str, passage: str) -> list[Finding]:
-    """The negation conflict of a claim of several clauses with its closest sentence whole,
-    whose every clause the claim holds and no one clause of which holds enough of the claim
+    """The negation conflict of a claim of several clauses that denies, with its closest
+    sentence whole, which does not, whose every clause the claim holds and no one clause of
+    which holds enough of the claim
     ("Ricky Dene Gervais (born 25 June 1961) is not an English comedian, actor, writer,
     producer, director, singer, and musician.")."""
     sentence = closest_sentence(claim, passage)
-    if sentence == clause:  # read already
+    if sentence == clause or not _denies_alone(claim, sentence):
         return []
     return check_negation(claim, sentence, coverage(claim, sentence), passage)
+
+
+def _denies_alone(claim: str, sentence: str) -> bool:
+    """Whether the claim denies and the sentence does not: a claim of one clause of a
+    sentence another clause of which denies something ("Paper copies cost $10." beside "There
+    is no charge for electronic copies") is no denial of it."""
+    return bool(negation_cues(claim, sentence)) and not negation_cues(sentence, claim)
 
 
 def _clause_denied(claim: str, passage: str) -> list[Finding]:
