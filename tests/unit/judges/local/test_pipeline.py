@@ -200,3 +200,10 @@ def test_two_denials_are_read_alike_and_not_the_only_one_is_no_denial_of_another
     assert negations("Paris is not the only city to host the games three times.", only) == [
         "negation"
     ]
+
+
+def test_a_clause_beside_another_clause_s_denial_is_no_denial() -> None:
+    copies = "There is no charge for electronic copies; paper copies cost $10."
+    assert negations("Paper copies cost $10.", copies) == []
+    safari = "Safari is supported on macOS only; Safari on iPadOS is not supported."
+    assert negations("Safari is supported on macOS only.", safari) == []
