@@ -377,8 +377,13 @@ def _bounded_finding(q: Quantity, seen: _Numbers) -> Finding | Literal[False] | 
         return stated
     if _any_within(side, q, plain):
         return False
-    closest = min(plain, key=lambda s: abs(s.value - q.value))
-    return _number_conflict(q, closest.text, f"{words} {q.text}")
+    return _number_conflict(q, _closest_in_value(q, plain).text, f"{words} {q.text}")
+
+
+def _closest_in_value(q: Quantity, amounts: list[Quantity]) -> Quantity:
+    """The first of ``amounts`` closest in value to ``q`` (a range's end it reaches past:
+    "over 32 kg" against "between 23 and 32 kg": 32 kg)."""
+    return min(amounts, key=lambda s: abs(s.value - q.value))
 
 
 def _stated_bound(
@@ -729,7 +734,7 @@ def _near_rivals(
     claim's number counting another length of time)."""
     rivals = _of_unit(q, seen.near, seen.evidence)
     if rivals:
-        return rivals, min(rivals, key=lambda s: abs(s.value - q.value))
+        return rivals, _closest_in_value(q, rivals)
     # "two weeks" against "two business days": the same number, another amount
     same_number = [s for s in seen.near if same_value(q.value, s.value)]
     return rivals, _other_length(q, [*equal, *same_number], seen.evidence)
