@@ -87,12 +87,19 @@ async def run(files: list[Path]) -> Counter[str]:
     return counts
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def arguments(doc: str | None, sets: str) -> argparse.ArgumentParser:
+    """The options this script and ``changed_sentences.py`` share: ``--data`` and ``--sets``
+    (comma-separated, ``sets`` by default)."""
+    parser = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/benchmarks"))
-    parser.add_argument(
-        "--sets",
-        default="hard_cases,support_bot_answers,support_bot_answers_more,halueval_qa,"
+    parser.add_argument("--sets", default=sets, help="comma-separated sets")
+    return parser
+
+
+def main() -> int:
+    parser = arguments(
+        __doc__,
+        "hard_cases,support_bot_answers,support_bot_answers_more,halueval_qa,"
         "lfqa_verification,faithbench",
     )
     args = parser.parse_args()

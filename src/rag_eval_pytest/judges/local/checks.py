@@ -22,6 +22,7 @@ from ...text.names import INSTRUCTIONS, MONTHS, names
 from ...text.sentences import split_sentences
 from ...text.words import PLACES, STOPWORDS, content_words, stem, tokens
 from .dates import Date, dates
+from .exchanges import exchanged_numbers
 from .facts import known_name, negated_words, negation_cues, said_words, words_of_name
 from .neighbours import (
     adds_a_neighbour,
@@ -102,7 +103,17 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
     policy of 30 days. A number is bound to what it counts: "5 points for every 100 euro
     voucher" against "100 points for a 5 euro voucher" has both numbers, each counting the
     other's thing, and is a conflict. A number no context states is a gap. Times of day are
-    :func:`check_times`'s."""
+    :func:`check_times`'s. Where none of this finds a conflict, a claim that copies a
+    context's words with two numbers exchanged is one, whatever each number counts
+    (:mod:`.exchanges`)."""
+    found = _numbers_read(claim, evidence, contexts)
+    exchanged = None if _conflicting(found) else exchanged_numbers(claim, contexts)
+    return found if exchanged is None else [_exchanged_conflict(*exchanged), *found]
+
+
+def _numbers_read(claim: str, evidence: str, contexts: str) -> list[Finding]:
+    """The findings on the claim's amounts, read against what states them (see
+    :func:`check_numbers`)."""
     if compared_with(claim, evidence):
         return []  # the numbers are another thing's: this one's only by working them out
     clauses = _numbered_clauses(claim)
@@ -110,6 +121,14 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
         return _each_clause(clauses, evidence, contexts)
     found = _amount_findings(claim, evidence, contexts) + _unstated_versions(claim, contexts)
     return found or _each_clause(clauses, evidence, contexts)
+
+
+def _conflicting(found: list[Finding]) -> bool:
+    return any(f.severity == "conflict" for f in found)
+
+
+def _exchanged_conflict(mine: str, theirs: str) -> Finding:
+    return Finding("numbers", "conflict", f"claims {mine}; the context says {theirs}", True)
 
 
 def _numbered_clauses(claim: str) -> list[str]:

@@ -879,6 +879,13 @@ SWAPPED = [
             " re-election in 1994."
         ],
     ),
+    # Two numbers of a copied sentence in each other's places.
+    case(
+        "cover_price",
+        "What does contents insurance cost?",
+        answer="Contents insurance starts at $20,000 per month for up to $9 of cover.",
+        contexts=["Contents insurance starts at $9 per month for up to $20,000 of cover."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -937,7 +944,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # words against the context's digits; a denial of the context's own sentence is left
     # to an LLM; a range with another start is a conflict of numbers, decided; a denial of a
     # long sentence is left to an LLM; a span of years with another start is a conflict of
-    # dates, decided.
+    # dates, decided; two numbers of a copied sentence exchanged are a conflict of numbers,
+    # decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -954,7 +962,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "failed", "not_judged", "not_judged", "not_judged", "failed"),
         *("not_judged", "failed", "failed", "failed"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
-        *("not_judged", "failed"),
+        *("not_judged", "failed", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

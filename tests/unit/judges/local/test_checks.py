@@ -1014,3 +1014,63 @@ def test_two_words_in_each_other_s_places_before_a_condition_the_claim_leaves_ou
     # Words between the claim's are kept: an inversion is no swap.
     capital = "Canberra is the capital city of Australia."
     assert words_swapped("Australia's capital is Canberra.", capital) is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "context", "message"),
+    [
+        # A price and a cover, a count and a year, a version and another: each number is
+        # bound to its words, whatever it counts.
+        (
+            "Contents insurance starts at $20,000 per month for up to $9 of cover.",
+            "Contents insurance starts at $9 per month for up to $20,000 of cover.",
+            "claims $20,000; the context says $9",
+        ),
+        (
+            "The Singer Building was a 1908-story office building completed in 47.",
+            "The Singer Building was a 47-story office building completed in 1908.",
+            "claims 1908; the context says 47",
+        ),
+        (
+            "Version 14 dropped support for Node.js 4.0.0.",
+            "Version 4.0.0 dropped support for Node.js 14; the minimum is now Node.js 16.",
+            "claims 14; the context says 4.0.0",
+        ),
+        (
+            "Volume discounts: 100% off for 10-249 seats.",
+            "Volume discounts: 10% off for 100-249 seats and 15% off for 250 seats or more.",
+            "claims 100%; the context says 10%",
+        ),
+    ],
+)
+def test_two_numbers_of_a_copied_passage_exchanged_are_a_conflict(
+    claim: str, context: str, message: str
+) -> None:
+    assert [f.message for f in check_numbers(claim, context, context)] == [message]
+    assert check_numbers(context, context, context) == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        # One range's ends, one list's items, one date's day and year: alike either way round.
+        (
+            "Carry-on bags between 8 and 5 kg are free.",
+            "Carry-on bags between 5 and 8 kg are free.",
+        ),
+        ("It runs on Windows 11 and 10.", "It runs on Windows 10 and 11."),
+        ("Pens are kept at 8–2 °C.", "Pens are kept at 2–8 °C."),
+        (
+            "Mara Santangelo (born 1981 June 28) is a former player.",
+            "Mara Santangelo (born 28 June 1981) is a former player.",
+        ),
+        (
+            "The bill passed on March 2024, 1 and took effect.",
+            "The bill passed on March 1, 2024 and took effect.",
+        ),
+    ],
+)
+def test_numbers_exchanged_within_a_range_a_list_or_a_date_are_no_conflict(
+    claim: str, context: str
+) -> None:
+    assert not [f for f in check_numbers(claim, context, context) if "context says" in f.message]

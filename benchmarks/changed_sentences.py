@@ -1,0 +1,170 @@
+"""Each sentence of the benchmark sets' contexts, changed so that it says something else, as
+the answer against its own context: how many the local judge's faithfulness passes.
+
+A changed sentence is a claim its context does not support, so a pass is a wrong verdict with
+no label to argue about, with one caveat: some changes leave the sense as it was ("on Thursdays
+and Tuesdays", a "not" in a sentence that already denies twice). The script prints every
+passed probe beside its sentence, so a reader tells them apart. The changes, each tried where
+it applies:
+
+* ``negated``: a "not" after the sentence's first auxiliary ("is", "can", "should", ...), in a
+  sentence that denies nothing yet;
+* ``number``: the first plain number (not a price, a time or a decimal) made twice itself
+  plus one;
+* ``numbers``: the first two different numbers exchanged, where that changes what the
+  sentence says: not the two ends of one range ("between 8 and 20", "2-8 °C", "24/7", which
+  read alike either way round) nor a date's day and year ("8 December 1984", "March 1, 2024");
+* ``year``: the first year moved by three;
+* ``names``: the first and the last capitalised word inside the sentence exchanged.
+
+    python benchmarks/changed_sentences.py --data ../shared/benchmarks
+    python benchmarks/changed_sentences.py --sets halueval_qa,faithbench --kinds year
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import own_words as ow
+
+from rag_eval_pytest.judges.local import LocalJudge
+
+FEWEST_WORDS = 5
+"""The fewest words of a sentence that is changed (shorter ones are mostly headings)."""
+MOST_CHARACTERS = 400
+"""The longest sentence that is changed (longer ones are mostly tables read as one)."""
+
+_AUXILIARY = re.compile(
+    r"\b(is|are|was|were|can|will|has|have|does|do|did|should|must|may|could|would)\b"
+)
+_DENIES = re.compile(r"\bnot\b|n't|\bnever\b|\bno\b", re.IGNORECASE)
+_PLAIN_NUMBER = re.compile(r"(?<![\w.,$£€])(\d{1,3})(?![\d,.:])")
+_ANY_NUMBER = re.compile(r"(?<![\w.,:])(\d[\d,.]*\d|\d)(?![\d:])")
+_RANGE_JOINER = re.compile(
+    r"^[^\w]*[a-z%]{0,3}[^\w]*(to|and|or|till|until|through|-|–|—|/)?[^\w]*$", re.IGNORECASE
+)
+_MONTH = re.compile(
+    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\W*$", re.IGNORECASE
+)
+_YEAR = re.compile(r"(?<![\d,.])(1[89]\d\d|20[0-2]\d)(?![\d,])")
+_NAME = re.compile(r"(?<=[a-z,] )([A-Z][a-z]{3,})\b")
+_NO_NAMES = {"The", "This"}
+
+
+def negated(sentence: str) -> str | None:
+    """A "not" after the first auxiliary, where the sentence denies nothing yet."""
+    found = _AUXILIARY.search(sentence)
+    if found is None or _DENIES.search(sentence):
+        return None
+    return f"{sentence[: found.end()]} not{sentence[found.end() :]}"
+
+
+def number(sentence: str) -> str | None:
+    """The first plain number made twice itself plus one."""
+    return _replaced(sentence, _PLAIN_NUMBER, lambda n: n * 2 + 1)
+
+
+def _replaced(sentence: str, pattern: re.Pattern[str], change: Callable[[int], int]) -> str | None:
+    """The sentence with the first number ``pattern`` finds changed by ``change``."""
+    found = pattern.search(sentence)
+    if found is None:
+        return None
+    return f"{sentence[: found.start()]}{change(int(found.group(1)))}{sentence[found.end() :]}"
+
+
+def numbers(sentence: str) -> str | None:
+    """The first two numbers exchanged, where they differ and are neither one range's ends
+    nor one date's day and year."""
+    found = list(_ANY_NUMBER.finditer(sentence))
+    if len(found) < 2 or found[0].group(0) == found[1].group(0):
+        return None
+    first, second = found[0], found[1]
+    between = sentence[first.end() : second.start()]
+    if _RANGE_JOINER.match(between) or _MONTH.search(between):
+        return None
+    if _MONTH.search(sentence[: first.start()]):
+        return None
+    return _exchanged(sentence, first, second)
+
+
+def year(sentence: str) -> str | None:
+    """The first year moved by three."""
+    return _replaced(sentence, _YEAR, lambda y: y + 3)
+
+
+def names(sentence: str) -> str | None:
+    """The first and the last capitalised word inside the sentence exchanged."""
+    found = [m for m in _NAME.finditer(sentence) if m.group(1) not in _NO_NAMES]
+    if len(found) < 2 or found[0].group(1) == found[-1].group(1):
+        return None
+    return _exchanged(sentence, found[0], found[-1])
+
+
+def _exchanged(sentence: str, first: re.Match[str], second: re.Match[str]) -> str:
+    """The sentence with what ``first`` and ``second`` match in each other's places."""
+    head, middle = sentence[: first.start()], sentence[first.end() : second.start()]
+    return f"{head}{second.group(0)}{middle}{first.group(0)}{sentence[second.end() :]}"
+
+
+CHANGES: dict[str, Callable[[str], str | None]] = {
+    "negated": negated,
+    "number": number,
+    "numbers": numbers,
+    "year": year,
+    "names": names,
+}
+
+
+def probes(contexts: list[str], kinds: list[str]) -> list[tuple[str, str, str]]:
+    """Each (kind, changed sentence, sentence) of one passage's sentences."""
+    found = []
+    for sentence in ow.own_sentences(contexts):
+        if len(sentence.split()) < FEWEST_WORDS or len(sentence) > MOST_CHARACTERS:
+            continue
+        for kind in kinds:
+            changed = CHANGES[kind](sentence)
+            if changed and changed != sentence:
+                found.append((kind, changed, sentence))
+    return found
+
+
+async def run(files: list[Path], kinds: list[str]) -> dict[str, Counter[str]]:
+    """The verdicts on every probe of the files' contexts, counted per kind."""
+    judge = LocalJudge()
+    counts: dict[str, Counter[str]] = {kind: Counter() for kind in kinds}
+    for contexts in ow.contexts_of(files):
+        for kind, changed, sentence in probes(contexts, kinds):
+            said = await ow.verdict(judge, changed, contexts)
+            counts[kind][said] += 1
+            if said == "pass":
+                print(f"passed [{kind}]: {changed[:300]}\n    was: {sentence[:300]}")
+    return counts
+
+
+def main() -> int:
+    parser = ow.arguments(__doc__, "hard_cases,support_bot_answers,support_bot_answers_more")
+    parser.add_argument("--kinds", default=",".join(CHANGES), help="comma-separated changes")
+    args = parser.parse_args()
+    kinds = args.kinds.split(",")
+    unknown = sorted(set(kinds) - set(CHANGES))
+    if unknown:
+        parser.error(f"unknown kind(s) {', '.join(unknown)}; known: {', '.join(CHANGES)}")
+    counts = asyncio.run(run(ow.set_files(args.data, args.sets.split(",")), kinds))
+    for kind in kinds:
+        said = counts[kind]
+        print(
+            f"{kind}: {sum(said.values())} probes, {said['pass']} passed, "
+            f"{said['unsure']} unsure, {said['fail']} failed"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
