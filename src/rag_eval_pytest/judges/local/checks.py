@@ -1334,10 +1334,34 @@ def _other_span(span: tuple[str, ...], theirs: list[tuple[str, ...]]) -> tuple[s
 
 
 def _undated(claim: str, stated: list[Date], near: list[Date]) -> list[Finding]:
-    """The findings on the claim's dates that none of ``stated`` can be."""
-    return [
-        _date_finding(d, near) for d in dates(claim) if not any(d.compatible(s) for s in stated)
-    ]
+    """The findings on the claim's dates that none of ``stated`` can be, and the conflicts of
+    those whose day of the year ``stated`` gives only with another year
+    (:func:`_day_of_another_year`)."""
+    found = []
+    for d in dates(claim):
+        if not any(d.compatible(s) for s in stated):
+            found.append(_date_finding(d, near))
+        elif (other := _day_of_another_year(d, stated)) is not None:
+            found.append(_date_finding(d, [other]))
+    return found
+
+
+def _day_of_another_year(claimed: Date, stated: list[Date]) -> Date | None:
+    """The date of ``stated`` with the claim's day and month and another year, where none
+    gives the claim's day with its own year or none ("born September 14, 2002" against "born
+    September 14, 1999" beside "Ice Age (2002)": the year alone is another fact's)."""
+    same_day = _same_day(claimed, stated)
+    if not same_day or any(s.year in (None, claimed.year) for s in same_day):
+        return None
+    return same_day[0]
+
+
+def _same_day(claimed: Date, stated: list[Date]) -> list[Date]:
+    """The dates of ``stated`` with the claim's day and month, where it gives a day and a
+    year."""
+    if claimed.day is None or claimed.year is None:
+        return []
+    return [s for s in stated if (s.month, s.day) == (claimed.month, claimed.day)]
 
 
 _CLOSE = 0.6
@@ -1471,6 +1495,9 @@ def check_negation(claim: str, evidence: str, covered: float, around: str = "") 
     excepted = _excepted(claim, evidence)
     if excepted is not None:
         return _against_exception(excepted, bool(mine or swapped or theirs))
+    put_in = _put_in_negation(claim, evidence, (mine, theirs), covered)
+    if put_in:
+        return put_in
     if not _one_side_negates(claim, mine, theirs, swapped, covered):
         return _both_deny(claim, evidence, covered, (mine, theirs))
     return _negation_finding(claim, evidence, mine, theirs, swapped)
@@ -1588,6 +1615,54 @@ def _negated(
     else:
         message = f"the claim affirms what the context negates (\u201c{theirs[0]}\u201d)"
     return [Finding("negation", "conflict", message)]
+
+
+def _put_in_negation(
+    claim: str, evidence: str, cues: tuple[list[str], list[str]], covered: float
+) -> list[Finding]:
+    """The negation conflict of a claim that is its evidence's words with a "not" put in, or
+    the other way round (:func:`_not_put_in`), where the evidence covers the claim's words;
+    none otherwise (``cues``: each side's negation cues)."""
+    mine, theirs = cues
+    if covered < _COVERED:
+        return []
+    if _not_put_in(claim, evidence):
+        said = _own_cue(mine, theirs)
+        message = f"the claim says {said}; the context states it without negation"
+    elif _not_put_in(evidence, claim):
+        message = f"the claim affirms what the context negates ({_own_cue(theirs, mine)})"
+    else:
+        return []
+    return [Finding("negation", "conflict", message)]
+
+
+def _own_cue(cues: list[str], others: list[str]) -> str:
+    """The first of one side's negation cues the other lacks, quoted."""
+    cue = next((c for c in cues if c not in others), "not")
+    return f"\u201c{cue}\u201d"
+
+
+def _not_put_in(negated: str, other: str) -> bool:
+    """Whether ``negated`` is words of ``other`` as written with one "not" put in, of three
+    words or more but the "not": it denies them, however short it is and though no word
+    after the "not" says anything alone ("... but recurring payments will not still go
+    through"; "The rest were not against it."; "Passengers can't get off at the last stop
+    without a ticket check.", beside the context's own "without")."""
+    written = _CONTRACTED.sub(" not", _CANNOT.sub("can not", negated.lower()))
+    words = _NOT_WORDS.findall(written)
+    kept = [w for w in words if w != "not"]
+    if len(words) - len(kept) != 1 or len(kept) < 3:
+        return False
+    theirs = f" {' '.join(_NOT_WORDS.findall(other.lower()))} "
+    # "The cost of the fuel itself is not." against "..., but the cost of the fuel itself is
+    # not.": the other holds the "not" too.
+    return f" {' '.join(kept)} " in theirs and f" {' '.join(words)} " not in theirs
+
+
+_NOT_WORDS = re.compile(r"\w+")
+# "cannot" and "can't" are "can not", "doesn't" is "does not" ("won't" stays "wo not").
+_CANNOT = re.compile(r"\bcan(?:not|['\u2019]t)\b")
+_CONTRACTED = re.compile(r"n['\u2019]t\b")
 
 
 # An e-mail address, a web address or a file path ("/etc/app/config.yaml", "C:\\app\\x.ini").

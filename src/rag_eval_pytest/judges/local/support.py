@@ -28,7 +28,7 @@ from .checks import FINDING_KINDS, Finding, missing_name_share, stated_amount_wo
 from .dates import dates
 from .facts import phrase_coverage, word_pairs
 from .pipeline import LISTED, Reading, closest_sentence, run_checks
-from .quantities import NUMBER_STEMS, numbers_in_digits
+from .quantities import NUMBER_STEMS, Quantity, numbers_in_digits, quantities, same_value
 from .roles import DAY_WORDS, day_words
 from .scope import beyond
 
@@ -351,9 +351,34 @@ def _checked_passage(
         if ranking[other] < ranking[best] - CANDIDATE_MARGIN:
             break
         alternative = reading.findings(other)
-        if not _conflicting(alternative):
+        if not _conflicting(alternative) and _keeps_its_numbers(reading, best, other):
             return other, alternative
     return best, findings
+
+
+def _keeps_its_numbers(reading: _ClaimReading, best: int, other: int) -> bool:
+    """Whether passage ``other`` states one of the claim's numbers at least, where passage
+    ``best`` does: a passage that only shares the claim's words is no escape from a conflict
+    with the one that states its numbers ("Joint accounts can not have up to 2 account
+    holders." against "Joint accounts can have up to 2 account holders, ..." is not
+    supported by "Closing a joint account requires both holders to sign."), but one that
+    states one of them is ("up to 200 items per page instead of the default 50" against "a
+    maximum of 200")."""
+    passages = reading.evidence.passages
+    mine = quantities(reading.claim)
+    return _stated_count(mine, passages[other].text) > 0 or not _stated_count(
+        mine, passages[best].text
+    )
+
+
+def _stated_count(mine: list[Quantity], passage: str) -> int:
+    """How many of the claim's numbers ``mine`` the passage states."""
+    theirs = quantities(passage)
+    return sum(_states(theirs, q) for q in mine)
+
+
+def _states(found: list[Quantity], q: Quantity) -> bool:
+    return any(same_value(q.value, s.value) for s in found)
 
 
 def _conflicting(findings: Sequence[Finding]) -> bool:

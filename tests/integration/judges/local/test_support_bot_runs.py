@@ -886,6 +886,45 @@ SWAPPED = [
         answer="Contents insurance starts at $20,000 per month for up to $9 of cover.",
         contexts=["Contents insurance starts at $9 per month for up to $20,000 of cover."],
     ),
+    # A denial a passage that only shares the claim's words would take as supported.
+    case(
+        "joint_holders",
+        "How many holders can a joint account have?",
+        answer="Joint accounts can not have up to 2 account holders, and both must be at least 18.",
+        contexts=[
+            "Joint accounts can have up to 2 account holders, and both must be at least 18.",
+            "Closing a joint account requires both holders to sign.",
+        ],
+    ),
+    # A "not" put in before words that say nothing alone.
+    case(
+        "frozen_card",
+        "What happens to subscriptions when I freeze my card?",
+        answer="When a card is frozen, recurring payments such as subscriptions will not still"
+        " go through.",
+        contexts=[
+            "A frozen card declines new purchases, but recurring payments such as"
+            " subscriptions will still go through."
+        ],
+    ),
+    # A "not" put in a clause the claim splitter reads as a claim of its own.
+    case(
+        "vote_split",
+        "How did the board vote?",
+        answer="A third of the board voted for the merger, and the rest were not against it.",
+        contexts=["A third of the board voted for the merger, and the rest were against it."],
+    ),
+    # A day of the year the context gives with another year, beside the claim's year.
+    case(
+        "birth_year",
+        "When was Emma born?",
+        answer="Emma Rose Kenney (born September 14, 2002) is an American actress known for"
+        " her roles in Epic (2013) and Bittersweet (2008).",
+        contexts=[
+            "Emma Rose Kenney (born September 14, 1999) is an American actress known for her"
+            " roles in Epic (2013) and Bittersweet (2008). She voiced a girl in Ice Age (2002)."
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -945,7 +984,9 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # to an LLM; a range with another start is a conflict of numbers, decided; a denial of a
     # long sentence is left to an LLM; a span of years with another start is a conflict of
     # dates, decided; two numbers of a copied sentence exchanged are a conflict of numbers,
-    # decided.
+    # decided; a denial beside a passage that only shares its words, and a "not" put in
+    # before words that say nothing alone (in a clause of its own too), are left to an LLM;
+    # a day of the year the context gives with another year is a conflict of dates, decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -962,7 +1003,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "failed", "not_judged", "not_judged", "not_judged", "failed"),
         *("not_judged", "failed", "failed", "failed"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
-        *("not_judged", "failed", "failed"),
+        *("not_judged", "failed", "failed", "not_judged", "not_judged", "not_judged"),
+        "failed",
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

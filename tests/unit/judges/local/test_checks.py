@@ -1074,3 +1074,34 @@ def test_numbers_exchanged_within_a_range_a_list_or_a_date_are_no_conflict(
     claim: str, context: str
 ) -> None:
     assert not [f for f in check_numbers(claim, context, context) if "context says" in f.message]
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        # The context's own words with a "not" put in deny them, though no word after the
+        # "not" says anything alone.
+        (
+            "Recurring payments such as subscriptions will not still go through.",
+            "Recurring payments such as subscriptions will still go through.",
+        ),
+        (
+            "A third of the votes went to the proposal, and the rest were not against it.",
+            "A third of the votes went to the proposal, and the rest were against it.",
+        ),
+        ("Members can't bring it with them.", "Members can bring it with them."),
+        # And the other way round: the claim affirms what the context denies.
+        (
+            "Recurring payments such as subscriptions will still go through.",
+            "Recurring payments such as subscriptions will not still go through.",
+        ),
+    ],
+)
+def test_a_context_sentence_with_a_not_put_in_is_a_negation(claim: str, context: str) -> None:
+    [finding] = check_negation(claim, context, 1.0)
+    assert (finding.kind, finding.severity) == ("negation", "conflict")
+
+
+def test_a_clause_that_keeps_its_contexts_own_not_is_no_negation() -> None:
+    fuel = "Fuel delivery is covered, but the cost of the fuel itself is not."
+    assert check_negation("The cost of the fuel itself is not.", fuel, 1.0) == []
