@@ -10,7 +10,7 @@ it applies:
 * ``negated``: a "not" after the sentence's first auxiliary ("is", "can", "should", ...), in a
   sentence that denies nothing yet;
 * ``number``: the first plain number (not a price, a time or a decimal) made twice itself
-  plus one;
+  plus one, where the sentence holds no such number already;
 * ``numbers``: the first two different numbers exchanged, where that changes what the
   sentence says: not the two ends of one range ("between 8 and 20", "2-8 °C", "24/7", which
   read alike either way round) nor a date's day and year ("8 December 1984", "March 1, 2024");
@@ -45,7 +45,7 @@ _AUXILIARY = re.compile(
     r"\b(is|are|was|were|can|will|has|have|does|do|did|should|must|may|could|would)\b"
 )
 _DENIES = re.compile(r"\bnot\b|n't|\bnever\b|\bno\b", re.IGNORECASE)
-_PLAIN_NUMBER = re.compile(r"(?<![\w.,$£€])(\d{1,3})(?![\d,.:])")
+_PLAIN_NUMBER = re.compile(r"(?<![\w.,:$£€])(\d{1,3})(?![\d,.:])")
 _ANY_NUMBER = re.compile(r"(?<![\w.,:])(\d[\d,.]*\d|\d)(?![\d:])")
 _RANGE_JOINER = re.compile(
     r"^[^\w]*[a-z%]{0,3}[^\w]*(to|and|or|till|until|through|-|–|—|/)?[^\w]*$", re.IGNORECASE
@@ -67,16 +67,13 @@ def negated(sentence: str) -> str | None:
 
 
 def number(sentence: str) -> str | None:
-    """The first plain number made twice itself plus one."""
-    return _replaced(sentence, _PLAIN_NUMBER, lambda n: n * 2 + 1)
-
-
-def _replaced(sentence: str, pattern: re.Pattern[str], change: Callable[[int], int]) -> str | None:
-    """The sentence with the first number ``pattern`` finds changed by ``change``."""
-    found = pattern.search(sentence)
-    if found is None:
+    """The first plain number made twice itself plus one, where the sentence holds no such
+    number already ("1 to 3 business days" made "3 to 3" says nothing else)."""
+    found = _PLAIN_NUMBER.search(sentence)
+    new = str(int(found.group(1)) * 2 + 1) if found else ""
+    if found is None or new in _ANY_NUMBER.findall(sentence):
         return None
-    return f"{sentence[: found.start()]}{change(int(found.group(1)))}{sentence[found.end() :]}"
+    return f"{sentence[: found.start()]}{new}{sentence[found.end() :]}"
 
 
 def numbers(sentence: str) -> str | None:
@@ -96,7 +93,10 @@ def numbers(sentence: str) -> str | None:
 
 def year(sentence: str) -> str | None:
     """The first year moved by three."""
-    return _replaced(sentence, _YEAR, lambda y: y + 3)
+    found = _YEAR.search(sentence)
+    if found is None:
+        return None
+    return f"{sentence[: found.start()]}{int(found.group(1)) + 3}{sentence[found.end() :]}"
 
 
 def names(sentence: str) -> str | None:
