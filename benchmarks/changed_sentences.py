@@ -17,8 +17,15 @@ it applies:
 * ``year``: the first year moved by three;
 * ``names``: the first and the last capitalised word inside the sentence exchanged.
 
+And each sentence changed so that it says the same, where a fail is the wrong verdict (a good
+answer in other words failed): a denial written short or out (``contracted``: "do not" as
+"don't"; ``expanded``), a count from two to ten in words (``worded``: "3 days" as "three
+days"), a number written without its thousands comma (``ungrouped``), a date written month
+first (``date_written``: "8 December 1984" as "December 8, 1984").
+
     python benchmarks/changed_sentences.py --data ../shared/benchmarks
     python benchmarks/changed_sentences.py --sets halueval_qa,faithbench --kinds year
+    python benchmarks/changed_sentences.py --kinds contracted,expanded,worded,ungrouped,date_written
 """
 
 from __future__ import annotations
@@ -93,10 +100,7 @@ def numbers(sentence: str) -> str | None:
 
 def year(sentence: str) -> str | None:
     """The first year moved by three."""
-    found = _YEAR.search(sentence)
-    if found is None:
-        return None
-    return f"{sentence[: found.start()]}{int(found.group(1)) + 3}{sentence[found.end() :]}"
+    return _rewritten(sentence, _YEAR, lambda m: str(int(m[1]) + 3))
 
 
 def names(sentence: str) -> str | None:
@@ -120,6 +124,84 @@ CHANGES: dict[str, Callable[[str], str | None]] = {
     "year": year,
     "names": names,
 }
+"""Changes that make a sentence say something else: a pass is a wrong verdict."""
+
+_CONTRACTIONS = {
+    "do not": "don't",
+    "does not": "doesn't",
+    "did not": "didn't",
+    "is not": "isn't",
+    "are not": "aren't",
+    "was not": "wasn't",
+    "were not": "weren't",
+    "cannot": "can't",
+    "will not": "won't",
+    "has not": "hasn't",
+    "have not": "haven't",
+    "should not": "shouldn't",
+}
+_NUMBER_WORDS = ["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+_COUNT = re.compile(r"(?<![\w.,:$£€/+-])([2-9]|10)(?= [a-z]{3,})")
+_GROUPED = re.compile(r"(?<![\w.,])(\d{1,3}),(\d{3})(?![\d,.]\d)")
+_MONTHS = "January February March April May June July August September October November December"
+_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}}) ({'|'.join(_MONTHS.split())}) (\d{{4}})\b")
+
+
+def _first_of(sentence: str, table: dict[str, str]) -> str | None:
+    """The sentence with the first of ``table``'s keys it holds written as its value."""
+    found = [(m, key) for key in table if (m := re.search(rf"\b{key}\b", sentence))]
+    if not found:
+        return None
+    m, key = min(found, key=lambda pair: pair[0].start())
+    return f"{sentence[: m.start()]}{table[key]}{sentence[m.end() :]}"
+
+
+def contracted(sentence: str) -> str | None:
+    """The first denial written short ("do not" as "don't")."""
+    return _first_of(sentence, _CONTRACTIONS)
+
+
+def expanded(sentence: str) -> str | None:
+    """The first short denial written out ("don't" as "do not")."""
+    return _first_of(sentence, {short: full for full, short in _CONTRACTIONS.items()})
+
+
+def worded(sentence: str) -> str | None:
+    """The first count from two to ten in digits before a word, in words ("3 days" as "three
+    days")."""
+    return _rewritten(sentence, _COUNT, lambda m: _NUMBER_WORDS[int(m.group(1)) - 2])
+
+
+def ungrouped(sentence: str) -> str | None:
+    """The first number of four to six digits written without its comma ("1,500" as
+    "1500")."""
+    return _rewritten(sentence, _GROUPED, lambda m: m.group(1) + m.group(2))
+
+
+def date_written(sentence: str) -> str | None:
+    """The first date written day, month, year as month, day, year ("8 December 1984" as
+    "December 8, 1984")."""
+    return _rewritten(sentence, _DAY_MONTH_YEAR, lambda m: f"{m[2]} {m[1]}, {m[3]}")
+
+
+def _rewritten(
+    sentence: str, pattern: re.Pattern[str], write: Callable[[re.Match[str]], str]
+) -> str | None:
+    """The sentence with the first match of ``pattern`` written as ``write`` writes it."""
+    found = pattern.search(sentence)
+    if found is None:
+        return None
+    return f"{sentence[: found.start()]}{write(found)}{sentence[found.end() :]}"
+
+
+KEPT: dict[str, Callable[[str], str | None]] = {
+    "contracted": contracted,
+    "expanded": expanded,
+    "worded": worded,
+    "ungrouped": ungrouped,
+    "date_written": date_written,
+}
+"""Changes that leave what a sentence says as it was: a fail is a wrong verdict."""
 
 
 def probes(contexts: list[str], kinds: list[str]) -> list[tuple[str, str, str]]:
@@ -129,7 +211,7 @@ def probes(contexts: list[str], kinds: list[str]) -> list[tuple[str, str, str]]:
         if len(sentence.split()) < FEWEST_WORDS or len(sentence) > MOST_CHARACTERS:
             continue
         for kind in kinds:
-            changed = CHANGES[kind](sentence)
+            changed = (CHANGES | KEPT)[kind](sentence)
             if changed and changed != sentence:
                 found.append((kind, changed, sentence))
     return found
@@ -143,25 +225,28 @@ async def run(files: list[Path], kinds: list[str]) -> dict[str, Counter[str]]:
         for kind, changed, sentence in probes(contexts, kinds):
             said = await ow.verdict(judge, changed, contexts)
             counts[kind][said] += 1
-            if said == "pass":
-                print(f"passed [{kind}]: {changed[:300]}\n    was: {sentence[:300]}")
+            wrong = "fail" if kind in KEPT else "pass"
+            if said == wrong:
+                print(f"{said}ed [{kind}]: {changed[:300]}\n    was: {sentence[:300]}")
     return counts
 
 
 def main() -> int:
     parser = ow.arguments(__doc__, "hard_cases,support_bot_answers,support_bot_answers_more")
-    parser.add_argument("--kinds", default=",".join(CHANGES), help="comma-separated changes")
+    known = [*CHANGES, *KEPT]
+    parser.add_argument("--kinds", default=",".join(known), help="comma-separated changes")
     args = parser.parse_args()
     kinds = args.kinds.split(",")
-    unknown = sorted(set(kinds) - set(CHANGES))
+    unknown = sorted(set(kinds) - set(known))
     if unknown:
-        parser.error(f"unknown kind(s) {', '.join(unknown)}; known: {', '.join(CHANGES)}")
+        parser.error(f"unknown kind(s) {', '.join(unknown)}; known: {', '.join(known)}")
     counts = asyncio.run(run(ow.set_files(args.data, args.sets.split(",")), kinds))
     for kind in kinds:
         said = counts[kind]
+        wrong = "a fail" if kind in KEPT else "a pass"
         print(
             f"{kind}: {sum(said.values())} probes, {said['pass']} passed, "
-            f"{said['unsure']} unsure, {said['fail']} failed"
+            f"{said['unsure']} unsure, {said['fail']} failed ({wrong} is wrong)"
         )
     return 0
 
