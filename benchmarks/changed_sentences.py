@@ -117,15 +117,6 @@ def _exchanged(sentence: str, first: re.Match[str], second: re.Match[str]) -> st
     return f"{head}{second.group(0)}{middle}{first.group(0)}{sentence[second.end() :]}"
 
 
-CHANGES: dict[str, Callable[[str], str | None]] = {
-    "negated": negated,
-    "number": number,
-    "numbers": numbers,
-    "year": year,
-    "names": names,
-}
-"""Changes that make a sentence say something else: a pass is a wrong verdict."""
-
 _CONTRACTIONS = {
     "do not": "don't",
     "does not": "doesn't",
@@ -202,6 +193,76 @@ KEPT: dict[str, Callable[[str], str | None]] = {
     "date_written": date_written,
 }
 """Changes that leave what a sentence says as it was: a fail is a wrong verdict."""
+
+
+_OTHER_UNIT = {
+    "days": "weeks",
+    "weeks": "months",
+    "months": "years",
+    "hours": "minutes",
+    "minutes": "hours",
+    "km": "miles",
+    "miles": "km",
+    "kg": "lb",
+    "GB": "MB",
+    "MB": "GB",
+}
+_UNIT = re.compile(rf"(?<=\d )({'|'.join(_OTHER_UNIT)})\b")
+_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+_WEEKDAY = re.compile(rf"\b({'|'.join(_DAYS)})")
+_MONTH_NAME = re.compile(rf"\b({'|'.join(_MONTHS.split())})\b")
+_OPPOSITES = {
+    "more": "less",
+    "less": "more",
+    "before": "after",
+    "after": "before",
+    "higher": "lower",
+    "lower": "higher",
+    "minimum": "maximum",
+    "maximum": "minimum",
+    "earliest": "latest",
+    "latest": "earliest",
+    "open": "closed",
+    "closed": "open",
+    "required": "optional",
+    "optional": "required",
+    "allowed": "prohibited",
+}
+
+
+def unit(sentence: str) -> str | None:
+    """The first unit after a number made another of its kind ("30 days" as "30 weeks")."""
+    return _rewritten(sentence, _UNIT, lambda m: _OTHER_UNIT[m[1]])
+
+
+def weekday(sentence: str) -> str | None:
+    """The first day of the week made the next ("Monday" as "Tuesday")."""
+    return _rewritten(sentence, _WEEKDAY, lambda m: _DAYS[(_DAYS.index(m[1]) + 1) % 7])
+
+
+def month(sentence: str) -> str | None:
+    """The first month made the one two after it ("March" as "May")."""
+    months = _MONTHS.split()
+    return _rewritten(sentence, _MONTH_NAME, lambda m: months[(months.index(m[1]) + 2) % 12])
+
+
+def opposite(sentence: str) -> str | None:
+    """The first word of a pair of opposites made the other ("before" as "after")."""
+    return _first_of(sentence, _OPPOSITES)
+
+
+CHANGES: dict[str, Callable[[str], str | None]] = {
+    "negated": negated,
+    "number": number,
+    "numbers": numbers,
+    "year": year,
+    "names": names,
+    "unit": unit,
+    "weekday": weekday,
+    "month": month,
+    "opposite": opposite,
+}
+"""Changes that make a sentence say something else: a pass is a wrong verdict."""
 
 
 def probes(contexts: list[str], kinds: list[str]) -> list[tuple[str, str, str]]:

@@ -1543,7 +1543,7 @@ def _negation_finding(
 ) -> list[Finding]:
     """The conflict of a claim one side of which negates the other: an opposite word, or a
     negation (:func:`_negated`)."""
-    if swapped and not mine and not theirs:
+    if swapped and bool(mine) == bool(theirs):  # neither denies, or both deny alike
         said, stated = swapped[0]
         message = f"the claim says \u201c{said}\u201d; the context says \u201c{stated}\u201d"
         return [Finding("opposite", "conflict", message)]
@@ -1595,7 +1595,9 @@ def _one_side_negates(
     words the evidence covers."""
     size = len(said_words(claim))
     if swapped:  # "open" against "closed" negates; "not open" against "closed" does not
-        covered = min(1.0, covered + len(swapped) / max(1, size))
+        # The opposite words count as covered, of the content words coverage counts ("to a
+        # minimum of $600" against "to a maximum of $600": the amount is no content word).
+        covered = min(1.0, covered + len(swapped) / max(1, len(content_words(claim))))
     negative = bool(mine) != bool(swapped)
     return negative != bool(theirs) and covered >= _COVERED and size >= 2
 

@@ -22,6 +22,7 @@ from .checks import (
     check_negation,
     check_numbers,
     check_swaps,
+    opposite_terms,
     words_swapped,
 )
 from .facts import coverage, negation_cues, said_words
@@ -139,7 +140,9 @@ def negation(claim: str, passage: str, context: str = "") -> list[Finding]:
     the passage's clause (:func:`_denied_aside`). None where the passage denies what the
     claim denies (:func:`_denies_alike`)."""
     clause = best_sentence(claim, passage)
-    if _compares_apart(claim, closest_sentence(claim, passage)) or _denies_alike(claim, passage):
+    if _compares_apart(claim, closest_sentence(claim, passage)) or _denies_alike_only(
+        claim, clause, passage
+    ):
         return []
     found = _closest_denied(claim, clause, passage)
     if not found:
@@ -167,10 +170,13 @@ def _sentence_denied(claim: str, clause: str, passage: str) -> list[Finding]:
 
 
 def _denies_alone(claim: str, sentence: str) -> bool:
-    """Whether the claim denies and the sentence does not: a claim of one clause of a
-    sentence another clause of which denies something ("Paper copies cost $10." beside "There
-    is no charge for electronic copies") is no denial of it."""
-    return bool(negation_cues(claim, sentence)) and not negation_cues(sentence, claim)
+    """Whether the claim denies and the sentence does not, or the claim holds the opposite of
+    a word of the sentence ("..., to a minimum of $600, if ..." against "..., to a maximum of
+    $600, if ..."): a claim of one clause of a sentence another clause of which denies
+    something ("Paper copies cost $10." beside "There is no charge for electronic copies")
+    is no denial of it."""
+    turned = bool(negation_cues(claim, sentence)) and not negation_cues(sentence, claim)
+    return turned or bool(opposite_terms(claim, sentence))
 
 
 def _clause_denied(claim: str, passage: str) -> list[Finding]:
@@ -195,6 +201,14 @@ def _denied_elsewhere(claim: str, passage: str, context: str) -> list[Finding]:
     """A negation conflict the claim's closest clause does not hold: a sentence that denies
     the claim's words whole, or a denial put aside the clause."""
     return _denied_whole(claim, context or passage) or _denied_aside(claim, passage)
+
+
+def _denies_alike_only(claim: str, clause: str, passage: str) -> bool:
+    """Whether the passage denies what the claim denies (:func:`_denies_alike`) and the
+    claim's closest clause holds no opposite of a word of the claim ("if the maximum payment
+    is not received" against "if the minimum payment is not received": the denial is alike,
+    the payment is not)."""
+    return _denies_alike(claim, passage) and not opposite_terms(claim, clause)
 
 
 def _denies_alike(claim: str, passage: str) -> bool:

@@ -925,6 +925,17 @@ SWAPPED = [
             " roles in Epic (2013) and Bittersweet (2008). She voiced a girl in Ice Age (2002)."
         ],
     ),
+    # An opposite in one clause of a long claim.
+    case(
+        "bag_delay_cap",
+        "How much does baggage delay cover pay?",
+        answer="Baggage delay cover reimburses essential purchases up to $200 per day, to a"
+        " minimum of $600, if your checked bag is delayed by 12 hours or more.",
+        contexts=[
+            "Baggage delay cover reimburses essential purchases up to $200 per day, to a"
+            " maximum of $600, if your checked bag is delayed by 12 hours or more."
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -986,7 +997,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # dates, decided; two numbers of a copied sentence exchanged are a conflict of numbers,
     # decided; a denial beside a passage that only shares its words, and a "not" put in
     # before words that say nothing alone (in a clause of its own too), are left to an LLM;
-    # a day of the year the context gives with another year is a conflict of dates, decided.
+    # a day of the year the context gives with another year is a conflict of dates, decided;
+    # an opposite in one clause of a long claim is left to an LLM.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -1004,7 +1016,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "failed", "failed", "failed"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
         *("not_judged", "failed", "failed", "not_judged", "not_judged", "not_judged"),
-        "failed",
+        *("failed", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

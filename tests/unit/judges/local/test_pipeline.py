@@ -207,3 +207,15 @@ def test_a_clause_beside_another_clause_s_denial_is_no_denial() -> None:
     assert negations("Paper copies cost $10.", copies) == []
     safari = "Safari is supported on macOS only; Safari on iPadOS is not supported."
     assert negations("Safari is supported on macOS only.", safari) == []
+
+
+def test_an_opposite_in_one_clause_of_a_long_claim_or_beside_a_like_denial_is_an_opposite() -> None:
+    cover = (
+        "Trip delay cover pays up to $150 per day, to a maximum of $450, if your flight is"
+        " delayed by 6 hours or more."
+    )
+    assert negations(cover.replace("maximum", "minimum"), cover) == ["opposite"]
+    # Both deny alike ("is not received"), and the payment is the other one.
+    fee = "A late fee of $29 is charged if the minimum payment is not received by the due date."
+    assert negations(fee.replace("minimum", "maximum"), fee) == ["opposite"]
+    assert negations(cover, cover) == [] and negations(fee, fee) == []
