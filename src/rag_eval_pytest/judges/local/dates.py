@@ -1,5 +1,5 @@
 """Dates as a text writes them, as precise as written ("8 December 1984", "March 2020",
-"2020-03-08", "15.03.2020", "1984").
+"2020-03-08", "15.03.2020", "1984", "every September").
 
 Rule-based and deterministic, English only. The local judge's date check compares these
 between a claim and its evidence (:mod:`.checks`).
@@ -33,6 +33,10 @@ _MONTH_YEAR = re.compile(r"\b([A-Za-z][a-z]+)\.?,?\s+(\d{4})\b")
 _DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([A-Za-z][a-z]+)\b")
 _MONTH_DAY = re.compile(r"\b([A-Za-z][a-z]+)\s+(\d{1,2})(?:st|nd|rd|th)?\b(?![.,:]?\d)")
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+# A month named alone, capitalised, after a word that makes it a time ("every May", "in
+# July", "from April to September"): "May I ...", "April Smith" and "the March" are none.
+_MONTH_ALONE = re.compile(rf"\b({'|'.join(_MONTH_NAMES)})\b(?!\s*\d)(?!\s+[A-Z])")
+_MONTH_BEFORE = frozenset(table("numbers").words("month_before"))
 # "03/15/2025", "15/03/2025", "15.03.2025": the order of day and month is known when one of
 # them is above 12 (or the dots, which only day-first writing uses); else only the year is.
 _NUMERIC_DATE = re.compile(r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4})\b")
@@ -71,7 +75,8 @@ def _same_or_unknown(one: int | None, other: int | None) -> bool:
 
 def dates(text: str) -> list[Date]:
     """Dates of ``text``: "8 December 1984", "December 8, 1984", "March 2020",
-    "2020-03-08", "03/15/2020" and "15.03.2020", and bare years (1500-2099)."""
+    "2020-03-08", "03/15/2020" and "15.03.2020", months named alone after a word of time
+    ("every September"), and bare years (1500-2099)."""
     return list(_dates(text)[0])
 
 
@@ -167,6 +172,17 @@ _BEFORE_DAY = re.compile(rf"\d(?:st|nd|rd|th)?\s*{_JOINED}\s*$")
 _AFTER_DAY = re.compile(rf"\s*{_JOINED}\s*\d")
 
 
+def _month_alone(m: re.Match[str]) -> Date | None:
+    """A month of no year, where the word before it makes it a time (:data:`_MONTH_BEFORE`)."""
+    before = _WORD_BEFORE.search(m.string, max(0, m.start() - 20), m.start())
+    timed = before is not None and before.group(1).lower() in _MONTH_BEFORE
+    return Date(None, _month(m.group(1))) if timed else None
+
+
+# The word right before a month, nothing but spaces between ("on 2-3 September" has none).
+_WORD_BEFORE = re.compile(r"\b([^\W\d_]+)\s+$")
+
+
 def _year(m: re.Match[str]) -> Date | None:
     """A year, but for a number followed by a unit it measures in ("2000 ml", "1500 km"), or
     by a plural it counts where no word of time or article comes before ("below 2003 euros",
@@ -200,5 +216,6 @@ _DATE_FORMS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Date | None]
     (_MONTH_YEAR, _month_year),
     (_DAY_MONTH, _day_month),
     (_MONTH_DAY, _month_day),
+    (_MONTH_ALONE, _month_alone),
     (_YEAR, _year),
 )

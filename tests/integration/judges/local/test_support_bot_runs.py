@@ -936,6 +936,13 @@ SWAPPED = [
             " maximum of $600, if your checked bag is delayed by 12 hours or more."
         ],
     ),
+    # A month named alone that the context names otherwise.
+    case(
+        "garden_months",
+        "When is garden waste collected?",
+        answer="Garden waste is collected every four weeks from May to November.",
+        contexts=["Garden waste is collected every four weeks from March to November."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -998,7 +1005,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # decided; a denial beside a passage that only shares its words, and a "not" put in
     # before words that say nothing alone (in a clause of its own too), are left to an LLM;
     # a day of the year the context gives with another year is a conflict of dates, decided;
-    # an opposite in one clause of a long claim is left to an LLM.
+    # an opposite in one clause of a long claim is left to an LLM; a month named alone that
+    # the context names otherwise is a conflict of dates, decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -1016,7 +1024,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "failed", "failed", "failed"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
         *("not_judged", "failed", "failed", "not_judged", "not_judged", "not_judged"),
-        *("failed", "not_judged"),
+        *("failed", "not_judged", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rag_eval_pytest.judges.local.checks import check_dates
 from rag_eval_pytest.judges.local.dates import Date, dates
 
 
@@ -31,3 +32,22 @@ def test_a_month_in_lower_case_is_read_but_for_a_verb() -> None:
     assert dates("in june 2015") == [Date(2015, 6)]
     assert dates("you may 5 times a day") == []
     assert dates("march 5 miles north") == []
+
+
+def test_a_month_named_alone_after_a_word_of_time_is_a_date() -> None:
+    assert dates("The fair is held every September.") == [Date(None, 9)]
+    assert dates("Waste is collected from March to November.") == [Date(None, 3), Date(None, 11)]
+    # A month that is no time: a verb, a name, a march; and a month a date holds is that date's.
+    assert dates("May I pay later?") == dates("April Smith runs it.") == []
+    assert dates("They joined the March on Washington.") == []
+    assert dates("It opened on 5 June and in May 2020.") == [Date(2020, 5), Date(None, 6, 5)]
+
+
+def test_a_month_no_context_gives_is_a_conflict_with_the_month_it_gives() -> None:
+    fair = "The town's book fair is held in the market hall every September."
+    [found] = check_dates("The book fair is held every October.", fair, fair)
+    assert (found.severity, found.message) == (
+        "conflict",
+        "claims October; the context says September",
+    )
+    assert check_dates("Each September, the book fair takes place.", fair, fair) == []
