@@ -21,7 +21,18 @@ from ...text.words import content_words
 from .checks import Finding, alone_holding
 from .facts import negation_cues, without_names
 from .quantities import quantities
-from .roles import DAY_WORDS, SPAN_WORDS, Days, Route, Time, routes, same_place, times, weekdays
+from .roles import (
+    DAY_WORDS,
+    SPAN_WORDS,
+    Days,
+    Route,
+    Time,
+    range_ends,
+    routes,
+    same_place,
+    times,
+    weekdays,
+)
 from .tables import table
 
 if TYPE_CHECKING:
@@ -194,7 +205,14 @@ def check_days(claim: str, evidence: str) -> list[Finding]:
     closing = _on_closed_days(claim, denied) or _closed_on_open_days(claim, stated, denied)
     if closing or not stated:
         return closing
-    return _unknown_days(claim, stated) or _bound_days(claim, about) or _how_often(claim, about)
+    return _days_apart(claim, stated, about)
+
+
+def _days_apart(claim: str, stated: list[Days], about: list[str]) -> list[Finding]:
+    """The conflicts of the claim's days with the days the evidence states (see
+    :func:`check_days`)."""
+    found = _unknown_days(claim, stated) or _other_range_end(claim, stated)
+    return found or _bound_days(claim, about) or _how_often(claim, about)
 
 
 def _days_of(sentences: list[str], denied: bool = False) -> list[Days]:
@@ -249,6 +267,33 @@ def _unknown_days(claim: str, stated: list[Days]) -> list[Finding]:
         return []
     message = f"claims {said.text}; the context says {_listed(stated)}"
     return [Finding("days", "conflict", message)]
+
+
+def _other_range_end(claim: str, stated: list[Days]) -> list[Finding]:
+    """A range of days of the claim that shares one end with a range the evidence states
+    and not the other ("Tuesday to Friday" against "Monday to Friday": every day it names is
+    one the evidence names, but it says the week starts on another day)."""
+    theirs = [(ends, s) for s in stated if (ends := range_ends(s)) is not None]
+    for said in _affirmed(claim):
+        other = _range_apart(said, theirs)
+        if other is not None:
+            message = f"claims {said.text}; the context says {other.text}"
+            return [Finding("days", "conflict", message)]
+    return []
+
+
+def _range_apart(said: Days, theirs: list[tuple[tuple[int, int], Days]]) -> Days | None:
+    """The evidence's range (of ``theirs``, each with its ends) that shares one end with the
+    claim's range ``said`` and not the other, where none is ``said`` itself."""
+    mine = range_ends(said)
+    if mine is None or any(ends == mine for ends, _ in theirs):
+        return None  # no range, or one the evidence states as well
+    return next((s for ends, s in theirs if _one_end_apart(mine, ends)), None)
+
+
+def _one_end_apart(mine: tuple[int, int], theirs: tuple[int, int]) -> bool:
+    """Whether two ranges of days share one end and not the other."""
+    return (mine[0] == theirs[0]) != (mine[1] == theirs[1])
 
 
 def _bound_days(claim: str, about: list[str]) -> list[Finding]:

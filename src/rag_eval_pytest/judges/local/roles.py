@@ -292,6 +292,27 @@ def _day_range(first_day: str, last_day: str) -> frozenset[int]:
     return frozenset((first + i) % 7 for i in range((last - first) % 7 + 1))
 
 
+def range_ends(days: Days) -> tuple[int, int] | None:
+    """The first and the last day of a range of days ("Monday to Friday": 0, 4); ``None``
+    for days that are no range ("Tuesdays", "weekends")."""
+    m = _range_match(days.text)
+    if m is None:
+        return None
+    first, last = _day_number(m.group(1)), _day_number(m.group(2))
+    return None if first is None or last is None else (first, last)
+
+
+def _range_match(text: str) -> re.Match[str] | None:
+    """The match of :data:`_WEEKDAYS` that is ``text`` whole, where it is a range."""
+    m = _WEEKDAYS.fullmatch(text) or _WEEKDAYS.fullmatch(f"{text}.")
+    return m if m is not None and m.group(1) else None
+
+
+def _day_number(word: str) -> int | None:
+    """The day a name or a short name names (0 is Monday)."""
+    return _DAY.get(word.lower(), _SHORT_DAY.get(word.lower()))
+
+
 DAY_WORDS = frozenset((*_DAY_NAMES, *_SPANS))
 """The words :func:`day_words` gives (as :func:`~rag_eval_pytest.text.words.content_words`
 reads them)."""

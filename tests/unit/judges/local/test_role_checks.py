@@ -194,3 +194,14 @@ def test_the_end_of_a_span_is_read_with_the_days_of_its_start() -> None:
         frozenset({"sunday"}),
         frozenset({"sunday"}),
     ]
+
+
+def test_a_range_of_days_with_another_start_or_end_is_a_conflict_of_days() -> None:
+    lines = "Our phone lines are open from 8:00 to 18:30 Monday to Friday."
+    [later] = check_days("Our phone lines are open Tuesday to Friday.", lines)
+    assert later.message == "claims Tuesday to Friday; the context says Monday to Friday"
+    assert check_days("Our phone lines are open Monday to Thursday.", lines) != []
+    # The same range in other words, or one the context states as well, is no conflict.
+    assert check_days("Our phone lines are open Mon-Fri.", lines) == []
+    late = "The library is open Monday to Friday. Late opening runs Monday to Thursday."
+    assert check_days("Late opening runs Monday to Thursday.", late) == []
