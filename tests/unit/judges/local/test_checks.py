@@ -1105,3 +1105,18 @@ def test_a_context_sentence_with_a_not_put_in_is_a_negation(claim: str, context:
 def test_a_clause_that_keeps_its_contexts_own_not_is_no_negation() -> None:
     fuel = "Fuel delivery is covered, but the cost of the fuel itself is not."
     assert check_negation("The cost of the fuel itself is not.", fuel, 1.0) == []
+
+
+def test_a_day_of_the_year_the_contexts_give_only_with_another_year_is_a_conflict() -> None:
+    kenney = (
+        "Emma Rose Kenney (born September 14, 1999) is an American actress known for her roles"
+        " in Epic (2013) and Bittersweet (2008). She voiced a girl in Ice Age (2002)."
+    )
+    claim = (
+        "Emma Rose Kenney (born September 14, 2002) is an American actress known for her roles"
+        " in Epic (2013) and Bittersweet (2008)."
+    )
+    [born] = check_dates(claim, kenney, kenney)
+    assert born.message == "claims 14 September 2002; the context says 14 September 1999"
+    assert check_dates("Emma Rose Kenney was born on 14 September 1999.", kenney, kenney) == []
+    assert check_dates("She voiced a girl in Ice Age (2002).", kenney, kenney) == []
