@@ -27,7 +27,6 @@ from .roles import (
     Days,
     Route,
     Time,
-    range_ends,
     routes,
     same_place,
     times,
@@ -273,7 +272,7 @@ def _other_range_end(claim: str, stated: list[Days]) -> list[Finding]:
     """A range of days of the claim that shares one end with a range the evidence states
     and not the other ("Tuesday to Friday" against "Monday to Friday": every day it names is
     one the evidence names, but it says the week starts on another day)."""
-    theirs = [(ends, s) for s in stated if (ends := range_ends(s)) is not None]
+    theirs = [(s.ends, s) for s in stated if s.ends is not None]
     for said in _affirmed(claim):
         other = _range_apart(said, theirs)
         if other is not None:
@@ -285,7 +284,7 @@ def _other_range_end(claim: str, stated: list[Days]) -> list[Finding]:
 def _range_apart(said: Days, theirs: list[tuple[tuple[int, int], Days]]) -> Days | None:
     """The evidence's range (of ``theirs``, each with its ends) that shares one end with the
     claim's range ``said`` and not the other, where none is ``said`` itself."""
-    mine = range_ends(said)
+    mine = said.ends
     if mine is None or any(ends == mine for ends, _ in theirs):
         return None  # no range, or one the evidence states as well
     return next((s for ends, s in theirs if _one_end_apart(mine, ends)), None)

@@ -264,53 +264,33 @@ class Days:
 
     days: frozenset[int]
     text: str
+    ends: tuple[int, int] | None = None
+    """The first and the last day of a range ("Monday to Friday": 0, 4); ``None`` for days
+    that are no range ("Tuesdays", "weekends")."""
 
 
 @lru_cache(maxsize=4096)
 def weekdays(text: str) -> tuple[Days, ...]:
     """The days of the week ``text`` names, each span as written."""
-    return tuple(
-        Days(_days_of(m), m.group(0).strip().rstrip(".")) for m in _WEEKDAYS.finditer(text)
-    )
+    return tuple(_days_at(m) for m in _WEEKDAYS.finditer(text))
 
 
-def _days_of(m: re.Match[str]) -> frozenset[int]:
+def _days_at(m: re.Match[str]) -> Days:
     """The days one match of :data:`_WEEKDAYS` names: a range, a day, or a span's word."""
+    text = m.group(0).strip().rstrip(".")
     if m.group(1):
-        return _day_range(m.group(1), m.group(2))
+        first, last = (_DAY.get(g.lower(), _SHORT_DAY.get(g.lower())) for g in m.group(1, 2))
+        assert first is not None
+        assert last is not None
+        return Days(_day_range(first, last), text, (first, last))
     if m.group(3):
-        return frozenset([_DAY[m.group(3).lower()]])
-    word = m.group(4).lower().rstrip("s")
-    return frozenset(_SPANS.get(word, range(7)))
+        return Days(frozenset([_DAY[m.group(3).lower()]]), text)
+    return Days(frozenset(_SPANS.get(m.group(4).lower().rstrip("s"), range(7))), text)
 
 
-def _day_range(first_day: str, last_day: str) -> frozenset[int]:
-    """The days from ``first_day`` to ``last_day``, round the end of the week if need be."""
-    first, last = (_DAY.get(g.lower(), _SHORT_DAY.get(g.lower())) for g in (first_day, last_day))
-    assert first is not None
-    assert last is not None
+def _day_range(first: int, last: int) -> frozenset[int]:
+    """The days from ``first`` to ``last``, round the end of the week if need be."""
     return frozenset((first + i) % 7 for i in range((last - first) % 7 + 1))
-
-
-def range_ends(days: Days) -> tuple[int, int] | None:
-    """The first and the last day of a range of days ("Monday to Friday": 0, 4); ``None``
-    for days that are no range ("Tuesdays", "weekends")."""
-    m = _range_match(days.text)
-    if m is None:
-        return None
-    first, last = _day_number(m.group(1)), _day_number(m.group(2))
-    return None if first is None or last is None else (first, last)
-
-
-def _range_match(text: str) -> re.Match[str] | None:
-    """The match of :data:`_WEEKDAYS` that is ``text`` whole, where it is a range."""
-    m = _WEEKDAYS.fullmatch(text) or _WEEKDAYS.fullmatch(f"{text}.")
-    return m if m is not None and m.group(1) else None
-
-
-def _day_number(word: str) -> int | None:
-    """The day a name or a short name names (0 is Monday)."""
-    return _DAY.get(word.lower(), _SHORT_DAY.get(word.lower()))
 
 
 DAY_WORDS = frozenset((*_DAY_NAMES, *_SPANS))
