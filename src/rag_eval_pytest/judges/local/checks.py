@@ -94,6 +94,11 @@ class Finding:
     """The name of the check that found it (:data:`.pipeline.CHECKS`)."""
 
 
+def conflicting(findings: Sequence[Finding]) -> bool:
+    """Whether one of the findings is a conflict."""
+    return any(f.severity == "conflict" for f in findings)
+
+
 def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
     """Numbers of the claim that its evidence contradicts or no context states.
 
@@ -107,7 +112,7 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
     context's words with two numbers exchanged is one, whatever each number counts
     (:mod:`.exchanges`)."""
     found = _numbers_read(claim, evidence, contexts)
-    exchanged = None if _conflicting(found) else exchanged_numbers(claim, contexts)
+    exchanged = None if conflicting(found) else exchanged_numbers(claim, contexts)
     return found if exchanged is None else [_exchanged_conflict(*exchanged), *found]
 
 
@@ -121,10 +126,6 @@ def _numbers_read(claim: str, evidence: str, contexts: str) -> list[Finding]:
         return _each_clause(clauses, evidence, contexts)
     found = _amount_findings(claim, evidence, contexts) + _unstated_versions(claim, contexts)
     return found or _each_clause(clauses, evidence, contexts)
-
-
-def _conflicting(found: list[Finding]) -> bool:
-    return any(f.severity == "conflict" for f in found)
 
 
 def _exchanged_conflict(mine: str, theirs: str) -> Finding:

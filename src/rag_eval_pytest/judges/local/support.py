@@ -24,7 +24,14 @@ import numpy.typing as npt
 from ...text.shorten import shorten
 from ...text.words import content_words
 from . import trust
-from .checks import FINDING_KINDS, Finding, missing_name_share, stated_amount_words, unknown_names
+from .checks import (
+    FINDING_KINDS,
+    Finding,
+    conflicting,
+    missing_name_share,
+    stated_amount_words,
+    unknown_names,
+)
 from .dates import dates
 from .facts import phrase_coverage, word_pairs
 from .pipeline import LISTED, Reading, closest_sentence, run_checks
@@ -345,13 +352,13 @@ def _checked_passage(
     sentence, not against the carry-over one that shares "SL")."""
     best = order[0]
     findings = reading.findings(best)
-    if not _conflicting(findings):
+    if not conflicting(findings):
         return best, findings
     for other in order[1:CANDIDATES]:
         if ranking[other] < ranking[best] - CANDIDATE_MARGIN:
             break
         alternative = reading.findings(other)
-        if not _conflicting(alternative) and _keeps_its_numbers(reading, best, other):
+        if not conflicting(alternative) and _keeps_its_numbers(reading, best, other):
             return other, alternative
     return best, findings
 
@@ -379,10 +386,6 @@ def _stated_count(mine: list[Quantity], passage: str) -> int:
 
 def _states(found: list[Quantity], q: Quantity) -> bool:
     return any(same_value(q.value, s.value) for s in found)
-
-
-def _conflicting(findings: Sequence[Finding]) -> bool:
-    return any(f.severity == "conflict" for f in findings)
 
 
 def _features(
@@ -569,7 +572,7 @@ def judge_claim(
     p = round(calibration.probability(features), 4)
     passage = evidence.passages[best]
     shown = closest_sentence(claim, passage.text)
-    if _conflicting(findings):
+    if conflicting(findings):
         return _contradicted(findings, p, passage, shown, calibration)
     gaps = [f for f in findings if f.severity == "gap"]
     unknown = tuple(unknown_names(claim, evidence.all_text))
