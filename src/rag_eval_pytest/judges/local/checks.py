@@ -22,7 +22,7 @@ from ...text.names import INSTRUCTIONS, MONTHS, names
 from ...text.sentences import split_sentences
 from ...text.words import PLACES, STOPWORDS, content_words, stem, tokens
 from .dates import Date, dates
-from .exchanges import exchanged_numbers
+from .exchanges import exchanged_numbers, misplaced_number
 from .facts import known_name, negated_words, negation_cues, said_words, words_of_name
 from .neighbours import (
     adds_a_neighbour,
@@ -109,11 +109,13 @@ def check_numbers(claim: str, evidence: str, contexts: str) -> list[Finding]:
     voucher" against "100 points for a 5 euro voucher" has both numbers, each counting the
     other's thing, and is a conflict. A number no context states is a gap. Times of day are
     :func:`check_times`'s. Where none of this finds a conflict, a claim that copies a
-    context's words with two numbers exchanged is one, whatever each number counts
-    (:mod:`.exchanges`)."""
+    context's words with two numbers exchanged is one, whatever each number counts, and so
+    is one that puts a number where the contexts write another (:mod:`.exchanges`)."""
     found = _numbers_read(claim, evidence, contexts)
-    exchanged = None if conflicting(found) else exchanged_numbers(claim, contexts)
-    return found if exchanged is None else [_exchanged_conflict(*exchanged), *found]
+    if conflicting(found):
+        return found
+    moved = exchanged_numbers(claim, contexts) or misplaced_number(claim, contexts)
+    return found if moved is None else [_exchanged_conflict(*moved), *found]
 
 
 def _numbers_read(claim: str, evidence: str, contexts: str) -> list[Finding]:
@@ -1723,15 +1725,73 @@ for _a, _b in table("opposites").pairs("pairs"):
 
 def opposite_terms(claim: str, evidence: str) -> list[tuple[str, str]]:
     """(claim's word, evidence's word) pairs of opposites, each word absent from the other
-    text ("open", "closed")."""
+    text ("open", "closed"), or both texts using both where the claim puts its word in the
+    evidence's other's place (:func:`placed_opposites`)."""
+    apart = _opposites_apart(claim, evidence)
+    return apart + [pair for pair in placed_opposites(claim, evidence) if pair not in apart]
+
+
+def _opposites_apart(claim: str, evidence: str) -> list[tuple[str, str]]:
+    """(claim's word, evidence's word) pairs of opposites, each word absent from the other
+    text."""
     mine = {t.lower() for t in tokens(claim)}
     theirs = {t.lower() for t in tokens(evidence)}
     return [
         (word, other)
-        for word in sorted(mine)
-        if word not in theirs
+        for word in sorted(mine - theirs)
         for other in sorted(_OPPOSITE.get(word, frozenset()) & (theirs - mine))
     ]
+
+
+_PLACING = 2
+"""The words beside a word that place it: the two before it, or the two after it."""
+
+
+def placed_opposites(claim: str, evidence: str) -> list[tuple[str, str]]:
+    """(claim's word, evidence's word) pairs of opposites where the claim puts its word
+    between words the evidence puts the other between, and the evidence never puts the
+    claim's word beside the claim's words before it nor beside those after it: "a maximum fee
+    of $0.25" against "a minimum fee of $0.25 and a maximum of $15"; "closes 90 minutes after
+    international flights" against "... before international flights and 45 minutes after
+    domestic flights". "The bakery closes at noon" against "the bakery opens at 7 am and
+    closes at noon" puts "closes" where the evidence does."""
+    said = [t.lower() for t in tokens(claim)]
+    runs = _runs([t.lower() for t in tokens(evidence)])
+    found: list[tuple[str, str]] = []
+    for i, word in enumerate(said):
+        found.extend((word, o) for o in _placed_other(said, i, runs) if (word, o) not in found)
+    return found
+
+
+def _runs(words: list[str]) -> set[tuple[str, ...]]:
+    """Every run of two to :data:`_PLACING` + 1 words in a row."""
+    return {tuple(words[i : i + n]) for n in range(2, _PLACING + 2) for i in range(len(words))}
+
+
+def _placed_other(said: list[str], i: int, runs: set[tuple[str, ...]]) -> list[str]:
+    """The opposites of ``said[i]`` the evidence (its ``runs``) puts between the claim's
+    words before it or after it, where it never puts ``said[i]`` beside either."""
+    word = said[i]
+    sides = _placings(tuple(said[max(0, i - _PLACING) : i]), tuple(said[i + 1 : i + 1 + _PLACING]))
+    if _puts(word, sides, runs):
+        return []
+    full = [(b, a) for b, a in sides if len(b) + len(a) == _PLACING]
+    return [o for o in sorted(_OPPOSITE.get(word, frozenset())) if _puts(o, full, runs)]
+
+
+def _puts(
+    word: str, sides: list[tuple[tuple[str, ...], tuple[str, ...]]], runs: set[tuple[str, ...]]
+) -> bool:
+    """Whether the evidence (its ``runs``) puts ``word`` between any of the ``sides``."""
+    return any((*before, word, *after) in runs for before, after in sides)
+
+
+def _placings(
+    before: tuple[str, ...], after: tuple[str, ...]
+) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The words before a word, then those after it, each with nothing on the other side;
+    none where there are none."""
+    return [(b, a) for b, a in ((before, ()), ((), after)) if b or a]
 
 
 def _sequence(text: str, leave: frozenset[str] = frozenset()) -> list[str]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ...text.names import MONTH_NUMBERS, MONTHS
 from .tables import table
-from .units import dimension_of, unit_of
+from .units import AREAS, dimension_of, unit_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -86,8 +86,9 @@ def date_spans(text: str) -> list[tuple[int, int]]:
 
 @lru_cache(maxsize=4096)
 def _dates(text: str) -> tuple[list[Date], list[tuple[int, int]]]:
-    """The dates of ``text`` and their spans, each form of :data:`_DATE_FORMS` in turn; a
-    date that starts inside one found before is part of it."""
+    """The dates of ``text`` and their spans (a month's alone where the date gives no day nor
+    year), each form of :data:`_DATE_FORMS` in turn; a date that starts inside one found
+    before is part of it."""
     found: list[Date] = []
     spans: list[tuple[int, int]] = []
     for pattern, read in _DATE_FORMS:
@@ -95,8 +96,17 @@ def _dates(text: str) -> tuple[list[Date], list[tuple[int, int]]]:
             date = read(m)
             if date is not None and not any(s <= m.start() < e for s, e in spans):
                 found.append(date)
-                spans.append(m.span())
+                spans.append(_span(date, m))
     return found, spans
+
+
+def _span(date: Date, m: re.Match[str]) -> tuple[int, int]:
+    """Where ``m`` writes ``date``: the whole match, or the month's name alone for a date of
+    its month alone (the days of "September 2 and 3" are numbers still, to be read as the
+    context's "2-3 September")."""
+    if date.day or date.year:
+        return m.span()
+    return next(m.span(g) for g in range(1, len(m.groups()) + 1) if _month(m.group(g) or ""))
 
 
 def _valid(month: int, day: int) -> bool:
@@ -162,9 +172,11 @@ def _month_day(m: re.Match[str]) -> Date | None:
 
 def _day_of(month: int | None, day: str, m: re.Match[str]) -> Date | None:
     """A day of a month without its year, but one of several days ("2-3 September",
-    "September 2 and 3"), which is not read as one date."""
+    "September 2 and 3"), which is read as their month alone."""
     several = _BEFORE_DAY.search(m.string, 0, m.start()) or _AFTER_DAY.match(m.string, m.end())
-    return Date(None, month, int(day)) if month and _day(day) and not several else None
+    if not month or not _day(day):
+        return None
+    return Date(None, month) if several else Date(None, month, int(day))
 
 
 _JOINED = r"(?:[-\u2013]|to|and|&|,|or)"
@@ -184,23 +196,35 @@ _WORD_BEFORE = re.compile(r"\b([^\W\d_]+)\s+$")
 
 
 def _year(m: re.Match[str]) -> Date | None:
-    """A year, but for a number followed by a unit it measures in ("2000 ml", "1500 km"), or
-    by a plural it counts where no word of time or article comes before ("below 2003 euros",
-    "a score of 2000 points"; not "the 2016 elections", "in 2003 prices rose")."""
+    """A year, but for a number followed by a unit it measures in ("2000 ml", "1500 km", "1990
+    sq ft"), or by a plural it counts where no word of time or article comes before ("below
+    2003 euros", "a score of 2000 points"; not "the 2016 elections", "in 2003 prices rose")."""
     after = _WORD.match(m.string, m.end())
-    if after is not None and dimension_of(unit_of(after.group(1))):
+    if after is not None and _measures(after.group(1), m.string[: m.start()]):
         return None
     if after is not None and _counts(after.group(1), m.string[: m.start()]):
         return None
     return Date(int(m.group(1)))
 
 
+def _measures(word: str, before: str) -> bool:
+    """Whether a number before ``word`` measures something in it: a unit of a dimension, or
+    a word of area ("sq", "square") after no word of :data:`_YEAR_BEFORE` ("in 1990 square
+    dancing ...")."""
+    return bool(dimension_of(unit_of(word))) or (word in AREAS and not _after_time(before))
+
+
+def _after_time(before: str) -> bool:
+    """Whether the text ``before`` a number ends in a word of :data:`_YEAR_BEFORE`."""
+    last = re.findall(r"[^\W\d_]+", before[-20:].lower())
+    return bool(last) and last[-1] in _YEAR_BEFORE
+
+
 def _counts(word: str, before: str) -> bool:
     """Whether a number before ``word`` counts it: a plural in lower case, after no word of
     :data:`_YEAR_BEFORE`."""
     plural = word.islower() and len(word) > 3 and unit_of(word) != word
-    last = re.findall(r"[^\W\d_]+", before[-20:].lower())
-    return plural and not (last and last[-1] in _YEAR_BEFORE)
+    return plural and not _after_time(before)
 
 
 _WORD = re.compile(r"\s+([^\W\d_]+)")

@@ -10,6 +10,13 @@ claim's own are no context's. Two numbers with only a joining word between them 
 alone ("between 5 and 8 kg", "Windows 10 and 11", "2–8 °C": one range or one list, read
 alike either way round), and so are two with a month between or before them ("8 December
 1984", "March 1, 2024": one date's day and year).
+
+A number the contexts write, put where they write another and never it, is in the other's
+place too ("Severity 3 (production down) within 30 minutes" against "Severity 1 (production
+down) within 30 minutes; ...; Severity 3 within 1 business day"): the claim's two words before
+it and two after it are a context's words around another number, and the contexts never
+write it before the two after it, nor at a clause's end (where the clause may leave out the
+words of the one before it).
 """
 
 from __future__ import annotations
@@ -43,6 +50,42 @@ def exchanged_numbers(claim: str, contexts: str) -> tuple[str, str] | None:
         return None
     first, second = pair
     return _shown(mine, first, mine[first]), _shown(mine, first, mine[second])
+
+
+def misplaced_number(claim: str, contexts: str) -> tuple[str, str] | None:
+    """(the claim's number, the one the contexts write in its place) where the claim puts a
+    number the contexts write where they write another and never it (see the module), else
+    ``None``."""
+    mine, theirs = _tokens(claim), _written_words(contexts)
+    for i, token in enumerate(mine):
+        if token[0].isdigit() and f" {token} " in theirs:
+            other = _written_instead(mine, i, theirs)
+            if other is not None:
+                return _shown(mine, i, token), _shown(mine, i, other)
+    return None
+
+
+def _written_instead(mine: tuple[str, ...], i: int, theirs: str) -> str | None:
+    """The number the contexts write between the words around ``mine[i]``, where they never
+    write ``mine[i]`` before the words after it (what it counts: "30 days to send it back"
+    is written, where "14 days to cancel" is too), nor at a clause's end, one word at most
+    after it: "the 500 W model runs for 45 km on a charge" against "The 250 W model runs for
+    60 km on a charge and the 500 W model runs for 45 km.", whose second clause leaves out
+    "on a charge"."""
+    end = len(mine) - 1 if mine[-1] in ".!?" else len(mine)  # where the claim stops, a context
+    before, after = mine[max(0, i - AROUND) : i], mine[i + 1 : min(end, i + 1 + AROUND)]
+    if not any(map(_own_word, (*before, *after))) or _written_after(mine[i], after, theirs):
+        return None
+    around = (" ".join(map(re.escape, before)), " ".join(map(re.escape, after)))
+    written = re.finditer(rf" {around[0]} (\d+(?:[.,]\d+)*) {around[1]} ", theirs)
+    return next((m.group(1) for m in written if m.group(1) != mine[i]), None)
+
+
+def _written_after(number: str, after: tuple[str, ...], theirs: str) -> bool:
+    """Whether the contexts write ``number`` before the words ``after``, or at a clause's end
+    (one word at most after it: a clause that may leave out the words of the one before)."""
+    at_an_end = re.search(rf" {re.escape(number)} (?:\S+ )?[.;,] ", theirs)
+    return _written([number, *after], theirs) or at_an_end is not None
 
 
 def _exchanged(mine: tuple[str, ...], i: int, j: int, theirs: str) -> bool:

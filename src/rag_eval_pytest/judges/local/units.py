@@ -58,6 +58,8 @@ SHARES = _UNITS.numbers("shares")
 LABELS = _UNITS.words("labels")
 """Words that take a part of what follows an article ("half": 0.5)."""
 ARTICLES = _UNITS.words("articles")
+AREAS = _UNITS.words("areas")
+"""Words after a number that make it an area with the unit after them ("1,990 sq ft")."""
 
 
 def unit_of(word: str) -> str:

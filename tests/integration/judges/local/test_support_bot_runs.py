@@ -950,6 +950,30 @@ SWAPPED = [
         answer="Our phone lines are open from 8:00 to 18:30 Tuesday to Friday.",
         contexts=["Our phone lines are open from 8:00 to 18:30 Monday to Friday."],
     ),
+    # A number the context writes, put where it writes another.
+    case(
+        "outage_priority",
+        "How fast is a site outage answered?",
+        answer="Priority 3 (site down) is answered within 10 minutes, day and night.",
+        contexts=[
+            "Priority 1 (site down) is answered within 10 minutes, day and night; Priority 2"
+            " within 2 hours; Priority 3 within 2 business days."
+        ],
+    ),
+    # A word put where the context has its opposite, the context having both.
+    case(
+        "courier_fee",
+        "What does a courier delivery cost?",
+        answer="Courier delivery has a maximum fee of $9 and a maximum of $30 per parcel.",
+        contexts=["Courier delivery has a minimum fee of $9 and a maximum of $30 per parcel."],
+    ),
+    # Several days of another month.
+    case(
+        "open_days",
+        "When are the open days?",
+        answer="Our open days are on May 9 and 10, and places must be booked by April 20.",
+        contexts=["Our open days are on April 9 and 10, and places must be booked by April 20."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -1014,7 +1038,10 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # a day of the year the context gives with another year is a conflict of dates, decided;
     # an opposite in one clause of a long claim is left to an LLM; a month named alone that
     # the context names otherwise is a conflict of dates, decided; a range of days with
-    # another start is a conflict of days, left to an LLM.
+    # another start is a conflict of days, left to an LLM; a number put where the context
+    # writes another is a conflict of numbers, decided; a word put where the context has its
+    # opposite is left to an LLM; several days of another month are a conflict of dates,
+    # decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -1032,7 +1059,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "failed", "failed", "failed"),
         *("not_judged", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
         *("not_judged", "failed", "failed", "not_judged", "not_judged", "not_judged"),
-        *("failed", "not_judged", "failed", "not_judged"),
+        *("failed", "not_judged", "failed", "not_judged", "failed", "not_judged"),
+        "failed",
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

@@ -1120,3 +1120,87 @@ def test_a_day_of_the_year_the_contexts_give_only_with_another_year_is_a_conflic
     assert born.message == "claims 14 September 2002; the context says 14 September 1999"
     assert check_dates("Emma Rose Kenney was born on 14 September 1999.", kenney, kenney) == []
     assert check_dates("She voiced a girl in Ice Age (2002).", kenney, kenney) == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "context", "said"),
+    [
+        # The context writes the claim's number too, but beside other words.
+        (
+            "Priority 2 (site outage) is answered within 15 minutes.",
+            "Priority 1 (site outage) is answered within 15 minutes; Priority 2 within a day.",
+            "claims 2; the context says 1",
+        ),
+        (
+            "The Tokyo office works 10:00-19:00 JST (UTC+19).",
+            "The Tokyo office works 10:00-19:00 JST (UTC+9).",
+            "claims 19; the context says 9",
+        ),
+    ],
+)
+def test_a_number_put_where_the_context_writes_another_is_a_conflict(
+    claim: str, context: str, said: str
+) -> None:
+    [finding] = check_numbers(claim, context, context)
+    assert (finding.severity, finding.message) == ("conflict", said)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # The context writes the claim's number beside the words after it as well.
+        "You have 30 days to send it back.",
+        # Each number in its own place.
+        "Priority 2 is answered within a day.",
+    ],
+)
+def test_a_number_the_context_writes_in_its_place_too_is_no_conflict(claim: str) -> None:
+    context = (
+        "You have 14 days to cancel and 30 days to send it back. Priority 1 (site outage) is"
+        " answered within 15 minutes; Priority 2 is answered within a day."
+    )
+    assert not [f for f in check_numbers(claim, context, context) if f.severity == "conflict"]
+
+
+@pytest.mark.parametrize(
+    ("claim", "context", "said"),
+    [
+        # The context has both words; the claim puts one where the context has the other.
+        (
+            "Express delivery has a maximum charge of $4 and a maximum of $20.",
+            "Express delivery has a minimum charge of $4 and a maximum of $20.",
+            ("maximum", "minimum"),
+        ),
+        (
+            "Boarding ends 20 minutes after regional departures and 40 minutes before"
+            " long-haul departures.",
+            "Boarding ends 20 minutes before regional departures and 40 minutes before"
+            " long-haul departures.",
+            ("after", "before"),
+        ),
+        (
+            "The museum is closed from 9 am to 5 pm and is closed on Tuesdays.",
+            "The museum is open from 9 am to 5 pm and is closed on Tuesdays.",
+            ("closed", "open"),
+        ),
+        (
+            "Only the earliest two releases get fixes.",
+            "Only the latest two releases get fixes.",
+            ("earliest", "latest"),
+        ),
+    ],
+)
+def test_a_word_put_where_the_context_has_its_opposite_is_an_opposite(
+    claim: str, context: str, said: tuple[str, str]
+) -> None:
+    [finding] = check_negation(claim, context, 1.0)
+    assert finding.kind == "opposite"
+    assert (
+        finding.message
+        == f"the claim says \u201c{said[0]}\u201d; the context says \u201c{said[1]}\u201d"
+    )
+
+
+def test_a_word_the_context_puts_in_the_same_place_is_no_opposite() -> None:
+    context = "Boarding ends 20 minutes before regional departures and 40 minutes after check-in."
+    assert check_negation("Boarding ends 40 minutes after check-in.", context, 1.0) == []

@@ -20,10 +20,18 @@ def test_a_day_of_a_month_without_its_year_is_a_date_of_no_year() -> None:
     assert Date(None, 3, 15).compatible(Date(2025, 3, 15))
     assert not Date(None, 3, 15).compatible(Date(None, 2, 1))
     assert Date(None, 3, 15).show() == "15 March"
-    # One of several days is no date of its own.
-    assert dates("held on 2-3 September") == []
-    assert dates("on September 2 and 3") == []
-    assert dates("on 3, 4 or 5 May") == []
+    # One of several days is no date of its own: their month is.
+    assert dates("held on 2-3 September") == [Date(None, 9)]
+    assert dates("on September 2 and 3") == [Date(None, 9)]
+    assert dates("on 3, 4 or 5 May") == [Date(None, 5)]
+
+
+def test_several_days_of_another_month_are_a_conflict_of_dates() -> None:
+    context = "Campus tours run on June 12 and 13 and must be booked by June 1."
+    claim = "Campus tours run on July 12 and 13 and must be booked by June 1."
+    [finding] = check_dates(claim, context, context)
+    assert finding.message == "claims July; the context says June"
+    assert check_dates("Campus tours run on 12-13 June.", context, context) == []
 
 
 def test_a_month_in_lower_case_is_read_but_for_a_verb() -> None:
@@ -51,3 +59,10 @@ def test_a_month_no_context_gives_is_a_conflict_with_the_month_it_gives() -> Non
         "claims October; the context says September",
     )
     assert check_dates("Each September, the book fair takes place.", fair, fair) == []
+
+
+def test_a_number_before_a_word_of_area_is_no_year() -> None:
+    assert dates("The flat has 1990 sq ft of floor space.") == []
+    assert dates("A 2000 square metre warehouse.") == []
+    assert dates("It was built in 1990 on a square plot.") == [Date(1990)]
+    assert dates("In 1990 square dancing came back.") == [Date(1990)]
