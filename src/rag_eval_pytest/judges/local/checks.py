@@ -1344,9 +1344,38 @@ def _undated(claim: str, stated: list[Date], near: list[Date]) -> list[Finding]:
     for d in dates(claim):
         if not any(d.compatible(s) for s in stated):
             found.append(_date_finding(d, near))
-        elif (other := _day_of_another_year(d, stated)) is not None:
+        elif (other := _another_day(d, stated, near)) is not None:
             found.append(_date_finding(d, [other]))
     return found
+
+
+def _another_day(claimed: Date, stated: list[Date], near: list[Date]) -> Date | None:
+    """The date ``stated`` or ``near`` gives in the claim's date's place: another year of its
+    day (:func:`_day_of_another_year`), or another day of its year (:func:`_another_month`)."""
+    return _day_of_another_year(claimed, stated) or _another_month(claimed, stated, near)
+
+
+def _another_month(claimed: Date, stated: list[Date], near: list[Date]) -> Date | None:
+    """The evidence's date (one of ``near``) of the claim's precision and year, where no date
+    of ``stated`` names the claim's month, which is only within a year of theirs ("from June
+    20 to May 5, 1963" against "from April 20 to May 5, 1963": 20 June may be in 1963, and
+    the evidence says 20 April)."""
+    if claimed.month is None or claimed.month in {s.month for s in stated}:
+        return None
+    return _nearest_alike(claimed, near)
+
+
+def _nearest_alike(claimed: Date, near: list[Date]) -> Date | None:
+    """The date of ``near`` alike the claim's (:func:`_alike`), one of its day first."""
+    alike = sorted((n for n in near if _alike(claimed, n)), key=lambda n: n.day != claimed.day)
+    return alike[0] if alike else None
+
+
+def _alike(claimed: Date, other: Date) -> bool:
+    """Whether ``other`` dates a day of a month if the claim does, or a month if it does, in a
+    year the claim's may be."""
+    precise = other.month is not None and (other.day is None) == (claimed.day is None)
+    return precise and claimed.compatible(Date(other.year))
 
 
 def _day_of_another_year(claimed: Date, stated: list[Date]) -> Date | None:

@@ -25,9 +25,10 @@ _MONTH_NAMES = [name.capitalize() for name in sorted(MONTH_NUMBERS, key=MONTH_NU
 # ----------------------------------------------------------------------------- dates
 
 _DAY_MONTH_YEAR = re.compile(
-    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([A-Za-z][a-z]+)\.?,?\s+(\d{4})\b"
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([A-Za-z][a-z]+)\.?\s*,?\s+(\d{4})\b"
 )
-_MONTH_DAY_YEAR = re.compile(r"\b([A-Za-z][a-z]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
+# "November 1, 1933", and as a tokenised text writes it, "November 1 , 1933".
+_MONTH_DAY_YEAR = re.compile(r"\b([A-Za-z][a-z]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?\s*,?\s+(\d{4})\b")
 _MONTH_YEAR = re.compile(r"\b([A-Za-z][a-z]+)\.?,?\s+(\d{4})\b")
 # A day of a month without its year ("15 March", "the 1st of May", "March 15").
 _DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([A-Za-z][a-z]+)\b")

@@ -26,7 +26,7 @@ import re
 from functools import lru_cache
 
 from ...text.names import MONTHS
-from .quantities import CURRENCY_SIGNS
+from .quantities import CURRENCY_SIGNS, in_digits
 
 AROUND = 2
 """The claim's words before the first number and after the second that must be a context's
@@ -56,7 +56,8 @@ def misplaced_number(claim: str, contexts: str) -> tuple[str, str] | None:
     """(the claim's number, the one the contexts write in its place) where the claim puts a
     number the contexts write where they write another and never it (see the module), else
     ``None``."""
-    mine, theirs = _tokens(claim), _written_words(contexts)
+    mine = tuple(in_digits(token) for token in _tokens(claim))  # "Level three" is "Level 3"
+    theirs = _written_words(contexts)
     for i, token in enumerate(mine):
         if token[0].isdigit() and f" {token} " in theirs:
             other = _written_instead(mine, i, theirs)

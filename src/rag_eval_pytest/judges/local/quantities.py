@@ -317,11 +317,12 @@ LABEL = "#"
 
 def _labels(words: list[str], i: int) -> bool:
     """Whether the word before the number ``words[i]`` names what the number labels
-    ("Terminal 2", "gate 12", "Building Two"; not "Cardiff Blues 23", a score): a word of
-    the units table's labels, before digits or, in a name, before a number word."""
+    ("Terminal 2", "gate 12", "Building Two", "Tier two customers"; not "Cardiff Blues 23",
+    a score): a word of the units table's labels, before digits or, written as a name's,
+    before a number word."""
     if i == 0 or words[i - 1].lower() not in LABELS:
         return False
-    return words[i][:1].isdigit() or (_named(words[i - 1]) and _named(words[i]))
+    return words[i][:1].isdigit() or _named(words[i - 1])
 
 
 def _named(word: str) -> bool:

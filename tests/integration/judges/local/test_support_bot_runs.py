@@ -974,6 +974,16 @@ SWAPPED = [
         answer="Our open days are on May 9 and 10, and places must be booked by April 20.",
         contexts=["Our open days are on April 9 and 10, and places must be booked by April 20."],
     ),
+    # A day of a month the contexts give only the year of, the passage another month.
+    case(
+        "camp_dates",
+        "When does the summer camp run?",
+        answer="The summer camp runs from June 30 to August 8, 2025, at the lake site.",
+        contexts=[
+            "Our 2025 summer camp is open to ages 8 to 14. The summer camp runs from July 30"
+            " to August 8, 2025, at the lake site."
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -1040,8 +1050,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # the context names otherwise is a conflict of dates, decided; a range of days with
     # another start is a conflict of days, left to an LLM; a number put where the context
     # writes another is a conflict of numbers, decided; a word put where the context has its
-    # opposite is left to an LLM; several days of another month are a conflict of dates,
-    # decided.
+    # opposite is left to an LLM; several days of another month, and a day of a month the
+    # context gives only the year of, are conflicts of dates, decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -1060,7 +1070,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
         *("not_judged", "failed", "failed", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "failed", "not_judged", "failed", "not_judged"),
-        "failed",
+        *("failed", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

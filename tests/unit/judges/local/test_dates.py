@@ -66,3 +66,24 @@ def test_a_number_before_a_word_of_area_is_no_year() -> None:
     assert dates("A 2000 square metre warehouse.") == []
     assert dates("It was built in 1990 on a square plot.") == [Date(1990)]
     assert dates("In 1990 square dancing came back.") == [Date(1990)]
+
+
+def test_a_date_as_a_tokenised_text_writes_it_is_read() -> None:
+    assert dates("Jane Roe ( March 4 , 1950 -- June 9 , 2010 ) was a judge .") == [
+        Date(1950, 3, 4),
+        Date(2010, 6, 9),
+    ]
+    assert dates("It opened on 4 March , 1950 .") == [Date(1950, 3, 4)]
+
+
+def test_a_day_in_a_year_the_passage_dates_in_another_month_is_a_conflict() -> None:
+    # 12 May may be in 1971, the year of the first sentence; the passage says 12 March.
+    fair = (
+        "Leipzig hosted the 1971 fair. The 9th Book Fair was held from March 12 to March 19,"
+        " 1971, in Leipzig."
+    )
+    [held] = check_dates("The 9th Book Fair was held from May 12 to March 19, 1971.", fair, fair)
+    assert held.message == "claims 12 May; the context says 12 March"
+    # A month the contexts name is no other month; a year alone dates no day.
+    assert check_dates("The fair closed on March 20.", fair, fair) == []
+    assert check_dates("It opened in May 1990.", "It opened in 1990.", "It opened in 1990.") == []

@@ -81,10 +81,12 @@ def test_a_name_s_number_in_words_or_before_a_noun_is_its_label() -> None:
             "The pharmacy is in Building Two.",
             "The Tier-two team handles refunds.",
             "The Tier-2 team handles refunds.",
+            "Tier two customers pay quarterly.",
         )
     ]
     assert [[(q.value, q.unit) for q in found] for found in read] == [
         [(2.0, "#building")],
+        [(2.0, "#tier")],
         [(2.0, "#tier")],
         [(2.0, "#tier")],
     ]
