@@ -1302,7 +1302,7 @@ def check_dates(claim: str, evidence: str, contexts: str, dated: str = "") -> li
     8 December 1984". The rival date is the evidence's, else that of ``dated`` (the closest
     passage that gives a date: "The treaty was signed in 1994" beside the passage about
     where it was signed)."""
-    found = _undated(claim, dates(contexts), dates(evidence) or dates(dated))
+    found = _undated(claim, dates(contexts), dates(evidence) or dates(dated), contexts)
     found = found or _clause_dates(claim, evidence) or _closest_dated(claim, contexts)
     return found or _year_span(claim, evidence)
 
@@ -1336,39 +1336,52 @@ def _other_span(span: tuple[str, ...], theirs: list[tuple[str, ...]]) -> tuple[s
     return next((t for t in theirs if (t[0] == span[0]) != (t[1] == span[1])), None)
 
 
-def _undated(claim: str, stated: list[Date], near: list[Date]) -> list[Finding]:
+def _undated(claim: str, stated: list[Date], near: list[Date], contexts: str) -> list[Finding]:
     """The findings on the claim's dates that none of ``stated`` can be, and the conflicts of
-    those whose day of the year ``stated`` gives only with another year
-    (:func:`_day_of_another_year`)."""
+    those that ``stated`` gives in another year or, in their year, another month
+    (:func:`_another_day`)."""
     found = []
     for d in dates(claim):
         if not any(d.compatible(s) for s in stated):
             found.append(_date_finding(d, near))
-        elif (other := _another_day(d, stated, near)) is not None:
+        elif (other := _another_day(d, stated, claim, contexts)) is not None:
             found.append(_date_finding(d, [other]))
     return found
 
 
-def _another_day(claimed: Date, stated: list[Date], near: list[Date]) -> Date | None:
-    """The date ``stated`` or ``near`` gives in the claim's date's place: another year of its
-    day (:func:`_day_of_another_year`), or another day of its year (:func:`_another_month`)."""
-    return _day_of_another_year(claimed, stated) or _another_month(claimed, stated, near)
+def _another_day(claimed: Date, stated: list[Date], claim: str, contexts: str) -> Date | None:
+    """The date the contexts give in the claim's date's place: another year of its day
+    (:func:`_day_of_another_year`), or another day of its year (:func:`_another_month`)."""
+    return _day_of_another_year(claimed, stated) or _another_month(claimed, stated, claim, contexts)
 
 
-def _another_month(claimed: Date, stated: list[Date], near: list[Date]) -> Date | None:
-    """The evidence's date (one of ``near``) of the claim's precision and year, where no date
-    of ``stated`` names the claim's month, which is only within a year of theirs ("from June
-    20 to May 5, 1963" against "from April 20 to May 5, 1963": 20 June may be in 1963, and
-    the evidence says 20 April)."""
-    if claimed.month is None or claimed.month in {s.month for s in stated}:
+def _another_month(claimed: Date, stated: list[Date], claim: str, contexts: str) -> Date | None:
+    """The date of the claim's precision and year that the dated sentence closest to the claim
+    gives (:func:`_closest_dated_sentences`), where no date of ``stated`` that names a month
+    can be the claim's, which is only within a year of theirs ("from June 20 to May 5, 1963"
+    against "from April 20 to May 5, 1963" beside "the 1963 Pan American Games": 20 June may
+    be in 1963, and the sentence says 20 April)."""
+    if claimed.month is None or _in_a_month(claimed, stated):
         return None
-    return _nearest_alike(claimed, near)
+    closest = _closest_dated_sentences(claim, contexts)
+    return _nearest_alike(claimed, [d for t in closest for d in dates(t)])
+
+
+def _in_a_month(claimed: Date, stated: list[Date]) -> bool:
+    """Whether a date of ``stated`` that names a month can be the claim's date."""
+    return any(s.month and claimed.compatible(s) for s in stated)
 
 
 def _nearest_alike(claimed: Date, near: list[Date]) -> Date | None:
-    """The date of ``near`` alike the claim's (:func:`_alike`), one of its day first."""
-    alike = sorted((n for n in near if _alike(claimed, n)), key=lambda n: n.day != claimed.day)
+    """The date of ``near`` alike the claim's (:func:`_alike`): one of its day first, then one
+    written with a year where the claim's is, or without one where it is not."""
+    alike = sorted((n for n in near if _alike(claimed, n)), key=lambda n: _unlike(claimed, n))
     return alike[0] if alike else None
+
+
+def _unlike(claimed: Date, other: Date) -> tuple[bool, bool]:
+    """How far ``other`` is from the claim's date: another day, a year given otherwise."""
+    return other.day != claimed.day, (other.year is None) != (claimed.year is None)
 
 
 def _alike(claimed: Date, other: Date) -> bool:
@@ -1804,8 +1817,25 @@ def _placed_other(said: list[str], i: int, runs: set[tuple[str, ...]]) -> list[s
     sides = _placings(tuple(said[max(0, i - _PLACING) : i]), tuple(said[i + 1 : i + 1 + _PLACING]))
     if _puts(word, sides, runs):
         return []
+    return _opposites_placed(said, i, runs)
+
+
+def anchored_opposite(claim: str, evidence: str) -> bool:
+    """Whether the evidence puts an opposite of a word of the claim between the two words the
+    claim puts before it, or the two after it ("Deposits made before 4 p.m., on weekends ..."
+    against "Deposits made after 4 p.m., on weekends ..."; not "in the first half" against
+    "the last eight", which share no two words around it)."""
+    said = [t.lower() for t in tokens(claim)]
+    runs = _runs([t.lower() for t in tokens(evidence)])
+    return any(_opposites_placed(said, i, runs) for i in range(len(said)))
+
+
+def _opposites_placed(said: list[str], i: int, runs: set[tuple[str, ...]]) -> list[str]:
+    """The opposites of ``said[i]`` the evidence (its ``runs``) puts between the claim's two
+    words before it or its two after it."""
+    sides = _placings(tuple(said[max(0, i - _PLACING) : i]), tuple(said[i + 1 : i + 1 + _PLACING]))
     full = [(b, a) for b, a in sides if len(b) + len(a) == _PLACING]
-    return [o for o in sorted(_OPPOSITE.get(word, frozenset())) if _puts(o, full, runs)]
+    return [o for o in sorted(_OPPOSITE.get(said[i], frozenset())) if _puts(o, full, runs)]
 
 
 def _puts(

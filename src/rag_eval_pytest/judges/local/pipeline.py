@@ -18,6 +18,7 @@ from ...text.words import content_words, tokens
 from .agents import check_agents
 from .checks import (
     Finding,
+    anchored_opposite,
     check_dates,
     check_negation,
     check_numbers,
@@ -133,7 +134,8 @@ def _shared(claim: str, text: str) -> tuple[float, int]:
 def negation(claim: str, passage: str, context: str = "") -> list[Finding]:
     """A negation conflict of the claim with the passage's clause that shares most of its
     words; for a claim of several clauses, kept only when a clause of the claim that can be
-    read alone conflicts with its own closest clause too. A claim copied from a passage whose
+    read alone conflicts with its own closest clause too, or the conflict is an opposite the
+    closest sentence puts between the claim's words around it (:func:`_stands`). A claim copied from a passage whose
     second clause holds the "not" ("... 89 percent, not even close to completion") is read
     against that clause, not against the first one. Without one, a sentence of the passage's
     ``context`` that denies the claim's words (:func:`_denied_whole`), or a denial put aside
@@ -147,7 +149,25 @@ def negation(claim: str, passage: str, context: str = "") -> list[Finding]:
     found = _closest_denied(claim, clause, passage)
     if not found:
         return _clause_denied(claim, passage) or _denied_elsewhere(claim, passage, context)
-    return found if _kept_by_its_clauses(claim, passage) else []
+    return found if _stands(found, claim, passage) else []
+
+
+def _stands(found: list[Finding], claim: str, passage: str) -> bool:
+    """Whether the negation conflict ``found`` of the claim with its closest clause stands:
+    an opposite anchored in its closest sentence (:func:`_opposed`), or one its clauses keep
+    (:func:`_kept_by_its_clauses`)."""
+    return _opposed(found, claim, passage) or _kept_by_its_clauses(claim, passage)
+
+
+def _opposed(found: list[Finding], claim: str, passage: str) -> bool:
+    """Whether the findings are an opposite word's that the claim's closest sentence puts
+    between the claim's words around it (:func:`.checks.anchored_opposite`): it stands,
+    whatever clause of the passage the claim's own clause is closest to ("Deposits made
+    before 4 p.m., on weekends ... are credited the next business day." against "Deposits
+    made after 4 p.m., on weekends ..." beside "Deposits made before 4 p.m. on a business
+    day are credited the same day.")."""
+    sentence = closest_sentence(claim, passage)
+    return all(f.kind == "opposite" for f in found) and anchored_opposite(claim, sentence)
 
 
 def _closest_denied(claim: str, clause: str, passage: str) -> list[Finding]:

@@ -984,6 +984,17 @@ SWAPPED = [
             " to August 8, 2025, at the lake site."
         ],
     ),
+    # An opposite of the closest sentence, whose first clause is another sentence's.
+    case(
+        "dispatch_cutoff",
+        "When are Sunday orders dispatched?",
+        answer="Orders placed before 2 pm, on Sundays or on bank holidays are dispatched the"
+        " next day.",
+        contexts=[
+            "Orders placed before 2 pm on a weekday are dispatched the same day. Orders placed"
+            " after 2 pm, on Sundays or on bank holidays are dispatched the next day."
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -1051,7 +1062,9 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # another start is a conflict of days, left to an LLM; a number put where the context
     # writes another is a conflict of numbers, decided; a word put where the context has its
     # opposite is left to an LLM; several days of another month, and a day of a month the
-    # context gives only the year of, are conflicts of dates, decided.
+    # context gives only the year of, are conflicts of dates, decided; a time of day put
+    # after the opposite word, its clause another sentence's, is a conflict of times,
+    # decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -1070,7 +1083,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
         *("not_judged", "failed", "failed", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "failed", "not_judged", "failed", "not_judged"),
-        *("failed", "failed"),
+        *("failed", "failed", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

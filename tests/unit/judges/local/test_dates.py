@@ -84,6 +84,9 @@ def test_a_day_in_a_year_the_passage_dates_in_another_month_is_a_conflict() -> N
     )
     [held] = check_dates("The 9th Book Fair was held from May 12 to March 19, 1971.", fair, fair)
     assert held.message == "claims 12 May; the context says 12 March"
-    # A month the contexts name is no other month; a year alone dates no day.
+    [held] = check_dates("The 9th Book Fair was held from March 2 to March 19, 1971.", fair, fair)
+    assert held.message == "claims 2 March; the context says 12 March"
+    # A day the sentence gives, or one of a sentence that shares too few of the claim's words,
+    # is no other day; a year alone dates no day.
     assert check_dates("The fair closed on March 20.", fair, fair) == []
     assert check_dates("It opened in May 1990.", "It opened in 1990.", "It opened in 1990.") == []

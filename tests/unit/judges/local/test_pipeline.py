@@ -219,3 +219,18 @@ def test_an_opposite_in_one_clause_of_a_long_claim_or_beside_a_like_denial_is_an
     fee = "A late fee of $29 is charged if the minimum payment is not received by the due date."
     assert negations(fee.replace("minimum", "maximum"), fee) == ["opposite"]
     assert negations(cover, cover) == [] and negations(fee, fee) == []
+
+
+def test_an_opposite_the_closest_sentence_puts_beside_the_claim_s_words_stands() -> None:
+    # The claim's first clause is the other sentence's words; its closest sentence puts
+    # "after" where the claim puts "before".
+    parking = (
+        "Cars parked before 6 pm on a weekday pay the day rate. Cars parked after 6 pm, at"
+        " weekends or on holidays pay the flat evening rate."
+    )
+    claim = "Cars parked before 6 pm, at weekends or on holidays pay the flat evening rate."
+    assert negations(claim, parking) == ["opposite"]
+    assert negations(claim.replace("before", "after"), parking) == []
+    # Opposite words no two words around bind: "in the first half" is no "last eight".
+    match = "They beat the last eight champions. Scores were level four times early on."
+    assert "opposite" not in negations("Scores were level four times in the first half.", match)
