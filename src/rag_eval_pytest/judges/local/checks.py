@@ -1820,16 +1820,6 @@ def _placed_other(said: list[str], i: int, runs: set[tuple[str, ...]]) -> list[s
     return _opposites_placed(said, i, runs)
 
 
-def anchored_opposite(claim: str, evidence: str) -> bool:
-    """Whether the evidence puts an opposite of a word of the claim between the two words the
-    claim puts before it, or the two after it ("Deposits made before 4 p.m., on weekends ..."
-    against "Deposits made after 4 p.m., on weekends ..."; not "in the first half" against
-    "the last eight", which share no two words around it)."""
-    said = [t.lower() for t in tokens(claim)]
-    runs = _runs([t.lower() for t in tokens(evidence)])
-    return any(_opposites_placed(said, i, runs) for i in range(len(said)))
-
-
 def _opposites_placed(said: list[str], i: int, runs: set[tuple[str, ...]]) -> list[str]:
     """The opposites of ``said[i]`` the evidence (its ``runs``) puts between the claim's two
     words before it or its two after it."""

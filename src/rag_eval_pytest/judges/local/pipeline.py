@@ -18,12 +18,12 @@ from ...text.words import content_words, tokens
 from .agents import check_agents
 from .checks import (
     Finding,
-    anchored_opposite,
     check_dates,
     check_negation,
     check_numbers,
     check_swaps,
     opposite_terms,
+    placed_opposites,
     words_swapped,
 )
 from .facts import coverage, negation_cues, said_words
@@ -132,14 +132,14 @@ def _shared(claim: str, text: str) -> tuple[float, int]:
 
 
 def negation(claim: str, passage: str, context: str = "") -> list[Finding]:
-    """A negation conflict of the claim with the passage's clause that shares most of its
-    words; for a claim of several clauses, kept only when a clause of the claim that can be
-    read alone conflicts with its own closest clause too, or the conflict is an opposite the
-    closest sentence puts between the claim's words around it (:func:`_stands`). A claim copied from a passage whose
-    second clause holds the "not" ("... 89 percent, not even close to completion") is read
-    against that clause, not against the first one. Without one, a sentence of the passage's
-    ``context`` that denies the claim's words (:func:`_denied_whole`), or a denial put aside
-    the passage's clause (:func:`_denied_aside`). None where the passage denies what the
+    """A negation conflict of the claim with the passage's clause that shares most of its words;
+    for a claim of several clauses, kept only when a clause of the claim that can be read alone
+    conflicts with its own closest clause too, or the conflict is an opposite the closest
+    sentence puts between the claim's words around it (:func:`_stands`). A claim copied from a
+    passage whose second clause holds the "not" ("... 89 percent, not even close to completion")
+    is read against that clause, not against the first one. Without one, a sentence of the
+    passage's ``context`` that denies the claim's words (:func:`_denied_whole`), or a denial put
+    aside the passage's clause (:func:`_denied_aside`). None where the passage denies what the
     claim denies (:func:`_denies_alike`)."""
     clause = best_sentence(claim, passage)
     if _compares_apart(claim, closest_sentence(claim, passage)) or _denies_alike_only(
@@ -161,13 +161,15 @@ def _stands(found: list[Finding], claim: str, passage: str) -> bool:
 
 def _opposed(found: list[Finding], claim: str, passage: str) -> bool:
     """Whether the findings are an opposite word's that the claim's closest sentence puts
-    between the claim's words around it (:func:`.checks.anchored_opposite`): it stands,
+    between the claim's words around it, where it never puts the claim's word
+    (:func:`.checks.placed_opposites`; "take a cold shower ... after you take a hot shower"
+    copied whole puts "cold" where its sentence does): it stands,
     whatever clause of the passage the claim's own clause is closest to ("Deposits made
     before 4 p.m., on weekends ... are credited the next business day." against "Deposits
     made after 4 p.m., on weekends ..." beside "Deposits made before 4 p.m. on a business
     day are credited the same day.")."""
     sentence = closest_sentence(claim, passage)
-    return all(f.kind == "opposite" for f in found) and anchored_opposite(claim, sentence)
+    return all(f.kind == "opposite" for f in found) and bool(placed_opposites(claim, sentence))
 
 
 def _closest_denied(claim: str, clause: str, passage: str) -> list[Finding]:

@@ -231,6 +231,10 @@ def test_an_opposite_the_closest_sentence_puts_beside_the_claim_s_words_stands()
     claim = "Cars parked before 6 pm, at weekends or on holidays pay the flat evening rate."
     assert negations(claim, parking) == ["opposite"]
     assert negations(claim.replace("before", "after"), parking) == []
+    # A sentence copied whole puts each of its words where it does, though a clause of it
+    # puts the other beside the same words.
+    bath = "If you take a cold bath, you shiver less later than after you take a hot bath."
+    assert "opposite" not in negations(bath, bath)
     # Opposite words no two words around bind: "in the first half" is no "last eight".
     match = "They beat the last eight champions. Scores were level four times early on."
     assert "opposite" not in negations("Scores were level four times in the first half.", match)
