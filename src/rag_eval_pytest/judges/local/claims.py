@@ -136,10 +136,27 @@ def split_clauses(sentence: str) -> list[str]:
 def _semicolon_clauses(sentence: str) -> list[str] | None:
     """The clauses of each part between semicolons, when every part is long enough to be
     one; ``None`` otherwise."""
-    parts = [p for p in _SEMICOLON.split(sentence) if p.strip()]
+    parts = [p for p in _semicolon_parts(sentence) if p.strip()]
     if not _long_enough(parts):
         return None
     return [c for part in parts for c in split_clauses(_finish(part))]
+
+
+def _semicolon_parts(sentence: str) -> list[str]:
+    """The parts of the sentence between its semicolons outside brackets: "Leonid Levin ( ;
+    Russian: ... ; Ukrainian: ... ; born November 2, 1948) is a computer scientist." is one
+    part, its semicolons an aside's."""
+    parts, start = [], 0
+    for m in _SEMICOLON.finditer(sentence):
+        if not _in_brackets(sentence[: m.start()]):
+            parts.append(sentence[start : m.start()])
+            start = m.end()
+    return [*parts, sentence[start:]]
+
+
+def _in_brackets(before: str) -> bool:
+    """Whether the text after ``before`` is inside a bracket ``before`` opens."""
+    return before.count("(") > before.count(")")
 
 
 def _long_enough(parts: list[str]) -> bool:

@@ -995,6 +995,17 @@ SWAPPED = [
             " after 2 pm, on Sundays or on bank holidays are dispatched the next day."
         ],
     ),
+    # A year changed in an aside whose names part it with semicolons.
+    case(
+        "founder_born",
+        "When was the founder born?",
+        answer="Our founder Ana Maria Ruiz ( ; Spanish: Ana María Ruiz ; Catalan: Anna Maria"
+        " Ruiz ; born May 3, 1971) opened the first shop in 1998.",
+        contexts=[
+            "Our founder Ana Maria Ruiz ( ; Spanish: Ana María Ruiz ; Catalan: Anna Maria Ruiz"
+            " ; born May 3, 1970) opened the first shop in 1998."
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -1064,7 +1075,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # opposite is left to an LLM; several days of another month, and a day of a month the
     # context gives only the year of, are conflicts of dates, decided; a time of day put
     # after the opposite word, its clause another sentence's, is a conflict of times,
-    # decided.
+    # decided; so is a date in an aside that semicolons part, of dates.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -1083,7 +1094,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "not_judged", "not_judged", "not_judged", "failed", "not_judged"),
         *("not_judged", "failed", "failed", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "failed", "not_judged", "failed", "not_judged"),
-        *("failed", "failed", "failed"),
+        *("failed", "failed", "failed", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]

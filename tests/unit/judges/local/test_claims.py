@@ -95,3 +95,16 @@ def test_an_answers_formatting_and_sign_off_are_no_claims() -> None:
     ]
     assert split_claims("Feel free to reach out if you need anything else.") == []
     assert split_claims("References: [1] policy.md") == []
+
+
+def test_semicolons_inside_brackets_part_no_claims() -> None:
+    # An aside's semicolons (names in other scripts) leave the sentence one claim.
+    levin = (
+        "Olga Petrova ( ; Russian: Ольга Петрова ; Ukrainian: Ольга Петрова ; born May 3,"
+        " 1950) is a Soviet-born chemist."
+    )
+    assert split_claims(levin) == [levin]
+    # Semicolons outside brackets still part clauses, an aside's kept whole.
+    assert split_claims(
+        "Plan A costs $10 a month; Plan B costs $20 a month (billed yearly; no refunds)."
+    ) == ["Plan A costs $10 a month.", "Plan B costs $20 a month (billed yearly; no refunds)."]
