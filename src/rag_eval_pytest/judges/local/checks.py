@@ -1537,7 +1537,7 @@ def check_negation(claim: str, evidence: str, covered: float, around: str = "") 
     mine = negation_cues(claim, f"{evidence}\n{around}")
     theirs = negation_cues(evidence, f"{claim}\n{around}")
     swapped = opposite_terms(claim, evidence)
-    excepted = _excepted(claim, evidence)
+    excepted = _excepted(claim, evidence, swapped)
     if excepted is not None:
         return _against_exception(excepted, bool(mine or swapped or theirs))
     put_in = _put_in_negation(claim, evidence, (mine, theirs), covered)
@@ -1595,14 +1595,15 @@ def _negation_finding(
     return _negated(claim, evidence, mine, theirs, bool(swapped))
 
 
-def _excepted(claim: str, evidence: str) -> str | None:
+def _excepted(claim: str, evidence: str, swapped: list[tuple[str, str]]) -> str | None:
     """What the evidence excepts that the claim is about, where the claim's other words are
-    the evidence's ("The gym is closed on public holidays." against "The gym is open every
-    day except public holidays."), else ``None``: a claim that excepts it too ("The gym is not
-    open every day except public holidays.") is read as a whole."""
+    the evidence's or the opposites of its words (``swapped``: :func:`opposite_terms`) ("The
+    gym is closed on public holidays." against "The gym is open every day except public
+    holidays."), else ``None``: a claim that excepts it too ("The gym is not open every day
+    except public holidays.") is read as a whole."""
     if _EXCEPT.search(claim):
         return None
-    opposed = content_words(" ".join(word for word, _ in opposite_terms(claim, evidence)))
+    opposed = content_words(" ".join(word for word, _ in swapped))
     mine, theirs = content_words(claim), content_words(evidence)
     for m in _EXCEPT.finditer(evidence):
         if _about_exception(content_words(m.group(1)), mine, theirs | opposed):
@@ -1811,19 +1812,11 @@ def _runs(words: list[str]) -> set[tuple[str, ...]]:
 
 
 def _placed_other(said: list[str], i: int, runs: set[tuple[str, ...]]) -> list[str]:
-    """The opposites of ``said[i]`` the evidence (its ``runs``) puts between the claim's
-    words before it or after it, where it never puts ``said[i]`` beside either."""
-    word = said[i]
-    sides = _placings(tuple(said[max(0, i - _PLACING) : i]), tuple(said[i + 1 : i + 1 + _PLACING]))
-    if _puts(word, sides, runs):
-        return []
-    return _opposites_placed(said, i, runs)
-
-
-def _opposites_placed(said: list[str], i: int, runs: set[tuple[str, ...]]) -> list[str]:
     """The opposites of ``said[i]`` the evidence (its ``runs``) puts between the claim's two
-    words before it or its two after it."""
+    words before it or its two after it, where it never puts ``said[i]`` beside either."""
     sides = _placings(tuple(said[max(0, i - _PLACING) : i]), tuple(said[i + 1 : i + 1 + _PLACING]))
+    if _puts(said[i], sides, runs):
+        return []
     full = [(b, a) for b, a in sides if len(b) + len(a) == _PLACING]
     return [o for o in sorted(_OPPOSITE.get(said[i], frozenset())) if _puts(o, full, runs)]
 
