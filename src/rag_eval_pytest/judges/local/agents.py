@@ -8,8 +8,11 @@ your team lead") or as the subject right before the act written as a verb ("Your
 logs ..."). It is in conflict when the contexts name a doer of that act, the claim's is none
 of them, and the claim's is the doer of another act of the contexts, by its words or by that
 act's name ("Pull requests are merged by the reviewer." against "reviewed by a teammate and
-merged by the author"): the two doers in each other's places. A doer the contexts never name,
-or an act they give no doer, is left to the other checks and the support model.
+merged by the author"), or that the contexts credit with a work of their own ("The Kingsmen
+wrote the song." against "written by Richard Berry ... the hit version by The Kingsmen"): the
+two doers in each other's places. An act is read by its word's stem, or by the act a table
+gives its form ("wrote", "written": write). A doer the contexts never name, or an act they give
+no doer, is left to the other checks and the support model.
 """
 
 from __future__ import annotations
@@ -27,11 +30,16 @@ _DOER_WORDS = 3
 _WORDS = table("claims")
 _DETERMINERS = _WORDS.words("determiners")
 _ENDS = _WORDS.words("doer_ends")
+_ACTS = {form: act for act, forms in _WORDS.groups("irregular_acts").items() for form in forms}
+_PARTICIPLES = "|".join(sorted(_ACTS, key=len, reverse=True))
 # An act in the passive, and what follows "by": "approved by your team lead".
 _PASSIVE = re.compile(
-    r"\b([A-Za-z]+(?:ed|en))(?:\s+(?:off|out|up|over|on|in))?\s+by\s+(?=([^,;.:!?]+))",
+    rf"\b([A-Za-z]+(?:ed|en)|{_PARTICIPLES})(?:\s+(?:off|out|up|over|on|in))?\s+by\s+"
+    r"(?=([^,;.:!?]+))",
     re.IGNORECASE,
 )
+# A work credited to a name: "the hit version by The Kingsmen".
+_CREDIT = re.compile(r"\b([a-z]+)\s+by\s+(?=((?:[Tt]he\s+)?[A-Z][^,;.:!?]*))")
 
 
 @dataclass(frozen=True)
@@ -48,18 +56,22 @@ def check_agents(claim: str, contexts: str) -> list[Finding]:
     """A conflict where the claim gives an act of the contexts to the doer of another act of
     theirs (see the module)."""
     deeds = _deeds(contexts)
-    acts = {d.act for d in deeds}
-    if len(acts) < 2:
+    credited = deeds + _credits(contexts)
+    if len(_acts(credited)) < 2:  # no other act or work to swap a doer with
         return []
-    found = (_conflict(mine, deeds) for mine in _claimed(claim, acts))
-    return next(([f] for f in found if f is not None), [])
+    found = [_conflict(m, deeds, credited) for m in _claimed(claim, _acts(deeds))]
+    return [f for f in found if f is not None][:1]
 
 
-def _conflict(mine: _Deed, deeds: tuple[_Deed, ...]) -> Finding | None:
+def _acts(deeds: tuple[_Deed, ...]) -> set[str]:
+    return {d.act for d in deeds}
+
+
+def _conflict(mine: _Deed, deeds: tuple[_Deed, ...], credited: tuple[_Deed, ...]) -> Finding | None:
     """The conflict of the claim's deed with the contexts' deeds, if its doer is another
-    act's."""
+    act's or a work's (``credited``)."""
     theirs = [d for d in deeds if d.act == mine.act]
-    others = [d for d in deeds if d.act != mine.act]
+    others = [d for d in credited if d.act != mine.act]
     if not _swapped(mine, theirs, others):
         return None
     return Finding("order", "conflict", _message(mine, theirs))
@@ -82,15 +94,33 @@ def _swapped(mine: _Deed, theirs: list[_Deed], others: list[_Deed]) -> bool:
     return any(mine.doer <= d.doer or d.act in named for d in others)
 
 
+def _act(word: str) -> str:
+    """The act a word names: its form's in the table, else its stem."""
+    lowered = word.lower()
+    return _ACTS.get(lowered) or stem(lowered)
+
+
 @lru_cache(maxsize=1024)
 def _deeds(text: str) -> tuple[_Deed, ...]:
     """Each "<act>ed by <doer>" of ``text``."""
+    return _by(_PASSIVE, text)
+
+
+@lru_cache(maxsize=1024)
+def _credits(text: str) -> tuple[_Deed, ...]:
+    """Each work "<noun> by <Name>" of ``text`` that is no act in the passive."""
+    acts = {d.act_text for d in _deeds(text)}
+    return tuple(d for d in _by(_CREDIT, text) if d.act_text not in acts)
+
+
+def _by(pattern: re.Pattern[str], text: str) -> tuple[_Deed, ...]:
+    """Each act or work ``pattern`` finds before "by", with the doer after it."""
     found = []
-    for match in _PASSIVE.finditer(text):
+    for match in pattern.finditer(text):
         written = _doer_after(match.group(2).split())
         if written:
             act = match.group(1)
-            found.append(_Deed(stem(act.lower()), act, content_words(written), written))
+            found.append(_Deed(_act(act), act, content_words(written), written))
     return tuple(found)
 
 
@@ -114,9 +144,7 @@ def _claimed(claim: str, acts: set[str]) -> list[_Deed]:
 
 def _active(words: list[str], acts: set[str]) -> list[_Deed]:
     """The first act of ``acts`` the words give as a verb, with the doer before it."""
-    at, act = next(
-        ((i, stem(w.lower())) for i, w in enumerate(words) if _as_verb(w, acts)), (0, "")
-    )
+    at, act = next(((i, _act(w)) for i, w in enumerate(words) if _as_verb(w, acts)), (0, ""))
     doer = _subject(words[:at]) if act else ""
     return [_Deed(act, words[at], content_words(doer), doer)] if doer else []
 
@@ -124,7 +152,7 @@ def _active(words: list[str], acts: set[str]) -> list[_Deed]:
 def _as_verb(word: str, acts: set[str]) -> bool:
     """Whether ``word`` is one of ``acts`` written as a verb: a form of it other than its
     stem ("logs", "logged"; not "log")."""
-    act = stem(word.lower())
+    act = _act(word)
     return act in acts and act != word.lower()
 
 

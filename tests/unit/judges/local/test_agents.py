@@ -64,3 +64,45 @@ def test_an_act_given_to_its_own_doer_or_to_a_stranger_is_none_of_its_findings(
     claim: str, contexts: str
 ) -> None:
     assert check_agents(claim, contexts) == []
+
+
+SONG = (
+    '"Harbour Lights" is a folk song written by Ellen Marsh in 1961, best known for the 1964'
+    " recording by The Drifting Sails."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "message"),
+    [
+        # The doer the contexts credit with a work of their own; "wrote" is the act of
+        # "written".
+        (
+            "The Drifting Sails wrote the song.",
+            "the claim gives \u201cwrote\u201d to \u201cThe Drifting Sails\u201d; "
+            "the context gives it to \u201cEllen Marsh\u201d",
+        ),
+        (
+            '"Harbour Lights" was written by The Drifting Sails.',
+            "the claim gives \u201cwritten\u201d to \u201cThe Drifting Sails\u201d; "
+            "the context gives it to \u201cEllen Marsh\u201d",
+        ),
+    ],
+)
+def test_an_act_given_to_the_name_credited_with_another_work_is_a_conflict(
+    claim: str, message: str
+) -> None:
+    [finding] = check_agents(claim, SONG)
+    assert (finding.kind, finding.message) == ("order", message)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Ellen Marsh wrote the song.",
+        "The Drifting Sails recorded the song in 1964.",
+        "A local choir wrote the song.",
+    ],
+)
+def test_the_acts_own_doer_another_act_or_a_stranger_is_no_conflict(claim: str) -> None:
+    assert check_agents(claim, SONG) == []
