@@ -19,6 +19,7 @@ from ...text.lexicon import any_of
 from ...text.sentences import split_sentences
 from ...text.words import tokens
 from .tables import table
+from .two_subjects import each_of_two
 
 _PLEASANTRY = re.compile(
     r"^\W*(hi|hello|hey|thanks?( you)?( so much)?|you're welcome|ok(ay)?|sure|great|"
@@ -123,7 +124,15 @@ def _third_person(lowered: list[str]) -> bool:
 
 
 def split_clauses(sentence: str) -> list[str]:
-    """Independent clauses of one sentence; the sentence itself when it has one."""
+    """Independent clauses of one sentence; the sentence itself when it has one; a claim about
+    each of two things that it gives one fact together."""
+    shared = shared_by_two(sentence)
+    if shared is not None:
+        return [c for part in shared for c in split_clauses(part)]
+    return _independent_clauses(sentence)
+
+
+def _independent_clauses(sentence: str) -> list[str]:
     by_semicolon = _semicolon_clauses(sentence)
     if by_semicolon is not None:
         return by_semicolon
@@ -204,6 +213,15 @@ def _finish(clause: str) -> str:
     if clause and clause[-1] not in ".!?\"'”)":
         clause += "."
     return clause
+
+
+def shared_by_two(sentence: str) -> list[str] | None:
+    """The claims about each of two things that a sentence gives one fact together ("Yes,
+    both Eatza Pizza and Your Pie were founded in Arizona." claims "Eatza Pizza were founded
+    in Arizona." and "Your Pie were founded in Arizona.": :mod:`.two_subjects`); ``None`` for
+    any other sentence."""
+    parts = each_of_two(without_particle(sentence).split())
+    return None if parts is None else [_finish(" ".join(part)) for part in parts]
 
 
 def _without_lead(clause: str) -> str:

@@ -371,11 +371,23 @@ def initials(text: str) -> str:
 
 
 def known_name(name: str, text: str) -> bool:
-    """Whether every word of ``name`` occurs in ``text``; an acronym of three letters or more
+    """Whether every word of ``name`` occurs in ``text`` (in a name of several words, a word
+    also as its plural); an acronym of three letters or more
     also counts when the text spells it out ("PTO" beside "paid time off"), one of two letters
     when the text names what it stands for ("UK" beside "the United Kingdom")."""
     known = lower_words(text)
-    return all(_known_word(word, text, known) for word in name.split())
+    words = name.split()
+    return all(
+        _known_word(word, text, known) or (len(words) > 1 and _plural_of(word, known))
+        for word in words
+    )
+
+
+def _plural_of(word: str, known: frozenset[str]) -> bool:
+    """Whether a word of a name of several words is the plural of one of ``known`` ("Flights
+    LX 318 and LX 320" names "Flight LX 318")."""
+    low = word.lower()
+    return low.endswith("s") and (low[:-1] in known or (low.endswith("es") and low[:-2] in known))
 
 
 def _known_word(word: str, text: str, known: frozenset[str]) -> bool:

@@ -29,7 +29,9 @@ from .facts import known_name
 from .quantities import quantities
 
 MIN_FACT_WORDS = 2
-"""A fact of fewer content words than this ("is from Ohio") is no fact to bind."""
+"""A fact of fewer content words than this ("is from Ohio"), its amounts aside, is no fact
+to bind."""
+_AMOUNT = "#"  # what opens an amount among a fact's words
 
 # What lists two names as playing the same part: "A and B", "A, B", "both the A and the B".
 _LISTING = re.compile(r"^\W*(?:(?:and|or|as well as|nor)\W+)?(?:the\W+)?$", re.IGNORECASE)
@@ -62,7 +64,7 @@ def _held_instead(
     whole names another thing, while the name's own sentences state another fact in its
     place."""
     fact = _fact_of(claim, found, contexts) if found else frozenset()
-    if len(fact) < MIN_FACT_WORDS:
+    if _words_of_fact(fact) < MIN_FACT_WORDS:
         return None
     for name in found:
         rival = _holder_instead(name, fact, _Claim(claim, found), sentences)
@@ -128,7 +130,21 @@ def _fact_of(claim: str, found: list[str], contexts: str) -> frozenset[str]:
     """The claim's words besides every name it gives (the contexts' too: "Wenling and
     Xinzheng are both in China" opens with a name and states no fact of words)."""
     given = found + [n for n in named_in(contexts) if known_name(n, claim)]
-    return content_words(claim) - frozenset().union(*(content_words(n) for n in given))
+    names = frozenset().union(*(content_words(n) for n in given))
+    return _fact_words(claim) - names
+
+
+def _words_of_fact(fact: frozenset[str]) -> int:
+    """How many words a fact has, its amounts aside."""
+    return sum(not word.startswith(_AMOUNT) for word in fact)
+
+
+def _fact_words(text: str) -> frozenset[str]:
+    """The content words of ``text`` and its amounts of a unit or a currency: "10 GB of
+    storage" and "1 TB of storage" are two facts (a bare number, a year or a rank may be
+    written another way)."""
+    amounts = {f"{_AMOUNT}{q.value:g} {q.unit}" for q in quantities(text) if q.unit or q.money}
+    return content_words(text) | amounts
 
 
 @dataclass(frozen=True)
@@ -153,13 +169,13 @@ def _holding(fact: frozenset[str], name: str, sentences: list[str]) -> list[str]
     own = [s for s in sentences if _names(s, name)]
     if not _stated_otherwise(fact, own):
         return []
-    return [s for s in sentences if fact <= content_words(s)]
+    return [s for s in sentences if fact <= _fact_words(s)]
 
 
 def _stated_otherwise(fact: frozenset[str], own: list[str]) -> bool:
     """Whether a thing's own sentences ``own`` state another fact in the place of ``fact``,
     and none states ``fact`` itself."""
-    read = [content_words(s) for s in own]
+    read = [_fact_words(s) for s in own]
     return not any(fact <= words for words in read) and any(_in_its_place(fact, w) for w in read)
 
 

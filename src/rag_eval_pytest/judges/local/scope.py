@@ -24,6 +24,7 @@ from ...text.words import STOPWORDS, content_words, stem, tokens
 from . import trust
 from .checks import compared_with, named_in, ordered_words
 from .tables import table
+from .two_subjects import each_of_two
 
 _SCOPE = table("scope")
 _UNIVERSAL = _SCOPE.words("universal")
@@ -148,9 +149,12 @@ def _item_elsewhere(
 
 def _predicate_after_and(ordered: list[str], sentence: str) -> bool:
     """:func:`_predicate_elsewhere` over the sentence's clauses joined by "and", each of two
-    content words or more (not "Tea and coffee are free", one subject of two things)."""
+    content words or more (not "Tea and coffee are free", one subject of two things; nor "A
+    folding stroller and a car seat can both be checked ...", a fact of each of two)."""
     clauses = _AND.split(sentence)
     if len(clauses) < 2 or any(len(content_words(c)) < 2 for c in clauses):
+        return False
+    if each_of_two(sentence.split()) is not None:
         return False
     held = [content_words(c) & frozenset(ordered) for c in clauses]
     return _predicate_elsewhere(ordered, clauses, held)

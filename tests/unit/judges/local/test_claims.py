@@ -108,3 +108,43 @@ def test_semicolons_inside_brackets_part_no_claims() -> None:
     assert split_claims(
         "Plan A costs $10 a month; Plan B costs $20 a month (billed yearly; no refunds)."
     ) == ["Plan A costs $10 a month.", "Plan B costs $20 a month (billed yearly; no refunds)."]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "claims"),
+    [
+        (
+            "Yes, both the Oslo branch and the Bergen branch were renovated in 2022.",
+            [
+                "The Oslo branch were renovated in 2022.",
+                "The Bergen branch were renovated in 2022.",
+            ],
+        ),
+        (
+            "Both Nordlys and Brightpath belong to one parent company.",
+            ["Nordlys belong to one parent company.", "Brightpath belong to one parent company."],
+        ),
+        (
+            "Mia Berg and Tom Lund are both certified trainers.",
+            ["Mia Berg are certified trainers.", "Tom Lund are certified trainers."],
+        ),
+    ],
+)
+def test_a_fact_given_to_both_of_two_subjects_is_a_claim_about_each(
+    sentence: str, claims: list[str]
+) -> None:
+    # Each holds only if both do: one of them the contexts deny is a claim of its own.
+    assert split_claims(sentence) == claims
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # What the two are to each other, and two words that both qualify one noun.
+        "Both Nordlys and Brightpath belong to the same parent company.",
+        "Both Mia Berg and Tom Lund trained together in Oslo.",
+        "Both paper and plastic bags are recycled at the front desk.",
+    ],
+)
+def test_a_fact_of_two_together_stays_one_claim(sentence: str) -> None:
+    assert split_claims(sentence) == [sentence]
