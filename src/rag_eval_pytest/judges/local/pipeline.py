@@ -29,6 +29,7 @@ from .checks import (
 from .facts import coverage, negation_cues, said_words
 from .holders import check_holders
 from .items import check_items
+from .places import check_places
 from .quantities import quantities
 from .role_checks import check_days, check_routes, check_times
 
@@ -83,6 +84,7 @@ CHECKS: tuple[Check, ...] = (
     Check("holders", lambda r: check_holders(r.claim, r.contexts)),
     Check("agents", lambda r: check_agents(r.claim, r.contexts)),
     Check("items", lambda r: check_items(r.claim, r.contexts)),
+    Check("places", lambda r: check_places(r.claim, r.contexts)),
 )
 CHECK_NAMES = tuple(check.name for check in CHECKS)
 

@@ -26,6 +26,7 @@ def test_the_checks_run_in_one_declared_order_under_their_names() -> None:
         "holders",
         "agents",
         "items",
+        "places",
     )
 
 
