@@ -1006,6 +1006,31 @@ SWAPPED = [
             " ; born May 3, 1970) opened the first shop in 1998."
         ],
     ),
+    # An act given to the name the context credits with another work ("wrote" the act of
+    # "written").
+    case(
+        "manual_author",
+        "Who wrote the installation manual?",
+        answer="Priya Nair wrote the installation manual.",
+        contexts=[
+            "The installation manual was written by Jonas Weber, and the quick-start video is"
+            " by Priya Nair."
+        ],
+    ),
+    # A year given to both of two stores, the second's another.
+    case(
+        "store_openings",
+        "When did the stores open?",
+        answer="Both the Leeds store and the York store opened in 2018.",
+        contexts=["The Leeds store opened in 2018. The York store opened in 2020."],
+    ),
+    # A country the context names only as its language, placing the thing in another.
+    case(
+        "warehouse_country",
+        "Where is your warehouse?",
+        answer="Our warehouse is in France.",
+        contexts=["Our warehouse is in Ghent, Belgium, and our drivers speak French and Dutch."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -1075,7 +1100,10 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # opposite is left to an LLM; several days of another month, and a day of a month the
     # context gives only the year of, are conflicts of dates, decided; a time of day put
     # after the opposite word, its clause another sentence's, is a conflict of times,
-    # decided; so is a date in an aside that semicolons part, of dates.
+    # decided; so is a date in an aside that semicolons part, of dates. An act given to the
+    # name credited with another work is left to an LLM; a year given to both of two things
+    # is a claim about each, the second's a conflict of dates, decided; a country named only
+    # as a language, where the context places the thing in another, is left to an LLM.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -1095,8 +1123,19 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "failed", "failed", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "failed", "not_judged", "failed", "not_judged"),
         *("failed", "failed", "failed", "failed"),
+        *("not_judged", "failed", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]
     assert claim["reason"].startswith("unsure (contradicted: days:")
     assert "claims Fridays for deliveries; the context says Mondays" in claim["reason"]
+    reasons = {
+        c["id"]: [e["reason"] for e in c["metrics"]["faithfulness"]["evidence"]]
+        for c in read_report(pytester)["cases"]
+    }
+    assert "gives \u201cwrote\u201d to \u201cPriya Nair\u201d" in reasons["manual_author"][0]
+    assert reasons["store_openings"][1].startswith("claims 2018; the context says 2020")
+    assert (
+        "name France only in \u201cFrench\u201d, and name Belgium"
+        in (reasons["warehouse_country"][0])
+    )
