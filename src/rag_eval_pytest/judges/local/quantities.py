@@ -536,16 +536,21 @@ _ASIDE = re.compile(
 def without_asides(text: str) -> str:
     """``text`` without the parenthetical restatements of a number it gives ("0 degrees
     Celsius (32 degrees Fahrenheit)", "5 km (3 miles)"): the same fact, converted. An aside
-    that converts to another amount stays, a fact of its own ("12 kilometres (15 miles)")."""
+    that converts to another amount stays, a fact of its own ("12 kilometres (15 miles)"), and
+    so does one of another amount in the same unit ("15.5km (9.6 km)")."""
     return _ASIDE.sub(lambda m: m.group(0) if _restates_otherwise(m) else m.group(1), text)
 
 
 def _restates_otherwise(aside: re.Match[str]) -> bool:
-    """Whether the aside gives an amount of the number's dimension that is not its amount."""
+    """Whether the aside gives an amount of the number's dimension that is not its amount, in
+    another unit or in its own ("15.5km (9.6 km)")."""
     before, inside = quantities(aside.group(1)), quantities(aside.group(0)[len(aside.group(1)) :])
     if not before or not inside:
         return False
-    return same_measure(before[0].value, before[0].unit, inside[0].value, inside[0].unit) is False
+    first, second = before[0], inside[0]
+    if first.unit == second.unit:
+        return bool(first.unit) and not same_value(first.value, second.value)
+    return same_measure(first.value, first.unit, second.value, second.unit) is False
 
 
 def same_value(a: float, b: float) -> bool:

@@ -125,3 +125,7 @@ def test_an_aside_that_converts_to_another_amount_is_kept() -> None:
     # 15 miles is not 12 kilometres: a fact of its own, for the number check to read.
     wrong = "The trail is 12 kilometres (15 miles) long."
     assert without_asides(wrong) == wrong
+    # Another amount in the same unit is no restatement either ("9.6 miles" written "9.6 km").
+    same_unit = "The quake struck at a depth of 15.5km (9.6 km)."
+    assert without_asides(same_unit) == same_unit
+    assert without_asides("The lake is 12 km (12 km) wide.") == "The lake is 12 km wide."
