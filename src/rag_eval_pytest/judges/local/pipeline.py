@@ -29,6 +29,7 @@ from .checks import (
 from .facts import coverage, negation_cues, said_words
 from .holders import check_holders
 from .items import check_items
+from .named_years import check_named_years
 from .places import check_places
 from .quantities import quantities
 from .role_checks import check_days, check_routes, check_times
@@ -59,6 +60,13 @@ class Check:
     run: Callable[[Reading], list[Finding]]
 
 
+def _dates(r: Reading) -> list[Finding]:
+    """The dates no context date can be, else a name's year another name's (a title's in a
+    list of titles with years)."""
+    found = check_dates(r.claim, r.passage, r.contexts, r.dated)
+    return found or check_named_years(r.claim, r.contexts)
+
+
 def _swaps(reading: Reading) -> list[Finding]:
     if negates_a_comparison(reading.claim):  # the two things compared, in either order
         return []
@@ -78,7 +86,7 @@ CHECKS: tuple[Check, ...] = (
     Check("times", lambda r: check_times(r.claim, r.passage, r.contexts)),
     Check("days", lambda r: check_days(r.claim, r.passage)),
     Check("routes", lambda r: check_routes(r.claim, r.passage)),
-    Check("dates", lambda r: check_dates(r.claim, r.passage, r.contexts, r.dated)),
+    Check("dates", _dates),
     Check("negation", lambda r: negation(r.claim, r.passage, r.context)),
     Check("swaps", _swaps),
     Check("holders", lambda r: check_holders(r.claim, r.contexts)),
