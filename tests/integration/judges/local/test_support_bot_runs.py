@@ -1031,6 +1031,22 @@ SWAPPED = [
         answer="Our warehouse is in France.",
         contexts=["Our warehouse is in Ghent, Belgium, and our drivers speak French and Dutch."],
     ),
+    # A year in brackets after a name, another name's in a list of names with years.
+    case(
+        "course_years",
+        "Which courses do you run?",
+        answer='We run "Intro to Pottery" (2021), "Wheel Throwing" (2021) and "Glazing" (2023).',
+        contexts=[
+            'We run "Intro to Pottery" (2019), "Wheel Throwing" (2021) and "Glazing" (2023).'
+        ],
+    ),
+    # Another amount in the same unit in the claim's own aside.
+    case(
+        "route_aside",
+        "How long is the coastal route?",
+        answer="The coastal route is 18 km (11 km) long.",
+        contexts=["The coastal route is 18 km (11 miles) long and mostly flat."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -1103,7 +1119,9 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # decided; so is a date in an aside that semicolons part, of dates. An act given to the
     # name credited with another work is left to an LLM; a year given to both of two things
     # is a claim about each, the second's a conflict of dates, decided; a country named only
-    # as a language, where the context places the thing in another, is left to an LLM.
+    # as a language, where the context places the thing in another, is left to an LLM. A
+    # name given another name's year in brackets, and another amount in the same unit in the
+    # claim's own aside, are conflicts (of dates, of numbers), decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -1123,7 +1141,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "failed", "failed", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "failed", "not_judged", "failed", "not_judged"),
         *("failed", "failed", "failed", "failed"),
-        *("not_judged", "failed", "not_judged"),
+        *("not_judged", "failed", "not_judged", "failed", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]
