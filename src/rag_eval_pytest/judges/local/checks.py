@@ -1357,14 +1357,32 @@ def _another_day(claimed: Date, stated: list[Date], claim: str, contexts: str) -
 
 def _another_month(claimed: Date, stated: list[Date], claim: str, contexts: str) -> Date | None:
     """The date of the claim's precision and year that the dated sentence closest to the claim
-    gives (:func:`_closest_dated_sentences`), where no date of ``stated`` that names a month
-    can be the claim's, which is only within a year of theirs ("from June 20 to May 5, 1963"
+    gives (:func:`_closest_dated_sentences`): its day and year in another month
+    (:func:`_month_swapped`), or, where no date of ``stated`` that names a month can be the
+    claim's, which is only within a year of theirs ("from June 20 to May 5, 1963"
     against "from April 20 to May 5, 1963" beside "the 1963 Pan American Games": 20 June may
     be in 1963, and the sentence says 20 April)."""
-    if claimed.month is None or _in_a_month(claimed, stated):
+    if claimed.month is None:
         return None
-    closest = _closest_dated_sentences(claim, contexts)
-    return _nearest_alike(claimed, [d for t in closest for d in dates(t)])
+    near = [d for t in _closest_dated_sentences(claim, contexts) for d in dates(t)]
+    swapped = _month_swapped(claimed, near, stated)
+    if swapped is not None or _in_a_month(claimed, stated):
+        return swapped
+    return _nearest_alike(claimed, near)
+
+
+def _month_swapped(claimed: Date, near: list[Date], stated: list[Date]) -> Date | None:
+    """The date of ``near`` with the claim's day and year and another month, where no date of
+    ``stated`` with a day can be the claim's: a month another sentence names alone ("begins
+    filming in May") does not state "17 May 2017" beside "released on 17 March 2017"."""
+    if claimed.day is None or claimed.year is None or _on_a_day(claimed, stated):
+        return None
+    return next((d for d in near if (d.day, d.year) == (claimed.day, claimed.year)), None)
+
+
+def _on_a_day(claimed: Date, stated: list[Date]) -> bool:
+    """Whether a date of ``stated`` that names a day can be the claim's date."""
+    return _in_a_month(claimed, [s for s in stated if s.day is not None])
 
 
 def _in_a_month(claimed: Date, stated: list[Date]) -> bool:

@@ -1204,3 +1204,24 @@ def test_a_word_put_where_the_context_has_its_opposite_is_an_opposite(
 def test_a_word_the_context_puts_in_the_same_place_is_no_opposite() -> None:
     context = "Boarding ends 20 minutes before regional departures and 40 minutes after check-in."
     assert check_negation("Boarding ends 40 minutes after check-in.", context, 1.0) == []
+
+
+def test_a_month_another_sentence_names_alone_does_not_state_a_day_of_it() -> None:
+    # "in May" is when filming starts; the passage opens the film on 24 March 2017 (the claim
+    # glued to the next sentence, as news text is).
+    passage = (
+        "The film opens in UK cinemas on 24 March 2017.It was announced in January that Ana"
+        " Ruiz had been cast as the lead."
+    )
+    contexts = f"The remake follows the 1994 stage version. Filming starts in May. {passage}"
+    claim = passage.replace("24 March 2017", "24 May 2017")
+    [finding] = check_dates(claim, passage, contexts)
+    assert (finding.kind, finding.severity, finding.message) == (
+        "dates",
+        "conflict",
+        "claims 24 May 2017; the context says 24 March 2017",
+    )
+    # A day of the claim's month stated elsewhere, or the passage's own date, is no conflict.
+    both = contexts.replace("in May", "on 24 May 2017")
+    assert check_dates("Filming starts on 24 May 2017.", passage, both) == []
+    assert check_dates(passage, passage, contexts) == []
