@@ -1047,6 +1047,17 @@ SWAPPED = [
         answer="The coastal route is 18 km (11 km) long.",
         contexts=["The coastal route is 18 km (11 miles) long and mostly flat."],
     ),
+    # A day of another month, the month named alone by another sentence (the answer glued to
+    # the next sentence, as a copied text may be).
+    case(
+        "workshop_date",
+        "When is the workshop?",
+        answer="The workshop is held on 21 May 2026.Booking details were published in March.",
+        contexts=[
+            "Sign-ups close in May. The workshop is held on 21 June 2026.Booking details were"
+            " published in March."
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -1121,7 +1132,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # is a claim about each, the second's a conflict of dates, decided; a country named only
     # as a language, where the context places the thing in another, is left to an LLM. A
     # name given another name's year in brackets, and another amount in the same unit in the
-    # claim's own aside, are conflicts (of dates, of numbers), decided.
+    # claim's own aside, are conflicts (of dates, of numbers), decided; so is a day of a
+    # month another sentence names alone, where the passage gives its day and year, of dates.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -1141,7 +1153,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("not_judged", "failed", "failed", "not_judged", "not_judged", "not_judged"),
         *("failed", "not_judged", "failed", "not_judged", "failed", "not_judged"),
         *("failed", "failed", "failed", "failed"),
-        *("not_judged", "failed", "not_judged", "failed", "failed"),
+        *("not_judged", "failed", "not_judged", "failed", "failed", "failed"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]
