@@ -54,12 +54,20 @@ def _sentence_names(sentence: str) -> list[str]:
 def _name_word(words: list[str], index: int) -> bool:
     """Whether ``words[index]`` is a word of a name: capitalised and no stopword or month
     (a sentence's first word only when a capitalised word follows it: "Alexandre Dumas wrote
-    ...", not "Refunds are ..."), an acronym, or a capital letter after a name word ("Plan
-    A")."""
+    ...", not "Refunds are ..."), an acronym, or a capital letter, a day or a month after a
+    name word ("Plan A", "Hey Monday")."""
     word = words[index]
     if (_capitalised(word) and not _opens(words, index)) or _acronym(word):
         return True
-    return _letter_after_name(words, index)
+    return _letter_after_name(words, index) or _day_after_name(words, index)
+
+
+def _day_after_name(words: list[str], index: int) -> bool:
+    """A day or a month, capitalised after a name word, ends the name: "Hey Monday", "Black
+    Friday", "Easter Monday" (a band, a sale, a holiday)."""
+    low = words[index].lower()
+    dated = low in DAYS or low in MONTH_NUMBERS
+    return dated and words[index][:1].isupper() and index > 0 and _name_word(words, index - 1)
 
 
 def _letter_after_name(words: list[str], index: int) -> bool:

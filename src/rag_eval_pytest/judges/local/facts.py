@@ -402,7 +402,8 @@ def _plainly_known(low: str, known: frozenset[str]) -> bool:
     """Whether a lowercased word of a name is no name's or among the text's words ``known``
     (a place by any of its names, a number in digits or in words: "Tier-two" beside
     "Tier-2", "Terminal Two" beside "Terminal 2")."""
-    if not low or low in NAME_STOP or low in known or PLACES.get(low, low) in known:
+    stop = low in NAME_STOP and low not in DAYS  # "Hey Monday" names a day: a band's
+    if not low or stop or low in known or PLACES.get(low, low) in known:
         return True
     return in_digits(low) in known
 

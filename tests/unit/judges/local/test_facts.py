@@ -69,3 +69,16 @@ def test_an_acronym_a_context_writes_and_another_defines_is_read_as_its_definiti
     assert spelled_out("Ask HR about leave.", hr) == "Ask HR about leave."
     defined = "Human resources (HR) handles requests."
     assert spelled_out("Ask HR.", defined) == "Ask Human resources."
+
+
+def test_a_day_in_a_name_is_a_word_the_contexts_must_write() -> None:
+    lineup = "The festival line-up adds Hey Sunday and Tide Lines."
+    assert known_name("Hey Sunday", lineup)
+    assert not known_name("Hey Saturday", lineup)
+
+
+def test_a_word_of_a_name_of_several_words_is_known_as_its_plural() -> None:
+    timetable = "Flight LX 318 departs from Terminal 2."
+    assert known_name("Flights LX", timetable)
+    # A name of one word is matched as written ("Williams" is not "William").
+    assert not known_name("Flights", timetable)
