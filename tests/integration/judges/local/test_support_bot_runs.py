@@ -1058,6 +1058,13 @@ SWAPPED = [
             " published in March."
         ],
     ),
+    # A name with a day in it, the day changed.
+    case(
+        "sale_name",
+        "Which sale do members get early access to?",
+        answer="Members get early access to our Cyber Friday sale and free returns.",
+        contexts=["Members get early access to our Cyber Monday sale and free returns."],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -1134,6 +1141,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # name given another name's year in brackets, and another amount in the same unit in the
     # claim's own aside, are conflicts (of dates, of numbers), decided; so is a day of a
     # month another sentence names alone, where the passage gives its day and year, of dates.
+    # A name with another day in it is a name the context does not write in the place of its
+    # own: a conflict of terms, decided.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -1154,6 +1163,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("failed", "not_judged", "failed", "not_judged", "failed", "not_judged"),
         *("failed", "failed", "failed", "failed"),
         *("not_judged", "failed", "not_judged", "failed", "failed", "failed"),
+        "failed",
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]
