@@ -43,31 +43,41 @@ def names(text: str) -> list[str]:
 
 
 def _sentence_names(sentence: str) -> list[str]:
-    """The names of one sentence: its runs of name words, a comma ending one ("the UK,
-    Norway and Switzerland" names three places)."""
+    """The names of one sentence: its runs of name words (a day right after one among them:
+    "Hey Monday"), a comma ending one ("the UK, Norway and Switzerland" names three
+    places)."""
     matches = list(re.finditer(r"[^\W_]+(?:['’\-.][^\W_]+)*", sentence))
     words = [m.group(0) for m in matches]
     named = [_name_word(words, index) for index in range(len(words))]
-    return _runs(words, named, _comma_before(sentence, matches))
+    spaced = [
+        i > 0 and sentence[matches[i - 1].end() : m.start()] == " " for i, m in enumerate(matches)
+    ]
+    return _runs(words, _with_days(words, named, spaced), _comma_before(sentence, matches))
 
 
 def _name_word(words: list[str], index: int) -> bool:
     """Whether ``words[index]`` is a word of a name: capitalised and no stopword or month
     (a sentence's first word only when a capitalised word follows it: "Alexandre Dumas wrote
-    ...", not "Refunds are ..."), an acronym, or a capital letter, a day or a month after a
-    name word ("Plan A", "Hey Monday")."""
+    ...", not "Refunds are ..."), an acronym, or a capital letter after a name word ("Plan
+    A")."""
     word = words[index]
     if (_capitalised(word) and not _opens(words, index)) or _acronym(word):
         return True
-    return _letter_after_name(words, index) or _day_after_name(words, index)
+    return _letter_after_name(words, index)
 
 
-def _day_after_name(words: list[str], index: int) -> bool:
-    """A day or a month, capitalised after a name word, ends the name: "Hey Monday", "Black
-    Friday", "Easter Monday" (a band, a sale, a holiday)."""
-    low = words[index].lower()
-    dated = low in DAYS or low in MONTH_NUMBERS
-    return dated and words[index][:1].isupper() and index > 0 and _name_word(words, index - 1)
+def _with_days(words: list[str], named: list[bool], spaced: list[bool]) -> list[bool]:
+    """``named`` with a capitalised day right after a name word (a space between) read as
+    the name's last word: "Hey Monday", "Black Friday", "Easter Monday" (a band, a sale, a
+    holiday)."""
+    return [
+        name or (index > 0 and spaced[index] and named[index - 1] and _day(words[index]))
+        for index, name in enumerate(named)
+    ]
+
+
+def _day(word: str) -> bool:
+    return word[:1].isupper() and word.lower() in DAYS
 
 
 def _letter_after_name(words: list[str], index: int) -> bool:

@@ -15,7 +15,7 @@ def test_a_verb_that_opens_an_instruction_is_no_word_of_a_name() -> None:
     assert names("Alexandre Dumas wrote it.") == ["Alexandre Dumas"]
 
 
-def test_a_day_or_month_after_a_name_word_ends_the_name() -> None:
+def test_a_day_right_after_a_name_word_ends_the_name() -> None:
     # A band, a sale, a holiday; a day alone is no name.
     assert names("The line-up adds Hey Sunday and Tide Lines.") == ["Hey Sunday", "Tide Lines"]
     assert names("Prices drop on Black Friday.") == ["Black Friday"]
