@@ -17,7 +17,7 @@ ENTRY_POINT_GROUP = "rag_eval.judges"
 BUILTIN_KINDS = ("auto", "anthropic", "openai", "local", "cascade")
 LOCAL_CHECKS = (
     *("numbers", "times", "days", "routes", "dates", "negation", "swaps", "holders", "agents"),
-    *("items", "places"),
+    *("items", "places", "known_for"),
 )
 """The local judge's checks, by name, in the order they run (``judges/local/pipeline.py``)."""
 REMOVED_CHECKS = ("day_times", "names", "binding")

@@ -65,9 +65,10 @@ Kind = Literal[
 FINDING_KINDS: tuple[Kind, ...] = get_args(Kind)
 """Every kind of finding a check emits as a conflict, in one order (the support model's
 features read a conflict of each)."""
-GapKind = Literal["items", "places"]
+GapKind = Literal["items", "places", "known_for"]
 """The kinds of finding that are only ever a gap: an item of a list no context gives
-(:mod:`.items`), a country the contexts name only by its people's word (:mod:`.places`)."""
+(:mod:`.items`), a country the contexts name only by its people's word (:mod:`.places`),
+another thing a subject is best known for (:mod:`.known_for`)."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class Finding:
     short claim replaced by another), replaced (a word no context holds in the place of the
     passage's: another thing, or the same thing in other words), days (of the week) or order
     (the ends of a route, or the claim's words in each other's places), items (of a list,
-    a gap only), places (a country, a gap only); ``severity``:
+    a gap only), places (a country, a gap only), known_for (a gap only); ``severity``:
     conflict (the contexts say otherwise) or gap (they do not say it)."""
 
     kind: Kind | GapKind

@@ -29,6 +29,7 @@ from .checks import (
 from .facts import coverage, negation_cues, said_words
 from .holders import check_holders
 from .items import check_items
+from .known_for import check_known_for
 from .named_years import check_named_years
 from .places import check_places
 from .quantities import quantities
@@ -93,6 +94,7 @@ CHECKS: tuple[Check, ...] = (
     Check("agents", lambda r: check_agents(r.claim, r.contexts)),
     Check("items", lambda r: check_items(r.claim, r.contexts)),
     Check("places", lambda r: check_places(r.claim, r.contexts)),
+    Check("known_for", lambda r: check_known_for(r.claim, r.contexts)),
 )
 CHECK_NAMES = tuple(check.name for check in CHECKS)
 

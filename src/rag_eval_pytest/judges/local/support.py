@@ -475,7 +475,7 @@ def _wording_only(s: _Scored) -> tuple[float, str] | None:
 # The gaps that keep a claim from being supported by its wording alone, besides a number in
 # digits: a replaced word, an item added to a list the contexts give ("black, navy, olive and
 # red" against "black, navy and olive").
-_WORDED = frozenset({"replaced", "items", "places"})
+_WORDED = frozenset({"replaced", "items", "places", "known_for"})
 
 
 def _unstated(s: _Scored) -> tuple[float, str] | None:

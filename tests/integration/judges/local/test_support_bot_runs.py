@@ -1065,6 +1065,16 @@ SWAPPED = [
         answer="Members get early access to our Cyber Friday sale and free returns.",
         contexts=["Members get early access to our Cyber Monday sale and free returns."],
     ),
+    # Another thing than the context's that a thing is best known for.
+    case(
+        "bakery_known_for",
+        "What is the bakery known for?",
+        answer="Our Lisbon bakery is best known for its sourdough bread.",
+        contexts=[
+            "Our Lisbon bakery is best known for its custard tarts; it also sells sourdough"
+            " bread and coffee."
+        ],
+    ),
 ]
 TESTS = """
 from rag_eval_pytest import assert_faithful
@@ -1142,7 +1152,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     # claim's own aside, are conflicts (of dates, of numbers), decided; so is a day of a
     # month another sentence names alone, where the passage gives its day and year, of dates.
     # A name with another day in it is a name the context does not write in the place of its
-    # own: a conflict of terms, decided.
+    # own: a conflict of terms, decided. Another thing a thing is best known for is left to
+    # an LLM, leaning not mentioned.
     assert [status[c["id"]] for c in SWAPPED] == [
         *("failed", "not_judged", "failed", "failed"),
         *("failed", "failed", "failed", "not_judged", "not_judged", "failed"),
@@ -1163,7 +1174,7 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
         *("failed", "not_judged", "failed", "not_judged", "failed", "not_judged"),
         *("failed", "failed", "failed", "failed"),
         *("not_judged", "failed", "not_judged", "failed", "failed", "failed"),
-        "failed",
+        *("failed", "not_judged"),
     ]
     pickups = next(c for c in read_report(pytester)["cases"] if c["id"] == "pickups")
     [claim] = pickups["metrics"]["faithfulness"]["evidence"]
@@ -1178,4 +1189,8 @@ def test_good_answers_in_other_words_never_fail_and_swapped_facts_never_pass(
     assert (
         "name France only in \u201cFrench\u201d, and name Belgium"
         in (reasons["warehouse_country"][0])
+    )
+    assert (
+        "the context says best known for \u201cits custard tarts\u201d"
+        in (reasons["bakery_known_for"][0])
     )

@@ -27,6 +27,7 @@ def test_the_checks_run_in_one_declared_order_under_their_names() -> None:
         "agents",
         "items",
         "places",
+        "known_for",
     )
 
 
