@@ -372,15 +372,15 @@ def initials(text: str) -> str:
 
 def known_name(name: str, text: str) -> bool:
     """Whether every word of ``name`` occurs in ``text`` (in a name of several words, a word
-    also as its plural); an acronym of three letters or more
+    also as its plural, and a day as written: "Hey Monday"; a day alone is no name); an
+    acronym of three letters or more
     also counts when the text spells it out ("PTO" beside "paid time off"), one of two letters
     when the text names what it stands for ("UK" beside "the United Kingdom")."""
     known = lower_words(text)
     words = name.split()
-    return all(
-        _known_word(word, text, known) or (len(words) > 1 and _plural_of(word, known))
-        for word in words
-    )
+    if len(words) == 1:
+        return _known_word(name, text, known) or name.lower() in DAYS  # a day alone: no name
+    return all(_known_word(w, text, known) or _plural_of(w, known) for w in words)
 
 
 def _plural_of(word: str, known: frozenset[str]) -> bool:
@@ -402,7 +402,7 @@ def _plainly_known(low: str, known: frozenset[str]) -> bool:
     """Whether a lowercased word of a name is no name's or among the text's words ``known``
     (a place by any of its names, a number in digits or in words: "Tier-two" beside
     "Tier-2", "Terminal Two" beside "Terminal 2")."""
-    stop = low in NAME_STOP and low not in DAYS  # "Hey Monday" names a day: a band's
+    stop = low in NAME_STOP and low not in DAYS  # "Hey Monday" names a day: a band's name
     if not low or stop or low in known or PLACES.get(low, low) in known:
         return True
     return in_digits(low) in known

@@ -82,3 +82,8 @@ def test_a_word_of_a_name_of_several_words_is_known_as_its_plural() -> None:
     assert known_name("Flights LX", timetable)
     # A name of one word is matched as written ("Williams" is not "William").
     assert not known_name("Flights", timetable)
+
+
+def test_a_day_alone_is_no_name_to_know() -> None:
+    # "Your Friday flight" after "I'm flying from Boston to Denver on Friday.": no name.
+    assert known_name("Friday", "I'm flying from Boston to Denver.")
