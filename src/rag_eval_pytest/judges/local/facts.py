@@ -329,11 +329,11 @@ def lower_words(text: str) -> frozenset[str]:
         words.add(in_digits(word))
     words.update(PLACES[w] for w in list(words) if w in PLACES)
     words.update(unaccented(w) for w in list(words) if not w.isascii())
-    words.update(_aliases(text.lower()))
+    words.update(alias_words(text.lower()))
     return frozenset(words)
 
 
-def _aliases(text: str) -> set[str]:
+def alias_words(text: str) -> set[str]:
     """The words of the other names of the places ``text`` names ("britain" beside "the
     United Kingdom", "united" and "kingdom" beside "Britain")."""
     found: set[str] = set()

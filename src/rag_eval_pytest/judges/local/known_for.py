@@ -48,10 +48,10 @@ def _known_for(phrase: str, contexts: str) -> list[_Said]:
     contexts that says ``phrase``."""
     found = []
     for sentence in split_sentences(contexts):
-        match = re.search(rf"\b{re.escape(phrase)}\s+([^,;.!?]+)", sentence, re.IGNORECASE)
-        if match is not None:
+        match = _SAID.search(sentence)
+        if match is not None and match.group(1).lower() == phrase.lower():
             before = content_words(sentence[: match.start()])
-            found.append((before, content_words(match.group(1)), match.group(1).strip()))
+            found.append((before, content_words(match.group(2)), match.group(2).strip()))
     return found
 
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ...text.words import PLACE_ALIASES, PLACES
+from ...text.words import PLACES
 from .checks import Finding
+from .facts import alias_words
 from .tables import table
 
 _WITHIN = table("places").groups("within")
@@ -76,21 +77,10 @@ def _adjectives(place: str) -> list[str]:
     return [word for word, of in PLACES.items() if of == place and word != place]
 
 
-def _names_of(place: str) -> set[str]:
-    """The place's name and its other names ("britain": "united kingdom", "uk")."""
-    names = {place}
-    for main, others in PLACE_ALIASES.items():
-        if place == main or place in others:
-            names |= {main, *others}
-    return names
-
-
 def _written(place: str, contexts: str) -> bool:
-    return any(_has(name, contexts) for name in _names_of(place))
-
-
-def _has(word: str, text: str) -> bool:
-    return bool(_found(word, text))
+    """Whether the contexts write the place's name or another of its names ("the United
+    Kingdom" for Britain)."""
+    return bool(_found(place, contexts)) or place in alias_words(contexts.lower())
 
 
 def _found(word: str, text: str) -> str:
