@@ -166,6 +166,7 @@ class Engine:
         aggregates = _own_params(requests)
         new = _new_requests(test.recorder, requests)
         judge = _judge_of(test, requests)
+        guessed = self.ahead.guesses(test, judge)
         if new and not test.inline:
             # Measured ahead for the function's other cases at once, while this test waits.
             self.ahead.learn(test, new)
@@ -173,7 +174,7 @@ class Engine:
         asked = with_companions(requests)
         aggregates += [DEFAULT_AGGREGATE] * (len(asked) - len(requests))  # the companions
         turns = _turns_asked(test.recorder.turns, test.loaded, response, turn)
-        by_turn = self._measure(test, turns, asked, judge)
+        by_turn = self._measure(test, turns, asked, judge, guessed)
         if test.recorder.turns is None:
             return _recorded(test.recorder, by_turn[0], len(requests))
         kept = _record_turns(test.recorder, turns, by_turn, len(requests))
@@ -188,13 +189,14 @@ class Engine:
         turns: list[Turn],
         asked: list[MetricRequest],
         judge: Judge | None,
+        guessed: list[PlannedMetric],
     ) -> list[list[MetricResult]]:
         """The results of each turn; a setting found wrong only when used (a missing GPU)
         stops the run."""
         from ..errors import ConfigError
 
         try:
-            return measure_turns(self.session, self.memos, turns, asked, judge)
+            return measure_turns(self.session, self.memos, turns, asked, judge, guessed)
         except ConfigError as exc:
             test.setup_failed(str(exc))
 

@@ -4,9 +4,11 @@ question asked once per case; the memos of a case let go after its last test."""
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import TYPE_CHECKING, Any
 
 from ..judges.base import SETTLED, VOTES
+from ..judges.gathering import NotAsked
 from .session import make_sample, measure
 
 if TYPE_CHECKING:
@@ -65,10 +67,7 @@ class MetricMemos:
         """The (memoised) measurement of a metric on a case (a conversation's turn, with its
         ``history``), with ``votes`` per question when a verdict is asked again
         (``judge.passes: auto``). Call on the loop."""
-        depends = self._depends_on(metric, services.judge)
-        if votes:  # the votes stop where no further one can change the verdict at threshold
-            depends += f" votes={votes} at={threshold}"
-        key = (loaded.key, metric.cache_key(), depends)
+        key = self._key(loaded, metric, services, votes, threshold)
         task = self._measurements.get(key)
         if task is None:
             sample = make_sample(loaded, response, history)
@@ -78,9 +77,47 @@ class MetricMemos:
                 else measured_with_votes(metric, sample, services, votes, threshold)
             )
             task.add_done_callback(self._count_usage)
+            task.add_done_callback(functools.partial(self._forget_unasked, key))
             self._measurements[key] = task
             self._keys.setdefault(loaded.owner, []).append(key)
         return task
+
+    async def read(
+        self,
+        loaded: LoadedCase,
+        response: RAGResponse,
+        metric: Metric,
+        services: Services,
+        history: Sequence[Message] = (),
+    ) -> Measurement:
+        """The measurement of a metric on a case, measured again where it was started on a
+        guess and its questions were not asked (:class:`~..judges.gathering.NotAsked`)."""
+        task = self.task(loaded, response, metric, services, history=history)
+        try:
+            return await asyncio.shield(task)
+        except NotAsked:
+            self._forget_unasked(self._key(loaded, metric, services), task)
+            task = self.task(loaded, response, metric, services, history=history)
+            return await asyncio.shield(task)
+
+    def _key(
+        self,
+        loaded: LoadedCase,
+        metric: Metric,
+        services: Services,
+        votes: int | None = None,
+        threshold: float | None = None,
+    ) -> MemoKey:
+        depends = self._depends_on(metric, services.judge)
+        if votes:  # the votes stop where no further one can change the verdict at threshold
+            depends += f" votes={votes} at={threshold}"
+        return (loaded.key, metric.cache_key(), depends)
+
+    def _forget_unasked(self, key: MemoKey, task: asyncio.Future[Measurement]) -> None:
+        """Let go of a measurement started on a guess whose questions were not asked: the
+        next read measures it again."""
+        if self._measurements.get(key) is task and _not_asked(task):
+            del self._measurements[key]
 
     async def measure_all(
         self,
@@ -96,10 +133,7 @@ class MetricMemos:
         others keep their one vote)."""
         measured = list(
             await asyncio.gather(
-                *(
-                    asyncio.shield(self.task(loaded, response, m, services, history=history))
-                    for m in metrics
-                )
+                *(self.read(loaded, response, m, services, history) for m in metrics)
             )
         )
         votes = more_votes(services.judge)
@@ -139,6 +173,10 @@ class MetricMemos:
     def _count_usage(self, task: asyncio.Future[Measurement]) -> None:
         if not task.cancelled() and task.exception() is None:
             self.session.progress.add_usage(task.result().usage)
+
+
+def _not_asked(task: asyncio.Future[Measurement]) -> bool:
+    return not task.cancelled() and isinstance(task.exception(), NotAsked)
 
 
 def _near_threshold(

@@ -190,6 +190,12 @@ class Judge(ABC):
         """Whether this judge can answer ``question`` (LLM judges answer all)."""
         return True
 
+    def gathers_cases(self) -> bool:
+        """Whether it asks the questions of one case that reach it together in one request
+        (a cascade whose LLM tier votes once): more of a case's metrics measured at once
+        cost it no request of their own."""
+        return False
+
     @abstractmethod
     async def ask(self, question: Question[I, O], inputs: I) -> JudgeOutcome[O]:
         """Answer one question. Never raises for bad judge output: returns not judged."""

@@ -70,6 +70,9 @@ class CascadeJudge(Judge):
         directly rather than asking the LLM to write questions."""
         return self.first.supports(question) or question not in _LOCAL_WAY
 
+    def gathers_cases(self) -> bool:
+        return getattr(self.then, "passes", None) == 1
+
     def parts(self) -> list[Judge]:
         return [self.first, self.then]
 

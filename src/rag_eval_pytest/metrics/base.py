@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..judges.base import SETTLED, VOTES, I, Judge, JudgeOutcome, O, Question, Usage
+from ..judges.gathering import NotAsked
 from ..text.shorten import shorten
 
 if TYPE_CHECKING:
@@ -346,8 +347,7 @@ class Services:
         key = (self.judge_id, f"{question.name} {VOTES.get()} {settled}", inputs.model_dump_json())
         future = self.memo.get(key)
         if future is not None:
-            outcome: JudgeOutcome[O] = await asyncio.shield(future)
-            return dataclasses.replace(outcome, usage=Usage())  # paid for by the first ask
+            return await self._remembered(key, future, question, inputs)
         asked: asyncio.Future[JudgeOutcome[O]] = asyncio.ensure_future(judge.ask(question, inputs))
         self.memo[key] = asked
         try:
@@ -355,6 +355,23 @@ class Services:
         except BaseException:
             self.memo.pop(key, None)
             raise
+
+    async def _remembered(
+        self,
+        key: tuple[str, str, str],
+        future: asyncio.Future[JudgeOutcome[Any]],
+        question: Question[I, O],
+        inputs: I,
+    ) -> JudgeOutcome[O]:
+        """The outcome of a question asked before in the run (its usage paid for by the
+        first ask); asked now where it was asked on a guess and not asked."""
+        try:
+            outcome: JudgeOutcome[O] = await asyncio.shield(future)
+        except NotAsked:
+            if self.memo.get(key) is future:
+                del self.memo[key]
+            return await self.ask(question, inputs)
+        return dataclasses.replace(outcome, usage=Usage())
 
 
 _INPUTS: tuple[tuple[Requirement, Callable[[Sample, Services], bool], str], ...] = (

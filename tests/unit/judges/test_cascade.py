@@ -357,3 +357,66 @@ def test_a_question_asked_again_with_more_votes_goes_alone() -> None:
 
     assert asyncio.run(revote()).judged
     assert llm.together == [] and len(llm.asked) == 1
+
+
+def _rating_cascade() -> tuple[CascadeJudge, Together]:
+    """A cascade whose local tier is unsure of every rating, and the LLM tier it asks."""
+    rating = DirectRelevance(score=0.5, noncommittal=False, reason="?")
+    local = Local(JudgeOutcome(rating, unsure=(0,)), (AnswerAddressesQuestion,))
+    llm = Together(
+        JudgeOutcome(
+            DirectRelevance(score=1.0, noncommittal=False, reason="llm"),
+            usage=Usage(judge_calls=1, input_tokens=100),
+        )
+    )
+    return CascadeJudge(local, llm), llm
+
+
+def _rate(cascade: CascadeJudge, answer: str) -> Any:
+    inputs = DirectRelevanceInput(question="refunds?", answer=answer)
+    return cascade.ask(AnswerAddressesQuestion(), inputs)
+
+
+async def _guessed(cascade: CascadeJudge, ride: asyncio.Event) -> JudgeOutcome[Any]:
+    from rag_eval_pytest.judges.gathering import GUESSED
+
+    GUESSED.set(ride)  # this task's context only
+    return await _rate(cascade, "guessed")
+
+
+def test_a_guess_waits_for_a_question_of_its_case_that_comes_later_and_rides_with_it() -> None:
+    """A question asked on a guess that reaches the LLM tier first (its metric was quicker)
+    waits, while the evaluation it was started beside runs, for the case's asked question:
+    one request, counted on the asked question."""
+    cascade, llm = _rating_cascade()
+
+    async def run() -> list[JudgeOutcome[Any]]:
+        ride = asyncio.Event()
+        guess = asyncio.ensure_future(_guessed(cascade, ride))
+        await asyncio.sleep(0.05)  # the guess waits alone, long past the settling turns
+        asked = await _rate(cascade, "asked")
+        ride.set()
+        return [await guess, asked]
+
+    guess, asked = asyncio.run(run())
+    assert llm.together == [["refunds?", "refunds?"]]
+    assert (guess.value.score, asked.value.score) == (1.0, 1.0)
+    assert guess.usage == Usage()
+    assert (asked.usage.judge_calls, asked.usage.input_tokens) == (2, 200)
+
+
+def test_a_guess_left_alone_when_its_evaluation_ends_is_not_asked() -> None:
+    from rag_eval_pytest.judges.gathering import NotAsked
+
+    cascade, llm = _rating_cascade()
+
+    async def run() -> JudgeOutcome[Any]:
+        ride = asyncio.Event()
+        guess = asyncio.ensure_future(_guessed(cascade, ride))
+        await asyncio.sleep(0.05)
+        ride.set()
+        return await guess
+
+    with pytest.raises(NotAsked):
+        asyncio.run(run())
+    assert llm.together == [] and llm.asked == []

@@ -43,6 +43,9 @@ class TestPlan:
     by_group: dict[str, list[PlannedTest]] = field(default_factory=dict)
     by_function: dict[str, list[PlannedTest]] = field(default_factory=dict)
     known: dict[str, list[PlannedMetric]] = field(default_factory=dict)
+    configured: list[PlannedMetric] = field(default_factory=list)
+    """The run's configured metrics (zero-code mode's): what a test function that has not
+    said what it measures most likely measures."""
 
     def __post_init__(self) -> None:
         self.by_node = {t.nodeid: t for t in self.tests if t.nodeid}
@@ -76,7 +79,7 @@ class TestPlan:
                         str(key), function_id(item), list(zero_code), judge_group(item), item.nodeid
                     )
                 )
-        return cls(tests)
+        return cls(tests, configured=zero_code)
 
 
 def function_id(item: pytest.Item) -> str:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     import pytest
 
+    from ...judges.base import Judge
     from ..case import CaseTest
     from ..requests import PlannedMetric
 
@@ -20,6 +21,10 @@ class AheadScheduler(Protocol):
 
     def learn(self, test: CaseTest, requests: list[PlannedMetric]) -> None:
         """The test asked for ``requests``: measure them for its function's other cases."""
+
+    def guesses(self, test: CaseTest, judge: Judge | None) -> list[PlannedMetric]:
+        """What the test measures beside its evaluation on a guess: what its function will
+        likely ask for, while it has not said yet, where ``judge`` asks them at no cost."""
 
     def finished(self, case: str) -> bool:
         """A test of ``case`` is over: whether it was the case's last selected one."""
@@ -37,6 +42,9 @@ class NoAhead:
 
     def learn(self, test: CaseTest, requests: list[PlannedMetric]) -> None:
         pass
+
+    def guesses(self, test: CaseTest, judge: Judge | None) -> list[PlannedMetric]:
+        return []
 
     def finished(self, case: str) -> bool:
         return False  # no plan counts a case's tests: its memos stay for the run

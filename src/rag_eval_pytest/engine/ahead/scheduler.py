@@ -109,6 +109,21 @@ class Scheduler:
         self._teaches(test)
         self._reschedule(function, new)
 
+    def guesses(self, test: CaseTest, judge: Judge | None) -> list[PlannedMetric]:
+        """The run's configured metrics that ask a judge, while the test's function has not
+        said what it measures (its first test, before its first evaluation); nothing after.
+        Measured beside that first evaluation with a judge that asks a case's questions in
+        one request (:meth:`~...judges.base.Judge.gathers_cases`), their questions go in its
+        request instead of one request per later evaluation."""
+        if judge is None or not judge.gathers_cases() or self._taught_by(test):
+            return []
+        return [r for r in self.plan.configured if needs_judge(r)]
+
+    def _taught_by(self, test: CaseTest) -> bool:
+        """Whether what the test's function measures is known (or nothing is learned of
+        it: a case made in code, a stopped run)."""
+        return self._stopped or test.inline or bool(self.plan.known.get(function_id(test.item)))
+
     def _teaches(self, test: CaseTest) -> None:
         """The running test teaches its function's metrics: what is started ahead for the
         other cases holds its judge questions until it ends."""

@@ -171,7 +171,9 @@ def test_a_test_asking_its_metrics_one_at_a_time_still_asks_each_later_case_once
     """A test module that evaluates its metrics one after another: the first test teaches
     the plugin what its function asks for, and the other cases' metrics, started ahead while
     it runs, hold their questions for the LLM judge until it ends: one request per later
-    case, with both metrics' tasks. The first test's own questions go as it asks them."""
+    case, with both metrics' tasks. The first test's own questions used to go as it asked
+    them, one request each: its first evaluation now also measures the run's configured
+    metrics, whose questions ride in the same request."""
     truth = "Employees request time off through the HR portal."
     write_dataset(
         [
@@ -200,5 +202,60 @@ def test_one_at_a_time(rag_case):
     result.assert_outcomes(passed=3)
     bundles = [p for p in word_judge.calls if "This request holds 2 tasks" in p]
     assert len(bundles) == 2  # the later two cases
-    assert len(word_judge.calls) == 4  # and the first test's two questions, one by one
-    assert read_report(pytester)["summary"]["usage"]["judge_calls"] == 4
+    assert len(word_judge.calls) == 3  # and the first test's, one request
+    first = word_judge.calls[0]
+    assert "(statement_support)" in first and "(answer_addresses_question)" in first
+    assert read_report(pytester)["summary"]["usage"]["judge_calls"] == 3
+
+
+GUESSING_TESTS = """
+from rag_eval_pytest import evaluate
+
+def test_grounded(rag_case):
+    assert evaluate(rag_case, "faithfulness").judged
+
+def test_on_topic(rag_case):
+    result = evaluate(rag_case, "answer_relevance")
+    assert result.judged, result.reason
+    assert result.details["tiers"] == {"llm": 1}
+"""
+
+
+def test_a_guessed_metric_rides_in_a_request_made_anyway_and_is_paid_by_it(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """A test function that asks for faithfulness only: its first evaluation's guess
+    (answer relevance) goes in the request its unsure claim makes, and that request is
+    counted once, on the result the test reads; the guess is not reported."""
+    write_dataset([UNSURE_CASE])
+    pytester.makefile(".yaml", **{"eval-config": CASCADE})
+    pytester.makepyfile(test_rag=GUESSING_TESTS.split("def test_on_topic")[0])
+    word_judge.calls.clear()
+    result = pytester.runpytest("--rag-dataset=dataset.json", "--rag-no-cache", "-p", "no:randomly")
+    result.assert_outcomes(passed=1)
+    assert len(word_judge.calls) == 1
+    assert "(answer_addresses_question)" in word_judge.calls[0]
+    report = read_report(pytester)
+    assert report["summary"]["usage"]["judge_calls"] == 1
+    assert list(report["cases"][0]["metrics"]) == ["faithfulness"]
+
+
+def test_a_guess_alone_makes_no_request_and_a_later_test_measures_it_anew(
+    pytester: pytest.Pytester, write_dataset: Callable[..., Path]
+) -> None:
+    """The local judge decides the first function's faithfulness: its guess (answer
+    relevance, which the local judge leaves to the LLM) has no request to ride in and is not
+    asked. The second function asks for answer relevance: measured again, asked, judged."""
+    # Its one claim is in the context; whether it answers "how" is for the LLM.
+    write_dataset([{**SURE_CASE, "question": UNSURE_CASE["question"]}])
+    pytester.makefile(".yaml", **{"eval-config": CASCADE})
+    pytester.makepyfile(test_rag=GUESSING_TESTS.split("def test_on_topic")[0])
+    word_judge.calls.clear()
+    result = pytester.runpytest("--rag-dataset=dataset.json", "--rag-no-cache", "-p", "no:randomly")
+    result.assert_outcomes(passed=1)
+    assert word_judge.calls == []
+    pytester.makepyfile(test_rag=GUESSING_TESTS)
+    result = pytester.runpytest("--rag-dataset=dataset.json", "--rag-no-cache", "-p", "no:randomly")
+    result.assert_outcomes(passed=2)
+    assert len(word_judge.calls) == 1
+    assert read_report(pytester)["summary"]["usage"]["judge_calls"] == 1
