@@ -6,7 +6,7 @@ measured the same way, as one turn without history."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from ..judges.gathering import GUESSED
 from ..metrics.base import MetricResult
@@ -14,7 +14,7 @@ from ..metrics.conversation import conversation_result
 from ..metrics.registry import get_metric
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Sequence
+    from collections.abc import Sequence
 
     from ..judges.base import Judge
     from ..metrics.base import Measurement, Metric
@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from .requests import MetricRequest, PlannedMetric
     from .session import EvalSession
 
-T = TypeVar("T")
-
 
 def measure_turns(
     session: EvalSession,
@@ -33,11 +31,11 @@ def measure_turns(
     turns: list[Turn],
     requests: list[MetricRequest],
     judge: Judge | None,
-    guessed: Sequence[PlannedMetric] = (),
+    ride: asyncio.Event | None = None,
 ) -> list[list[MetricResult]]:
     """Each request measured (through the memos) on each turn and judged against its
     threshold, the metric's default when the test gave none: per turn, in request order;
-    the ``guessed`` ones (:meth:`~.ahead.Scheduler.guesses`) start with them, unread."""
+    ``ride`` (of the guesses started beside them, :func:`start_guesses`) set at the end."""
     metrics = [get_metric(metric, **params) for metric, _, params in requests]
     thresholds = _thresholds(session, metrics, requests)
 
@@ -55,9 +53,7 @@ def measure_turns(
                 for loaded, response, history in turns
             )
         )
-        return list(
-            await _beside_guesses(memos, turns, _guessed(guessed, metrics), judge, measured)
-        )
+        return list(await _then_set(measured, ride))
 
     unsure = session.settings.judge.local.unsure
     return [
@@ -96,26 +92,43 @@ def _guessed(guessed: Sequence[PlannedMetric], measured: list[Metric]) -> list[M
     return [metric for metric in metrics if metric.cache_key() not in keys]
 
 
-async def _beside_guesses(
+async def _then_set(
+    measured: asyncio.Future[list[list[Measurement]]], ride: asyncio.Event | None
+) -> list[list[Measurement]]:
+    """``measured``, then ``ride`` set (whatever happened to it)."""
+    try:
+        return await measured
+    finally:
+        if ride is not None:
+            ride.set()
+
+
+def start_guesses(
+    session: EvalSession,
     memos: MetricMemos,
     turns: list[Turn],
-    metrics: list[Metric],
+    guessed: Sequence[PlannedMetric],
+    requests: list[MetricRequest],
     judge: Judge | None,
-    measured: Awaitable[T],
-) -> T:
-    """``measured``, with ``metrics`` started on each turn on a guess beside it, for later
-    requests to find in the memos: their tasks keep :data:`GUESSED`, the end of ``measured``,
-    until which their questions wait for its own."""
-    ride = asyncio.Event()
-    guessing = GUESSED.set(ride)
-    try:
+) -> asyncio.Event | None:
+    """Start measuring the ``guessed`` metrics that are not requested on each turn, on a
+    guess (:meth:`~.ahead.Scheduler.guesses`), for later requests to find in the memos;
+    started before anything else of the evaluation, so that their questions reach the judge
+    with its own. Their tasks keep :data:`GUESSED`, the ride :func:`measure_turns` sets at
+    the evaluation's end, until which their questions wait for its own (``None``: nothing
+    guessed)."""
+    asked = [get_metric(metric, **params) for metric, _, params in requests]
+    metrics = _guessed(guessed, asked)
+    if not metrics:
+        return None
+
+    async def start() -> asyncio.Event:
+        ride = asyncio.Event()
+        GUESSED.set(ride)  # this task's context, which the tasks made here copy
         for loaded, response, history in turns:
             services = memos.services(loaded.owner, judge, metrics)
             for metric in metrics:
                 memos.task(loaded, response, metric, services, history=history)
-    finally:
-        GUESSED.reset(guessing)
-    try:
-        return await measured
-    finally:
-        ride.set()
+        return ride
+
+    return session.loop.run(start())

@@ -36,7 +36,7 @@ from ..metrics.conversation import DEFAULT_AGGREGATE, split_aggregate
 from ..metrics.registry import requirements
 from .ahead import LookaheadScheduler, NoAhead, TestPlan, WindowScheduler
 from .case import RECORDER_KEY, CaseTest, RagCase, ResultRecorder
-from .conversations import conversation_results, measure_turns
+from .conversations import conversation_results, measure_turns, start_guesses
 from .judging import JudgeRegistry
 from .memos import MetricMemos
 from .queries import RagQueries
@@ -46,6 +46,7 @@ from .tasks import PendingTasks
 from .zero_code import ZERO_CODE_CASE
 
 if TYPE_CHECKING:
+    import asyncio
     from collections.abc import Awaitable, Callable, Iterator
 
     from ..config.settings import Settings
@@ -166,15 +167,15 @@ class Engine:
         aggregates = _own_params(requests)
         new = _new_requests(test.recorder, requests)
         judge = _judge_of(test, requests)
+        turns = _turns_asked(test.recorder.turns, test.loaded, self.response(test), turn)
         guessed = self.ahead.guesses(test, judge)
+        ride = start_guesses(self.session, self.memos, turns, guessed, requests, judge)
         if new and not test.inline:
             # Measured ahead for the function's other cases at once, while this test waits.
             self.ahead.learn(test, new)
-        response = self.response(test)
         asked = with_companions(requests)
         aggregates += [DEFAULT_AGGREGATE] * (len(asked) - len(requests))  # the companions
-        turns = _turns_asked(test.recorder.turns, test.loaded, response, turn)
-        by_turn = self._measure(test, turns, asked, judge, guessed)
+        by_turn = self._measure(test, turns, asked, judge, ride)
         if test.recorder.turns is None:
             return _recorded(test.recorder, by_turn[0], len(requests))
         kept = _record_turns(test.recorder, turns, by_turn, len(requests))
@@ -189,14 +190,14 @@ class Engine:
         turns: list[Turn],
         asked: list[MetricRequest],
         judge: Judge | None,
-        guessed: list[PlannedMetric],
+        ride: asyncio.Event | None,
     ) -> list[list[MetricResult]]:
         """The results of each turn; a setting found wrong only when used (a missing GPU)
         stops the run."""
         from ..errors import ConfigError
 
         try:
-            return measure_turns(self.session, self.memos, turns, asked, judge, guessed)
+            return measure_turns(self.session, self.memos, turns, asked, judge, ride)
         except ConfigError as exc:
             test.setup_failed(str(exc))
 

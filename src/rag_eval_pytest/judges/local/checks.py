@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Literal, cast, get_args
 
 from ...text.lexicon import any_of
 from ...text.names import INSTRUCTIONS, MONTHS, names
@@ -590,21 +590,91 @@ def _neighbour_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | No
     own ("The phone stores 128 GB." against "The phone stores 64 GB, expandable to 128 GB";
     "a 20-year draw period" against "a 10-year draw period followed by a 20-year repayment
     period"). Within one clause nothing is left out, so the neighbour binds. Where the
-    evidence's sentence closest to the claim states the claim's amount nowhere, the one amount
-    of a clause of it with its neighbours binds it as well ("recommended from age 12" against
-    "recommended from age 6. Children under 12 ...")."""
+    evidence's sentence closest to the claim states the claim's amount nowhere, and no context
+    states it with its neighbours, the one amount of a clause of it with its neighbours binds
+    it as well ("recommended from age 12" against "recommended from age 6. Children under 12
+    ..."). An amount's neighbours are words: "spent" is the neighbour of "£2,956,737"."""
     mine = neighbours(q, seen.claim)
     sentences = split_sentences(seen.evidence)
     closest = _closest_by_words(seen.claim, sentences)
+    elsewhere = _binds_elsewhere(q, mine, seen.contexts, rough)
     for sentence in sentences:
-        nowhere = sentence == closest and not any(
-            _same_amount(q, s, rough) for s in _of_its_thing(q, sentence)
-        )
+        nowhere = sentence == closest and not elsewhere and _states_nowhere(q, sentence, rough)
         for clause in _coordinated(sentence):
             rival = _neighbours_rival(q, mine, clause, rough, nowhere)
-            if rival is not None:
-                return _number_conflict(q, rival.text)
+            if _unnamed(q, seen.claim, clause, rough, rival):
+                named = _named_rival(q, mine, seen, cast("Quantity", rival), rough)
+                return _number_conflict(q, named.text)
     return None
+
+
+def _named_rival(
+    q: Quantity, mine: tuple[str, str], seen: _Numbers, rival: Quantity, rough: bool
+) -> Quantity:
+    """The amount the finding names: of the passage's other amounts of the claim's thing with
+    its neighbours, the one whose clause shares the most words with the claim ("the Harbour
+    Trust ... raised $1,245,300" for "The Harbour Trust raised $1,312,050", not the rowing
+    club's "raised $86,400"), else ``rival``."""
+    words = content_words(seen.claim)
+    clauses = [c for sentence in split_sentences(seen.evidence) for c in _coordinated(sentence)]
+    alike = [
+        (len(words & content_words(clause)), s)
+        for clause in clauses
+        for s in _others_alike(q, mine, clause, rough)
+    ]
+    return max(alike, key=lambda shared: shared[0], default=(0, rival))[1]
+
+
+def _others_alike(q: Quantity, mine: tuple[str, str], clause: str, rough: bool) -> list[Quantity]:
+    """The clause's other amounts of the claim's thing with the claim's amount's neighbours."""
+    _, others = _equal_and_other(q, clause, rough)
+    return [s for s in others if neighboured_alike(mine, neighbours(s, clause))]
+
+
+def _binds_elsewhere(q: Quantity, mine: tuple[str, str], contexts: str, rough: bool) -> bool:
+    """Whether the claim's amount is not bound by the closest passage alone: an amount of
+    money ("the $480-per-semester student services fee" is no "$27,600 for out-of-state
+    students"), or one a context states with its neighbours (:func:`_stated_alike`)."""
+    return q.money or _stated_alike(q, mine, contexts, rough)
+
+
+def _unnamed(q: Quantity, claim: str, clause: str, rough: bool, rival: Quantity | None) -> bool:
+    """Whether there is a rival whose binding no name of the claim undoes."""
+    return rival is not None and not _named_alike(q, claim, clause, rough)
+
+
+def _named_alike(q: Quantity, claim: str, clause: str, rough: bool) -> bool:
+    """Whether a name the claim writes before its amount (since the amount before it) is
+    before the clause's equal amount too: "the Tories spent £2,980,815" says "the Tories'
+    campaign expenditure was £2,980,815" in other words, whatever "spent" is next to."""
+    names = _names_before(q, claim)
+    equal = [s for s in quantities(clause) if _same_amount(q, s, rough)]
+    return any(names & _names_before(s, clause, lowered=True) for s in equal)
+
+
+def _names_before(q: Quantity, text: str, lowered: bool = False) -> set[str]:
+    """The words of ``text`` between the amount before ``q`` (or its start) and ``q`` that
+    are written with a capital (all of them, in lower case, with ``lowered``)."""
+    at = text.find(q.text)
+    start = max((text.find(s.text) + len(s.text) for s in quantities(text[:at])), default=0)
+    words = re.findall(r"[^\W\d_][\w'’]*", text[start:at])
+    named = words if lowered else [w for w in words if w[0].isupper()]
+    return {w.lower().rstrip("'’s") for w in named} - STOPWORDS
+
+
+def _states_nowhere(q: Quantity, sentence: str, rough: bool) -> bool:
+    return not any(_same_amount(q, s, rough) for s in _of_its_thing(q, sentence))
+
+
+def _stated_alike(q: Quantity, mine: tuple[str, str], contexts: str, rough: bool) -> bool:
+    """Whether a context states the claim's amount with its neighbours ("The Green Party
+    spent £534,249." for "the Green Party spent £534,249"): then no other amount of the
+    passage binds it alone."""
+    return any(
+        _same_amount(q, s, rough) and neighboured_alike(mine, neighbours(s, sentence))
+        for sentence in split_sentences(contexts)
+        for s in _of_its_thing(q, sentence)
+    )
 
 
 def _neighbours_rival(
@@ -654,9 +724,11 @@ def _all_neighboured_otherwise(mine: tuple[str, str], equal: list[Quantity], cla
 
 
 # Two amounts side by side, one word at most after the first: "$10, $20 and $30", "at 80%
-# and 100% of", "between $70k and $85k", "5 days or 10 days".
+# and 100% of", "between $70k and $85k", "5 days or 10 days"; a comma before three digits
+# is a number's own ("£2,956,737").
 _AMOUNTS_LISTED = re.compile(
-    rf"\d[\d.,%]*\s*(?:[A-Za-z]+\s*)?(?:,|\band\b|\bor\b|\bto\b|[-–])\s*[{CURRENCY_SIGNS}]?\d",
+    rf"\d[\d.,%]*\s*(?:[A-Za-z]+\s*)?(?:,(?!\d{{3}}(?!\d))|\band\b|\bor\b|\bto\b|[-–])"
+    rf"\s*[{CURRENCY_SIGNS}]?\d",
     re.IGNORECASE,
 )
 

@@ -9,11 +9,12 @@ check reads a claim's amount as moved to another's place when its neighbour is t
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import TYPE_CHECKING
 
 from ...text.words import STOPWORDS, stem, token_matches
-from .quantities import Quantity, quantities
+from .quantities import CURRENCY_SIGNS, Quantity, quantities
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -44,14 +45,20 @@ def _token_of(q: Quantity, text: str, found: list[re.Match[str]]) -> int | None:
 def _place(q: Quantity, text: str) -> int:
     """Which of the amounts of ``text`` whose number is written as ``q``'s it is (0 for the
     first, or where ``q`` is not one of them)."""
-    alike = [s for s in quantities(text) if _writes(s.text.split()[0], q)]
+    alike = [s for s in quantities(text) if _writes(_number(s), q)]
     return next((k for k, s in enumerate(alike) if s is q), 0)
+
+
+def _number(q: Quantity) -> str:
+    """How the number of ``q`` is written, without the currency sign before it ("2,980,815"
+    of "£2,980,815": the sign is no token)."""
+    return q.text.split()[0].lstrip(CURRENCY_SIGNS)
 
 
 def _writes(token: str, q: Quantity) -> bool:
     """Whether a token is the number of ``q`` as written ("20", "20-year" for "20 year";
-    "$85k" for "$85 k")."""
-    first = q.text.split()[0]
+    "85k" for "$85 k")."""
+    first, token = _number(q), token.lstrip(CURRENCY_SIGNS)
     rest = token[len(first) :]
     return token.startswith(first) and (not rest or rest.startswith("-") or rest.isalpha())
 
@@ -97,11 +104,10 @@ def _parted(one: re.Match[str], other: re.Match[str]) -> bool:
 
 
 def _counted(found: list[re.Match[str]], at: int) -> bool:
-    """Whether a number comes just before the word ``found[at]``, in its clause."""
-    before = found[max(0, at - 2) : at]
-    if not before or _parted(before[-1], found[at]):
-        return False
-    return any(_has_digit(m.group()) for m in before)
+    """Whether a number comes just before the word ``found[at]`` (two tokens at most), in
+    its clause: "£2,980,815, Fabrikam spent" is no number's "spent"."""
+    before = itertools.islice(_same_clause(found, at, -1), 2)
+    return any(_has_digit(found[i].group()) for i in before)
 
 
 def _has_digit(word: str) -> bool:

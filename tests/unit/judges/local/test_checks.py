@@ -1046,7 +1046,8 @@ def test_two_words_in_each_other_s_places_before_a_condition_the_claim_leaves_ou
 def test_two_numbers_of_a_copied_passage_exchanged_are_a_conflict(
     claim: str, context: str, message: str
 ) -> None:
-    assert [f.message for f in check_numbers(claim, context, context)] == [message]
+    found = check_numbers(claim, context, context)
+    assert [f.message for f in found if f.severity == "conflict"] == [message]
     assert check_numbers(context, context, context) == []
 
 
@@ -1225,3 +1226,19 @@ def test_a_month_another_sentence_names_alone_does_not_state_a_day_of_it() -> No
     both = contexts.replace("in May", "on 24 May 2017")
     assert check_dates("Filming starts on 24 May 2017.", passage, both) == []
     assert check_dates(passage, passage, contexts) == []
+
+
+def test_an_amount_after_a_currency_sign_is_bound_by_the_word_before_it() -> None:
+    # "£2,980,815" had no neighbours (the sign is no word), its commas read as a list of
+    # amounts, and "spent" after "£2,980,815, Fabrikam" was that number's word: the claim's
+    # amount, another clause's, passed.
+    context = (
+        "Northwind, the market leader, spent £2,956,737, while the Contoso campaign's budget "
+        "was £2,980,815, Fabrikam spent £1,580,575 on advertising."
+    )
+    [finding] = check_numbers("Northwind spent £2,980,815.", context, context)
+    assert finding.severity == "conflict"
+    # The amount named is Northwind's, not Fabrikam's, which has the same word before it.
+    assert finding.message == "claims £2,980,815; the context says £2,956,737"
+    assert check_numbers("Northwind spent £2,956,737.", context, context) == []
+    assert check_numbers("Fabrikam spent £1,580,575.", context, context) == []
