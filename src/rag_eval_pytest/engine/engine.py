@@ -167,7 +167,8 @@ class Engine:
         aggregates = _own_params(requests)
         new = _new_requests(test.recorder, requests)
         judge = _judge_of(test, requests)
-        turns = _turns_asked(test.recorder.turns, test.loaded, self.response(test), turn)
+        response = self.response(test)  # a conversation's turns are recorded with it
+        turns = _turns_asked(test.recorder.turns, test.loaded, response, turn)
         guessed = self.ahead.guesses(test, judge)
         ride = start_guesses(self.session, self.memos, turns, guessed, requests, judge)
         if new and not test.inline:
