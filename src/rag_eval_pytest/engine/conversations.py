@@ -117,8 +117,9 @@ def start_guesses(
     with its own. Their tasks keep :data:`GUESSED`, the ride :func:`measure_turns` sets at
     the evaluation's end, until which their questions wait for its own (``None``: nothing
     guessed)."""
-    asked = [get_metric(metric, **params) for metric, _, params in requests]
-    metrics = _guessed(guessed, asked)
+    if not guessed:  # every evaluation but a test function's first, with a cascade
+        return None
+    metrics = _guessed(guessed, [get_metric(metric, **params) for metric, _, params in requests])
     if not metrics:
         return None
 

@@ -597,9 +597,12 @@ def _neighbour_finding(q: Quantity, seen: _Numbers, rough: bool) -> Finding | No
     mine = neighbours(q, seen.claim)
     sentences = split_sentences(seen.evidence)
     closest = _closest_by_words(seen.claim, sentences)
-    elsewhere = _binds_elsewhere(q, mine, seen.contexts, rough)
     for sentence in sentences:
-        nowhere = sentence == closest and not elsewhere and _states_nowhere(q, sentence, rough)
+        nowhere = (
+            sentence == closest
+            and _states_nowhere(q, sentence, rough)
+            and not _binds_elsewhere(q, mine, seen.contexts, rough)
+        )
         for clause in _coordinated(sentence):
             rival = _neighbours_rival(q, mine, clause, rough, nowhere)
             if _unnamed(q, seen.claim, clause, rough, rival):
